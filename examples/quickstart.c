@@ -1,0 +1,2 @@
+/* placeholder until the models land */
+int main(void) { return 0; }

@@ -1,0 +1,348 @@
+/* hwprof/cost.h: the cycle-cost shim.
+ *
+ * Each model knows what its hardware would have cost the host: interrupts,
+ * messages, pipeline stalls. A host keeps one hwp_cost per host CPU (vCPU,
+ * thread), hands a pointer to the models it runs, advances the cost's clock
+ * with its own time, and asks hwp_cost_take() "how many stall cycles did
+ * profiling add since I last asked" to charge them to its virtual time
+ * (an interpreter's cycle counter, QEMU's icount, or a report of modelled
+ * overhead %). A model given a NULL cost pays nothing.
+ *
+ * The per-operation figures live in one table, HWP__COST_OPS below, with
+ * the paper each default comes from. Two kinds of entry:
+ *   charged   the model calls hwp_cost_charge() with it: host-visible
+ *             overhead (an interrupt, a message handler, a commit stall);
+ *   latency   the model reads it with hwp_cost_cycles() to time its own
+ *             hardware (a branch-queue service time, a co-processor
+ *             operation); it reaches the host only through the stalls or
+ *             drops that timing causes.
+ * Change any figure with hwp_cost_set() or the desc.
+ *
+ * API
+ *   hwp_cost_init(c, desc)          desc may be NULL: all paper defaults
+ *   hwp_cost_set(c, op, cycles)     override one figure (0 is allowed)
+ *   hwp_cost_cycles(c, op)          figure in force (default if c is NULL)
+ *   hwp_cost_charge(c, op, n)       add n operations (inline, NULL-safe)
+ *   hwp_cost_stall(c, op, cycles)   add raw stall cycles under op
+ *   hwp_cost_tick(c, n)             the host's clock advanced by n
+ *   hwp_cost_take(c)                overhead cycles since the last take
+ *   hwp_cost_overhead_pct(c)        total overhead / host clock * 100
+ *   hwp_cost_model_cycles(c, m)     overhead charged by one model
+ *   hwp_cost_merge(dst, src)        fold per-vCPU costs together
+ *   hwp_cost_write_text/json(c, w)  reports
+ */
+#ifndef HWPROF_COST_H
+#define HWPROF_COST_H
+
+#include "base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The models, for attributing overhead. */
+#define HWP__MODEL_LIST(X)                                               \
+    X(PROFILEME, "profileme")                                            \
+    X(STRAT, "stratified")                                               \
+    X(RAP, "rap")                                                        \
+    X(PATH, "pathprof")                                                  \
+    X(COPROC, "coproc")
+
+typedef enum hwp_model {
+#define HWP__MODEL_ENUM(name, text) HWP_MODEL_##name,
+    HWP__MODEL_LIST(HWP__MODEL_ENUM)
+#undef HWP__MODEL_ENUM
+    HWP_MODEL_COUNT
+} hwp_model;
+
+/* X(op, model, default cycles, kind, source)
+ * kind: 1 = charged to the host, 0 = latency the model times itself with. */
+#define HWP__COST_OPS(X)                                                          \
+    /* ProfileMe (seed 004): the paper gives no cycle figure; we charge one */    \
+    /* interrupt of the stratified paper's measured 214 cycles per delivery */    \
+    /* and a DCPI-style handler cost per sample read out.                   */    \
+    X(PM_INTERRUPT, PROFILEME, 214, 1, "per delivery (one sample or a full buffer); figure from seed 001 sec. 5.5") \
+    X(PM_SAMPLE, PROFILEME, 20, 1, "handler time per sample read out; within the 10-30 of seed 000 sec. 3.4") \
+    /* Stratified sampling (seed 001, section 5.5).                          */   \
+    X(STRAT_INTERRUPT, STRAT, 214, 1, "per interrupt, seed 001 sec. 5.5") \
+    X(STRAT_MESSAGE, STRAT, 30, 1, "software folds one message, seed 001 sec. 5.5") \
+    /* RAP (seed 002, section 3.3).                                          */   \
+    X(RAP_EVENT, RAP, 4, 1, "average pipeline cycles per event, seed 002 sec. 3.3") \
+    X(RAP_SPLIT, RAP, 5, 1, "pipeline flush and replay on a split: 5 stages, seed 002 sec. 3.3") \
+    X(RAP_MERGE_NODE, RAP, 2, 1, "merge-batch stall per node scanned: one TCAM + SRAM access pair, seed 002 sec. 3.3") \
+    /* Path profiler (seed 003, section 8.2).                                */   \
+    X(PATH_PUSH, PATH, 1, 0, "path-stack push, seed 003 sec. 8.2") \
+    X(PATH_POP, PATH, 1, 0, "path-stack pop (plus the HPT update), seed 003 sec. 8.2") \
+    X(PATH_HPT_UPDATE, PATH, 1, 0, "HPT hit update, seed 003 sec. 8.2") \
+    X(PATH_HPT_MISS, PATH, 1, 0, "HPT miss, per log2(ways), seed 003 sec. 8.2") \
+    X(PATH_BR_BACKWARD, PATH, 5, 0, "backward branch service time, seed 003 sec. 8.2") \
+    X(PATH_BR_INDIRECT, PATH, 5, 0, "indirect branch service time, seed 003 sec. 8.2") \
+    X(PATH_BR_CALL, PATH, 2, 0, "call service time, seed 003 sec. 8.2") \
+    X(PATH_STALL, PATH, 1, 1, "commit stall cycle while the branch queue is full") \
+    /* Co-processor (seed 000, sections 3.4 and 4).                          */   \
+    X(COPROC_INTERRUPT, COPROC, 214, 1, "per interrupt; seed 000 gives none, figure from seed 001 sec. 5.5") \
+    X(COPROC_SAMPLE, COPROC, 20, 1, "handler time per sample or slot copied out: 10-30, seed 000 sec. 3.4") \
+    X(COPROC_WORD, COPROC, 1, 1, "per word transferred to the host at an interrupt") \
+    X(COPROC_OP, COPROC, 1, 0, "co-processor cycles per resource operation")
+
+typedef enum hwp_cost_op {
+#define HWP__COST_ENUM(op, model, cycles, kind, src) HWP_COST_##op,
+    HWP__COST_OPS(HWP__COST_ENUM)
+#undef HWP__COST_ENUM
+    HWP_COST_OP_COUNT
+} hwp_cost_op;
+
+typedef struct hwp_cost_desc {
+    /* Per-op cycles; 0 keeps the paper default (use hwp_cost_set for a
+     * true zero). */
+    uint32_t cycles[HWP_COST_OP_COUNT];
+} hwp_cost_desc;
+
+typedef struct hwp_cost {
+    hwp_head head;
+    uint32_t cycles[HWP_COST_OP_COUNT]; /* figures in force              */
+    uint64_t count[HWP_COST_OP_COUNT];  /* operations charged            */
+    uint64_t spent[HWP_COST_OP_COUNT];  /* cycles charged per operation  */
+    uint64_t total;                     /* overhead cycles charged       */
+    uint64_t taken;                     /* total at the last take        */
+    uint64_t clock;                     /* host time advanced by tick    */
+} hwp_cost;
+
+#define HWP__COST_MAGIC HWP__MAGIC('c', 'o', 's', 't')
+
+HWP_INLINE uint32_t hwp_cost_default(hwp_cost_op op) {
+    static const uint32_t table[] = {
+#define HWP__COST_DEF(op, model, cycles, kind, src) cycles,
+        HWP__COST_OPS(HWP__COST_DEF)
+#undef HWP__COST_DEF
+    };
+    return (unsigned)op < (unsigned)HWP_COST_OP_COUNT ? table[op] : 0u;
+}
+
+HWP_INLINE uint32_t hwp_cost_cycles(const hwp_cost *c, hwp_cost_op op) {
+    return c ? c->cycles[op] : hwp_cost_default(op);
+}
+
+HWP_INLINE void hwp_cost_stall(hwp_cost *c, hwp_cost_op op, uint64_t cycles) {
+    if (c) {
+        c->count[op] += 1;
+        c->spent[op] += cycles;
+        c->total += cycles;
+    }
+}
+
+HWP_INLINE void hwp_cost_charge(hwp_cost *c, hwp_cost_op op, uint64_t n) {
+    if (c) {
+        uint64_t cyc = n * c->cycles[op];
+        c->count[op] += n;
+        c->spent[op] += cyc;
+        c->total += cyc;
+    }
+}
+
+HWP_INLINE void hwp_cost_tick(hwp_cost *c, uint64_t n) {
+    if (c) c->clock += n;
+}
+
+HWP_INLINE uint64_t hwp_cost_take(hwp_cost *c) {
+    uint64_t d;
+    if (!c) return 0;
+    d = c->total - c->taken;
+    c->taken = c->total;
+    return d;
+}
+
+/* Modelled overhead in percent of the host's clock (0 before any tick). */
+HWP_INLINE double hwp_cost_overhead_pct(const hwp_cost *c) {
+    return c && c->clock ? 100.0 * (double)c->total / (double)c->clock : 0.0;
+}
+
+HWP_API hwp_status hwp_cost_init(hwp_cost *c, const hwp_cost_desc *d);
+HWP_API hwp_status hwp_cost_set(hwp_cost *c, hwp_cost_op op, uint32_t cycles);
+HWP_API void hwp_cost_reset(hwp_cost *c); /* keep figures, zero counts */
+HWP_API hwp_status hwp_cost_merge(hwp_cost *dst, const hwp_cost *src);
+HWP_API uint64_t hwp_cost_model_cycles(const hwp_cost *c, hwp_model m);
+HWP_API const char *hwp_cost_op_name(hwp_cost_op op);
+HWP_API const char *hwp_cost_op_source(hwp_cost_op op);
+HWP_API hwp_model hwp_cost_op_model(hwp_cost_op op);
+HWP_API bool hwp_cost_op_charged(hwp_cost_op op);
+HWP_API const char *hwp_model_name(hwp_model m);
+HWP_API void hwp_cost_write_text(const hwp_cost *c, const hwp_writer *w);
+HWP_API void hwp_cost_write_json(const hwp_cost *c, const hwp_writer *w);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HWPROF_COST_H */
+
+/* ======================================================================= */
+#if defined(HWPROF_IMPL) && !defined(HWPROF_COST_IMPL)
+#define HWPROF_COST_IMPL
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+static const struct hwp__cost_info {
+    const char *name, *source;
+    hwp_model model;
+    bool charged;
+} hwp__cost_info[] = {
+#define HWP__COST_INFO(op, model, cycles, kind, src) \
+    {#op, src, HWP_MODEL_##model, kind != 0},
+    HWP__COST_OPS(HWP__COST_INFO)
+#undef HWP__COST_INFO
+};
+
+HWP_API hwp_status hwp_cost_init(hwp_cost *c, const hwp_cost_desc *d) {
+    unsigned i;
+    if (!c) return HWP_EINVAL;
+    hwp__zero(c, sizeof *c);
+    c->head.magic = HWP__COST_MAGIC;
+    for (i = 0; i < HWP_COST_OP_COUNT; i++)
+        c->cycles[i] = d && d->cycles[i] ? d->cycles[i]
+                                         : hwp_cost_default((hwp_cost_op)i);
+    return hwp__fail(&c->head, HWP_OK, "");
+}
+
+HWP_API hwp_status hwp_cost_set(hwp_cost *c, hwp_cost_op op, uint32_t cycles) {
+    if (!c || c->head.magic != HWP__COST_MAGIC) return HWP_EINVAL;
+    if ((unsigned)op >= (unsigned)HWP_COST_OP_COUNT)
+        return hwp__fail(&c->head, HWP_EINVAL, "cost: no such operation");
+    c->cycles[op] = cycles;
+    return hwp__fail(&c->head, HWP_OK, "");
+}
+
+HWP_API void hwp_cost_reset(hwp_cost *c) {
+    if (!c || c->head.magic != HWP__COST_MAGIC) return;
+    hwp__zero(c->count, sizeof c->count);
+    hwp__zero(c->spent, sizeof c->spent);
+    c->total = c->taken = c->clock = 0;
+}
+
+HWP_API hwp_status hwp_cost_merge(hwp_cost *dst, const hwp_cost *src) {
+    unsigned i;
+    if (!dst || !src || dst->head.magic != HWP__COST_MAGIC ||
+        src->head.magic != HWP__COST_MAGIC)
+        return HWP_EINVAL;
+    for (i = 0; i < HWP_COST_OP_COUNT; i++) {
+        dst->count[i] += src->count[i];
+        dst->spent[i] += src->spent[i];
+    }
+    dst->total += src->total;
+    dst->taken += src->taken;
+    dst->clock += src->clock;
+    return hwp__fail(&dst->head, HWP_OK, "");
+}
+
+HWP_API uint64_t hwp_cost_model_cycles(const hwp_cost *c, hwp_model m) {
+    uint64_t sum = 0;
+    unsigned i;
+    if (!c) return 0;
+    for (i = 0; i < HWP_COST_OP_COUNT; i++)
+        if (hwp__cost_info[i].model == m) sum += c->spent[i];
+    return sum;
+}
+
+HWP_API const char *hwp_cost_op_name(hwp_cost_op op) {
+    return (unsigned)op < (unsigned)HWP_COST_OP_COUNT ? hwp__cost_info[op].name
+                                                      : "?";
+}
+
+HWP_API const char *hwp_cost_op_source(hwp_cost_op op) {
+    return (unsigned)op < (unsigned)HWP_COST_OP_COUNT
+               ? hwp__cost_info[op].source
+               : "?";
+}
+
+HWP_API hwp_model hwp_cost_op_model(hwp_cost_op op) {
+    return (unsigned)op < (unsigned)HWP_COST_OP_COUNT ? hwp__cost_info[op].model
+                                                      : HWP_MODEL_COUNT;
+}
+
+HWP_API bool hwp_cost_op_charged(hwp_cost_op op) {
+    return (unsigned)op < (unsigned)HWP_COST_OP_COUNT &&
+           hwp__cost_info[op].charged;
+}
+
+HWP_API const char *hwp_model_name(hwp_model m) {
+    static const char *const names[] = {
+#define HWP__MODEL_TEXT(name, text) text,
+        HWP__MODEL_LIST(HWP__MODEL_TEXT)
+#undef HWP__MODEL_TEXT
+    };
+    return (unsigned)m < (unsigned)HWP_MODEL_COUNT ? names[m] : "?";
+}
+
+HWP_API void hwp_cost_write_text(const hwp_cost *c, const hwp_writer *w) {
+    unsigned m, i;
+    if (!c) return;
+    hwp_put_str(w, "modelled overhead: ");
+    hwp_put_u64(w, c->total);
+    hwp_put_str(w, " cycles over ");
+    hwp_put_u64(w, c->clock);
+    hwp_put_str(w, " host cycles (");
+    hwp_put_f64(w, hwp_cost_overhead_pct(c), 3);
+    hwp_put_str(w, "%)\n");
+    for (m = 0; m < HWP_MODEL_COUNT; m++) {
+        uint64_t cyc = hwp_cost_model_cycles(c, (hwp_model)m);
+        if (!cyc) continue;
+        hwp_put_str(w, "  ");
+        hwp_put_str(w, hwp_model_name((hwp_model)m));
+        hwp_put_str(w, ": ");
+        hwp_put_u64(w, cyc);
+        hwp_put_str(w, " cycles");
+        for (i = 0; i < HWP_COST_OP_COUNT; i++) {
+            if (hwp__cost_info[i].model != (hwp_model)m || !c->count[i] ||
+                !hwp__cost_info[i].charged)
+                continue;
+            hwp_put_str(w, ", ");
+            hwp_put_u64(w, c->count[i]);
+            hwp_put_str(w, " x ");
+            hwp_put_str(w, hwp__cost_info[i].name);
+        }
+        hwp_put_str(w, "\n");
+    }
+}
+
+HWP_API void hwp_cost_write_json(const hwp_cost *c, const hwp_writer *w) {
+    unsigned m, i;
+    bool first = true;
+    if (!c) {
+        hwp_put_str(w, "null");
+        return;
+    }
+    hwp_put_str(w, "{\"total_cycles\":");
+    hwp_put_u64(w, c->total);
+    hwp_put_str(w, ",\"host_clock\":");
+    hwp_put_u64(w, c->clock);
+    hwp_put_str(w, ",\"overhead_pct\":");
+    hwp_put_f64(w, hwp_cost_overhead_pct(c), 4);
+    hwp_put_str(w, ",\"models\":{");
+    for (m = 0; m < HWP_MODEL_COUNT; m++) {
+        if (m) hwp_put_str(w, ",");
+        hwp_put_json_str(w, hwp_model_name((hwp_model)m));
+        hwp_put_str(w, ":");
+        hwp_put_u64(w, hwp_cost_model_cycles(c, (hwp_model)m));
+    }
+    hwp_put_str(w, "},\"ops\":{");
+    for (i = 0; i < HWP_COST_OP_COUNT; i++) {
+        if (!c->count[i]) continue;
+        if (!first) hwp_put_str(w, ",");
+        first = false;
+        hwp_put_json_str(w, hwp__cost_info[i].name);
+        hwp_put_str(w, ":{\"count\":");
+        hwp_put_u64(w, c->count[i]);
+        hwp_put_str(w, ",\"cycles\":");
+        hwp_put_u64(w, c->spent[i]);
+        hwp_put_str(w, "}");
+    }
+    hwp_put_str(w, "}}");
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HWPROF_IMPL */

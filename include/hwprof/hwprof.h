@@ -1,0 +1,8 @@
+/* hwprof/hwprof.h: the umbrella header; includes every component.
+ * See base.h for the HWPROF_IMPL / HWPROF_STATIC / HWPROF_STDIO switches. */
+#ifndef HWPROF_HWPROF_H
+#define HWPROF_HWPROF_H
+#endif
+
+#include "base.h"
+#include "cost.h"
