@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# tests/run.sh [--quick]: install what is missing, build with warnings as
+# errors, and run every test suite three ways:
+#   plain     every suite (unit, heavy, compile, host) and the benchmarks
+#             as smoke tests, in build/test-plain
+#   valgrind  the unit suite under valgrind memcheck (same build)
+#   sanitize  the unit suite under ASan + UBSan, in build/test-asan
+# --quick runs the plain pass only. The last line is "N passed, N failed",
+# summed over the passes; the exit status is non-zero if anything failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+
+# --- dependencies (Debian 12 package names) ------------------------------
+need=()
+command -v meson >/dev/null || need+=(meson)
+command -v ninja >/dev/null || need+=(ninja-build)
+command -v gcc >/dev/null || need+=(gcc)
+command -v g++ >/dev/null || need+=(g++)
+command -v clang >/dev/null || need+=(clang)
+command -v valgrind >/dev/null || need+=(valgrind)
+command -v qemu-x86_64 >/dev/null || need+=(qemu-user)
+command -v hyperfine >/dev/null || need+=(hyperfine)
+command -v gzip >/dev/null || need+=(gzip)
+command -v bzip2 >/dev/null || need+=(bzip2)
+[ -x /usr/bin/python3.11 ] || need+=(python3.11)
+if [ ${#need[@]} -gt 0 ]; then
+  sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
+  echo "tests/run.sh: installing ${need[*]}"
+  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+    $sudo apt-get install -y -qq "${need[@]}" >/dev/null ||
+    { echo "tests/run.sh: could not install ${need[*]}"; echo "0 passed, 1 failed"; exit 1; }
+fi
+
+passed=0; failed=0
+
+# Adds meson test's own Ok/Fail counts for one pass to the totals.
+count() { # logfile
+  local ok fail up to
+  ok=$(awk '/^Ok:/{print $2}' "$1" | tail -1)
+  fail=$(awk '/^Fail:/{print $2}' "$1" | tail -1)
+  up=$(awk '/^Unexpected Pass:/{print $3}' "$1" | tail -1)
+  to=$(awk '/^Timeout:/{print $2}' "$1" | tail -1)
+  if [ -z "$ok" ]; then failed=$((failed + 1)); return; fi # runner broke
+  passed=$((passed + ok)); failed=$((failed + fail + ${up:-0} + ${to:-0}))
+}
+
+step() { # name, command... : a build step; a failure counts as one failed
+  echo "=== $1"; shift
+  if ! "$@"; then echo "=== FAILED: $*"; failed=$((failed + 1)); return 1; fi
+}
+
+configure() { # builddir, meson options...
+  local dir=$1; shift
+  if [ -d "$dir/meson-private" ]; then
+    meson setup "$dir" --reconfigure "$@" >/dev/null
+  else
+    meson setup "$dir" "$@" >/dev/null
+  fi
+}
+
+run_tests() { # name, meson test args...
+  local name=$1 log; shift
+  log=$(mktemp)
+  echo "=== $name"
+  meson test "$@" --print-errorlogs 2>&1 | tee "$log"
+  count "$log"; rm -f "$log"
+}
+
+# --- plain pass -----------------------------------------------------------
+if step "configure (plain)" configure build/test-plain -Dwerror=true; then
+  if step "build (plain)" ninja -C build/test-plain; then
+    run_tests "tests (plain: all suites)" -C build/test-plain --no-rebuild
+    run_tests "benchmarks (smoke)" -C build/test-plain --no-rebuild --benchmark \
+      --test-args=--budget --test-args=0.05 --test-args=--reps --test-args=3
+    if [ $quick -eq 0 ]; then
+      run_tests "tests (valgrind memcheck: unit)" -C build/test-plain --no-rebuild --setup valgrind --suite unit
+    fi
+  fi
+fi
+
+# --- sanitizer pass ---------------------------------------------------------
+if [ $quick -eq 0 ]; then
+  # The QEMU plugin and Valgrind tool hosts are built against foreign
+  # runtimes that the sanitizers cannot join; the unit suite covers them.
+  if step "configure (asan+ubsan)" configure build/test-asan -Dwerror=true \
+       -Db_sanitize=address,undefined -Db_lundef=false -Dqemu_plugin=disabled \
+       -Dvalgrind_tool=disabled -Dbench=false; then
+    if step "build (asan+ubsan)" ninja -C build/test-asan; then
+      UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
+        run_tests "tests (asan+ubsan: unit)" -C build/test-asan --no-rebuild --suite unit
+    fi
+  fi
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
