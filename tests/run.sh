@@ -74,7 +74,7 @@ if step "configure (plain)" configure build/test-plain -Dwerror=true; then
   if step "build (plain)" ninja -C build/test-plain; then
     run_tests "tests (plain: all suites)" -C build/test-plain --no-rebuild
     run_tests "benchmarks (smoke)" -C build/test-plain --no-rebuild --benchmark \
-      --test-args=--budget --test-args=0.05 --test-args=--reps --test-args=3
+      "--test-args=--budget 0.05 --reps 3"
     if [ $quick -eq 0 ]; then
       run_tests "tests (valgrind memcheck: unit)" -C build/test-plain --no-rebuild --setup valgrind --suite unit
     fi
