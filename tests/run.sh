@@ -13,26 +13,9 @@ cd "$(dirname "$0")/.."
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 
-# --- dependencies (Debian 12 package names) ------------------------------
-need=()
-command -v meson >/dev/null || need+=(meson)
-command -v ninja >/dev/null || need+=(ninja-build)
-command -v gcc >/dev/null || need+=(gcc)
-command -v g++ >/dev/null || need+=(g++)
-command -v clang >/dev/null || need+=(clang)
-command -v valgrind >/dev/null || need+=(valgrind)
-command -v qemu-x86_64 >/dev/null || need+=(qemu-user)
-command -v hyperfine >/dev/null || need+=(hyperfine)
-command -v gzip >/dev/null || need+=(gzip)
-command -v bzip2 >/dev/null || need+=(bzip2)
-[ -x /usr/bin/python3.11 ] || need+=(python3.11)
-if [ ${#need[@]} -gt 0 ]; then
-  sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
-  echo "tests/run.sh: installing ${need[*]}"
-  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-    $sudo apt-get install -y -qq "${need[@]}" >/dev/null ||
-    { echo "tests/run.sh: could not install ${need[*]}"; echo "0 passed, 1 failed"; exit 1; }
-fi
+# --- dependencies ---------------------------------------------------------
+. tests/deps.sh
+hwp_install_deps || { echo "tests/run.sh: could not install the dependencies"; echo "0 passed, 1 failed"; exit 1; }
 
 passed=0; failed=0
 

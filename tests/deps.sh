@@ -1,0 +1,22 @@
+# tests/deps.sh: sourced by tests/run.sh and examples/demo.sh. Installs the
+# Debian 12 packages hwprof's build, tests, benchmarks and hosts use, when
+# they are missing. Returns non-zero if the install fails.
+hwp_install_deps() {
+  local need=() sudo=""
+  command -v meson >/dev/null || need+=(meson)
+  command -v ninja >/dev/null || need+=(ninja-build)
+  command -v gcc >/dev/null || need+=(gcc)
+  command -v g++ >/dev/null || need+=(g++)
+  command -v clang >/dev/null || need+=(clang)
+  command -v valgrind >/dev/null || need+=(valgrind)
+  command -v qemu-x86_64 >/dev/null || need+=(qemu-user)
+  command -v hyperfine >/dev/null || need+=(hyperfine)
+  command -v gzip >/dev/null || need+=(gzip)
+  command -v bzip2 >/dev/null || need+=(bzip2)
+  [ -x /usr/bin/python3.11 ] || need+=(python3.11)
+  [ ${#need[@]} -eq 0 ] && return 0
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  echo "installing ${need[*]}"
+  $sudo apt-get update -qq &&
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+}
