@@ -1,0 +1,2116 @@
+/* hwprof/coproc.h: the programmable profiling co-processor.
+ *
+ * Model of Zilles & Sohi, "A Programmable Co-Processor for Profiling",
+ * HPCA-7 2001 (seed 000). Retired instructions pass an instruction filter
+ * (sec. 3.1: opcode-class mask, a hashed PC masked and compared with a
+ * match value to select one region of the program, and a bit table indexed
+ * by hashed PCs that masks single instructions, with several hash
+ * functions); the ones it tags enter a sample buffer of a fixed size in
+ * bytes (sec. 3.1: full buffer = the sample is dropped and counted); a
+ * small profiling processor takes them in order and runs one routine per
+ * opcode class (sec. 3.4: the decoder/field extractor's class -> routine
+ * table; here the routines are C callbacks playing the microcode). A
+ * routine works with the processor's resources through this API (sec.
+ * 3.3): an associative array (CAM with valid bits, match -> index,
+ * invalidate-all), a data array with read-modify-write and saturating
+ * arithmetic of any width, index registers of configurable width, an LFSR.
+ * Each operation costs co-processor cycles (cost.h COPROC_OP / RMW /
+ * DISPATCH); the co-processor runs at a configurable clock ratio to the
+ * host, so routines slower than the sample arrival rate fill the buffer
+ * and samples are dropped, as in the paper's timing simulation (sec. 5.1).
+ * A routine ends with done or interrupt (sec. 3.4); at an interrupt the
+ * host's handler copies state out and the cost shim charges the interrupt,
+ * every word read and every sample/slot processed (sec. 3.5: overhead =
+ * interrupts x samples per interrupt x cost per sample).
+ *
+ * Ready programs:
+ *   load-value profiling, the case study (sec. 4 and the appendix): slots,
+ *     informational replacement, failed/done counters, thrash detection
+ *     and PC-filter partitioning, confidence masking, active-value
+ *     re-selection, saturation rules, the invariance estimation algorithm;
+ *   edge, call-stack, memory-dependence and cache-conflict profiling
+ *     (sec. 3.6);
+ *   the simple interrupt-driven value sampler it is compared with (sec. 5),
+ *     hwp_cp_simple_*, on the same cost figures.
+ * Interpretations of the word-stripped text are listed in docs/coproc.md.
+ *
+ * API (cold unless marked inline)
+ *   co-processor
+ *     hwp_cp_bytes(d), HWP_CP_BYTES(...)     storage needed (0: bad desc)
+ *     hwp_cp_init(x, storage, bytes, d, cost)
+ *     hwp_cp_retire(x, insn)         inline  one retired host instruction
+ *     hwp_cp_retire_load(x, pc, addr, value)  inline narrow entry point
+ *     hwp_cp_tick(x, n)              inline  n instructions not handed over
+ *     hwp_cp_sync(x)                 run the samples the co-processor has
+ *                                    reached by now (host's current time)
+ *     hwp_cp_finish(x)               run buffered samples, final interrupt
+ *     hwp_cp_load(x, program)        download a custom program
+ *     hwp_cp_get_stats(x, stats)
+ *     hwp_cp_merge(dst, src)         fold per-vCPU instances together
+ *     hwp_cp_write_text(x, w), hwp_cp_write_json(x, w)
+ *   instruction filter (host side, sec. 3.1)
+ *     hwp_cp_filter_classes(x, cls_mask)
+ *     hwp_cp_filter_region(x, mask, match)
+ *     hwp_cp_filter_mask_pc(x, pc), hwp_cp_filter_masked(x, pc) (inline)
+ *     hwp_cp_filter_clear(x), hwp_cp_filter_idle(x, limit)
+ *   resources for routines (inline, each charges co-processor cycles)
+ *     hwp_cp_cam_match(x, key), hwp_cp_cam_valid(x, i)
+ *     hwp_cp_cam_write(x, i, key), hwp_cp_cam_invalidate(x, i),
+ *     hwp_cp_cam_invalidate_all(x)                                 (cold)
+ *     hwp_cp_dread(x, a), hwp_cp_dwrite(x, a, v),
+ *     hwp_cp_dsat_add(x, a, d, bits), hwp_cp_dsat_inc(x, a, bits)
+ *     hwp_cp_ireg(x, r), hwp_cp_ireg_set(x, r, v), hwp_cp_ireg_width(x, r, b),
+ *     hwp_cp_ireg_inc(x, r) (wraps), hwp_cp_ireg_sinc / _sdec (saturate)
+ *     hwp_cp_rand(x)
+ *   host access bus (charged as words transferred)
+ *     hwp_cp_host_data(x, a), hwp_cp_host_cam(x, i), hwp_cp_host_reset(x)
+ *   load-value profiling
+ *     hwp_cp_lvp_start(x, lvp_desc)
+ *     hwp_cp_lvp_estimates(x, out, cap)   per-load list of (pc, value, inv.)
+ *   other applications (sec. 3.6)
+ *     hwp_cp_edge_start(x), hwp_cp_edge(x, pc, &taken, &not_taken),
+ *     hwp_cp_edge_target(x, pc, target)
+ *     hwp_cp_callstack_start(x, ev_mask, ev_classes, depth),
+ *     hwp_cp_callstack_count(x, sites, n)
+ *     hwp_cp_memdep_start(x, gran_bits), hwp_cp_memdep_count(x, st, ld)
+ *     hwp_cp_conflict_start(x, line_bits, sets),
+ *     hwp_cp_conflict_set(x, set), hwp_cp_conflict_block(x, addr)
+ *   baseline and metric
+ *     hwp_cp_simple_bytes(d), hwp_cp_simple_init(s, storage, bytes, d, cost)
+ *     hwp_cp_simple_load(s, pc, value)   inline
+ *     hwp_cp_simple_estimates(s, out, cap)
+ *     hwp_cp_simple_period_for(loads, overhead_cycles, cost)
+ *     hwp_cp_simple_merge(dst, src)
+ *     hwp_cp_wrms(truth, n, est, m, min_inv)  weighted RMS invariance error
+ */
+#ifndef HWPROF_COPROC_H
+#define HWPROF_COPROC_H
+
+#include "base.h"
+#include "cost.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Sample-buffer fields (sec. 3.1: only the fields the current application
+ * needs are captured, which sets how many samples the buffer holds). The
+ * opcode class always travels with a sample: the decoder needs it. */
+enum {
+    HWP_CP_F_PC = 1u << 0,    /* 8 bytes */
+    HWP_CP_F_NEXT = 1u << 1,  /* 8 bytes: next pc (branch outcome)     */
+    HWP_CP_F_ADDR = 1u << 2,  /* 8 bytes: effective address or target  */
+    HWP_CP_F_VALUE = 1u << 3, /* 8 bytes: loaded value                 */
+    HWP_CP_F_EVENTS = 1u << 4, /* 4 bytes: class and event bits        */
+    HWP_CP_F_ALL = 31u
+};
+
+/* What a routine returns (sec. 3.4: the done and interrupt branch
+ * targets). RETRY interrupts the host and then runs the same sample
+ * again, for a routine that found its arrays full. */
+enum { HWP_CP_DONE = 0, HWP_CP_IRQ = 1, HWP_CP_IRQ_RETRY = 2 };
+
+#define HWP_CP_NONE 0xFFFFFFFFu /* cam_match: no entry holds the key */
+#define HWP_CP_IREGS 8u
+#define HWP_CP_MAX_HASHES 4u
+
+/* The running program. */
+enum {
+    HWP_CP_APP_NONE,
+    HWP_CP_APP_CUSTOM,
+    HWP_CP_APP_LVP,
+    HWP_CP_APP_EDGE,
+    HWP_CP_APP_CALLSTACK,
+    HWP_CP_APP_MEMDEP,
+    HWP_CP_APP_CONFLICT
+};
+
+typedef struct hwp_cp hwp_cp;
+
+/* A routine for one opcode class: the microcode run per sample. */
+typedef int (*hwp_cp_routine)(hwp_cp *x, const hwp_insn *s, void *ctx);
+/* The host's interrupt (or filter-idle) handler. Returns how many samples
+ * or slots it processed; each is charged COPROC_SAMPLE. */
+typedef uint32_t (*hwp_cp_handler)(hwp_cp *x, void *ctx);
+
+typedef struct hwp_cp_program {
+    hwp_cp_routine routine[HWP_CLS_COUNT]; /* NULL: the class is skipped  */
+    hwp_cp_handler on_interrupt;           /* may be NULL                 */
+    hwp_cp_handler on_idle;                /* filter idle watchdog, NULL  */
+    void *ctx;
+    uint32_t cls_mask; /* opcode filter: HWP_CLS_BIT()s to tag            */
+} hwp_cp_program;
+
+typedef struct hwp_cp_desc {
+    uint32_t buffer_bytes;   /* sample buffer, default 2048              */
+    uint32_t fields;         /* HWP_CP_F_* captured, default F_ALL        */
+    uint32_t cam_entries;    /* associative array entries, pow2, def. 256 */
+    uint32_t data_words;     /* data array 64-bit words, pow2, def. 1024  */
+    uint32_t bit_table_bits; /* PC bit table, pow2 >= 64, default 8192    */
+    uint32_t n_hashes;       /* bit-table hash functions 1..4, default 2 */
+    uint32_t clock_x16;      /* co-processor cycles per host instruction,
+                                x16; default 16 (same clock, host IPC 1)  */
+    uint32_t table_entries;  /* host-memory result table (edge, call
+                                stack, dependences, conflicts), pow2,
+                                default 4096                              */
+    uint32_t lvp_loads;      /* host-memory load table, pow2, def. 2048  */
+    uint32_t lvp_values;     /* values kept per load, default 8          */
+    uint64_t seed;           /* LFSR seed (0 is allowed)                 */
+} hwp_cp_desc;
+
+/* Load-value profiling parameters (sec. 4, appendix); zero = default. */
+typedef struct hwp_cp_lvp_desc {
+    uint32_t slots;         /* pow2, 1 CAM entry + 4 data words each; 128 */
+    uint32_t counter_bits;  /* hit/miss/total counters, default 8        */
+    uint32_t resel_min;     /* hits+misses before invariance is tested;
+                               default 16                                */
+    uint32_t resel_shift;   /* re-select when invariance < 2^-shift:
+                               hits << shift < hits + misses; default 3  */
+    uint32_t keep_hits;     /* hits that make a region worth keeping
+                               (slot off instead of re-selection); 32    */
+    uint32_t failed_limit;  /* failed counter that interrupts; slots     */
+    uint32_t done_limit;    /* slots turned off that interrupt; slots/2  */
+    uint32_t thrash_mult;   /* thrash: replacements since the last
+                               interrupt >= mult * slots; default 4      */
+    uint32_t conf_samples;  /* samples before a confidence decision; 200 */
+    uint32_t conf_hi_pct;   /* mask if top invariance >= this; 90        */
+    uint32_t conf_lo_pct;   /* ... or <= this; 10                        */
+    uint32_t min_visits;    /* slot copies before a confident mask; 2    */
+    uint32_t max_visits;    /* mask after this many slot copies; 4       */
+    uint32_t idle_limit;    /* filter-rejected loads in a row that move to
+                               the next partition; 65536                 */
+    uint32_t max_part_log2; /* at most 2^this partitions; 8              */
+} hwp_cp_lvp_desc;
+
+/* Exact profile entry (tests and hosts build it beside the model). */
+typedef struct hwp_cp_truth {
+    uint64_t pc, value, count;
+} hwp_cp_truth;
+
+/* Estimated invariance of one (load, value) pair. */
+typedef struct hwp_cp_est {
+    uint64_t pc, value;
+    double inv;
+} hwp_cp_est;
+
+typedef struct hwp_cp_stats {
+    uint64_t retired;         /* host instructions seen                   */
+    uint64_t class_passed;    /* passed the opcode filter                 */
+    uint64_t region_rejected; /* PC region mismatch                       */
+    uint64_t masked_rejected; /* PC masked in the bit table               */
+    uint64_t tagged;          /* reached the sample buffer               */
+    uint64_t dropped;         /* ... and found it full                    */
+    uint64_t processed;       /* routines run                             */
+    uint64_t cp_cycles;       /* co-processor cycles spent in routines    */
+    uint64_t interrupts;      /* host interrupts (routines, idle, finish)  */
+    uint64_t idle_events;     /* filter idle watchdog events              */
+    uint64_t irq_samples;     /* samples/slots the handlers processed     */
+    uint64_t words;           /* words read over the host access bus      */
+    uint64_t table_lost;      /* result-table entries that did not fit    */
+    uint32_t buffer_samples;  /* capacity of the sample buffer            */
+    uint32_t sample_bytes;    /* bytes per sample for the fields chosen   */
+} hwp_cp_stats;
+
+/* Private parts, exposed so the instance can live in static storage. */
+typedef struct hwp__cp_ent { /* result table: (kind, k1, k2) -> a, b */
+    uint64_t k1, k2, a, b;
+    uint32_t kind, used;
+} hwp__cp_ent;
+
+typedef struct hwp__cp_val { /* one active-value region summary */
+    uint64_t value, hits, misses;
+} hwp__cp_val;
+
+typedef struct hwp__cp_load { /* the host's memory record of one load */
+    uint64_t pc, total;
+    uint32_t visits, nvals, masked, used;
+} hwp__cp_load;
+
+typedef struct hwp__cp_lvp {
+    hwp_cp_lvp_desc d;
+    uint32_t cmax, cause, part_bits, part, idle_streak, complete;
+    uint64_t replacements, ignored, thrash, masked, reselect, turned_off;
+    uint64_t by_cause[5];
+    uint64_t loads_lost, values_lost;
+} hwp__cp_lvp;
+
+struct hwp_cp {
+    hwp_head head;
+    /* filter (hot) */
+    uint64_t retired, class_passed, region_rejected, masked_rejected;
+    uint64_t idle, idle_limit;
+    uint32_t cls_mask, pc_mask, pc_match, bt_shift, n_hashes, app;
+    uint64_t *bits;
+    /* sample buffer and timing */
+    hwp_insn *buf;
+    uint64_t *arrive; /* arrival time of each buffered sample, x16 cycles */
+    uint32_t cap, first, count, sample_bytes, clock_x16, fields;
+    uint64_t cp_free; /* when the co-processor is next free, x16 cycles  */
+    uint64_t tagged, dropped, processed;
+    /* resources */
+    uint64_t *cam_key, *cam_valid, *data;
+    uint32_t *cam_hix; /* hash index over valid keys: entry + 1, 0 empty */
+    uint32_t cam_n, cam_hmask, data_mask;
+    uint32_t ireg[HWP_CP_IREGS], ireg_max[HWP_CP_IREGS];
+    hwp_lfsr lfsr;
+    uint32_t op_cyc, rmw_cyc, dispatch_cyc;
+    uint64_t cyc; /* cycles of the routine now running */
+    uint64_t cp_cycles, interrupts, idle_events, irq_samples, words;
+    hwp_cost *cost;
+    hwp_cp_program prog;
+    /* host memory */
+    hwp__cp_ent *tab;
+    uint32_t tab_mask, app_arg[2]; /* the running program's parameters */
+    uint64_t tab_lost;
+    hwp__cp_load *loads;
+    hwp__cp_val *vals;
+    uint32_t loads_mask, vals_per;
+    hwp__cp_lvp lvp;
+    hwp_cp_desc d;
+};
+
+/* Storage for a desc whose fields are all set (no zero defaults);
+ * fields_bytes is the sample size of the chosen fields (36 for F_ALL:
+ * four 8-byte fields and 4 bytes of class and events). */
+#define HWP__CP_A(n) (((size_t)(n) + 15u) & ~(size_t)15u)
+#define HWP_CP_BYTES(buffer_bytes, fields_bytes, cam_entries, data_words,    \
+                     bit_table_bits, table_entries, lvp_loads, lvp_values)    \
+    (HWP__CP_A((size_t)((buffer_bytes) / (fields_bytes)) * 40u) +            \
+     HWP__CP_A((size_t)((buffer_bytes) / (fields_bytes)) * 8u) +             \
+     HWP__CP_A((size_t)(cam_entries) * 8u) +                                 \
+     HWP__CP_A(((size_t)(cam_entries) + 63u) / 64u * 8u) +                   \
+     HWP__CP_A((size_t)(cam_entries) * 8u) +                                 \
+     HWP__CP_A((size_t)(data_words) * 8u) +                                  \
+     HWP__CP_A((size_t)(bit_table_bits) / 8u) +                              \
+     HWP__CP_A((size_t)(table_entries) * sizeof(hwp__cp_ent)) +              \
+     HWP__CP_A((size_t)(lvp_loads) * sizeof(hwp__cp_load)) +                 \
+     HWP__CP_A((size_t)(lvp_loads) * (lvp_values) * sizeof(hwp__cp_val)))
+
+HWP_API size_t hwp_cp_bytes(const hwp_cp_desc *d);
+HWP_API hwp_status hwp_cp_init(hwp_cp *x, void *storage, size_t bytes,
+                               const hwp_cp_desc *d, hwp_cost *cost);
+HWP_API hwp_status hwp_cp_load(hwp_cp *x, const hwp_cp_program *p);
+HWP_API hwp_status hwp_cp_sync(hwp_cp *x);
+HWP_API hwp_status hwp_cp_finish(hwp_cp *x);
+HWP_API hwp_status hwp_cp_get_stats(const hwp_cp *x, hwp_cp_stats *out);
+HWP_API hwp_status hwp_cp_merge(hwp_cp *dst, const hwp_cp *src);
+HWP_API void hwp_cp_write_text(const hwp_cp *x, const hwp_writer *w);
+HWP_API void hwp_cp_write_json(const hwp_cp *x, const hwp_writer *w);
+
+HWP_API hwp_status hwp_cp_filter_classes(hwp_cp *x, uint32_t cls_mask);
+HWP_API hwp_status hwp_cp_filter_region(hwp_cp *x, uint32_t mask,
+                                        uint32_t match);
+HWP_API hwp_status hwp_cp_filter_mask_pc(hwp_cp *x, uint64_t pc);
+HWP_API hwp_status hwp_cp_filter_clear(hwp_cp *x);
+HWP_API hwp_status hwp_cp_filter_idle(hwp_cp *x, uint64_t limit);
+
+HWP_API void hwp_cp_cam_write(hwp_cp *x, uint32_t i, uint64_t key);
+HWP_API void hwp_cp_cam_invalidate(hwp_cp *x, uint32_t i);
+HWP_API void hwp_cp_cam_invalidate_all(hwp_cp *x);
+HWP_API uint64_t hwp_cp_host_data(hwp_cp *x, uint32_t a);
+HWP_API uint64_t hwp_cp_host_cam(hwp_cp *x, uint32_t i);
+HWP_API void hwp_cp_host_reset(hwp_cp *x);
+
+HWP_API hwp_status hwp_cp_lvp_start(hwp_cp *x, const hwp_cp_lvp_desc *ld);
+HWP_API size_t hwp_cp_lvp_estimates(const hwp_cp *x, hwp_cp_est *out,
+                                    size_t cap);
+HWP_API hwp_status hwp_cp_edge_start(hwp_cp *x);
+HWP_API bool hwp_cp_edge(const hwp_cp *x, uint64_t pc, uint64_t *taken,
+                         uint64_t *not_taken);
+HWP_API uint64_t hwp_cp_edge_target(const hwp_cp *x, uint64_t pc,
+                                    uint64_t target);
+HWP_API hwp_status hwp_cp_callstack_start(hwp_cp *x, uint32_t ev_mask,
+                                          uint32_t ev_classes, uint32_t depth);
+HWP_API uint64_t hwp_cp_callstack_count(const hwp_cp *x, const uint64_t *sites,
+                                        uint32_t n);
+HWP_API hwp_status hwp_cp_memdep_start(hwp_cp *x, uint32_t gran_bits);
+HWP_API uint64_t hwp_cp_memdep_count(const hwp_cp *x, uint64_t store_pc,
+                                     uint64_t load_pc);
+HWP_API hwp_status hwp_cp_conflict_start(hwp_cp *x, uint32_t line_bits,
+                                         uint32_t sets);
+HWP_API uint64_t hwp_cp_conflict_set(const hwp_cp *x, uint64_t set);
+HWP_API uint64_t hwp_cp_conflict_block(const hwp_cp *x, uint64_t addr);
+
+HWP_API double hwp_cp_wrms(hwp_cp_truth *truth, size_t n, hwp_cp_est *est,
+                           size_t m, double min_inv);
+
+/* Private cold entry points of the hot path. */
+HWP_API void hwp__cp_accept(hwp_cp *x, const hwp_insn *in);
+HWP_API void hwp__cp_idle(hwp_cp *x);
+
+/* ---- filter (sec. 3.1) ------------------------------------------------- */
+
+/* Region filter: the top 32 bits of a multiplicative hash of the PC, so
+ * masks of any width split the loads evenly. Bit table: one odd
+ * multiplier per hash function, top bits index the table. */
+#define HWP__CP_REGION_MUL 0x9E3779B97F4A7C15ull
+
+HWP_INLINE uint32_t hwp__cp_bt_index(const hwp_cp *x, uint64_t pc,
+                                     unsigned k) {
+    static const uint64_t mul[HWP_CP_MAX_HASHES] = {
+        0xD6E8FEB86659FD93ull, 0xA0761D6478BD642Full, 0xE7037ED1A0B428DBull,
+        0x8EBC6AF09C88C6E3ull};
+    return (uint32_t)((pc * mul[k]) >> x->bt_shift);
+}
+
+/* Masked when every hash function's bit is set (sec. 3.1: several hash
+ * functions reduce conflicts between instructions). */
+HWP_INLINE bool hwp_cp_filter_masked(const hwp_cp *x, uint64_t pc) {
+    unsigned k;
+    for (k = 0; k < x->n_hashes; k++) {
+        uint32_t i = hwp__cp_bt_index(x, pc, k);
+        if (!((x->bits[i >> 6] >> (i & 63u)) & 1u)) return false;
+    }
+    return true;
+}
+
+/* One retired host instruction. Rejection by class costs a counter, a
+ * shift and a branch; by PC a multiply, compare and bit-table probes. */
+HWP_INLINE void hwp_cp_retire(hwp_cp *x, const hwp_insn *in) {
+    x->retired++;
+    if (HWP_LIKELY(!((x->cls_mask >> (in->cls & 31u)) & 1u))) return;
+    x->class_passed++;
+    if (((uint32_t)((in->pc * HWP__CP_REGION_MUL) >> 32) & x->pc_mask) !=
+        x->pc_match) {
+        x->region_rejected++;
+    } else if (hwp_cp_filter_masked(x, in->pc)) {
+        x->masked_rejected++;
+    } else {
+        hwp__cp_accept(x, in);
+        return;
+    }
+    if (HWP_UNLIKELY(++x->idle == x->idle_limit)) hwp__cp_idle(x);
+}
+
+HWP_INLINE void hwp_cp_retire_load(hwp_cp *x, uint64_t pc, uint64_t addr,
+                                   uint64_t value) {
+    hwp_insn in;
+    in.pc = pc;
+    in.next_pc = pc + 4;
+    in.addr = addr;
+    in.value = value;
+    in.cls = HWP_CLS_LOAD;
+    in.events = 0;
+    hwp_cp_retire(x, &in);
+}
+
+/* Instructions the host did not hand over still take time. */
+HWP_INLINE void hwp_cp_tick(hwp_cp *x, uint64_t n) { x->retired += n; }
+
+/* ---- resources (sec. 3.3); each operation charges co-processor cycles */
+
+HWP_INLINE bool hwp_cp_cam_valid(const hwp_cp *x, uint32_t i) {
+    return i < x->cam_n && ((x->cam_valid[i >> 6] >> (i & 63u)) & 1u);
+}
+
+/* The CAM's match lines, modelled by a hash index over the valid keys. */
+HWP_INLINE uint32_t hwp__cp_cam_find(const hwp_cp *x, uint64_t key) {
+    uint32_t h = (uint32_t)hwp_mix64(key) & x->cam_hmask, e;
+    while ((e = x->cam_hix[h]) != 0) {
+        if (x->cam_key[e - 1] == key) return e - 1;
+        h = (h + 1) & x->cam_hmask;
+    }
+    return HWP_CP_NONE;
+}
+
+/* Match: the index of the valid entry holding key, or HWP_CP_NONE. */
+HWP_INLINE uint32_t hwp_cp_cam_match(hwp_cp *x, uint64_t key) {
+    x->cyc += x->op_cyc;
+    return hwp__cp_cam_find(x, key);
+}
+
+/* Data array: addresses wrap at its power-of-two size, as hardware
+ * address bits would. */
+HWP_INLINE uint64_t hwp_cp_dread(hwp_cp *x, uint32_t a) {
+    x->cyc += x->op_cyc;
+    return x->data[a & x->data_mask];
+}
+
+HWP_INLINE void hwp_cp_dwrite(hwp_cp *x, uint32_t a, uint64_t v) {
+    x->cyc += x->op_cyc;
+    x->data[a & x->data_mask] = v;
+}
+
+/* Read-modify-write with saturation at `bits` (1..32): never wraps. */
+HWP_INLINE uint32_t hwp_cp_dsat_add(hwp_cp *x, uint32_t a, uint32_t d,
+                                    unsigned bits) {
+    uint64_t *w = &x->data[a & x->data_mask];
+    uint32_t max = hwp_sat_max(bits);
+    uint32_t v = *w > max ? max : (uint32_t)*w;
+    x->cyc += x->rmw_cyc;
+    v = hwp_sat_add(v, d, max);
+    *w = v;
+    return v;
+}
+
+HWP_INLINE uint32_t hwp_cp_dsat_inc(hwp_cp *x, uint32_t a, unsigned bits) {
+    return hwp_cp_dsat_add(x, a, 1, bits);
+}
+
+/* Index registers have their own ALU (sec. 3.3): no extra cycle. */
+HWP_INLINE uint32_t hwp_cp_ireg(const hwp_cp *x, unsigned r) {
+    return x->ireg[r & (HWP_CP_IREGS - 1)];
+}
+
+HWP_INLINE void hwp_cp_ireg_set(hwp_cp *x, unsigned r, uint32_t v) {
+    r &= HWP_CP_IREGS - 1;
+    x->ireg[r] = v & x->ireg_max[r];
+}
+
+/* Width 1..32 bits, set when a program is loaded. */
+HWP_INLINE void hwp_cp_ireg_width(hwp_cp *x, unsigned r, unsigned bits) {
+    r &= HWP_CP_IREGS - 1;
+    x->ireg_max[r] = hwp_sat_max(bits ? bits : 1);
+    x->ireg[r] &= x->ireg_max[r];
+}
+
+/* Wrapping increment: circular buffers. */
+HWP_INLINE uint32_t hwp_cp_ireg_inc(hwp_cp *x, unsigned r) {
+    r &= HWP_CP_IREGS - 1;
+    return x->ireg[r] = (x->ireg[r] + 1u) & x->ireg_max[r];
+}
+
+HWP_INLINE uint32_t hwp_cp_ireg_sinc(hwp_cp *x, unsigned r) {
+    r &= HWP_CP_IREGS - 1;
+    return x->ireg[r] = hwp_sat_inc(x->ireg[r], x->ireg_max[r]);
+}
+
+HWP_INLINE uint32_t hwp_cp_ireg_sdec(hwp_cp *x, unsigned r) {
+    r &= HWP_CP_IREGS - 1;
+    return x->ireg[r] = hwp_sat_sub(x->ireg[r], 1);
+}
+
+/* The LFSR random source (sec. 3.3). */
+HWP_INLINE uint32_t hwp_cp_rand(hwp_cp *x) {
+    x->cyc += x->op_cyc;
+    return hwp_lfsr_next(&x->lfsr);
+}
+
+/* ---- the simple interrupt-driven value sampler (sec. 5 baseline) -------
+ * Every period-th load (the countdown is reloaded uniformly in
+ * [period/2, 3 period/2) so loops cannot alias with it) interrupts the
+ * host, whose handler counts (pc, value) in a memory hash table: one
+ * COPROC_INTERRUPT and one COPROC_SAMPLE per sample. */
+typedef struct hwp_cp_simple_desc {
+    uint32_t period;  /* loads between samples, default 10000 (>= 2)    */
+    uint32_t entries; /* pow2 table of (pc, value) and (pc) counts; 16384 */
+    uint64_t seed;
+} hwp_cp_simple_desc;
+
+typedef struct hwp__cp_pair {
+    uint64_t pc, value, count;
+    uint32_t kind, used; /* kind 1: a (pc, value) pair, 2: a pc total */
+} hwp__cp_pair;
+
+typedef struct hwp_cp_simple {
+    hwp_head head;
+    uint64_t countdown, loads, samples, lost;
+    uint32_t period, mask;
+    hwp_rng rng;
+    hwp_cost *cost;
+    hwp__cp_pair *tab;
+} hwp_cp_simple;
+
+HWP_API size_t hwp_cp_simple_bytes(const hwp_cp_simple_desc *d);
+HWP_API hwp_status hwp_cp_simple_init(hwp_cp_simple *s, void *storage,
+                                      size_t bytes,
+                                      const hwp_cp_simple_desc *d,
+                                      hwp_cost *cost);
+HWP_API size_t hwp_cp_simple_estimates(const hwp_cp_simple *s,
+                                       hwp_cp_est *out, size_t cap);
+HWP_API uint32_t hwp_cp_simple_period_for(uint64_t loads, uint64_t overhead,
+                                          const hwp_cost *cost);
+HWP_API hwp_status hwp_cp_simple_merge(hwp_cp_simple *dst,
+                                       const hwp_cp_simple *src);
+HWP_API void hwp__cp_simple_sample(hwp_cp_simple *s, uint64_t pc,
+                                   uint64_t value);
+
+HWP_INLINE void hwp_cp_simple_load(hwp_cp_simple *s, uint64_t pc,
+                                   uint64_t value) {
+    s->loads++;
+    if (HWP_UNLIKELY(--s->countdown == 0)) hwp__cp_simple_sample(s, pc, value);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HWPROF_COPROC_H */
+
+/* ======================================================================= */
+#if defined(HWPROF_IMPL) && !defined(HWPROF_COPROC_IMPL)
+#define HWPROF_COPROC_IMPL
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HWP__CP_MAGIC HWP__MAGIC('c', 'p', 'r', 'c')
+#define HWP__CP_SMAGIC HWP__MAGIC('c', 'p', 's', 's')
+
+/* Result-table kinds. */
+enum {
+    HWP__CP_K_EDGE = 1,   /* k1 = pc: a = taken, b = not taken           */
+    HWP__CP_K_TARGET,     /* k1 = pc, k2 = target: a = count             */
+    HWP__CP_K_CTX,        /* k1 = context hash: a = events               */
+    HWP__CP_K_DEP,        /* k1 = store pc, k2 = load pc: a = count      */
+    HWP__CP_K_SET,        /* k1 = set: a = conflict refills              */
+    HWP__CP_K_BLOCK       /* k1 = block: a = conflict refills            */
+};
+
+/* Why the load-value program interrupted (appendix). */
+enum {
+    HWP__CP_C_FAILED,
+    HWP__CP_C_DONE,
+    HWP__CP_C_THRASH,
+    HWP__CP_C_IDLE,
+    HWP__CP_C_FINAL
+};
+
+/* Load-value index registers. */
+enum { HWP__CP_R_REPL, HWP__CP_R_FAILED, HWP__CP_R_DONE, HWP__CP_R_NREPL,
+       HWP__CP_R_SAMPLES };
+/* Counting-table and window programs. */
+enum { HWP__CP_R_NEXT, HWP__CP_R_LOG, HWP__CP_R_SP, HWP__CP_R_DEPTH };
+
+static void hwp__cp_fill(hwp_cp_desc *d) {
+    if (!d->buffer_bytes) d->buffer_bytes = 2048;
+    if (!d->fields) d->fields = HWP_CP_F_ALL;
+    if (!d->cam_entries) d->cam_entries = 256;
+    if (!d->data_words) d->data_words = 1024;
+    if (!d->bit_table_bits) d->bit_table_bits = 8192;
+    if (!d->n_hashes) d->n_hashes = 2;
+    if (!d->clock_x16) d->clock_x16 = 16;
+    if (!d->table_entries) d->table_entries = 4096;
+    if (!d->lvp_loads) d->lvp_loads = 2048;
+    if (!d->lvp_values) d->lvp_values = 8;
+}
+
+static uint32_t hwp__cp_sample_bytes(uint32_t f) {
+    return ((f & HWP_CP_F_PC) ? 8u : 0u) + ((f & HWP_CP_F_NEXT) ? 8u : 0u) +
+           ((f & HWP_CP_F_ADDR) ? 8u : 0u) + ((f & HWP_CP_F_VALUE) ? 8u : 0u) +
+           ((f & HWP_CP_F_EVENTS) ? 4u : 0u);
+}
+
+static const char *hwp__cp_check(const hwp_cp_desc *d) {
+    if (d->fields > HWP_CP_F_ALL) return "coproc: unknown field bits";
+    if (d->buffer_bytes < hwp__cp_sample_bytes(d->fields) ||
+        d->buffer_bytes > (1u << 24))
+        return "coproc: buffer_bytes must hold one sample and be <= 16 MiB";
+    if (!hwp_is_pow2(d->cam_entries) || d->cam_entries > (1u << 20))
+        return "coproc: cam_entries must be a power of two <= 2^20";
+    if (!hwp_is_pow2(d->data_words) || d->data_words < 16 ||
+        d->data_words > (1u << 24))
+        return "coproc: data_words must be a power of two in [16, 2^24]";
+    if (!hwp_is_pow2(d->bit_table_bits) || d->bit_table_bits < 64 ||
+        d->bit_table_bits > (1u << 28))
+        return "coproc: bit_table_bits must be a power of two in [64, 2^28]";
+    if (d->n_hashes > HWP_CP_MAX_HASHES) return "coproc: n_hashes must be 1..4";
+    if (d->clock_x16 > 1024) return "coproc: clock_x16 must be <= 1024";
+    if (!hwp_is_pow2(d->table_entries) || d->table_entries > (1u << 24))
+        return "coproc: table_entries must be a power of two <= 2^24";
+    if (!hwp_is_pow2(d->lvp_loads) || d->lvp_loads > (1u << 24))
+        return "coproc: lvp_loads must be a power of two <= 2^24";
+    if (d->lvp_values > 64) return "coproc: lvp_values must be 1..64";
+    return 0;
+}
+
+/* Storage the host handed over: aligned and large enough. */
+static hwp_status hwp__cp_storage(hwp_head *h, const void *storage,
+                                  size_t bytes, size_t need) {
+    if (!storage || !hwp__aligned(storage))
+        return hwp__fail(h, HWP_EINVAL, "coproc: storage must be 16-byte aligned");
+    if (bytes < need)
+        return hwp__fail(h, HWP_ENOSPC, "coproc: storage smaller than *_bytes()");
+    return HWP_OK;
+}
+
+static size_t hwp__cp_size(const hwp_cp_desc *d) {
+    return HWP_CP_BYTES(d->buffer_bytes, hwp__cp_sample_bytes(d->fields),
+                        d->cam_entries, d->data_words, d->bit_table_bits,
+                        d->table_entries, d->lvp_loads, d->lvp_values);
+}
+
+HWP_API size_t hwp_cp_bytes(const hwp_cp_desc *dp) {
+    hwp_cp_desc d;
+    if (dp) d = *dp;
+    else hwp__zero(&d, sizeof d);
+    hwp__cp_fill(&d);
+    return hwp__cp_check(&d) ? 0 : hwp__cp_size(&d);
+}
+
+static void hwp__cp_reset_resources(hwp_cp *x) {
+    unsigned r;
+    hwp__zero(x->cam_valid, ((size_t)x->cam_n + 63u) / 64u * 8u);
+    hwp__zero(x->cam_hix, ((size_t)x->cam_hmask + 1u) * 4u);
+    hwp__zero(x->data, ((size_t)x->data_mask + 1u) * 8u);
+    for (r = 0; r < HWP_CP_IREGS; r++) {
+        x->ireg[r] = 0;
+        x->ireg_max[r] = 0xFFFFFFFFu;
+    }
+}
+
+HWP_API hwp_status hwp_cp_init(hwp_cp *x, void *storage, size_t bytes,
+                               const hwp_cp_desc *dp, hwp_cost *cost) {
+    hwp_cp_desc d;
+    const char *why;
+    unsigned char *cur = (unsigned char *)storage;
+    if (!x) return HWP_EINVAL;
+    hwp__zero(x, sizeof *x);
+    if (dp) d = *dp;
+    else hwp__zero(&d, sizeof d);
+    hwp__cp_fill(&d);
+    if ((why = hwp__cp_check(&d)) != 0) return hwp__fail(&x->head, HWP_EINVAL, why);
+    if (hwp__cp_storage(&x->head, storage, bytes, hwp__cp_size(&d)) != HWP_OK)
+        return (hwp_status)x->head.status;
+    hwp__zero(storage, hwp__cp_size(&d));
+    x->d = d;
+    x->sample_bytes = hwp__cp_sample_bytes(d.fields);
+    x->cap = d.buffer_bytes / x->sample_bytes;
+    x->buf = (hwp_insn *)hwp__carve(&cur, (size_t)x->cap * 40u);
+    x->arrive = (uint64_t *)hwp__carve(&cur, (size_t)x->cap * 8u);
+    x->cam_n = d.cam_entries;
+    x->cam_key = (uint64_t *)hwp__carve(&cur, (size_t)x->cam_n * 8u);
+    x->cam_valid = (uint64_t *)hwp__carve(&cur, ((size_t)x->cam_n + 63u) / 64u * 8u);
+    x->cam_hmask = 2u * x->cam_n - 1u;
+    x->cam_hix = (uint32_t *)hwp__carve(&cur, ((size_t)x->cam_hmask + 1u) * 4u);
+    x->data_mask = d.data_words - 1u;
+    x->data = (uint64_t *)hwp__carve(&cur, (size_t)d.data_words * 8u);
+    x->bits = (uint64_t *)hwp__carve(&cur, (size_t)d.bit_table_bits / 8u);
+    x->tab_mask = d.table_entries - 1u;
+    x->tab = (hwp__cp_ent *)hwp__carve(&cur, (size_t)d.table_entries * sizeof(hwp__cp_ent));
+    x->loads_mask = d.lvp_loads - 1u;
+    x->loads = (hwp__cp_load *)hwp__carve(&cur, (size_t)d.lvp_loads * sizeof(hwp__cp_load));
+    x->vals_per = d.lvp_values;
+    x->vals = (hwp__cp_val *)hwp__carve(
+        &cur, (size_t)d.lvp_loads * d.lvp_values * sizeof(hwp__cp_val));
+    x->bt_shift = 64u - hwp_log2(d.bit_table_bits);
+    x->n_hashes = d.n_hashes;
+    x->clock_x16 = d.clock_x16;
+    x->fields = d.fields;
+    x->cost = cost;
+    x->op_cyc = hwp_cost_cycles(cost, HWP_COST_COPROC_OP);
+    x->rmw_cyc = hwp_cost_cycles(cost, HWP_COST_COPROC_RMW);
+    x->dispatch_cyc = hwp_cost_cycles(cost, HWP_COST_COPROC_DISPATCH);
+    hwp_lfsr_init(&x->lfsr, 32, (uint32_t)(d.seed ^ (d.seed >> 32)));
+    hwp__cp_reset_resources(x);
+    x->head.magic = HWP__CP_MAGIC;
+    return hwp__fail(&x->head, HWP_OK, "");
+}
+
+static bool hwp__cp_ok(const hwp_cp *x) {
+    return x && x->head.magic == HWP__CP_MAGIC;
+}
+
+/* ---- CAM ---------------------------------------------------------------- */
+
+static void hwp__cp_hix_remove(hwp_cp *x, uint32_t i) {
+    uint32_t m = x->cam_hmask, h = (uint32_t)hwp_mix64(x->cam_key[i]) & m, j;
+    while (x->cam_hix[h] != i + 1) h = (h + 1) & m;
+    /* backward-shift deletion keeps every probe chain unbroken */
+    for (j = (h + 1) & m; x->cam_hix[j]; j = (j + 1) & m) {
+        uint32_t home = (uint32_t)hwp_mix64(x->cam_key[x->cam_hix[j] - 1]) & m;
+        if (((j - home) & m) >= ((j - h) & m)) {
+            x->cam_hix[h] = x->cam_hix[j];
+            h = j;
+        }
+    }
+    x->cam_hix[h] = 0;
+}
+
+static void hwp__cp_cam_drop(hwp_cp *x, uint32_t i) {
+    if (!hwp_cp_cam_valid(x, i)) return;
+    hwp__cp_hix_remove(x, i);
+    x->cam_valid[i >> 6] &= ~((uint64_t)1 << (i & 63u));
+}
+
+/* Keys stay unique: writing a key that another valid entry holds
+ * invalidates that entry (the match logic returns one index). */
+HWP_API void hwp_cp_cam_write(hwp_cp *x, uint32_t i, uint64_t key) {
+    uint32_t h, old;
+    if (i >= x->cam_n) return;
+    x->cyc += x->op_cyc;
+    old = hwp__cp_cam_find(x, key);
+    if (old != HWP_CP_NONE) hwp__cp_cam_drop(x, old);
+    hwp__cp_cam_drop(x, i);
+    x->cam_key[i] = key;
+    x->cam_valid[i >> 6] |= (uint64_t)1 << (i & 63u);
+    for (h = (uint32_t)hwp_mix64(key) & x->cam_hmask; x->cam_hix[h];
+         h = (h + 1) & x->cam_hmask) {
+    }
+    x->cam_hix[h] = i + 1;
+}
+
+/* Clears the valid bit; the key stays readable by the host. */
+HWP_API void hwp_cp_cam_invalidate(hwp_cp *x, uint32_t i) {
+    x->cyc += x->op_cyc;
+    hwp__cp_cam_drop(x, i);
+}
+
+HWP_API void hwp_cp_cam_invalidate_all(hwp_cp *x) {
+    x->cyc += x->op_cyc;
+    hwp__zero(x->cam_valid, ((size_t)x->cam_n + 63u) / 64u * 8u);
+    hwp__zero(x->cam_hix, ((size_t)x->cam_hmask + 1u) * 4u);
+}
+
+/* ---- host access bus (sec. 3.5): loads from the co-processor's address
+ * range, one word each. */
+HWP_API uint64_t hwp_cp_host_data(hwp_cp *x, uint32_t a) {
+    x->words++;
+    hwp_cost_charge(x->cost, HWP_COST_COPROC_WORD, 1);
+    return x->data[a & x->data_mask];
+}
+
+HWP_API uint64_t hwp_cp_host_cam(hwp_cp *x, uint32_t i) {
+    x->words++;
+    hwp_cost_charge(x->cost, HWP_COST_COPROC_WORD, 1);
+    return i < x->cam_n ? x->cam_key[i] : 0;
+}
+
+/* The special invalidate-CAM and clear-data operations (sec. 3.5): two
+ * stores, and the index registers back to zero. */
+HWP_API void hwp_cp_host_reset(hwp_cp *x) {
+    unsigned r;
+    uint32_t keep[HWP_CP_IREGS];
+    for (r = 0; r < HWP_CP_IREGS; r++) keep[r] = x->ireg_max[r];
+    hwp__cp_reset_resources(x);
+    for (r = 0; r < HWP_CP_IREGS; r++) x->ireg_max[r] = keep[r];
+    x->words += 2;
+    hwp_cost_charge(x->cost, HWP_COST_COPROC_WORD, 2);
+}
+
+/* ---- filter (host side) ------------------------------------------------- */
+
+HWP_API hwp_status hwp_cp_filter_classes(hwp_cp *x, uint32_t cls_mask) {
+    if (!hwp__cp_ok(x)) return HWP_EINVAL;
+    if (cls_mask & ~(uint32_t)HWP_CLS_ALL)
+        return hwp__fail(&x->head, HWP_EINVAL, "coproc: unknown class bits");
+    x->cls_mask = cls_mask;
+    return hwp__fail(&x->head, HWP_OK, "");
+}
+
+HWP_API hwp_status hwp_cp_filter_region(hwp_cp *x, uint32_t mask,
+                                        uint32_t match) {
+    if (!hwp__cp_ok(x)) return HWP_EINVAL;
+    if (match & ~mask)
+        return hwp__fail(&x->head, HWP_EINVAL,
+                         "coproc: region match has bits outside the mask");
+    x->pc_mask = mask;
+    x->pc_match = match;
+    return hwp__fail(&x->head, HWP_OK, "");
+}
+
+/* Setting a PC's bits is one host store per hash function. */
+HWP_API hwp_status hwp_cp_filter_mask_pc(hwp_cp *x, uint64_t pc) {
+    unsigned k;
+    if (!hwp__cp_ok(x)) return HWP_EINVAL;
+    for (k = 0; k < x->n_hashes; k++) {
+        uint32_t i = hwp__cp_bt_index(x, pc, k);
+        x->bits[i >> 6] |= (uint64_t)1 << (i & 63u);
+    }
+    x->words += x->n_hashes;
+    hwp_cost_charge(x->cost, HWP_COST_COPROC_WORD, x->n_hashes);
+    return hwp__fail(&x->head, HWP_OK, "");
+}
+
+HWP_API hwp_status hwp_cp_filter_clear(hwp_cp *x) {
+    if (!hwp__cp_ok(x)) return HWP_EINVAL;
+    hwp__zero(x->bits, (size_t)x->d.bit_table_bits / 8u);
+    return hwp__fail(&x->head, HWP_OK, "");
+}
+
+/* The idle watchdog (our addition, see docs): after `limit` class-passing
+ * instructions in a row rejected by the PC filter the program's on_idle
+ * handler runs; 0 turns it off. */
+HWP_API hwp_status hwp_cp_filter_idle(hwp_cp *x, uint64_t limit) {
+    if (!hwp__cp_ok(x)) return HWP_EINVAL;
+    x->idle_limit = limit;
+    x->idle = 0;
+    return hwp__fail(&x->head, HWP_OK, "");
+}
+
+/* ---- the co-processor's control (sec. 3.4) ------------------------------ */
+
+static void hwp__cp_interrupt(hwp_cp *x, hwp_cp_handler fn) {
+    uint32_t n;
+    x->interrupts++;
+    hwp_cost_charge(x->cost, HWP_COST_COPROC_INTERRUPT, 1);
+    n = fn ? fn(x, x->prog.ctx) : 0;
+    x->irq_samples += n;
+    hwp_cost_charge(x->cost, HWP_COST_COPROC_SAMPLE, n);
+}
+
+/* Run one sample's routine; returns its co-processor cycles. */
+static uint64_t hwp__cp_run(hwp_cp *x, const hwp_insn *s) {
+    hwp_cp_routine fn = x->prog.routine[s->cls < HWP_CLS_COUNT ? s->cls : 0];
+    x->cyc = x->dispatch_cyc;
+    if (fn) {
+        int r = fn(x, s, x->prog.ctx);
+        if (r != HWP_CP_DONE) {
+            hwp__cp_interrupt(x, x->prog.on_interrupt);
+            if (r == HWP_CP_IRQ_RETRY && fn(x, s, x->prog.ctx) != HWP_CP_DONE)
+                hwp__cp_interrupt(x, x->prog.on_interrupt);
+        }
+    }
+    x->processed++;
+    x->cp_cycles += x->cyc;
+    return x->cyc;
+}
+
+/* Start every buffered sample the co-processor reaches by time `now`
+ * (x16 cycles). A sample leaves the buffer when its routine starts (it
+ * is copied into the decoder/field extractor). */
+static void hwp__cp_drain(hwp_cp *x, uint64_t now) {
+    while (x->count && x->cp_free <= now) {
+        hwp_insn s = x->buf[x->first];
+        uint64_t start = x->arrive[x->first] > x->cp_free ? x->arrive[x->first]
+                                                          : x->cp_free;
+        x->first = x->first + 1 == x->cap ? 0 : x->first + 1;
+        x->count--;
+        x->cp_free = start + 16u * hwp__cp_run(x, &s);
+    }
+}
+
+HWP_API void hwp__cp_accept(hwp_cp *x, const hwp_insn *in) {
+    uint64_t now = x->retired * x->clock_x16;
+    uint32_t i;
+    hwp_insn *s;
+    x->idle = 0;
+    x->tagged++;
+    hwp__cp_drain(x, now);
+    if (x->count == x->cap) {
+        x->dropped++;
+        return;
+    }
+    i = x->first + x->count;
+    if (i >= x->cap) i -= x->cap;
+    s = &x->buf[i];
+    s->pc = (x->fields & HWP_CP_F_PC) ? in->pc : 0;
+    s->next_pc = (x->fields & HWP_CP_F_NEXT) ? in->next_pc : 0;
+    s->addr = (x->fields & HWP_CP_F_ADDR) ? in->addr : 0;
+    s->value = (x->fields & HWP_CP_F_VALUE) ? in->value : 0;
+    s->cls = in->cls;
+    s->events = (x->fields & HWP_CP_F_EVENTS) ? in->events : 0;
+    x->arrive[i] = now;
+    x->count++;
+}
+
+HWP_API void hwp__cp_idle(hwp_cp *x) {
+    x->idle = 0;
+    x->idle_events++;
+    if (x->prog.on_idle) hwp__cp_interrupt(x, x->prog.on_idle);
+}
+
+HWP_API hwp_status hwp_cp_load(hwp_cp *x, const hwp_cp_program *p) {
+    if (!hwp__cp_ok(x)) return HWP_EINVAL;
+    if (!p) return hwp__fail(&x->head, HWP_EINVAL, "coproc: program is NULL");
+    if (p->cls_mask & ~(uint32_t)HWP_CLS_ALL)
+        return hwp__fail(&x->head, HWP_EINVAL, "coproc: unknown class bits");
+    hwp__cp_drain(x, ~(uint64_t)0); /* the old program finishes its samples */
+    x->prog = *p;
+    x->app = HWP_CP_APP_CUSTOM;
+    x->cls_mask = p->cls_mask;
+    x->pc_mask = x->pc_match = 0;
+    x->idle_limit = x->idle = 0;
+    hwp__zero(x->bits, (size_t)x->d.bit_table_bits / 8u);
+    hwp__zero(&x->lvp, sizeof x->lvp);
+    hwp__cp_reset_resources(x);
+    return hwp__fail(&x->head, HWP_OK, "");
+}
+
+/* ---- host-memory result table ------------------------------------------- */
+
+static uint32_t hwp__cp_tab_hash(uint32_t kind, uint64_t k1, uint64_t k2) {
+    return (uint32_t)hwp_mix64(k1 ^ hwp_mix64(k2 + kind));
+}
+
+static const hwp__cp_ent *hwp__cp_tab_find(const hwp_cp *x, uint32_t kind,
+                                           uint64_t k1, uint64_t k2) {
+    uint32_t h = hwp__cp_tab_hash(kind, k1, k2) & x->tab_mask, n;
+    for (n = 0; n <= x->tab_mask && x->tab[h].used; n++) {
+        const hwp__cp_ent *e = &x->tab[h];
+        if (e->kind == kind && e->k1 == k1 && e->k2 == k2) return e;
+        h = (h + 1) & x->tab_mask;
+    }
+    return 0;
+}
+
+static void hwp__cp_tab_add(hwp_cp *x, uint32_t kind, uint64_t k1, uint64_t k2,
+                            uint64_t a, uint64_t b) {
+    uint32_t h = hwp__cp_tab_hash(kind, k1, k2) & x->tab_mask, n;
+    for (n = 0; n <= x->tab_mask; n++) {
+        hwp__cp_ent *e = &x->tab[h];
+        if (!e->used) {
+            e->used = 1;
+            e->kind = kind;
+            e->k1 = k1;
+            e->k2 = k2;
+        }
+        if (e->kind == kind && e->k1 == k1 && e->k2 == k2) {
+            e->a = hwp_sat_add64(e->a, a);
+            e->b = hwp_sat_add64(e->b, b);
+            return;
+        }
+        h = (h + 1) & x->tab_mask;
+    }
+    x->tab_lost++;
+}
+
+/* ---- load-value profiling (sec. 4, appendix) ---------------------------- */
+
+/* Slot i: CAM entry i holds the PC; data words 4i..4i+3 hold the active
+ * value, hits, misses and total (appendix, slot figure). */
+#define HWP__CP_SV(i) (4u * (i))
+#define HWP__CP_SH(i) (4u * (i) + 1u)
+#define HWP__CP_SM(i) (4u * (i) + 2u)
+#define HWP__CP_ST(i) (4u * (i) + 3u)
+
+static void hwp__cp_lvp_fill(hwp_cp_lvp_desc *d) {
+    if (!d->slots) d->slots = 128;
+    if (!d->counter_bits) d->counter_bits = 8;
+    if (!d->resel_min) d->resel_min = 16;
+    if (!d->resel_shift) d->resel_shift = 3;
+    if (!d->keep_hits) d->keep_hits = 32;
+    if (!d->failed_limit) d->failed_limit = d->slots;
+    if (!d->done_limit) d->done_limit = d->slots > 1 ? d->slots / 2 : 1;
+    if (!d->thrash_mult) d->thrash_mult = 4;
+    if (!d->conf_samples) d->conf_samples = 200;
+    if (!d->conf_hi_pct) d->conf_hi_pct = 90;
+    if (!d->conf_lo_pct) d->conf_lo_pct = 10;
+    if (!d->min_visits) d->min_visits = 2;
+    if (!d->max_visits) d->max_visits = 4;
+    if (!d->idle_limit) d->idle_limit = 65536;
+    if (!d->max_part_log2) d->max_part_log2 = 8;
+}
+
+/* Turn a slot off: its PC no longer matches, its counters wait for the
+ * interrupt, and the done counter may ask for one (appendix). */
+static int hwp__cp_lvp_off(hwp_cp *x, uint32_t i) {
+    hwp_cp_cam_invalidate(x, i);
+    x->lvp.turned_off++;
+    if (hwp_cp_ireg_sinc(x, HWP__CP_R_DONE) >= x->lvp.d.done_limit) {
+        x->lvp.cause = HWP__CP_C_DONE;
+        return HWP_CP_IRQ;
+    }
+    return HWP_CP_DONE;
+}
+
+/* The appendix flowchart, one load sample. */
+static int hwp__cp_lvp_routine(hwp_cp *x, const hwp_insn *s, void *ctx) {
+    hwp__cp_lvp *L = &x->lvp;
+    unsigned bits = L->d.counter_bits;
+    uint32_t i, r, t;
+    (void)ctx;
+    hwp_cp_ireg_sinc(x, HWP__CP_R_SAMPLES);
+    i = hwp_cp_cam_match(x, s->pc);
+    if (i != HWP_CP_NONE) {
+        uint32_t h, m;
+        t = hwp_cp_dsat_inc(x, HWP__CP_ST(i), bits);
+        if (s->value == hwp_cp_dread(x, HWP__CP_SV(i))) {
+            h = hwp_cp_dsat_inc(x, HWP__CP_SH(i), bits);
+            m = (uint32_t)hwp_cp_dread(x, HWP__CP_SM(i));
+        } else {
+            m = hwp_cp_dsat_inc(x, HWP__CP_SM(i), bits);
+            h = (uint32_t)hwp_cp_dread(x, HWP__CP_SH(i));
+            /* value re-sampling: measured invariance below 2^-shift once
+             * enough has been seen; a region with a useful number of hits
+             * is kept by turning the slot off instead (appendix) */
+            if (h + m >= L->d.resel_min &&
+                ((uint64_t)h << L->d.resel_shift) < (uint64_t)h + m) {
+                if (h >= L->d.keep_hits) return hwp__cp_lvp_off(x, i);
+                L->reselect++;
+                hwp_cp_dwrite(x, HWP__CP_SV(i), s->value);
+                hwp_cp_dwrite(x, HWP__CP_SH(i), 1);
+                hwp_cp_dwrite(x, HWP__CP_SM(i), 0);
+                h = 1;
+                m = 0;
+            }
+        }
+        /* saturation (appendix): total >= hits, misses, so it saturates
+         * first; turning the slot off then keeps the count exact and the
+         * hit/miss ratio undamaged */
+        if (t >= L->cmax || h >= L->cmax || m >= L->cmax)
+            return hwp__cp_lvp_off(x, i);
+        return HWP_CP_DONE;
+    }
+    /* informational replacement of the one candidate slot r */
+    r = hwp_cp_ireg(x, HWP__CP_R_REPL);
+    t = (uint32_t)hwp_cp_dread(x, HWP__CP_ST(r));
+    if (t == 0 ||
+        (hwp_cp_cam_valid(x, r) && (hwp_cp_rand(x) & L->cmax) > t)) {
+        uint32_t nrepl = 0;
+        if (t) {
+            L->replacements++;
+            nrepl = hwp_cp_ireg_sinc(x, HWP__CP_R_NREPL);
+        }
+        hwp_cp_cam_write(x, r, s->pc);
+        hwp_cp_dwrite(x, HWP__CP_SV(r), s->value);
+        hwp_cp_dwrite(x, HWP__CP_SH(r), 1);
+        hwp_cp_dwrite(x, HWP__CP_SM(r), 0);
+        hwp_cp_dwrite(x, HWP__CP_ST(r), 1);
+        hwp_cp_ireg_inc(x, HWP__CP_R_REPL);
+        hwp_cp_ireg_sdec(x, HWP__CP_R_FAILED);
+        /* thrash: a few times as many replacements as slots since the
+         * last interrupt (appendix); how fast that came decides the split */
+        if (nrepl >= L->d.thrash_mult * L->d.slots) {
+            L->cause = HWP__CP_C_THRASH;
+            return HWP_CP_IRQ;
+        }
+        return HWP_CP_DONE;
+    }
+    L->ignored++;
+    if (hwp_cp_ireg_sinc(x, HWP__CP_R_FAILED) >= L->d.failed_limit) {
+        L->cause = HWP__CP_C_FAILED;
+        return HWP_CP_IRQ;
+    }
+    return HWP_CP_DONE;
+}
+
+static hwp__cp_load *hwp__cp_load_find(const hwp_cp *x, uint64_t pc,
+                                       bool *found) {
+    uint32_t h = (uint32_t)hwp_mix64(pc) & x->loads_mask, n;
+    for (n = 0; n <= x->loads_mask; n++) {
+        hwp__cp_load *l = &x->loads[h];
+        if (!l->used || l->pc == pc) {
+            *found = l->used != 0;
+            return l;
+        }
+        h = (h + 1) & x->loads_mask;
+    }
+    *found = false;
+    return 0;
+}
+
+static hwp__cp_val *hwp__cp_vals(const hwp_cp *x, const hwp__cp_load *l) {
+    return &x->vals[(size_t)(l - x->loads) * x->vals_per];
+}
+
+/* Add a region summary (value, hits, misses) to a load's memory record;
+ * a full list gives way to the larger region. */
+static void hwp__cp_load_add(hwp_cp *x, hwp__cp_load *l, uint64_t value,
+                             uint64_t hits, uint64_t misses) {
+    hwp__cp_val *v = hwp__cp_vals(x, l);
+    uint32_t k, small = 0;
+    for (k = 0; k < l->nvals; k++) {
+        if (v[k].value == value) {
+            v[k].hits += hits;
+            v[k].misses += misses;
+            return;
+        }
+        if (v[k].hits + v[k].misses < v[small].hits + v[small].misses) small = k;
+    }
+    if (l->nvals < x->vals_per) {
+        k = l->nvals++;
+    } else {
+        x->lvp.values_lost++;
+        if (v[small].hits + v[small].misses >= hits + misses) return;
+        k = small;
+    }
+    v[k].value = value;
+    v[k].hits = hits;
+    v[k].misses = misses;
+}
+
+/* The invariance estimation algorithm (sec. 4.4, appendix): a value gets
+ * (1) its own hits; (2) of every other region's misses, a share in
+ * proportion to its measured invariance among the values that could have
+ * caused them; (3) of the samples no region accounts for (total minus all
+ * hits and misses), its measured invariance. inv[] receives the
+ * invariance estimate of each record. */
+static void hwp__cp_estimate(const hwp_cp *x, const hwp__cp_load *l,
+                             double *inv) {
+    const hwp__cp_val *v = hwp__cp_vals(x, l);
+    double w[64], sum_w = 0, acc = 0, unacc, norm;
+    uint32_t i, j, n = l->nvals;
+    for (i = 0; i < n; i++) {
+        uint64_t seen = v[i].hits + v[i].misses;
+        w[i] = seen ? (double)v[i].hits / (double)seen : 0.0;
+        sum_w += w[i];
+        acc += (double)seen;
+    }
+    unacc = (double)l->total > acc ? (double)l->total - acc : 0.0;
+    norm = sum_w > 1.0 ? sum_w : 1.0;
+    for (i = 0; i < n; i++) {
+        double est = (double)v[i].hits + unacc * w[i] / norm;
+        for (j = 0; j < n; j++) {
+            double others = sum_w - w[j], d;
+            if (j == i || !v[j].misses) continue;
+            d = others > 1.0 - w[j] ? others : 1.0 - w[j];
+            if (d > 0) est += (double)v[j].misses * w[i] / d;
+        }
+        inv[i] = l->total ? est / (double)l->total : 0.0;
+        if (inv[i] > 1.0) inv[i] = 1.0;
+    }
+}
+
+/* Confidence (sec. 4.3): mask a load that is clearly invariant or clearly
+ * variant once enough samples are in and it has been profiled min_visits
+ * times (so a value held for a long phase is not taken for the only one),
+ * or that has been profiled max_visits times. */
+static void hwp__cp_lvp_confidence(hwp_cp *x, hwp__cp_load *l) {
+    double inv[64], top = 0;
+    uint32_t k;
+    const hwp_cp_lvp_desc *d = &x->lvp.d;
+    if (l->masked) return;
+    hwp__cp_estimate(x, l, inv);
+    for (k = 0; k < l->nvals; k++)
+        if (inv[k] > top) top = inv[k];
+    if (l->visits >= d->max_visits ||
+        (l->total >= d->conf_samples && l->visits >= d->min_visits &&
+         (top * 100.0 >= (double)d->conf_hi_pct ||
+          top * 100.0 <= (double)d->conf_lo_pct))) {
+        l->masked = 1;
+        x->lvp.masked++;
+        hwp_cp_filter_mask_pc(x, l->pc);
+    }
+}
+
+static void hwp__cp_lvp_region(hwp_cp *x) {
+    uint32_t m = (uint32_t)hwp_mask64(x->lvp.part_bits);
+    x->pc_mask = m;
+    x->pc_match = x->lvp.part & m;
+}
+
+/* Thrash (appendix): the faster it was detected (the larger the share of
+ * samples that replaced a slot) the more ways the current partition is
+ * split: one more bit, plus log2(4 x replacements / samples). */
+static void hwp__cp_lvp_split(hwp_cp *x) {
+    hwp__cp_lvp *L = &x->lvp;
+    uint32_t samples = hwp_cp_ireg(x, HWP__CP_R_SAMPLES);
+    uint32_t nrepl = hwp_cp_ireg(x, HWP__CP_R_NREPL), more = 1;
+    L->thrash++;
+    if (samples) more += hwp_log2((4ull * nrepl) / samples);
+    if (L->part_bits + more > L->d.max_part_log2)
+        more = L->d.max_part_log2 - L->part_bits;
+    /* the current partition p becomes p, p + 2^b, p + 2^(b+1), ... */
+    L->part_bits += more;
+    L->idle_streak = 0;
+    hwp__cp_lvp_region(x);
+}
+
+static uint32_t hwp__cp_lvp_irq(hwp_cp *x, void *ctx) {
+    hwp__cp_lvp *L = &x->lvp;
+    uint32_t i, n = 0;
+    (void)ctx;
+    L->by_cause[L->cause]++;
+    if (L->cause == HWP__CP_C_THRASH) {
+        /* the slots hold little information: no copy (appendix) */
+        hwp__cp_lvp_split(x);
+    } else {
+        for (i = 0; i < L->d.slots; i++) {
+            uint64_t t = hwp_cp_host_data(x, HWP__CP_ST(i)), pc;
+            hwp__cp_load *l;
+            bool found;
+            if (!t) continue;
+            n++;
+            pc = hwp_cp_host_cam(x, i);
+            l = hwp__cp_load_find(x, pc, &found);
+            if (!l) {
+                L->loads_lost++;
+                continue;
+            }
+            if (!found) {
+                l->used = 1;
+                l->pc = pc;
+            }
+            l->total += t;
+            l->visits++;
+            hwp__cp_load_add(x, l, hwp_cp_host_data(x, HWP__CP_SV(i)),
+                             hwp_cp_host_data(x, HWP__CP_SH(i)),
+                             hwp_cp_host_data(x, HWP__CP_SM(i)));
+        }
+        for (i = 0; i < L->d.slots; i++) {
+            bool found;
+            hwp__cp_load *l;
+            if (!x->data[HWP__CP_ST(i)]) continue;
+            l = hwp__cp_load_find(x, x->cam_key[i], &found);
+            if (found) hwp__cp_lvp_confidence(x, l);
+        }
+        /* the final estimation pass is linear in the loads profiled
+         * (sec. 5.3): one handler step per load record */
+        if (L->cause == HWP__CP_C_FINAL)
+            for (i = 0; i <= x->loads_mask; i++) n += x->loads[i].used;
+        /* partitions are profiled in turn (sec. 4.2): the next one now */
+        L->idle_streak = 0;
+        L->part = (L->part + 1) & (uint32_t)hwp_mask64(L->part_bits);
+        hwp__cp_lvp_region(x);
+    }
+    hwp_cp_host_reset(x);
+    return n;
+}
+
+/* The filter found the current partition quiet: everything frequent in it
+ * is masked. Move on; a full round of quiet partitions means the profile
+ * is complete and profiling stops (sec. 4.1). */
+static uint32_t hwp__cp_lvp_idle(hwp_cp *x, void *ctx) {
+    hwp__cp_lvp *L = &x->lvp;
+    (void)ctx;
+    L->by_cause[HWP__CP_C_IDLE]++;
+    if (++L->idle_streak >= (1u << L->part_bits)) {
+        L->complete = 1;
+        x->cls_mask = 0;
+        return 0;
+    }
+    L->part = (L->part + 1) & (uint32_t)hwp_mask64(L->part_bits);
+    hwp__cp_lvp_region(x);
+    return 0;
+}
+
+HWP_API hwp_status hwp_cp_lvp_start(hwp_cp *x, const hwp_cp_lvp_desc *ld) {
+    hwp_cp_program p;
+    hwp_cp_lvp_desc d;
+    if (!hwp__cp_ok(x)) return HWP_EINVAL;
+    if (ld) d = *ld;
+    else hwp__zero(&d, sizeof d);
+    hwp__cp_lvp_fill(&d);
+    if (!hwp_is_pow2(d.slots) || d.slots > x->cam_n ||
+        4u * d.slots > x->d.data_words)
+        return hwp__fail(&x->head, HWP_EINVAL,
+                         "coproc: lvp slots must be a power of two with one "
+                         "CAM entry and 4 data words each");
+    if (d.counter_bits < 2 || d.counter_bits > 16)
+        return hwp__fail(&x->head, HWP_EINVAL, "coproc: lvp counter_bits must be 2..16");
+    if (d.resel_shift > 8 || d.min_visits > d.max_visits)
+        return hwp__fail(&x->head, HWP_EINVAL,
+                         "coproc: lvp needs resel_shift <= 8 and min_visits <= max_visits");
+    if ((uint64_t)d.thrash_mult * d.slots >= 0xFFFFu)
+        return hwp__fail(&x->head, HWP_EINVAL,
+                         "coproc: lvp thrash_mult * slots must be < 65535");
+    if (d.conf_lo_pct >= d.conf_hi_pct || d.conf_hi_pct > 100)
+        return hwp__fail(&x->head, HWP_EINVAL,
+                         "coproc: lvp needs conf_lo_pct < conf_hi_pct <= 100");
+    if (d.max_part_log2 > 16 || !(x->fields & HWP_CP_F_PC) ||
+        !(x->fields & HWP_CP_F_VALUE))
+        return hwp__fail(&x->head, HWP_EINVAL,
+                         "coproc: lvp needs the PC and VALUE fields and "
+                         "max_part_log2 <= 16");
+    hwp__zero(&p, sizeof p);
+    p.routine[HWP_CLS_LOAD] = hwp__cp_lvp_routine;
+    p.on_interrupt = hwp__cp_lvp_irq;
+    p.on_idle = hwp__cp_lvp_idle;
+    p.cls_mask = HWP_CLS_BIT(HWP_CLS_LOAD);
+    hwp_cp_load(x, &p);
+    x->app = HWP_CP_APP_LVP;
+    x->lvp.d = d;
+    x->lvp.cmax = hwp_sat_max(d.counter_bits);
+    hwp_cp_ireg_width(x, HWP__CP_R_REPL, hwp_log2(d.slots) ? hwp_log2(d.slots) : 1);
+    if (d.slots == 1) x->ireg_max[HWP__CP_R_REPL] = 0;
+    hwp_cp_ireg_width(x, HWP__CP_R_FAILED, 16);
+    hwp_cp_ireg_width(x, HWP__CP_R_DONE, 16);
+    hwp_cp_ireg_width(x, HWP__CP_R_NREPL, 16);
+    hwp_cp_ireg_width(x, HWP__CP_R_SAMPLES, 16);
+    x->idle_limit = d.idle_limit;
+    return hwp__fail(&x->head, HWP_OK, "");
+}
+
+static void hwp__cp_sort(void *base, size_t n, size_t size);
+
+HWP_API size_t hwp_cp_lvp_estimates(const hwp_cp *x, hwp_cp_est *out,
+                                    size_t cap) {
+    size_t n = 0;
+    uint32_t i, k;
+    if (!hwp__cp_ok(x)) return 0;
+    for (i = 0; i <= x->loads_mask; i++) {
+        const hwp__cp_load *l = &x->loads[i];
+        const hwp__cp_val *v;
+        double inv[64];
+        if (!l->used) continue;
+        hwp__cp_estimate(x, l, inv);
+        v = hwp__cp_vals(x, l);
+        for (k = 0; k < l->nvals; k++, n++) {
+            if (n >= cap) continue;
+            out[n].pc = l->pc;
+            out[n].value = v[k].value;
+            out[n].inv = inv[k];
+        }
+    }
+    if (out) hwp__cp_sort(out, n < cap ? n : cap, sizeof *out);
+    return n;
+}
+
+/* ---- counting programs: edge profiling and call-stack monitoring -------
+ * Entry e: CAM entry e holds the key, data words 4e..4e+3 hold k1, k2, a,
+ * b. Entries are taken in order; a full array or a saturating 16-bit
+ * counter interrupts and the host folds every entry into its table. */
+#define HWP__CP_CTR_BITS 16u
+
+#define HWP__CP_STACK 64u
+
+static uint32_t hwp__cp_ctab_entries(const hwp_cp *x) {
+    uint32_t e = (x->d.data_words -
+                  (x->app == HWP_CP_APP_CALLSTACK ? HWP__CP_STACK : 0u)) / 4u;
+    return e < x->cam_n ? e : x->cam_n;
+}
+
+/* Bump counter word `which` (2 = a, 3 = b) of the entry for key. */
+static int hwp__cp_ctab_bump(hwp_cp *x, uint64_t key, uint64_t k1, uint64_t k2,
+                             unsigned which) {
+    uint32_t e = hwp_cp_cam_match(x, key);
+    if (e == HWP_CP_NONE) {
+        e = hwp_cp_ireg(x, HWP__CP_R_NEXT);
+        if (e >= hwp__cp_ctab_entries(x)) return HWP_CP_IRQ_RETRY;
+        hwp_cp_ireg_sinc(x, HWP__CP_R_NEXT);
+        hwp_cp_cam_write(x, e, key);
+        hwp_cp_dwrite(x, 4u * e, k1);
+        hwp_cp_dwrite(x, 4u * e + 1u, k2);
+    }
+    if (hwp_cp_dsat_inc(x, 4u * e + which, HWP__CP_CTR_BITS) >=
+        hwp_sat_max(HWP__CP_CTR_BITS))
+        return HWP_CP_IRQ;
+    return HWP_CP_DONE;
+}
+
+static uint32_t hwp__cp_ctab_irq(hwp_cp *x, void *ctx) {
+    uint32_t e, n = hwp_cp_ireg(x, HWP__CP_R_NEXT);
+    (void)ctx;
+    for (e = 0; e < n; e++) {
+        uint64_t key = hwp_cp_host_cam(x, e);
+        uint64_t k1 = hwp_cp_host_data(x, 4u * e);
+        uint64_t k2 = hwp_cp_host_data(x, 4u * e + 1u);
+        uint32_t kind = x->app == HWP_CP_APP_CALLSTACK ? HWP__CP_K_CTX
+                        : key == k1                    ? HWP__CP_K_EDGE
+                                                       : HWP__CP_K_TARGET;
+        hwp__cp_tab_add(x, kind, k1, k2, hwp_cp_host_data(x, 4u * e + 2u),
+                        hwp_cp_host_data(x, 4u * e + 3u));
+    }
+    /* the call stack survives: only the counting entries are cleared */
+    for (e = 0; e < n; e++) {
+        x->data[4u * e + 2u] = x->data[4u * e + 3u] = 0;
+    }
+    hwp_cp_cam_invalidate_all(x);
+    x->words++;
+    hwp_cost_charge(x->cost, HWP_COST_COPROC_WORD, 1);
+    x->ireg[HWP__CP_R_NEXT] = 0;
+    return n;
+}
+
+/* Indirect targets are keyed by a hash of (pc, target); the exact pair
+ * travels in the entry's data words, so the host table is exact. */
+static uint64_t hwp__cp_pair_key(uint64_t a, uint64_t b) {
+    return hwp_mix64(a ^ hwp_mix64(b ^ 0x7461726765740000ull));
+}
+
+static int hwp__cp_edge_cond(hwp_cp *x, const hwp_insn *s, void *ctx) {
+    (void)ctx;
+    return hwp__cp_ctab_bump(x, s->pc, s->pc, 0,
+                             (s->events & HWP_EV_TAKEN) ? 2u : 3u);
+}
+
+static int hwp__cp_edge_indirect(hwp_cp *x, const hwp_insn *s, void *ctx) {
+    (void)ctx;
+    if (s->cls == HWP_CLS_CALL && !(s->events & HWP_EV_INDIRECT))
+        return HWP_CP_DONE;
+    return hwp__cp_ctab_bump(x, hwp__cp_pair_key(s->pc, s->next_pc), s->pc,
+                             s->next_pc, 2u);
+}
+
+HWP_API hwp_status hwp_cp_edge_start(hwp_cp *x) {
+    hwp_cp_program p;
+    if (!hwp__cp_ok(x)) return HWP_EINVAL;
+    if ((x->fields & (HWP_CP_F_PC | HWP_CP_F_NEXT | HWP_CP_F_EVENTS)) !=
+        (HWP_CP_F_PC | HWP_CP_F_NEXT | HWP_CP_F_EVENTS))
+        return hwp__fail(&x->head, HWP_EINVAL,
+                         "coproc: edge profiling needs the PC, NEXT and EVENTS fields");
+    hwp__zero(&p, sizeof p);
+    p.routine[HWP_CLS_BR_COND] = hwp__cp_edge_cond;
+    p.routine[HWP_CLS_INDIRECT] = hwp__cp_edge_indirect;
+    p.routine[HWP_CLS_CALL] = hwp__cp_edge_indirect;
+    p.on_interrupt = hwp__cp_ctab_irq;
+    p.cls_mask = HWP_CLS_BIT(HWP_CLS_BR_COND) | HWP_CLS_BIT(HWP_CLS_INDIRECT) |
+                 HWP_CLS_BIT(HWP_CLS_CALL);
+    hwp_cp_load(x, &p);
+    x->app = HWP_CP_APP_EDGE;
+    return hwp__fail(&x->head, HWP_OK, "");
+}
+
+HWP_API bool hwp_cp_edge(const hwp_cp *x, uint64_t pc, uint64_t *taken,
+                         uint64_t *not_taken) {
+    const hwp__cp_ent *e = hwp__cp_ok(x) ? hwp__cp_tab_find(x, HWP__CP_K_EDGE, pc, 0) : 0;
+    if (taken) *taken = e ? e->a : 0;
+    if (not_taken) *not_taken = e ? e->b : 0;
+    return e != 0;
+}
+
+HWP_API uint64_t hwp_cp_edge_target(const hwp_cp *x, uint64_t pc,
+                                    uint64_t target) {
+    const hwp__cp_ent *e =
+        hwp__cp_ok(x) ? hwp__cp_tab_find(x, HWP__CP_K_TARGET, pc, target) : 0;
+    return e ? e->a : 0;
+}
+
+/* Call stack: the top of the data array is a circular stack of call-site
+ * PCs (SP wraps, DEPTH saturates), sec. 3.6. A context is the hash of the
+ * innermost `depth` call sites. */
+static uint32_t hwp__cp_stack_base(const hwp_cp *x) {
+    return x->d.data_words - HWP__CP_STACK;
+}
+
+static uint64_t hwp__cp_ctx_hash(const uint64_t *sites, uint32_t n) {
+    uint64_t k = hwp_mix64(0x63747800ull + n);
+    uint32_t j;
+    for (j = 0; j < n; j++) k = hwp_mix64(k ^ sites[j]);
+    return k;
+}
+
+static int hwp__cp_cs_routine(hwp_cp *x, const hwp_insn *s, void *ctx) {
+    uint32_t base = hwp__cp_stack_base(x), sp, depth, n, j;
+    uint64_t sites[HWP__CP_STACK];
+    int r = HWP_CP_DONE;
+    (void)ctx;
+    if (s->events & x->app_arg[0]) {
+        depth = hwp_cp_ireg(x, HWP__CP_R_DEPTH);
+        sp = hwp_cp_ireg(x, HWP__CP_R_SP);
+        n = depth < x->app_arg[1] ? depth : x->app_arg[1];
+        for (j = 0; j < n; j++)
+            sites[j] = hwp_cp_dread(x, base + ((sp - 1u - j) & (HWP__CP_STACK - 1u)));
+        r = hwp__cp_ctab_bump(x, hwp__cp_ctx_hash(sites, n),
+                              hwp__cp_ctx_hash(sites, n), 0, 2u);
+        if (r == HWP_CP_IRQ_RETRY) return r;
+    }
+    if (s->cls == HWP_CLS_CALL) {
+        hwp_cp_dwrite(x, base + hwp_cp_ireg(x, HWP__CP_R_SP), s->pc);
+        hwp_cp_ireg_inc(x, HWP__CP_R_SP);
+        hwp_cp_ireg_sinc(x, HWP__CP_R_DEPTH);
+    } else if (s->cls == HWP_CLS_RET && hwp_cp_ireg(x, HWP__CP_R_DEPTH)) {
+        hwp_cp_ireg_set(x, HWP__CP_R_SP, hwp_cp_ireg(x, HWP__CP_R_SP) - 1u);
+        hwp_cp_ireg_sdec(x, HWP__CP_R_DEPTH);
+    }
+    return r;
+}
+
+HWP_API hwp_status hwp_cp_callstack_start(hwp_cp *x, uint32_t ev_mask,
+                                          uint32_t ev_classes, uint32_t depth) {
+    hwp_cp_program p;
+    unsigned c;
+    if (!hwp__cp_ok(x)) return HWP_EINVAL;
+    if (!ev_mask || depth < 1 || depth > HWP__CP_STACK ||
+        (ev_classes & ~(uint32_t)HWP_CLS_ALL))
+        return hwp__fail(&x->head, HWP_EINVAL,
+                         "coproc: call stack needs events, depth 1..64 and known classes");
+    if ((x->fields & (HWP_CP_F_PC | HWP_CP_F_EVENTS)) !=
+        (HWP_CP_F_PC | HWP_CP_F_EVENTS))
+        return hwp__fail(&x->head, HWP_EINVAL,
+                         "coproc: call stack needs the PC and EVENTS fields");
+    if (x->d.data_words < 2u * HWP__CP_STACK)
+        return hwp__fail(&x->head, HWP_EINVAL, "coproc: call stack needs >= 128 data words");
+    hwp__zero(&p, sizeof p);
+    p.cls_mask = ev_classes | HWP_CLS_BIT(HWP_CLS_CALL) | HWP_CLS_BIT(HWP_CLS_RET);
+    for (c = 0; c < HWP_CLS_COUNT; c++)
+        if (p.cls_mask & HWP_CLS_BIT(c)) p.routine[c] = hwp__cp_cs_routine;
+    p.on_interrupt = hwp__cp_ctab_irq;
+    hwp_cp_load(x, &p);
+    x->app = HWP_CP_APP_CALLSTACK;
+    x->app_arg[0] = ev_mask;
+    x->app_arg[1] = depth;
+    hwp_cp_ireg_width(x, HWP__CP_R_SP, 6);
+    hwp_cp_ireg_width(x, HWP__CP_R_DEPTH, 6);
+    return hwp__fail(&x->head, HWP_OK, "");
+}
+
+HWP_API uint64_t hwp_cp_callstack_count(const hwp_cp *x, const uint64_t *sites,
+                                        uint32_t n) {
+    const hwp__cp_ent *e;
+    uint64_t k;
+    if (!hwp__cp_ok(x) || (n && !sites) || n > HWP__CP_STACK) return 0;
+    k = hwp__cp_ctx_hash(sites, n);
+    e = hwp__cp_tab_find(x, HWP__CP_K_CTX, k, 0);
+    return e ? e->a : 0;
+}
+
+/* ---- window programs: memory dependences and cache conflicts ------------
+ * The CAM holds the last W keys (stored addresses, missed blocks), taken
+ * round-robin: that is the "short duration" window. A hit is logged as a
+ * pair in the data array after the window's words; a full log interrupts
+ * and the host folds it into its table (sec. 3.6). */
+static uint32_t hwp__cp_window(const hwp_cp *x) {
+    uint32_t w = x->d.data_words / 2u;
+    return w < x->cam_n ? w : x->cam_n;
+}
+
+static uint32_t hwp__cp_log_cap(const hwp_cp *x) {
+    return (x->d.data_words - hwp__cp_window(x)) / 2u;
+}
+
+static int hwp__cp_log(hwp_cp *x, uint64_t a, uint64_t b) {
+    uint32_t j = hwp_cp_ireg(x, HWP__CP_R_LOG), base = hwp__cp_window(x);
+    hwp_cp_dwrite(x, base + 2u * j, a);
+    hwp_cp_dwrite(x, base + 2u * j + 1u, b);
+    return hwp_cp_ireg_sinc(x, HWP__CP_R_LOG) >= hwp__cp_log_cap(x) ? HWP_CP_IRQ
+                                                                   : HWP_CP_DONE;
+}
+
+/* Remember key (with payload) in the window; returns the entry it had. */
+static uint32_t hwp__cp_window_put(hwp_cp *x, uint64_t key, uint64_t payload) {
+    uint32_t e = hwp_cp_cam_match(x, key), hit = e;
+    if (e == HWP_CP_NONE) {
+        e = hwp_cp_ireg(x, HWP__CP_R_NEXT);
+        hwp_cp_ireg_set(x, HWP__CP_R_NEXT, e + 1u == hwp__cp_window(x) ? 0 : e + 1u);
+        hwp_cp_cam_write(x, e, key);
+    }
+    hwp_cp_dwrite(x, e, payload);
+    return hit;
+}
+
+static int hwp__cp_md_routine(hwp_cp *x, const hwp_insn *s, void *ctx) {
+    uint64_t key = s->addr >> x->app_arg[0];
+    uint32_t e;
+    (void)ctx;
+    if (s->cls == HWP_CLS_STORE) {
+        hwp__cp_window_put(x, key, s->pc);
+        return HWP_CP_DONE;
+    }
+    e = hwp_cp_cam_match(x, key);
+    return e == HWP_CP_NONE ? HWP_CP_DONE
+                            : hwp__cp_log(x, hwp_cp_dread(x, e), s->pc);
+}
+
+static int hwp__cp_cc_routine(hwp_cp *x, const hwp_insn *s, void *ctx) {
+    uint64_t block = s->addr >> x->app_arg[0];
+    (void)ctx;
+    if (!(s->events & HWP_EV_DCMISS)) return HWP_CP_DONE;
+    if (hwp__cp_window_put(x, block, s->pc) == HWP_CP_NONE) return HWP_CP_DONE;
+    return hwp__cp_log(x, block, s->pc);
+}
+
+static uint32_t hwp__cp_window_irq(hwp_cp *x, void *ctx) {
+    uint32_t j, n = hwp_cp_ireg(x, HWP__CP_R_LOG), base = hwp__cp_window(x);
+    (void)ctx;
+    for (j = 0; j < n; j++) {
+        uint64_t a = hwp_cp_host_data(x, base + 2u * j);
+        uint64_t b = hwp_cp_host_data(x, base + 2u * j + 1u);
+        if (x->app == HWP_CP_APP_MEMDEP) {
+            hwp__cp_tab_add(x, HWP__CP_K_DEP, a, b, 1, 0);
+        } else {
+            hwp__cp_tab_add(x, HWP__CP_K_BLOCK, a, 0, 1, 0);
+            hwp__cp_tab_add(x, HWP__CP_K_SET, a & (x->app_arg[1] - 1u), 0, 1, 0);
+        }
+    }
+    x->ireg[HWP__CP_R_LOG] = 0; /* the window itself stays */
+    return n;
+}
+
+static hwp_status hwp__cp_window_start(hwp_cp *x, hwp_cp_routine fn,
+                                       uint32_t app, uint32_t shift,
+                                       uint32_t sets) {
+    hwp_cp_program p;
+    hwp__zero(&p, sizeof p);
+    p.routine[HWP_CLS_LOAD] = fn;
+    p.routine[HWP_CLS_STORE] = fn;
+    p.on_interrupt = hwp__cp_window_irq;
+    p.cls_mask = HWP_CLS_BIT(HWP_CLS_LOAD) | HWP_CLS_BIT(HWP_CLS_STORE);
+    hwp_cp_load(x, &p);
+    x->app = app;
+    x->app_arg[0] = shift;
+    x->app_arg[1] = sets;
+    return hwp__fail(&x->head, HWP_OK, "");
+}
+
+HWP_API hwp_status hwp_cp_memdep_start(hwp_cp *x, uint32_t gran_bits) {
+    if (!hwp__cp_ok(x)) return HWP_EINVAL;
+    if (gran_bits > 12 || (x->fields & (HWP_CP_F_PC | HWP_CP_F_ADDR)) !=
+                              (HWP_CP_F_PC | HWP_CP_F_ADDR))
+        return hwp__fail(&x->head, HWP_EINVAL,
+                         "coproc: memdep needs gran_bits <= 12 and the PC and ADDR fields");
+    return hwp__cp_window_start(x, hwp__cp_md_routine, HWP_CP_APP_MEMDEP,
+                                gran_bits, 1);
+}
+
+HWP_API uint64_t hwp_cp_memdep_count(const hwp_cp *x, uint64_t store_pc,
+                                     uint64_t load_pc) {
+    const hwp__cp_ent *e =
+        hwp__cp_ok(x) ? hwp__cp_tab_find(x, HWP__CP_K_DEP, store_pc, load_pc) : 0;
+    return e ? e->a : 0;
+}
+
+HWP_API hwp_status hwp_cp_conflict_start(hwp_cp *x, uint32_t line_bits,
+                                         uint32_t sets) {
+    if (!hwp__cp_ok(x)) return HWP_EINVAL;
+    if (line_bits > 16 || !hwp_is_pow2(sets) || sets > (1u << 24) ||
+        (x->fields & (HWP_CP_F_ADDR | HWP_CP_F_EVENTS)) !=
+            (HWP_CP_F_ADDR | HWP_CP_F_EVENTS))
+        return hwp__fail(&x->head, HWP_EINVAL,
+                         "coproc: conflict needs line_bits <= 16, pow2 sets and "
+                         "the ADDR and EVENTS fields");
+    return hwp__cp_window_start(x, hwp__cp_cc_routine, HWP_CP_APP_CONFLICT,
+                                line_bits, sets);
+}
+
+HWP_API uint64_t hwp_cp_conflict_set(const hwp_cp *x, uint64_t set) {
+    const hwp__cp_ent *e =
+        hwp__cp_ok(x) ? hwp__cp_tab_find(x, HWP__CP_K_SET, set, 0) : 0;
+    return e ? e->a : 0;
+}
+
+HWP_API uint64_t hwp_cp_conflict_block(const hwp_cp *x, uint64_t addr) {
+    const hwp__cp_ent *e =
+        hwp__cp_ok(x) ? hwp__cp_tab_find(x, HWP__CP_K_BLOCK, addr >> x->app_arg[0], 0)
+                      : 0;
+    return e ? e->a : 0;
+}
+
+/* ---- end of run, stats, merge ------------------------------------------- */
+
+HWP_API hwp_status hwp_cp_sync(hwp_cp *x) {
+    if (!hwp__cp_ok(x)) return HWP_EINVAL;
+    hwp__cp_drain(x, x->retired * x->clock_x16);
+    return hwp__fail(&x->head, HWP_OK, "");
+}
+
+HWP_API hwp_status hwp_cp_finish(hwp_cp *x) {
+    if (!hwp__cp_ok(x)) return HWP_EINVAL;
+    hwp__cp_drain(x, ~(uint64_t)0);
+    if (x->app == HWP_CP_APP_LVP) x->lvp.cause = HWP__CP_C_FINAL;
+    if (x->app != HWP_CP_APP_NONE && x->prog.on_interrupt)
+        hwp__cp_interrupt(x, x->prog.on_interrupt);
+    return hwp__fail(&x->head, HWP_OK, "");
+}
+
+HWP_API hwp_status hwp_cp_get_stats(const hwp_cp *x, hwp_cp_stats *o) {
+    if (!hwp__cp_ok(x) || !o) return HWP_EINVAL;
+    o->retired = x->retired;
+    o->class_passed = x->class_passed;
+    o->region_rejected = x->region_rejected;
+    o->masked_rejected = x->masked_rejected;
+    o->tagged = x->tagged;
+    o->dropped = x->dropped;
+    o->processed = x->processed;
+    o->cp_cycles = x->cp_cycles;
+    o->interrupts = x->interrupts;
+    o->idle_events = x->idle_events;
+    o->irq_samples = x->irq_samples;
+    o->words = x->words;
+    o->table_lost = x->tab_lost;
+    o->buffer_samples = x->cap;
+    o->sample_bytes = x->sample_bytes;
+    return HWP_OK;
+}
+
+static bool hwp__cp_same_desc(const hwp_cp_desc *a, const hwp_cp_desc *b) {
+    return a->buffer_bytes == b->buffer_bytes && a->fields == b->fields &&
+           a->cam_entries == b->cam_entries && a->data_words == b->data_words &&
+           a->bit_table_bits == b->bit_table_bits &&
+           a->n_hashes == b->n_hashes && a->table_entries == b->table_entries &&
+           a->lvp_loads == b->lvp_loads && a->lvp_values == b->lvp_values;
+}
+
+/* Counters add; result tables and load records merge by key. Run
+ * hwp_cp_finish on both first so no state is left in the arrays. */
+HWP_API hwp_status hwp_cp_merge(hwp_cp *dst, const hwp_cp *src) {
+    uint32_t i, k;
+    if (!hwp__cp_ok(dst) || !hwp__cp_ok(src)) return HWP_EINVAL;
+    if (!hwp__cp_same_desc(&dst->d, &src->d) || dst->app != src->app)
+        return hwp__fail(&dst->head, HWP_EMISMATCH,
+                         "coproc: merge needs the same desc and program");
+    dst->retired += src->retired;
+    dst->class_passed += src->class_passed;
+    dst->region_rejected += src->region_rejected;
+    dst->masked_rejected += src->masked_rejected;
+    dst->tagged += src->tagged;
+    dst->dropped += src->dropped;
+    dst->processed += src->processed;
+    dst->cp_cycles += src->cp_cycles;
+    dst->interrupts += src->interrupts;
+    dst->idle_events += src->idle_events;
+    dst->irq_samples += src->irq_samples;
+    dst->words += src->words;
+    dst->tab_lost += src->tab_lost;
+    for (i = 0; i <= src->tab_mask; i++) {
+        const hwp__cp_ent *e = &src->tab[i];
+        if (e->used) hwp__cp_tab_add(dst, e->kind, e->k1, e->k2, e->a, e->b);
+    }
+    for (i = 0; i <= src->loads_mask; i++) {
+        const hwp__cp_load *l = &src->loads[i];
+        const hwp__cp_val *v = hwp__cp_vals(src, l);
+        hwp__cp_load *t;
+        bool found;
+        if (!l->used) continue;
+        t = hwp__cp_load_find(dst, l->pc, &found);
+        if (!t) {
+            dst->lvp.loads_lost++;
+            continue;
+        }
+        if (!found) {
+            t->used = 1;
+            t->pc = l->pc;
+        }
+        t->total += l->total;
+        t->visits += l->visits;
+        t->masked |= l->masked;
+        for (k = 0; k < l->nvals; k++)
+            hwp__cp_load_add(dst, t, v[k].value, v[k].hits, v[k].misses);
+    }
+    dst->lvp.replacements += src->lvp.replacements;
+    dst->lvp.ignored += src->lvp.ignored;
+    dst->lvp.thrash += src->lvp.thrash;
+    dst->lvp.masked += src->lvp.masked;
+    dst->lvp.reselect += src->lvp.reselect;
+    dst->lvp.turned_off += src->lvp.turned_off;
+    dst->lvp.loads_lost += src->lvp.loads_lost;
+    dst->lvp.values_lost += src->lvp.values_lost;
+    for (k = 0; k < 5; k++) dst->lvp.by_cause[k] += src->lvp.by_cause[k];
+    return hwp__fail(&dst->head, HWP_OK, "");
+}
+
+/* ---- the simple sampler ------------------------------------------------- */
+
+static void hwp__cp_simple_fill(hwp_cp_simple_desc *d) {
+    if (!d->period) d->period = 10000;
+    if (!d->entries) d->entries = 16384;
+}
+
+static const char *hwp__cp_simple_check(const hwp_cp_simple_desc *d) {
+    if (d->period < 2) return "coproc simple: period must be >= 2";
+    if (!hwp_is_pow2(d->entries) || d->entries > (1u << 26))
+        return "coproc simple: entries must be a power of two <= 2^26";
+    return 0;
+}
+
+HWP_API size_t hwp_cp_simple_bytes(const hwp_cp_simple_desc *dp) {
+    hwp_cp_simple_desc d;
+    if (dp) d = *dp;
+    else hwp__zero(&d, sizeof d);
+    hwp__cp_simple_fill(&d);
+    return hwp__cp_simple_check(&d) ? 0 : hwp__align((size_t)d.entries * sizeof(hwp__cp_pair));
+}
+
+static void hwp__cp_simple_reload(hwp_cp_simple *s) {
+    s->countdown = s->period / 2u + hwp_rng_below(&s->rng, s->period);
+}
+
+HWP_API hwp_status hwp_cp_simple_init(hwp_cp_simple *s, void *storage,
+                                      size_t bytes,
+                                      const hwp_cp_simple_desc *dp,
+                                      hwp_cost *cost) {
+    hwp_cp_simple_desc d;
+    const char *why;
+    if (!s) return HWP_EINVAL;
+    hwp__zero(s, sizeof *s);
+    if (dp) d = *dp;
+    else hwp__zero(&d, sizeof d);
+    hwp__cp_simple_fill(&d);
+    if ((why = hwp__cp_simple_check(&d)) != 0)
+        return hwp__fail(&s->head, HWP_EINVAL, why);
+    if (hwp__cp_storage(&s->head, storage, bytes,
+                        (size_t)d.entries * sizeof(hwp__cp_pair)) != HWP_OK)
+        return (hwp_status)s->head.status;
+    s->tab = (hwp__cp_pair *)storage;
+    hwp__zero(s->tab, (size_t)d.entries * sizeof(hwp__cp_pair));
+    s->period = d.period;
+    s->mask = d.entries - 1u;
+    s->cost = cost;
+    hwp_rng_seed(&s->rng, d.seed);
+    hwp__cp_simple_reload(s);
+    s->head.magic = HWP__CP_SMAGIC;
+    return hwp__fail(&s->head, HWP_OK, "");
+}
+
+static hwp__cp_pair *hwp__cp_pair_slot(const hwp_cp_simple *s, uint32_t kind,
+                                       uint64_t pc, uint64_t value) {
+    uint32_t h = (uint32_t)hwp_mix64(pc ^ hwp_mix64(value + kind)) & s->mask, n;
+    for (n = 0; n <= s->mask; n++) {
+        hwp__cp_pair *p = &s->tab[h];
+        if (!p->used || (p->kind == kind && p->pc == pc && p->value == value))
+            return p;
+        h = (h + 1) & s->mask;
+    }
+    return 0;
+}
+
+static bool hwp__cp_pair_bump(hwp_cp_simple *s, uint32_t kind, uint64_t pc,
+                              uint64_t value, uint64_t n) {
+    hwp__cp_pair *p = hwp__cp_pair_slot(s, kind, pc, value);
+    if (!p) return false;
+    p->used = 1;
+    p->kind = kind;
+    p->pc = pc;
+    p->value = value;
+    p->count += n;
+    return true;
+}
+
+HWP_API void hwp__cp_simple_sample(hwp_cp_simple *s, uint64_t pc,
+                                   uint64_t value) {
+    s->samples++;
+    hwp_cost_charge(s->cost, HWP_COST_COPROC_INTERRUPT, 1);
+    hwp_cost_charge(s->cost, HWP_COST_COPROC_SAMPLE, 1);
+    if (!hwp__cp_pair_bump(s, 2, pc, 0, 1) || !hwp__cp_pair_bump(s, 1, pc, value, 1))
+        s->lost++;
+    hwp__cp_simple_reload(s);
+}
+
+HWP_API size_t hwp_cp_simple_estimates(const hwp_cp_simple *s, hwp_cp_est *out,
+                                       size_t cap) {
+    size_t n = 0;
+    uint32_t i;
+    if (!s || s->head.magic != HWP__CP_SMAGIC) return 0;
+    for (i = 0; i <= s->mask; i++) {
+        const hwp__cp_pair *p = &s->tab[i], *t;
+        if (!p->used || p->kind != 1) continue;
+        t = hwp__cp_pair_slot(s, 2, p->pc, 0);
+        if (n < cap && t && t->used) {
+            out[n].pc = p->pc;
+            out[n].value = p->value;
+            out[n].inv = (double)p->count / (double)t->count;
+        }
+        n++;
+    }
+    if (out) hwp__cp_sort(out, n < cap ? n : cap, sizeof *out);
+    return n;
+}
+
+HWP_API hwp_status hwp_cp_simple_merge(hwp_cp_simple *dst,
+                                       const hwp_cp_simple *src) {
+    uint32_t i;
+    if (!dst || !src || dst->head.magic != HWP__CP_SMAGIC ||
+        src->head.magic != HWP__CP_SMAGIC)
+        return HWP_EINVAL;
+    for (i = 0; i <= src->mask; i++) {
+        const hwp__cp_pair *p = &src->tab[i];
+        if (p->used && !hwp__cp_pair_bump(dst, p->kind, p->pc, p->value, p->count))
+            dst->lost++;
+    }
+    dst->loads += src->loads;
+    dst->samples += src->samples;
+    dst->lost += src->lost;
+    return hwp__fail(&dst->head, HWP_OK, "");
+}
+
+/* The sampling period that spends `overhead` cycles on `loads` loads:
+ * equal modelled overhead for the comparison of sec. 5. */
+HWP_API uint32_t hwp_cp_simple_period_for(uint64_t loads, uint64_t overhead,
+                                          const hwp_cost *cost) {
+    uint64_t per = (uint64_t)hwp_cost_cycles(cost, HWP_COST_COPROC_INTERRUPT) +
+                   hwp_cost_cycles(cost, HWP_COST_COPROC_SAMPLE);
+    uint64_t samples = per ? overhead / per : 0, p;
+    if (!samples) return 0xFFFFFFFFu;
+    p = loads / samples;
+    return p < 2 ? 2u : p > 0xFFFFFFFFull ? 0xFFFFFFFFu : (uint32_t)p;
+}
+
+/* ---- the metric (sec. 5.2) ---------------------------------------------- */
+
+/* Heapsort by (pc, value), the first two fields of both record types. */
+static bool hwp__cp_less(const unsigned char *a, const unsigned char *b) {
+    const uint64_t *p = (const uint64_t *)(const void *)a;
+    const uint64_t *q = (const uint64_t *)(const void *)b;
+    return p[0] != q[0] ? p[0] < q[0] : p[1] < q[1];
+}
+
+static void hwp__cp_swap(unsigned char *a, unsigned char *b, size_t size) {
+    while (size--) {
+        unsigned char t = *a;
+        *a++ = *b;
+        *b++ = t;
+    }
+}
+
+static void hwp__cp_sift(unsigned char *v, size_t i, size_t n, size_t size) {
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) return;
+        if (c + 1 < n && hwp__cp_less(v + c * size, v + (c + 1) * size)) c++;
+        if (!hwp__cp_less(v + i * size, v + c * size)) return;
+        hwp__cp_swap(v + i * size, v + c * size, size);
+        i = c;
+    }
+}
+
+static void hwp__cp_sort(void *base, size_t n, size_t size) {
+    unsigned char *v = (unsigned char *)base;
+    size_t i;
+    if (n < 2) return;
+    for (i = n / 2; i-- > 0;) hwp__cp_sift(v, i, n, size);
+    for (i = n - 1; i > 0; i--) {
+        hwp__cp_swap(v, v + i * size, size);
+        hwp__cp_sift(v, 0, i, size);
+    }
+}
+
+/* Root mean square of (estimated - true invariance) over the (load,
+ * value) pairs whose true invariance is at least min_inv, each weighted
+ * by the pair's dynamic count. A pair without an estimate counts as 0.
+ * Sorts both arrays in place; truth must not repeat a pair. Returns a
+ * fraction (0.05 = 5 points of invariance), or -1 if nothing qualifies. */
+HWP_API double hwp_cp_wrms(hwp_cp_truth *truth, size_t n, hwp_cp_est *est,
+                           size_t m, double min_inv) {
+    double num = 0, den = 0;
+    size_t i = 0, j = 0, g;
+    if (!truth || (m && !est)) return -1.0;
+    hwp__cp_sort(truth, n, sizeof *truth);
+    hwp__cp_sort(est, m, sizeof *est);
+    while (i < n) {
+        uint64_t total = 0;
+        for (g = i; g < n && truth[g].pc == truth[i].pc; g++) total += truth[g].count;
+        for (; i < g; i++) {
+            double tinv = total ? (double)truth[i].count / (double)total : 0, e = 0;
+            while (j < m && hwp__cp_less((const unsigned char *)&est[j],
+                                         (const unsigned char *)&truth[i]))
+                j++;
+            if (j < m && est[j].pc == truth[i].pc && est[j].value == truth[i].value)
+                e = est[j].inv;
+            if (tinv < min_inv) continue;
+            num += (double)truth[i].count * (e - tinv) * (e - tinv);
+            den += (double)truth[i].count;
+        }
+    }
+    return den > 0 ? hwp_sqrt(num / den) : -1.0;
+}
+
+/* ---- reports ------------------------------------------------------------ */
+
+static const char *hwp__cp_app_name(uint32_t app) {
+    static const char *const names[] = {"none", "custom", "lvp", "edge",
+                                        "callstack", "memdep", "conflict"};
+    return app < 7 ? names[app] : "?";
+}
+
+static void hwp__cp_kv(const hwp_writer *w, const char *k, uint64_t v,
+                       bool json) {
+    if (json) {
+        hwp_put_str(w, ",");
+        hwp_put_json_str(w, k);
+        hwp_put_str(w, ":");
+    } else {
+        hwp_put_str(w, "  ");
+        hwp_put_str(w, k);
+        hwp_put_str(w, " ");
+    }
+    hwp_put_u64(w, v);
+    if (!json) hwp_put_str(w, "\n");
+}
+
+static void hwp__cp_counters(const hwp_cp *x, const hwp_writer *w, bool json) {
+    hwp__cp_kv(w, "retired", x->retired, json);
+    hwp__cp_kv(w, "class_passed", x->class_passed, json);
+    hwp__cp_kv(w, "region_rejected", x->region_rejected, json);
+    hwp__cp_kv(w, "masked_rejected", x->masked_rejected, json);
+    hwp__cp_kv(w, "tagged", x->tagged, json);
+    hwp__cp_kv(w, "dropped", x->dropped, json);
+    hwp__cp_kv(w, "buffer_samples", x->cap, json);
+    hwp__cp_kv(w, "sample_bytes", x->sample_bytes, json);
+    hwp__cp_kv(w, "processed", x->processed, json);
+    hwp__cp_kv(w, "cp_cycles", x->cp_cycles, json);
+    hwp__cp_kv(w, "interrupts", x->interrupts, json);
+    hwp__cp_kv(w, "idle_events", x->idle_events, json);
+    hwp__cp_kv(w, "irq_samples", x->irq_samples, json);
+    hwp__cp_kv(w, "words", x->words, json);
+    hwp__cp_kv(w, "table_lost", x->tab_lost, json);
+    if (x->app != HWP_CP_APP_LVP) return;
+    hwp__cp_kv(w, "lvp_replacements", x->lvp.replacements, json);
+    hwp__cp_kv(w, "lvp_ignored", x->lvp.ignored, json);
+    hwp__cp_kv(w, "lvp_reselect", x->lvp.reselect, json);
+    hwp__cp_kv(w, "lvp_turned_off", x->lvp.turned_off, json);
+    hwp__cp_kv(w, "lvp_thrash", x->lvp.thrash, json);
+    hwp__cp_kv(w, "lvp_masked", x->lvp.masked, json);
+    hwp__cp_kv(w, "lvp_partition_bits", x->lvp.part_bits, json);
+    hwp__cp_kv(w, "lvp_complete", x->lvp.complete, json);
+    hwp__cp_kv(w, "lvp_irq_failed", x->lvp.by_cause[HWP__CP_C_FAILED], json);
+    hwp__cp_kv(w, "lvp_irq_done", x->lvp.by_cause[HWP__CP_C_DONE], json);
+    hwp__cp_kv(w, "lvp_irq_thrash", x->lvp.by_cause[HWP__CP_C_THRASH], json);
+    hwp__cp_kv(w, "lvp_idle", x->lvp.by_cause[HWP__CP_C_IDLE], json);
+    hwp__cp_kv(w, "lvp_irq_final", x->lvp.by_cause[HWP__CP_C_FINAL], json);
+    hwp__cp_kv(w, "lvp_loads_lost", x->lvp.loads_lost, json);
+    hwp__cp_kv(w, "lvp_values_lost", x->lvp.values_lost, json);
+}
+
+static void hwp__cp_write_loads(const hwp_cp *x, const hwp_writer *w,
+                                bool json) {
+    uint32_t i, k;
+    bool first = true;
+    for (i = 0; i <= x->loads_mask; i++) {
+        const hwp__cp_load *l = &x->loads[i];
+        const hwp__cp_val *v = hwp__cp_vals(x, l);
+        double inv[64];
+        if (!l->used) continue;
+        hwp__cp_estimate(x, l, inv);
+        hwp_put_str(w, json ? (first ? "{\"pc\":\"" : ",{\"pc\":\"") : "  load ");
+        first = false;
+        hwp_put_hex(w, l->pc);
+        hwp_put_str(w, json ? "\",\"samples\":" : " samples ");
+        hwp_put_u64(w, l->total);
+        hwp_put_str(w, json ? ",\"visits\":" : " visits ");
+        hwp_put_u64(w, l->visits);
+        hwp_put_str(w, json ? (l->masked ? ",\"masked\":true,\"values\":["
+                                         : ",\"masked\":false,\"values\":[")
+                            : (l->masked ? " masked\n" : "\n"));
+        for (k = 0; k < l->nvals; k++) {
+            hwp_put_str(w, json ? (k ? ",{\"value\":\"" : "{\"value\":\"")
+                                : "    value ");
+            hwp_put_hex(w, v[k].value);
+            hwp_put_str(w, json ? "\",\"hits\":" : " hits ");
+            hwp_put_u64(w, v[k].hits);
+            hwp_put_str(w, json ? ",\"misses\":" : " misses ");
+            hwp_put_u64(w, v[k].misses);
+            hwp_put_str(w, json ? ",\"invariance\":" : " invariance ");
+            hwp_put_f64(w, inv[k], 4);
+            hwp_put_str(w, json ? "}" : "\n");
+        }
+        if (json) hwp_put_str(w, "]}");
+    }
+}
+
+static void hwp__cp_write_table(const hwp_cp *x, const hwp_writer *w,
+                                bool json) {
+    static const char *const kinds[] = {"?", "edge", "target", "context",
+                                        "dependence", "set", "block"};
+    uint32_t i;
+    bool first = true;
+    for (i = 0; i <= x->tab_mask; i++) {
+        const hwp__cp_ent *e = &x->tab[i];
+        if (!e->used) continue;
+        if (json) {
+            hwp_put_str(w, first ? "{\"kind\":" : ",{\"kind\":");
+            hwp_put_json_str(w, kinds[e->kind < 7 ? e->kind : 0]);
+            hwp_put_str(w, ",\"k1\":\"");
+        } else {
+            hwp_put_str(w, "  ");
+            hwp_put_str(w, kinds[e->kind < 7 ? e->kind : 0]);
+            hwp_put_str(w, " ");
+        }
+        first = false;
+        hwp_put_hex(w, e->k1);
+        hwp_put_str(w, json ? "\",\"k2\":\"" : " ");
+        hwp_put_hex(w, e->k2);
+        hwp_put_str(w, json ? "\",\"a\":" : " a ");
+        hwp_put_u64(w, e->a);
+        hwp_put_str(w, json ? ",\"b\":" : " b ");
+        hwp_put_u64(w, e->b);
+        hwp_put_str(w, json ? "}" : "\n");
+    }
+}
+
+HWP_API void hwp_cp_write_text(const hwp_cp *x, const hwp_writer *w) {
+    if (!hwp__cp_ok(x)) return;
+    hwp_put_str(w, "coproc: program ");
+    hwp_put_str(w, hwp__cp_app_name(x->app));
+    hwp_put_str(w, "\n");
+    hwp__cp_counters(x, w, false);
+    hwp__cp_write_loads(x, w, false);
+    hwp__cp_write_table(x, w, false);
+}
+
+/* Schema (docs/coproc.md): {"model":"coproc","app":NAME, counters...,
+ * "loads":[{"pc":"0x..","samples":N,"visits":N,"masked":B,
+ *           "values":[{"value":"0x..","hits":N,"misses":N,
+ *                      "invariance":F}]}],
+ * "table":[{"kind":K,"k1":"0x..","k2":"0x..","a":N,"b":N}]} */
+HWP_API void hwp_cp_write_json(const hwp_cp *x, const hwp_writer *w) {
+    if (!hwp__cp_ok(x)) {
+        hwp_put_str(w, "null");
+        return;
+    }
+    hwp_put_str(w, "{\"model\":\"coproc\",\"app\":");
+    hwp_put_json_str(w, hwp__cp_app_name(x->app));
+    hwp__cp_counters(x, w, true);
+    hwp_put_str(w, ",\"loads\":[");
+    hwp__cp_write_loads(x, w, true);
+    hwp_put_str(w, "],\"table\":[");
+    hwp__cp_write_table(x, w, true);
+    hwp_put_str(w, "]}");
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HWPROF_IMPL */

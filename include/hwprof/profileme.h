@@ -1,0 +1,1461 @@
+/* hwprof/profileme.h: ProfileMe instruction sampling and paired sampling.
+ *
+ * A software model of Dean, Hicks, Waldspurger, Weihl & Chrysos,
+ * "ProfileMe: Hardware Support for Instruction-Level Profiling on
+ * Out-of-Order Processors", MICRO-30, 1997 (seed 004). Instead of counting
+ * events, ProfileMe samples instructions: a countdown picks one fetched
+ * instruction at random, the pipeline records everything that happens to
+ * it, and software estimates per-instruction event frequencies and, with
+ * paired sampling, useful concurrency.
+ *
+ * PAPER SECTIONS MODELLED
+ *   4.1.1  Fetched Instruction Counter: decremented once per fetched
+ *          instruction (or per fetch opportunity, desc.unit), reloaded at
+ *          each selection with a pseudo-random interval (desc.dist, mean
+ *          desc.interval = S) from the seeded PRNG.
+ *   4.1.2  ProfileMe tag: hwp_pm_tag() returns a small tag 1..ways that
+ *          the host carries with the in-flight instruction.
+ *   4.1.3  Profile registers (hwp_pm_record): context, PC, effective
+ *          address / target, event bits, path register (global history of
+ *          the last h conditional-branch directions, kept by the model from
+ *          hwp_pm_branch), latency registers of Table 1 computed from the
+ *          stage timestamps the host reports with hwp_pm_stage().
+ *   4.1.4  Completion at retire or abort; 4.3 records buffered K at a time;
+ *          one modelled interrupt per delivery (HWP_COST_PM_INTERRUPT) plus
+ *          a handler cost per record (HWP_COST_PM_SAMPLE).
+ *   4.2, 5.2.1  Paired sampling: the major interval picks the first
+ *          instruction, a minor interval uniform on 1..W picks the second;
+ *          both records carry the intra-pair fetch latency in cycles and
+ *          are delivered together, never apart.
+ *   5      Software side: hwp_pm_table, a DCPI-style per-PC table in caller
+ *          memory; 5.1 the estimator kS, its coefficient of variation
+ *          sqrt(1/k) and a confidence interval; 5.2.3 wasted issue slots
+ *          (L_I C S / 2) - (U_I W S); 5.2.4 IPC near I; 5.3 path
+ *          reconstruction from history bits on a host CFG.
+ *
+ * INTERPRETATIONS (see docs/profileme.md for the reasoning)
+ *   - Intervals are measured from one selection (the first of a pair) to
+ *     the next, so one sample (pair) is taken every S fetched instructions
+ *     on average, which is the S of the estimators in 5.1 and 5.2.3.
+ *   - A latency register whose start stage the host never reported is
+ *     measured from the latest earlier stage it did report: the cycles are
+ *     charged to the next reported stage and the registers still sum to
+ *     fetch -> retire. A host with no pipeline reports no stages and gets
+ *     all-zero latencies (and so no concurrency information).
+ *   - A selection that finds no free profile registers (every tag still in
+ *     flight) is dropped and counted, as the hardware would lose it.
+ *
+ * HOST PROTOCOL
+ *   per fetched instruction (or opportunity):
+ *       if (hwp_pm_fetch(p)) tag = hwp_pm_tag(p, pc, fetch_cycle);
+ *   a tag != 0 travels with the instruction; then, as they happen:
+ *       hwp_pm_stage(p, tag, HWP_PM_ST_ISSUE, cycle) ...
+ *       hwp_pm_note(p, tag, cls, addr, HWP_EV_* bits)
+ *       hwp_pm_retire(p, tag, cycle)  or  hwp_pm_abort(p, tag, reason)
+ *   per conditional branch (predicted direction, in fetch order):
+ *       hwp_pm_branch(p, taken)
+ *   A host without a pipeline (interpreter, QEMU) calls hwp_pm_insn() once
+ *   per executed instruction with the shared hwp_insn record instead.
+ *   When hwp_pm_fetch() returns true the host must call hwp_pm_tag() (or
+ *   hwp_pm_tag_empty() for an empty fetch opportunity) before fetching on.
+ *
+ * API: sampler (one per vCPU / thread)
+ *   hwp_pm_bytes(d), HWP_PM_BYTES(ways, buffer)   storage it needs
+ *   hwp_pm_init(p, storage, bytes, d, cost)        d may be NULL
+ *   hwp_pm_fetch(p)               inline: decrement, true when selected
+ *   hwp_pm_fetch_block(p, n)      inline: n fetches at once, 0 or 1..n
+ *   hwp_pm_branch(p, taken)       inline: shift the global history
+ *   hwp_pm_set_context(p, ctx)    inline: the Profiled Context Register
+ *   hwp_pm_insn(p, insn, cycle)   inline: the whole protocol for hwp_insn
+ *   hwp_pm_sample_insn(p, insn, cycle)   its cold half
+ *   hwp_pm_tag(p, pc, cycle), hwp_pm_tag_empty(p, cycle)
+ *   hwp_pm_stage(p, tag, stage, cycle)
+ *   hwp_pm_note(p, tag, cls, addr, events)
+ *   hwp_pm_retire(p, tag, cycle), hwp_pm_abort(p, tag, reason)
+ *   hwp_pm_flush(p)               deliver what is buffered
+ *   hwp_pm_fetched(p), hwp_pm_interval(p), hwp_pm_window(p)
+ *   hwp_pm_write_text(p, w), hwp_pm_write_json(p, w)
+ *   hwp_pm_rec_offset(r, stage), hwp_pm_rec_in_progress(r)   inline
+ *
+ * API: per-PC table (the profiling software of section 5)
+ *   hwp_pm_table_bytes(d), HWP_PM_TABLE_BYTES(capacity)
+ *   hwp_pm_table_init(t, storage, bytes, d)
+ *   hwp_pm_table_add(t, recs, n)      aggregate delivered records
+ *   hwp_pm_table_deliver              a hwp_pm_deliver_fn (user = table)
+ *   hwp_pm_table_find(t, pc), hwp_pm_table_at(t, i)
+ *   hwp_pm_table_merge(dst, src)
+ *   hwp_pm_count(e, prop)             samples with a property
+ *   hwp_pm_estimate(k, S, z)          kS, cv, confidence interval (5.1)
+ *   hwp_pm_table_estimate(t, e, prop, z)
+ *   hwp_pm_wasted_slots(t, e)         (L_I C S / 2) - (U_I W S)  (5.2.3)
+ *   hwp_pm_latency_total(t, e)        L_I S / 2: the latency-only ranking
+ *   hwp_pm_ipc_near(t, e)             IPC near I (5.2.4)
+ *   hwp_pm_accuracy(t, prop, truth, ctx, min_ek, out)  Fig. 3 metrics
+ *   hwp_pm_table_write_text(t, w, top), hwp_pm_table_write_json(t, w)
+ *
+ * API: path reconstruction (5.3)
+ *   hwp_pm_paths(cfg, n_blocks, query, out, out_cap, &n_paths, &n_words)
+ */
+#ifndef HWPROF_PROFILEME_H
+#define HWPROF_PROFILEME_H
+
+#include "base.h"
+#include "cost.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- configuration ----------------------------------------------------- */
+
+/* Interval distributions for the Fetched Instruction Counter (4.1.1). All
+ * have mean S = desc.interval and never go below lo = 1 (+ W when paired,
+ * so a pair's second selection always fits before the next first). */
+enum {
+    HWP_PM_DIST_UNIFORM = 0,   /* default: lo + uniform{0 .. 2(S - lo)}   */
+    HWP_PM_DIST_GEOMETRIC = 1, /* lo + geometric with mean S - lo          */
+    HWP_PM_DIST_FIXED = 2      /* always S: not random, aliases; for tests */
+};
+
+/* What the counter counts (4.1.1). */
+enum {
+    HWP_PM_UNIT_INSN = 0, /* default: fetched instructions on the predicted path */
+    HWP_PM_UNIT_SLOT = 1  /* fetch opportunities; a selected opportunity may be
+                             empty (hwp_pm_tag_empty) */
+};
+
+/* Paper defaults, chosen from the text:
+ *   interval 10000: the middle (log scale) of the 10^3..10^5 of 5.1;
+ *   window 80: the Alpha 21264 holds up to 80 instructions in flight and
+ *     5.2.1 asks W to cover every pair that can be in flight together;
+ *   history 12: "current processors ... between 8 to 12" (5.3);
+ *   issue width 4: the 21264's sustainable issue slots per cycle (5.2.3). */
+#define HWP_PM_DEFAULT_INTERVAL 10000u
+#define HWP_PM_DEFAULT_WINDOW 80u
+#define HWP_PM_DEFAULT_HISTORY 12u
+#define HWP_PM_DEFAULT_ISSUE_WIDTH 4u
+#define HWP_PM_DEFAULT_NEAR_CYCLES 15u
+#define HWP_PM_DEFAULT_CAPACITY 4096u
+#define HWP_PM_MAX_WAYS 16u
+#define HWP_PM_MAX_WINDOW 65536u
+#define HWP_PM_MAX_INTERVAL 0x7FFFFFFFu
+
+/* Pipeline stages the host can report (Figure 1 / Table 1). */
+typedef enum hwp_pm_stage_id {
+    HWP_PM_ST_FETCH = 0,
+    HWP_PM_ST_MAP,
+    HWP_PM_ST_DATA_READY,
+    HWP_PM_ST_ISSUE,
+    HWP_PM_ST_RETIRE_READY,
+    HWP_PM_ST_RETIRE,
+    HWP_PM_ST_LOAD_ISSUE,
+    HWP_PM_ST_LOAD_DONE,
+    HWP_PM_ST_COUNT
+} hwp_pm_stage_id;
+
+/* Latency registers of Table 1. The first five chain fetch -> retire. */
+enum {
+    HWP_PM_LAT_FETCH_MAP = 0, /* lack of physical registers / queue slots */
+    HWP_PM_LAT_MAP_READY,     /* data dependences                       */
+    HWP_PM_LAT_READY_ISSUE,   /* execution resource contention          */
+    HWP_PM_LAT_ISSUE_RR,      /* execution latency                      */
+    HWP_PM_LAT_RR_RETIRE,     /* waiting on prior unretired instructions */
+    HWP_PM_LAT_LOAD,          /* load issue -> completion (memory)      */
+    HWP_PM_LAT_COUNT
+};
+
+/* hwp_pm_record.flags */
+enum {
+    HWP_PM_F_RETIRED = 1u << 0, /* retired (else aborted: HWP_EV_ABORTED) */
+    HWP_PM_F_EMPTY = 1u << 1,   /* an empty fetch opportunity (UNIT_SLOT)  */
+    HWP_PM_F_FIRST = 1u << 2,   /* first of a pair; its second follows it */
+    HWP_PM_F_SECOND = 1u << 3   /* second of a pair; its first precedes it */
+};
+
+/* The profile registers of one sampled instruction (4.1.3), as delivered.
+ * Fixed-width fields: hosts may store or ship these as they are. */
+typedef struct hwp_pm_record {
+    uint64_t context; /* Profiled Context Register                       */
+    uint64_t pc;      /* Profiled PC Register                            */
+    uint64_t addr;    /* Profiled Address Register: EA or branch target  */
+    uint64_t history; /* Profiled Path Register: bit 0 = newest branch,
+                         1 = taken; h bits, the rest 0                    */
+    uint32_t lat[HWP_PM_LAT_COUNT]; /* Latency Registers, cycles          */
+    uint32_t pair_latency;  /* cycles from the first's fetch to the
+                               second's (same value on both records)     */
+    uint32_t pair_distance; /* minor interval: fetches from first to
+                               second (same value on both records)       */
+    uint32_t events;        /* Profiled Event Register: HWP_EV_* bits    */
+    uint32_t cls;           /* hwp_cls the host noted, else OTHER        */
+    uint32_t trap;          /* abort / trap reason code from the host    */
+    uint32_t flags;         /* HWP_PM_F_*                                */
+} hwp_pm_record;
+
+HWP_STATIC_ASSERT(pm_record_is_80_bytes, sizeof(hwp_pm_record) == 80);
+
+/* Called with K buffered records (pairs adjacent, first then second) when
+ * the buffer fills or at hwp_pm_flush: the performance interrupt. */
+typedef void (*hwp_pm_deliver_fn)(void *user, const hwp_pm_record *recs,
+                                  uint32_t n);
+
+typedef struct hwp_pm_desc {
+    uint64_t seed;      /* PRNG seed: same seed, same samples              */
+    uint32_t interval;  /* S, mean fetches between selections (10000)     */
+    uint32_t dist;      /* HWP_PM_DIST_* (uniform)                          */
+    uint32_t unit;      /* HWP_PM_UNIT_* (instructions)                     */
+    uint32_t paired;    /* 1: paired sampling (4.2)                         */
+    uint32_t window;    /* W for paired sampling (80)                       */
+    uint32_t ways;      /* profile register sets: 1, or 2 when paired      */
+    uint32_t buffer;    /* K records per interrupt (ways: one per sample or
+                           pair, the base design; larger amortises, 4.3)    */
+    uint32_t history;   /* h, branch history bits kept, 1..64 (12)          */
+    hwp_pm_deliver_fn deliver; /* NULL: records are counted and discarded */
+    void *user;                /* passed to deliver                        */
+} hwp_pm_desc;
+
+/* One set of profile registers plus the tag's bookkeeping. */
+typedef struct hwp_pm_slot {
+    hwp_pm_record rec;
+    uint64_t stage[HWP_PM_ST_COUNT]; /* timestamps reported by the host */
+    uint32_t known;                  /* bit per stage reported          */
+    uint32_t state;                  /* hwp__pm_slot_state              */
+    uint32_t partner;                /* slot index + 1 of the pair mate  */
+    uint32_t pad;
+} hwp_pm_slot;
+
+HWP_STATIC_ASSERT(pm_slot_is_160_bytes, sizeof(hwp_pm_slot) == 160);
+
+typedef struct hwp_pm_stats {
+    uint64_t selected;   /* counter reached zero                         */
+    uint64_t tagged;     /* records started                              */
+    uint64_t dropped;    /* selections lost: no free profile registers   */
+    uint64_t empty;      /* selected opportunities with no instruction   */
+    uint64_t pairs;      /* pairs started                                */
+    uint64_t retired, aborted;
+    uint64_t delivered;  /* records handed to the deliver callback       */
+    uint64_t discarded;  /* records delivered with no callback set       */
+    uint64_t interrupts; /* deliveries                                   */
+} hwp_pm_stats;
+
+typedef struct hwp_pm {
+    hwp_head head;
+    uint64_t countdown; /* the Fetched Instruction Counter (hot)          */
+    uint64_t history;   /* global branch history, newest in bit 0 (hot)   */
+    uint64_t context;   /* current context, copied into each record       */
+    uint64_t loaded;    /* sum of all values loaded into the counter      */
+    uint64_t rest;      /* paired: interval left after the minor one      */
+    hwp_pm_desc d;      /* the desc with defaults filled                  */
+    hwp_rng rng;
+    hwp_cost *cost;
+    hwp_pm_slot *slots;
+    hwp_pm_record *buf;
+    uint32_t buf_len;
+    uint32_t open_pair;  /* paired: slot index + 1 reserved for a second */
+    uint32_t minor;      /* the minor interval in force                 */
+    uint32_t pad;
+    hwp_pm_stats st;
+} hwp_pm;
+
+#define HWP__PM_MAGIC HWP__MAGIC('p', 'm', 'e', ' ')
+
+/* Storage for `ways` profile register sets and a `buffer` of records. */
+#define HWP_PM_BYTES(ways, buffer)                                   \
+    ((((size_t)(ways) * sizeof(hwp_pm_slot)) + 15u) / 16u * 16u +    \
+     (((size_t)(buffer) * sizeof(hwp_pm_record)) + 15u) / 16u * 16u)
+
+HWP_API size_t hwp_pm_bytes(const hwp_pm_desc *d);
+HWP_API hwp_status hwp_pm_init(hwp_pm *p, void *storage, size_t bytes,
+                               const hwp_pm_desc *d, hwp_cost *cost);
+
+/* ---- hot paths --------------------------------------------------------- */
+
+/* One fetched instruction (or opportunity): true when it is selected, and
+ * then the host must call hwp_pm_tag() (or hwp_pm_tag_empty()) for it. */
+HWP_INLINE bool hwp_pm_fetch(hwp_pm *p) {
+    return HWP_UNLIKELY(--p->countdown == 0);
+}
+
+/* n fetches at once (a translation block): 0 when none of them is
+ * selected, else the 1-based position of the selected one. After tagging
+ * it, call again with the n - position fetches that follow it. */
+HWP_INLINE uint32_t hwp_pm_fetch_block(hwp_pm *p, uint32_t n) {
+    uint32_t k;
+    if (HWP_LIKELY(p->countdown > n)) {
+        p->countdown -= n;
+        return 0;
+    }
+    k = (uint32_t)p->countdown;
+    p->countdown = 0;
+    return k;
+}
+
+/* A conditional branch's (predicted) direction, in fetch order: the global
+ * history register the Profiled Path Register copies (4.1.3, 5.3). */
+HWP_INLINE void hwp_pm_branch(hwp_pm *p, bool taken) {
+    p->history = (p->history << 1) | (uint64_t)taken;
+}
+
+HWP_INLINE void hwp_pm_set_context(hwp_pm *p, uint64_t context) {
+    p->context = context;
+}
+
+/* The cold half of hwp_pm_insn: tag, note and complete one instruction. */
+HWP_API void hwp_pm_sample_insn(hwp_pm *p, const hwp_insn *in, uint64_t cycle);
+
+/* A host without a pipeline model: one call per executed instruction, in
+ * program order. The record completes at once (retired, or aborted when
+ * in->events has HWP_EV_ABORTED); every latency is zero. */
+HWP_INLINE void hwp_pm_insn(hwp_pm *p, const hwp_insn *in, uint64_t cycle) {
+    /* The history update stays a branch: a branch-free shift by 0 or 1
+     * would load and store p->history on every instruction, a dependency
+     * through memory that measured twice as slow (bench_profileme). */
+    if (hwp_pm_fetch(p)) hwp_pm_sample_insn(p, in, cycle);
+    if (in->cls == HWP_CLS_BR_COND)
+        hwp_pm_branch(p, (in->events & HWP_EV_TAKEN) != 0);
+}
+
+/* ---- the sampled path (cold) ------------------------------------------- */
+
+/* Tag the selected instruction: returns its tag 1..ways, or 0 when no
+ * selection was pending (HWP_ESTATE) or no profile registers were free
+ * (counted in stats.dropped). `fetch_cycle` is the host's clock. */
+HWP_API uint32_t hwp_pm_tag(hwp_pm *p, uint64_t pc, uint64_t fetch_cycle);
+/* The selected fetch opportunity held no instruction (UNIT_SLOT only): an
+ * EMPTY record completes at once. */
+HWP_API hwp_status hwp_pm_tag_empty(hwp_pm *p, uint64_t fetch_cycle);
+HWP_API hwp_status hwp_pm_stage(hwp_pm *p, uint32_t tag, hwp_pm_stage_id st,
+                                uint64_t cycle);
+/* OR in HWP_EV_* bits; cls and addr replace the record's when nonzero. */
+HWP_API hwp_status hwp_pm_note(hwp_pm *p, uint32_t tag, uint32_t cls,
+                               uint64_t addr, uint32_t events);
+HWP_API hwp_status hwp_pm_retire(hwp_pm *p, uint32_t tag, uint64_t cycle);
+HWP_API hwp_status hwp_pm_abort(hwp_pm *p, uint32_t tag, uint32_t reason);
+HWP_API hwp_status hwp_pm_flush(hwp_pm *p);
+HWP_API uint64_t hwp_pm_fetched(const hwp_pm *p);
+HWP_API uint32_t hwp_pm_interval(const hwp_pm *p);
+HWP_API uint32_t hwp_pm_window(const hwp_pm *p);
+HWP_API void hwp_pm_write_text(const hwp_pm *p, const hwp_writer *w);
+HWP_API void hwp_pm_write_json(const hwp_pm *p, const hwp_writer *w);
+
+/* Cycles from the record's fetch to `st` (stages chain fetch -> retire). */
+HWP_INLINE uint64_t hwp_pm_rec_offset(const hwp_pm_record *r,
+                                      hwp_pm_stage_id st) {
+    uint64_t t = 0;
+    unsigned i;
+    for (i = 0; i < (unsigned)st && i <= HWP_PM_LAT_RR_RETIRE; i++)
+        t += r->lat[i];
+    return t;
+}
+
+/* Fetch -> retire-ready: the "in progress" time of 5.2.3 and Fig. 7. */
+HWP_INLINE uint64_t hwp_pm_rec_in_progress(const hwp_pm_record *r) {
+    return hwp_pm_rec_offset(r, HWP_PM_ST_RETIRE_READY);
+}
+
+/* ---- the software side: per-PC table (section 5) ----------------------- */
+
+/* Properties an entry counts: all samples, retired ones, or one per
+ * HWP_EV_* bit: HWP_PM_PROP_EVENT(HWP_EV_DCMISS). */
+#define HWP_PM_NEVENTS 9u
+enum { HWP_PM_PROP_SAMPLES = 0, HWP_PM_PROP_RETIRED = 1 };
+#define HWP_PM_PROP_EVENT(bit) (2u + hwp_log2(bit))
+#define HWP_PM_PROP_COUNT (2u + HWP_PM_NEVENTS)
+
+typedef struct hwp_pm_entry {
+    uint64_t pc;                       /* 0 = unused slot (see table)   */
+    uint64_t samples;                  /* k: samples of this PC         */
+    uint64_t retired;
+    uint64_t events[HWP_PM_NEVENTS];   /* samples per HWP_EV_* bit      */
+    uint64_t lat_sum[HWP_PM_LAT_COUNT];
+    uint64_t pair_samples;             /* samples of I inside pairs     */
+    uint64_t in_progress;              /* L_I: sum of fetch->retire-ready */
+    uint64_t useful_fwd;               /* U_I^F                          */
+    uint64_t useful_bwd;               /* U_I^B                          */
+    uint64_t near;                     /* pairs retiring within X cycles */
+} hwp_pm_entry;
+
+HWP_STATIC_ASSERT(pm_entry_is_184_bytes, sizeof(hwp_pm_entry) == 184);
+
+typedef struct hwp_pm_table_desc {
+    uint32_t capacity;    /* entries, a power of two (4096)               */
+    uint32_t interval;    /* S of the sampler feeding it (10000)          */
+    uint32_t window;      /* W of the sampler feeding it (80)             */
+    uint32_t issue_width; /* C, issue slots per cycle (4)                 */
+    uint32_t near_cycles; /* X of the IPC-near metric (15: a 30-cycle
+                             window as in section 6)                      */
+} hwp_pm_table_desc;
+
+typedef struct hwp_pm_table {
+    hwp_head head;
+    hwp_pm_table_desc d;
+    hwp_pm_entry *e;
+    uint32_t used, limit;  /* entries in use; at most 7/8 of capacity   */
+    uint64_t samples;      /* records aggregated (non-empty)           */
+    uint64_t empty;        /* EMPTY records seen                       */
+    uint64_t dropped;      /* records for PCs the table could not hold */
+    uint64_t zero_pc;      /* records with pc 0 (the free-slot mark)   */
+} hwp_pm_table;
+
+#define HWP__PM_TABLE_MAGIC HWP__MAGIC('p', 'm', 't', 'b')
+#define HWP_PM_TABLE_BYTES(capacity) ((size_t)(capacity) * sizeof(hwp_pm_entry))
+
+typedef struct hwp_pm_est {
+    double value; /* kS                                  */
+    double cv;    /* sqrt(1/k); 0 when k = 0             */
+    double lo, hi;/* confidence interval on kS           */
+} hwp_pm_est;
+
+/* Fig. 3 style accuracy against exact counts: truth(ctx, pc) is the real
+ * number of fetched instructions at pc with the property. Only PCs in the
+ * table whose truth is at least min_ek * S (E[k] >= min_ek) are scored;
+ * filtering on E[k] rather than on the observed k keeps the mean ratio
+ * unbiased (choose min_ek large enough, e.g. 10, that a PC with that many
+ * expected samples is essentially never missing from the table). */
+typedef struct hwp_pm_acc {
+    uint64_t pcs;         /* PCs scored                                   */
+    double in_envelope;   /* fraction with |est/truth - 1| <= 1/sqrt(E[k]) */
+    double mean_ratio;    /* mean of est / truth                          */
+    double weighted_err;  /* sum |est - truth| / sum truth                */
+} hwp_pm_acc;
+
+typedef uint64_t (*hwp_pm_truth_fn)(void *ctx, uint64_t pc);
+
+HWP_API size_t hwp_pm_table_bytes(const hwp_pm_table_desc *d);
+HWP_API hwp_status hwp_pm_table_init(hwp_pm_table *t, void *storage,
+                                     size_t bytes, const hwp_pm_table_desc *d);
+HWP_API hwp_status hwp_pm_table_add(hwp_pm_table *t, const hwp_pm_record *r,
+                                    uint32_t n);
+HWP_API void hwp_pm_table_deliver(void *table, const hwp_pm_record *r,
+                                  uint32_t n);
+HWP_API const hwp_pm_entry *hwp_pm_table_find(const hwp_pm_table *t,
+                                              uint64_t pc);
+/* Entry slot i in 0..capacity-1, or NULL when that slot is unused. */
+HWP_API const hwp_pm_entry *hwp_pm_table_at(const hwp_pm_table *t, uint32_t i);
+HWP_API hwp_status hwp_pm_table_merge(hwp_pm_table *dst,
+                                      const hwp_pm_table *src);
+HWP_API uint64_t hwp_pm_count(const hwp_pm_entry *e, unsigned prop);
+/* z: normal quantile of the interval (1.96 for 95%). */
+HWP_API hwp_pm_est hwp_pm_estimate(uint64_t k, double S, double z);
+HWP_API hwp_pm_est hwp_pm_table_estimate(const hwp_pm_table *t,
+                                         const hwp_pm_entry *e, unsigned prop,
+                                         double z);
+HWP_API double hwp_pm_wasted_slots(const hwp_pm_table *t,
+                                   const hwp_pm_entry *e);
+HWP_API double hwp_pm_latency_total(const hwp_pm_table *t,
+                                    const hwp_pm_entry *e);
+HWP_API double hwp_pm_ipc_near(const hwp_pm_table *t, const hwp_pm_entry *e);
+HWP_API hwp_status hwp_pm_accuracy(const hwp_pm_table *t, unsigned prop,
+                                   hwp_pm_truth_fn truth, void *ctx,
+                                   double min_ek, hwp_pm_acc *out);
+HWP_API void hwp_pm_table_write_text(const hwp_pm_table *t,
+                                     const hwp_writer *w, uint32_t top);
+HWP_API void hwp_pm_table_write_json(const hwp_pm_table *t,
+                                     const hwp_writer *w);
+
+/* ---- path reconstruction (5.3) ------------------------------------------ */
+
+#define HWP_PM_NONE 0xFFFFFFFFu
+#define HWP_PM_MAX_PATH 256u
+
+/* One basic block of the host's CFG: instructions [start, end), `insns`
+ * of them. A block ending in a conditional branch (cond = 1) reaches
+ * `taken` or `fall` and its direction is one history bit; otherwise it
+ * reaches its one successor (`taken` or `fall`) without a bit.
+ * HWP_PM_NONE: no edge. `insns` is only read by the paired-distance check
+ * (0 makes that check more permissive, never wrong). */
+typedef struct hwp_pm_block {
+    uint64_t start, end;
+    uint32_t taken, fall;
+    uint32_t cond;
+    uint32_t insns;
+} hwp_pm_block;
+
+typedef struct hwp_pm_path_query {
+    uint64_t pc;         /* the sampled instruction                     */
+    uint64_t history;    /* its Profiled Path Register                  */
+    uint64_t other_pc;   /* paired: the earlier instruction of the pair */
+    uint32_t bits;       /* history bits to match, 0..64                */
+    uint32_t max_blocks; /* longest segment, 1..HWP_PM_MAX_PATH (64)    */
+    uint32_t use_other;  /* 1: keep only paths that contain other_pc    */
+    uint32_t other_distance; /* the pair's distance in instructions
+                                (record.pair_distance), 0 = unknown     */
+} hwp_pm_path_query;
+
+/* Walk the CFG backwards from q->pc, keeping the paths whose conditional
+ * branch directions match the history bits (bit 0 = the newest branch).
+ * A path ends when it has used all q->bits bits, reaches a block with no
+ * predecessor (the routine's entry) or grows to max_blocks. With use_other
+ * (the third scheme of 5.3) a path must contain other_pc; when
+ * other_distance is known, a path whose older blocks hold fewer than that
+ * many instructions cannot have reached the other instruction yet and is
+ * kept if some way into it (any directions) holds other_pc within the
+ * remaining distance, so the narrowing never drops the true path when
+ * fetch distance is program distance. Each path is
+ * written to out as [length, oldest block, ..., the block holding pc];
+ * *n_paths counts every consistent path (more than one = ambiguous), even
+ * those that did not fit in out_cap words (*n_words says what was
+ * written). */
+HWP_API hwp_status hwp_pm_paths(const hwp_pm_block *cfg, uint32_t n_blocks,
+                                const hwp_pm_path_query *q, uint32_t *out,
+                                uint32_t out_cap, uint32_t *n_paths,
+                                uint32_t *n_words);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HWPROF_PROFILEME_H */
+
+/* ======================================================================= */
+/* IMPLEMENTATION                                                          */
+/* ======================================================================= */
+#if defined(HWPROF_IMPL) && !defined(HWPROF_PROFILEME_IMPL)
+#define HWPROF_PROFILEME_IMPL
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { HWP__PM_FREE = 0, HWP__PM_RESERVED, HWP__PM_LIVE, HWP__PM_DONE };
+
+/* Copy the desc and fill defaults; returns the reason it is invalid or
+ * NULL. */
+static const char *hwp__pm_fill(hwp_pm_desc *o, const hwp_pm_desc *d) {
+    uint32_t lo;
+    if (d) hwp__copy(o, d, sizeof *o);
+    else hwp__zero(o, sizeof *o);
+    if (!o->interval) o->interval = HWP_PM_DEFAULT_INTERVAL;
+    if (!o->window) o->window = HWP_PM_DEFAULT_WINDOW;
+    if (!o->ways) o->ways = o->paired ? 2u : 1u;
+    if (!o->buffer) o->buffer = o->paired ? 2u : 1u;
+    if (!o->history) o->history = HWP_PM_DEFAULT_HISTORY;
+    if (o->dist > HWP_PM_DIST_FIXED) return "profileme: unknown dist";
+    if (o->unit > HWP_PM_UNIT_SLOT) return "profileme: unknown unit";
+    if (o->paired > 1) return "profileme: paired must be 0 or 1";
+    if (o->window > HWP_PM_MAX_WINDOW)
+        return "profileme: window must be at most 65536";
+    if (o->ways > HWP_PM_MAX_WAYS) return "profileme: ways must be 1..16";
+    if (o->paired && o->ways < 2)
+        return "profileme: paired sampling needs ways >= 2";
+    if (o->paired && o->buffer < 2)
+        return "profileme: paired sampling needs a buffer of >= 2 records";
+    if (o->buffer > 0x10000000u) return "profileme: buffer too large";
+    if (o->history > 64) return "profileme: history must be 1..64 bits";
+    lo = 1u + (o->paired ? o->window : 0u);
+    if (o->interval > HWP_PM_MAX_INTERVAL)
+        return "profileme: interval must be below 2^31";
+    if (o->interval < lo)
+        return "profileme: interval must be at least window + 1 when paired";
+    return 0;
+}
+
+HWP_API size_t hwp_pm_bytes(const hwp_pm_desc *d) {
+    hwp_pm_desc o;
+    if (hwp__pm_fill(&o, d)) return 0;
+    return HWP_PM_BYTES(o.ways, o.buffer);
+}
+
+/* The next interval of the counter (4.1.1), mean S, at least lo. */
+static uint64_t hwp__pm_draw(hwp_pm *p) {
+    uint64_t lo = 1u + (p->d.paired ? p->d.window : 0u);
+    uint64_t span = (uint64_t)p->d.interval - lo; /* the mean above lo */
+    double q, x;
+    switch (p->d.dist) {
+    case HWP_PM_DIST_FIXED:
+        return p->d.interval;
+    case HWP_PM_DIST_GEOMETRIC:
+        /* P(X = j) = (1 - q) q^j with q = span / (span + 1): mean span. */
+        if (!span) return lo;
+        q = (double)span / (double)(span + 1u);
+        x = hwp_ln(1.0 - hwp_rng_unit(&p->rng)) / hwp_ln(q);
+        return lo + (x < 4.0e9 ? (uint64_t)x : (uint64_t)4000000000u);
+    default:
+        return lo + hwp_rng_below(&p->rng, 2u * span + 1u);
+    }
+}
+
+/* What every init checks after filling its desc: the desc's own reason,
+ * then the storage's alignment and size. */
+static hwp_status hwp__pm_check(hwp_head *h, const char *why,
+                                const void *storage, size_t bytes,
+                                size_t need) {
+    if (why) return hwp__fail(h, HWP_EINVAL, why);
+    if (!storage || !hwp__aligned(storage))
+        return hwp__fail(h, HWP_EINVAL,
+                         "profileme: storage must be 16-byte aligned");
+    if (bytes < need)
+        return hwp__fail(h, HWP_ENOSPC,
+                         "profileme: storage smaller than the *_bytes() size");
+    return HWP_OK;
+}
+
+static void hwp__pm_load(hwp_pm *p, uint64_t v) {
+    p->countdown = v;
+    p->loaded += v;
+}
+
+HWP_API hwp_status hwp_pm_init(hwp_pm *p, void *storage, size_t bytes,
+                               const hwp_pm_desc *d, hwp_cost *cost) {
+    hwp_pm_desc o;
+    hwp_status rc;
+    const char *why;
+    unsigned char *cur = (unsigned char *)storage;
+    if (!p) return HWP_EINVAL;
+    hwp__zero(p, sizeof *p);
+    p->head.magic = HWP__PM_MAGIC;
+    why = hwp__pm_fill(&o, d); /* before o is read below */
+    rc = hwp__pm_check(&p->head, why, storage, bytes,
+                       HWP_PM_BYTES(o.ways, o.buffer));
+    if (rc != HWP_OK) return rc;
+    p->d = o;
+    p->cost = cost;
+    hwp_rng_seed(&p->rng, o.seed ^ 0x70726f66696c656dull /* "profilem" */);
+    p->slots = (hwp_pm_slot *)hwp__carve(&cur, o.ways * sizeof(hwp_pm_slot));
+    p->buf = (hwp_pm_record *)hwp__carve(&cur, o.buffer * sizeof(hwp_pm_record));
+    hwp__zero(p->slots, o.ways * sizeof(hwp_pm_slot));
+    hwp__pm_load(p, hwp__pm_draw(p));
+    return hwp__fail(&p->head, HWP_OK, "");
+}
+
+static bool hwp__pm_ok(const hwp_pm *p) {
+    return p && p->head.magic == HWP__PM_MAGIC && p->slots;
+}
+
+/* Hand the buffer to the host: one performance interrupt (4.1.4, 4.3). */
+static void hwp__pm_deliver(hwp_pm *p) {
+    if (!p->buf_len) return;
+    hwp_cost_charge(p->cost, HWP_COST_PM_INTERRUPT, 1);
+    hwp_cost_charge(p->cost, HWP_COST_PM_SAMPLE, p->buf_len);
+    p->st.interrupts++;
+    if (p->d.deliver) {
+        p->d.deliver(p->d.user, p->buf, p->buf_len);
+        p->st.delivered += p->buf_len;
+    } else {
+        p->st.discarded += p->buf_len;
+    }
+    p->buf_len = 0;
+}
+
+/* Latency registers from the reported stage timestamps (see the top
+ * comment: a missing stage's cycles go to the next reported one). */
+static void hwp__pm_latencies(hwp_pm_slot *s) {
+    uint64_t prev = s->stage[HWP_PM_ST_FETCH], d;
+    unsigned st;
+    for (st = HWP_PM_ST_MAP; st <= HWP_PM_ST_RETIRE; st++) {
+        s->rec.lat[st - 1] = 0;
+        if (!(s->known & (1u << st))) continue;
+        d = s->stage[st] > prev ? s->stage[st] - prev : 0;
+        s->rec.lat[st - 1] = d > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)d;
+        if (s->stage[st] > prev) prev = s->stage[st];
+    }
+    s->rec.lat[HWP_PM_LAT_LOAD] = 0;
+    if ((s->known & (1u << HWP_PM_ST_LOAD_ISSUE)) &&
+        (s->known & (1u << HWP_PM_ST_LOAD_DONE)) &&
+        s->stage[HWP_PM_ST_LOAD_DONE] > s->stage[HWP_PM_ST_LOAD_ISSUE]) {
+        d = s->stage[HWP_PM_ST_LOAD_DONE] - s->stage[HWP_PM_ST_LOAD_ISSUE];
+        s->rec.lat[HWP_PM_LAT_LOAD] = d > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)d;
+    }
+}
+
+/* Move a completed record (and its completed mate) into the buffer. */
+static void hwp__pm_complete(hwp_pm *p, hwp_pm_slot *s) {
+    hwp_pm_slot *first, *second;
+    hwp__pm_latencies(s);
+    s->state = HWP__PM_DONE;
+    if (s->partner) {
+        hwp_pm_slot *m = &p->slots[s->partner - 1];
+        if (m->state != HWP__PM_DONE) return; /* wait for the mate (4.2) */
+        first = (s->rec.flags & HWP_PM_F_FIRST) ? s : m;
+        second = first == s ? m : s;
+    } else {
+        first = s;
+        second = 0;
+    }
+    p->buf[p->buf_len++] = first->rec;
+    first->state = HWP__PM_FREE;
+    first->partner = 0;
+    if (second) {
+        p->buf[p->buf_len++] = second->rec;
+        second->state = HWP__PM_FREE;
+        second->partner = 0;
+    }
+    /* Full, or (paired) no room for the next pair: interrupt now. */
+    if (p->buf_len + (p->d.paired ? 1u : 0u) >= p->d.buffer) hwp__pm_deliver(p);
+}
+
+static uint32_t hwp__pm_free_slot(const hwp_pm *p, uint32_t skip) {
+    uint32_t i;
+    for (i = 0; i < p->d.ways; i++)
+        if (p->slots[i].state == HWP__PM_FREE && i + 1 != skip) return i + 1;
+    return 0;
+}
+
+static void hwp__pm_start(hwp_pm *p, hwp_pm_slot *s, uint64_t pc,
+                          uint64_t cycle) {
+    hwp__zero(s, sizeof *s);
+    s->rec.context = p->context;
+    s->rec.pc = pc;
+    s->rec.history = p->history & hwp_mask64(p->d.history);
+    s->stage[HWP_PM_ST_FETCH] = cycle;
+    s->known = 1u << HWP_PM_ST_FETCH;
+    s->state = HWP__PM_LIVE;
+    p->st.tagged++;
+}
+
+HWP_API uint32_t hwp_pm_tag(hwp_pm *p, uint64_t pc, uint64_t fetch_cycle) {
+    uint32_t a, b;
+    uint64_t t;
+    if (!hwp__pm_ok(p)) return 0;
+    if (p->countdown != 0) {
+        hwp__fail(&p->head, HWP_ESTATE, "profileme: no selection pending");
+        return 0;
+    }
+    p->st.selected++;
+    hwp__fail(&p->head, HWP_OK, "");
+    if (p->open_pair) { /* the second of a pair (5.2.1) */
+        hwp_pm_slot *s = &p->slots[p->open_pair - 1], *f;
+        uint32_t mate = s->partner;
+        uint64_t lat;
+        a = p->open_pair;
+        p->open_pair = 0;
+        hwp__pm_load(p, p->rest);
+        hwp__pm_start(p, s, pc, fetch_cycle);
+        f = &p->slots[mate - 1]; /* live, or done and waiting for us */
+        s->partner = mate;
+        s->rec.flags = HWP_PM_F_SECOND;
+        lat = fetch_cycle > f->stage[HWP_PM_ST_FETCH]
+                  ? fetch_cycle - f->stage[HWP_PM_ST_FETCH] : 0;
+        s->rec.pair_latency = f->rec.pair_latency =
+            lat > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)lat;
+        s->rec.pair_distance = f->rec.pair_distance = p->minor;
+        return a;
+    }
+    t = hwp__pm_draw(p);
+    a = hwp__pm_free_slot(p, 0);
+    b = p->d.paired && a ? hwp__pm_free_slot(p, a) : 0;
+    if (!a || (p->d.paired && !b)) { /* every profile register set busy */
+        p->st.dropped++;
+        hwp__pm_load(p, t);
+        return 0;
+    }
+    hwp__pm_start(p, &p->slots[a - 1], pc, fetch_cycle);
+    if (!p->d.paired) {
+        hwp__pm_load(p, t);
+        return a;
+    }
+    p->st.pairs++;
+    p->minor = 1u + hwp_rng_below(&p->rng, p->d.window);
+    p->rest = t - p->minor;
+    p->slots[a - 1].partner = b;
+    p->slots[a - 1].rec.flags = HWP_PM_F_FIRST;
+    p->slots[b - 1].state = HWP__PM_RESERVED;
+    p->slots[b - 1].partner = a;
+    p->open_pair = b;
+    hwp__pm_load(p, p->minor);
+    return a;
+}
+
+HWP_API hwp_status hwp_pm_tag_empty(hwp_pm *p, uint64_t fetch_cycle) {
+    uint32_t tag;
+    hwp_pm_slot *s;
+    if (!hwp__pm_ok(p)) return HWP_EINVAL;
+    if (p->d.unit != HWP_PM_UNIT_SLOT)
+        return hwp__fail(&p->head, HWP_ESTATE,
+                         "profileme: empty selections need unit = SLOT");
+    tag = hwp_pm_tag(p, 0, fetch_cycle);
+    if (!tag) return (hwp_status)p->head.status;
+    s = &p->slots[tag - 1];
+    s->rec.flags |= HWP_PM_F_EMPTY;
+    s->rec.events |= HWP_EV_ABORTED;
+    p->st.empty++;
+    hwp__pm_complete(p, s);
+    return HWP_OK;
+}
+
+/* The live slot behind a tag, or a status saying why there is none. */
+static hwp_status hwp__pm_slot(hwp_pm *p, uint32_t tag, hwp_pm_slot **out) {
+    *out = 0;
+    if (!hwp__pm_ok(p)) return HWP_EINVAL;
+    if (tag == 0 || tag > p->d.ways ||
+        p->slots[tag - 1].state != HWP__PM_LIVE)
+        return hwp__fail(&p->head, HWP_EINVAL, "profileme: tag not in flight");
+    *out = &p->slots[tag - 1];
+    return hwp__fail(&p->head, HWP_OK, "");
+}
+
+HWP_API hwp_status hwp_pm_stage(hwp_pm *p, uint32_t tag, hwp_pm_stage_id st,
+                                uint64_t cycle) {
+    hwp_pm_slot *s;
+    hwp_status rc = hwp__pm_slot(p, tag, &s);
+    if (rc != HWP_OK) return rc;
+    if ((unsigned)st >= (unsigned)HWP_PM_ST_COUNT || st == HWP_PM_ST_FETCH)
+        return hwp__fail(&p->head, HWP_EINVAL,
+                         "profileme: stage must be MAP..LOAD_DONE");
+    s->stage[st] = cycle;
+    s->known |= 1u << st;
+    return HWP_OK;
+}
+
+HWP_API hwp_status hwp_pm_note(hwp_pm *p, uint32_t tag, uint32_t cls,
+                               uint64_t addr, uint32_t events) {
+    hwp_pm_slot *s;
+    hwp_status rc = hwp__pm_slot(p, tag, &s);
+    if (rc != HWP_OK) return rc;
+    if (cls) s->rec.cls = cls;
+    if (addr) s->rec.addr = addr;
+    s->rec.events |= events & ~(uint32_t)HWP_EV_ABORTED;
+    return HWP_OK;
+}
+
+HWP_API hwp_status hwp_pm_retire(hwp_pm *p, uint32_t tag, uint64_t cycle) {
+    hwp_pm_slot *s;
+    hwp_status rc = hwp__pm_slot(p, tag, &s);
+    if (rc != HWP_OK) return rc;
+    s->stage[HWP_PM_ST_RETIRE] = cycle;
+    s->known |= 1u << HWP_PM_ST_RETIRE;
+    s->rec.flags |= HWP_PM_F_RETIRED;
+    p->st.retired++;
+    hwp__pm_complete(p, s);
+    return HWP_OK;
+}
+
+HWP_API hwp_status hwp_pm_abort(hwp_pm *p, uint32_t tag, uint32_t reason) {
+    hwp_pm_slot *s;
+    hwp_status rc = hwp__pm_slot(p, tag, &s);
+    if (rc != HWP_OK) return rc;
+    s->rec.events |= HWP_EV_ABORTED;
+    s->rec.trap = reason;
+    p->st.aborted++;
+    hwp__pm_complete(p, s);
+    return HWP_OK;
+}
+
+HWP_API void hwp_pm_sample_insn(hwp_pm *p, const hwp_insn *in, uint64_t cycle) {
+    uint32_t tag = hwp_pm_tag(p, in->pc, cycle);
+    if (!tag) return;
+    hwp_pm_note(p, tag, in->cls, in->addr, in->events);
+    if (in->events & HWP_EV_ABORTED)
+        hwp_pm_abort(p, tag, (in->events & HWP_EV_TRAP) ? 1u : 0u);
+    else
+        hwp_pm_retire(p, tag, cycle);
+}
+
+HWP_API hwp_status hwp_pm_flush(hwp_pm *p) {
+    if (!hwp__pm_ok(p)) return HWP_EINVAL;
+    hwp__pm_deliver(p);
+    return hwp__fail(&p->head, HWP_OK, "");
+}
+
+HWP_API uint64_t hwp_pm_fetched(const hwp_pm *p) {
+    return hwp__pm_ok(p) ? p->loaded - p->countdown : 0;
+}
+
+HWP_API uint32_t hwp_pm_interval(const hwp_pm *p) {
+    return hwp__pm_ok(p) ? p->d.interval : 0;
+}
+
+HWP_API uint32_t hwp_pm_window(const hwp_pm *p) {
+    return hwp__pm_ok(p) ? p->d.window : 0;
+}
+
+/* The sampler's report, as text or as JSON (stable schema):
+ * {"model":"profileme", "interval", "window", "ways", "buffer", "history",
+ *  "paired", "fetched", "selected", "tagged", "dropped", "empty", "pairs",
+ *  "retired", "aborted", "delivered", "discarded", "interrupts",
+ *  "modelled_cycles" (numbers), "dist":"uniform|geometric|fixed",
+ *  "unit":"insn|slot"} */
+static void hwp__pm_report(const hwp_pm *p, const hwp_writer *w, bool json) {
+    static const char *const names[18] = {
+        "interval", "window", "ways", "buffer", "history", "paired",
+        "fetched", "selected", "tagged", "dropped", "empty", "pairs",
+        "retired", "aborted", "delivered", "discarded", "interrupts",
+        "modelled_cycles"};
+    static const char *const dist[] = {"uniform", "geometric", "fixed"};
+    uint64_t v[18];
+    unsigned i;
+    if (!hwp__pm_ok(p)) {
+        hwp_put_str(w, json ? "null" : "profileme: not initialised\n");
+        return;
+    }
+    v[0] = p->d.interval; v[1] = p->d.window; v[2] = p->d.ways;
+    v[3] = p->d.buffer; v[4] = p->d.history; v[5] = p->d.paired;
+    v[6] = hwp_pm_fetched(p); v[7] = p->st.selected; v[8] = p->st.tagged;
+    v[9] = p->st.dropped; v[10] = p->st.empty; v[11] = p->st.pairs;
+    v[12] = p->st.retired; v[13] = p->st.aborted;
+    v[14] = p->st.delivered; v[15] = p->st.discarded;
+    v[16] = p->st.interrupts;
+    v[17] = hwp_cost_model_cycles(p->cost, HWP_MODEL_PROFILEME);
+    hwp_put_str(w, json ? "{\"model\":\"profileme\"" : "profileme sampler:");
+    for (i = 0; i < 18; i++) {
+        hwp_put_str(w, json ? "," : i % 6 == 0 ? "\n  " : " ");
+        if (json) hwp_put_json_str(w, names[i]);
+        else hwp_put_str(w, names[i]);
+        hwp_put_str(w, json ? ":" : "=");
+        hwp_put_u64(w, v[i]);
+    }
+    hwp_put_str(w, json ? ",\"dist\":\"" : "\n  dist=");
+    hwp_put_str(w, dist[p->d.dist]);
+    hwp_put_str(w, json ? "\",\"unit\":\"" : " unit=");
+    hwp_put_str(w, p->d.unit == HWP_PM_UNIT_SLOT ? "slot" : "insn");
+    hwp_put_str(w, json ? "\"}" : "\n");
+}
+
+HWP_API void hwp_pm_write_text(const hwp_pm *p, const hwp_writer *w) {
+    hwp__pm_report(p, w, false);
+}
+
+HWP_API void hwp_pm_write_json(const hwp_pm *p, const hwp_writer *w) {
+    hwp__pm_report(p, w, true);
+}
+
+/* ---- per-PC table ------------------------------------------------------ */
+
+static const char *hwp__pm_table_fill(hwp_pm_table_desc *o,
+                                      const hwp_pm_table_desc *d) {
+    if (d) hwp__copy(o, d, sizeof *o);
+    else hwp__zero(o, sizeof *o);
+    if (!o->capacity) o->capacity = HWP_PM_DEFAULT_CAPACITY;
+    if (!o->interval) o->interval = HWP_PM_DEFAULT_INTERVAL;
+    if (!o->window) o->window = HWP_PM_DEFAULT_WINDOW;
+    if (!o->issue_width) o->issue_width = HWP_PM_DEFAULT_ISSUE_WIDTH;
+    if (!o->near_cycles) o->near_cycles = HWP_PM_DEFAULT_NEAR_CYCLES;
+    if (!hwp_is_pow2(o->capacity) || o->capacity < 8 ||
+        o->capacity > (1u << 26))
+        return "profileme: table capacity must be a power of two in 8..2^26";
+    if (o->window > HWP_PM_MAX_WINDOW)
+        return "profileme: table window must be at most 65536";
+    return 0;
+}
+
+HWP_API size_t hwp_pm_table_bytes(const hwp_pm_table_desc *d) {
+    hwp_pm_table_desc o;
+    if (hwp__pm_table_fill(&o, d)) return 0;
+    return HWP_PM_TABLE_BYTES(o.capacity);
+}
+
+HWP_API hwp_status hwp_pm_table_init(hwp_pm_table *t, void *storage,
+                                     size_t bytes,
+                                     const hwp_pm_table_desc *d) {
+    hwp_pm_table_desc o;
+    hwp_status rc;
+    const char *why;
+    if (!t) return HWP_EINVAL;
+    hwp__zero(t, sizeof *t);
+    t->head.magic = HWP__PM_TABLE_MAGIC;
+    why = hwp__pm_table_fill(&o, d); /* before o is read below */
+    rc = hwp__pm_check(&t->head, why, storage, bytes,
+                       HWP_PM_TABLE_BYTES(o.capacity));
+    if (rc != HWP_OK) return rc;
+    t->d = o;
+    t->e = (hwp_pm_entry *)storage;
+    t->limit = o.capacity - o.capacity / 8u;
+    hwp__zero(t->e, HWP_PM_TABLE_BYTES(o.capacity));
+    return hwp__fail(&t->head, HWP_OK, "");
+}
+
+static bool hwp__pm_table_ok(const hwp_pm_table *t) {
+    return t && t->head.magic == HWP__PM_TABLE_MAGIC && t->e;
+}
+
+/* Linear probing on a mixed PC; pc 0 marks a free slot. Returns the
+ * entry, inserting it when `add` and there is room under the 7/8 limit
+ * (DCPI's tables are fixed size too; what does not fit is counted). */
+static hwp_pm_entry *hwp__pm_lookup(const hwp_pm_table *t, uint64_t pc,
+                                    bool add, uint32_t *used) {
+    uint32_t mask = t->d.capacity - 1u;
+    uint32_t i = (uint32_t)(hwp_mix64(pc) >> 32) & mask;
+    for (;; i = (i + 1u) & mask) {
+        hwp_pm_entry *e = &t->e[i];
+        if (e->pc == pc) return e;
+        if (e->pc == 0) {
+            if (!add || *used >= t->limit) return 0;
+            (*used)++;
+            e->pc = pc;
+            return e;
+        }
+    }
+}
+
+/* Did `b`, paired with `a`, issue while `a` was in progress and retire?
+ * `dt` is b's fetch minus a's, in cycles (negative when b came first). */
+static bool hwp__pm_useful(const hwp_pm_record *a, const hwp_pm_record *b,
+                           int64_t dt) {
+    int64_t issue = dt + (int64_t)hwp_pm_rec_offset(b, HWP_PM_ST_ISSUE);
+    if (!(b->flags & HWP_PM_F_RETIRED) || (b->flags & HWP_PM_F_EMPTY))
+        return false;
+    return issue >= 0 && issue < (int64_t)hwp_pm_rec_in_progress(a);
+}
+
+static void hwp__pm_add_one(hwp_pm_table *t, hwp_pm_entry *e,
+                            const hwp_pm_record *r) {
+    unsigned b;
+    e->samples++;
+    e->retired += (r->flags & HWP_PM_F_RETIRED) ? 1u : 0u;
+    for (b = 0; b < HWP_PM_NEVENTS; b++) e->events[b] += (r->events >> b) & 1u;
+    for (b = 0; b < HWP_PM_LAT_COUNT; b++) e->lat_sum[b] += r->lat[b];
+    t->samples++;
+}
+
+/* A pair's contribution to its two entries (5.2.3, 5.2.4). */
+static void hwp__pm_add_pair(const hwp_pm_table *t, hwp_pm_entry *e1,
+                             hwp_pm_entry *e2, const hwp_pm_record *r1,
+                             const hwp_pm_record *r2) {
+    int64_t dt = (int64_t)r2->pair_latency;
+    int64_t ret1 = (int64_t)hwp_pm_rec_offset(r1, HWP_PM_ST_COUNT);
+    int64_t ret2 = dt + (int64_t)hwp_pm_rec_offset(r2, HWP_PM_ST_COUNT);
+    int64_t gap = ret1 > ret2 ? ret1 - ret2 : ret2 - ret1;
+    bool near = (r1->flags & r2->flags & HWP_PM_F_RETIRED) &&
+                !((r1->flags | r2->flags) & HWP_PM_F_EMPTY) &&
+                gap <= (int64_t)t->d.near_cycles;
+    if (e1) {
+        e1->pair_samples++;
+        e1->in_progress += hwp_pm_rec_in_progress(r1);
+        e1->useful_fwd += hwp__pm_useful(r1, r2, dt) ? 1u : 0u;
+        e1->near += near ? 1u : 0u;
+    }
+    if (e2) {
+        e2->pair_samples++;
+        e2->in_progress += hwp_pm_rec_in_progress(r2);
+        e2->useful_bwd += hwp__pm_useful(r2, r1, -dt) ? 1u : 0u;
+        e2->near += near ? 1u : 0u;
+    }
+}
+
+/* The entry a record goes to, or NULL (counted) for empty / unplaceable. */
+static hwp_pm_entry *hwp__pm_entry_for(hwp_pm_table *t,
+                                       const hwp_pm_record *r) {
+    hwp_pm_entry *e;
+    if (r->flags & HWP_PM_F_EMPTY) {
+        t->empty++;
+        return 0;
+    }
+    if (r->pc == 0) {
+        t->zero_pc++;
+        return 0;
+    }
+    e = hwp__pm_lookup(t, r->pc, true, &t->used);
+    if (!e) t->dropped++;
+    else hwp__pm_add_one(t, e, r);
+    return e;
+}
+
+HWP_API hwp_status hwp_pm_table_add(hwp_pm_table *t, const hwp_pm_record *r,
+                                    uint32_t n) {
+    uint32_t i;
+    if (!hwp__pm_table_ok(t) || (n && !r)) return HWP_EINVAL;
+    for (i = 0; i < n; i++) {
+        hwp_pm_entry *e1 = hwp__pm_entry_for(t, &r[i]);
+        if ((r[i].flags & HWP_PM_F_FIRST) && i + 1 < n &&
+            (r[i + 1].flags & HWP_PM_F_SECOND)) {
+            hwp_pm_entry *e2 = hwp__pm_entry_for(t, &r[i + 1]);
+            hwp__pm_add_pair(t, e1, e2, &r[i], &r[i + 1]);
+            i++;
+        }
+    }
+    return hwp__fail(&t->head, HWP_OK, "");
+}
+
+HWP_API void hwp_pm_table_deliver(void *table, const hwp_pm_record *r,
+                                  uint32_t n) {
+    hwp_pm_table_add((hwp_pm_table *)table, r, n);
+}
+
+HWP_API const hwp_pm_entry *hwp_pm_table_find(const hwp_pm_table *t,
+                                              uint64_t pc) {
+    uint32_t used;
+    if (!hwp__pm_table_ok(t) || pc == 0) return 0;
+    used = t->used;
+    return hwp__pm_lookup(t, pc, false, &used);
+}
+
+HWP_API const hwp_pm_entry *hwp_pm_table_at(const hwp_pm_table *t,
+                                            uint32_t i) {
+    if (!hwp__pm_table_ok(t) || i >= t->d.capacity || t->e[i].pc == 0)
+        return 0;
+    return &t->e[i];
+}
+
+HWP_API hwp_status hwp_pm_table_merge(hwp_pm_table *dst,
+                                      const hwp_pm_table *src) {
+    uint32_t i, b;
+    if (!hwp__pm_table_ok(dst) || !hwp__pm_table_ok(src)) return HWP_EINVAL;
+    if (dst->d.interval != src->d.interval || dst->d.window != src->d.window ||
+        dst->d.issue_width != src->d.issue_width ||
+        dst->d.near_cycles != src->d.near_cycles)
+        return hwp__fail(&dst->head, HWP_EMISMATCH,
+                         "profileme: tables use different S, W, C or X");
+    for (i = 0; i < src->d.capacity; i++) {
+        const hwp_pm_entry *s = &src->e[i];
+        hwp_pm_entry *d;
+        if (!s->pc) continue;
+        d = hwp__pm_lookup(dst, s->pc, true, &dst->used);
+        if (!d) {
+            dst->dropped += s->samples;
+            continue;
+        }
+        d->samples += s->samples;
+        d->retired += s->retired;
+        for (b = 0; b < HWP_PM_NEVENTS; b++) d->events[b] += s->events[b];
+        for (b = 0; b < HWP_PM_LAT_COUNT; b++) d->lat_sum[b] += s->lat_sum[b];
+        d->pair_samples += s->pair_samples;
+        d->in_progress += s->in_progress;
+        d->useful_fwd += s->useful_fwd;
+        d->useful_bwd += s->useful_bwd;
+        d->near += s->near;
+    }
+    dst->samples += src->samples;
+    dst->empty += src->empty;
+    dst->dropped += src->dropped;
+    dst->zero_pc += src->zero_pc;
+    return hwp__fail(&dst->head, HWP_OK, "");
+}
+
+HWP_API uint64_t hwp_pm_count(const hwp_pm_entry *e, unsigned prop) {
+    if (!e || prop >= HWP_PM_PROP_COUNT) return 0;
+    if (prop == HWP_PM_PROP_SAMPLES) return e->samples;
+    if (prop == HWP_PM_PROP_RETIRED) return e->retired;
+    return e->events[prop - 2u];
+}
+
+/* 5.1: kS estimates fN with coefficient of variation about sqrt(1/k).
+ * The interval is the score interval for a Poisson count (k + z^2/2 +/-
+ * z sqrt(k + z^2/4)), which stays sensible at k = 0 where the plain
+ * kS +/- z S sqrt(k) would be empty. */
+HWP_API hwp_pm_est hwp_pm_estimate(uint64_t k, double S, double z) {
+    hwp_pm_est r;
+    double kd = (double)k, mid = kd + 0.5 * z * z;
+    double half = z * hwp_sqrt(kd + 0.25 * z * z);
+    r.value = kd * S;
+    r.cv = k ? hwp_sqrt(1.0 / kd) : 0.0;
+    r.lo = (mid - half > 0.0 ? mid - half : 0.0) * S;
+    r.hi = (mid + half) * S;
+    return r;
+}
+
+HWP_API hwp_pm_est hwp_pm_table_estimate(const hwp_pm_table *t,
+                                         const hwp_pm_entry *e, unsigned prop,
+                                         double z) {
+    return hwp_pm_estimate(hwp_pm_count(e, prop),
+                           hwp__pm_table_ok(t) ? (double)t->d.interval : 0.0,
+                           z);
+}
+
+/* 5.2.3: issue slots wasted over all executions of I,
+ * (L_I C S / 2) - (U_I W S). */
+HWP_API double hwp_pm_wasted_slots(const hwp_pm_table *t,
+                                   const hwp_pm_entry *e) {
+    double S, u;
+    if (!hwp__pm_table_ok(t) || !e) return 0.0;
+    S = (double)t->d.interval;
+    u = (double)(e->useful_fwd + e->useful_bwd);
+    return (double)e->in_progress * t->d.issue_width * S / 2.0 -
+           u * t->d.window * S;
+}
+
+/* Total fetch -> retire-ready latency over all executions of I, L_I S / 2:
+ * the latency-only view of Fig. 7's X axis. */
+HWP_API double hwp_pm_latency_total(const hwp_pm_table *t,
+                                    const hwp_pm_entry *e) {
+    if (!hwp__pm_table_ok(t) || !e) return 0.0;
+    return (double)e->in_progress * (double)t->d.interval / 2.0;
+}
+
+/* 5.2.4: instructions retiring within X cycles of I, per execution of I,
+ * is about 2 W near_I / pair_samples_I (each pair samples the +/-W window
+ * once, as in 5.2.2); counting I itself and dividing by the 2X + 1 cycles
+ * of the window gives the IPC near I. */
+HWP_API double hwp_pm_ipc_near(const hwp_pm_table *t, const hwp_pm_entry *e) {
+    double around;
+    if (!hwp__pm_table_ok(t) || !e || !e->pair_samples) return 0.0;
+    around = 2.0 * t->d.window * (double)e->near / (double)e->pair_samples;
+    return (1.0 + around) / (2.0 * t->d.near_cycles + 1.0);
+}
+
+HWP_API hwp_status hwp_pm_accuracy(const hwp_pm_table *t, unsigned prop,
+                                   hwp_pm_truth_fn truth, void *ctx,
+                                   double min_ek, hwp_pm_acc *out) {
+    uint32_t i;
+    double S, sum_ratio = 0, sum_err = 0, sum_truth = 0, inside = 0;
+    if (!hwp__pm_table_ok(t)) return HWP_EINVAL;
+    if (!truth || !out || prop >= HWP_PM_PROP_COUNT) return HWP_EINVAL;
+    hwp__zero(out, sizeof *out);
+    S = (double)t->d.interval;
+    for (i = 0; i < t->d.capacity; i++) {
+        const hwp_pm_entry *e = &t->e[i];
+        uint64_t n;
+        double est, ratio, ek;
+        if (!e->pc) continue;
+        n = truth(ctx, e->pc);
+        ek = (double)n / S; /* E[k]: the envelope of Fig. 3 */
+        if (!n || ek < min_ek) continue;
+        est = (double)hwp_pm_count(e, prop) * S;
+        ratio = est / (double)n;
+        out->pcs++;
+        sum_ratio += ratio;
+        inside += (ratio - 1.0) * (ratio - 1.0) * ek <= 1.0 ? 1.0 : 0.0;
+        sum_err += est > (double)n ? est - (double)n : (double)n - est;
+        sum_truth += (double)n;
+    }
+    if (out->pcs) {
+        out->in_envelope = inside / (double)out->pcs;
+        out->mean_ratio = sum_ratio / (double)out->pcs;
+        out->weighted_err = sum_err / sum_truth;
+    }
+    return HWP_OK;
+}
+
+static const char *const hwp__pm_event_names[HWP_PM_NEVENTS] = {
+    "taken", "mispred", "icmiss", "dcmiss", "itlbmiss",
+    "dtlbmiss", "aborted", "trap", "indirect"};
+
+HWP_API void hwp_pm_table_write_text(const hwp_pm_table *t,
+                                     const hwp_writer *w, uint32_t top) {
+    uint64_t last_k = 0;
+    uint32_t shown, i, last_i = 0;
+    if (!hwp__pm_table_ok(t)) return;
+    hwp_put_str(w, "profileme table: ");
+    hwp_put_u64(w, t->used);
+    hwp_put_str(w, " PCs, ");
+    hwp_put_u64(w, t->samples);
+    hwp_put_str(w, " samples, ");
+    hwp_put_u64(w, t->dropped);
+    hwp_put_str(w, " dropped (table full), S=");
+    hwp_put_u64(w, t->d.interval);
+    hwp_put_str(w, "\n  pc  samples  est.fetched  cv  retired  dcmiss"
+                   "  wasted_slots\n");
+    /* Top PCs by sample count (ties in slot order), by repeated selection:
+     * O(top x capacity) and no scratch memory. */
+    for (shown = 0; shown < top; shown++) {
+        const hwp_pm_entry *e = 0;
+        hwp_pm_est est;
+        for (i = 0; i < t->d.capacity; i++) {
+            const hwp_pm_entry *c = &t->e[i];
+            bool after = !shown || c->samples < last_k ||
+                         (c->samples == last_k && i > last_i);
+            if (c->pc && after && (!e || c->samples > e->samples)) e = c;
+        }
+        if (!e) break;
+        last_i = (uint32_t)(e - t->e);
+        last_k = e->samples;
+        est = hwp_pm_table_estimate(t, e, HWP_PM_PROP_SAMPLES, 1.96);
+        hwp_put_str(w, "  ");
+        hwp_put_hex(w, e->pc);
+        hwp_put_str(w, "  ");
+        hwp_put_u64(w, e->samples);
+        hwp_put_str(w, "  ");
+        hwp_put_f64(w, est.value, 0);
+        hwp_put_str(w, "  ");
+        hwp_put_f64(w, est.cv, 3);
+        hwp_put_str(w, "  ");
+        hwp_put_u64(w, e->retired);
+        hwp_put_str(w, "  ");
+        hwp_put_u64(w, e->events[3]);
+        hwp_put_str(w, "  ");
+        hwp_put_f64(w, hwp_pm_wasted_slots(t, e), 0);
+        hwp_put_str(w, "\n");
+    }
+}
+
+static void hwp__pm_json_u64(const hwp_writer *w, const char *key, uint64_t v,
+                             bool comma) {
+    if (comma) hwp_put_str(w, ",");
+    hwp_put_json_str(w, key);
+    hwp_put_str(w, ":");
+    hwp_put_u64(w, v);
+}
+
+/* JSON schema (stable): {"model":"profileme_table", "interval", "window",
+ * "issue_width", "near_cycles", "capacity", "used", "samples", "empty",
+ * "dropped", "zero_pc" (numbers), "pcs":[{"pc":"0x..", "samples",
+ * "retired", "events":{"taken",...,"indirect"}, "lat_sum":[6 numbers in
+ * HWP_PM_LAT_* order], "pair_samples", "in_progress", "useful_fwd",
+ * "useful_bwd", "near", "est":kS, "cv", "wasted_slots", "ipc_near"}]}
+ * with "pcs" in table slot order (unspecified; sort on the reader side). */
+HWP_API void hwp_pm_table_write_json(const hwp_pm_table *t,
+                                     const hwp_writer *w) {
+    uint32_t i, b;
+    bool first = true;
+    if (!hwp__pm_table_ok(t)) {
+        hwp_put_str(w, "null");
+        return;
+    }
+    hwp_put_str(w, "{\"model\":\"profileme_table\"");
+    hwp__pm_json_u64(w, "interval", t->d.interval, true);
+    hwp__pm_json_u64(w, "window", t->d.window, true);
+    hwp__pm_json_u64(w, "issue_width", t->d.issue_width, true);
+    hwp__pm_json_u64(w, "near_cycles", t->d.near_cycles, true);
+    hwp__pm_json_u64(w, "capacity", t->d.capacity, true);
+    hwp__pm_json_u64(w, "used", t->used, true);
+    hwp__pm_json_u64(w, "samples", t->samples, true);
+    hwp__pm_json_u64(w, "empty", t->empty, true);
+    hwp__pm_json_u64(w, "dropped", t->dropped, true);
+    hwp__pm_json_u64(w, "zero_pc", t->zero_pc, true);
+    hwp_put_str(w, ",\"pcs\":[");
+    for (i = 0; i < t->d.capacity; i++) {
+        const hwp_pm_entry *e = &t->e[i];
+        hwp_pm_est est;
+        if (!e->pc) continue;
+        hwp_put_str(w, first ? "{\"pc\":\"" : ",{\"pc\":\"");
+        first = false;
+        hwp_put_hex(w, e->pc);
+        hwp_put_str(w, "\"");
+        hwp__pm_json_u64(w, "samples", e->samples, true);
+        hwp__pm_json_u64(w, "retired", e->retired, true);
+        hwp_put_str(w, ",\"events\":{");
+        for (b = 0; b < HWP_PM_NEVENTS; b++)
+            hwp__pm_json_u64(w, hwp__pm_event_names[b], e->events[b], b > 0);
+        hwp_put_str(w, "},\"lat_sum\":[");
+        for (b = 0; b < HWP_PM_LAT_COUNT; b++) {
+            if (b) hwp_put_str(w, ",");
+            hwp_put_u64(w, e->lat_sum[b]);
+        }
+        hwp_put_str(w, "]");
+        hwp__pm_json_u64(w, "pair_samples", e->pair_samples, true);
+        hwp__pm_json_u64(w, "in_progress", e->in_progress, true);
+        hwp__pm_json_u64(w, "useful_fwd", e->useful_fwd, true);
+        hwp__pm_json_u64(w, "useful_bwd", e->useful_bwd, true);
+        hwp__pm_json_u64(w, "near", e->near, true);
+        est = hwp_pm_table_estimate(t, e, HWP_PM_PROP_SAMPLES, 1.96);
+        hwp_put_str(w, ",\"est\":");
+        hwp_put_f64(w, est.value, 0);
+        hwp_put_str(w, ",\"cv\":");
+        hwp_put_f64(w, est.cv, 4);
+        hwp_put_str(w, ",\"wasted_slots\":");
+        hwp_put_f64(w, hwp_pm_wasted_slots(t, e), 1);
+        hwp_put_str(w, ",\"ipc_near\":");
+        hwp_put_f64(w, hwp_pm_ipc_near(t, e), 4);
+        hwp_put_str(w, "}");
+    }
+    hwp_put_str(w, "]}");
+}
+
+/* ---- path reconstruction ------------------------------------------------ */
+
+typedef struct hwp__pm_walk {
+    const hwp_pm_block *cfg;
+    uint32_t n;
+    const hwp_pm_path_query *q;
+    uint32_t *out, cap, words, paths;
+    uint32_t budget; /* blocks the paired-PC search may still visit */
+    uint32_t path[HWP_PM_MAX_PATH]; /* newest block first */
+} hwp__pm_walk;
+
+static bool hwp__pm_in(const hwp_pm_block *b, uint64_t pc, uint64_t end) {
+    return pc >= b->start && pc < end;
+}
+
+/* Could the pair's other instruction lie within `left` instructions
+ * before block b, on some way into b? Branch directions are unknown past
+ * the history bits, so every predecessor counts. Each answer errs towards
+ * yes: a predecessor is searched whole, a routine entry, an unknown block
+ * size or an exhausted search budget all say yes. */
+static bool hwp__pm_reaches(hwp__pm_walk *k, uint32_t b, uint64_t left) {
+    uint32_t x, preds = 0;
+    for (x = 0; x < k->n; x++) {
+        const hwp_pm_block *p = &k->cfg[x];
+        if (p->taken != b && p->fall != b) continue;
+        preds++;
+        if (!k->budget || !p->insns) return true;
+        k->budget--;
+        if (hwp__pm_in(p, k->q->other_pc, p->end)) return true;
+        if (p->insns < left && hwp__pm_reaches(k, x, left - p->insns))
+            return true;
+    }
+    return !preds;
+}
+
+/* A finished segment path[0..len-1]: filter by the paired PC (5.3's third
+ * scheme), count it, and write it oldest block first when it fits. */
+static void hwp__pm_emit(hwp__pm_walk *k, uint32_t len) {
+    uint32_t i;
+    uint64_t older = 0; /* instructions in the blocks before pc's */
+    if (k->q->use_other) {
+        bool found = hwp__pm_in(&k->cfg[k->path[0]], k->q->other_pc, k->q->pc);
+        for (i = 1; i < len; i++) {
+            found = found || hwp__pm_in(&k->cfg[k->path[i]], k->q->other_pc,
+                                        k->cfg[k->path[i]].end);
+            older += k->cfg[k->path[i]].insns;
+        }
+        /* Too short to have reached the other instruction: keep it if
+         * some way into its oldest block can still hold it. */
+        if (!found && k->q->other_distance && older < k->q->other_distance) {
+            k->budget = 4096;
+            found = hwp__pm_reaches(k, k->path[len - 1],
+                                    k->q->other_distance - older);
+        }
+        if (!found) return;
+    }
+    k->paths++;
+    if (k->words + len + 1 > k->cap) return;
+    k->out[k->words++] = len;
+    for (i = len; i > 0; i--) k->out[k->words++] = k->path[i - 1];
+}
+
+/* Extend the segment backwards from path[len - 1] having matched `used`
+ * history bits. Depth is bounded by max_blocks. */
+static void hwp__pm_walk_back(hwp__pm_walk *k, uint32_t len, uint32_t used) {
+    uint32_t b = k->path[len - 1], x, preds = 0;
+    if (used == k->q->bits || len == k->q->max_blocks) {
+        hwp__pm_emit(k, len);
+        return;
+    }
+    for (x = 0; x < k->n; x++) {
+        const hwp_pm_block *p = &k->cfg[x];
+        unsigned dir;
+        if (!p->cond) { /* one successor, no history bit */
+            uint32_t succ = p->taken != HWP_PM_NONE ? p->taken : p->fall;
+            if (succ != b) continue;
+            preds++;
+            k->path[len] = x;
+            hwp__pm_walk_back(k, len + 1, used);
+            continue;
+        }
+        for (dir = 0; dir < 2; dir++) { /* dir 1: the taken edge */
+            if ((dir ? p->taken : p->fall) != b) continue;
+            preds++;
+            if (((k->q->history >> used) & 1u) != dir) continue;
+            k->path[len] = x;
+            hwp__pm_walk_back(k, len + 1, used + 1);
+        }
+    }
+    if (!preds) hwp__pm_emit(k, len); /* the routine's entry */
+}
+
+HWP_API hwp_status hwp_pm_paths(const hwp_pm_block *cfg, uint32_t n_blocks,
+                                const hwp_pm_path_query *q, uint32_t *out,
+                                uint32_t out_cap, uint32_t *n_paths,
+                                uint32_t *n_words) {
+    hwp__pm_walk k;
+    hwp_pm_path_query qq;
+    uint32_t i;
+    if (!cfg || !q || !n_paths || !n_words || (out_cap && !out))
+        return HWP_EINVAL;
+    *n_paths = *n_words = 0;
+    qq = *q;
+    if (!qq.max_blocks) qq.max_blocks = 64;
+    if (qq.max_blocks > HWP_PM_MAX_PATH || qq.bits > 64) return HWP_EINVAL;
+    for (i = 0; i < n_blocks; i++)
+        if ((cfg[i].taken != HWP_PM_NONE && cfg[i].taken >= n_blocks) ||
+            (cfg[i].fall != HWP_PM_NONE && cfg[i].fall >= n_blocks))
+            return HWP_EFORMAT;
+    for (i = 0; i < n_blocks; i++)
+        if (hwp__pm_in(&cfg[i], qq.pc, cfg[i].end)) break;
+    if (i == n_blocks) return HWP_EINVAL; /* pc is in no block */
+    k.cfg = cfg;
+    k.n = n_blocks;
+    k.q = &qq;
+    k.out = out;
+    k.cap = out_cap;
+    k.words = k.paths = 0;
+    k.path[0] = i;
+    hwp__pm_walk_back(&k, 1, 0);
+    *n_paths = k.paths;
+    *n_words = k.words;
+    return HWP_OK;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HWPROF_IMPL */

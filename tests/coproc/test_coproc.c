@@ -1,0 +1,861 @@
+/* Unit tests for hwprof/coproc.h: desc validation, the instruction filter,
+ * the sample buffer's drops, the resources, the load-value slot rules
+ * (white-box against the appendix), the estimator, the sec. 3.6
+ * applications on synthetic programs with known answers, merge, reports
+ * and cost charging. Fast and deterministic (suite unit). */
+#define _POSIX_C_SOURCE 200112L
+#define HWPROF_IMPL
+#include "hwprof/coproc.h"
+
+#include "harness.h"
+#include "coproc/lvp_stream.h"
+
+static unsigned char *mem_for(size_t bytes) {
+    void *p = NULL;
+    if (posix_memalign(&p, 16, bytes ? bytes : 16)) abort();
+    return (unsigned char *)p;
+}
+
+/* An instance with a fast co-processor (64 cycles per host instruction):
+ * nothing is dropped unless a test wants it. */
+static unsigned char *make(hwp_cp *x, hwp_cp_desc *d, hwp_cost *c) {
+    size_t b = hwp_cp_bytes(d);
+    unsigned char *m = mem_for(b);
+    if (hwp_cp_init(x, m, b, d, c) != HWP_OK) {
+        printf("init failed: %s\n", hwp_why(x));
+        abort();
+    }
+    return m;
+}
+
+static hwp_insn insn(uint64_t pc, uint32_t cls, uint64_t addr, uint64_t value,
+                     uint32_t events) {
+    hwp_insn i = {0, 0, 0, 0, 0, 0};
+    i.pc = pc, i.next_pc = pc + 4, i.addr = addr, i.value = value;
+    i.cls = cls, i.events = events;
+    return i;
+}
+
+static void test_desc_validation(void) {
+    hwp_cp_desc d;
+    hwp_cp x;
+    unsigned char *m;
+    size_t b = hwp_cp_bytes(NULL);
+    CHECK(b > 0);
+    CHECK_EQ(b, HWP_CP_BYTES(2048, 36, 256, 1024, 8192, 4096, 2048, 8));
+    memset(&d, 0, sizeof d);
+    d.data_words = 1000;
+    CHECK_EQ(hwp_cp_bytes(&d), 0);
+    m = mem_for(b + 32);
+    CHECK_EQ(hwp_cp_init(&x, m, b, &d, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&x), "data_words");
+    d.data_words = 0;
+    d.cam_entries = 100;
+    CHECK_EQ(hwp_cp_init(&x, m, b, &d, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&x), "cam_entries");
+    d.cam_entries = 0;
+    d.buffer_bytes = 10; /* smaller than one 36-byte sample */
+    CHECK_EQ(hwp_cp_init(&x, m, b, &d, NULL), HWP_EINVAL);
+    d.buffer_bytes = 0;
+    d.n_hashes = 5;
+    CHECK_EQ(hwp_cp_init(&x, m, b, &d, NULL), HWP_EINVAL);
+    CHECK_EQ(hwp_cp_init(&x, m + 8, b, NULL, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&x), "aligned");
+    CHECK_EQ(hwp_cp_init(&x, m, b - 1, NULL, NULL), HWP_ENOSPC);
+    CHECK_EQ(hwp_cp_init(&x, m, b, NULL, NULL), HWP_OK);
+    CHECK_STR(hwp_why(&x), "");
+    /* fewer fields: smaller samples, more of them in the same bytes */
+    memset(&d, 0, sizeof d);
+    d.fields = HWP_CP_F_PC | HWP_CP_F_VALUE;
+    CHECK_EQ(hwp_cp_bytes(&d), HWP_CP_BYTES(2048, 16, 256, 1024, 8192, 4096, 2048, 8));
+    /* a bad handle is refused by cold calls */
+    {
+        hwp_cp bad;
+        memset(&bad, 0, sizeof bad);
+        CHECK_EQ(hwp_cp_lvp_start(&bad, NULL), HWP_EINVAL);
+        CHECK_EQ(hwp_cp_finish(&bad), HWP_EINVAL);
+        CHECK_EQ(hwp_cp_filter_region(&bad, 1, 0), HWP_EINVAL);
+    }
+    /* lvp desc checks */
+    {
+        hwp_cp_lvp_desc ld;
+        memset(&ld, 0, sizeof ld);
+        ld.slots = 100;
+        CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_EINVAL);
+        CHECK_HAS(hwp_why(&x), "slots");
+        ld.slots = 512; /* more than 256 CAM entries */
+        CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_EINVAL);
+        ld.slots = 0;
+        ld.conf_lo_pct = 95;
+        CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_EINVAL);
+        CHECK_EQ(hwp_cp_lvp_start(&x, NULL), HWP_OK);
+    }
+    CHECK_EQ(hwp_cp_filter_region(&x, 3, 4), HWP_EINVAL);
+    free(m);
+}
+
+/* A custom program that records which PCs reach its routine. */
+typedef struct seen {
+    uint64_t pcs[4096];
+    uint32_t n;
+    uint32_t extra; /* data writes per sample, to set the routine's cost */
+} seen;
+
+static int seen_routine(hwp_cp *x, const hwp_insn *s, void *ctx) {
+    seen *z = (seen *)ctx;
+    uint32_t k;
+    if (z->n < 4096) z->pcs[z->n] = s->pc;
+    z->n++;
+    for (k = 0; k < z->extra; k++) hwp_cp_dwrite(x, k, s->pc);
+    return HWP_CP_DONE;
+}
+
+static void load_seen(hwp_cp *x, seen *z, uint32_t cls_mask) {
+    hwp_cp_program p;
+    unsigned c;
+    memset(&p, 0, sizeof p);
+    for (c = 0; c < HWP_CLS_COUNT; c++) p.routine[c] = seen_routine;
+    p.ctx = z;
+    p.cls_mask = cls_mask;
+    CHECK_EQ(hwp_cp_load(x, &p), HWP_OK);
+}
+
+static void test_filter_class_region_mask(void) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    hwp_cp_stats st;
+    static seen z;
+    unsigned char *m;
+    hwp_rng r;
+    uint64_t i, masked_pcs[16], in_region = 0, bad = 0, loads = 0;
+    unsigned k;
+    memset(&d, 0, sizeof d);
+    d.clock_x16 = 1024;
+    m = make(&x, &d, NULL);
+    memset(&z, 0, sizeof z);
+    load_seen(&x, &z, HWP_CLS_BIT(HWP_CLS_LOAD));
+    CHECK_EQ(hwp_cp_filter_region(&x, 3, 2), HWP_OK);
+    for (k = 0; k < 16; k++) {
+        masked_pcs[k] = 0x1000 + 64u * k;
+        hwp_cp_filter_mask_pc(&x, masked_pcs[k]);
+        CHECK(hwp_cp_filter_masked(&x, masked_pcs[k]));
+    }
+    hwp_rng_seed(&r, 5);
+    for (i = 0; i < 3000; i++) {
+        uint64_t pc = 0x1000 + 4u * hwp_rng_below(&r, 512);
+        uint32_t cls = hwp_rng_below(&r, 3) ? HWP_CLS_LOAD : HWP_CLS_OTHER;
+        hwp_insn in = insn(pc, cls, 0, 0, 0);
+        hwp_cp_retire(&x, &in);
+        if (cls != HWP_CLS_LOAD) continue;
+        loads++;
+        /* region: the documented hash, computed here independently */
+        if ((((pc * 0x9E3779B97F4A7C15ull) >> 32) & 3u) == 2u &&
+            !hwp_cp_filter_masked(&x, pc))
+            in_region++;
+    }
+    hwp_cp_finish(&x);
+    hwp_cp_get_stats(&x, &st);
+    CHECK_EQ(st.retired, 3000);
+    CHECK_EQ(st.class_passed, loads);
+    CHECK_EQ(z.n, in_region);
+    CHECK_EQ(st.tagged, in_region);
+    CHECK_EQ(st.dropped, 0);
+    CHECK_EQ(st.region_rejected + st.masked_rejected + st.tagged, loads);
+    for (i = 0; i < z.n && i < 4096; i++) {
+        if ((((z.pcs[i] * 0x9E3779B97F4A7C15ull) >> 32) & 3u) != 2u) bad++;
+        for (k = 0; k < 16; k++)
+            if (z.pcs[i] == masked_pcs[k]) bad++;
+    }
+    CHECK_EQ(bad, 0); /* a masked or out-of-region PC never reaches a routine */
+    CHECK(in_region > 3000 / 3 / 4 / 2); /* the region is about a quarter */
+    /* several hash functions: a PC is masked only if all its bits are set */
+    CHECK_EQ(hwp_cp_filter_clear(&x), HWP_OK);
+    CHECK(!hwp_cp_filter_masked(&x, masked_pcs[0]));
+    free(m);
+}
+
+/* Drops happen exactly when the buffer is full. A slow co-processor
+ * (clock 1/16 cycle per host instruction, 200-cycle routine): the first
+ * sample starts at once and leaves the buffer, the next `cap` fill it,
+ * every later one is dropped. */
+static void test_buffer_drops_exact(void) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    hwp_cp_stats st;
+    static seen z;
+    unsigned char *m;
+    uint32_t i, cap;
+    memset(&d, 0, sizeof d);
+    d.clock_x16 = 1;
+    d.buffer_bytes = 360; /* 10 samples of 36 bytes */
+    m = make(&x, &d, NULL);
+    memset(&z, 0, sizeof z);
+    z.extra = 200;
+    load_seen(&x, &z, HWP_CLS_ALL);
+    hwp_cp_get_stats(&x, &st);
+    cap = st.buffer_samples;
+    CHECK_EQ(cap, 10);
+    for (i = 0; i < cap + 57; i++) {
+        hwp_insn in = insn(0x100 + 4u * i, HWP_CLS_OTHER, 0, 0, 0);
+        hwp_cp_retire(&x, &in);
+    }
+    hwp_cp_get_stats(&x, &st);
+    CHECK_EQ(st.tagged, cap + 57);
+    CHECK_EQ(st.dropped, 57 - 1);
+    CHECK_EQ(st.processed, 1);
+    hwp_cp_finish(&x);
+    hwp_cp_get_stats(&x, &st);
+    CHECK_EQ(st.processed, cap + 1);
+    CHECK_EQ(z.n, cap + 1);
+    CHECK_EQ(st.cp_cycles, (uint64_t)(cap + 1) * (1 + 200));
+    free(m);
+    /* a co-processor as fast as the arrivals never drops: 1-cycle routine
+     * (dispatch only), one tagged instruction per host cycle */
+    d.clock_x16 = 16;
+    m = make(&x, &d, NULL);
+    load_seen(&x, &z, HWP_CLS_ALL);
+    z.extra = 0;
+    for (i = 0; i < 5000; i++) {
+        hwp_insn in = insn(0x100, HWP_CLS_OTHER, 0, 0, 0);
+        hwp_cp_retire(&x, &in);
+    }
+    CHECK_EQ(x.dropped, 0);
+    /* two cycles per sample, one arrival per cycle: half must go, less
+     * the buffer's worth that is still queued */
+    z.extra = 1;
+    for (i = 0; i < 5000; i++) {
+        hwp_insn in = insn(0x100, HWP_CLS_OTHER, 0, 0, 0);
+        hwp_cp_retire(&x, &in);
+    }
+    CHECK(x.dropped >= 2500 - cap - 2 && x.dropped <= 2500 + 2);
+    free(m);
+}
+
+static void test_resources(void) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    unsigned char *m;
+    hwp_rng r;
+    uint32_t i, bits;
+    memset(&d, 0, sizeof d);
+    d.cam_entries = 64;
+    m = make(&x, &d, NULL);
+    /* CAM: match returns the index; invalidate hides it; keys unique */
+    for (i = 0; i < 64; i++) hwp_cp_cam_write(&x, i, 1000 + 7u * i);
+    for (i = 0; i < 64; i++) CHECK_EQ(hwp_cp_cam_match(&x, 1000 + 7u * i), i);
+    CHECK_EQ(hwp_cp_cam_match(&x, 999), HWP_CP_NONE);
+    hwp_cp_cam_invalidate(&x, 5);
+    CHECK_EQ(hwp_cp_cam_match(&x, 1035), HWP_CP_NONE);
+    CHECK(!hwp_cp_cam_valid(&x, 5));
+    CHECK_EQ(hwp_cp_cam_match(&x, 1042), 6); /* probe chains survive */
+    hwp_cp_cam_write(&x, 7, 1000); /* key of entry 0 moves to entry 7 */
+    CHECK_EQ(hwp_cp_cam_match(&x, 1000), 7);
+    CHECK(!hwp_cp_cam_valid(&x, 0));
+    hwp_rng_seed(&r, 9);
+    for (i = 0; i < 20000; i++) { /* random churn against a reference */
+        uint32_t e = hwp_rng_below(&r, 64);
+        uint64_t key = hwp_rng_below(&r, 200);
+        if (hwp_rng_below(&r, 3)) hwp_cp_cam_write(&x, e, key);
+        else hwp_cp_cam_invalidate(&x, e);
+    }
+    {
+        uint32_t bad = 0, k;
+        for (i = 0; i < 200; i++) {
+            uint32_t want = HWP_CP_NONE;
+            for (k = 0; k < 64; k++)
+                if (hwp_cp_cam_valid(&x, k) && x.cam_key[k] == i) want = k;
+            if (hwp_cp_cam_match(&x, i) != want) bad++;
+        }
+        CHECK_EQ(bad, 0);
+    }
+    hwp_cp_cam_invalidate_all(&x);
+    CHECK_EQ(hwp_cp_cam_match(&x, 1042), HWP_CP_NONE);
+    /* saturating read-modify-write never wraps, for every width */
+    for (bits = 1; bits <= 32; bits++) {
+        uint64_t ref = 0, max = bits == 32 ? 0xFFFFFFFFull : (1ull << bits) - 1;
+        uint32_t v = 0, bad = 0;
+        hwp_cp_dwrite(&x, 3, 0);
+        for (i = 0; i < 300; i++) {
+            uint32_t add = hwp_rng_u32(&r) >> hwp_rng_below(&r, 32);
+            ref = ref + add > max ? max : ref + add;
+            v = hwp_cp_dsat_add(&x, 3, add, bits);
+            if (v != ref) bad++;
+        }
+        CHECK_EQ(bad, 0);
+        CHECK_EQ(v, max);
+    }
+    /* index registers: wrap at their width, or saturate */
+    hwp_cp_ireg_width(&x, 1, 3);
+    for (i = 0; i < 9; i++) hwp_cp_ireg_inc(&x, 1);
+    CHECK_EQ(hwp_cp_ireg(&x, 1), 1);
+    for (i = 0; i < 20; i++) hwp_cp_ireg_sinc(&x, 1);
+    CHECK_EQ(hwp_cp_ireg(&x, 1), 7);
+    for (i = 0; i < 20; i++) hwp_cp_ireg_sdec(&x, 1);
+    CHECK_EQ(hwp_cp_ireg(&x, 1), 0);
+    /* data addresses wrap at the array size */
+    hwp_cp_dwrite(&x, 1024 + 9, 77);
+    CHECK_EQ(hwp_cp_dread(&x, 9), 77);
+    free(m);
+}
+
+/* ---- load-value profiling, white-box against the appendix ------------- */
+
+static void lvp_feed(hwp_cp *x, uint64_t pc, uint64_t value) {
+    hwp_cp_retire_load(x, pc, 0, value);
+    hwp_cp_sync(x);
+}
+
+static void test_lvp_slot_rules(void) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    hwp_cp_lvp_desc ld;
+    unsigned char *m;
+    uint32_t i, t;
+    uint64_t ign;
+    memset(&d, 0, sizeof d);
+    d.clock_x16 = 1024;
+    d.seed = 3;
+    m = make(&x, &d, NULL);
+    memset(&ld, 0, sizeof ld);
+    ld.slots = 4;
+    ld.failed_limit = 100;
+    ld.done_limit = 4;
+    ld.thrash_mult = 1000; /* no thrash interrupts in this white-box run */
+    CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_OK);
+    /* empty slots are taken in order; the new value is active, hits 1 */
+    for (i = 0; i < 4; i++) lvp_feed(&x, 0x100 + 4u * i, 7);
+    for (i = 0; i < 4; i++) {
+        CHECK_EQ(hwp_cp_cam_match(&x, 0x100 + 4u * i), i);
+        CHECK_EQ(x.data[4 * i], 7);
+        CHECK_EQ(x.data[4 * i + 1], 1);
+        CHECK_EQ(x.data[4 * i + 2], 0);
+        CHECK_EQ(x.data[4 * i + 3], 1);
+    }
+    CHECK_EQ(hwp_cp_ireg(&x, 0), 0); /* the replacement index wrapped */
+    /* hits and misses: total counts both */
+    lvp_feed(&x, 0x100, 7);
+    lvp_feed(&x, 0x100, 8);
+    CHECK_EQ(x.data[1], 2);
+    CHECK_EQ(x.data[2], 1);
+    CHECK_EQ(x.data[3], 3);
+    /* a slot whose total is the maximum is never replaced: the random
+     * number (0..255) cannot exceed it; the sample is ignored and the
+     * failed counter rises */
+    x.data[3] = 255;
+    ign = x.lvp.ignored;
+    for (i = 0; i < 50; i++) lvp_feed(&x, 0x900 + 4u * i, 1);
+    CHECK_EQ(x.lvp.ignored - ign, 50);
+    CHECK_EQ(hwp_cp_ireg(&x, 1), 50);
+    CHECK_EQ(hwp_cp_cam_match(&x, 0x100), 0);
+    CHECK_EQ(hwp_cp_ireg(&x, 0), 0);
+    /* a slot with total 1 is replaced with probability 254/256: after a
+     * success the index moves on, the failed counter drops by one and
+     * the new slot is reset */
+    x.data[3] = 1;
+    t = hwp_cp_ireg(&x, 1);
+    for (i = 0; i < 20 && hwp_cp_ireg(&x, 0) == 0; i++) lvp_feed(&x, 0xA00, 5);
+    CHECK_EQ(hwp_cp_ireg(&x, 0), 1);
+    CHECK_EQ(hwp_cp_cam_match(&x, 0xA00), 0);
+    CHECK_EQ(hwp_cp_cam_match(&x, 0x100), HWP_CP_NONE);
+    CHECK_EQ(x.data[0], 5);
+    CHECK_EQ(x.data[3], 1);
+    CHECK_EQ(hwp_cp_ireg(&x, 1), t + i - 1 - 1);
+    CHECK_EQ(x.lvp.replacements, 1);
+    /* informational replacement statistics: total 128 -> about 127/256 */
+    {
+        uint32_t wins = 0, k;
+        for (k = 0; k < 2000; k++) {
+            x.data[4 * 1 + 3] = 128;
+            hwp_cp_cam_write(&x, 1, 0x104);
+            hwp_cp_ireg_set(&x, 0, 1);
+            lvp_feed(&x, 0xB00 + 4u * k, 1);
+            if (hwp_cp_ireg(&x, 0) == 2) wins++;
+            hwp_cp_ireg_set(&x, 1, 0);
+        }
+        CHECK(wins > 2000 * 127 / 256 - 120 && wins < 2000 * 127 / 256 + 120);
+    }
+    free(m);
+}
+
+static void test_lvp_reselect_off_saturate(void) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    hwp_cp_lvp_desc ld;
+    unsigned char *m;
+    uint32_t i;
+    memset(&d, 0, sizeof d);
+    d.clock_x16 = 1024;
+    m = make(&x, &d, NULL);
+    memset(&ld, 0, sizeof ld);
+    ld.slots = 4;
+    ld.done_limit = 4;
+    ld.resel_shift = 2; /* re-select below 25% */
+    CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_OK);
+    /* re-selection: few hits (< keep_hits 32) and invariance < 25% after
+     * 16 samples: the current value becomes active, hits 1, misses 0 */
+    lvp_feed(&x, 0x100, 1);                          /* H1 T1 */
+    for (i = 0; i < 2; i++) lvp_feed(&x, 0x100, 1);  /* H3 */
+    for (i = 0; i < 12; i++) lvp_feed(&x, 0x100, 2); /* M12: 15 seen */
+    CHECK_EQ(x.data[0], 1);
+    lvp_feed(&x, 0x100, 3); /* M13, 16 seen, 3 << 2 = 12 < 16 */
+    CHECK_EQ(x.data[0], 3);
+    CHECK_EQ(x.data[1], 1);
+    CHECK_EQ(x.data[2], 0);
+    CHECK_EQ(x.data[3], 16); /* total keeps counting across regions */
+    CHECK_EQ(x.lvp.reselect, 1);
+    /* keep: 40 hits then misses below 25%: the slot is turned off */
+    lvp_feed(&x, 0x200, 9);
+    for (i = 0; i < 39; i++) lvp_feed(&x, 0x200, 9);
+    for (i = 0; i < 121; i++) lvp_feed(&x, 0x200, (i & 1) + 20);
+    CHECK(!hwp_cp_cam_valid(&x, 1));
+    CHECK_EQ(x.data[4 + 0], 9);
+    CHECK_EQ(x.data[4 + 1], 40);
+    CHECK_EQ(x.data[4 + 2], 121);
+    CHECK_EQ(hwp_cp_ireg(&x, 2), 1); /* done */
+    /* the next instance of 0x200 competes like any unslotted load */
+    lvp_feed(&x, 0x200, 9);
+    CHECK_EQ(hwp_cp_cam_match(&x, 0x200), 2);
+    /* saturation: total reaches 255 -> off, counters never exceed it */
+    for (i = 0; i < 400; i++) lvp_feed(&x, 0x300, i % 3 ? 4 : 5);
+    CHECK(!hwp_cp_cam_valid(&x, 3) || x.data[15] < 255);
+    for (i = 0; i < 16; i++) CHECK(x.data[i] <= 255 || i % 4 == 0);
+    free(m);
+}
+
+/* Property: over random streams, slot counters stay within their width,
+ * total >= hits + misses of the current region, and a masked PC never
+ * reaches the load routine. */
+static int spy_routine(hwp_cp *x, const hwp_insn *s, void *ctx) {
+    uint32_t *bad = (uint32_t *)ctx;
+    if (s->events & HWP_EV_TRAP) (*bad)++; /* was masked when it retired */
+    return hwp__cp_lvp_routine(x, s, NULL);
+}
+
+static void test_lvp_properties(void) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    unsigned char *m;
+    lvs s;
+    static lvs_load L[300];
+    uint32_t i, k, bad_counter = 0, bad_masked = 0;
+    uint64_t pc, v;
+    memset(&d, 0, sizeof d);
+    d.clock_x16 = 64;
+    m = make(&x, &d, NULL);
+    CHECK_EQ(hwp_cp_lvp_start(&x, NULL), HWP_OK);
+    x.prog.routine[HWP_CLS_LOAD] = spy_routine;
+    x.prog.ctx = &bad_masked;
+    lvs_init(&s, L, 300, 0.8, NULL, 50, 11);
+    for (i = 0; i < 200000; i++) {
+        lvs_next(&s, &pc, &v);
+        hwp_cp_tick(&x, 3);
+        {
+            hwp_insn in = insn(pc, HWP_CLS_LOAD, 0, v,
+                               hwp_cp_filter_masked(&x, pc) ? HWP_EV_TRAP : 0);
+            hwp_cp_retire(&x, &in);
+        }
+        if (i % 997 == 0)
+            for (k = 0; k < 128; k++)
+                if (x.data[4 * k + 1] > 255 || x.data[4 * k + 2] > 255 ||
+                    x.data[4 * k + 3] > 255 ||
+                    x.data[4 * k + 1] + x.data[4 * k + 2] > x.data[4 * k + 3])
+                    bad_counter++;
+    }
+    hwp_cp_finish(&x);
+    CHECK_EQ(bad_counter, 0);
+    CHECK_EQ(bad_masked, 0);
+    CHECK(x.lvp.masked > 0);
+    CHECK(x.interrupts > 0);
+    free(m);
+}
+
+/* The estimation algorithm on hand-made records (appendix):
+ * total 100; A: 40 hits, 10 misses (w .8); B: 20 hits, 20 misses (w .5).
+ * unaccounted 10. A = 40 + 10*.8/1.3 + 20*.8/max(.8, .5) = 66.1538...
+ * B = 20 + 10*.5/1.3 + 10*.5/max(.5, .2) = 33.8461... */
+static void test_estimator(void) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    hwp_cp_est e[4];
+    unsigned char *m;
+    hwp__cp_load *l;
+    bool found;
+    memset(&d, 0, sizeof d);
+    m = make(&x, &d, NULL);
+    l = hwp__cp_load_find(&x, 0x42, &found);
+    CHECK(!found);
+    l->used = 1;
+    l->pc = 0x42;
+    l->total = 100;
+    hwp__cp_load_add(&x, l, 0xA, 30, 5);
+    hwp__cp_load_add(&x, l, 0xB, 20, 20);
+    hwp__cp_load_add(&x, l, 0xA, 10, 5); /* same value: regions merge */
+    CHECK_EQ(hwp_cp_lvp_estimates(&x, e, 4), 2);
+    CHECK_EQ(e[0].value, 0xA);
+    CHECK_NEAR(e[0].inv, 0.661538, 1e-5);
+    CHECK_NEAR(e[1].inv, 0.338461, 1e-5);
+    /* a single region: its hits plus its share of the unaccounted */
+    l = hwp__cp_load_find(&x, 0x43, &found);
+    l->used = 1;
+    l->pc = 0x43;
+    l->total = 200;
+    hwp__cp_load_add(&x, l, 0xC, 90, 10);
+    CHECK_EQ(hwp_cp_lvp_estimates(&x, e, 4), 3);
+    CHECK_NEAR(e[2].inv, (90 + 100 * 0.9) / 200.0, 1e-9);
+    free(m);
+}
+
+/* The metric against a hand computation. */
+static void test_wrms(void) {
+    hwp_cp_truth t[4] = {{1, 10, 60}, {1, 11, 40}, {2, 20, 95}, {2, 21, 5}};
+    hwp_cp_est e[3] = {{2, 20, 0.9}, {1, 10, 0.5}, {7, 1, 1.0}};
+    /* min_inv 0.1: pairs (1,10) .6 est .5, (1,11) .4 est 0, (2,20) .95
+     * est .9; weights 60, 40, 95 */
+    double want = sqrt((60 * 0.01 + 40 * 0.16 + 95 * 0.0025) / 195.0);
+    CHECK_NEAR(hwp_cp_wrms(t, 4, e, 3, 0.1), want, 1e-12);
+    CHECK_NEAR(hwp_cp_wrms(t, 4, e, 3, 2.0), -1.0, 0);
+}
+
+/* ---- sec. 3.6 applications on synthetic programs ---------------------- */
+
+static void test_edge_profile(void) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    hwp_cost c;
+    unsigned char *m;
+    hwp_rng r;
+    uint64_t taken[40] = {0}, nt[40] = {0}, tgt[4][3] = {{0}}, a, b;
+    uint32_t i, k, bad = 0;
+    memset(&d, 0, sizeof d);
+    d.clock_x16 = 1024;
+    d.cam_entries = 32; /* fewer entries than branches: flushes happen */
+    hwp_cost_init(&c, NULL);
+    m = make(&x, &d, &c);
+    CHECK_EQ(hwp_cp_edge_start(&x), HWP_OK);
+    hwp_rng_seed(&r, 21);
+    for (i = 0; i < 200000; i++) {
+        uint32_t kind = hwp_rng_below(&r, 10);
+        hwp_insn in;
+        if (kind < 7) {
+            uint32_t br = hwp_rng_below(&r, 40);
+            bool tk = hwp_rng_below(&r, 40) < br;
+            in = insn(0x5000 + 16u * br, HWP_CLS_BR_COND, 0, 0, tk ? HWP_EV_TAKEN : 0);
+            if (tk) taken[br]++;
+            else nt[br]++;
+        } else if (kind < 9) {
+            uint32_t site = hwp_rng_below(&r, 4), t = hwp_rng_below(&r, 3);
+            in = insn(0x9000 + 8u * site, HWP_CLS_INDIRECT, 0, 0, HWP_EV_TAKEN);
+            in.next_pc = 0xF000 + 0x100u * t;
+            tgt[site][t]++;
+        } else {
+            in = insn(0x7000, HWP_CLS_OTHER, 0, 0, 0);
+        }
+        hwp_cp_retire(&x, &in);
+    }
+    hwp_cp_finish(&x);
+    CHECK_EQ(x.dropped, 0);
+    for (k = 0; k < 40; k++) {
+        hwp_cp_edge(&x, 0x5000 + 16u * k, &a, &b);
+        if (a != taken[k] || b != nt[k]) bad++;
+    }
+    for (k = 0; k < 4; k++)
+        for (i = 0; i < 3; i++)
+            if (hwp_cp_edge_target(&x, 0x9000 + 8u * k, 0xF000 + 0x100u * i) != tgt[k][i])
+                bad++;
+    CHECK_EQ(bad, 0);
+    CHECK(x.interrupts > 1);
+    CHECK(!hwp_cp_edge(&x, 0x1234, &a, &b));
+    /* every cycle charged is an interrupt, a word or a processed entry */
+    CHECK_EQ(hwp_cost_model_cycles(&c, HWP_MODEL_COPROC),
+             214 * x.interrupts + 20 * x.irq_samples + x.words);
+    free(m);
+}
+
+/* main calls f at site 0xA0 and g at 0xB0; f calls h at 0xC0; events
+ * (mispredicted branches) happen in h, in g and in main. */
+static void test_callstack(void) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    unsigned char *m;
+    uint64_t in_h = 0, in_g = 0, in_main = 0, i;
+    hwp_rng r;
+    const uint64_t ctx_h[2] = {0xC0, 0xA0}, ctx_g[1] = {0xB0};
+    memset(&d, 0, sizeof d);
+    d.clock_x16 = 1024;
+    m = make(&x, &d, NULL);
+    CHECK_EQ(hwp_cp_callstack_start(&x, HWP_EV_MISPRED,
+                                    HWP_CLS_BIT(HWP_CLS_BR_COND), 2), HWP_OK);
+    hwp_rng_seed(&r, 4);
+#define EMIT(pc_, cls_, ev_)                                   \
+    do {                                                       \
+        hwp_insn in_ = insn(pc_, cls_, 0, 0, ev_);             \
+        hwp_cp_retire(&x, &in_);                               \
+    } while (0)
+    for (i = 0; i < 3000; i++) {
+        uint32_t j, ev;
+        EMIT(0xA0, HWP_CLS_CALL, 0); /* main -> f */
+        EMIT(0xC0, HWP_CLS_CALL, 0); /* f -> h */
+        for (j = 0; j < 5; j++) {
+            ev = hwp_rng_below(&r, 3) == 0 ? HWP_EV_MISPRED : 0;
+            in_h += ev != 0;
+            EMIT(0x3000, HWP_CLS_BR_COND, ev);
+        }
+        EMIT(0x3010, HWP_CLS_RET, 0);
+        EMIT(0x2010, HWP_CLS_RET, 0);
+        EMIT(0xB0, HWP_CLS_CALL, 0); /* main -> g */
+        ev = hwp_rng_below(&r, 2) ? HWP_EV_MISPRED : 0;
+        in_g += ev != 0;
+        EMIT(0x4000, HWP_CLS_BR_COND, ev);
+        EMIT(0x4010, HWP_CLS_RET, 0);
+        ev = hwp_rng_below(&r, 4) == 0 ? HWP_EV_MISPRED : 0;
+        in_main += ev != 0;
+        EMIT(0x1000, HWP_CLS_BR_COND, ev);
+    }
+#undef EMIT
+    hwp_cp_finish(&x);
+    CHECK_EQ(x.dropped, 0);
+    CHECK_EQ(hwp_cp_callstack_count(&x, ctx_h, 2), in_h);
+    CHECK_EQ(hwp_cp_callstack_count(&x, ctx_g, 1), in_g);
+    CHECK_EQ(hwp_cp_callstack_count(&x, NULL, 0), in_main);
+    CHECK_EQ(hwp_cp_callstack_count(&x, ctx_h, 1), 0);
+    CHECK(in_h > 0 && in_g > 0 && in_main > 0);
+    free(m);
+}
+
+/* Stores at S1/S2 write addresses that loads L1/L2 read soon after; L3
+ * reads an address no store wrote. */
+static void test_memdep(void) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    unsigned char *m;
+    uint64_t i, n12 = 0, n21 = 0;
+    hwp_rng r;
+    memset(&d, 0, sizeof d);
+    d.clock_x16 = 1024;
+    m = make(&x, &d, NULL);
+    CHECK_EQ(hwp_cp_memdep_start(&x, 3), HWP_OK);
+    hwp_rng_seed(&r, 8);
+    for (i = 0; i < 20000; i++) {
+        uint64_t a = 0x100000 + 8u * (i % 50);
+        hwp_insn st = insn(hwp_rng_below(&r, 2) ? 0x51 : 0x52, HWP_CLS_STORE, a, 0, 0);
+        hwp_insn ld = insn(hwp_rng_below(&r, 2) ? 0x61 : 0x62, HWP_CLS_LOAD, a, 0, 0);
+        hwp_insn far = insn(0x63, HWP_CLS_LOAD, 0x900000 + 8u * i, 0, 0);
+        hwp_cp_retire(&x, &st);
+        hwp_cp_retire(&x, &far);
+        hwp_cp_retire(&x, &ld);
+        if (st.pc == 0x51 && ld.pc == 0x61) n12++;
+        if (st.pc == 0x52 && ld.pc == 0x62) n21++;
+    }
+    hwp_cp_finish(&x);
+    CHECK_EQ(x.dropped, 0);
+    CHECK_EQ(hwp_cp_memdep_count(&x, 0x51, 0x61), n12);
+    CHECK_EQ(hwp_cp_memdep_count(&x, 0x52, 0x62), n21);
+    CHECK_EQ(hwp_cp_memdep_count(&x, 0x51, 0x63) + hwp_cp_memdep_count(&x, 0x52, 0x63), 0);
+    CHECK_EQ(hwp_cp_memdep_count(&x, 0x51, 0x61) + hwp_cp_memdep_count(&x, 0x52, 0x61) +
+                 hwp_cp_memdep_count(&x, 0x51, 0x62) + hwp_cp_memdep_count(&x, 0x52, 0x62),
+             20000);
+    free(m);
+}
+
+/* Two blocks in set 5 evict each other (a miss every other access);
+ * a streaming scan misses once per block and never comes back. */
+static void test_conflict(void) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    unsigned char *m;
+    uint64_t i, a = (5u + 64u * 10u) << 6, b = (5u + 64u * 11u) << 6;
+    memset(&d, 0, sizeof d);
+    d.clock_x16 = 1024;
+    m = make(&x, &d, NULL);
+    CHECK_EQ(hwp_cp_conflict_start(&x, 6, 64), HWP_OK);
+    for (i = 0; i < 1000; i++) {
+        hwp_insn la = insn(0x10, HWP_CLS_LOAD, a, 0, HWP_EV_DCMISS);
+        hwp_insn lb = insn(0x14, HWP_CLS_LOAD, b, 0, HWP_EV_DCMISS);
+        /* a scan block every 4th round: 250 blocks fit the 256-entry
+         * window, so a and b are never pushed out of it */
+        hwp_insn sc = insn(0x18, i % 4 ? HWP_CLS_OTHER : HWP_CLS_LOAD,
+                           0x40000000u + (i << 6), 0, HWP_EV_DCMISS);
+        hwp_insn hit = insn(0x1c, HWP_CLS_LOAD, a, 0, 0);
+        hwp_cp_retire(&x, &la);
+        hwp_cp_retire(&x, &sc);
+        hwp_cp_retire(&x, &lb);
+        hwp_cp_retire(&x, &hit);
+    }
+    hwp_cp_finish(&x);
+    /* each block misses 1000 times; the first miss of each is cold */
+    CHECK_EQ(hwp_cp_conflict_block(&x, a), 999);
+    CHECK_EQ(hwp_cp_conflict_block(&x, b), 999);
+    CHECK_EQ(hwp_cp_conflict_set(&x, 5), 1998);
+    CHECK_EQ(hwp_cp_conflict_block(&x, 0x40000000u), 0);
+    CHECK_EQ(hwp_cp_conflict_set(&x, 0), 0);
+    free(m);
+}
+
+/* Two vCPUs each profiling half of a program merge to the counts of the
+ * whole; merge refuses instances built differently. */
+static void test_merge_and_reports(void) {
+    hwp_cp x, y, z;
+    hwp_cp_desc d;
+    unsigned char *m1, *m2, *m3;
+    uint64_t i, a, b;
+    static char buf[1 << 16];
+    hwp_bufwriter bw;
+    hwp_writer w;
+    int depth = 0, bad = 0;
+    size_t k;
+    memset(&d, 0, sizeof d);
+    d.clock_x16 = 1024;
+    m1 = make(&x, &d, NULL);
+    m2 = make(&y, &d, NULL);
+    hwp_cp_edge_start(&x);
+    hwp_cp_edge_start(&y);
+    for (i = 0; i < 1000; i++) {
+        hwp_insn in = insn(0x40 + 4u * (i % 3), HWP_CLS_BR_COND, 0, 0,
+                           i % 5 ? HWP_EV_TAKEN : 0);
+        hwp_cp_retire(i < 400 ? &x : &y, &in);
+    }
+    hwp_cp_finish(&x);
+    hwp_cp_finish(&y);
+    CHECK_EQ(hwp_cp_merge(&x, &y), HWP_OK);
+    hwp_cp_edge(&x, 0x40, &a, &b);
+    CHECK_EQ(a + b, 334);
+    CHECK_EQ(x.retired, 1000);
+    d.cam_entries = 128;
+    m3 = make(&z, &d, NULL);
+    hwp_cp_edge_start(&z);
+    CHECK_EQ(hwp_cp_merge(&x, &z), HWP_EMISMATCH);
+    /* reports */
+    w = hwp_writer_buf(&bw, buf, sizeof buf);
+    hwp_cp_write_json(&x, &w);
+    CHECK_EQ(bw.dropped, 0);
+    CHECK_HAS(buf, "\"model\":\"coproc\",\"app\":\"edge\"");
+    CHECK_HAS(buf, "\"retired\":1000");
+    CHECK_HAS(buf, "\"kind\":\"edge\",\"k1\":\"0x40\"");
+    for (k = 0; buf[k]; k++) {
+        depth += (buf[k] == '{' || buf[k] == '[') - (buf[k] == '}' || buf[k] == ']');
+        if (depth < 0) bad++;
+    }
+    CHECK_EQ(depth, 0);
+    CHECK_EQ(bad, 0);
+    w = hwp_writer_buf(&bw, buf, sizeof buf);
+    hwp_cp_write_text(&x, &w);
+    CHECK_HAS(buf, "coproc: program edge");
+    CHECK_HAS(buf, "  interrupts ");
+    free(m1);
+    free(m2);
+    free(m3);
+}
+
+/* LVP end to end on a small program, with the text/JSON load lists and
+ * the cost identity; merging a copy doubles every total. */
+static void test_lvp_small_end_to_end(void) {
+    hwp_cp x, y;
+    hwp_cp_desc d;
+    hwp_cost c;
+    unsigned char *m, *m2;
+    lvs s;
+    static lvs_load L[20];
+    static hwp_cp_truth tr[400];
+    static hwp_cp_est es[400];
+    static char buf[1 << 16];
+    hwp_bufwriter bw;
+    hwp_writer w;
+    uint64_t pc, v, i, tot = 0;
+    size_t nt, ne;
+    double err;
+    memset(&d, 0, sizeof d);
+    hwp_cost_init(&c, NULL);
+    m = make(&x, &d, &c);
+    CHECK_EQ(hwp_cp_lvp_start(&x, NULL), HWP_OK);
+    lvs_init(&s, L, 20, 1.0, NULL, 100, 3);
+    for (i = 0; i < 300000; i++) {
+        lvs_next(&s, &pc, &v);
+        hwp_cp_tick(&x, 4);
+        hwp_cp_retire_load(&x, pc, 0, v);
+    }
+    hwp_cp_finish(&x);
+    nt = lvs_truth(&s, tr);
+    ne = hwp_cp_lvp_estimates(&x, es, 400);
+    CHECK(ne > 20 && ne <= 400);
+    err = hwp_cp_wrms(tr, nt, es, ne, 0.1);
+    CHECK(err >= 0 && err < 0.15);
+    CHECK(x.lvp.masked == 20 && x.lvp.complete);
+    CHECK_EQ(hwp_cost_model_cycles(&c, HWP_MODEL_COPROC),
+             214 * x.interrupts + 20 * x.irq_samples + x.words);
+    w = hwp_writer_buf(&bw, buf, sizeof buf);
+    hwp_cp_write_json(&x, &w);
+    CHECK_HAS(buf, "\"lvp_complete\":1");
+    CHECK_HAS(buf, "\"invariance\":");
+    CHECK_EQ(bw.dropped, 0);
+    m2 = make(&y, &d, NULL);
+    hwp_cp_lvp_start(&y, NULL);
+    for (i = 0; i <= x.loads_mask; i++) tot += x.loads[i].total;
+    CHECK_EQ(hwp_cp_merge(&y, &x), HWP_OK);
+    CHECK_EQ(hwp_cp_merge(&y, &x), HWP_OK);
+    for (i = 0; i <= y.loads_mask; i++) tot -= y.loads[i].total / 2;
+    CHECK_EQ(tot, 0);
+    free(m);
+    free(m2);
+}
+
+static void test_simple_sampler(void) {
+    hwp_cp_simple s;
+    hwp_cp_simple_desc sd;
+    hwp_cost c;
+    hwp_cp_est e[8];
+    unsigned char *m;
+    size_t b, n;
+    uint64_t i;
+    memset(&sd, 0, sizeof sd);
+    sd.period = 1;
+    CHECK_EQ(hwp_cp_simple_bytes(&sd), 0);
+    sd.period = 100;
+    sd.entries = 64;
+    b = hwp_cp_simple_bytes(&sd);
+    m = mem_for(b);
+    hwp_cost_init(&c, NULL);
+    CHECK_EQ(hwp_cp_simple_init(&s, m, b - 16, &sd, &c), HWP_ENOSPC);
+    CHECK_EQ(hwp_cp_simple_init(&s, m, b, &sd, &c), HWP_OK);
+    for (i = 0; i < 100000; i++) hwp_cp_simple_load(&s, 0x10, i % 4 ? 7 : 8);
+    CHECK(s.samples > 900 && s.samples < 1100);
+    CHECK_EQ(c.total, s.samples * (214 + 20));
+    n = hwp_cp_simple_estimates(&s, e, 8);
+    CHECK_EQ(n, 2);
+    CHECK_NEAR(e[0].inv + e[1].inv, 1.0, 1e-12);
+    CHECK_NEAR(e[0].value == 7 ? e[0].inv : e[1].inv, 0.75, 0.05);
+    CHECK_EQ(hwp_cp_simple_period_for(1000000, 234000, NULL), 1000);
+    {   /* merging an instance into a fresh one reproduces its estimates */
+        hwp_cp_simple t;
+        hwp_cp_est e2[8];
+        unsigned char *m2 = mem_for(b);
+        CHECK_EQ(hwp_cp_simple_init(&t, m2, b, &sd, NULL), HWP_OK);
+        CHECK_EQ(hwp_cp_simple_merge(&t, &s), HWP_OK);
+        CHECK_EQ(hwp_cp_simple_merge(&t, &s), HWP_OK);
+        CHECK_EQ(hwp_cp_simple_estimates(&t, e2, 8), 2);
+        CHECK_NEAR(e2[0].inv, e[0].inv, 1e-12);
+        CHECK_EQ(t.samples, 2 * s.samples);
+        free(m2);
+    }
+    free(m);
+}
+
+int main(int argc, char **argv) {
+    hwt_begin(argc, argv);
+    HWT_RUN(test_desc_validation);
+    HWT_RUN(test_filter_class_region_mask);
+    HWT_RUN(test_buffer_drops_exact);
+    HWT_RUN(test_resources);
+    HWT_RUN(test_lvp_slot_rules);
+    HWT_RUN(test_lvp_reselect_off_saturate);
+    HWT_RUN(test_lvp_properties);
+    HWT_RUN(test_estimator);
+    HWT_RUN(test_wrms);
+    HWT_RUN(test_edge_profile);
+    HWT_RUN(test_callstack);
+    HWT_RUN(test_memdep);
+    HWT_RUN(test_conflict);
+    HWT_RUN(test_merge_and_reports);
+    HWT_RUN(test_lvp_small_end_to_end);
+    HWT_RUN(test_simple_sampler);
+    return hwt_end();
+}
