@@ -109,6 +109,13 @@ static void test_bytehash(void) {
     CHECK(memcmp(&h1, &h2, sizeof h1) == 0); /* seed fixes the tables */
     hwp_bytehash_init(&h2, 2);
     CHECK(memcmp(&h1, &h2, sizeof h1) != 0);
+    for (i = 0; i < 1000; i++) { /* randomize: byte k goes through tab[k] */
+        uint64_t w = hwp_mix64(i), got = hwp_bytehash_randomize(&h1, w);
+        for (pos = 0; pos < 8; pos++)
+            if (((got >> (8 * pos)) & 0xFF) != h1.tab[pos][(w >> (8 * pos)) & 0xFF])
+                break;
+        if (!CHECK_EQ(pos, 8)) break;
+    }
     for (pos = 0; pos < 8; pos++) { /* every table is a permutation */
         unsigned char seen[256] = {0};
         for (i = 0; i < 256; i++) seen[h1.tab[pos][i]]++;

@@ -1,0 +1,1232 @@
+/* hwprof/stratified.h: the stream-compression profiler of Sastry, Bodik &
+ * Smith, "Rapid Profiling via Stratified Sampling", ISCA 2001 (seed 001).
+ *
+ * A host selects tuples <pc, w> (a load and its value, a branch and its
+ * target, a call and its callee, ...). The modelled hardware compresses the
+ * tuple stream into (tuple, count) messages; a fixed output queue hands
+ * them to a host callback once per interrupt; software folds them into a
+ * profile. The compressor never interprets the tuple, so several profile
+ * types share it, told apart by a per-profile-type `kind` (section 2.1).
+ *
+ * WHAT IS MODELLED (paper sections)
+ *   3.1  R_r    stateless random sampler, p = 1/r        (HWP_STRAT_RANDOM)
+ *        Rcd_r  countdown random sampler, interval drawn
+ *               uniformly from [1, 2r-1] as in [2,15,33]  (HWP_STRAT_COUNTDOWN)
+ *        P_r    every r-th event                          (HWP_STRAT_PERIODIC)
+ *        C      counter of stream length: messages carry the events seen
+ *               since the substream's last sample (desc.counter) -> CR_r
+ *   3.2  H[X]_n hash split into n substreams, each with its own X
+ *               (desc.entries = n; n = 1 is plain X)
+ *   3.4  A_k    associative table of k counters, lossless; emits (tuple,
+ *               count) on replacement or counter saturation. As a first
+ *               level (HWP_STRAT_ASSOC) or behind any first level
+ *               (desc.l2_entries, the paper's "+ A_16" of 5.6)
+ *   3.5  the hash: byte randomize tables, flip, xor_fold (base.h's
+ *               hwp_bytehash), or a cheaper multiply hash (desc.hash)
+ *   4    the tagged compressor (HWP_STRAT_TAGGED): partial tag
+ *               xor_fold(pc ^ w, tag_bits), direct-mapped or set-assoc,
+ *               hit counter (8 bits = rate 256), miss counter (3 bits),
+ *               Empty/Valid/Evict and transitions E1-E6 of Fig. 6 with
+ *               ShouldEvict, ShouldReplace and the E5/E6 count inheritance
+ *   2.2, 5.3.2  output queue + interrupt: the host callback runs when
+ *               `queue` messages (default 100) are waiting, or on flush;
+ *               cost shim charged HWP_COST_STRAT_INTERRUPT (214) per
+ *               interrupt and HWP_COST_STRAT_MESSAGE (30) per message
+ *   5.3.1  the weighted invariance error metric, on two accumulators
+ * A composition is a desc: the zero desc is the paper's H[P_256]_2048.
+ * docs/stratified.md lists the interpretations we had to choose.
+ *
+ * API (compressor)
+ *   hwp_strat_bytes(d)                 storage the desc needs (0 if invalid)
+ *   hwp_strat_init(s, mem, bytes, d, cost)
+ *   hwp_strat_push(s, kind, pc, w)     one tuple (inline hot path)
+ *   hwp_strat_insn(s, insn)            selector over the shared hwp_insn
+ *   hwp_strat_flush(s)                 emit what the tables can name, deliver
+ *   hwp_strat_pending(s)               events held in tables, not yet in a
+ *                                      message (the queue is not counted)
+ *   hwp_strat_reset(s)                 empty the tables, drop the queue, zero
+ *                                      stats; hash tables and RNG run on
+ *   hwp_strat_write_text/json(s, w)    reports
+ * API (software side)
+ *   hwp_strat_acc_bytes(d), hwp_strat_acc_init(a, mem, bytes, d)
+ *   hwp_strat_acc_add(a, kind, pc, w, count)   fold one (tuple, count)
+ *   hwp_strat_acc_fold(a, msgs, n)             fold a message batch
+ *   hwp_strat_acc_handler                      an hwp_strat_handler, ctx = acc
+ *   hwp_strat_acc_count(a, kind, pc, w), hwp_strat_acc_pc_count(a, kind, pc)
+ *   hwp_strat_acc_invariance(a, kind, pc, w)   n(pc, w) / n(pc)
+ *   hwp_strat_acc_estimate(a, kind, pc, w)     stratum ratio estimate (C)
+ *   hwp_strat_acc_next(a, &cursor, &msg)       iterate the profile
+ *   hwp_strat_acc_merge(dst, src), hwp_strat_acc_reset(a)
+ *   hwp_strat_acc_write_text/json(a, w)
+ *   hwp_strat_invariance_error(ideal, prof, md, &out)   section 5.3.1
+ */
+#ifndef HWPROF_STRATIFIED_H
+#define HWPROF_STRATIFIED_H
+
+#include "base.h"
+#include "cost.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- desc ------------------------------------------------------------- */
+
+enum { /* desc.scheme: the first-level compressor */
+    HWP_STRAT_SAMPLED = 0, /* H[X]_n with X from desc.sampler (default) */
+    HWP_STRAT_TAGGED = 1,  /* section 4                                  */
+    HWP_STRAT_ASSOC = 2    /* A_k alone, section 3.4                     */
+};
+enum { /* desc.sampler, for HWP_STRAT_SAMPLED */
+    HWP_STRAT_PERIODIC = 0, /* P_r (default)                             */
+    HWP_STRAT_RANDOM = 1,   /* R_r, stateless                            */
+    HWP_STRAT_COUNTDOWN = 2 /* countdown random                          */
+};
+enum { /* desc.hash */
+    HWP_STRAT_HASH_PAPER = 0, /* randomize/flip/xor_fold, section 3.5     */
+    HWP_STRAT_HASH_CHEAP = 1  /* two multiplies, high bits                */
+};
+enum { /* profile-type kinds used by hwp_strat_insn (0..255 in general) */
+    HWP_STRAT_KIND_VALUE = 0, /* <load pc, loaded value>                  */
+    HWP_STRAT_KIND_EDGE = 1,  /* <branch pc, next pc>                     */
+    HWP_STRAT_KIND_CALL = 2,  /* <call pc, callee>                        */
+    HWP_STRAT_KINDS = 256
+};
+/* desc.select bits for hwp_strat_insn: HWP_STRAT_SEL(HWP_STRAT_KIND_EDGE) */
+#define HWP_STRAT_SEL(kind) (1u << (kind))
+
+/* One compressed message: the tuple and how many events it stands for. */
+typedef struct hwp_strat_msg {
+    uint64_t pc;
+    uint64_t w;
+    uint64_t count;
+    uint32_t kind;
+    uint32_t stratum; /* substream (SAMPLED) or set index it came from,
+                         for estimators that use the stratum sizes   */
+} hwp_strat_msg;
+HWP_STATIC_ASSERT(strat_msg_is_32_bytes, sizeof(hwp_strat_msg) == 32);
+
+/* Runs once per interrupt with the queued messages (n >= 1). */
+typedef void (*hwp_strat_handler)(void *ctx, const hwp_strat_msg *msgs,
+                                  uint32_t n);
+
+typedef struct hwp_strat_desc {
+    uint32_t scheme;     /* HWP_STRAT_SAMPLED / TAGGED / ASSOC           */
+    uint32_t sampler;    /* SAMPLED: PERIODIC / RANDOM / COUNTDOWN       */
+    uint32_t counter;    /* SAMPLED: nonzero adds C (section 3.1)        */
+    uint32_t rate;       /* SAMPLED: r, 1..2^30; 0 = 256                 */
+    uint32_t entries;    /* SAMPLED: strata n (1 = no split), TAGGED:
+                            table entries, ASSOC: k; power of two;
+                            0 = 2048 (SAMPLED, TAGGED) or 4096 (ASSOC)   */
+    uint32_t ways;       /* TAGGED: 0 = 2 (1..16); ASSOC: 0 = k if k <= 16
+                            else 8 (power of two, 1..64)                 */
+    uint32_t hash;       /* HWP_STRAT_HASH_PAPER / CHEAP                 */
+    uint32_t tag_bits;   /* TAGGED: partial tag width 1..16; 0 = 2       */
+    uint32_t count_bits; /* TAGGED: hit counter 1..16, ASSOC and level 2:
+                            fold counter 1..32; 0 = 8 (rate 256)         */
+    uint32_t miss_bits;  /* TAGGED: miss counter 1..8; 0 = 3             */
+    uint32_t l2_entries; /* second-level A_k; 0 = none (paper: 16)       */
+    uint32_t l2_ways;    /* 0 = fully associative up to 16, else 8       */
+    uint32_t queue;      /* messages per interrupt 1..2^20; 0 = 100      */
+    uint32_t select;     /* hwp_strat_insn: HWP_STRAT_SEL bits; 0 = value */
+    hwp_strat_handler on_interrupt; /* NULL: messages are counted, dropped */
+    void *ctx;
+    uint64_t seed;       /* hash tables and samplers                     */
+} hwp_strat_desc;
+
+/* ---- instance ----------------------------------------------------------- */
+
+/* Transitions of Fig. 6, counted per instance. */
+enum {
+    HWP_STRAT_E1, HWP_STRAT_E2, HWP_STRAT_E3, HWP_STRAT_E4,
+    HWP_STRAT_E5, HWP_STRAT_E5A, HWP_STRAT_E6, HWP_STRAT_E6A,
+    HWP_STRAT_TRANSITIONS
+};
+
+typedef struct hwp_strat_stats {
+    uint64_t events;     /* tuples pushed                                */
+    uint64_t samples;    /* messages out of the first level              */
+    uint64_t messages;   /* messages into the output queue               */
+    uint64_t interrupts; /* handler runs                                 */
+    uint64_t unhandled;  /* messages delivered with no handler set       */
+    uint64_t trans[HWP_STRAT_TRANSITIONS]; /* TAGGED only               */
+} hwp_strat_stats;
+
+/* Tagged entry (section 4.2): Empty when !valid (hits then holds the
+ * count E6 handed on); Evict is Valid with misses != 0. */
+typedef struct hwp__strat_tent {
+    uint32_t hits;
+    uint16_t tag;
+    uint8_t misses;
+    uint8_t valid;
+} hwp__strat_tent;
+
+/* A_k entry: the full tuple, the exact count, and the fold counter. */
+typedef struct hwp__strat_aent {
+    uint64_t pc, w, count, stamp;
+    uint32_t kind, folds; /* folds == 0: entry unused */
+    uint32_t stratum, pad; /* pad: 0, keeps the entry 48 bytes */
+} hwp__strat_aent;
+
+HWP_STATIC_ASSERT(strat_tent_is_8_bytes, sizeof(hwp__strat_tent) == 8);
+HWP_STATIC_ASSERT(strat_aent_is_48_bytes, sizeof(hwp__strat_aent) == 48);
+
+typedef struct hwp__strat_atab {
+    hwp__strat_aent *e;
+    uint64_t clock;      /* LRU stamps                                   */
+    uint32_t set_bits, ways, max_folds;
+} hwp__strat_atab;
+
+typedef struct hwp_strat {
+    hwp_head head;
+    hwp_strat_desc d;      /* the desc with defaults filled              */
+    hwp_strat_stats st;    /* read-only for hosts                        */
+    hwp_cost *cost;
+    hwp_bytehash *bh;      /* NULL with the cheap hash                   */
+    uint32_t *ctr;         /* SAMPLED: events since the last sample      */
+    uint32_t *due;         /* COUNTDOWN: the interval drawn per stratum  */
+    hwp__strat_tent *tab;  /* TAGGED                                     */
+    hwp__strat_atab a1, a2;/* ASSOC first level, second level            */
+    hwp_strat_msg *q;
+    uint32_t qn;
+    uint32_t index_bits;   /* log2(strata or sets)                       */
+    uint32_t hit_limit;    /* TAGGED: 2^count_bits, the trigger threshold */
+    uint32_t miss_max;
+    hwp_rng rng;
+} hwp_strat;
+
+#define HWP__STRAT_MAGIC HWP__MAGIC('s', 't', 'r', 'a')
+
+HWP_API size_t hwp_strat_bytes(const hwp_strat_desc *d);
+HWP_API hwp_status hwp_strat_init(hwp_strat *s, void *storage, size_t bytes,
+                                  const hwp_strat_desc *d, hwp_cost *cost);
+HWP_API hwp_status hwp_strat_flush(hwp_strat *s);
+HWP_API uint64_t hwp_strat_pending(const hwp_strat *s);
+HWP_API hwp_status hwp_strat_reset(hwp_strat *s);
+HWP_API void hwp_strat_write_text(const hwp_strat *s, const hwp_writer *w);
+HWP_API void hwp_strat_write_json(const hwp_strat *s, const hwp_writer *w);
+
+/* Private cold paths the hot path calls when a message is emitted. */
+HWP_API void hwp__strat_emit(hwp_strat *s, uint32_t kind, uint64_t pc,
+                             uint64_t w, uint64_t count, uint32_t stratum);
+HWP_API void hwp__strat_aout(hwp_strat *s, const hwp__strat_atab *t,
+                             const hwp__strat_aent *e);
+
+/* ---- hot path ----------------------------------------------------------- */
+
+/* The profile-type kind goes into the top byte of the pc before hashing,
+ * so <pc, w> of two kinds fall into different strata and tags. */
+HWP_INLINE uint64_t hwp__strat_kpc(uint32_t kind, uint64_t pc) {
+    return pc ^ ((uint64_t)(kind & 0xFFu) << 56);
+}
+
+/* Index of `bits` bits (section 3.5). Paper: xor_fold(flip(randomize(pc))
+ * ^ randomize(w)). Cheap: multiply, xorshift, multiply, top bits. */
+HWP_INLINE uint32_t hwp__strat_index(const hwp_strat *s, uint64_t kpc,
+                                     uint64_t w, unsigned bits) {
+    uint64_t x;
+    if (!bits) return 0;
+    if (s->bh)
+        return (uint32_t)hwp_xor_fold(hwp_bytehash_sig(s->bh, kpc, w), bits);
+    x = (kpc ^ hwp_flip64(w)) * 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 32)) * 0xD6E8FEB86659FD93ull;
+    return (uint32_t)(x >> (64 - bits));
+}
+
+/* A_k lookup and fold (section 3.4): a hit adds the count; a miss takes a
+ * free way or the least recently used one, whose tuple goes out first. */
+HWP_INLINE void hwp__strat_afold(hwp_strat *s, hwp__strat_atab *t,
+                                 uint32_t kind, uint64_t pc, uint64_t w,
+                                 uint64_t count, uint32_t stratum) {
+    uint32_t set = hwp__strat_index(s, hwp__strat_kpc(kind, pc), w, t->set_bits);
+    hwp__strat_aent *e = t->e + (size_t)set * t->ways, *v = e;
+    uint32_t j;
+    t->clock++;
+    for (j = 0; j < t->ways; j++) {
+        hwp__strat_aent *x = e + j;
+        if (x->folds && x->pc == pc && x->w == w && x->kind == kind) {
+            x->count += count;
+            x->stamp = t->clock;
+            if (++x->folds >= t->max_folds) { /* counter saturates */
+                hwp__strat_aout(s, t, x);
+                x->folds = 0;
+            }
+            return;
+        }
+        if (v->folds && (!x->folds || x->stamp < v->stamp)) v = x;
+    }
+    if (v->folds) hwp__strat_aout(s, t, v); /* replacement */
+    v->pc = pc;
+    v->w = w;
+    v->kind = kind;
+    v->count = count;
+    v->stratum = t == &s->a1 ? set : stratum; /* level 1: its own set */
+    v->folds = 1;
+    v->stamp = t->clock;
+    if (v->folds >= t->max_folds) {
+        hwp__strat_aout(s, t, v);
+        v->folds = 0;
+    }
+}
+
+/* Fig. 6 conditions on the entry as the event finds it; T = hit_limit. */
+HWP_INLINE bool hwp__strat_should_evict(const hwp_strat *s, uint32_t h,
+                                        uint32_t m) {
+    /* (hits >= T/4) && (misses >= T/hits), the division as (m+1)h > T */
+    return 4u * h >= s->hit_limit &&
+           (uint64_t)(m + 1u) * h > (uint64_t)s->hit_limit;
+}
+
+HWP_INLINE bool hwp__strat_should_replace(const hwp_strat *s, uint32_t h,
+                                          uint32_t m) {
+    return m >= s->miss_max || h == 1u || (h > 1u && h < 2u * m);
+}
+
+/* A Valid entry takes `hits` events for the incoming tuple; at the hit
+ * counter's limit the tuple is reported and the entry empties (E2). */
+HWP_INLINE void hwp__strat_tset(hwp_strat *s, hwp__strat_tent *e,
+                                uint32_t kind, uint64_t pc, uint64_t w,
+                                uint32_t hits, uint32_t set) {
+    if (hits >= s->hit_limit) {
+        s->st.trans[HWP_STRAT_E2]++;
+        hwp__strat_emit(s, kind, pc, w, hits, set);
+        e->valid = 0;
+        e->hits = 0;
+    } else {
+        e->hits = hits;
+    }
+    e->misses = 0;
+}
+
+/* The tagged compressor, section 4. Every event is counted in the entry
+ * it reaches; transitions move counts (to a message or to the next
+ * tuple), never drop them, so hits + misses over the table plus the
+ * reported counts always equal the stream length. */
+HWP_INLINE void hwp__strat_tagged(hwp_strat *s, uint32_t kind, uint64_t pc,
+                                  uint64_t w) {
+    uint64_t kpc = hwp__strat_kpc(kind, pc);
+    uint32_t set = hwp__strat_index(s, kpc, w, s->index_bits);
+    uint16_t tag = (uint16_t)hwp_xor_fold(kpc ^ w, s->d.tag_bits);
+    hwp__strat_tent *e = s->tab + (size_t)set * s->d.ways, *v = e;
+    uint32_t j, h, m;
+    for (j = 0; j < s->d.ways; j++) {
+        hwp__strat_tent *x = e + j;
+        if (x->valid && x->tag == tag) { /* Hit */
+            h = x->hits;
+            m = x->misses;
+            if (!m) { /* Valid: E3, or E2 when the counter saturates */
+                if (h + 1u < s->hit_limit) s->st.trans[HWP_STRAT_E3]++;
+                hwp__strat_tset(s, x, kind, pc, w, h + 1u, set);
+            } else if (h + 1u < s->hit_limit && !hwp__strat_should_evict(s, h, m)) {
+                s->st.trans[HWP_STRAT_E6A]++;
+                x->hits = h + 1u;
+            } else { /* E6 (a saturating E6a evicts the same way) */
+                s->st.trans[HWP_STRAT_E6]++;
+                hwp__strat_emit(s, kind, pc, w, h + 1u, set);
+                x->valid = 0; /* Empty, handing the misses to the next tuple */
+                x->hits = m;
+                x->misses = 0;
+            }
+            return;
+        }
+        /* Victim for a miss: an Empty way, else one already in Evict,
+         * else the way with the fewest hits (the paper leaves it open). */
+        if (v->valid && (!x->valid || (x->misses && !v->misses) ||
+                         (!x->misses == !v->misses && x->hits < v->hits)))
+            v = x;
+    }
+    if (!v->valid) { /* E1: allocate, inheriting what E6 left */
+        s->st.trans[HWP_STRAT_E1]++;
+        v->valid = 1;
+        v->tag = tag;
+        hwp__strat_tset(s, v, kind, pc, w, v->hits + 1u, set);
+        return;
+    }
+    h = v->hits;
+    m = v->misses;
+    if (!m) { /* E4: Valid -> Evict */
+        s->st.trans[HWP_STRAT_E4]++;
+        v->misses = 1;
+    } else if (hwp__strat_should_replace(s, h, m)) {
+        /* E5: new.hits = orig.hits + orig.misses, counting this miss */
+        s->st.trans[HWP_STRAT_E5]++;
+        v->tag = tag;
+        hwp__strat_tset(s, v, kind, pc, w, h + m + 1u, set);
+    } else { /* E5a */
+        s->st.trans[HWP_STRAT_E5A]++;
+        v->misses = (uint8_t)(m + 1u);
+    }
+}
+
+/* Feed one tuple of profile type `kind` (0..255) to the compressor. */
+HWP_INLINE void hwp_strat_push(hwp_strat *s, uint32_t kind, uint64_t pc,
+                               uint64_t w) {
+    uint32_t i, c;
+    s->st.events++;
+    switch (s->d.scheme) {
+    case HWP_STRAT_SAMPLED:
+        if (s->d.sampler == HWP_STRAT_RANDOM && !s->d.counter) {
+            /* Stateless R_r: the split has nothing to act on, H[R] = R
+             * (section 3.3), so no index is computed. */
+            if (hwp_rng_below(&s->rng, s->d.rate) == 0)
+                hwp__strat_emit(s, kind, pc, w, s->d.rate, 0);
+            return;
+        }
+        i = hwp__strat_index(s, hwp__strat_kpc(kind, pc), w, s->index_bits);
+        c = ++s->ctr[i];
+        if (s->d.sampler == HWP_STRAT_PERIODIC) {
+            if (c < s->d.rate) return;
+        } else if (s->d.sampler == HWP_STRAT_RANDOM) {
+            if (hwp_rng_below(&s->rng, s->d.rate) != 0) return;
+        } else {
+            if (c < s->due[i]) return;
+            s->due[i] = 1u + hwp_rng_below(&s->rng, 2u * (uint64_t)s->d.rate - 1u);
+        }
+        s->ctr[i] = 0;
+        hwp__strat_emit(s, kind, pc, w, s->d.counter ? c : s->d.rate, i);
+        return;
+    case HWP_STRAT_TAGGED:
+        hwp__strat_tagged(s, kind, pc, w);
+        return;
+    default:
+        hwp__strat_afold(s, &s->a1, kind, pc, w, 1, 0);
+        return;
+    }
+}
+
+/* The selector of section 2.1 over the shared event record: loads give
+ * <pc, value>, conditional branches and indirect jumps <pc, next_pc>,
+ * calls <pc, next_pc>, each when its kind is in desc.select. */
+HWP_INLINE void hwp_strat_insn(hwp_strat *s, const hwp_insn *in) {
+    uint32_t kind;
+    uint64_t w;
+    switch (in->cls) {
+    case HWP_CLS_LOAD: kind = HWP_STRAT_KIND_VALUE; w = in->value; break;
+    case HWP_CLS_BR_COND:
+    case HWP_CLS_INDIRECT: kind = HWP_STRAT_KIND_EDGE; w = in->next_pc; break;
+    case HWP_CLS_CALL: kind = HWP_STRAT_KIND_CALL; w = in->next_pc; break;
+    default: return;
+    }
+    if (s->d.select & HWP_STRAT_SEL(kind)) hwp_strat_push(s, kind, in->pc, w);
+}
+
+/* ---- software side: the profile accumulator --------------------------- */
+
+typedef struct hwp_strat_acc_desc {
+    uint32_t tuples; /* distinct tuples held, 1..2^28; 0 = 65536       */
+    uint32_t pcs;    /* distinct (kind, pc) held, 1..2^28; 0 = tuples/4 */
+    uint32_t strata; /* 0: off; else the compressor's strata (or sets),
+                        a power of two up to 2^24: keep each stratum's
+                        length and messages for hwp_strat_acc_estimate  */
+} hwp_strat_acc_desc;
+
+typedef struct hwp__strat_tslot {
+    uint64_t pc, w, count, msgs;
+    uint32_t kind, used, stratum, pad; /* pad: 0 */
+} hwp__strat_tslot;
+
+HWP_STATIC_ASSERT(strat_tslot_is_48_bytes, sizeof(hwp__strat_tslot) == 48);
+
+typedef struct hwp__strat_pslot {
+    uint64_t pc, count, scratch; /* scratch: the metric's coverage sum */
+    uint32_t kind, used;
+} hwp__strat_pslot;
+
+typedef struct hwp_strat_acc {
+    hwp_head head;
+    hwp__strat_tslot *t;
+    hwp__strat_pslot *p;
+    uint64_t *slen, *snum;    /* per stratum: sum of counts, messages   */
+    uint32_t tcap, tmask, tn; /* limit, slots - 1, held */
+    uint32_t pcap, pmask, pn;
+    uint32_t strata;
+    uint64_t total;           /* counts folded (held or not)           */
+    uint64_t messages;        /* messages folded                        */
+    uint64_t dropped_msgs;    /* messages whose tuple found no room     */
+    uint64_t dropped_count;   /* their counts                           */
+    uint64_t dropped_pc_count;/* counts whose (kind, pc) found no room  */
+} hwp_strat_acc;
+
+#define HWP__STRAT_ACC_MAGIC HWP__MAGIC('s', 'a', 'c', 'c')
+
+/* Section 5.3.1 selection; zero fields take the paper's values. */
+typedef struct hwp_strat_metric_desc {
+    uint64_t min_exec; /* loads executed at least this often: 1000      */
+    double min_inv;    /* tuples with at least this invariance: 0.10    */
+    double min_cover;  /* loads this much covered by such tuples: 0.40  */
+} hwp_strat_metric_desc;
+
+typedef struct hwp_strat_metric {
+    double error_pct;  /* sum f(v)/f |I_ideal(v) - I_prof(v)|, in %     */
+    uint64_t loads;    /* (kind, pc) selected                           */
+    uint64_t tuples;   /* tuples selected                               */
+    uint64_t weight;   /* f: their ideal execution count                */
+} hwp_strat_metric;
+
+HWP_API size_t hwp_strat_acc_bytes(const hwp_strat_acc_desc *d);
+HWP_API hwp_status hwp_strat_acc_init(hwp_strat_acc *a, void *storage,
+                                      size_t bytes,
+                                      const hwp_strat_acc_desc *d);
+HWP_API void hwp_strat_acc_add(hwp_strat_acc *a, uint32_t kind, uint64_t pc,
+                               uint64_t w, uint64_t count);
+HWP_API void hwp_strat_acc_fold(hwp_strat_acc *a, const hwp_strat_msg *msgs,
+                                uint32_t n);
+HWP_API void hwp_strat_acc_handler(void *acc, const hwp_strat_msg *msgs,
+                                   uint32_t n);
+HWP_API uint64_t hwp_strat_acc_count(const hwp_strat_acc *a, uint32_t kind,
+                                     uint64_t pc, uint64_t w);
+HWP_API uint64_t hwp_strat_acc_pc_count(const hwp_strat_acc *a, uint32_t kind,
+                                        uint64_t pc);
+HWP_API double hwp_strat_acc_invariance(const hwp_strat_acc *a, uint32_t kind,
+                                        uint64_t pc, uint64_t w);
+/* The ratio estimate for samplers with C (sections 3.1, 3.3 and footnote
+ * 1): the tuple's messages times its stratum's length per message. Needs
+ * desc.strata; without it, or for a stratum out of range, the count. */
+HWP_API double hwp_strat_acc_estimate(const hwp_strat_acc *a, uint32_t kind,
+                                      uint64_t pc, uint64_t w);
+/* Iterate: *cursor = 0 first; returns false at the end. */
+HWP_API bool hwp_strat_acc_next(const hwp_strat_acc *a, uint32_t *cursor,
+                                hwp_strat_msg *out);
+HWP_API hwp_status hwp_strat_acc_merge(hwp_strat_acc *dst,
+                                       const hwp_strat_acc *src);
+HWP_API hwp_status hwp_strat_acc_reset(hwp_strat_acc *a);
+HWP_API void hwp_strat_acc_write_text(const hwp_strat_acc *a,
+                                      const hwp_writer *w);
+HWP_API void hwp_strat_acc_write_json(const hwp_strat_acc *a,
+                                      const hwp_writer *w);
+/* Uses ideal's scratch column, hence non-const. */
+HWP_API hwp_status hwp_strat_invariance_error(hwp_strat_acc *ideal,
+                                              const hwp_strat_acc *prof,
+                                              const hwp_strat_metric_desc *md,
+                                              hwp_strat_metric *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HWPROF_STRATIFIED_H */
+
+/* ======================================================================= */
+/* IMPLEMENTATION                                                          */
+/* ======================================================================= */
+#if defined(HWPROF_IMPL) && !defined(HWPROF_STRATIFIED_IMPL)
+#define HWPROF_STRATIFIED_IMPL
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Ways of an A_k table: fully associative up to 16, else 8-way. */
+static uint32_t hwp__strat_aways(uint32_t k, uint32_t ways) {
+    return ways ? ways : (k <= 16u ? k : 8u);
+}
+
+/* Copy, fill defaults, validate; returns the reason or NULL. */
+static const char *hwp__strat_fill(hwp_strat_desc *o, const hwp_strat_desc *d) {
+    if (d) hwp__copy(o, d, sizeof *o);
+    else hwp__zero(o, sizeof *o);
+    if (!o->rate) o->rate = 256;
+    if (!o->entries) o->entries = o->scheme == HWP_STRAT_ASSOC ? 4096u : 2048u;
+    if (!o->ways && o->scheme == HWP_STRAT_TAGGED) o->ways = 2;
+    if (o->scheme == HWP_STRAT_ASSOC) o->ways = hwp__strat_aways(o->entries, o->ways);
+    if (!o->tag_bits) o->tag_bits = 2;
+    if (!o->count_bits) o->count_bits = 8;
+    if (!o->miss_bits) o->miss_bits = 3;
+    if (o->l2_entries) o->l2_ways = hwp__strat_aways(o->l2_entries, o->l2_ways);
+    if (!o->queue) o->queue = 100;
+    if (!o->select) o->select = HWP_STRAT_SEL(HWP_STRAT_KIND_VALUE);
+    if (o->scheme > HWP_STRAT_ASSOC) return "stratified: unknown scheme";
+    if (o->sampler > HWP_STRAT_COUNTDOWN) return "stratified: unknown sampler";
+    if (o->hash > HWP_STRAT_HASH_CHEAP) return "stratified: unknown hash";
+    if (o->rate > (1u << 30)) return "stratified: rate must be in 1..2^30";
+    if (!hwp_is_pow2(o->entries) || o->entries > (1u << 24))
+        return "stratified: entries must be a power of two up to 2^24";
+    if (o->scheme == HWP_STRAT_TAGGED) {
+        if (!hwp_is_pow2(o->ways) || o->ways > 16u || o->ways > o->entries)
+            return "stratified: tagged ways must be a power of two, 1..16, <= entries";
+        if (o->tag_bits > 16u) return "stratified: tag_bits must be 1..16";
+        if (o->count_bits > 16u) return "stratified: tagged count_bits must be 1..16";
+        if (o->miss_bits > 8u) return "stratified: miss_bits must be 1..8";
+    }
+    if (o->count_bits > 32u) return "stratified: count_bits must be 1..32";
+    if (o->scheme == HWP_STRAT_ASSOC &&
+        (!hwp_is_pow2(o->ways) || o->ways > 64u || o->ways > o->entries))
+        return "stratified: assoc ways must be a power of two, 1..64, <= entries";
+    if (o->l2_entries &&
+        (!hwp_is_pow2(o->l2_entries) || o->l2_entries > (1u << 20) ||
+         !hwp_is_pow2(o->l2_ways) || o->l2_ways > 64u || o->l2_ways > o->l2_entries))
+        return "stratified: l2_entries must be a power of two up to 2^20, "
+               "l2_ways a power of two, 1..64, <= l2_entries";
+    if (o->queue > (1u << 20)) return "stratified: queue must be 1..2^20";
+    return NULL;
+}
+
+/* Does any table index by the paper's hash (and so need its byte
+ * tables)? A table with one set or one stratum never hashes. */
+static bool hwp__strat_hashes(const hwp_strat_desc *o) {
+    uint32_t ways = o->scheme == HWP_STRAT_SAMPLED ? 1u : o->ways;
+    return o->hash == HWP_STRAT_HASH_PAPER &&
+           (o->entries > ways || o->l2_entries > o->l2_ways);
+}
+
+/* Lays the tables out; with base == NULL only measures. */
+static size_t hwp__strat_layout(hwp_strat *s, const hwp_strat_desc *o,
+                                unsigned char *base) {
+    unsigned char *cur = base;
+    size_t n = 0, part;
+#define HWP__STRAT_CARVE(dst, type, count)                    \
+    do {                                                      \
+        part = sizeof(type) * (size_t)(count);                \
+        if (base) (dst) = (type *)hwp__carve(&cur, part);     \
+        n += hwp__align(part);                                \
+    } while (0)
+    if (hwp__strat_hashes(o)) HWP__STRAT_CARVE(s->bh, hwp_bytehash, 1);
+    if (o->scheme == HWP_STRAT_SAMPLED) {
+        HWP__STRAT_CARVE(s->ctr, uint32_t, o->entries);
+        if (o->sampler == HWP_STRAT_COUNTDOWN)
+            HWP__STRAT_CARVE(s->due, uint32_t, o->entries);
+    } else if (o->scheme == HWP_STRAT_TAGGED) {
+        HWP__STRAT_CARVE(s->tab, hwp__strat_tent, o->entries);
+    } else {
+        HWP__STRAT_CARVE(s->a1.e, hwp__strat_aent, o->entries);
+    }
+    if (o->l2_entries) HWP__STRAT_CARVE(s->a2.e, hwp__strat_aent, o->l2_entries);
+    HWP__STRAT_CARVE(s->q, hwp_strat_msg, o->queue);
+#undef HWP__STRAT_CARVE
+    return n;
+}
+
+HWP_API size_t hwp_strat_bytes(const hwp_strat_desc *d) {
+    hwp_strat_desc o;
+    hwp_strat tmp;
+    if (hwp__strat_fill(&o, d)) return 0;
+    return hwp__strat_layout(&tmp, &o, NULL);
+}
+
+static void hwp__strat_atab_init(hwp__strat_atab *t, uint32_t k, uint32_t ways,
+                                 uint32_t bits) {
+    t->set_bits = hwp_log2(k / ways);
+    t->ways = ways;
+    t->max_folds = hwp_sat_max(bits);
+}
+
+/* Zero the tables and draw the countdown intervals. */
+static void hwp__strat_clear(hwp_strat *s) {
+    uint32_t i;
+    const hwp_strat_desc *o = &s->d;
+    if (s->ctr) hwp__zero(s->ctr, sizeof(uint32_t) * o->entries);
+    if (s->due)
+        for (i = 0; i < o->entries; i++)
+            s->due[i] = 1u + hwp_rng_below(&s->rng, 2u * (uint64_t)o->rate - 1u);
+    if (s->tab) hwp__zero(s->tab, sizeof(hwp__strat_tent) * o->entries);
+    if (s->a1.e) hwp__zero(s->a1.e, sizeof(hwp__strat_aent) * o->entries);
+    if (s->a2.e) hwp__zero(s->a2.e, sizeof(hwp__strat_aent) * o->l2_entries);
+    s->a1.clock = s->a2.clock = 0;
+    s->qn = 0;
+    hwp__zero(&s->st, sizeof s->st);
+}
+
+/* What both inits check once the desc is filled: its reason, if any,
+ * then the storage. */
+static hwp_status hwp__strat_admit(hwp_head *h, const char *why,
+                                   const void *storage, size_t bytes,
+                                   size_t need) {
+    if (why) return hwp__fail(h, HWP_EINVAL, why);
+    if (!storage || !hwp__aligned(storage))
+        return hwp__fail(h, HWP_EINVAL, "stratified: storage must be 16-byte aligned");
+    if (bytes < need)
+        return hwp__fail(h, HWP_ENOSPC, "stratified: storage smaller than *_bytes() says");
+    return HWP_OK;
+}
+
+HWP_API hwp_status hwp_strat_init(hwp_strat *s, void *storage, size_t bytes,
+                                  const hwp_strat_desc *d, hwp_cost *cost) {
+    hwp_strat_desc o;
+    const char *why;
+    hwp_status st;
+    if (!s) return HWP_EINVAL;
+    hwp__zero(s, sizeof *s);
+    s->head.magic = HWP__STRAT_MAGIC;
+    why = hwp__strat_fill(&o, d);
+    st = hwp__strat_admit(&s->head, why, storage, bytes,
+                          why ? 0 : hwp__strat_layout(s, &o, NULL));
+    if (st != HWP_OK) return st;
+    s->d = o;
+    s->cost = cost;
+    hwp__strat_layout(s, &o, (unsigned char *)storage);
+    hwp_rng_seed(&s->rng, o.seed);
+    if (s->bh) hwp_bytehash_init(s->bh, o.seed);
+    if (o.scheme == HWP_STRAT_ASSOC)
+        hwp__strat_atab_init(&s->a1, o.entries, o.ways, o.count_bits);
+    else
+        s->index_bits = hwp_log2(o.entries / (o.scheme == HWP_STRAT_TAGGED ? o.ways : 1u));
+    if (o.l2_entries)
+        hwp__strat_atab_init(&s->a2, o.l2_entries, o.l2_ways, o.count_bits);
+    s->hit_limit = (uint32_t)1 << o.count_bits;
+    s->miss_max = hwp_sat_max(o.miss_bits);
+    hwp__strat_clear(s);
+    return hwp__fail(&s->head, HWP_OK, "");
+}
+
+/* One interrupt: the handler takes the queue; the host pays for it. */
+static void hwp__strat_interrupt(hwp_strat *s) {
+    s->st.interrupts++;
+    hwp_cost_charge(s->cost, HWP_COST_STRAT_INTERRUPT, 1);
+    hwp_cost_charge(s->cost, HWP_COST_STRAT_MESSAGE, s->qn);
+    if (s->d.on_interrupt) s->d.on_interrupt(s->d.ctx, s->q, s->qn);
+    else s->st.unhandled += s->qn;
+    s->qn = 0;
+}
+
+static void hwp__strat_enqueue(hwp_strat *s, uint32_t kind, uint64_t pc,
+                               uint64_t w, uint64_t count, uint32_t stratum) {
+    hwp_strat_msg *m = s->q + s->qn++;
+    m->pc = pc;
+    m->w = w;
+    m->count = count;
+    m->kind = kind;
+    m->stratum = stratum;
+    s->st.messages++;
+    if (s->qn >= s->d.queue) hwp__strat_interrupt(s);
+}
+
+HWP_API void hwp__strat_emit(hwp_strat *s, uint32_t kind, uint64_t pc,
+                             uint64_t w, uint64_t count, uint32_t stratum) {
+    s->st.samples++;
+    if (s->a2.e) hwp__strat_afold(s, &s->a2, kind, pc, w, count, stratum);
+    else hwp__strat_enqueue(s, kind, pc, w, count, stratum);
+}
+
+/* An A_k entry leaves its table: level 1 feeds the first-level output,
+ * level 2 the queue. */
+HWP_API void hwp__strat_aout(hwp_strat *s, const hwp__strat_atab *t,
+                             const hwp__strat_aent *e) {
+    if (t == &s->a1) hwp__strat_emit(s, e->kind, e->pc, e->w, e->count, e->stratum);
+    else hwp__strat_enqueue(s, e->kind, e->pc, e->w, e->count, e->stratum);
+}
+
+static void hwp__strat_aflush(hwp_strat *s, hwp__strat_atab *t, uint32_t k) {
+    uint32_t i;
+    for (i = 0; i < k; i++)
+        if (t->e[i].folds) {
+            hwp__strat_aout(s, t, t->e + i);
+            t->e[i].folds = 0;
+        }
+}
+
+HWP_API hwp_status hwp_strat_flush(hwp_strat *s) {
+    if (!s || s->head.magic != HWP__STRAT_MAGIC) return HWP_EINVAL;
+    if (s->a1.e) hwp__strat_aflush(s, &s->a1, s->d.entries);
+    if (s->a2.e) hwp__strat_aflush(s, &s->a2, s->d.l2_entries);
+    if (s->qn) hwp__strat_interrupt(s);
+    return hwp__fail(&s->head, HWP_OK, "");
+}
+
+static uint64_t hwp__strat_apending(const hwp__strat_atab *t, uint32_t k) {
+    uint64_t n = 0;
+    uint32_t i;
+    for (i = 0; i < k; i++)
+        if (t->e[i].folds) n += t->e[i].count;
+    return n;
+}
+
+HWP_API uint64_t hwp_strat_pending(const hwp_strat *s) {
+    uint64_t n = 0;
+    uint32_t i;
+    if (!s || s->head.magic != HWP__STRAT_MAGIC) return 0;
+    if (s->ctr)
+        for (i = 0; i < s->d.entries; i++) n += s->ctr[i];
+    if (s->tab)
+        for (i = 0; i < s->d.entries; i++) n += s->tab[i].hits + s->tab[i].misses;
+    if (s->a1.e) n += hwp__strat_apending(&s->a1, s->d.entries);
+    if (s->a2.e) n += hwp__strat_apending(&s->a2, s->d.l2_entries);
+    return n;
+}
+
+HWP_API hwp_status hwp_strat_reset(hwp_strat *s) {
+    if (!s || s->head.magic != HWP__STRAT_MAGIC) return HWP_EINVAL;
+    hwp__strat_clear(s);
+    return hwp__fail(&s->head, HWP_OK, "");
+}
+
+/* A label, then a number. */
+static void hwp__strat_lu(const hwp_writer *w, const char *label, uint64_t v) {
+    hwp_put_str(w, label);
+    hwp_put_u64(w, v);
+}
+
+/* "H[P_256]_2048 + A_16" style name of the composition. */
+static void hwp__strat_put_name(const hwp_strat *s, const hwp_writer *w) {
+    static const char *const sampler[] = {"P", "R", "Rcd"};
+    const hwp_strat_desc *o = &s->d;
+    if (o->scheme == HWP_STRAT_SAMPLED) {
+        if (o->entries > 1) hwp_put_str(w, "H[");
+        if (o->counter) hwp_put_str(w, "C");
+        hwp_put_str(w, sampler[o->sampler]);
+        hwp__strat_lu(w, "_", o->rate);
+        if (o->entries > 1) hwp__strat_lu(w, "]_", o->entries);
+    } else if (o->scheme == HWP_STRAT_TAGGED) {
+        hwp__strat_lu(w, "tag", o->tag_bits);
+        hwp__strat_lu(w, "-", s->hit_limit);
+        hwp__strat_lu(w, "-", o->entries);
+        hwp__strat_lu(w, "x", o->ways);
+    } else {
+        hwp__strat_lu(w, "A_", o->entries);
+    }
+    if (o->l2_entries) hwp__strat_lu(w, " + A_", o->l2_entries);
+}
+
+static const char *const hwp__strat_tnames[HWP_STRAT_TRANSITIONS] = {
+    "E1", "E2", "E3", "E4", "E5", "E5a", "E6", "E6a"};
+
+HWP_API void hwp_strat_write_text(const hwp_strat *s, const hwp_writer *w) {
+    unsigned i;
+    if (!s || s->head.magic != HWP__STRAT_MAGIC) return;
+    hwp_put_str(w, "stratified ");
+    hwp__strat_put_name(s, w);
+    hwp_put_str(w, s->d.hash == HWP_STRAT_HASH_PAPER ? " (paper hash)" : " (cheap hash)");
+    hwp__strat_lu(w, ": ", s->st.events);
+    hwp__strat_lu(w, " events, ", s->st.samples);
+    hwp__strat_lu(w, " first-level messages, ", s->st.messages);
+    hwp__strat_lu(w, " messages, ", s->st.interrupts);
+    hwp__strat_lu(w, " interrupts, ", hwp_strat_pending(s));
+    hwp_put_str(w, " events pending\n");
+    if (s->d.scheme == HWP_STRAT_TAGGED) {
+        hwp_put_str(w, "  transitions:");
+        for (i = 0; i < HWP_STRAT_TRANSITIONS; i++) {
+            hwp_put_str(w, " ");
+            hwp_put_str(w, hwp__strat_tnames[i]);
+            hwp_put_str(w, "=");
+            hwp_put_u64(w, s->st.trans[i]);
+        }
+        hwp_put_str(w, "\n");
+    }
+}
+
+static void hwp__strat_kv(const hwp_writer *w, const char *key, uint64_t v) {
+    hwp_put_str(w, ",\"");
+    hwp_put_str(w, key);
+    hwp_put_str(w, "\":");
+    hwp_put_u64(w, v);
+}
+
+/* Schema: {"model":"stratified","scheme":NAME,"hash":"paper"|"cheap",
+ * "rate","entries","ways","l2_entries","queue","events","samples",
+ * "messages","interrupts","unhandled","pending" (integers),
+ * "transitions":{"E1":n,...,"E6a":n}} */
+HWP_API void hwp_strat_write_json(const hwp_strat *s, const hwp_writer *w) {
+    unsigned i;
+    if (!s || s->head.magic != HWP__STRAT_MAGIC) {
+        hwp_put_str(w, "null");
+        return;
+    }
+    hwp_put_str(w, "{\"model\":\"stratified\",\"scheme\":\"");
+    hwp__strat_put_name(s, w);
+    hwp_put_str(w, "\",\"hash\":");
+    hwp_put_str(w, s->d.hash == HWP_STRAT_HASH_PAPER ? "\"paper\"" : "\"cheap\"");
+    hwp__strat_kv(w, "rate", s->d.scheme == HWP_STRAT_TAGGED ? s->hit_limit : s->d.rate);
+    hwp__strat_kv(w, "entries", s->d.entries);
+    hwp__strat_kv(w, "ways", s->d.ways);
+    hwp__strat_kv(w, "l2_entries", s->d.l2_entries);
+    hwp__strat_kv(w, "queue", s->d.queue);
+    hwp__strat_kv(w, "events", s->st.events);
+    hwp__strat_kv(w, "samples", s->st.samples);
+    hwp__strat_kv(w, "messages", s->st.messages);
+    hwp__strat_kv(w, "interrupts", s->st.interrupts);
+    hwp__strat_kv(w, "unhandled", s->st.unhandled);
+    hwp__strat_kv(w, "pending", hwp_strat_pending(s));
+    hwp_put_str(w, ",\"transitions\":{");
+    for (i = 0; i < HWP_STRAT_TRANSITIONS; i++) {
+        if (i) hwp_put_str(w, ",");
+        hwp_put_json_str(w, hwp__strat_tnames[i]);
+        hwp_put_str(w, ":");
+        hwp_put_u64(w, s->st.trans[i]);
+    }
+    hwp_put_str(w, "}}");
+}
+
+/* ---- accumulator -------------------------------------------------------- */
+
+/* Slots: a power of two at least twice the limit, so linear probing
+ * stays short. */
+static uint32_t hwp__strat_slots(uint32_t cap) {
+    uint32_t n = 1;
+    while (n < 2u * cap) n <<= 1;
+    return n;
+}
+
+static const char *hwp__strat_acc_fill(hwp_strat_acc_desc *o,
+                                       const hwp_strat_acc_desc *d) {
+    if (d) *o = *d;
+    else hwp__zero(o, sizeof *o);
+    if (!o->tuples) o->tuples = 65536;
+    if (!o->pcs) o->pcs = o->tuples / 4u ? o->tuples / 4u : 1u;
+    if (o->tuples > (1u << 28) || o->pcs > (1u << 28))
+        return "stratified acc: tuples and pcs must be 1..2^28";
+    if (o->strata && (!hwp_is_pow2(o->strata) || o->strata > (1u << 24)))
+        return "stratified acc: strata must be 0 or a power of two up to 2^24";
+    return NULL;
+}
+
+HWP_API size_t hwp_strat_acc_bytes(const hwp_strat_acc_desc *d) {
+    hwp_strat_acc_desc o;
+    if (hwp__strat_acc_fill(&o, d)) return 0;
+    return hwp__align(sizeof(hwp__strat_tslot) * hwp__strat_slots(o.tuples)) +
+           hwp__align(sizeof(hwp__strat_pslot) * hwp__strat_slots(o.pcs)) +
+           2u * hwp__align(sizeof(uint64_t) * o.strata);
+}
+
+HWP_API hwp_status hwp_strat_acc_init(hwp_strat_acc *a, void *storage,
+                                      size_t bytes,
+                                      const hwp_strat_acc_desc *d) {
+    hwp_strat_acc_desc o;
+    const char *why;
+    unsigned char *cur = (unsigned char *)storage;
+    hwp_status st;
+    if (!a) return HWP_EINVAL;
+    hwp__zero(a, sizeof *a);
+    a->head.magic = HWP__STRAT_ACC_MAGIC;
+    why = hwp__strat_acc_fill(&o, d);
+    st = hwp__strat_admit(&a->head, why, storage, bytes,
+                          why ? 0 : hwp_strat_acc_bytes(&o));
+    if (st != HWP_OK) return st;
+    a->tcap = o.tuples;
+    a->tmask = hwp__strat_slots(o.tuples) - 1u;
+    a->pcap = o.pcs;
+    a->pmask = hwp__strat_slots(o.pcs) - 1u;
+    a->t = (hwp__strat_tslot *)hwp__carve(&cur, sizeof(hwp__strat_tslot) * (a->tmask + 1u));
+    a->p = (hwp__strat_pslot *)hwp__carve(&cur, sizeof(hwp__strat_pslot) * (a->pmask + 1u));
+    a->strata = o.strata;
+    if (o.strata) {
+        a->slen = (uint64_t *)hwp__carve(&cur, sizeof(uint64_t) * o.strata);
+        a->snum = (uint64_t *)hwp__carve(&cur, sizeof(uint64_t) * o.strata);
+    }
+    return hwp_strat_acc_reset(a);
+}
+
+static uint32_t hwp__strat_thash(uint32_t kind, uint64_t pc, uint64_t w) {
+    return (uint32_t)(hwp_mix64(hwp_mix64(pc ^ ((uint64_t)kind << 56)) ^ w) >> 32);
+}
+
+/* Slot of the tuple, or of the free slot where it would go. */
+static hwp__strat_tslot *hwp__strat_tfind(const hwp_strat_acc *a, uint32_t kind,
+                                          uint64_t pc, uint64_t w) {
+    uint32_t i = hwp__strat_thash(kind, pc, w) & a->tmask;
+    for (;; i = (i + 1u) & a->tmask) {
+        hwp__strat_tslot *t = a->t + i;
+        if (!t->used || (t->pc == pc && t->w == w && t->kind == kind)) return t;
+    }
+}
+
+static hwp__strat_pslot *hwp__strat_pfind(const hwp_strat_acc *a, uint32_t kind,
+                                          uint64_t pc) {
+    uint32_t i = (uint32_t)(hwp_mix64(pc ^ ((uint64_t)kind << 56)) >> 32) & a->pmask;
+    for (;; i = (i + 1u) & a->pmask) {
+        hwp__strat_pslot *p = a->p + i;
+        if (!p->used || (p->pc == pc && p->kind == kind)) return p;
+    }
+}
+
+/* Count `msgs` messages into the tuple table, or count the drop when it
+ * is full. The tuple keeps the stratum of its latest message. */
+static void hwp__strat_tadd(hwp_strat_acc *a, const hwp_strat_msg *m,
+                            uint64_t msgs) {
+    hwp__strat_tslot *t = hwp__strat_tfind(a, m->kind, m->pc, m->w);
+    if (!t->used && a->tn < a->tcap) {
+        t->used = 1;
+        t->pc = m->pc;
+        t->w = m->w;
+        t->kind = m->kind;
+        a->tn++;
+    }
+    if (t->used) {
+        t->count = hwp_sat_add64(t->count, m->count);
+        t->msgs += msgs;
+        t->stratum = m->stratum;
+    } else {
+        a->dropped_msgs += msgs;
+        a->dropped_count = hwp_sat_add64(a->dropped_count, m->count);
+    }
+}
+
+/* Count into the (kind, pc) table, or count the drop. */
+static void hwp__strat_padd(hwp_strat_acc *a, uint32_t kind, uint64_t pc,
+                            uint64_t count) {
+    hwp__strat_pslot *p = hwp__strat_pfind(a, kind, pc);
+    if (!p->used && a->pn < a->pcap) {
+        p->used = 1;
+        p->pc = pc;
+        p->kind = kind;
+        a->pn++;
+    }
+    if (p->used) p->count = hwp_sat_add64(p->count, count);
+    else a->dropped_pc_count = hwp_sat_add64(a->dropped_pc_count, count);
+}
+
+/* One message: tuple, (kind, pc) and stratum tables. */
+static void hwp__strat_put(hwp_strat_acc *a, const hwp_strat_msg *m) {
+    a->messages++;
+    a->total = hwp_sat_add64(a->total, m->count);
+    hwp__strat_tadd(a, m, 1);
+    hwp__strat_padd(a, m->kind, m->pc, m->count);
+    if (m->stratum < a->strata) {
+        a->slen[m->stratum] = hwp_sat_add64(a->slen[m->stratum], m->count);
+        a->snum[m->stratum]++;
+    }
+}
+
+/* A (tuple, count) from no compressor counts under stratum 0. */
+HWP_API void hwp_strat_acc_add(hwp_strat_acc *a, uint32_t kind, uint64_t pc,
+                               uint64_t w, uint64_t count) {
+    hwp_strat_msg m;
+    if (!a || a->head.magic != HWP__STRAT_ACC_MAGIC) return;
+    m.pc = pc;
+    m.w = w;
+    m.count = count;
+    m.kind = kind;
+    m.stratum = 0;
+    hwp__strat_put(a, &m);
+}
+
+HWP_API void hwp_strat_acc_fold(hwp_strat_acc *a, const hwp_strat_msg *msgs,
+                                uint32_t n) {
+    uint32_t i;
+    if (!a || a->head.magic != HWP__STRAT_ACC_MAGIC) return;
+    for (i = 0; i < n; i++) hwp__strat_put(a, msgs + i);
+}
+
+HWP_API void hwp_strat_acc_handler(void *acc, const hwp_strat_msg *msgs,
+                                   uint32_t n) {
+    hwp_strat_acc_fold((hwp_strat_acc *)acc, msgs, n);
+}
+
+HWP_API uint64_t hwp_strat_acc_count(const hwp_strat_acc *a, uint32_t kind,
+                                     uint64_t pc, uint64_t w) {
+    const hwp__strat_tslot *t;
+    if (!a || a->head.magic != HWP__STRAT_ACC_MAGIC) return 0;
+    t = hwp__strat_tfind(a, kind, pc, w);
+    return t->used ? t->count : 0;
+}
+
+HWP_API uint64_t hwp_strat_acc_pc_count(const hwp_strat_acc *a, uint32_t kind,
+                                        uint64_t pc) {
+    const hwp__strat_pslot *p;
+    if (!a || a->head.magic != HWP__STRAT_ACC_MAGIC) return 0;
+    p = hwp__strat_pfind(a, kind, pc);
+    return p->used ? p->count : 0;
+}
+
+HWP_API double hwp_strat_acc_invariance(const hwp_strat_acc *a, uint32_t kind,
+                                        uint64_t pc, uint64_t w) {
+    uint64_t n = hwp_strat_acc_pc_count(a, kind, pc);
+    return n ? (double)hwp_strat_acc_count(a, kind, pc, w) / (double)n : 0.0;
+}
+
+HWP_API double hwp_strat_acc_estimate(const hwp_strat_acc *a, uint32_t kind,
+                                      uint64_t pc, uint64_t w) {
+    const hwp__strat_tslot *t;
+    if (!a || a->head.magic != HWP__STRAT_ACC_MAGIC) return 0.0;
+    t = hwp__strat_tfind(a, kind, pc, w);
+    if (!t->used) return 0.0;
+    if (t->stratum < a->strata && a->snum[t->stratum])
+        return (double)t->msgs * (double)a->slen[t->stratum] /
+               (double)a->snum[t->stratum];
+    return (double)t->count;
+}
+
+HWP_API bool hwp_strat_acc_next(const hwp_strat_acc *a, uint32_t *cursor,
+                                hwp_strat_msg *out) {
+    if (!a || a->head.magic != HWP__STRAT_ACC_MAGIC || !cursor) return false;
+    for (; *cursor <= a->tmask; (*cursor)++) {
+        const hwp__strat_tslot *t = a->t + *cursor;
+        if (!t->used) continue;
+        out->pc = t->pc;
+        out->w = t->w;
+        out->count = t->count;
+        out->kind = t->kind;
+        out->stratum = t->stratum;
+        (*cursor)++;
+        return true;
+    }
+    return false;
+}
+
+/* Folds src's tuples in; the per-pc counts are folded from src's pc table
+ * so that counts src could not hold per tuple still reach n(pc). */
+HWP_API hwp_status hwp_strat_acc_merge(hwp_strat_acc *dst,
+                                       const hwp_strat_acc *src) {
+    uint32_t i;
+    if (!dst || !src || dst->head.magic != HWP__STRAT_ACC_MAGIC ||
+        src->head.magic != HWP__STRAT_ACC_MAGIC || dst == src)
+        return HWP_EINVAL;
+    if (dst->strata != src->strata)
+        return hwp__fail(&dst->head, HWP_EMISMATCH,
+                         "stratified acc: merging accumulators with different strata");
+    for (i = 0; i <= src->tmask; i++)
+        if (src->t[i].used) {
+            hwp_strat_msg m;
+            m.pc = src->t[i].pc;
+            m.w = src->t[i].w;
+            m.count = src->t[i].count;
+            m.kind = src->t[i].kind;
+            m.stratum = src->t[i].stratum;
+            hwp__strat_tadd(dst, &m, src->t[i].msgs);
+        }
+    for (i = 0; i < src->strata; i++) {
+        dst->slen[i] = hwp_sat_add64(dst->slen[i], src->slen[i]);
+        dst->snum[i] += src->snum[i];
+    }
+    for (i = 0; i <= src->pmask; i++)
+        if (src->p[i].used) hwp__strat_padd(dst, src->p[i].kind, src->p[i].pc, src->p[i].count);
+    dst->total = hwp_sat_add64(dst->total, src->total);
+    dst->messages += src->messages;
+    dst->dropped_msgs += src->dropped_msgs;
+    dst->dropped_count = hwp_sat_add64(dst->dropped_count, src->dropped_count);
+    dst->dropped_pc_count = hwp_sat_add64(dst->dropped_pc_count, src->dropped_pc_count);
+    return hwp__fail(&dst->head, HWP_OK, "");
+}
+
+HWP_API hwp_status hwp_strat_acc_reset(hwp_strat_acc *a) {
+    if (!a || a->head.magic != HWP__STRAT_ACC_MAGIC) return HWP_EINVAL;
+    hwp__zero(a->t, sizeof(hwp__strat_tslot) * (a->tmask + 1u));
+    hwp__zero(a->p, sizeof(hwp__strat_pslot) * (a->pmask + 1u));
+    if (a->strata) {
+        hwp__zero(a->slen, sizeof(uint64_t) * a->strata);
+        hwp__zero(a->snum, sizeof(uint64_t) * a->strata);
+    }
+    a->tn = a->pn = 0;
+    a->total = a->messages = 0;
+    a->dropped_msgs = a->dropped_count = a->dropped_pc_count = 0;
+    return hwp__fail(&a->head, HWP_OK, "");
+}
+
+HWP_API void hwp_strat_acc_write_text(const hwp_strat_acc *a,
+                                      const hwp_writer *w) {
+    uint32_t cur = 0;
+    hwp_strat_msg m;
+    if (!a || a->head.magic != HWP__STRAT_ACC_MAGIC) return;
+    hwp__strat_lu(w, "profile: ", a->tn);
+    hwp__strat_lu(w, " tuples, ", a->total);
+    hwp__strat_lu(w, " events from ", a->messages);
+    hwp__strat_lu(w, " messages, ", a->dropped_msgs);
+    hwp_put_str(w, " messages dropped\n");
+    while (hwp_strat_acc_next(a, &cur, &m)) {
+        hwp__strat_lu(w, "  kind ", m.kind);
+        hwp_put_str(w, " pc ");
+        hwp_put_hex(w, m.pc);
+        hwp_put_str(w, " w ");
+        hwp_put_hex(w, m.w);
+        hwp__strat_lu(w, " count ", m.count);
+        hwp_put_str(w, " invariance ");
+        hwp_put_f64(w, hwp_strat_acc_invariance(a, m.kind, m.pc, m.w), 4);
+        hwp_put_str(w, "\n");
+    }
+}
+
+/* Schema: {"tuples":n,"pcs":n,"strata":n,"total":n,"messages":n,"dropped_messages":n,
+ * "dropped_count":n,"dropped_pc_count":n,"profile":[{"kind":n,
+ * "pc":"0x..","w":"0x..","count":n},...]} in table order. */
+HWP_API void hwp_strat_acc_write_json(const hwp_strat_acc *a,
+                                      const hwp_writer *w) {
+    uint32_t cur = 0;
+    hwp_strat_msg m;
+    bool first = true;
+    if (!a || a->head.magic != HWP__STRAT_ACC_MAGIC) {
+        hwp_put_str(w, "null");
+        return;
+    }
+    hwp_put_str(w, "{\"tuples\":");
+    hwp_put_u64(w, a->tn);
+    hwp__strat_kv(w, "pcs", a->pn);
+    hwp__strat_kv(w, "strata", a->strata);
+    hwp__strat_kv(w, "total", a->total);
+    hwp__strat_kv(w, "messages", a->messages);
+    hwp__strat_kv(w, "dropped_messages", a->dropped_msgs);
+    hwp__strat_kv(w, "dropped_count", a->dropped_count);
+    hwp__strat_kv(w, "dropped_pc_count", a->dropped_pc_count);
+    hwp_put_str(w, ",\"profile\":[");
+    while (hwp_strat_acc_next(a, &cur, &m)) {
+        if (!first) hwp_put_str(w, ",");
+        first = false;
+        hwp_put_str(w, "{\"kind\":");
+        hwp_put_u64(w, m.kind);
+        hwp_put_str(w, ",\"pc\":\"");
+        hwp_put_hex(w, m.pc);
+        hwp_put_str(w, "\",\"w\":\"");
+        hwp_put_hex(w, m.w);
+        hwp_put_str(w, "\"");
+        hwp__strat_kv(w, "count", m.count);
+        hwp_put_str(w, "}");
+    }
+    hwp_put_str(w, "]}");
+}
+
+/* Section 5.3.1. Selection is made on the ideal profile: (kind, pc) that
+ * executed at least min_exec times, its tuples with invariance at least
+ * min_inv, and only loads whose such tuples cover at least min_cover of
+ * the executions. Error: sum over selected v of f(v)/f |I_i(v) - I_p(v)|
+ * where f(v) is v's ideal count; I_p is 0 for a tuple the profile lacks. */
+HWP_API hwp_status hwp_strat_invariance_error(hwp_strat_acc *ideal,
+                                              const hwp_strat_acc *prof,
+                                              const hwp_strat_metric_desc *md,
+                                              hwp_strat_metric *out) {
+    hwp_strat_metric_desc m;
+    double sum = 0.0;
+    uint32_t i, pass;
+    if (!ideal || ideal->head.magic != HWP__STRAT_ACC_MAGIC || !out)
+        return HWP_EINVAL;
+    if (!prof || prof->head.magic != HWP__STRAT_ACC_MAGIC)
+        return hwp__fail(&ideal->head, HWP_EINVAL,
+                         "stratified metric: profile is not an accumulator");
+    if (md) m = *md;
+    else hwp__zero(&m, sizeof m);
+    if (!m.min_exec) m.min_exec = 1000;
+    if (m.min_inv == 0.0) m.min_inv = 0.10;
+    if (m.min_cover == 0.0) m.min_cover = 0.40;
+    if (!(m.min_inv > 0.0 && m.min_inv <= 1.0) ||
+        !(m.min_cover > 0.0 && m.min_cover <= 1.0))
+        return hwp__fail(&ideal->head, HWP_EINVAL,
+                         "stratified metric: min_inv and min_cover must be in (0, 1]");
+    hwp__zero(out, sizeof *out);
+    for (i = 0; i <= ideal->pmask; i++) ideal->p[i].scratch = 0;
+    /* pass 0 sums coverage per load; pass 1 weighs the selected tuples */
+    for (pass = 0; pass < 2; pass++) {
+        for (i = 0; i <= ideal->tmask; i++) {
+            const hwp__strat_tslot *t = ideal->t + i;
+            hwp__strat_pslot *p;
+            double ii, ip;
+            uint64_t np;
+            if (!t->used) continue;
+            p = hwp__strat_pfind(ideal, t->kind, t->pc);
+            if (!p->used || p->count < m.min_exec ||
+                (double)t->count < m.min_inv * (double)p->count)
+                continue;
+            if (pass == 0) {
+                p->scratch += t->count;
+                continue;
+            }
+            if ((double)p->scratch < m.min_cover * (double)p->count) continue;
+            ii = (double)t->count / (double)p->count;
+            np = hwp_strat_acc_pc_count(prof, t->kind, t->pc);
+            ip = np ? (double)hwp_strat_acc_count(prof, t->kind, t->pc, t->w) / (double)np
+                    : 0.0;
+            sum += (double)t->count * (ii > ip ? ii - ip : ip - ii);
+            out->tuples++;
+            out->weight += t->count;
+        }
+    }
+    for (i = 0; i <= ideal->pmask; i++) {
+        const hwp__strat_pslot *p = ideal->p + i;
+        if (p->used && p->count >= m.min_exec &&
+            (double)p->scratch >= m.min_cover * (double)p->count)
+            out->loads++;
+    }
+    out->error_pct = out->weight ? 100.0 * sum / (double)out->weight : 0.0;
+    return hwp__fail(&ideal->head, HWP_OK, "");
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HWPROF_IMPL */

@@ -1,0 +1,877 @@
+/* Unit and property tests for hwprof/stratified.h (seed 001). Expected
+ * values come from the paper's rules worked by hand, or from the exact
+ * reference count in ref.h, never from the model itself. */
+#define HWPROF_IMPL
+#include "hwprof/stratified.h"
+
+#include "gen.h"
+#include "harness.h"
+#include "ref.h"
+
+/* 16-byte aligned heap storage, freed with st_free. */
+typedef struct st_mem {
+    void *raw, *p;
+} st_mem;
+
+static void *st_alloc(st_mem *m, size_t n) {
+    m->raw = malloc(n + 16);
+    m->p = (void *)(((uintptr_t)m->raw + 15) & ~(uintptr_t)15);
+    return m->p;
+}
+
+static void st_free(st_mem *m) { free(m->raw); }
+
+typedef struct st_inst {
+    hwp_strat s;
+    st_mem mem;
+    rec r;
+} st_inst;
+
+/* Build an instance from `d` recording every message into x->r. */
+static int st_make(st_inst *x, hwp_strat_desc d, hwp_cost *cost) {
+    size_t n;
+    memset(&x->r, 0, sizeof x->r);
+    d.on_interrupt = rec_handler;
+    d.ctx = &x->r;
+    n = hwp_strat_bytes(&d);
+    if (!CHECK(n > 0)) return 0;
+    st_alloc(&x->mem, n);
+    return CHECK_EQ(hwp_strat_init(&x->s, x->mem.p, n, &d, cost), HWP_OK);
+}
+
+static void st_drop(st_inst *x) {
+    st_free(&x->mem);
+    free(x->r.m);
+}
+
+/* Messages delivered plus messages still queued. */
+static uint64_t st_reported(const st_inst *x) {
+    uint64_t sum = x->r.sum;
+    uint32_t i;
+    for (i = 0; i < x->s.qn; i++) sum += x->s.q[i].count;
+    return sum;
+}
+
+static void test_defaults(void) {
+    hwp_strat_desc z;
+    st_inst x;
+    char buf[1024];
+    hwp_bufwriter b;
+    hwp_writer w = hwp_writer_buf(&b, buf, sizeof buf);
+    memset(&z, 0, sizeof z);
+    CHECK_EQ(hwp_strat_bytes(NULL), hwp_strat_bytes(&z));
+    if (!st_make(&x, z, NULL)) return;
+    CHECK_EQ(x.s.d.rate, 256);
+    CHECK_EQ(x.s.d.entries, 2048);
+    CHECK_EQ(x.s.d.queue, 100);
+    CHECK_EQ(x.s.d.scheme, HWP_STRAT_SAMPLED);
+    CHECK_EQ(x.s.d.sampler, HWP_STRAT_PERIODIC);
+    CHECK(x.s.bh != NULL); /* the paper's hash is the default */
+    CHECK_STR(hwp_why(&x.s), "");
+    {   /* the default selector takes loads as <pc, value> only */
+        hwp_insn in;
+        memset(&in, 0, sizeof in);
+        in.cls = HWP_CLS_LOAD;
+        hwp_strat_insn(&x.s, &in);
+        in.cls = HWP_CLS_BR_COND;
+        hwp_strat_insn(&x.s, &in);
+        in.cls = HWP_CLS_CALL;
+        hwp_strat_insn(&x.s, &in);
+        CHECK_EQ(x.s.st.events, 1);
+    }
+    hwp_strat_write_json(&x.s, &w);
+    CHECK_HAS(buf, "\"scheme\":\"H[P_256]_2048\"");
+    CHECK_HAS(buf, "\"hash\":\"paper\"");
+    st_drop(&x);
+}
+
+static void test_invalid(void) {
+    hwp_strat s;
+    hwp_strat_desc d;
+    static unsigned char big[1 << 16];
+    unsigned char *mem = big + (16 - ((uintptr_t)big & 15)) % 16;
+    memset(&d, 0, sizeof d);
+    d.entries = 3;
+    CHECK_EQ(hwp_strat_bytes(&d), 0);
+    CHECK_EQ(hwp_strat_init(&s, mem, sizeof big - 16, &d, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&s), "power of two");
+    memset(&d, 0, sizeof d);
+    d.scheme = 7;
+    CHECK_EQ(hwp_strat_init(&s, mem, sizeof big - 16, &d, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&s), "scheme");
+    memset(&d, 0, sizeof d);
+    d.scheme = HWP_STRAT_TAGGED;
+    d.tag_bits = 17;
+    CHECK_EQ(hwp_strat_bytes(&d), 0);
+    d.tag_bits = 2;
+    d.ways = 32;
+    CHECK_EQ(hwp_strat_bytes(&d), 0);
+    memset(&d, 0, sizeof d);
+    d.rate = (1u << 30) + 1;
+    CHECK_EQ(hwp_strat_bytes(&d), 0);
+    memset(&d, 0, sizeof d);
+    d.l2_entries = 12;
+    CHECK_EQ(hwp_strat_bytes(&d), 0);
+    memset(&d, 0, sizeof d);
+    d.entries = 64;
+    CHECK_EQ(hwp_strat_init(&s, mem + 1, sizeof big - 17, &d, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&s), "aligned");
+    CHECK_EQ(hwp_strat_init(&s, mem, hwp_strat_bytes(&d) - 1, &d, NULL), HWP_ENOSPC);
+    CHECK_EQ(hwp_strat_init(&s, mem, hwp_strat_bytes(&d), &d, NULL), HWP_OK);
+    memset(&s, 0, sizeof s); /* not a handle any more */
+    CHECK_EQ(hwp_strat_flush(&s), HWP_EINVAL);
+    CHECK_EQ(hwp_strat_reset(&s), HWP_EINVAL);
+    CHECK_EQ(hwp_strat_pending(&s), 0);
+    CHECK_EQ(hwp_strat_flush(NULL), HWP_EINVAL);
+}
+
+/* P_r with no split: exactly floor(N/r) messages, each of count r, and
+ * N mod r events left in the counter. */
+static void test_periodic_exact(void) {
+    hwp_rng g;
+    int trial;
+    hwp_rng_seed(&g, 11);
+    for (trial = 0; trial < 40; trial++) {
+        hwp_strat_desc d;
+        st_inst x;
+        uint64_t n = hwp_rng_below(&g, 5000), r = 1 + hwp_rng_below(&g, 64), i;
+        size_t k;
+        int bad = 0;
+        memset(&d, 0, sizeof d);
+        d.rate = (uint32_t)r;
+        d.entries = 1;
+        d.seed = trial;
+        if (!st_make(&x, d, NULL)) return;
+        for (i = 0; i < n; i++) hwp_strat_push(&x.s, 0, hwp_rng_next(&g), i);
+        hwp_strat_flush(&x.s);
+        CHECK_EQ(x.r.n, n / r);
+        for (k = 0; k < x.r.n; k++) bad += x.r.m[k].count != r;
+        CHECK_EQ(bad, 0);
+        CHECK_EQ(hwp_strat_pending(&x.s), n % r);
+        st_drop(&x);
+    }
+}
+
+/* H[P_r]_n: each stratum is its own P_r. The stratum of every tuple is
+ * recomputed here from base.h's hash parts, the counts per stratum kept
+ * by the test, and the message total must be sum floor(n_i / r). */
+static void test_stratified_periodic(void) {
+    enum { N = 60000, NSTRATA = 64, R = 7 };
+    hwp_strat_desc d;
+    st_inst x;
+    hwp_bytehash bh;
+    uint64_t per[NSTRATA] = {0}, expect = 0, i;
+    hwp_rng g;
+    memset(&d, 0, sizeof d);
+    d.rate = R;
+    d.entries = NSTRATA;
+    d.seed = 99;
+    if (!st_make(&x, d, NULL)) return;
+    hwp_bytehash_init(&bh, 99);
+    hwp_rng_seed(&g, 5);
+    for (i = 0; i < N; i++) {
+        uint64_t pc = 0x400000 + 4 * hwp_rng_below(&g, 300);
+        uint64_t w = hwp_rng_below(&g, 1000);
+        per[hwp_xor_fold(hwp_flip64(hwp_bytehash_randomize(&bh, pc)) ^
+                             hwp_bytehash_randomize(&bh, w), 6)]++;
+        hwp_strat_push(&x.s, 0, pc, w);
+    }
+    for (i = 0; i < NSTRATA; i++) expect += per[i] / R;
+    hwp_strat_flush(&x.s);
+    CHECK_EQ(x.r.n, expect);
+    CHECK_EQ(x.s.st.samples, expect);
+    CHECK_EQ(x.r.sum + hwp_strat_pending(&x.s), N);
+    st_drop(&x);
+}
+
+/* With the counter C, message counts plus what the counters hold equal
+ * the stream length, for CR_r, H[CR_r]_n and the countdown variants. */
+static void test_counter_sums(void) {
+    static const uint32_t samplers[] = {HWP_STRAT_RANDOM, HWP_STRAT_COUNTDOWN};
+    static const uint32_t strata[] = {1, 32, 2048};
+    unsigned a, b, hash;
+    hwp_rng g;
+    hwp_rng_seed(&g, 3);
+    for (a = 0; a < 2; a++)
+        for (b = 0; b < 3; b++)
+            for (hash = 0; hash < 2; hash++) {
+                hwp_strat_desc d;
+                st_inst x;
+                uint64_t n = 20000 + hwp_rng_below(&g, 20000), i;
+                memset(&d, 0, sizeof d);
+                d.sampler = samplers[a];
+                d.counter = 1;
+                d.rate = 10;
+                d.entries = strata[b];
+                d.hash = hash;
+                d.seed = 17 + a + b;
+                if (!st_make(&x, d, NULL)) return;
+                for (i = 0; i < n; i++)
+                    hwp_strat_push(&x.s, 0, hwp_rng_below(&g, 50), hwp_rng_below(&g, 7));
+                hwp_strat_flush(&x.s);
+                CHECK_EQ(x.r.sum + hwp_strat_pending(&x.s), n);
+                CHECK(x.r.n > n / 20); /* it did sample (~n / 10) */
+                st_drop(&x);
+            }
+}
+
+/* Stateless R_r takes each event with p = 1/r: the message count is
+ * Binomial(N, 1/r); countdown intervals lie in [1, 2r-1] with mean r. */
+static void test_random_rates(void) {
+    enum { N = 200000, R = 16 };
+    hwp_strat_desc d;
+    st_inst x;
+    uint64_t i, lo = 2 * R, hi = 0, sum = 0;
+    double mean = (double)N / R, sd = sqrt(N * (1.0 / R) * (1 - 1.0 / R));
+    size_t k;
+    memset(&d, 0, sizeof d);
+    d.sampler = HWP_STRAT_RANDOM;
+    d.rate = R;
+    d.seed = 8;
+    if (!st_make(&x, d, NULL)) return;
+    for (i = 0; i < N; i++) hwp_strat_push(&x.s, 0, i, 0);
+    hwp_strat_flush(&x.s);
+    CHECK(fabs((double)x.r.n - mean) < 5 * sd);
+    CHECK_EQ(x.r.m[0].count, R); /* implied count r */
+    st_drop(&x);
+
+    d.sampler = HWP_STRAT_COUNTDOWN;
+    d.counter = 1;
+    d.entries = 1;
+    if (!st_make(&x, d, NULL)) return;
+    for (i = 0; i < N; i++) hwp_strat_push(&x.s, 0, i, 0);
+    hwp_strat_flush(&x.s);
+    for (k = 0; k < x.r.n; k++) {
+        uint64_t c = x.r.m[k].count;
+        lo = c < lo ? c : lo;
+        hi = c > hi ? c : hi;
+        sum += c;
+    }
+    CHECK_EQ(lo, 1);
+    CHECK_EQ(hi, 2 * R - 1);
+    /* intervals uniform on [1, 31]: sd 8.9, so the mean of ~12500 has
+     * sd 0.08 */
+    CHECK_NEAR((double)sum / (double)x.r.n, R, 0.5);
+    st_drop(&x);
+}
+
+/* Fig. 6 by hand on a one-entry table (T = 256, 3-bit miss counter).
+ * Tuples A, B, C have tags 1, 2, 3 (16-bit tags: xor_fold(pc ^ w, 16)). */
+static void test_tagged_fig6(void) {
+    hwp_strat_desc d;
+    st_inst x;
+    const hwp__strat_tent *e;
+    int i;
+    memset(&d, 0, sizeof d);
+    d.scheme = HWP_STRAT_TAGGED;
+    d.entries = 1;
+    d.ways = 1;
+    d.tag_bits = 16;
+    if (!st_make(&x, d, NULL)) return;
+    e = x.s.tab;
+#define A 0, 1, 0
+#define B 0, 2, 0
+#define C 0, 3, 0
+    hwp_strat_push(&x.s, A); /* E1 */
+    CHECK(e->valid && e->hits == 1 && e->misses == 0 && e->tag == 1);
+    hwp_strat_push(&x.s, A);
+    hwp_strat_push(&x.s, A); /* E3 twice */
+    CHECK_EQ(e->hits, 3);
+    hwp_strat_push(&x.s, B); /* E4: Valid -> Evict */
+    CHECK(e->hits == 3 && e->misses == 1 && e->tag == 1);
+    hwp_strat_push(&x.s, B); /* h=3, m=1: 3 < 2 fails -> E5a */
+    CHECK(e->hits == 3 && e->misses == 2 && e->tag == 1);
+    hwp_strat_push(&x.s, B); /* h=3, m=2: 3 < 4 -> E5, hits = 3 + 3 */
+    CHECK(e->hits == 6 && e->misses == 0 && e->tag == 2);
+    for (i = 0; i < 63; i++) hwp_strat_push(&x.s, B); /* E3 */
+    CHECK_EQ(e->hits, 69);
+    hwp_strat_push(&x.s, A); /* E4 */
+    hwp_strat_push(&x.s, A); /* h=69, m=1: no replace -> E5a, m=2 */
+    CHECK(e->hits == 69 && e->misses == 2);
+    hwp_strat_push(&x.s, B); /* Evict hit: 69 >= 64 but 3*69 <= 256: E6a */
+    CHECK(e->hits == 70 && e->misses == 2 && e->valid);
+    hwp_strat_push(&x.s, A); /* E5a, m=3 */
+    CHECK_EQ(x.r.n + x.s.qn, 0);
+    hwp_strat_push(&x.s, B); /* 4*70 > 256: E6, message (B, 71) */
+    CHECK_EQ(x.s.qn, 1);
+    CHECK(x.s.q[0].pc == 2 && x.s.q[0].count == 71);
+    CHECK(!e->valid && e->hits == 3 && e->misses == 0); /* hands on 3 */
+    hwp_strat_push(&x.s, C); /* E1 inherits: hits = 3 + 1 */
+    CHECK(e->valid && e->hits == 4 && e->tag == 3);
+    CHECK_EQ(x.s.st.events, 75);
+    CHECK_EQ(71 + hwp_strat_pending(&x.s), 75); /* length kept */
+    CHECK_EQ(x.s.st.trans[HWP_STRAT_E1], 2);
+    CHECK_EQ(x.s.st.trans[HWP_STRAT_E3], 65);
+    CHECK_EQ(x.s.st.trans[HWP_STRAT_E4], 2);
+    CHECK_EQ(x.s.st.trans[HWP_STRAT_E5], 1);
+    CHECK_EQ(x.s.st.trans[HWP_STRAT_E5A], 3);
+    CHECK_EQ(x.s.st.trans[HWP_STRAT_E6A], 1);
+    CHECK_EQ(x.s.st.trans[HWP_STRAT_E6], 1);
+    st_drop(&x);
+
+    /* E2 with a 2-bit hit counter (T = 4); replacement on a saturated
+     * 1-bit miss counter. */
+    d.count_bits = 2;
+    d.miss_bits = 1;
+    if (!st_make(&x, d, NULL)) return;
+    e = x.s.tab;
+    for (i = 0; i < 4; i++) hwp_strat_push(&x.s, A);
+    CHECK_EQ(x.s.qn, 1);
+    CHECK(x.s.q[0].pc == 1 && x.s.q[0].count == 4);
+    CHECK(!e->valid && e->hits == 0);
+    CHECK_EQ(x.s.st.trans[HWP_STRAT_E2], 1);
+    hwp_strat_push(&x.s, A);
+    hwp_strat_push(&x.s, A); /* h = 2 */
+    hwp_strat_push(&x.s, B); /* E4, m = 1 = saturated */
+    hwp_strat_push(&x.s, C); /* miss counter saturated -> E5: 2+1+1 = 4 = T */
+    CHECK_EQ(x.s.st.trans[HWP_STRAT_E5], 1);
+    CHECK_EQ(x.s.qn, 2); /* the inherited count reached T: reported as C */
+    CHECK(x.s.q[1].pc == 3 && x.s.q[1].count == 4);
+    CHECK_EQ(hwp_strat_pending(&x.s), 0);
+    CHECK_EQ(x.s.q[0].count + x.s.q[1].count, 8);
+    CHECK_EQ(x.s.st.events, 8);
+    st_drop(&x);
+#undef A
+#undef B
+#undef C
+}
+
+/* The tagged compressor keeps the stream length through every
+ * transition: after each event, reported counts + table counts = N. */
+static void test_tagged_length(void) {
+    static const uint32_t ways[] = {1, 2, 4};
+    unsigned a, cb;
+    uint64_t seen[HWP_STRAT_TRANSITIONS] = {0};
+    hwp_rng g;
+    hwp_rng_seed(&g, 21);
+    for (a = 0; a < 3; a++)
+        for (cb = 3; cb <= 8; cb += 5) {
+            hwp_strat_desc d;
+            st_inst x;
+            hwp_cost cost;
+            uint64_t i, bad = 0;
+            unsigned t;
+            hwg_zipf z;
+            memset(&d, 0, sizeof d);
+            d.scheme = HWP_STRAT_TAGGED;
+            d.entries = 16;
+            d.ways = ways[a];
+            d.count_bits = cb;
+            d.queue = 7;
+            d.seed = a;
+            hwp_cost_init(&cost, NULL);
+            hwg_zipf_init(&z, 400, 1.1);
+            if (!st_make(&x, d, &cost)) return;
+            for (i = 1; i <= 30000; i++) {
+                uint64_t k = hwg_zipf_next(&z, &g);
+                hwp_strat_push(&x.s, 0, 0x1000 + (k & 31) * 4, k >> 5);
+                bad += st_reported(&x) + hwp_strat_pending(&x.s) != i;
+            }
+            CHECK_EQ(bad, 0);
+            hwp_strat_flush(&x.s);
+            CHECK_EQ(x.r.sum + hwp_strat_pending(&x.s), 30000);
+            CHECK_EQ(x.r.bad_batches, 0);
+            for (t = 0; t < HWP_STRAT_TRANSITIONS; t++) seen[t] += x.s.st.trans[t];
+            CHECK_EQ(cost.spent[HWP_COST_STRAT_MESSAGE], 30 * x.s.st.messages);
+            st_drop(&x);
+        }
+    for (a = 0; a < HWP_STRAT_TRANSITIONS; a++) CHECK(seen[a] > 0);
+}
+
+/* A_k alone is lossless: after a flush the folded profile equals the
+ * exact count of every tuple. */
+static void test_assoc_lossless(void) {
+    static const uint32_t ks[] = {4, 64, 256};
+    static const uint32_t ws[] = {4, 4, 8};
+    unsigned a;
+    hwp_rng g;
+    hwp_rng_seed(&g, 4);
+    for (a = 0; a < 3; a++) {
+        hwp_strat_desc d;
+        st_inst x;
+        ref_map exact, got;
+        hwg_zipf z;
+        size_t k, i;
+        uint64_t wrong = 0;
+        memset(&d, 0, sizeof d);
+        d.scheme = HWP_STRAT_ASSOC;
+        d.entries = ks[a];
+        d.ways = ws[a];
+        d.seed = a;
+        if (!st_make(&x, d, NULL)) return;
+        ref_init(&exact, 1024);
+        ref_init(&got, 1024);
+        hwg_zipf_init(&z, 600, 1.0);
+        for (i = 0; i < 50000; i++) {
+            uint64_t r = hwg_zipf_next(&z, &g);
+            uint32_t kind = (uint32_t)(r % 3);
+            hwp_strat_push(&x.s, kind, r / 3, r % 5);
+            ref_add(&exact, kind, r / 3, r % 5, 1);
+        }
+        CHECK_EQ(st_reported(&x) + hwp_strat_pending(&x.s), 50000);
+        hwp_strat_flush(&x.s);
+        CHECK_EQ(hwp_strat_pending(&x.s), 0);
+        for (k = 0; k < x.r.n; k++)
+            ref_add(&got, x.r.m[k].kind, x.r.m[k].pc, x.r.m[k].w, x.r.m[k].count);
+        CHECK_EQ(got.n, exact.n);
+        for (i = 0; i <= exact.mask; i++)
+            if (exact.e[i].used)
+                wrong += ref_get(&got, exact.e[i].kind, exact.e[i].pc, exact.e[i].w) !=
+                         exact.e[i].count;
+        CHECK_EQ(wrong, 0);
+        CHECK(x.r.n < 50000); /* and it compressed */
+        ref_free(&exact);
+        ref_free(&got);
+        st_drop(&x);
+    }
+}
+
+/* H[P_r]_n + A_16 delivers the same profile as H[P_r]_n (A_k is
+ * lossless) in fewer messages (section 3.4). */
+static void test_two_level(void) {
+    hwp_strat_desc d;
+    st_inst one, two;
+    ref_map p1, p2;
+    hwg_zipf z;
+    hwp_rng g;
+    size_t i;
+    uint64_t wrong = 0;
+    memset(&d, 0, sizeof d);
+    d.rate = 16;
+    d.entries = 64;
+    d.seed = 12;
+    if (!st_make(&one, d, NULL)) return;
+    d.l2_entries = 16;
+    if (!st_make(&two, d, NULL)) return;
+    hwg_zipf_init(&z, 2000, 1.2);
+    hwp_rng_seed(&g, 9);
+    for (i = 0; i < 200000; i++) {
+        uint64_t r = hwg_zipf_next(&z, &g);
+        hwp_strat_push(&one.s, 0, r, r & 3);
+        hwp_strat_push(&two.s, 0, r, r & 3);
+    }
+    hwp_strat_flush(&one.s);
+    hwp_strat_flush(&two.s);
+    CHECK_EQ(one.s.st.samples, two.s.st.samples);
+    CHECK(two.r.n < one.r.n);
+    CHECK(two.r.n * 115 <= one.r.n * 100); /* paper: 1.15x to 2.5x */
+    CHECK_EQ(one.r.sum, two.r.sum);
+    ref_init(&p1, 4096);
+    ref_init(&p2, 4096);
+    for (i = 0; i < one.r.n; i++) ref_add(&p1, 0, one.r.m[i].pc, one.r.m[i].w, one.r.m[i].count);
+    for (i = 0; i < two.r.n; i++) ref_add(&p2, 0, two.r.m[i].pc, two.r.m[i].w, two.r.m[i].count);
+    CHECK_EQ(p1.n, p2.n);
+    for (i = 0; i <= p1.mask; i++)
+        if (p1.e[i].used) wrong += ref_get(&p2, 0, p1.e[i].pc, p1.e[i].w) != p1.e[i].count;
+    CHECK_EQ(wrong, 0);
+    ref_free(&p1);
+    ref_free(&p2);
+    st_drop(&one);
+    st_drop(&two);
+}
+
+/* The queue interrupts once per `queue` messages; the cost shim is
+ * charged 214 per interrupt and 30 per message. */
+static void test_queue_cost(void) {
+    hwp_strat_desc d;
+    st_inst x;
+    hwp_cost cost;
+    uint64_t i, msgs;
+    memset(&d, 0, sizeof d);
+    d.rate = 4;
+    d.entries = 1;
+    hwp_cost_init(&cost, NULL);
+    if (!st_make(&x, d, &cost)) return;
+    x.r.batch_size = 100;
+    for (i = 0; i < 4 * 1050; i++) hwp_strat_push(&x.s, 0, i, 0);
+    CHECK_EQ(x.r.batches, 10);
+    CHECK_EQ(x.r.bad_batches, 0);
+    CHECK_EQ(x.s.qn, 50);
+    hwp_strat_flush(&x.s);
+    CHECK_EQ(x.r.batches, 11);
+    CHECK_EQ(x.r.bad_batches, 1); /* the flush delivers the last 50 */
+    msgs = x.s.st.messages;
+    CHECK_EQ(msgs, 1050);
+    CHECK_EQ(x.s.st.interrupts, 11);
+    CHECK_EQ(cost.count[HWP_COST_STRAT_INTERRUPT], 11);
+    CHECK_EQ(hwp_cost_model_cycles(&cost, HWP_MODEL_STRAT), 11 * 214 + 1050 * 30);
+    hwp_strat_flush(&x.s); /* nothing queued: no interrupt */
+    CHECK_EQ(x.s.st.interrupts, 11);
+    st_drop(&x);
+
+    /* no handler: the messages are counted as unhandled */
+    {
+        hwp_strat s;
+        static unsigned char mem[1 << 14];
+        unsigned char *p = mem + (16 - ((uintptr_t)mem & 15)) % 16;
+        CHECK_EQ(hwp_strat_init(&s, p, sizeof mem - 16, &d, NULL), HWP_OK);
+        for (i = 0; i < 400; i++) hwp_strat_push(&s, 0, i, 0);
+        hwp_strat_flush(&s);
+        CHECK_EQ(s.st.unhandled, 100);
+    }
+}
+
+/* Section 5.7: edge and call-target tuples from the hwp_insn selector
+ * through one H[P_256]_2048 separate by kind, and each profile is close
+ * to the exact one. */
+static void test_simultaneous(void) {
+    enum { NBR = 300, NCALL = 60, N = 4000000 };
+    hwp_strat_desc d;
+    hwp_strat s;
+    hwp_strat_acc acc, ideal;
+    st_mem m1, m2, m3;
+    hwp_rng g;
+    hwp_strat_metric met;
+    uint64_t i, wrong_kind = 0;
+    uint32_t cur = 0;
+    hwp_strat_msg msg;
+    size_t ab;
+    memset(&d, 0, sizeof d);
+    d.select = HWP_STRAT_SEL(HWP_STRAT_KIND_EDGE) | HWP_STRAT_SEL(HWP_STRAT_KIND_CALL);
+    d.on_interrupt = hwp_strat_acc_handler;
+    d.ctx = &acc;
+    d.seed = 77;
+    ab = hwp_strat_acc_bytes(NULL);
+    if (!CHECK_EQ(hwp_strat_acc_init(&acc, st_alloc(&m1, ab), ab, NULL), HWP_OK)) return;
+    if (!CHECK_EQ(hwp_strat_acc_init(&ideal, st_alloc(&m2, ab), ab, NULL), HWP_OK)) return;
+    if (!CHECK_EQ(hwp_strat_init(&s, st_alloc(&m3, hwp_strat_bytes(&d)),
+                                 hwp_strat_bytes(&d), &d, NULL), HWP_OK))
+        return;
+    hwp_rng_seed(&g, 1);
+    for (i = 0; i < N; i++) {
+        hwp_insn in;
+        uint32_t u = hwp_rng_below(&g, 100), site;
+        memset(&in, 0, sizeof in);
+        if (u < 30) { /* loads: not selected */
+            in.cls = HWP_CLS_LOAD;
+            in.pc = 0x10000 + 4 * hwp_rng_below(&g, 100);
+            in.value = hwp_rng_below(&g, 4);
+        } else if (u < 85) { /* branches at 0x20000.., bias by site */
+            site = hwp_rng_below(&g, NBR) * hwp_rng_below(&g, NBR) / NBR;
+            in.cls = HWP_CLS_BR_COND;
+            in.pc = 0x20000 + 8 * site;
+            in.next_pc = hwp_rng_below(&g, 100) < 10 + site % 80 ? 0x90000 + site : in.pc + 4;
+        } else { /* calls at 0x30000.., 1-3 targets */
+            site = hwp_rng_below(&g, NCALL);
+            in.cls = HWP_CLS_CALL;
+            in.pc = 0x30000 + 8 * site;
+            in.next_pc = 0xA0000 + 0x100 * hwp_rng_below(&g, 1 + site % 3);
+        }
+        hwp_strat_insn(&s, &in);
+        if (in.cls == HWP_CLS_BR_COND)
+            hwp_strat_acc_add(&ideal, HWP_STRAT_KIND_EDGE, in.pc, in.next_pc, 1);
+        else if (in.cls == HWP_CLS_CALL)
+            hwp_strat_acc_add(&ideal, HWP_STRAT_KIND_CALL, in.pc, in.next_pc, 1);
+    }
+    hwp_strat_flush(&s);
+    while (hwp_strat_acc_next(&acc, &cur, &msg)) {
+        uint64_t base = msg.pc & ~(uint64_t)0xFFFF;
+        wrong_kind += !(msg.kind == HWP_STRAT_KIND_EDGE ? base == 0x20000
+                                                        : msg.kind == HWP_STRAT_KIND_CALL &&
+                                                              base == 0x30000);
+    }
+    CHECK_EQ(wrong_kind, 0);
+    CHECK(hwp_strat_acc_pc_count(&acc, HWP_STRAT_KIND_CALL, 0x30000) > 0);
+    CHECK(hwp_strat_acc_pc_count(&acc, HWP_STRAT_KIND_EDGE, 0x20000) > 0);
+    CHECK_EQ(hwp_strat_invariance_error(&ideal, &acc, NULL, &met), HWP_OK);
+    CHECK(met.loads > 50);
+    CHECK(met.error_pct < 3.0); /* the paper: under 3% for all benchmarks */
+    printf("    simultaneous edge+call: %llu sites selected, error %.2f%%\n",
+           (unsigned long long)met.loads, met.error_pct);
+    st_free(&m1);
+    st_free(&m2);
+    st_free(&m3);
+}
+
+static void test_acc(void) {
+    hwp_strat_acc a, b;
+    hwp_strat_acc_desc ad;
+    static unsigned char m1[4096], m2[4096];
+    unsigned char *p1 = m1 + (16 - ((uintptr_t)m1 & 15)) % 16;
+    unsigned char *p2 = m2 + (16 - ((uintptr_t)m2 & 15)) % 16;
+    uint32_t cur = 0, seen = 0;
+    uint64_t i;
+    hwp_strat_msg msg, batch[2];
+    memset(&ad, 0, sizeof ad);
+    ad.tuples = 4;
+    ad.pcs = 2;
+    CHECK(hwp_strat_acc_bytes(&ad) <= sizeof m1 - 16);
+    CHECK_EQ(hwp_strat_acc_init(&a, p1, 100, &ad), HWP_ENOSPC);
+    CHECK_EQ(hwp_strat_acc_init(&a, p1 + 4, 4000, &ad), HWP_EINVAL);
+    CHECK_EQ(hwp_strat_acc_init(&a, p1, sizeof m1 - 16, &ad), HWP_OK);
+    CHECK_EQ(hwp_strat_acc_init(&b, p2, sizeof m2 - 16, &ad), HWP_OK);
+    for (i = 0; i < 6; i++) hwp_strat_acc_add(&a, 0, 100 + (i & 1), i, 10 * (i + 1));
+    /* tuples 0..3 held, 4 and 5 dropped; both pcs held */
+    CHECK_EQ(a.dropped_msgs, 2);
+    CHECK_EQ(a.dropped_count, 50 + 60);
+    CHECK_EQ(hwp_strat_acc_count(&a, 0, 100, 2), 30);
+    CHECK_EQ(hwp_strat_acc_count(&a, 0, 100, 4), 0);
+    CHECK_EQ(hwp_strat_acc_pc_count(&a, 0, 100), 10 + 30 + 50);
+    CHECK_NEAR(hwp_strat_acc_invariance(&a, 0, 100, 2), 30.0 / 90.0, 1e-12);
+    hwp_strat_acc_add(&a, 0, 999, 0, 5); /* third pc: no room */
+    CHECK_EQ(a.dropped_pc_count, 5);
+    CHECK_EQ(a.total, 210 + 5);
+    while (hwp_strat_acc_next(&a, &cur, &msg)) seen++;
+    CHECK_EQ(seen, 4);
+    batch[0].kind = 0; batch[0].pc = 100; batch[0].w = 2; batch[0].count = 7;
+    batch[1].kind = 1; batch[1].pc = 100; batch[1].w = 2; batch[1].count = 1;
+    batch[0].stratum = batch[1].stratum = 0;
+    hwp_strat_acc_handler(&b, batch, 2);
+    CHECK_EQ(hwp_strat_acc_merge(&a, &b), HWP_OK);
+    CHECK_EQ(hwp_strat_acc_count(&a, 0, 100, 2), 37);
+    CHECK_EQ(hwp_strat_acc_count(&a, 1, 100, 2), 0); /* a is full */
+    CHECK_EQ(hwp_strat_acc_pc_count(&a, 0, 100), 97);
+    CHECK_EQ(hwp_strat_acc_merge(&a, &a), HWP_EINVAL);
+    CHECK_EQ(hwp_strat_acc_reset(&a), HWP_OK);
+    CHECK_EQ(hwp_strat_acc_count(&a, 0, 100, 2), 0);
+    CHECK_EQ(a.tn, 0);
+}
+
+/* The ratio estimate by hand: stratum 1 holds (A,10), (B,30), (A,20),
+ * so 60 events in 3 messages; A has 2 of them: 2 * 60 / 3 = 40, B 20;
+ * stratum 2 holds (C,5) alone: 5. Then on a real H[CR_10]_4 message
+ * stream, against the per-stratum sums this test keeps itself, and
+ * through a merge of two halves. */
+static void test_acc_estimate(void) {
+    hwp_strat_acc a, b;
+    hwp_strat_acc_desc ad;
+    st_mem m1, m2;
+    hwp_strat_msg msg[4];
+    size_t n, i;
+    static const uint64_t pcs[4] = {1, 2, 1, 3}, counts[4] = {10, 30, 20, 5};
+    static const uint32_t strata[4] = {1, 1, 1, 2};
+    memset(&ad, 0, sizeof ad);
+    ad.strata = 4;
+    n = hwp_strat_acc_bytes(&ad);
+    CHECK_EQ(hwp_strat_acc_init(&a, st_alloc(&m1, n), n, &ad), HWP_OK);
+    for (i = 0; i < 4; i++) {
+        msg[i].pc = pcs[i];
+        msg[i].w = 0;
+        msg[i].count = counts[i];
+        msg[i].kind = 0;
+        msg[i].stratum = strata[i];
+    }
+    hwp_strat_acc_fold(&a, msg, 4);
+    CHECK_NEAR(hwp_strat_acc_estimate(&a, 0, 1, 0), 40.0, 1e-9);
+    CHECK_NEAR(hwp_strat_acc_estimate(&a, 0, 2, 0), 20.0, 1e-9);
+    CHECK_NEAR(hwp_strat_acc_estimate(&a, 0, 3, 0), 5.0, 1e-9);
+    CHECK_EQ(hwp_strat_acc_count(&a, 0, 1, 0), 30); /* the plain sum */
+    CHECK_NEAR(hwp_strat_acc_estimate(&a, 0, 9, 0), 0.0, 0);
+    ad.strata = 3;
+    CHECK_EQ(hwp_strat_acc_bytes(&ad), 0);
+    st_free(&m1);
+
+    {
+        hwp_strat_desc d;
+        st_inst x;
+        uint64_t len[4] = {0}, k[4] = {0}, ip[4] = {0}, j;
+        uint32_t sp = 0;
+        int bad = 0;
+        hwp_rng g;
+        memset(&d, 0, sizeof d);
+        d.sampler = HWP_STRAT_RANDOM;
+        d.counter = 1;
+        d.rate = 10;
+        d.entries = 4;
+        d.seed = 3;
+        if (!st_make(&x, d, NULL)) return;
+        hwp_rng_seed(&g, 2);
+        for (j = 0; j < 30000; j++)
+            hwp_strat_push(&x.s, 0, hwp_rng_below(&g, 10) < 3 ? 7 : 100 + j, 0);
+        hwp_strat_flush(&x.s);
+        ad.strata = 4;
+        n = hwp_strat_acc_bytes(&ad);
+        hwp_strat_acc_init(&a, st_alloc(&m1, n), n, &ad);
+        hwp_strat_acc_init(&b, st_alloc(&m2, n), n, &ad);
+        for (i = 0; i < x.r.n; i++) {
+            const hwp_strat_msg *m = x.r.m + i;
+            bad += m->stratum >= 4;
+            if (m->stratum >= 4) continue;
+            len[m->stratum] += m->count;
+            k[m->stratum]++;
+            if (m->pc == 7) {
+                ip[m->stratum]++;
+                sp = m->stratum;
+            }
+        }
+        CHECK_EQ(bad, 0);
+        hwp_strat_acc_fold(&a, x.r.m, (uint32_t)(x.r.n / 2));
+        hwp_strat_acc_fold(&b, x.r.m + x.r.n / 2, (uint32_t)(x.r.n - x.r.n / 2));
+        CHECK_EQ(hwp_strat_acc_merge(&a, &b), HWP_OK);
+        CHECK(ip[sp] > 500);
+        CHECK_NEAR(hwp_strat_acc_estimate(&a, 0, 7, 0),
+                   (double)ip[sp] * (double)len[sp] / (double)k[sp], 1e-6);
+        st_drop(&x);
+        st_free(&m2);
+        ad.strata = 8;
+        n = hwp_strat_acc_bytes(&ad);
+        hwp_strat_acc_init(&b, st_alloc(&m2, n), n, &ad);
+        CHECK_EQ(hwp_strat_acc_merge(&a, &b), HWP_EMISMATCH);
+        st_free(&m1);
+        st_free(&m2);
+    }
+}
+
+/* Section 5.3.1 worked by hand. Load 1 runs 2000 times: values 1200,
+ * 600, 200 (10%: kept). Load 2 runs 500 times (< 1000: dropped). Load 3
+ * runs 1000 times over 20 values of 5% (no covered tuple: dropped).
+ * Profiled invariances 0.55, 0.35, 0.10 against ideal 0.6, 0.3, 0.1:
+ * e = (1200 * 0.05 + 600 * 0.05 + 200 * 0) / 2000 = 4.5%. */
+static void test_metric(void) {
+    hwp_strat_acc ideal, prof;
+    st_mem m1, m2;
+    hwp_strat_metric met;
+    hwp_strat_metric_desc md;
+    size_t n = hwp_strat_acc_bytes(NULL);
+    int v;
+    hwp_strat_acc_init(&ideal, st_alloc(&m1, n), n, NULL);
+    hwp_strat_acc_init(&prof, st_alloc(&m2, n), n, NULL);
+    hwp_strat_acc_add(&ideal, 0, 1, 10, 1200);
+    hwp_strat_acc_add(&ideal, 0, 1, 11, 600);
+    hwp_strat_acc_add(&ideal, 0, 1, 12, 200);
+    hwp_strat_acc_add(&ideal, 0, 2, 10, 500);
+    for (v = 0; v < 20; v++) hwp_strat_acc_add(&ideal, 0, 3, v, 50);
+    hwp_strat_acc_add(&prof, 0, 1, 10, 1100);
+    hwp_strat_acc_add(&prof, 0, 1, 11, 700);
+    hwp_strat_acc_add(&prof, 0, 1, 12, 200);
+    hwp_strat_acc_add(&prof, 0, 2, 10, 256);
+    CHECK_EQ(hwp_strat_invariance_error(&ideal, &prof, NULL, &met), HWP_OK);
+    CHECK_NEAR(met.error_pct, 4.5, 1e-9);
+    CHECK_EQ(met.loads, 1);
+    CHECK_EQ(met.tuples, 3);
+    CHECK_EQ(met.weight, 2000);
+    /* lowering min_exec admits load 2 (exact: error 0 for it) */
+    memset(&md, 0, sizeof md);
+    md.min_exec = 500;
+    CHECK_EQ(hwp_strat_invariance_error(&ideal, &prof, &md, &met), HWP_OK);
+    CHECK_EQ(met.loads, 2);
+    CHECK_NEAR(met.error_pct, 100.0 * (1200 * 0.05 + 600 * 0.05) / 2500, 1e-9);
+    md.min_inv = 1.5;
+    CHECK_EQ(hwp_strat_invariance_error(&ideal, &prof, &md, &met), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&ideal), "min_inv");
+    st_free(&m1);
+    st_free(&m2);
+}
+
+static void test_reports(void) {
+    hwp_strat_desc d;
+    st_inst x;
+    char buf[4096];
+    hwp_bufwriter b;
+    hwp_writer w;
+    hwp_strat_acc a;
+    st_mem m;
+    size_t n = hwp_strat_acc_bytes(NULL);
+    int i;
+    memset(&d, 0, sizeof d);
+    d.scheme = HWP_STRAT_TAGGED;
+    d.l2_entries = 16;
+    d.hash = HWP_STRAT_HASH_CHEAP;
+    if (!st_make(&x, d, NULL)) return;
+    for (i = 0; i < 1000; i++) hwp_strat_push(&x.s, 0, 0x40, 7);
+    w = hwp_writer_buf(&b, buf, sizeof buf);
+    hwp_strat_write_json(&x.s, &w);
+    CHECK_HAS(buf, "\"scheme\":\"tag2-256-2048x2 + A_16\"");
+    CHECK_HAS(buf, "\"hash\":\"cheap\"");
+    CHECK_HAS(buf, "\"events\":1000");
+    CHECK_HAS(buf, "\"E3\":");
+    CHECK_HAS(buf, "\"pending\":1000"); /* 3 x 256 sit in A_16, 232 in the table */
+    w = hwp_writer_buf(&b, buf, sizeof buf);
+    hwp_strat_write_text(&x.s, &w);
+    CHECK_HAS(buf, "stratified tag2-256-2048x2 + A_16 (cheap hash): 1000 events");
+    CHECK_HAS(buf, "E6a=0");
+    st_drop(&x);
+    hwp_strat_acc_init(&a, st_alloc(&m, n), n, NULL);
+    hwp_strat_acc_add(&a, 2, 0x40, 0x7, 256);
+    w = hwp_writer_buf(&b, buf, sizeof buf);
+    hwp_strat_acc_write_json(&a, &w);
+    CHECK_HAS(buf, "\"profile\":[{\"kind\":2,\"pc\":\"0x40\",\"w\":\"0x7\",\"count\":256}]");
+    w = hwp_writer_buf(&b, buf, sizeof buf);
+    hwp_strat_acc_write_text(&a, &w);
+    CHECK_HAS(buf, "kind 2 pc 0x40 w 0x7 count 256 invariance 1.0000");
+    st_free(&m);
+}
+
+/* Same seed, same messages; reset behaves like a fresh instance for the
+ * deterministic samplers. */
+static void test_determinism(void) {
+    hwp_strat_desc d;
+    st_inst x, y;
+    size_t i, same = 0;
+    memset(&d, 0, sizeof d);
+    d.rate = 8;
+    d.entries = 256;
+    d.seed = 42;
+    if (!st_make(&x, d, NULL) || !st_make(&y, d, NULL)) return;
+    for (i = 0; i < 50000; i++) {
+        hwp_strat_push(&x.s, 0, i % 977, i % 13);
+        hwp_strat_push(&y.s, 0, i % 977, i % 13);
+    }
+    hwp_strat_flush(&x.s);
+    hwp_strat_flush(&y.s);
+    CHECK(x.r.n > 0);
+    CHECK_EQ(x.r.n, y.r.n);
+    CHECK(memcmp(x.r.m, y.r.m, x.r.n * sizeof *x.r.m) == 0);
+    /* reset, replay: the same messages again */
+    CHECK_EQ(hwp_strat_reset(&y.s), HWP_OK);
+    CHECK_EQ(hwp_strat_pending(&y.s), 0);
+    CHECK_EQ(y.s.st.events, 0);
+    y.r.n = 0;
+    for (i = 0; i < 50000; i++) hwp_strat_push(&y.s, 0, i % 977, i % 13);
+    hwp_strat_flush(&y.s);
+    CHECK_EQ(x.r.n, y.r.n);
+    CHECK(memcmp(x.r.m, y.r.m, x.r.n * sizeof *x.r.m) == 0);
+    st_drop(&y);
+    /* another seed draws other byte tables: other strata */
+    d.seed = 43;
+    if (!st_make(&y, d, NULL)) return;
+    for (i = 0; i < 50000; i++) hwp_strat_push(&y.s, 0, i % 977, i % 13);
+    hwp_strat_flush(&y.s);
+    for (i = 0; i < x.r.n && i < y.r.n; i++)
+        same += x.r.m[i].pc == y.r.m[i].pc && x.r.m[i].w == y.r.m[i].w;
+    CHECK(same < x.r.n / 2);
+    st_drop(&x);
+    st_drop(&y);
+}
+
+/* The same <pc, w> under two kinds stays apart (section 2.1 tags). */
+static void test_kinds_apart(void) {
+    hwp_strat_desc d;
+    st_inst x;
+    int i;
+    memset(&d, 0, sizeof d);
+    d.scheme = HWP_STRAT_TAGGED;
+    d.entries = 2048;
+    if (!st_make(&x, d, NULL)) return;
+    for (i = 0; i < 256 * 3; i++) hwp_strat_push(&x.s, 0, 0x500, 9);
+    for (i = 0; i < 256; i++) hwp_strat_push(&x.s, 5, 0x500, 9);
+    hwp_strat_flush(&x.s);
+    CHECK_EQ(x.r.n, 4);
+    CHECK(x.r.n == 4 && x.r.m[0].kind == 0 && x.r.m[1].kind == 0 &&
+          x.r.m[2].kind == 0 && x.r.m[3].kind == 5);
+    CHECK_EQ(x.s.st.trans[HWP_STRAT_E4], 0); /* no conflict between them */
+    st_drop(&x);
+}
+
+int main(int argc, char **argv) {
+    hwt_begin(argc, argv);
+    HWT_RUN(test_defaults);
+    HWT_RUN(test_invalid);
+    HWT_RUN(test_periodic_exact);
+    HWT_RUN(test_stratified_periodic);
+    HWT_RUN(test_counter_sums);
+    HWT_RUN(test_random_rates);
+    HWT_RUN(test_tagged_fig6);
+    HWT_RUN(test_tagged_length);
+    HWT_RUN(test_assoc_lossless);
+    HWT_RUN(test_two_level);
+    HWT_RUN(test_queue_cost);
+    HWT_RUN(test_simultaneous);
+    HWT_RUN(test_acc);
+    HWT_RUN(test_acc_estimate);
+    HWT_RUN(test_metric);
+    HWT_RUN(test_reports);
+    HWT_RUN(test_determinism);
+    HWT_RUN(test_kinds_apart);
+    return hwt_end();
+}
