@@ -61,7 +61,7 @@ typedef enum hwp_model {
     /* ProfileMe (seed 004): the paper gives no cycle figure; we charge one */    \
     /* interrupt of the stratified paper's measured 214 cycles per delivery */    \
     /* and a DCPI-style handler cost per sample read out.                   */    \
-    X(PM_INTERRUPT, PROFILEME, 214, 1, "per delivery (one sample or a full buffer); figure from seed 001 sec. 5.5") \
+    X(PM_INTERRUPT, PROFILEME, 214, 1, "per delivery (one sample or a full buffer); seed 004 gives none, figure from seed 001 sec. 5.3.2") \
     X(PM_SAMPLE, PROFILEME, 20, 1, "handler time per sample read out; within the 10-30 of seed 000 sec. 3.4") \
     /* Stratified sampling (seed 001, section 5.3.2).                        */   \
     X(STRAT_INTERRUPT, STRAT, 214, 1, "per interrupt (Anderson et al.), seed 001 sec. 5.3.2") \

@@ -1,0 +1,249 @@
+/* minivm command line.
+ *
+ *   minivm [options] PROGRAM.mvs
+ *     -D NAME=VALUE      set a .param of the program
+ *     --prof=LIST        off (default), all, or a comma list of
+ *                        profileme, stratified, rap, pathprof, coproc
+ *     --exact            also keep exact profiles; print the decisions
+ *                        they give and the agreement with hwprof's
+ *     --report=text|json print every model's report
+ *     --seed=N           seed of every model (default 1)
+ *     --pm-interval=N    ProfileMe's mean bytecodes per sample (1000)
+ *     --interval=N       phase interval in bytecodes (100000)
+ *     --heap=CELLS       heap size in 16-byte cells (4194304)
+ *     --stats            bytecodes, virtual cycles, profiling overhead
+ *     --min-agree=F      exit 4 if precision or recall of any decision
+ *                        kind is below F (with --exact)
+ * With profiling on, the tiering decisions and RAP's hot regions are
+ * printed (lines starting "hwprof"); --exact adds "exact" lines and
+ * "agreement" lines.
+ *
+ * The program's output goes to stdout; everything minivm says about it
+ * (decisions, agreement, reports, errors) goes to stderr.
+ * Exit status: 0 ok, 1 usage or assembler error, 2 run-time error,
+ * 3 out of memory, 4 agreement below --min-agree (tests use this).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof.h"
+
+static char *mv__slurp(const char *path, char *err, size_t cap) {
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t n = 0, c = 0;
+    if (!f) {
+        snprintf(err, cap, "%s: cannot open", path);
+        return NULL;
+    }
+    for (;;) {
+        size_t got;
+        if (c - n < 4096) {
+            char *q = realloc(buf, c = c ? c * 2 : 65536);
+            if (!q) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = q;
+        }
+        got = fread(buf + n, 1, c - n - 1, f);
+        n += got;
+        if (got == 0) break;
+    }
+    fclose(f);
+    if (!buf) {
+        snprintf(err, cap, "%s: out of memory", path);
+        return NULL;
+    }
+    buf[n] = '\0';
+    if (strlen(buf) != n) { /* the assembler would stop at it: say where */
+        size_t i, line = 1, col = 1;
+        for (i = 0; buf[i]; i++, col++)
+            if (buf[i] == '\n') {
+                line++;
+                col = 0;
+            }
+        snprintf(err, cap, "%s:%zu:%zu: error: unexpected character 0x00", path,
+                 line, col);
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static int mv__models(const char *list, unsigned *out) {
+    static const struct { const char *name; unsigned bit; } names[] = {
+        {"profileme", MVP_PROFILEME}, {"stratified", MVP_STRAT},
+        {"rap", MVP_RAP}, {"pathprof", MVP_PATH}, {"coproc", MVP_COPROC},
+        {"all", MVP_ALL}, {"off", 0}};
+    *out = 0;
+    while (*list) {
+        size_t n = strcspn(list, ","), i;
+        for (i = 0; i < sizeof names / sizeof names[0]; i++)
+            if (strlen(names[i].name) == n && !strncmp(names[i].name, list, n)) break;
+        if (i == sizeof names / sizeof names[0]) return -1;
+        *out |= names[i].bit;
+        list += n + (list[n] == ',');
+    }
+    return 0;
+}
+
+static void mv__usage(void) {
+    fprintf(stderr,
+            "usage: minivm [-D NAME=VALUE] [--prof=off|all|LIST] [--exact]\n"
+            "              [--report=text|json] [--seed=N]\n"
+            "              [--pm-interval=N] [--interval=N] [--heap=CELLS]\n"
+            "              [--stats] [--min-agree=F] PROGRAM.mvs\n");
+}
+
+static int mv__num(const char *arg, const char *opt, uint64_t *v) {
+    size_t n = strlen(opt);
+    char *end;
+    if (strncmp(arg, opt, n) || arg[n] != '=') return 0;
+    *v = strtoull(arg + n + 1, &end, 0);
+    if (*end || end == arg + n + 1) {
+        fprintf(stderr, "minivm: %s expects a number\n", opt);
+        exit(1);
+    }
+    return 1;
+}
+
+int main(int argc, char **argv) {
+    const char *path = NULL, *report = NULL;
+    const char *defs[64];
+    int ndefs = 0, exact = 0, stats = 0, i, rc = 0;
+    double min_agree = -1;
+    uint64_t seed = 1, pm_interval = 1000, interval = 100000, heap = 1u << 22;
+    unsigned models = 0;
+    char err[512], *src;
+    mv_prog prog;
+    mv_vm vm;
+    mvp prof;
+    mvp_opts po;
+
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-D") && i + 1 < argc) {
+            if (ndefs == 64) { fprintf(stderr, "minivm: too many -D\n"); return 1; }
+            defs[ndefs++] = argv[++i];
+        } else if (!strncmp(a, "--prof=", 7)) {
+            if (mv__models(a + 7, &models)) {
+                fprintf(stderr, "minivm: unknown model in '%s'\n", a);
+                return 1;
+            }
+        } else if (!strcmp(a, "--exact")) {
+            exact = 1;
+        } else if (!strcmp(a, "--stats")) {
+            stats = 1;
+        } else if (!strncmp(a, "--report=", 9)) {
+            report = a + 9;
+        } else if (!strncmp(a, "--min-agree=", 12)) {
+            min_agree = strtod(a + 12, NULL);
+        } else if (mv__num(a, "--seed", &seed) || mv__num(a, "--pm-interval", &pm_interval) ||
+                   mv__num(a, "--interval", &interval) || mv__num(a, "--heap", &heap)) {
+            continue;
+        } else if (a[0] == '-' || path) {
+            mv__usage();
+            return 1;
+        } else {
+            path = a;
+        }
+    }
+    if (!path) {
+        mv__usage();
+        return 1;
+    }
+    if (pm_interval < 2 || pm_interval > 0x7FFFFFFF || interval < 1 || heap < 16 ||
+        heap > (1u << 30)) {
+        fprintf(stderr, "minivm: option out of range\n");
+        return 1;
+    }
+    src = mv__slurp(path, err, sizeof err);
+    if (!src) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    rc = mv_assemble(&prog, path, src, err, sizeof err);
+    free(src);
+    if (rc) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    for (i = 0; i < ndefs; i++)
+        if (mv_prog_define(&prog, defs[i], err, sizeof err)) {
+            fprintf(stderr, "minivm: %s\n", err);
+            mv_prog_free(&prog);
+            return 1;
+        }
+    if (mv_vm_init(&vm, &prog, (uint32_t)heap, stdout)) {
+        fprintf(stderr, "minivm: out of memory\n");
+        mv_prog_free(&prog);
+        return 3;
+    }
+    if (exact && !models) models = MVP_ALL; /* --exact compares with hwprof */
+    memset(&po, 0, sizeof po);
+    po.models = models;
+    po.seed = seed;
+    po.exact = exact;
+    po.pm_interval = (uint32_t)pm_interval;
+    po.heap_cells = (uint32_t)heap;
+    po.interval = interval;
+    po.phase_threshold = 0.6; /* pathprof's default: 6/10 of an interval */
+    if (models || exact) {
+        if (mvp_init(&prof, &po, &prog, err, sizeof err)) {
+            fprintf(stderr, "minivm: %s\n", err);
+            return 3;
+        }
+        if (models & ~prof.on)
+            fprintf(stderr, "minivm: note: not built with some requested models "
+                            "(have 0x%x, asked 0x%x)\n", mvp_available(), models);
+    }
+    rc = mv_run(&vm, models || exact ? &prof : NULL);
+    fflush(stdout);
+    if (rc) {
+        fprintf(stderr, "minivm: %s\n", vm.err);
+        rc = 2;
+    } else if (models || exact) {
+        mvt_policy pol;
+        mvt_profile mp;
+        mvt_decisions md;
+        mvp_finish(&prof);
+        mvt_policy_default(&pol);
+        mvp_summary(&prof, &mp);
+        mvt_decide(&mp, &pol, &md);
+        mvt_print(stderr, "hwprof", &prog, &md);
+        mvp_print_regions(&prof, stderr);
+        if (exact) {
+            mvt_profile xp;
+            mvt_decisions xd;
+            mvt_agreement ag;
+            unsigned k;
+            mvx_summary(prof.exact, &prog, &xp);
+            mvt_decide(&xp, &pol, &xd);
+            mvt_print(stderr, "exact ", &prog, &xd);
+            mvt_agree(&md, &xd, &pol, &ag);
+            mvt_print_agreement(stderr, &ag);
+            for (k = 0; k < MVT_KINDS; k++)
+                if ((ag.have & (1u << k)) &&
+                    (ag.precision[k] < min_agree || ag.recall[k] < min_agree))
+                    rc = 4;
+            mvt_decisions_free(&xd);
+            mvt_profile_free(&xp);
+        }
+        if (report) mvp_report(&prof, stderr, !strcmp(report, "json"));
+        if (stats)
+            fprintf(stderr, "stats: %llu bytecodes, %llu virtual cycles, "
+                            "modelled profiling overhead %.3f%%\n",
+                    (unsigned long long)vm.steps, (unsigned long long)vm.cycles,
+                    hwp_cost_overhead_pct(&prof.cost));
+        mvt_decisions_free(&md);
+        mvt_profile_free(&mp);
+    } else if (stats) { /* no profiler: no cycle model either */
+        fprintf(stderr, "stats: %llu bytecodes\n", (unsigned long long)vm.steps);
+    }
+    if (models || exact) mvp_free(&prof);
+    mv_vm_free(&vm);
+    mv_prog_free(&prog);
+    return rc;
+}

@@ -1,0 +1,490 @@
+/* minivm/prof.c: the cold half of the embedding (see prof.h): set the
+ * models up on malloc'd storage, flush them at the end, and turn what they
+ * measured into the tiering policy's profile summary. */
+#define HWPROF_IMPL
+#define HWPROF_STDIO
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof.h"
+
+unsigned mvp_available(void) {
+    unsigned m = 0;
+#ifdef MVP_HAVE_PROFILEME
+    m |= MVP_PROFILEME;
+#endif
+#ifdef MVP_HAVE_STRATIFIED
+    m |= MVP_STRAT;
+#endif
+#ifdef MVP_HAVE_RAP
+    m |= MVP_RAP;
+#endif
+#ifdef MVP_HAVE_PATHPROF
+    m |= MVP_PATH;
+#endif
+#ifdef MVP_HAVE_COPROC
+    m |= MVP_COPROC;
+#endif
+    return m;
+}
+
+static int mvp__fail(char *err, size_t cap, const char *model, const char *why) {
+    snprintf(err, cap, "%s: %s", model, why && *why ? why : "cannot initialise");
+    return -1;
+}
+
+#if defined(MVP_HAVE_PROFILEME) || defined(MVP_HAVE_STRATIFIED) || \
+    defined(MVP_HAVE_RAP) || defined(MVP_HAVE_PATHPROF) || defined(MVP_HAVE_COPROC)
+/* Model storage: size from *_bytes(), 16-byte aligned as the models ask. */
+static void *mvp__storage(mvp *p, size_t bytes) {
+    void *m;
+    if (!bytes || p->nmem == sizeof p->mem / sizeof p->mem[0]) return NULL;
+    m = calloc(1, bytes + 16);
+    if (!m) return NULL;
+    p->mem[p->nmem++] = m;
+    return (void *)(((uintptr_t)m + 15u) & ~(uintptr_t)15u);
+}
+
+/* Every model is set up the same way: ask how much storage its desc needs,
+ * hand it that much, and report hwp_why() if it refuses:
+ *     n = hwp_X_bytes(&d);
+ *     if (hwp_X_init(&x, storage(n), n, &d, &cost) != HWP_OK) fail(hwp_why(&x));
+ * (the software-side tables take no cost). */
+#define MVP__INIT(name, init, bytes, obj, ...)                              \
+    do {                                                                    \
+        size_t n_ = (bytes);                                                \
+        if (init(obj, mvp__storage(p, n_), n_, __VA_ARGS__) != HWP_OK)      \
+            return mvp__fail(err, errcap, name, hwp_why(obj));              \
+    } while (0)
+#endif
+
+#ifdef MVP_HAVE_PROFILEME
+/* The cold half of ProfileMe for an interpreter. The selected bytecode is
+ * the event `in` (back == 0) or an arithmetic/stack bytecode `back` places
+ * before it in straight-line code, rebuilt from its PC (class OTHER, no
+ * address). The VM's cycle model stands in for a pipeline: the bytecode
+ * issues when fetched, a load's data arrives after the load's cycles, and
+ * it is ready to retire, and retires, when its cycles are over. */
+static void mvp__pm_sample(mvp *p, const hwp_insn *in, uint32_t back) {
+    hwp_insn r = *in;
+    uint32_t tag, cyc;
+    uint64_t fetch, done;
+    if (back) {
+        r.pc = in->pc - 8u * (uint64_t)back;
+        r.next_pc = r.pc + 8u;
+        r.addr = r.value = 0;
+        r.cls = HWP_CLS_OTHER;
+        r.events = 0;
+    }
+    cyc = mv_op_cycles(p->prog->code[MV_PC_INDEX(r.pc)].op);
+    fetch = p->cost.clock;
+    done = fetch + cyc;
+    tag = hwp_pm_tag(&p->pm, r.pc, fetch);
+    if (!tag) return;
+    hwp_pm_stage(&p->pm, tag, HWP_PM_ST_ISSUE, fetch);
+    if (r.cls == HWP_CLS_LOAD) {
+        hwp_pm_stage(&p->pm, tag, HWP_PM_ST_LOAD_ISSUE, fetch);
+        hwp_pm_stage(&p->pm, tag, HWP_PM_ST_LOAD_DONE, done);
+    }
+    hwp_pm_stage(&p->pm, tag, HWP_PM_ST_RETIRE_READY, done);
+    hwp_pm_note(&p->pm, tag, r.cls, r.addr, r.events);
+    hwp_pm_retire(&p->pm, tag, done);
+}
+#endif
+
+#ifdef MVP_HAVE_PATHPROF
+/* The phase detector closes an interval: keep the ones it calls changes. */
+static void mvp__on_interval(void *ctx, const hwp_phase_interval *r) {
+    mvp *p = (mvp *)ctx;
+    if (!r->changed) return;
+    if (p->nphase_changes == p->capphase_changes) {
+        size_t cap = p->capphase_changes * 2 + 16;
+        uint64_t *q = realloc(p->phase_changes, cap * sizeof *q);
+        if (!q) return;
+        p->phase_changes = q;
+        p->capphase_changes = cap;
+    }
+    p->phase_changes[p->nphase_changes++] = r->index;
+}
+#endif
+
+/* The cost shim's clock catches up with the VM's before anything charges
+ * it; the stalls charged since come back to be added to the VM's clock. */
+static void mvp__tick(mvp *p) {
+    hwp_cost_tick(&p->cost, p->vclock - p->ticked);
+}
+
+static void mvp__take(mvp *p) {
+    p->vclock += hwp_cost_take(&p->cost);
+    p->ticked = p->vclock;
+}
+
+#ifdef MVP_HAVE_PROFILEME
+void mvp_pm_select(mvp *p, const hwp_insn *in, uint32_t n, uint32_t k) {
+    uint32_t left = n;
+    mvp__tick(p);
+    do {
+        mvp__pm_sample(p, in, left - k); /* the k-th of the run: left-k back */
+        left -= k;
+    } while ((k = hwp_pm_fetch_block(&p->pm, left)) != 0);
+    mvp__take(p);
+}
+
+/* In this mode the VM runs no cycle model per bytecode (that cost more
+ * than the sampling). The n bytecodes since the last selection are
+ * charged n times the selected one's cycles: the selection is uniform
+ * over them, so this is ProfileMe's own kS estimator applied to the cycle
+ * model: unbiased, and within 4 % of the exact clock on every program
+ * here (--stats with --exact runs the exact clock). */
+uint64_t mvp_pm_one(mvp *p, hwp_insn *r) {
+    uint32_t n = (uint32_t)p->pm.countdown; /* this one included */
+    p->steps += n;
+    p->vclock += (uint64_t)n * mv_op_cycles(p->prog->code[MV_PC_INDEX(r->pc)].op);
+    mvp__tick(p);
+    hwp_pm_fetch_block(&p->pm, n); /* the n-th, this one, is selected */
+    /* The loop writes only the fields its bytecodes set; clear the rest. */
+    if (r->cls == HWP_CLS_OTHER) r->addr = 0;
+    if (r->cls != HWP_CLS_CALL && r->cls != HWP_CLS_LOAD) r->value = 0;
+    if (r->cls == HWP_CLS_OTHER || r->cls == HWP_CLS_LOAD || r->cls == HWP_CLS_STORE)
+        r->events = 0;
+    mvp__pm_sample(p, r, 0);
+    mvp__take(p);
+    return p->pm.countdown;
+}
+
+void mvp_pm_end(mvp *p, uint64_t budget) {
+    uint32_t n = (uint32_t)(p->pm.countdown - budget);
+    /* The bytecodes after the last selection, at the mean cycles per
+     * bytecode so far (the code's static mean if nothing was selected). */
+    double per = p->steps ? (double)p->cost.clock / (double)p->steps
+                          : (double)p->cum[p->prog->ncode] / (double)p->prog->ncode;
+    p->vclock += (uint64_t)(per * (double)n + 0.5);
+    p->steps += n;
+    hwp_pm_fetch_block(&p->pm, n); /* fewer than the countdown: no selection */
+}
+#endif
+
+void mvp_models(mvp *p, const hwp_insn *in, uint32_t n) {
+    mvp__tick(p);
+#ifdef MVP_HAVE_PATHPROF
+    if (p->on & MVP_PATH) {
+        p->path_insns += n;
+        if (hwp_cls_is_branch(in->cls)) {
+            hwp_path_branch(&p->path, in->pc, in->next_pc, in->cls,
+                            (in->events & HWP_EV_TAKEN) != 0, p->path_insns, 0);
+            p->path_insns = 0;
+        }
+    }
+#endif
+#ifdef MVP_HAVE_RAP
+    if (p->on & MVP_RAP) {
+        hwp_rap_add(&p->rap_code, in->pc - 8u * (uint64_t)(n - 1u) - MV_CODE_BASE, n);
+        if ((in->cls == HWP_CLS_LOAD || in->cls == HWP_CLS_STORE) &&
+            in->addr >= MV_HEAP_BASE)
+            hwp_rap_add(&p->rap_heap, in->addr - MV_HEAP_BASE, 1);
+    }
+#endif
+#ifdef MVP_HAVE_COPROC
+    if (p->on & MVP_COPROC) {
+        hwp_cp_tick(&p->cp, n - 1u); /* the filter drops them by class */
+        hwp_cp_retire(&p->cp, in);   /* and takes the loads */
+    }
+#endif
+#ifdef MVP_HAVE_STRATIFIED
+    if (p->on & MVP_STRAT) {
+        if (in->cls == HWP_CLS_LOAD) {
+            hwp_strat_push(&p->strat, HWP_STRAT_KIND_VALUE, in->pc, in->value);
+        } else if (in->cls == HWP_CLS_CALL) {
+            hwp_strat_push(&p->strat, HWP_STRAT_KIND_CALL, in->pc, in->addr);
+            if (in->value) /* a method call: value is the receiver type */
+                hwp_strat_push(&p->strat, MVP_KIND_RECEIVER, in->pc, in->value);
+        }
+    }
+#endif
+    if (p->exact) mvx_event(p->exact, in, n);
+    mvp__take(p);
+}
+
+int mvp_init(mvp *p, const mvp_opts *o, const mv_prog *prog, char *err,
+             size_t errcap) {
+    uint32_t i;
+    memset(p, 0, sizeof *p);
+    p->prog = prog;
+    p->on = o->models & mvp_available();
+    p->next_pc = MV_PC(prog->funcs[prog->main_fn].entry);
+    p->cum = malloc(sizeof *p->cum * (prog->ncode + 1u));
+    if (!p->cum) return mvp__fail(err, errcap, "minivm", "out of memory");
+    p->cum[0] = 0;
+    for (i = 0; i < prog->ncode; i++)
+        p->cum[i + 1] = p->cum[i] + mv_op_cycles(prog->code[i].op);
+    if (hwp_cost_init(&p->cost, NULL) != HWP_OK)
+        return mvp__fail(err, errcap, "cost", hwp_why(&p->cost));
+#ifdef MVP_HAVE_PROFILEME
+    if (p->on & MVP_PROFILEME) {
+        hwp_pm_desc d;
+        hwp_pm_table_desc td;
+        memset(&d, 0, sizeof d);
+        memset(&td, 0, sizeof td);
+        d.seed = o->seed;
+        d.interval = o->pm_interval;
+        d.buffer = 32; /* amortise the interrupt over 32 samples (4.3) */
+        d.deliver = hwp_pm_table_deliver;
+        d.user = &p->pm_tab;
+        td.interval = o->pm_interval;
+        MVP__INIT("profileme table", hwp_pm_table_init,
+                  hwp_pm_table_bytes(&td), &p->pm_tab, &td);
+        MVP__INIT("profileme", hwp_pm_init,
+                  hwp_pm_bytes(&d), &p->pm, &d, &p->cost);
+    }
+#endif
+#ifdef MVP_HAVE_STRATIFIED
+    if (p->on & MVP_STRAT) {
+        hwp_strat_desc d;
+        hwp_strat_acc_desc ad;
+        memset(&d, 0, sizeof d);
+        memset(&ad, 0, sizeof ad);
+        d.seed = o->seed;
+        /* H[P_32]_256 rather than the paper's H[P_256]_2048: a stratum
+         * reports nothing until it has seen `rate` events, so strata x rate
+         * (512K events for the paper's design point, sized for runs of
+         * billions of loads) must be well below a load's executions or a
+         * load's rare values are never reported and its invariance leans
+         * high. Our workloads run 10^4..10^6 loads per site. */
+        d.rate = 32;
+        d.entries = 256;
+        d.hash = HWP_STRAT_HASH_CHEAP; /* two multiplies, not 16 lookups */
+        d.on_interrupt = hwp_strat_acc_handler;
+        d.ctx = &p->strat_acc;
+        MVP__INIT("stratified accumulator", hwp_strat_acc_init,
+                  hwp_strat_acc_bytes(&ad), &p->strat_acc, &ad);
+        MVP__INIT("stratified", hwp_strat_init,
+                  hwp_strat_bytes(&d), &p->strat, &d, &p->cost);
+    }
+#endif
+#ifdef MVP_HAVE_RAP
+    if (p->on & MVP_RAP) {
+        /* b = 4, eps = 1%, 512 nodes (8 KB): the paper's defaults. The keys
+         * are offsets into the code and heap segments and the domain is
+         * just wide enough for them (the paper's R), so the tree is a few
+         * levels deep instead of 32 for a 64-bit domain. The code tree
+         * gets the paper's 1K-entry stage-0 combining buffer: loops repeat
+         * the same runs; heap addresses rarely repeat back to back. */
+        hwp_rap_desc d;
+        memset(&d, 0, sizeof d);
+        d.key_bits = hwp_log2(8u * (uint64_t)prog->ncode) + 1u;
+        d.buffer = 1024;
+        MVP__INIT("rap (code)", hwp_rap_init,
+                  hwp_rap_bytes(&d), &p->rap_code, &d, &p->cost);
+        d.key_bits = hwp_log2(16u * (uint64_t)o->heap_cells) + 1u;
+        d.buffer = 0;
+        MVP__INIT("rap (heap)", hwp_rap_init,
+                  hwp_rap_bytes(&d), &p->rap_heap, &d, &p->cost);
+    }
+#endif
+#ifdef MVP_HAVE_PATHPROF
+    if (p->on & MVP_PATH) {
+        hwp_path_desc d;   /* zero: BL paths, 32 deep, 4-entry branch queue */
+        hwp_hpt_desc hd;   /* zero: 512 entries, 4-way, LFU, plb index */
+        hwp_phase_desc pd; /* zero: 32 accumulators, threshold 6/10 */
+        memset(&d, 0, sizeof d);
+        memset(&hd, 0, sizeof hd);
+        memset(&pd, 0, sizeof pd);
+        pd.interval = o->interval; /* bytecodes, not the paper's 10M insns */
+        pd.on_interval = mvp__on_interval;
+        pd.ctx = p;
+        MVP__INIT("pathprof", hwp_path_init,
+                  hwp_path_bytes(&d), &p->path, &d, &p->cost);
+        MVP__INIT("pathprof hpt", hwp_hpt_init,
+                  hwp_hpt_bytes(&hd), &p->hpt, &hd, &p->cost);
+        MVP__INIT("pathprof phase", hwp_phase_init,
+                  hwp_phase_bytes(&pd), &p->phase, &pd, &p->cost);
+        hwp_path_attach(&p->path, &p->hpt, &p->phase);
+        hwp_path_begin(&p->path, MV_PC(prog->funcs[prog->main_fn].entry));
+    }
+#endif
+#ifdef MVP_HAVE_COPROC
+    if (p->on & MVP_COPROC) {
+        hwp_cp_desc d; /* zero: 2 KB sample buffer, 256-entry CAM, ... */
+        memset(&d, 0, sizeof d);
+        d.seed = o->seed;
+        MVP__INIT("coproc", hwp_cp_init,
+                  hwp_cp_bytes(&d), &p->cp, &d, &p->cost);
+        if (hwp_cp_lvp_start(&p->cp, NULL) != HWP_OK)
+            return mvp__fail(err, errcap, "coproc lvp", hwp_why(&p->cp));
+    }
+#endif
+    if (o->exact) {
+        p->exact = malloc(sizeof *p->exact);
+        if (!p->exact || mvx_init(p->exact, prog->ncode, o->interval,
+                                      o->phase_threshold))
+            return mvp__fail(err, errcap, "exact", "out of memory");
+    }
+    return 0;
+}
+
+void mvp_finish(mvp *p) {
+    mvp__tick(p);
+    p->ticked = p->vclock;
+#ifdef MVP_HAVE_PROFILEME
+    if (p->on & MVP_PROFILEME) hwp_pm_flush(&p->pm);
+#endif
+#ifdef MVP_HAVE_STRATIFIED
+    if (p->on & MVP_STRAT) hwp_strat_flush(&p->strat);
+#endif
+#ifdef MVP_HAVE_RAP
+    if (p->on & MVP_RAP) {
+        hwp_rap_flush(&p->rap_code);
+        hwp_rap_flush(&p->rap_heap);
+    }
+#endif
+#ifdef MVP_HAVE_COPROC
+    if (p->on & MVP_COPROC) hwp_cp_finish(&p->cp);
+#endif
+    /* Paths still on the stack at exit are not complete: not counted. The
+     * final flushes' stalls come after the program: the clock is done. */
+}
+
+void mvp_free(mvp *p) {
+    unsigned i;
+    for (i = 0; i < p->nmem; i++) free(p->mem[i]);
+    free(p->cum);
+#ifdef MVP_HAVE_PATHPROF
+    free(p->phase_changes);
+#endif
+    if (p->exact) {
+        mvx_free(p->exact);
+        free(p->exact);
+    }
+    memset(p, 0, sizeof *p);
+}
+
+void mvp_summary(const mvp *p, mvt_profile *out) {
+    memset(out, 0, sizeof *out);
+#ifdef MVP_HAVE_STRATIFIED
+    if (p->on & MVP_STRAT) {
+        mvx_tally t;
+        hwp_strat_msg m;
+        uint32_t cur = 0;
+        mvx_tally_init(&t, p->prog);
+        while (hwp_strat_acc_next(&p->strat_acc, &cur, &m)) {
+            if (m.kind == HWP_STRAT_KIND_VALUE) mvx_tally_load(&t, m.pc, m.w, m.count);
+            else if (m.kind == HWP_STRAT_KIND_CALL) mvx_tally_target(&t, m.pc, m.w, m.count);
+            else if (m.kind == MVP_KIND_RECEIVER) mvx_tally_type(&t, m.pc, m.w, m.count);
+        }
+        mvx_tally_finish(&t, out);
+        out->have |= 1u << MVT_LOAD | 1u << MVT_INLINE;
+    }
+#endif
+#ifdef MVP_HAVE_PATHPROF
+    if (p->on & MVP_PATH) {
+        size_t n = 0, i;
+        out->paths = calloc(p->hpt.desc.entries, sizeof *out->paths);
+        out->phases = calloc(p->nphase_changes + 1, sizeof *out->phases);
+        if (out->paths && out->phases) {
+            hwp_path_row *rows = calloc(p->hpt.desc.entries, sizeof *rows);
+            if (rows) n = hwp_hpt_export(&p->hpt, rows, p->hpt.desc.entries);
+            for (i = 0; i < n; i++) {
+                out->paths[i].start = rows[i].pd.start;
+                out->paths[i].id = rows[i].pd.shape;
+                out->paths[i].count = rows[i].count;
+            }
+            free(rows);
+            out->npaths = n;
+            /* the share's denominator: every path the HPT was offered */
+            out->path_total = p->hpt.total;
+            for (i = 0; i < p->nphase_changes; i++)
+                out->phases[out->nphases++] = p->phase_changes[i];
+            out->have |= 1u << MVT_TRACE | 1u << MVT_PHASE;
+        }
+    }
+#endif
+    (void)p;
+}
+
+void mvp_print_regions(const mvp *p, FILE *f) {
+#ifdef MVP_HAVE_RAP
+    if (p->on & MVP_RAP) {
+        hwp_rap_range r[16];
+        size_t n, i;
+        /* Hot ranges (seed 002, sec. 4.1) at 10% of the events: the code
+         * a JIT should look at first, the heap a GC or prefetcher should. */
+        n = hwp_rap_hot(&p->rap_code, 0.10, r, 16);
+        for (i = 0; i < n && i < 16; i++) {
+            uint32_t lo = (uint32_t)(r[i].lo / 8u), hi = (uint32_t)(r[i].hi / 8u);
+            const mv_func *a, *b;
+            if (hi >= p->prog->ncode) hi = p->prog->ncode - 1u;
+            a = mv_func_at(p->prog, lo);
+            b = mv_func_at(p->prog, hi);
+            fprintf(f, "hwprof region code %s+%u .. %s+%u share %.3f\n",
+                    a ? a->name : "?", a ? lo - a->entry : lo, b ? b->name : "?",
+                    b ? hi - b->entry : hi, (double)r[i].excl / (double)p->rap_code.n);
+        }
+        n = hwp_rap_hot(&p->rap_heap, 0.10, r, 16);
+        for (i = 0; i < n && i < 16 && p->rap_heap.n; i++)
+            fprintf(f, "hwprof region heap 0x%llx .. 0x%llx share %.3f\n",
+                    (unsigned long long)(MV_HEAP_BASE + r[i].lo),
+                    (unsigned long long)(MV_HEAP_BASE + r[i].hi),
+                    (double)r[i].excl / (double)p->rap_heap.n);
+    }
+#else
+    (void)p;
+    (void)f;
+#endif
+}
+
+void mvp_report(const mvp *p, FILE *f, int json) {
+    hwp_writer w = hwp_writer_stdio(f);
+    const char *sep = "";
+    hwp_put_str(&w, json ? "{" : "");
+#define MVP__SECTION(name)                                          \
+    do {                                                            \
+        hwp_put_str(&w, json ? sep : "== " name " ==\n");           \
+        if (json) {                                                 \
+            hwp_put_json_str(&w, name);                             \
+            hwp_put_str(&w, ":");                                   \
+        }                                                           \
+        sep = ",";                                                  \
+    } while (0)
+/* A section whose model has write_json / write_text(obj, w). */
+#define MVP__PUT(name, model, obj)                                  \
+    do {                                                            \
+        MVP__SECTION(name);                                         \
+        if (json) model##_write_json(obj, &w);                      \
+        else model##_write_text(obj, &w);                           \
+    } while (0)
+    MVP__PUT("cost", hwp_cost, &p->cost);
+#ifdef MVP_HAVE_PROFILEME
+    if (p->on & MVP_PROFILEME) {
+        MVP__PUT("profileme", hwp_pm, &p->pm);
+        MVP__SECTION("profileme_table");
+        if (json) hwp_pm_table_write_json(&p->pm_tab, &w);
+        else hwp_pm_table_write_text(&p->pm_tab, &w, 10);
+    }
+#endif
+#ifdef MVP_HAVE_STRATIFIED
+    if (p->on & MVP_STRAT) {
+        MVP__PUT("stratified", hwp_strat, &p->strat);
+    }
+#endif
+#ifdef MVP_HAVE_RAP
+    if (p->on & MVP_RAP) {
+        MVP__PUT("rap_code", hwp_rap, &p->rap_code);
+        MVP__PUT("rap_heap", hwp_rap, &p->rap_heap);
+    }
+#endif
+#ifdef MVP_HAVE_PATHPROF
+    if (p->on & MVP_PATH) {
+        MVP__PUT("pathprof", hwp_path, &p->path);
+        MVP__PUT("hpt", hwp_hpt, &p->hpt);
+        MVP__PUT("phase", hwp_phase, &p->phase);
+    }
+#endif
+#ifdef MVP_HAVE_COPROC
+    if (p->on & MVP_COPROC) {
+        MVP__PUT("coproc", hwp_cp, &p->cp);
+    }
+#endif
+#undef MVP__PUT
+#undef MVP__SECTION
+    hwp_put_str(&w, json ? "}\n" : "");
+}
