@@ -9,6 +9,7 @@
 
 #include "harness.h"
 #include "coproc/lvp_stream.h"
+#include "coproc/ht_stream.h"
 
 static unsigned char *mem_for(size_t bytes) {
     void *p = NULL;
@@ -516,6 +517,156 @@ static void test_wrms(void) {
     CHECK_NEAR(hwp_cp_wrms(t, 4, e, 3, 2.0), -1.0, 0);
 }
 
+/* ---- regression: the minivm hashtable report ----------------------------
+ * The VM host saw 0.9103 for the probe load (true 0.5204) and 0.9319 for
+ * keys[slot] after an insert (true 0.7881). The cause is the paper's
+ * scheme, not the estimator: the appendix's estimation "assumes the
+ * captured samples are representative of the full program", and
+ * confidence masking (sec. 4.3) stops profiling a load after its first
+ * copies. These two loads drift (the table fills: value 0, an empty slot,
+ * is 0.98 of the first 500 probes and 0.52 of all), so the profile is of
+ * the early window. The test pins that down from both sides: on the VM's
+ * exact stream the estimate equals the share in the window the
+ * co-processor saw (estimator faithful) and is far above the whole-run
+ * truth (the limitation, docs/coproc.md); the same values shuffled into a
+ * steady stream are estimated at the whole-run truth; the steady lookup
+ * load is right in both runs. */
+
+typedef struct ht_run {
+    double est[3];    /* estimated invariance of value 0 per load        */
+    uint64_t seen[3]; /* samples in the load's memory record             */
+    uint64_t dropped, ignored, interrupts;
+} ht_run;
+
+static const uint64_t ht_pcs[3] = {HTS_PROBE, HTS_SEEN, HTS_LOOK};
+
+/* resample: every that many loads the host clears the bit table and turns
+ * the opcode filter back on (0: never) */
+static void ht_profile(const hts_ev *ev, size_t n, size_t resample, ht_run *r) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    hwp_cp_stats st;
+    static hwp_cp_est es[4096];
+    unsigned char *m;
+    size_t i, ne;
+    uint32_t k;
+    memset(&d, 0, sizeof d);
+    memset(r, 0, sizeof *r);
+    m = make(&x, &d, NULL);
+    CHECK_EQ(hwp_cp_lvp_start(&x, NULL), HWP_OK);
+    for (i = 0; i < n; i++) {
+        hwp_cp_tick(&x, 9); /* the VM retires ~10 bytecodes per load */
+        hwp_cp_retire_load(&x, ev[i].pc, 0, ev[i].value);
+        if (resample && i && i % resample == 0) {
+            CHECK_EQ(hwp_cp_filter_clear(&x), HWP_OK);
+            CHECK_EQ(hwp_cp_filter_classes(&x, HWP_CLS_BIT(HWP_CLS_LOAD)), HWP_OK);
+        }
+    }
+    hwp_cp_finish(&x);
+    ne = hwp_cp_lvp_estimates(&x, es, 4096);
+    CHECK(ne > 0 && ne <= 4096);
+    for (i = 0; i < ne && i < 4096; i++)
+        for (k = 0; k < 3; k++)
+            if (es[i].pc == ht_pcs[k] && es[i].value == HTS_TAG) r->est[k] = es[i].inv;
+    for (k = 0; k < 3; k++) {
+        bool found;
+        hwp__cp_load *l = hwp__cp_load_find(&x, ht_pcs[k], &found);
+        if (found) r->seen[k] = l->total;
+    }
+    hwp_cp_get_stats(&x, &st);
+    r->dropped = st.dropped;
+    r->ignored = x.lvp.ignored;
+    r->interrupts = st.interrupts;
+    free(m);
+}
+
+/* share of value 0 in the first `first` executions of pc */
+static double ht_share(const hts_ev *ev, size_t n, uint64_t pc, uint64_t first,
+                       uint64_t *execs) {
+    uint64_t seen = 0, zero = 0;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        if (ev[i].pc != pc) continue;
+        if (seen < first) zero += ev[i].value == HTS_TAG;
+        seen++;
+    }
+    if (execs) *execs = seen;
+    return first && seen ? (double)zero / (double)(first < seen ? first : seen) : -1.0;
+}
+
+static void test_lvp_hashtable_drift(void) {
+    static hts h;
+    static hts_ev ev[HTS_LOADS];
+    uint64_t ex[3], pos;
+    double truth[3], win[3];
+    ht_run a, b, c;
+    hwp_rng rng;
+    size_t n = hts_generate(&h, ev, HTS_LOADS), i, np = 0;
+    uint32_t k;
+    static uint32_t where[61391];
+    CHECK_EQ(n, HTS_LOADS);
+    /* the stream is the VM's: whole-run counts from its --exact capture */
+    for (k = 0; k < 3; k++) truth[k] = ht_share(ev, n, ht_pcs[k], ~0ull, &ex[k]);
+    CHECK_EQ(ex[0], 61391);
+    CHECK_EQ((uint64_t)(truth[0] * 61391 + 0.5), 31950);
+    CHECK_EQ(ex[1], 10000);
+    CHECK_EQ((uint64_t)(truth[1] * 10000 + 0.5), 7881);
+    CHECK_EQ(ex[2], 40000);
+    CHECK_EQ((uint64_t)(truth[2] * 40000 + 0.5), 24069);
+
+    ht_profile(ev, n, 0, &a);
+    /* nothing dropped or ignored: a record of T samples is exactly the
+     * load's first T executions */
+    CHECK_EQ(a.dropped, 0);
+    CHECK_EQ(a.ignored, 0);
+    for (k = 0; k < 3; k++) {
+        win[k] = ht_share(ev, n, ht_pcs[k], a.seen[k], NULL);
+        printf("    in order: load %#" PRIx64 " saw %" PRIu64 " of %" PRIu64
+               ": estimate %.4f, window %.4f, whole run %.4f\n",
+               ht_pcs[k], a.seen[k], ex[k], a.est[k], win[k], truth[k]);
+        CHECK_NEAR(a.est[k], win[k], 0.01); /* faithful to what it saw */
+    }
+    /* the limitation: the drifting loads were characterised early ... */
+    CHECK(a.seen[0] * 10 < ex[0] && a.seen[1] * 2 < ex[1]);
+    CHECK(a.est[0] > truth[0] + 0.3);
+    CHECK(a.est[1] > truth[1] + 0.1);
+    /* ... while the steady one is right */
+    CHECK_NEAR(a.est[2], truth[2], 0.02);
+
+    /* the host-side workaround docs/coproc.md measures: clear the bit
+     * table and re-enable the filter every 50000 loads (~500 K
+     * instructions). The records keep their masked flag, so the loads are
+     * not masked again and are profiled to the end: much closer to the
+     * whole-run truth, at several times the interrupts. */
+    ht_profile(ev, n, 50000, &c);
+    printf("    re-sampled every 50000 loads: estimates %.4f %.4f %.4f, "
+           "%" PRIu64 " interrupts (in order: %" PRIu64 ")\n",
+           c.est[0], c.est[1], c.est[2], c.interrupts, a.interrupts);
+    CHECK_NEAR(c.est[0], truth[0], 0.03);
+    CHECK_NEAR(c.est[1], truth[1], 0.05);
+    CHECK_NEAR(c.est[2], truth[2], 0.02);
+    CHECK(c.interrupts > 2 * a.interrupts);
+
+    /* the probe load's own values, shuffled among its executions: the
+     * same distribution without the drift is estimated correctly */
+    for (i = 0; i < n; i++)
+        if (ev[i].pc == HTS_PROBE && np < 61391) where[np++] = (uint32_t)i;
+    CHECK_EQ(np, 61391);
+    hwp_rng_seed(&rng, 7);
+    for (i = np - 1; i > 0; i--) {
+        uint64_t t;
+        pos = hwp_rng_below(&rng, i + 1);
+        t = ev[where[i]].value;
+        ev[where[i]].value = ev[where[pos]].value;
+        ev[where[pos]].value = t;
+    }
+    ht_profile(ev, n, 0, &b);
+    printf("    shuffled: probe load saw %" PRIu64 ": estimate %.4f, whole run %.4f\n",
+           b.seen[0], b.est[0], truth[0]);
+    CHECK_NEAR(b.est[0], truth[0], 0.03);
+    CHECK_NEAR(b.est[2], truth[2], 0.02);
+}
+
 /* ---- sec. 3.6 applications on synthetic programs ---------------------- */
 
 static void test_edge_profile(void) {
@@ -849,6 +1000,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_lvp_reselect_off_saturate);
     HWT_RUN(test_lvp_properties);
     HWT_RUN(test_estimator);
+    HWT_RUN(test_lvp_hashtable_drift);
     HWT_RUN(test_wrms);
     HWT_RUN(test_edge_profile);
     HWT_RUN(test_callstack);
