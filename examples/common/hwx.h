@@ -1,0 +1,277 @@
+/* examples/common/hwx.h: host glue shared by the binary-translation hosts
+ * (the QEMU TCG plugin in examples/qemu, the Valgrind tool in
+ * examples/valgrind) and the trace replayer (examples/replay).
+ *
+ * Written once so that both hosts parse the same options, feed the models
+ * the same way, compute the same exact ground truth, print the same report
+ * and read/write the same trace format. Like the library it is
+ * FREESTANDING: no libc headers, no malloc. Memory comes from the host
+ * (`*_bytes()` then init on caller memory), output goes through hwp_writer.
+ *
+ * BUILD
+ *   Meson: dependency `hwx_dep` (examples/common/meson.build) compiles the
+ *   sources below into a static library and sets -DHWX_HAVE_<MODEL>=1 for
+ *   every model that is integrated. The hwprof cold paths (HWPROF_IMPL) are
+ *   compiled inside hwx (hwx_impl.c): a host linking hwx must NOT define
+ *   HWPROF_IMPL itself. A host that compiles the files with its own flags
+ *   (Valgrind) takes `hwx_sources`, `hwx_inc` and `hwx_c_args`.
+ *
+ * OPTIONS (one "key=value" at a time, hwx_opts_set; same syntax in every
+ * host, e.g. qemu -plugin ./libhwprof-tcg.so,rap=on,rap_kb=8,exact=on)
+ *   <model>=on|off        enable a model: pm, strat, rap, path, coproc
+ *                         ("profileme", "stratified", "pathprof" also work)
+ *   models=all|none|a+b   enable a set at once ('+' or ':' separated)
+ *   <model>_<param>=V     a model's desc parameter (see docs/qemu.md); also
+ *                         the shorthands key=pc|value|addr (RAP key),
+ *                         hpt=512x4 (path profiler hot path table)
+ *   exact=on|off          exact ground truth + accuracy report
+ *   exact_mb=N            memory for the exact tables (default 256 MiB)
+ *   seed=N                base seed for every model (default 1)
+ *   top=N                 entries per report section (default 10)
+ *   report=FILE json=FILE record=FILE   output files (host-side)
+ *   values=on|off         read loaded values (memory callbacks)
+ *   flush=N               flush the trace every N instructions (0: only
+ *                         when a chunk fills and at exit)
+ *   guest_base=N          QEMU -B offset if the host cannot find it
+ *
+ * API
+ *   hwx_opts_default(o)                       no model, exact off, values on
+ *   hwx_opts_set(o, key, value, &why)         one option
+ *   hwx_opts_parse(o, "k=v,k=v", &why)        comma-separated list
+ *   hwx_opts_need_values(o)                   any enabled model reads loads
+ *   hwx_session_bytes(o) / hwx_session_init(s, mem, bytes, o)
+ *   hwx_session_insn(s, in)                   every retired instruction
+ *   hwx_session_block_ok(s) / hwx_session_block(s, pcs, n, last, mem, k)
+ *                                             a basic block at once
+ *   hwx_session_finish(s)                     end of stream (flush paths)
+ *   hwx_session_merge(dst, src)               per-vCPU sessions at exit
+ *   hwx_session_report_text/json(s, w)
+ *   hwx_session_eval_bytes(s) / hwx_session_evaluate(s, scratch, bytes)
+ *                                             metrics vs exact (exact=on)
+ *   hwx_x86_classify(bytes, len, &insn_len)   HWP_CLS_* from x86-64 bytes
+ *   hwx_x86_decode(bytes, len, pc, &info)     the same plus target/indirect
+ *   hwx_trace_*                               docs/trace-format.md
+ */
+#ifndef HWX_H
+#define HWX_H
+
+#include "hwprof/base.h"
+#include "hwprof/cost.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- options ------------------------------------------------------------ */
+
+/* Which models; bit positions follow hwp_model (cost.h). */
+#define HWX_M_PM (1u << HWP_MODEL_PROFILEME)
+#define HWX_M_STRAT (1u << HWP_MODEL_STRAT)
+#define HWX_M_RAP (1u << HWP_MODEL_RAP)
+#define HWX_M_PATH (1u << HWP_MODEL_PATH)
+#define HWX_M_COPROC (1u << HWP_MODEL_COPROC)
+#define HWX_M_ALL ((1u << HWP_MODEL_COUNT) - 1u)
+
+/* What the RAP model is keyed on (the paper profiles code and value
+ * ranges, seed 002 sec. 4). */
+enum { HWX_KEY_PC = 0, HWX_KEY_VALUE = 1, HWX_KEY_ADDR = 2 };
+
+#define HWX_PATH_MAX 256 /* file names                                  */
+#define HWX_MAX_PARAMS 32 /* model parameters kept as text               */
+#define HWX_PARAM_KEY 24
+#define HWX_PARAM_VAL 40
+
+typedef struct hwx_param {
+    uint32_t model; /* hwp_model it belongs to */
+    char key[HWX_PARAM_KEY]; /* without the model prefix: "kb", "eps" */
+    char val[HWX_PARAM_VAL];
+} hwx_param;
+
+typedef struct hwx_opts {
+    uint32_t models;    /* HWX_M_* enabled                                 */
+    uint32_t exact;     /* exact ground truth on                           */
+    uint32_t values;    /* host reads loaded values                        */
+    uint32_t rap_key;   /* HWX_KEY_*                                       */
+    uint32_t top;       /* entries per report section                      */
+    uint32_t nparam;
+    uint64_t seed;
+    uint64_t exact_bytes;
+    uint64_t flush;     /* instructions between periodic flushes, 0 off    */
+    uint64_t guest_base;
+    uint32_t guest_base_set;
+    uint32_t pad_;
+    char report[HWX_PATH_MAX];
+    char json[HWX_PATH_MAX];
+    char record[HWX_PATH_MAX];
+    hwx_param param[HWX_MAX_PARAMS]; /* model desc parameters, in order */
+} hwx_opts;
+
+void hwx_opts_default(hwx_opts *o);
+/* One "key=value"; on failure returns HWP_EINVAL and *why says why (a
+ * static string). `why` may be NULL. */
+hwp_status hwx_opts_set(hwx_opts *o, const char *key, const char *value,
+                        const char **why);
+/* "k=v,k=v,..." (the plugin's argument syntax as one string). */
+hwp_status hwx_opts_parse(hwx_opts *o, const char *list, const char **why);
+/* Does any enabled model (or the exact profile) need load values? */
+bool hwx_opts_need_values(const hwx_opts *o);
+/* Does any enabled part need memory events (address) at all? */
+bool hwx_opts_need_memory(const hwx_opts *o);
+/* Bitmask of HWX_M_* models compiled into this build. */
+uint32_t hwx_models_built(void);
+
+/* ---- session: one per vCPU / thread ------------------------------------- */
+
+/* Accuracy against exact, each model with its paper's metric. A metric
+ * whose model is off (or exact is off) has valid = 0. */
+typedef struct hwx_metric {
+    uint32_t valid;
+    uint32_t n;          /* how many items the metric averaged over       */
+    double value;
+} hwx_metric;
+
+typedef struct hwx_accuracy {
+    hwx_metric rap_hot_err_pct;    /* RAP avg % error on hot ranges        */
+    hwx_metric hpt_overlap_pct;    /* HPT overlap percentage               */
+    hwx_metric strat_inv_err_pct;  /* stratified weighted invariance error */
+    hwx_metric pm_envelope_frac;   /* ProfileMe: fraction within 1/sqrt(k) */
+    hwx_metric coproc_inv_err;     /* co-processor weighted RMS inv. error */
+    hwx_metric coproc_simple_err;  /* simple sampler at equal overhead; n = its period */
+    hwx_metric phase_agree_pct;    /* phase detector vs reference marking  */
+} hwx_accuracy;
+
+typedef struct hwx_exact hwx_exact;     /* exact ground truth (hwx_exact.c) */
+typedef struct hwx_models hwx_models;   /* model instances (hwx_session.c) */
+
+typedef struct hwx_session {
+    hwp_head head;
+    hwx_opts opts;
+    hwp_cost cost;       /* modelled hardware overhead, all models        */
+    uint64_t insns;      /* retired instructions seen                     */
+    uint64_t loads, stores, branches, taken;
+    uint64_t cls[HWP_CLS_COUNT];
+    uint32_t finished;   /* hwx_session_finish ran                       */
+    uint32_t evaluated;  /* hwx_session_evaluate filled `acc`            */
+    hwx_accuracy acc;
+    hwx_models *m;       /* in the session's memory                       */
+    hwx_exact *exact;    /* NULL unless exact=on                          */
+} hwx_session;
+
+size_t hwx_session_bytes(const hwx_opts *o);
+hwp_status hwx_session_init(hwx_session *s, void *mem, size_t bytes,
+                            const hwx_opts *o);
+void hwx_session_insn(hwx_session *s, const hwp_insn *in);
+/* Block mode, for hosts that see basic blocks (a TB exec callback): the n
+ * instructions at pcs[] retired in order; `last` is the last one's record
+ * (class, next_pc, taken bit, or its load) and mem[0..nmem) the records
+ * of the other memory instructions, in order; the remaining instructions
+ * carry no events. Valid
+ * when hwx_session_block_ok() (no exact profile: that one counts every
+ * instruction). ProfileMe, the path profiler and the value models see
+ * what per-instruction feeding gives them (the co-processor's clock
+ * advances by the block's other instructions in one tick); RAP on pc
+ * counts each block's n instructions at its first pc, one combined event,
+ * so its code ranges are block-granular. */
+bool hwx_session_block_ok(const hwx_session *s);
+void hwx_session_block(hwx_session *s, const uint64_t *pcs, uint32_t n,
+                       const hwp_insn *last, const hwp_insn *mem,
+                       uint32_t nmem);
+/* End of the stream: models that hold partial state (an open path, a
+ * sample buffer) flush it. Idempotent; call it before the reports. */
+void hwx_session_finish(hwx_session *s);
+hwp_status hwx_session_merge(hwx_session *dst, const hwx_session *src);
+void hwx_session_report_text(const hwx_session *s, const hwp_writer *w);
+void hwx_session_report_json(const hwx_session *s, const hwp_writer *w);
+
+/* After the stream ends (calls hwx_session_finish): compute every
+ * enabled model's accuracy against exact into s->acc, which the reports
+ * then print. Needs exact=on and hwx_session_eval_bytes(s) of scratch
+ * memory (freed by the host afterwards). */
+size_t hwx_session_eval_bytes(const hwx_session *s);
+hwp_status hwx_session_evaluate(hwx_session *s, void *scratch, size_t bytes);
+
+/* ---- x86-64 branch classification -------------------------------------- */
+
+typedef struct hwx_x86_info {
+    uint32_t cls;       /* HWP_CLS_OTHER or a branch class                 */
+    uint32_t len;       /* decoded length, 0 if it could not be decoded    */
+    uint32_t indirect;  /* target comes from a register or memory          */
+    uint32_t has_target;/* direct branch: target below is valid            */
+    uint64_t target;    /* pc + len + displacement                         */
+} hwx_x86_info;
+
+/* Decode the instruction at `bytes` (at most `len` bytes available, as in
+ * 64-bit mode). Returns HWP_CLS_BR_COND (jcc, loop*, jrcxz), HWP_CLS_JUMP
+ * (jmp rel), HWP_CLS_CALL (call rel or indirect), HWP_CLS_RET (ret, retf,
+ * iret), HWP_CLS_INDIRECT (jmp r/m) or HWP_CLS_OTHER. Never reads past
+ * `len`. */
+uint32_t hwx_x86_decode(const uint8_t *bytes, size_t len, uint64_t pc,
+                        hwx_x86_info *info);
+uint32_t hwx_x86_classify(const uint8_t *bytes, size_t len,
+                          uint32_t *insn_len);
+
+/* ---- trace record / replay (docs/trace-format.md) ----------------------- */
+
+#define HWX_TRACE_VERSION 1u
+#define HWX_TRACE_CHUNK 65536u /* payload bytes that close a chunk        */
+#define HWX_TRACE_HDR 48u      /* room for a chunk header before payload  */
+#define HWX_TRACE_SLACK 64u    /* room for the record that crosses CHUNK  */
+
+/* Writer: encodes records into its own buffer and emits whole chunks
+ * through `out`. One writer per vCPU; the chunks of several writers may be
+ * interleaved in one file (each chunk names its vCPU). */
+typedef struct hwx_trace_writer {
+    hwp_writer out;
+    uint32_t vcpu;
+    uint32_t len;         /* payload bytes buffered                       */
+    uint64_t nrec;        /* records in the buffered chunk                */
+    uint64_t total;       /* records written by this writer               */
+    uint64_t prev_next;   /* delta state, reset at each chunk             */
+    uint64_t prev_addr;
+    uint8_t buf[HWX_TRACE_HDR + HWX_TRACE_CHUNK + HWX_TRACE_SLACK];
+} hwx_trace_writer;
+
+/* The 16-byte file header; write it once per file. */
+void hwx_trace_write_header(const hwp_writer *out);
+void hwx_trace_writer_init(hwx_trace_writer *t, const hwp_writer *out,
+                           uint32_t vcpu);
+void hwx_trace_put(hwx_trace_writer *t, const hwp_insn *in);
+void hwx_trace_flush(hwx_trace_writer *t); /* emit the buffered chunk */
+/* The end marker with the file's total record count (all writers). */
+void hwx_trace_write_end(const hwp_writer *out, uint64_t total_records);
+
+/* Reader over a whole file in memory (mmap it). Never reads outside
+ * [buf, buf + len); on malformed input returns -1 with err_off (byte
+ * offset of the offending byte) and why set. */
+typedef struct hwx_trace_reader {
+    const uint8_t *buf;
+    size_t len, off;
+    size_t chunk_end;     /* end of the current chunk payload             */
+    uint64_t chunk_left;  /* records left in the current chunk            */
+    uint64_t records;     /* records delivered                            */
+    uint64_t prev_next, prev_addr;
+    uint32_t vcpu;        /* vCPU of the current chunk                    */
+    uint32_t ended;       /* end marker seen                              */
+    size_t err_off;
+    const char *why;
+} hwx_trace_reader;
+
+hwp_status hwx_trace_open(hwx_trace_reader *r, const void *buf, size_t len);
+/* 1: *out holds the next record (r->vcpu says whose); 0: clean end;
+ * -1: error (r->err_off, r->why). */
+int hwx_trace_next(hwx_trace_reader *r, hwp_insn *out);
+
+/* ---- small freestanding helpers shared by the hosts --------------------- */
+
+size_t hwx_strlen(const char *s);
+bool hwx_streq(const char *a, const char *b);
+/* Decimal or 0x-hex u64 with optional k/m/g suffix (x1024). */
+bool hwx_parse_u64(const char *s, uint64_t *v);
+/* Decimal double: [-]digits[.digits][e[-]digits] or a trailing %. */
+bool hwx_parse_f64(const char *s, double *v);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HWX_H */

@@ -1,0 +1,6 @@
+/* examples/common/hwx_impl.c: the one translation unit of hwx that
+ * compiles the hwprof cold paths (HWPROF_IMPL) of base.h, cost.h and the
+ * integrated models (hwx_int.h includes them). Hosts that link hwx must
+ * not define HWPROF_IMPL themselves. */
+#define HWPROF_IMPL
+#include "hwx_int.h"

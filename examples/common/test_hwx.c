@@ -1,0 +1,564 @@
+/* Unit tests for examples/common (hwx): x86 classifier, options, trace
+ * format (round trip, truncation and corruption with the error offset),
+ * exact ground truth against independent counts, session reports. */
+#include "hwx_int.h"
+
+#include "harness.h"
+
+/* ---- x86 ------------------------------------------------------------------ */
+
+typedef struct {
+    const char *name;
+    uint8_t b[16];
+    unsigned n;
+    uint32_t cls, len, indirect;
+    int64_t rel; /* target - (pc + len) for direct branches, else 0 */
+} x86_case;
+
+/* Encodings from the Intel SDM vol. 2 (cross-checked with GNU as). */
+static const x86_case x86_cases[] = {
+    {"nop", {0x90}, 1, HWP_CLS_OTHER, 1, 0, 0},
+    {"jne rel8", {0x75, 0xFE}, 2, HWP_CLS_BR_COND, 2, 0, -2},
+    {"je rel32", {0x0F, 0x84, 0x10, 0, 0, 0}, 6, HWP_CLS_BR_COND, 6, 0, 16},
+    {"jrcxz", {0xE3, 0x05}, 2, HWP_CLS_BR_COND, 2, 0, 5},
+    {"loop", {0xE2, 0xF0}, 2, HWP_CLS_BR_COND, 2, 0, -16},
+    {"jmp rel8", {0xEB, 0x7F}, 2, HWP_CLS_JUMP, 2, 0, 127},
+    {"jmp rel32", {0xE9, 0, 1, 0, 0}, 5, HWP_CLS_JUMP, 5, 0, 256},
+    {"call rel32", {0xE8, 0xFB, 0xFF, 0xFF, 0xFF}, 5, HWP_CLS_CALL, 5, 0, -5},
+    {"call *%rax", {0xFF, 0xD0}, 2, HWP_CLS_CALL, 2, 1, 0},
+    {"call *0x8(%rip)", {0xFF, 0x15, 8, 0, 0, 0}, 6, HWP_CLS_CALL, 6, 1, 0},
+    {"jmp *%rax", {0xFF, 0xE0}, 2, HWP_CLS_INDIRECT, 2, 1, 0},
+    {"jmp *(%rax,%rbx,8)", {0xFF, 0x24, 0xD8}, 3, HWP_CLS_INDIRECT, 3, 1, 0},
+    {"notrack jmp *%rax", {0x3E, 0xFF, 0xE0}, 3, HWP_CLS_INDIRECT, 3, 1, 0},
+    {"ret", {0xC3}, 1, HWP_CLS_RET, 1, 0, 0},
+    {"rep ret", {0xF3, 0xC3}, 2, HWP_CLS_RET, 2, 0, 0},
+    {"ret $8", {0xC2, 8, 0}, 3, HWP_CLS_RET, 3, 0, 0},
+    {"bnd jmp rel32", {0xF2, 0xE9, 0, 0, 0, 0}, 6, HWP_CLS_JUMP, 6, 0, 0},
+    {"inc %eax (FF /0)", {0xFF, 0xC0}, 2, HWP_CLS_OTHER, 2, 0, 0},
+    {"push 8(%rbp) (FF /6)", {0xFF, 0x75, 0x08}, 3, HWP_CLS_OTHER, 3, 0, 0},
+    {"movabs $imm64,%rax", {0x48, 0xB8, 1, 2, 3, 4, 5, 6, 7, 8}, 10,
+     HWP_CLS_OTHER, 10, 0, 0},
+    {"mov 0x10(%rsp),%rax", {0x48, 0x8B, 0x44, 0x24, 0x10}, 5, HWP_CLS_OTHER,
+     5, 0, 0},
+    {"test $1,%al via F6 /0", {0xF6, 0xC0, 0x01}, 3, HWP_CLS_OTHER, 3, 0, 0},
+    {"neg %eax (F7 /3)", {0xF7, 0xD8}, 2, HWP_CLS_OTHER, 2, 0, 0},
+    {"movl $1,0x8(%rip)", {0xC7, 0x05, 8, 0, 0, 0, 1, 0, 0, 0}, 10,
+     HWP_CLS_OTHER, 10, 0, 0},
+    {"syscall", {0x0F, 0x05}, 2, HWP_CLS_OTHER, 2, 0, 0},
+    {"pshufd $0x1b,%xmm1,%xmm0", {0x66, 0x0F, 0x70, 0xC1, 0x1B}, 5,
+     HWP_CLS_OTHER, 5, 0, 0},
+    {"vpxor %ymm1,%ymm2,%ymm3", {0xC5, 0xED, 0xEF, 0xD9}, 4, HWP_CLS_OTHER, 4,
+     0, 0},
+    {"vpalignr $4 (VEX 0F3A)", {0xC4, 0xE3, 0x6D, 0x0F, 0xD9, 0x04}, 6,
+     HWP_CLS_OTHER, 6, 0, 0},
+    {"endbr64", {0xF3, 0x0F, 0x1E, 0xFA}, 4, HWP_CLS_OTHER, 4, 0, 0},
+};
+
+static void test_x86_vectors(void) {
+    unsigned i;
+    for (i = 0; i < sizeof x86_cases / sizeof x86_cases[0]; i++) {
+        const x86_case *c = &x86_cases[i];
+        hwx_x86_info info;
+        uint32_t len = 99;
+        uint64_t pc = 0x401000;
+        int ok = 1;
+        ok &= CHECK_EQ(hwx_x86_decode(c->b, c->n, pc, &info), c->cls);
+        ok &= CHECK_EQ(info.len, c->len);
+        ok &= CHECK_EQ(info.indirect, c->indirect);
+        ok &= CHECK_EQ(hwx_x86_classify(c->b, c->n, &len), c->cls);
+        ok &= CHECK_EQ(len, c->len);
+        if (c->rel || (hwp_cls_is_branch(c->cls) && !c->indirect &&
+                       c->cls != HWP_CLS_RET)) {
+            ok &= CHECK(info.has_target);
+            ok &= CHECK_EQ(info.target, pc + c->len + (uint64_t)c->rel);
+        }
+        if (!ok) printf("    in case %s\n", c->name);
+    }
+}
+
+/* Cut every vector short: never a read past len, length 0 when cut. */
+static void test_x86_truncated(void) {
+    unsigned i, n;
+    for (i = 0; i < sizeof x86_cases / sizeof x86_cases[0]; i++) {
+        const x86_case *c = &x86_cases[i];
+        for (n = 0; n < c->n; n++) {
+            uint8_t buf[16];
+            uint32_t len = 99;
+            memcpy(buf, c->b, n);
+            CHECK_EQ(hwx_x86_classify(buf, n, &len), HWP_CLS_OTHER);
+            CHECK_EQ(len, 0);
+        }
+    }
+}
+
+/* ---- options -------------------------------------------------------------- */
+
+static void test_opts(void) {
+    hwx_opts o;
+    const char *why = NULL;
+    hwx_opts_default(&o);
+    CHECK_EQ(o.models, 0);
+    CHECK_EQ(hwx_opts_parse(&o, "exact=on,seed=7,top=5,key=addr,report=/tmp/r.txt",
+                            &why), HWP_OK);
+    CHECK_EQ(o.exact, 1);
+    CHECK_EQ(o.seed, 7);
+    CHECK_EQ(o.top, 5);
+    CHECK_EQ(o.rap_key, HWX_KEY_ADDR);
+    CHECK_STR(o.report, "/tmp/r.txt");
+    CHECK_EQ(hwx_opts_set(&o, "exact_mb", "16", &why), HWP_OK);
+    CHECK_EQ(o.exact_bytes, 16u << 20);
+    CHECK_EQ(hwx_opts_set(&o, "exact", "maybe", &why), HWP_EINVAL);
+    CHECK_HAS(why, "on or off");
+    CHECK_EQ(hwx_opts_set(&o, "bogus", "1", &why), HWP_EINVAL);
+    CHECK_HAS(why, "unknown option");
+    CHECK_EQ(hwx_opts_parse(&o, "exact", &why), HWP_EINVAL);
+    CHECK_HAS(why, "key=value");
+    CHECK_EQ(hwx_opts_set(&o, "top", "0", &why), HWP_EINVAL);
+    CHECK_EQ(hwx_opts_set(&o, "models", "all", &why), HWP_OK);
+    CHECK_EQ(o.models, hwx_models_built());
+    CHECK_EQ(hwx_opts_set(&o, "models", "none", &why), HWP_OK);
+    CHECK_EQ(o.models, 0);
+    if (!(hwx_models_built() & HWX_M_RAP)) {
+        CHECK_EQ(hwx_opts_set(&o, "rap", "on", &why), HWP_EINVAL);
+        CHECK_HAS(why, "not built");
+    }
+}
+
+static void test_parse_numbers(void) {
+    uint64_t v;
+    double d;
+    CHECK(hwx_parse_u64("0x1f", &v) && v == 31);
+    CHECK(hwx_parse_u64("8k", &v) && v == 8192);
+    CHECK(!hwx_parse_u64("", &v));
+    CHECK(!hwx_parse_u64("12x", &v));
+    CHECK(!hwx_parse_u64("99999999999999999999", &v));
+    CHECK(hwx_parse_f64("0.01", &d) && fabs(d - 0.01) < 1e-15);
+    CHECK(hwx_parse_f64("1e-3", &d) && fabs(d - 0.001) < 1e-15);
+    CHECK(hwx_parse_f64("10%", &d) && fabs(d - 0.1) < 1e-15);
+    CHECK(!hwx_parse_f64("abc", &d));
+    CHECK(!hwx_parse_f64("1.5q", &d));
+}
+
+/* ---- trace ---------------------------------------------------------------- */
+
+typedef struct {
+    unsigned char *b;
+    size_t len, cap;
+} membuf;
+
+static void mem_write(void *ctx, const char *s, size_t n) {
+    membuf *m = (membuf *)ctx;
+    if (m->len + n > m->cap) {
+        m->cap = (m->len + n) * 2;
+        m->b = (unsigned char *)realloc(m->b, m->cap);
+    }
+    memcpy(m->b + m->len, s, n);
+    m->len += n;
+}
+
+/* A random but plausible stream: mostly sequential pcs, some branches,
+ * loads with addresses and values, rare events. */
+static void gen_stream(hwp_insn *v, size_t n, uint64_t seed) {
+    hwp_rng r;
+    uint64_t pc = 0x400000;
+    size_t i;
+    hwp_rng_seed(&r, seed);
+    for (i = 0; i < n; i++) {
+        hwp_insn *in = &v[i];
+        uint32_t k = hwp_rng_below(&r, 10);
+        memset(in, 0, sizeof *in);
+        in->pc = pc;
+        in->next_pc = pc + 1 + hwp_rng_below(&r, 15);
+        if (k == 0) {
+            in->cls = HWP_CLS_BR_COND;
+            if (hwp_rng_below(&r, 2)) {
+                in->next_pc = 0x400000 + hwp_rng_below(&r, 1 << 20);
+                in->events = HWP_EV_TAKEN;
+            }
+            in->addr = in->next_pc;
+        } else if (k < 4) {
+            in->cls = HWP_CLS_LOAD;
+            in->addr = 0x7ff000000000ull + hwp_rng_below(&r, 1 << 16) * 8;
+            in->value = hwp_rng_below(&r, 3) ? hwp_rng_below(&r, 100)
+                                              : hwp_rng_next(&r);
+        } else if (k == 4) {
+            in->cls = HWP_CLS_STORE;
+            in->addr = 0x7ff000000000ull + hwp_rng_below(&r, 1 << 16) * 8;
+        }
+        if (hwp_rng_below(&r, 100) == 0) in->events |= HWP_EV_DCMISS;
+        pc = in->next_pc;
+    }
+}
+
+static void write_trace(membuf *m, const hwp_insn *v, size_t n,
+                        unsigned vcpus) {
+    static hwx_trace_writer tw[2];
+    hwp_writer w;
+    size_t i;
+    unsigned c;
+    w.write = mem_write;
+    w.ctx = m;
+    hwx_trace_write_header(&w);
+    for (c = 0; c < vcpus; c++) hwx_trace_writer_init(&tw[c], &w, c);
+    for (i = 0; i < n; i++) {
+        c = (unsigned)(i * vcpus / n);
+        if (c && i == (size_t)c * n / vcpus) hwx_trace_flush(&tw[c - 1]);
+        hwx_trace_put(&tw[c], &v[i]);
+    }
+    hwx_trace_flush(&tw[vcpus - 1]);
+    hwx_trace_write_end(&w, n);
+}
+
+static void test_trace_roundtrip(void) {
+    enum { N = 50000 };
+    hwp_insn *v = (hwp_insn *)malloc(N * sizeof *v), got;
+    membuf m = {0, 0, 0};
+    hwx_trace_reader r;
+    size_t i = 0;
+    int rc, same = 1;
+    gen_stream(v, N, 11);
+    write_trace(&m, v, N, 2);
+    CHECK_EQ(hwx_trace_open(&r, m.b, m.len), HWP_OK);
+    while ((rc = hwx_trace_next(&r, &got)) == 1) {
+        if (i >= N || memcmp(&got, &v[i], sizeof got) != 0) same = 0;
+        if (i < N && r.vcpu != (i * 2 >= N ? 1u : 0u)) same = 0;
+        i++;
+    }
+    CHECK_EQ(rc, 0);
+    CHECK_STR(r.why, "");
+    CHECK_EQ(i, N);
+    CHECK(same);
+    /* Compact: well under the 40 bytes of an in-memory record. */
+    CHECK(m.len < N * 8);
+    free(v);
+    free(m.b);
+}
+
+/* Read a whole buffer; return the reader's final rc. */
+static int read_all(hwx_trace_reader *r, const unsigned char *b, size_t n) {
+    hwp_insn in;
+    int rc;
+    if (hwx_trace_open(r, b, n) != HWP_OK) return -2;
+    while ((rc = hwx_trace_next(r, &in)) == 1) {}
+    return rc;
+}
+
+static void test_trace_truncated(void) {
+    enum { N = 3000 };
+    hwp_insn v[N];
+    membuf m = {0, 0, 0};
+    hwx_trace_reader r;
+    size_t cut;
+    unsigned bad = 0;
+    gen_stream(v, N, 5);
+    write_trace(&m, v, N, 1);
+    CHECK_EQ(read_all(&r, m.b, m.len), 0);
+    /* Every proper prefix is rejected, with an offset inside the file. */
+    for (cut = 0; cut < m.len; cut++) {
+        int rc = read_all(&r, m.b, cut);
+        if (rc == 0 || r.err_off > cut || !r.why[0]) bad++;
+    }
+    CHECK_EQ(bad, 0);
+    /* Cut inside the payload: the reader names the end of the data. */
+    CHECK_EQ(read_all(&r, m.b, 100), -1);
+    CHECK_EQ(r.err_off, 100);
+    CHECK_HAS(r.why, "truncated");
+    /* Header only: no end marker. */
+    CHECK_EQ(read_all(&r, m.b, 16), -1);
+    CHECK_EQ(r.err_off, 16);
+    CHECK_HAS(r.why, "no end marker");
+    CHECK_EQ(read_all(&r, m.b, 7), -2);
+    CHECK_HAS(r.why, "header");
+    free(m.b);
+}
+
+static void test_trace_corrupt(void) {
+    enum { N = 2000 };
+    hwp_insn v[N];
+    membuf m = {0, 0, 0};
+    hwx_trace_reader r;
+    unsigned char *c;
+    size_t i;
+    hwp_rng g;
+    unsigned rejected = 0, out_of_range = 0, trials = 3000;
+    gen_stream(v, N, 9);
+    write_trace(&m, v, N, 1);
+    c = (unsigned char *)malloc(m.len);
+    /* Specific damage, specific offsets. */
+    memcpy(c, m.b, m.len);
+    c[0] = 'X';
+    CHECK_EQ(read_all(&r, c, m.len), -2);
+    CHECK_EQ(r.err_off, 0);
+    CHECK_HAS(r.why, "magic");
+    memcpy(c, m.b, m.len);
+    c[8] = 2;
+    CHECK_EQ(read_all(&r, c, m.len), -2);
+    CHECK_EQ(r.err_off, 8);
+    CHECK_HAS(r.why, "version");
+    memcpy(c, m.b, m.len);
+    c[16] = 'Z';
+    CHECK_EQ(read_all(&r, c, m.len), -1);
+    CHECK_EQ(r.err_off, 16);
+    CHECK_HAS(r.why, "tag");
+    memcpy(c, m.b, m.len);
+    c[m.len - 1] ^= 1; /* total in the end marker (N < 2^14: 2 bytes) */
+    CHECK_EQ(read_all(&r, c, m.len), -1);
+    CHECK_HAS(r.why, "record count");
+    /* Random byte damage: never crashes (ASan/valgrind watch this), and
+     * errors carry an in-range offset. Most damage is detected. */
+    hwp_rng_seed(&g, 3);
+    for (i = 0; i < trials; i++) {
+        int rc;
+        memcpy(c, m.b, m.len);
+        c[16 + hwp_rng_below(&g, m.len - 16)] ^= (uint8_t)(1u << hwp_rng_below(&g, 8));
+        rc = read_all(&r, c, m.len);
+        if (rc == -1) {
+            rejected++;
+            out_of_range += r.err_off > m.len;
+        }
+    }
+    printf("    %u of %u single-bit flips rejected\n", rejected, trials);
+    CHECK(rejected > trials * 9 / 10);
+    CHECK_EQ(out_of_range, 0);
+    free(c);
+    free(m.b);
+}
+
+/* ---- exact ground truth --------------------------------------------------- */
+
+static hwx_session *new_session(hwx_opts *o, void **mem) {
+    hwx_session *s = (hwx_session *)malloc(sizeof *s);
+    size_t n = hwx_session_bytes(o);
+    *mem = malloc(n);
+    if (hwx_session_init(s, *mem, n, o) != HWP_OK) {
+        printf("    session init: %s\n", hwp_why(s));
+        return NULL;
+    }
+    return s;
+}
+
+static void test_exact_counts(void) {
+    enum { N = 40000, NPC = 300 };
+    hwx_opts o;
+    void *mem;
+    hwx_session *s;
+    static uint64_t cnt[NPC], vcnt[NPC][4];
+    hwp_rng r;
+    size_t i;
+    unsigned bad = 0, p;
+    hwx_opts_default(&o);
+    o.exact = 1;
+    o.exact_bytes = 1u << 20;
+    s = new_session(&o, &mem);
+    if (!CHECK(s != NULL)) return;
+    hwp_rng_seed(&r, 77);
+    for (i = 0; i < N; i++) {
+        hwp_insn in;
+        uint32_t k = hwp_rng_below(&r, NPC), v = hwp_rng_below(&r, 4);
+        memset(&in, 0, sizeof in);
+        in.pc = 0x1000 + 4 * (uint64_t)k;
+        in.next_pc = in.pc + 4;
+        in.cls = k % 3 == 0 ? HWP_CLS_LOAD : HWP_CLS_OTHER;
+        in.value = v;
+        cnt[k]++;
+        if (in.cls == HWP_CLS_LOAD) vcnt[k][v]++;
+        hwx_session_insn(s, &in);
+    }
+    for (p = 0; p < NPC; p++) {
+        unsigned v;
+        if (hwx__xtab_get(&s->exact->pc, 0x1000 + 4 * (uint64_t)p, 0) != cnt[p]) bad++;
+        for (v = 0; v < 4; v++)
+            if (hwx__xtab_get(&s->exact->val, 0x1000 + 4 * (uint64_t)p, v) != vcnt[p][v])
+                bad++;
+    }
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(s->insns, N);
+    /* Range count = sum of the independent counts in the range. */
+    {
+        uint64_t want = 0;
+        for (p = 10; p <= 20; p++) want += cnt[p];
+        CHECK_EQ(hwx__xtab_range(&s->exact->pc, 0x1000 + 40, 0x1000 + 80), want);
+    }
+    free(s);
+    free(mem);
+}
+
+/* A hand-traced program: main calls f twice; f has a loop of 3 iterations
+ * with a forward branch inside. Expected paths written out by hand from
+ * seed 003 Table 1. */
+static void test_exact_paths(void) {
+    hwx_opts o;
+    void *mem;
+    hwx_session *s;
+    hwp_insn in;
+    int call, it;
+    hwx_opts_default(&o);
+    o.exact = 1;
+    o.exact_bytes = 1u << 20;
+    s = new_session(&o, &mem);
+    if (!CHECK(s != NULL)) return;
+#define EMIT(PC, NEXT, CLS, TAKEN)                                  \
+    do {                                                            \
+        memset(&in, 0, sizeof in);                                  \
+        in.pc = (PC);                                               \
+        in.next_pc = (NEXT);                                        \
+        in.cls = (CLS);                                             \
+        in.events = (TAKEN) ? HWP_EV_TAKEN : 0;                     \
+        hwx_session_insn(s, &in);                                   \
+    } while (0)
+    EMIT(0x100, 0x104, HWP_CLS_OTHER, 0); /* main starts the first path */
+    for (call = 0; call < 2; call++) {
+        EMIT(0x104 + 0x10 * call, 0x200, HWP_CLS_CALL, 1);
+        for (it = 0; it < 3; it++) {
+            EMIT(0x200, 0x204, HWP_CLS_OTHER, 0);
+            /* forward branch at 0x204, taken on odd iterations */
+            EMIT(0x204, it & 1 ? 0x20c : 0x208, HWP_CLS_BR_COND, it & 1);
+            /* loop back edge at 0x20c: taken twice, then falls out */
+            EMIT(0x20c, it < 2 ? 0x200 : 0x210, HWP_CLS_BR_COND, it < 2);
+        }
+        EMIT(0x210, 0x108 + 0x10 * call, HWP_CLS_RET, 1);
+    }
+    hwx_session_finish(s);
+    /* Shapes: a leading 1, then one bit per branch, oldest first. In f:
+     * iteration 0 (dirs 0,1 -> 0b101), iteration 1 (1,1 -> 0b111),
+     * iteration 2 ends at the return (0,0 -> 0b100); once per call. */
+    CHECK_EQ(hwx__xtab_get(&s->exact->path, 0x200, 5), 2);
+    CHECK_EQ(hwx__xtab_get(&s->exact->path, 0x200, 7), 2);
+    CHECK_EQ(hwx__xtab_get(&s->exact->path, 0x200, 4), 2);
+    /* main's path: no recorded branches (calls only count), closed at
+     * finish. */
+    CHECK_EQ(hwx__xtab_get(&s->exact->path, 0x100, 1), 1);
+    CHECK_EQ(s->exact->paths, 7);
+    free(s);
+    free(mem);
+#undef EMIT
+}
+
+static void test_session_report(void) {
+    hwx_opts o;
+    void *m1, *m2;
+    hwx_session *a, *b;
+    hwp_insn v[2000];
+    size_t i;
+    static char buf[1 << 16];
+    hwp_bufwriter bw;
+    hwp_writer w;
+    hwx_opts_default(&o);
+    o.exact = 1;
+    o.exact_bytes = 1u << 20;
+    a = new_session(&o, &m1);
+    b = new_session(&o, &m2);
+    if (!CHECK(a && b)) return;
+    gen_stream(v, 2000, 1);
+    for (i = 0; i < 2000; i++) hwx_session_insn(i < 700 ? a : b, &v[i]);
+    hwx_session_finish(a);
+    hwx_session_finish(b);
+    CHECK_EQ(hwx_session_merge(a, b), HWP_OK);
+    CHECK_EQ(a->insns, 2000);
+    CHECK_EQ(a->exact->pc.total, 2000);
+    w = hwp_writer_buf(&bw, buf, sizeof buf);
+    hwx_session_report_text(a, &w);
+    CHECK_HAS(buf, "instructions   2000");
+    CHECK_EQ(bw.dropped, 0);
+    w = hwp_writer_buf(&bw, buf, sizeof buf);
+    hwx_session_report_json(a, &w);
+    CHECK_HAS(buf, "\"instructions\":2000");
+    CHECK_HAS(buf, "\"schema\":\"hwprof-session-1\"");
+    {
+        size_t n = hwx_session_eval_bytes(a);
+        char *scratch = (char *)malloc(n);
+        CHECK_EQ(hwx_session_evaluate(a, scratch, 8), HWP_ENOSPC);
+        CHECK_HAS(hwp_why(a), "scratch");
+        CHECK_EQ(hwx_session_evaluate(a, scratch, n), HWP_OK);
+        CHECK_EQ(a->evaluated, 1);
+        free(scratch);
+    }
+    {
+        hwx_session bad;
+        memset(&bad, 0, sizeof bad);
+        CHECK_EQ(hwx_session_merge(a, &bad), HWP_EINVAL);
+        CHECK_EQ(hwx_session_init(&bad, m1, 8, &o), HWP_ENOSPC);
+        CHECK_HAS(hwp_why(&bad), "too small");
+    }
+    free(a);
+    free(b);
+    free(m1);
+    free(m2);
+}
+
+/* Block mode gives ProfileMe, the path profiler and stratified sampling
+ * exactly what per-instruction feeding gives them: same reports. */
+static void test_block_mode(void) {
+    enum { N = 60000 };
+    static hwp_insn v[N], mem[64];
+    static uint64_t pcs[64];
+    static char ja[1 << 20], jb[1 << 20];
+    hwx_opts o;
+    void *m1, *m2;
+    hwx_session *a, *b;
+    hwp_bufwriter bw;
+    hwp_writer w;
+    size_t i, start = 0;
+    const char *why;
+    uint32_t want = HWX_M_PM | HWX_M_PATH | HWX_M_STRAT;
+    if ((hwx_models_built() & want) != want) {
+        CHECK(hwx_models_built() != HWX_M_ALL); /* skipped: models missing */
+        return;
+    }
+    hwx_opts_default(&o);
+    CHECK_EQ(hwx_opts_parse(&o, "pm=on,path=on,strat=on,pm_interval=97,path_interval=5000", &why), HWP_OK);
+    a = new_session(&o, &m1);
+    b = new_session(&o, &m2);
+    if (!CHECK(a && b)) return;
+    CHECK(hwx_session_block_ok(b));
+    gen_stream(v, N, 21);
+    /* Block mode carries no events for plain instructions (a TB host has
+     * none to give): the stream under test has none either. */
+    for (i = 0; i < N; i++)
+        if (v[i].cls == HWP_CLS_OTHER) v[i].events = 0;
+    for (i = 0; i < N; i++) {
+        hwx_session_insn(a, &v[i]);
+        /* blocks end at a branch or after 64 instructions */
+        if (hwp_cls_is_branch(v[i].cls) || i + 1 - start == 64 || i + 1 == N) {
+            uint32_t n = 0, k = 0;
+            size_t j;
+            for (j = start; j <= i; j++) {
+                pcs[n++] = v[j].pc;
+                if (j < i && (v[j].cls == HWP_CLS_LOAD || v[j].cls == HWP_CLS_STORE))
+                    mem[k++] = v[j];
+            }
+            hwx_session_block(b, pcs, n, &v[i], mem, k);
+            start = i + 1;
+        }
+    }
+    hwx_session_finish(a);
+    hwx_session_finish(b);
+    w = hwp_writer_buf(&bw, ja, sizeof ja);
+    hwx_session_report_json(a, &w);
+    CHECK_EQ(bw.dropped, 0);
+    w = hwp_writer_buf(&bw, jb, sizeof jb);
+    hwx_session_report_json(b, &w);
+    CHECK_EQ(bw.dropped, 0);
+    CHECK(strlen(ja) > 1000);
+    CHECK_STR(jb, ja);
+    free(a);
+    free(b);
+    free(m1);
+    free(m2);
+}
+
+int main(int argc, char **argv) {
+    hwt_begin(argc, argv);
+    HWT_RUN(test_x86_vectors);
+    HWT_RUN(test_x86_truncated);
+    HWT_RUN(test_opts);
+    HWT_RUN(test_parse_numbers);
+    HWT_RUN(test_trace_roundtrip);
+    HWT_RUN(test_trace_truncated);
+    HWT_RUN(test_trace_corrupt);
+    HWT_RUN(test_exact_counts);
+    HWT_RUN(test_exact_paths);
+    HWT_RUN(test_session_report);
+    HWT_RUN(test_block_mode);
+    return hwt_end();
+}

@@ -1,0 +1,449 @@
+/* examples/qemu/hwprof_tcg.c: libhwprof-tcg.so, a QEMU 7.2 TCG plugin
+ * (API v1) that runs the hwprof models on an unmodified Linux program.
+ *
+ *   qemu-x86_64 -plugin ./libhwprof-tcg.so,rap=on,exact=on,report=r.txt prog
+ *
+ * How the event stream is made (docs/qemu.md has the long version):
+ *   translation  for every TB we keep its instruction PCs and classify its
+ *                last instruction from its bytes (hwx_x86_decode);
+ *   execution    one TB-exec callback per executed TB. When TB k starts,
+ *                TB k-1 is known to have finished and the start address of
+ *                TB k is its successor, so TB k-1's instructions are
+ *                emitted then, in program order, its last branch marked
+ *                taken or not from that successor;
+ *   memory       (only when a model or exact needs it) a memory callback
+ *                per access stores address and, for loads, the value read
+ *                back from guest memory into a per-vCPU slot of that
+ *                instruction; the emit step picks it up.
+ * Every vCPU (guest thread) has its own hwx_session; at exit they are
+ * merged and the report is written to report= (text) and json= files.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define HWPROF_STDIO
+#include "hwx.h"
+#include "qemu_plugin_api.h"
+
+HWQ_PLUGIN_EXPORT int qemu_plugin_version = HWQ_PLUGIN_API_VERSION;
+
+#define HWQ_MAX_VCPUS 1024
+#define HWQ_MAX_TB_INSNS 512 /* TCG_MAX_INSNS in 7.2 */
+
+/* What translation learnt about one TB. Kept for the life of the process
+ * (a retranslated TB gets a new one): QEMU has no TB-free callback. */
+typedef struct hwq_tb {
+    uint64_t fallthrough; /* address after the last instruction     */
+    uint64_t target;      /* direct branch target, if any           */
+    uint32_t n;           /* instructions                           */
+    uint32_t last_cls;    /* HWP_CLS_* of the last instruction      */
+    uint32_t last_indirect;
+    uint32_t pad_;
+    uint64_t pc[];        /* pc of every instruction               */
+} hwq_tb;
+
+/* One access slot per instruction of the running TB; `seq` says which TB
+ * execution wrote it, so slots never need clearing. */
+typedef struct hwq_slot {
+    uint64_t seq, addr, value;
+    uint32_t load, store;
+} hwq_slot;
+
+typedef struct hwq_vcpu {
+    hwx_session s;
+    void *mem;
+    const hwq_tb *pend;   /* executed, not yet emitted                  */
+    uint64_t seq;         /* TB executions so far                        */
+    uint64_t since_flush;
+    hwx_trace_writer *tw; /* record=                                     */
+    hwq_slot slot[HWQ_MAX_TB_INSNS];
+    hwp_insn memrec[HWQ_MAX_TB_INSNS]; /* block mode: the TB's memory records */
+} hwq_vcpu;
+
+static struct {
+    hwx_opts opts;
+    int need_mem, need_values;
+    int block;                      /* sessions take whole blocks        */
+    uint64_t guest_base;
+    pid_t pid;                      /* the process that loaded us        */
+    pthread_mutex_t lock;
+    hwq_vcpu *vcpu[HWQ_MAX_VCPUS];
+    unsigned nvcpu;                 /* highest index + 1                 */
+    FILE *trace;
+    uint64_t dropped_vcpus;         /* vCPU indices beyond the table     */
+    uint64_t tbs, tb_bytes;         /* translation statistics            */
+} hwq = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* ---- output ---------------------------------------------------------------- */
+
+static void hwq_trace_write(void *ctx, const char *s, size_t n) {
+    (void)ctx;
+    /* Chunks arrive whole (hwx_trace_flush); the lock keeps vCPUs apart. A
+     * forked child would interleave with its parent: it records nothing. */
+    if (getpid() != hwq.pid || !hwq.trace) return;
+    pthread_mutex_lock(&hwq.lock);
+    fwrite(s, 1, n, hwq.trace);
+    pthread_mutex_unlock(&hwq.lock);
+}
+
+/* Open `name`, or name.PID in a forked child so it does not overwrite its
+ * parent's file. */
+static FILE *hwq_open(const char *name) {
+    char buf[HWX_PATH_MAX + 24];
+    if (getpid() != hwq.pid) {
+        snprintf(buf, sizeof buf, "%s.%ld", name, (long)getpid());
+        name = buf;
+    }
+    return fopen(name, "w");
+}
+
+/* ---- the event stream ------------------------------------------------------ */
+
+/* Emit the instructions of TB `tb` (which ran as execution v->seq) now
+ * that its successor `next` is known (0: unknown, at exit). */
+static void hwq_emit(hwq_vcpu *v, const hwq_tb *tb, uint64_t next) {
+    uint32_t n = tb->n, i, nmem = 0;
+    hwp_insn in;
+    bool known = next != 0;
+    if (!known) next = tb->fallthrough;
+    /* A TB can end with a truncated page-crossing copy of an instruction
+     * that then runs again at the head of the next TB: if the successor
+     * is the last instruction's own pc, it did not retire here. */
+    if (n > 1 && tb->last_cls == HWP_CLS_OTHER && next == tb->pc[n - 1]) n--;
+    /* Block mode without memory callbacks: only the last instruction. */
+    for (i = hwq.block && !hwq.need_mem ? n - 1 : 0; i < n; i++) {
+        const hwq_slot *sl = &v->slot[i];
+        bool last = i + 1 == n, mem = sl->seq == v->seq;
+        /* Block mode: records only for memory instructions and the last. */
+        if (hwq.block && !last && !mem) continue;
+        in.pc = tb->pc[i];
+        in.next_pc = last ? next : tb->pc[i + 1];
+        in.addr = 0;
+        in.value = 0;
+        in.events = 0;
+        in.cls = HWP_CLS_OTHER;
+        if (mem) {
+            in.addr = sl->addr;
+            if (sl->load) {
+                in.cls = HWP_CLS_LOAD;
+                in.value = sl->value;
+            } else {
+                in.cls = HWP_CLS_STORE;
+            }
+            if (hwq.block && !last) v->memrec[nmem++] = in;
+        }
+        if (last && tb->last_cls != HWP_CLS_OTHER && n == tb->n) {
+            in.cls = tb->last_cls;
+            in.addr = tb->last_cls == HWP_CLS_BR_COND || tb->last_cls == HWP_CLS_JUMP ||
+                              (tb->last_cls == HWP_CLS_CALL && !tb->last_indirect)
+                          ? tb->target
+                          : next;
+            if (tb->last_cls != HWP_CLS_BR_COND || next != tb->fallthrough)
+                in.events |= HWP_EV_TAKEN;
+            if (tb->last_cls == HWP_CLS_CALL && tb->last_indirect)
+                in.events |= HWP_EV_INDIRECT;
+        }
+        if (hwq.block) {
+            if (last) hwx_session_block(&v->s, tb->pc, n, &in, v->memrec, nmem);
+            continue;
+        }
+        hwx_session_insn(&v->s, &in);
+        if (v->tw) hwx_trace_put(v->tw, &in);
+    }
+    v->since_flush += n;
+    if (hwq.opts.flush && v->since_flush >= hwq.opts.flush) {
+        v->since_flush = 0;
+        if (v->tw) {
+            hwx_trace_flush(v->tw);
+            pthread_mutex_lock(&hwq.lock);
+            if (hwq.trace) fflush(hwq.trace);
+            pthread_mutex_unlock(&hwq.lock);
+        }
+    }
+}
+
+static hwq_vcpu *hwq_get(unsigned idx) {
+    return idx < HWQ_MAX_VCPUS ? hwq.vcpu[idx] : NULL;
+}
+
+static void hwq_tb_exec(unsigned int vcpu_index, void *udata) {
+    hwq_vcpu *v = hwq_get(vcpu_index);
+    const hwq_tb *tb = (const hwq_tb *)udata;
+    if (!v) return;
+    if (v->pend) hwq_emit(v, v->pend, tb->pc[0]);
+    v->pend = tb;
+    v->seq++;
+}
+
+static void hwq_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
+                    uint64_t vaddr, void *udata) {
+    hwq_vcpu *v = hwq_get(vcpu_index);
+    hwq_slot *sl;
+    uintptr_t i = (uintptr_t)udata;
+    if (!v) return;
+    sl = &v->slot[i];
+    if (sl->seq != v->seq) {
+        sl->seq = v->seq;
+        sl->load = 0;
+        sl->store = 0;
+        sl->addr = vaddr;
+    }
+    if (qemu_plugin_mem_is_store(info)) {
+        sl->store = 1;
+    } else if (!sl->load) {
+        /* First load of the instruction: the value is still in guest
+         * memory right after the access (user mode: host address =
+         * guest address + guest_base). */
+        sl->load = 1;
+        sl->addr = vaddr;
+        sl->value = 0;
+        if (hwq.need_values) {
+            unsigned size = 1u << qemu_plugin_mem_size_shift(info);
+            memcpy(&sl->value, (const void *)(uintptr_t)(vaddr + hwq.guest_base),
+                   size < 8 ? size : 8);
+        }
+    }
+}
+
+static void hwq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
+    size_t n = qemu_plugin_tb_n_insns(tb), i;
+    hwq_tb *t;
+    struct qemu_plugin_insn *last;
+    hwx_x86_info info;
+    (void)id;
+    if (n == 0 || n > HWQ_MAX_TB_INSNS) return;
+    t = (hwq_tb *)calloc(1, sizeof *t + n * sizeof t->pc[0]);
+    if (!t) return;
+    t->n = (uint32_t)n;
+    for (i = 0; i < n; i++) {
+        struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+        t->pc[i] = qemu_plugin_insn_vaddr(insn);
+        if (hwq.need_mem)
+            qemu_plugin_register_vcpu_mem_cb(insn, hwq_mem, QEMU_PLUGIN_CB_NO_REGS,
+                                             QEMU_PLUGIN_MEM_RW, (void *)(uintptr_t)i);
+    }
+    last = qemu_plugin_tb_get_insn(tb, n - 1);
+    t->fallthrough = t->pc[n - 1] + qemu_plugin_insn_size(last);
+    hwx_x86_decode((const uint8_t *)qemu_plugin_insn_data(last),
+                   qemu_plugin_insn_size(last), t->pc[n - 1], &info);
+    t->last_cls = info.cls;
+    t->last_indirect = info.indirect;
+    t->target = info.has_target ? info.target : 0;
+    qemu_plugin_register_vcpu_tb_exec_cb(tb, hwq_tb_exec, QEMU_PLUGIN_CB_NO_REGS, t);
+    __atomic_add_fetch(&hwq.tbs, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&hwq.tb_bytes, sizeof *t + n * sizeof t->pc[0], __ATOMIC_RELAXED);
+}
+
+/* ---- vCPUs ----------------------------------------------------------------- */
+
+static void hwq_vcpu_init(qemu_plugin_id_t id, unsigned int idx) {
+    hwq_vcpu *v;
+    size_t bytes;
+    hwp_writer w;
+    (void)id;
+    if (idx >= HWQ_MAX_VCPUS) {
+        __atomic_add_fetch(&hwq.dropped_vcpus, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    pthread_mutex_lock(&hwq.lock);
+    v = hwq.vcpu[idx];
+    if (v) { /* index reused by a new thread: keep accumulating */
+        v->pend = NULL;
+        pthread_mutex_unlock(&hwq.lock);
+        return;
+    }
+    pthread_mutex_unlock(&hwq.lock);
+    v = (hwq_vcpu *)calloc(1, sizeof *v);
+    bytes = hwx_session_bytes(&hwq.opts);
+    if (!v || !(v->mem = malloc(bytes)) ||
+        hwx_session_init(&v->s, v->mem, bytes, &hwq.opts) != HWP_OK) {
+        fprintf(stderr, "hwprof: vCPU %u: %s\n", idx,
+                v && v->mem ? hwp_why(&v->s) : "out of memory");
+        if (v) free(v->mem);
+        free(v);
+        return;
+    }
+    if (hwq.trace) {
+        v->tw = (hwx_trace_writer *)malloc(sizeof *v->tw);
+        w.write = hwq_trace_write;
+        w.ctx = NULL;
+        if (v->tw) hwx_trace_writer_init(v->tw, &w, idx);
+    }
+    if (!hwq.trace && hwx_session_block_ok(&v->s)) hwq.block = 1;
+    pthread_mutex_lock(&hwq.lock);
+    hwq.vcpu[idx] = v;
+    if (idx + 1 > hwq.nvcpu) hwq.nvcpu = idx + 1;
+    pthread_mutex_unlock(&hwq.lock);
+}
+
+/* A thread ends: its last TB is complete, successor unknown. */
+static void hwq_vcpu_exit(qemu_plugin_id_t id, unsigned int idx) {
+    hwq_vcpu *v = hwq_get(idx);
+    (void)id;
+    if (!v) return;
+    if (v->pend) hwq_emit(v, v->pend, 0);
+    v->pend = NULL;
+    if (v->tw) hwx_trace_flush(v->tw);
+}
+
+/* ---- exit: merge and report -------------------------------------------------- */
+
+static void hwq_report(hwx_session *all) {
+    FILE *f = stderr;
+    hwp_writer w;
+    if (hwq.opts.report[0]) {
+        f = hwq_open(hwq.opts.report);
+        if (!f) {
+            fprintf(stderr, "hwprof: cannot open %s: %s\n", hwq.opts.report,
+                    strerror(errno));
+            f = stderr;
+        }
+    }
+    w = hwp_writer_stdio(f);
+    hwx_session_report_text(all, &w);
+    fprintf(f, "plugin: %llu TBs translated (%llu bytes of TB info), %u vCPU(s)%s\n",
+            (unsigned long long)hwq.tbs, (unsigned long long)hwq.tb_bytes,
+            hwq.nvcpu, hwq.dropped_vcpus ? ", some vCPUs beyond the table were not profiled" : "");
+    if (f != stderr) fclose(f);
+    if (hwq.opts.json[0]) {
+        f = hwq_open(hwq.opts.json);
+        if (f) {
+            w = hwp_writer_stdio(f);
+            hwx_session_report_json(all, &w);
+            fclose(f);
+        } else {
+            fprintf(stderr, "hwprof: cannot open %s: %s\n", hwq.opts.json,
+                    strerror(errno));
+        }
+    }
+}
+
+static void hwq_atexit(qemu_plugin_id_t id, void *p) {
+    hwx_session *all = NULL;
+    uint64_t total = 0;
+    unsigned i;
+    (void)id;
+    (void)p;
+    for (i = 0; i < hwq.nvcpu; i++) {
+        hwq_vcpu *v = hwq.vcpu[i];
+        if (!v) continue;
+        if (v->pend) hwq_emit(v, v->pend, 0);
+        v->pend = NULL;
+        hwx_session_finish(&v->s);
+        if (v->tw) {
+            hwx_trace_flush(v->tw);
+            total += v->tw->total;
+        }
+        if (!all) all = &v->s;
+        else hwx_session_merge(all, &v->s);
+    }
+    if (hwq.trace && getpid() == hwq.pid) {
+        hwp_writer w;
+        w.write = hwq_trace_write;
+        w.ctx = NULL;
+        hwx_trace_write_end(&w, total);
+        fclose(hwq.trace);
+        hwq.trace = NULL;
+    }
+    if (!all) return;
+    if (all->exact) {
+        size_t n = hwx_session_eval_bytes(all);
+        void *scratch = malloc(n);
+        if (!scratch || hwx_session_evaluate(all, scratch, n) != HWP_OK)
+            fprintf(stderr, "hwprof: accuracy not computed: %s\n",
+                    scratch ? hwp_why(all) : "out of memory");
+        free(scratch);
+    }
+    hwq_report(all);
+}
+
+/* ---- install ----------------------------------------------------------------- */
+
+/* QEMU's -B / QEMU_GUEST_BASE; 0 otherwise (the x86-64-on-x86-64 default).
+ * An automatically chosen non-zero base (rare: only when the guest's
+ * layout collides with QEMU's own mappings) is invisible to plugins: pass
+ * guest_base= or values=off then. */
+static uint64_t hwq_find_guest_base(void) {
+    uint64_t b = 0;
+    const char *e = getenv("QEMU_GUEST_BASE");
+    char buf[8192];
+    ssize_t n;
+    int fd = open("/proc/self/cmdline", O_RDONLY);
+    if (e) hwx_parse_u64(e, &b);
+    if (fd >= 0) {
+        n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n > 0) {
+            char *p = buf, *end = buf + n;
+            buf[n] = 0;
+            while (p < end) {
+                char *nx = p + strlen(p) + 1;
+                if (!strcmp(p, "-B") && nx < end) {
+                    hwx_parse_u64(nx, &b);
+                    break;
+                }
+                if (!strcmp(p, "-plugin")) break; /* guest args follow later */
+                p = nx;
+            }
+        }
+    }
+    return b;
+}
+
+HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
+                                          const qemu_info_t *info, int argc,
+                                          char **argv) {
+    int i;
+    const char *why = "";
+    if (info->system_emulation) {
+        fprintf(stderr, "hwprof: only user-mode emulation is supported\n");
+        return -1;
+    }
+    hwx_opts_default(&hwq.opts);
+    for (i = 0; i < argc; i++) {
+        char key[64];
+        const char *a = argv[i], *eq;
+        size_t k;
+        if (!strncmp(a, "arg=", 4)) a += 4; /* pre-6.0 "arg=k=v" syntax */
+        eq = strchr(a, '=');
+        k = eq ? (size_t)(eq - a) : 0;
+        if (!eq || k >= sizeof key) {
+            fprintf(stderr, "hwprof: expected key=value, got '%s'\n", argv[i]);
+            return -1;
+        }
+        memcpy(key, a, k);
+        key[k] = 0;
+        if (hwx_opts_set(&hwq.opts, key, eq + 1, &why) != HWP_OK) {
+            fprintf(stderr, "hwprof: %s: %s\n", argv[i], why);
+            return -1;
+        }
+    }
+    hwq.pid = getpid();
+    hwq.need_mem = hwx_opts_need_memory(&hwq.opts);
+    hwq.need_values = hwx_opts_need_values(&hwq.opts);
+    hwq.guest_base = hwq.opts.guest_base_set ? hwq.opts.guest_base
+                                             : hwq_find_guest_base();
+    if (hwq.opts.record[0]) {
+        hwp_writer w;
+        hwq.trace = fopen(hwq.opts.record, "wb");
+        if (!hwq.trace) {
+            fprintf(stderr, "hwprof: cannot open %s: %s\n", hwq.opts.record,
+                    strerror(errno));
+            return -1;
+        }
+        setvbuf(hwq.trace, NULL, _IOFBF, 1 << 20);
+        w = hwp_writer_stdio(hwq.trace);
+        hwx_trace_write_header(&w);
+    }
+    qemu_plugin_register_vcpu_init_cb(id, hwq_vcpu_init);
+    qemu_plugin_register_vcpu_exit_cb(id, hwq_vcpu_exit);
+    qemu_plugin_register_vcpu_tb_trans_cb(id, hwq_tb_trans);
+    qemu_plugin_register_atexit_cb(id, hwq_atexit, NULL);
+    return 0;
+}

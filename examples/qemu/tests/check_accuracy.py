@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""Accuracy thresholds on a real program: runs it under qemu-x86_64 with
+every model and exact=on, and asserts each model's paper metric against
+the exact profile (issue 8; the thresholds are in
+examples/common/hwx_thresholds.py).
+
+usage: check_accuracy.py QEMU PLUGIN WORKDIR NAME -- PROGRAM ARGS...
+(stdin of the program is /dev/null; put inputs in ARGS)."""
+import json
+import os
+import subprocess
+import sys
+
+import hwx_thresholds
+
+qemu, plugin, work, name = sys.argv[1:5]
+prog = sys.argv[sys.argv.index("--") + 1:]
+os.makedirs(work, exist_ok=True)
+js = os.path.join(work, name + ".json")
+txt = os.path.join(work, name + ".txt")
+opts = ("models=all,exact=on,rap_kb=8,rap_eps=0.1,hpt=512x4,"
+        f"report={txt},json={js}")
+r = subprocess.run([qemu, "-plugin", f"{plugin},{opts}"] + prog,
+                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.PIPE, timeout=600)
+if r.returncode != 0:
+    sys.exit(f"{name}: program failed ({r.returncode}): {r.stderr.decode()[-500:]}")
+rep = json.load(open(js))
+print(f"{name}: {rep['instructions']} instructions")
+fails = 0
+
+
+def check(label, ok, value):
+    global fails
+    fails += not ok
+    print(f"{'ok  ' if ok else 'FAIL'} {name}: {label}: {value}")
+
+
+hwx_thresholds.check_report(rep, check)
+sys.exit(1 if fails else 0)

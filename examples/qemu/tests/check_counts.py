@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Event-stream correctness of the QEMU plugin against counts known in
+closed form: runs guest_counts under qemu-x86_64 with the plugin recording
+a trace, decodes it with the independent reader hwtrace.py and compares the
+kernel region's retired instructions, conditional branches (taken and not
+taken) and load values with what N implies (see guest_counts.c).
+
+usage: check_counts.py QEMU PLUGIN GUEST WORKDIR"""
+import json
+import os
+import subprocess
+import sys
+
+import hwtrace
+
+qemu, plugin, guest, work = sys.argv[1:5]
+N = 5001
+os.makedirs(work, exist_ok=True)
+trace, js = os.path.join(work, "counts.hwpt"), os.path.join(work, "counts.json")
+out = subprocess.run(
+    [qemu, "-plugin", f"{plugin},exact=on,record={trace},json={js},"
+     f"report={os.path.join(work, 'counts.txt')}", guest, str(N)],
+    check=False, capture_output=True, text=True, timeout=120)
+if out.returncode != 0:
+    sys.exit(f"guest failed: {out.returncode} {out.stderr}")
+begin, end, kload, table, n = out.stdout.split()
+begin, end, kload, table = (int(x, 16) for x in (begin, end, kload, table))
+assert int(n) == N
+
+fails = 0
+
+
+def check(name, got, want):
+    global fails
+    ok = got == want
+    fails += not ok
+    print(f"{'ok  ' if ok else 'FAIL'} {name}: got {got}, want {want}")
+
+
+insns = brc = taken = nottaken = 0
+values = {}
+total = bad_addr = 0
+classes = [0] * 8
+for vcpu, pc, nxt, addr, value, cls, ev in hwtrace.records(open(trace, "rb").read()):
+    total += 1
+    classes[cls] += 1
+    if begin <= pc < end:
+        insns += 1
+        if cls == 3:
+            brc += 1
+            if ev & hwtrace.EV_TAKEN:
+                taken += 1
+            else:
+                nottaken += 1
+        if pc == kload:
+            bad_addr += not table <= addr < table + 8 * N
+            values[value] = values.get(value, 0) + 1
+
+# Closed forms (guest_counts.c): rcx runs N-1 .. 0.
+odd = N // 2                      # odd values of rcx: the nop runs
+check("kernel instructions", insns, 1 + 7 * N + odd)
+check("conditional branches", brc, 2 * N)
+check("taken", taken, (N + 1) // 2 + (N - 1))     # jz on even rcx, jnz loops
+check("not taken", nottaken, N // 2 + 1)
+check("load addresses outside the table", bad_addr, 0)
+check("load value histogram", values, {v: len(range(v, N, 7)) for v in range(7)})
+
+rep = json.load(open(js))
+check("session instructions == trace records", rep["instructions"], total)
+check("session conditional branches == trace", rep["classes"]["conditional branch"], classes[3])
+check("session loads == trace", rep["loads"], classes[1])
+sys.exit(1 if fails else 0)

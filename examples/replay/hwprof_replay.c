@@ -1,0 +1,159 @@
+/* examples/replay/hwprof_replay.c: feed a recorded trace (record=FILE of
+ * the QEMU plugin or the Valgrind tool; docs/trace-format.md) through any
+ * hwprof model at full speed, with the same options and report.
+ *
+ *   hwprof-replay TRACE [key=value ...]     e.g. models=all exact=on
+ *   hwprof-replay --check TRACE             validate only: prints records or
+ *                                           "offset N: reason", exit 1
+ *
+ * Every vCPU stream in the trace gets its own session (as in the plugin);
+ * they are merged at the end. Prints the text report on stdout (or
+ * report=FILE) and the JSON report to json=FILE. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HWPROF_STDIO
+#include "hwx.h"
+
+#define REPLAY_MAX_VCPUS 256
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static const uint8_t *map_file(const char *path, size_t *len) {
+    struct stat st;
+    void *p;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        fprintf(stderr, "hwprof-replay: %s: %s\n", path, strerror(errno));
+        exit(2);
+    }
+    *len = (size_t)st.st_size;
+    p = *len ? mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0) : (void *)"";
+    close(fd);
+    if (p == MAP_FAILED) {
+        fprintf(stderr, "hwprof-replay: mmap %s: %s\n", path, strerror(errno));
+        exit(2);
+    }
+    return (const uint8_t *)p;
+}
+
+static int check_only(const char *path) {
+    size_t len;
+    const uint8_t *b = map_file(path, &len);
+    hwx_trace_reader r;
+    hwp_insn in;
+    int rc;
+    if (hwx_trace_open(&r, b, len) != HWP_OK) {
+        printf("offset %zu: %s\n", r.err_off, r.why);
+        return 1;
+    }
+    while ((rc = hwx_trace_next(&r, &in)) == 1) {}
+    if (rc < 0) {
+        printf("offset %zu: %s (after %llu records)\n", r.err_off, r.why,
+               (unsigned long long)r.records);
+        return 1;
+    }
+    printf("ok: %llu records\n", (unsigned long long)r.records);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    static hwx_session *sess[REPLAY_MAX_VCPUS];
+    hwx_opts o;
+    hwx_trace_reader r;
+    hwp_insn in;
+    hwx_session *all = NULL;
+    const uint8_t *buf;
+    const char *why = "";
+    size_t len, bytes;
+    double t0, t1;
+    int i, rc;
+    FILE *f;
+    hwp_writer w;
+    if (argc >= 3 && !strcmp(argv[1], "--check")) return check_only(argv[2]);
+    if (argc < 2 || argv[1][0] == '-') {
+        fprintf(stderr, "usage: %s TRACE [key=value ...] | --check TRACE\n", argv[0]);
+        return 2;
+    }
+    hwx_opts_default(&o);
+    for (i = 2; i < argc; i++)
+        if (hwx_opts_parse(&o, argv[i], &why) != HWP_OK) {
+            fprintf(stderr, "hwprof-replay: %s: %s\n", argv[i], why);
+            return 2;
+        }
+    bytes = hwx_session_bytes(&o);
+    if (!bytes) {
+        fprintf(stderr, "hwprof-replay: invalid model parameters\n");
+        return 2;
+    }
+    buf = map_file(argv[1], &len);
+    if (hwx_trace_open(&r, buf, len) != HWP_OK) {
+        fprintf(stderr, "hwprof-replay: %s: offset %zu: %s\n", argv[1], r.err_off, r.why);
+        return 1;
+    }
+    t0 = now_s();
+    while ((rc = hwx_trace_next(&r, &in)) == 1) {
+        hwx_session *s;
+        if (r.vcpu >= REPLAY_MAX_VCPUS) {
+            fprintf(stderr, "hwprof-replay: vCPU %u beyond %d\n", r.vcpu, REPLAY_MAX_VCPUS);
+            return 1;
+        }
+        s = sess[r.vcpu];
+        if (!s) {
+            s = sess[r.vcpu] = (hwx_session *)malloc(sizeof *s);
+            void *mem = malloc(bytes);
+            if (!s || !mem || hwx_session_init(s, mem, bytes, &o) != HWP_OK) {
+                fprintf(stderr, "hwprof-replay: session: %s\n", s && mem ? hwp_why(s) : "out of memory");
+                return 1;
+            }
+        }
+        hwx_session_insn(s, &in);
+    }
+    t1 = now_s();
+    if (rc < 0)
+        fprintf(stderr, "hwprof-replay: %s: offset %zu: %s (report covers the %llu records before)\n",
+                argv[1], r.err_off, r.why, (unsigned long long)r.records);
+    for (i = 0; i < REPLAY_MAX_VCPUS; i++) {
+        if (!sess[i]) continue;
+        hwx_session_finish(sess[i]);
+        if (!all) all = sess[i];
+        else hwx_session_merge(all, sess[i]);
+    }
+    if (!all) {
+        fprintf(stderr, "hwprof-replay: no records\n");
+        return rc < 0 ? 1 : 0;
+    }
+    if (all->exact) {
+        size_t n = hwx_session_eval_bytes(all);
+        void *scratch = malloc(n);
+        if (!scratch || hwx_session_evaluate(all, scratch, n) != HWP_OK)
+            fprintf(stderr, "hwprof-replay: accuracy: %s\n", scratch ? hwp_why(all) : "out of memory");
+        free(scratch);
+    }
+    f = o.report[0] ? fopen(o.report, "w") : stdout;
+    if (!f) f = stdout;
+    w = hwp_writer_stdio(f);
+    hwx_session_report_text(all, &w);
+    fprintf(f, "replay: %llu records in %.3f s (%.1f ns/record)\n",
+            (unsigned long long)r.records, t1 - t0,
+            r.records ? 1e9 * (t1 - t0) / (double)r.records : 0.0);
+    if (f != stdout) fclose(f);
+    if (o.json[0] && (f = fopen(o.json, "w"))) {
+        w = hwp_writer_stdio(f);
+        hwx_session_report_json(all, &w);
+        fclose(f);
+    }
+    return rc < 0 ? 1 : 0;
+}
