@@ -550,7 +550,7 @@ static const char *hwp__pm_fill(hwp_pm_desc *o, const hwp_pm_desc *d) {
 }
 
 HWP_API size_t hwp_pm_bytes(const hwp_pm_desc *d) {
-    hwp_pm_desc o = {0}; /* gcc -O2 -fsanitize cannot see hwp__copy fill it */
+    hwp_pm_desc o;
     if (hwp__pm_fill(&o, d)) return 0;
     return HWP_PM_BYTES(o.ways, o.buffer);
 }
@@ -596,7 +596,7 @@ static void hwp__pm_load(hwp_pm *p, uint64_t v) {
 
 HWP_API hwp_status hwp_pm_init(hwp_pm *p, void *storage, size_t bytes,
                                const hwp_pm_desc *d, hwp_cost *cost) {
-    hwp_pm_desc o = {0}; /* gcc -O2 -fsanitize cannot see hwp__copy fill it */
+    hwp_pm_desc o;
     hwp_status rc;
     const char *why;
     unsigned char *cur = (unsigned char *)storage;
@@ -928,7 +928,7 @@ static const char *hwp__pm_table_fill(hwp_pm_table_desc *o,
 }
 
 HWP_API size_t hwp_pm_table_bytes(const hwp_pm_table_desc *d) {
-    hwp_pm_table_desc o = {0}; /* likewise */
+    hwp_pm_table_desc o;
     if (hwp__pm_table_fill(&o, d)) return 0;
     return HWP_PM_TABLE_BYTES(o.capacity);
 }
@@ -936,7 +936,7 @@ HWP_API size_t hwp_pm_table_bytes(const hwp_pm_table_desc *d) {
 HWP_API hwp_status hwp_pm_table_init(hwp_pm_table *t, void *storage,
                                      size_t bytes,
                                      const hwp_pm_table_desc *d) {
-    hwp_pm_table_desc o = {0}; /* likewise */
+    hwp_pm_table_desc o;
     hwp_status rc;
     const char *why;
     if (!t) return HWP_EINVAL;

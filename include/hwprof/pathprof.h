@@ -1,0 +1,1734 @@
+/* hwprof/pathprof.h: hardware path detection and profiling (seed 003).
+ *
+ * A software model of Vaswani, Jacob & Srikant, "Representing, Detecting
+ * and Profiling Paths in Hardware" (IISc-CSA-TR-2004-2). The host reports
+ * every retired branch; a path stack turns the branch stream into program
+ * paths, each named by a compact path descriptor; every completed path
+ * goes to a Hot Path Table that keeps the hot ones, to a path-based phase
+ * detector, and to a host callback (e.g. a Whole Program Path compressor).
+ *
+ * PAPER SECTIONS MODELLED
+ *   3    path descriptor (start, length, direction bits); path stack with
+ *        push / pop / update / update-count and their fixed order; the
+ *        PPCR branch-type -> operation table with presets for Table 1 (BL
+ *        paths), Table 2 (WPP sub-paths) and extended paths (extension
+ *        counter); splitting at the maximum length; both overflow policies
+ *        (drop the bottom entry and ignore the incomplete path it leaves,
+ *        or spill to host memory); popping n entries for longjmp/unwinding
+ *   4    a per-entry event counter (8 bits by default, saturating) fed with
+ *        the block event count of every branch: branches, instructions or
+ *        host-reported events (misses, mispredictions, relative energy)
+ *   5    Hot Path Table: entries x ways, 32-bit saturating accumulators,
+ *        index p / pb / plb, LFU replacement (LRU for comparison)
+ *   6    path-based phase detection (accumulators indexed by a hash of the
+ *        descriptor, signatures from their high-order bits, Manhattan
+ *        distance against the previous interval and a table of past
+ *        phases) and, beside it, the BBV detector of Sherwood et al.
+ *   8.1  overlap percentage (Arnold & Ryder) as a reusable function
+ *   8.2  latency model: push 1, pop 1 + HPT update, HPT miss log2(ways),
+ *        a branch queue (default 4) and commit stalls when it is full
+ *   8.3  sensitivity, false positives, stability against a reference
+ *
+ * THE PATH DESCRIPTOR
+ *   hwp_path_pd is 16 bytes: the start address and a `shape` word that
+ *   holds the direction bits below a leading 1 (the sentinel). The most
+ *   recent branch is bit 0 and the first branch of the path is bit len-1,
+ *   so recording a branch is `shape = shape << 1 | taken` and the length
+ *   is the sentinel's position. A 16-byte descriptor cannot hold a 64-bit
+ *   start, 64 direction bits and a length (that is 135 bits), so the
+ *   maximum path length is configurable from 1 to 63 (default 32).
+ *
+ * API (hot paths are static inline; everything else needs HWPROF_IMPL)
+ *   descriptors
+ *     hwp_path_pd_len(pd)  hwp_path_pd_dir(pd, i)  hwp_path_pd_dirs(pd)
+ *     hwp_path_pd_eq(a, b)  hwp_path_pd_hash(pd)
+ *   path stack (hwp_path)
+ *     hwp_path_bytes(d)  hwp_path_init(p, storage, bytes, d, cost)
+ *     hwp_path_attach(p, hpt, phase)    wire the HPT / phase detector
+ *     hwp_path_branch(p, pc, next_pc, cls, taken, insns, events)   inline
+ *     hwp_path_insn(p, insn)            the shared hwp_insn record, inline
+ *     hwp_path_begin(p, pc)             push a fresh path at pc (entry)
+ *     hwp_path_unwind(p, n, emit)       pop n entries (longjmp, unwind)
+ *     hwp_path_flush(p)                 pop and emit every entry (exit)
+ *     hwp_path_reset(p)  hwp_path_overhead_pct(p)
+ *     hwp_path_write_text(p, w)  hwp_path_write_json(p, w)
+ *   Hot Path Table (hwp_hpt)
+ *     hwp_hpt_bytes(d)  hwp_hpt_init(h, storage, bytes, d, cost)
+ *     hwp_hpt_add(h, pd, value)         inline; returns 1 on a hit
+ *     hwp_hpt_lookup(h, pd)  hwp_hpt_export(h, rows, cap)
+ *     hwp_hpt_merge(dst, src)  hwp_hpt_reset(h)
+ *     hwp_hpt_write_text(h, w)  hwp_hpt_write_json(h, w)
+ *   phase detectors (hwp_phase: one type, path-based or BBV by what the
+ *   host feeds it)
+ *     hwp_phase_bytes(d)  hwp_phase_init(ph, storage, bytes, d, cost)
+ *     hwp_phase_add_path(ph, pd, insns)    inline, path-based (sec. 6)
+ *     hwp_phase_add_branch(ph, pc, insns)  inline, BBV (Sherwood et al.)
+ *     hwp_phase_reset(ph)
+ *     hwp_phase_write_text(ph, w)  hwp_phase_write_json(ph, w)
+ *   metrics
+ *     hwp_path_overlap(a, na, b, nb)     overlap percentage (sorts a, b)
+ *     hwp_phase_score(ref, det, n, min_run, out)
+ *                                        sensitivity, false positives,
+ *                                        same-phase accuracy, stability
+ *
+ * COMPILE-TIME SIZES
+ *   HWP_PATH_BYTES(depth, queue)  (queue 0 for HWP_PATH_QUEUE_NONE)
+ *   HWP_HPT_BYTES(entries)  HWP_PHASE_BYTES(counters, table)
+ *
+ * COST
+ *   The path stack's branch-queue model charges commit stalls to the cost
+ *   given to hwp_path_init (HWP_COST_PATH_STALL) and reads the operation
+ *   latencies HWP_COST_PATH_* from it; a NULL cost skips the queue model.
+ *   hwp_hpt_init and hwp_phase_init take a cost for the common shape but
+ *   charge nothing: the HPT's latency reaches the host through the path
+ *   stack's queue and the detector is off the commit path.
+ *
+ * Reports and the JSON schemas: docs/pathprof.md.
+ */
+#ifndef HWPROF_PATHPROF_H
+#define HWPROF_PATHPROF_H
+
+#include "base.h"
+#include "cost.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- path descriptor (section 3, Figure 3) ----------------------------- */
+
+typedef struct hwp_path_pd {
+    uint64_t start; /* address of the first instruction on the path       */
+    uint64_t shape; /* 1 sentinel bit, then one direction bit per branch;
+                       the newest branch is bit 0. 0 = no path.            */
+} hwp_path_pd;
+
+HWP_STATIC_ASSERT(path_pd_is_16_bytes, sizeof(hwp_path_pd) == 16);
+
+#define HWP_PATH_MAX_LEN 63u
+
+/* Branches along the path. */
+HWP_INLINE unsigned hwp_path_pd_len(const hwp_path_pd *pd) {
+    return pd->shape ? hwp_log2(pd->shape) : 0u;
+}
+
+/* Direction of the i-th branch from the path's start (0 = first): 1 if
+ * it was taken. i must be below the length. */
+HWP_INLINE unsigned hwp_path_pd_dir(const hwp_path_pd *pd, unsigned i) {
+    return (unsigned)(pd->shape >> (hwp_path_pd_len(pd) - 1u - i)) & 1u;
+}
+
+/* The direction bits without the sentinel (newest branch in bit 0). */
+HWP_INLINE uint64_t hwp_path_pd_dirs(const hwp_path_pd *pd) {
+    return pd->shape ^ ((uint64_t)1 << hwp_path_pd_len(pd));
+}
+
+HWP_INLINE bool hwp_path_pd_eq(const hwp_path_pd *a, const hwp_path_pd *b) {
+    return a->start == b->start && a->shape == b->shape;
+}
+
+/* A well-mixed 64-bit hash of the whole descriptor. */
+HWP_INLINE uint64_t hwp_path_pd_hash(const hwp_path_pd *pd) {
+    return hwp_mix64(pd->start ^ hwp_mix64(pd->shape));
+}
+
+/* A completed path as the stack hands it to its consumers. */
+typedef struct hwp_path_rec {
+    hwp_path_pd pd;
+    uint32_t value; /* 1 (execution counts) or the event counter, clamped */
+    uint32_t insns; /* instructions along the path (saturating)             */
+} hwp_path_rec;
+
+/* A profile row: the HPT export and the exact profiles hosts build. */
+typedef struct hwp_path_row {
+    hwp_path_pd pd;
+    uint64_t count;
+} hwp_path_row;
+
+/* The per-path work is inlined into the per-branch hot path even where
+ * the compiler would rather call it (it has a few cold callers too). */
+#if defined(__GNUC__) || defined(__clang__)
+#define HWP__PATH_HOT HWP_INLINE __attribute__((always_inline))
+#else
+#define HWP__PATH_HOT HWP_INLINE
+#endif
+
+/* Fibonacci hashing: the high half of key * 2^64/phi indexes a table. */
+#define HWP__PATH_PHI 0x9E3779B97F4A7C15ull
+HWP_INLINE uint32_t hwp__path_index(uint64_t key, uint32_t mask) {
+    return (uint32_t)((key * HWP__PATH_PHI) >> 32) & mask;
+}
+
+/* ---- Hot Path Table (section 5, Figure 7) ------------------------------ */
+
+enum hwp_hpt_index {
+    HWP_HPT_PLB = 0, /* start xor length xor direction bits (default)  */
+    HWP_HPT_PB,      /* start xor direction bits                       */
+    HWP_HPT_P        /* start address bits only                        */
+};
+
+enum hwp_hpt_repl {
+    HWP_HPT_LFU = 0, /* least frequently used: smallest accumulator    */
+    HWP_HPT_LRU      /* least recently used, for comparison            */
+};
+
+typedef struct hwp_hpt_desc {
+    uint32_t entries; /* total entries, power of two; 0 -> 512           */
+    uint32_t ways;    /* associativity, power of two <= entries; 0 -> 4  */
+    uint32_t index;   /* enum hwp_hpt_index; 0 = plb                     */
+    uint32_t repl;    /* enum hwp_hpt_repl; 0 = LFU                      */
+} hwp_hpt_desc;
+
+typedef struct hwp_hpt_entry {
+    hwp_path_pd pd;  /* shape == 0: empty                                */
+    uint32_t acc;    /* 32-bit saturating accumulator                    */
+    uint32_t stamp;  /* last use, for LRU                                */
+} hwp_hpt_entry;
+
+HWP_STATIC_ASSERT(hpt_entry_is_24_bytes, sizeof(hwp_hpt_entry) == 24);
+
+typedef struct hwp_hpt {
+    hwp_head head;
+    hwp_hpt_desc desc; /* with defaults filled in                       */
+    hwp_hpt_entry *e;  /* sets * ways entries in the host's storage      */
+    uint64_t kmask;    /* shape bits the index sees: all (plb), none (p)  */
+    uint32_t set_mask, way_shift;
+    uint32_t set_bytes;/* ways * sizeof(hwp_hpt_entry)                    */
+    uint32_t clock;    /* LRU time                                       */
+    uint32_t lru;      /* 1 when the replacement policy is LRU           */
+    uint32_t dflt;     /* 1 for plb, 4 ways, LFU: the paper's default,
+                          which hwp_hpt_add handles on its short path    */
+    uint64_t off_mask; /* dflt: set_mask << 5, see hwp_hpt_add          */
+    uint64_t hits, misses;  /* paths added = hits + misses              */
+    uint64_t evictions;     /* valid entries replaced                    */
+    uint64_t evicted_value; /* their accumulated values, lost            */
+    uint64_t saturations;   /* adds that hit the accumulator's ceiling   */
+    uint64_t total;         /* sum of every value added                  */
+} hwp_hpt;
+
+#define HWP_HPT_BYTES(entries) ((size_t)(entries) * sizeof(hwp_hpt_entry))
+
+HWP_API size_t hwp_hpt_bytes(const hwp_hpt_desc *d);
+HWP_API hwp_status hwp_hpt_init(hwp_hpt *h, void *storage, size_t bytes,
+                                const hwp_hpt_desc *d, hwp_cost *cost);
+HWP_API void hwp_hpt_reset(hwp_hpt *h);
+/* The accumulator for pd, 0 when it is not in the table. */
+HWP_API uint32_t hwp_hpt_lookup(const hwp_hpt *h, const hwp_path_pd *pd);
+/* The hottest min(cap, valid) entries, by count descending (ties by
+ * start, then shape); returns how many rows were written. */
+HWP_API size_t hwp_hpt_export(const hwp_hpt *h, hwp_path_row *rows,
+                              size_t cap);
+/* Adds every entry of src into dst as if its paths arrived again (what
+ * loading one table into another would do). Same desc required. */
+HWP_API hwp_status hwp_hpt_merge(hwp_hpt *dst, const hwp_hpt *src);
+HWP_API void hwp_hpt_write_text(const hwp_hpt *h, const hwp_writer *w);
+HWP_API void hwp_hpt_write_json(const hwp_hpt *h, const hwp_writer *w);
+HWP_API int hwp__hpt_miss(hwp_hpt *h, hwp_hpt_entry *set,
+                          const hwp_path_pd *pd, uint32_t value);
+HWP_API void hwp__hpt_restamp(hwp_hpt *h);
+
+/* The key the index function sees: plb hashes start ^ shape (the shape
+ * carries both the length, as the sentinel's position, and the
+ * directions), pb drops the sentinel, p keeps the start only. */
+HWP_INLINE uint64_t hwp__hpt_key(const hwp_hpt *h, const hwp_path_pd *pd) {
+    uint64_t k = pd->start ^ (pd->shape & h->kmask);
+    if (HWP_UNLIKELY(h->desc.index == HWP_HPT_PB)) k ^= (uint64_t)1 << hwp_path_pd_len(pd);
+    return k;
+}
+
+/* The set pd maps to. */
+HWP_INLINE hwp_hpt_entry *hwp__hpt_set(const hwp_hpt *h, const hwp_path_pd *pd) {
+    uint64_t k = HWP_LIKELY(h->desc.index == HWP_HPT_PLB) ? pd->start ^ pd->shape
+                                                          : hwp__hpt_key(h, pd);
+    return (hwp_hpt_entry *)((unsigned char *)h->e +
+                             (size_t)hwp__path_index(k, h->set_mask) * h->set_bytes);
+}
+
+/* The way of a 4-way set that holds pd, or NULL: unrolled, so a way
+ * that does not match costs one compare. */
+HWP_INLINE hwp_hpt_entry *hwp__hpt_find4(hwp_hpt_entry *set, uint64_t start,
+                                         uint64_t shape) {
+    if (set[0].pd.shape == shape && set[0].pd.start == start) return set;
+    if (set[1].pd.shape == shape && set[1].pd.start == start) return set + 1;
+    if (set[2].pd.shape == shape && set[2].pd.start == start) return set + 2;
+    if (set[3].pd.shape == shape && set[3].pd.start == start) return set + 3;
+    return NULL;
+}
+
+/* The way of `set` that holds pd, or NULL. */
+HWP_INLINE hwp_hpt_entry *hwp__hpt_find(const hwp_hpt *h, hwp_hpt_entry *set,
+                                        const hwp_path_pd *pd) {
+    uint32_t w, ways = 1u << h->way_shift;
+    if (ways == 4) return hwp__hpt_find4(set, pd->start, pd->shape);
+    for (w = 0; w < ways; w++)
+        if (hwp_path_pd_eq(&set[w].pd, pd)) return set + w;
+    return NULL;
+}
+
+/* A hit: `value` goes into the way's 32-bit saturating accumulator. */
+HWP_INLINE void hwp__hpt_hit(hwp_hpt *h, hwp_hpt_entry *e, uint32_t value) {
+    uint32_t a = e->acc + value;
+    if (HWP_UNLIKELY(a < value)) { /* 32-bit accumulator saturates */
+        a = 0xFFFFFFFFu;
+        h->saturations++;
+    }
+    e->acc = a;
+    h->hits++;
+}
+
+/* hwp_hpt_add for a table with h->dflt set (plb, 4 ways, LFU). */
+HWP__PATH_HOT int hwp__hpt_add_dflt(hwp_hpt *h, const hwp_path_pd *pd,
+                                    uint32_t value) {
+    uint64_t start = pd->start, shape = pd->shape;
+    /* the set hwp__hpt_set picks, in bytes: index * 4 ways * 24 bytes =
+     * (index << 5) * 3, and index << 5 is the hash shifted 5 bits less */
+    uint64_t off = ((start ^ shape) * HWP__PATH_PHI) >> 27 & h->off_mask;
+    hwp_hpt_entry *set = (hwp_hpt_entry *)((unsigned char *)h->e + off * 3);
+    hwp_hpt_entry *e;
+    h->total += value;
+    e = hwp__hpt_find4(set, start, shape);
+    if (HWP_UNLIKELY(!e)) return hwp__hpt_miss(h, set, pd, value);
+    hwp__hpt_hit(h, e, value);
+    return 1;
+}
+
+/* One completed path: add `value` to its accumulator, or replace a victim
+ * in its set. Returns 1 on a hit, 0 on a miss (the latency model needs
+ * to know). */
+HWP__PATH_HOT int hwp_hpt_add(hwp_hpt *h, const hwp_path_pd *pd, uint32_t value) {
+    hwp_hpt_entry *set, *e;
+    /* plb, 4 ways, LFU: one test for all three */
+    if (HWP_LIKELY(h->dflt)) return hwp__hpt_add_dflt(h, pd, value);
+    h->total += value;
+    set = hwp__hpt_set(h, pd);
+    e = hwp__hpt_find(h, set, pd);
+    if (!e) return hwp__hpt_miss(h, set, pd, value);
+    hwp__hpt_hit(h, e, value);
+    if (h->lru) {
+        e->stamp = ++h->clock;
+        if (HWP_UNLIKELY(h->clock == 0xFFFFFFFFu)) hwp__hpt_restamp(h);
+    }
+    return 1;
+}
+
+/* ---- phase detection (section 6, Figure 9) ----------------------------- */
+
+typedef struct hwp_phase_interval {
+    uint64_t index;    /* interval number, from 0                        */
+    uint64_t distance; /* Manhattan distance to the previous interval,
+                          in instructions (0 for the first)              */
+    uint32_t phase;    /* phase id, from 0                               */
+    uint32_t changed;  /* 1 when the phase differs from the previous     */
+} hwp_phase_interval;
+
+typedef struct hwp_phase_desc {
+    uint32_t counters; /* accumulators, power of two 1..1024; 0 -> 32    */
+    uint32_t sig_bits; /* high-order bits kept per accumulator 1..8; 0->6 */
+    uint32_t table;    /* past phase signatures 1..1024; 0 -> 32         */
+    uint32_t pad;
+    uint64_t interval; /* instructions per interval, <= 2^31; 0 -> 10M   */
+    uint64_t threshold;/* Manhattan distance in instructions below which
+                          two signatures are one phase; 0 -> 6/10 of the
+                          interval (the paper's optimum: 6M of 10M)      */
+    void (*on_interval)(void *ctx, const hwp_phase_interval *r);
+    void *ctx;
+} hwp_phase_desc;
+
+typedef struct hwp_phase {
+    hwp_head head;
+    hwp_phase_desc desc; /* with defaults filled in                     */
+    uint32_t *acc;       /* counters accumulators                        */
+    uint8_t *prev, *cur; /* previous and current signatures             */
+    uint8_t *tab_sig;    /* table * counters past signatures             */
+    uint32_t *tab_id, *tab_stamp;
+    uint32_t mask, shift, sig_max, used; /* used: valid table entries    */
+    uint32_t next_id, clock;
+    uint64_t fill;       /* instructions in the open interval            */
+    uint64_t intervals, changes;
+    hwp_phase_interval last;
+} hwp_phase;
+
+#define HWP_PHASE_BYTES(counters, table)                                    \
+    (((size_t)(counters) * 4u + 15u) / 16u * 16u +                          \
+     ((size_t)(counters) + 15u) / 16u * 16u * 2u +                          \
+     ((size_t)(counters) * (table) + 15u) / 16u * 16u +                     \
+     ((size_t)(table) * 4u + 15u) / 16u * 16u * 2u)
+
+HWP_API size_t hwp_phase_bytes(const hwp_phase_desc *d);
+HWP_API hwp_status hwp_phase_init(hwp_phase *ph, void *storage, size_t bytes,
+                                  const hwp_phase_desc *d, hwp_cost *cost);
+HWP_API void hwp_phase_reset(hwp_phase *ph);
+HWP_API void hwp_phase_write_text(const hwp_phase *ph, const hwp_writer *w);
+HWP_API void hwp_phase_write_json(const hwp_phase *ph, const hwp_writer *w);
+HWP_API void hwp__phase_close(hwp_phase *ph);
+
+HWP__PATH_HOT void hwp__phase_add(hwp_phase *ph, uint64_t key, uint32_t insns) {
+    uint32_t *a = ph->acc + hwp__path_index(key, ph->mask);
+    *a = hwp_sat_add(*a, insns, 0xFFFFFFFFu);
+    ph->fill += insns;
+    if (HWP_UNLIKELY(ph->fill >= ph->desc.interval)) hwp__phase_close(ph);
+}
+
+/* Path-based detector: the accumulator indexed by a hash of the path
+ * descriptor grows by the instructions along the path (section 6). */
+HWP__PATH_HOT void hwp_phase_add_path(hwp_phase *ph, const hwp_path_pd *pd,
+                                   uint32_t insns) {
+    hwp__phase_add(ph, pd->start ^ hwp_mix64(pd->shape), insns);
+}
+
+/* BBV detector (Sherwood, Sair & Calder, ISCA 2003, as section 6
+ * describes it): the accumulator indexed by a hash of the branch's
+ * address grows by the instructions since the previous branch. */
+HWP_INLINE void hwp_phase_add_branch(hwp_phase *ph, uint64_t pc,
+                                     uint32_t insns) {
+    hwp__phase_add(ph, pc, insns);
+}
+
+/* ---- path stack (section 3) -------------------------------------------- */
+
+/* Branch types the profiler decodes (section 3). A conditional branch or
+ * direct jump is backward when it is taken to an address at or below its
+ * own; a not-taken backward branch leaves the loop and counts as forward,
+ * so the last iteration and the code after the loop form one path. */
+enum hwp_path_bt {
+    HWP_PATH_BT_CALL = 0,
+    HWP_PATH_BT_RETURN,
+    HWP_PATH_BT_FORWARD,
+    HWP_PATH_BT_BACKWARD,
+    HWP_PATH_BT_INDIRECT,
+    HWP_PATH_BT_COUNT
+};
+
+/* Operations, combined in the PPCR per branch type. The hardware always
+ * performs them in this order: update or update-count, pop, push. */
+enum {
+    HWP_PATH_OP_UPDATE = 1,   /* record the branch, count its events     */
+    HWP_PATH_OP_UPDCOUNT = 2, /* count its events only                   */
+    HWP_PATH_OP_POP = 4,      /* the top path is complete                */
+    HWP_PATH_OP_PUSH = 8      /* a new path starts at the next pc        */
+};
+
+enum hwp_path_mode {
+    HWP_PATH_BL = 0,     /* Table 1: acyclic intra-procedural paths       */
+    HWP_PATH_WPP,        /* Table 2: sub-paths of a Whole Program Path    */
+    HWP_PATH_EXT_LOOP,   /* Table 1, paths span ext_max back-edges        */
+    HWP_PATH_EXT_CALL,   /* Table 2, paths span ext_max calls (and their
+                            returns)                                      */
+    HWP_PATH_CUSTOM      /* the ops[] table as given                      */
+};
+
+enum hwp_path_metric {
+    HWP_PATH_M_PATHS = 0, /* execution counts: every path counts 1        */
+    HWP_PATH_M_BRANCHES,  /* branches (updates and update-counts)         */
+    HWP_PATH_M_INSNS,     /* instructions, the block event count = insns  */
+    HWP_PATH_M_EVENTS     /* host-reported events (misses, energy, ...)   */
+};
+
+enum hwp_path_overflow {
+    HWP_PATH_DROP = 0, /* drop the bottom entry; its path is ignored     */
+    HWP_PATH_SPILL     /* spill the bottom entry to host memory          */
+};
+
+#define HWP_PATH_QUEUE_NONE 0xFFFFFFFFu /* no branch queue at all       */
+#define HWP_PATH_QUEUE_MAX 1024u
+
+/* One path-stack entry: what the hardware keeps per active path. The
+ * event counter saturates at counter_bits (section 4); a saturating
+ * counter fed non-negative increments ends where min(sum, max) does, so
+ * the model keeps the sum in 64 bits (a plain add per branch) and clamps
+ * it when the path is popped. */
+typedef struct hwp_path_entry {
+    hwp_path_pd pd;
+    uint64_t count;     /* event counter sum; read it clamped             */
+    uint64_t insns;     /* instructions along the path                    */
+    uint32_t ext;       /* extension counter (3 bits used)                */
+    uint32_t incomplete;/* its start was lost to an overflow: ignore it   */
+} hwp_path_entry;
+
+HWP_STATIC_ASSERT(path_entry_is_40_bytes, sizeof(hwp_path_entry) == 40);
+
+typedef struct hwp_path_desc {
+    uint32_t mode;         /* enum hwp_path_mode; 0 = BL (Table 1)        */
+    uint8_t ops[HWP_PATH_BT_COUNT]; /* PPCR, used when mode is CUSTOM     */
+    uint8_t ext_loops;     /* CUSTOM: extend across back-edges            */
+    uint8_t ext_calls;     /* CUSTOM: extend across calls (needs calls
+                              that pop, as in Table 2)                    */
+    uint8_t pad;
+    uint32_t ext_max;      /* boundaries a path may span, 1..7; 0 -> 1    */
+    uint32_t max_len;      /* branches per path 1..63; 0 -> 32            */
+    uint32_t depth;        /* path-stack entries 1..65536; 0 -> 32        */
+    uint32_t counter_bits; /* event counter width 1..32; 0 -> 8           */
+    uint32_t metric;       /* enum hwp_path_metric; 0 = execution counts  */
+    uint32_t event_mask;   /* HWP_EV_* bits hwp_path_insn counts as events;
+                              0 -> HWP_EV_DCMISS                          */
+    uint32_t overflow;     /* enum hwp_path_overflow; 0 = drop            */
+    uint32_t queue;        /* branch-queue entries 1..1024; 0 -> 4;
+                              HWP_PATH_QUEUE_NONE for none                */
+    uint32_t cycles_per_insn_q8; /* host commit time per instruction in
+                              1/256 cycles, for the queue model; 0 -> 256 */
+    /* Path sink: every completed path (after the HPT and phase detector
+     * saw it). Spill/fill: the SPILL policy's host memory; fill returns
+     * false when it has nothing (the entry is then incomplete). */
+    void (*on_path)(void *ctx, const hwp_path_rec *r);
+    void (*spill)(void *ctx, const hwp_path_entry *e);
+    bool (*fill)(void *ctx, hwp_path_entry *e);
+    void *ctx;
+} hwp_path_desc;
+
+typedef struct hwp_path {
+    hwp_head head;
+    hwp_path_desc desc;   /* with defaults filled in                     */
+    hwp_path_entry *stack;/* depth entries, a ring: the bottom can drop  */
+    uint64_t *fin;        /* finish times of the last queue+1 branches   */
+    hwp_hpt *hpt;
+    hwp_phase *phase;
+    hwp_cost *cost;
+    hwp_path_entry *tp;   /* the top entry (a slot of the ring)          */
+    hwp_path_entry *end;  /* stack + depth: where the ring wraps         */
+    uint8_t opx[16];      /* HWP_CLS_* x 2 + taken-backward -> the PPCR
+                             ops, | HWP__PATH_BR, | HWP__PATH_EXT where
+                             the extension counter decides, | HWP__PATH_FAST
+                             on a plain update the short path handles   */
+    uint8_t ext_max;      /* extension counter limit; 0 = off           */
+    uint8_t sinks;        /* a phase detector or on_path is wired        */
+    uint8_t plain;        /* an HPT and no other sink: emit's short path;
+                             2 when that HPT is dflt (plb, 4 ways, LFU) */
+    uint8_t pad[3];
+    uint16_t fastm;       /* opx entries that carry HWP__PATH_FAST while
+                             the stack is not empty (hwp__path_arm)      */
+    uint32_t n, depth;    /* live entries, ring size                     */
+    uint32_t lost;        /* dropped entries not yet met by an underflow */
+    uint32_t cnt_max;     /* event counter ceiling                       */
+    uint32_t one;         /* 1 when the metric is execution counts       */
+    uint32_t w_br, w_ins, w_ev; /* metric = w_br + w_ins*insns + w_ev*ev */
+    uint32_t pend_insns, pend_events; /* hwp_path_insn: since last branch*/
+    uint32_t qslots, qpos;
+    uint32_t lat[16];     /* service cycles per operation set            */
+    uint32_t lat_hit, lat_miss; /* HPT update on a hit / a miss          */
+    uint64_t full_bit;    /* shape >= full_bit: the path is at max_len   */
+    uint64_t clk;         /* commit time, 1/256 cycles, stalls included  */
+    uint64_t busy;        /* when the profiler finishes its last branch  */
+    uint64_t stall_q8, charged; /* stall time and cycles charged so far  */
+    uint64_t host_q8;     /* commit time without stalls                  */
+    /* statistics */
+    uint64_t branches, paths, ignored, splits;
+    uint64_t overflows, underflows, cold_starts, spills, fills;
+    uint64_t unwound, max_n;
+} hwp_path;
+
+#define HWP_PATH_BYTES(depth, queue)                                        \
+    ((size_t)(depth) * sizeof(hwp_path_entry) +                             \
+     ((size_t)(queue) + 1u) * 8u + 15u) / 16u * 16u
+
+HWP_API size_t hwp_path_bytes(const hwp_path_desc *d);
+HWP_API hwp_status hwp_path_init(hwp_path *p, void *storage, size_t bytes,
+                                 const hwp_path_desc *d, hwp_cost *cost);
+HWP_API hwp_status hwp_path_attach(hwp_path *p, hwp_hpt *hpt,
+                                   hwp_phase *phase);
+HWP_API hwp_status hwp_path_begin(hwp_path *p, uint64_t pc);
+HWP_API hwp_status hwp_path_unwind(hwp_path *p, uint32_t n, bool emit);
+HWP_API hwp_status hwp_path_flush(hwp_path *p);
+HWP_API void hwp_path_reset(hwp_path *p);
+HWP_API double hwp_path_overhead_pct(const hwp_path *p);
+HWP_API void hwp_path_write_text(const hwp_path *p, const hwp_writer *w);
+HWP_API void hwp_path_write_json(const hwp_path *p, const hwp_writer *w);
+HWP_API void hwp__path_overflow(hwp_path *p);
+HWP_API void hwp__path_underflow(hwp_path *p, uint64_t pc);
+HWP_API void hwp__path_queue(hwp_path *p, uint32_t insns, uint32_t cycles);
+HWP_API uint32_t hwp__path_split(hwp_path *p, hwp_path_entry *t,
+                                 uint64_t next_pc);
+HWP_API void hwp__path_arm(hwp_path *p);
+HWP_API void hwp__path_deeper(hwp_path *p);
+
+#define HWP__PATH_BR 0x10u  /* opx: a branch the profiler decodes         */
+#define HWP__PATH_EXT 0x20u /* opx: a boundary an extended path may cross */
+/* opx: a branch hwp_path_branch finishes on a short path: the stack is
+ * not empty, the instance counts executions and runs no queue model, the
+ * extension counter plays no part, and the operations are one of Table
+ * 1's rows (hwp__path_fast_ops); HWP__PATH_FWD is a forward branch */
+#define HWP__PATH_FAST 0x40u
+#define HWP__PATH_FWD (HWP__PATH_FAST | HWP__PATH_BR | HWP_PATH_OP_UPDATE)
+
+/* metrics */
+/* Overlap percentage (Arnold & Ryder, PLDI 2001; section 8): the sum over
+ * paths of the smaller of the two shares of total flow, times 100. Each
+ * profile's total is the sum of its rows. Sorts both arrays by
+ * descriptor in place; duplicate descriptors within one array are summed.
+ * Returns 0 when either profile is empty. */
+HWP_API double hwp_path_overlap(hwp_path_row *a, size_t na, hwp_path_row *b,
+                                size_t nb);
+
+typedef struct hwp_phase_scores {
+    double sensitivity;   /* % of reference changes the detector flagged */
+    double false_pos;     /* % of flagged changes that are not reference */
+    double same_phase;    /* % of reference non-changes left unflagged   */
+    double stability;     /* % of intervals in runs of >= min_run
+                             intervals without a flagged change          */
+    double avg_phase_len; /* intervals per detected run                  */
+    uint64_t ref_changes, det_changes, hits;
+} hwp_phase_scores;
+
+/* Scores a detector's phase ids det[0..n) against reference ids ref[]
+ * (a change at i > 0 is id[i] != id[i-1]); min_run 0 means 2. */
+HWP_API hwp_status hwp_phase_score(const uint32_t *ref, const uint32_t *det,
+                                   size_t n, uint32_t min_run,
+                                   hwp_phase_scores *out);
+
+/* A completed path goes to every consumer; returns the HPT update's
+ * latency for the queue model. Incomplete paths are ignored (section 3,
+ * the drop overflow policy). With execution counts every path is worth
+ * 1; otherwise the event counter, clamped to its width (section 4).
+ * `more` instructions belong to the path beyond e->insns (the closing
+ * block, which the short paths do not store into an entry that dies). */
+HWP__PATH_HOT uint32_t hwp__path_emit_v(hwp_path *p, const hwp_path_entry *e,
+                                        uint32_t value, uint32_t more) {
+    uint32_t lat = 0;
+    if (HWP_UNLIKELY(e->incomplete)) {
+        p->ignored++;
+        return 0;
+    }
+    p->paths++;
+    if (HWP_LIKELY(p->plain == 2)) /* the default HPT alone: one test */
+        return hwp__hpt_add_dflt(p->hpt, &e->pd, value) ? p->lat_hit : p->lat_miss;
+    if (p->hpt) lat = hwp_hpt_add(p->hpt, &e->pd, value) ? p->lat_hit : p->lat_miss;
+    if (HWP_UNLIKELY(p->sinks)) {
+        uint64_t all = e->insns + more;
+        uint32_t insns = all < 0xFFFFFFFFu ? (uint32_t)all : 0xFFFFFFFFu;
+        if (p->phase) hwp_phase_add_path(p->phase, &e->pd, insns);
+        if (p->desc.on_path) {
+            hwp_path_rec r;
+            r.pd = e->pd;
+            r.value = value;
+            r.insns = insns;
+            p->desc.on_path(p->desc.ctx, &r);
+        }
+    }
+    return lat;
+}
+
+HWP__PATH_HOT uint32_t hwp__path_emit(hwp_path *p, const hwp_path_entry *e) {
+    return hwp__path_emit_v(
+        p, e, p->one ? 1u : e->count < p->cnt_max ? (uint32_t)e->count : p->cnt_max, 0);
+}
+
+/* A new path at pc. The event counter is left alone: the short paths
+ * run only for execution counts, where it stays 0 (hwp__path_fresh). */
+HWP_INLINE void hwp__path_restart(hwp_path_entry *e, uint64_t pc) {
+    e->pd.start = pc;
+    e->pd.shape = 1;
+    e->insns = 0;
+    e->ext = e->incomplete = 0;
+}
+
+HWP_INLINE void hwp__path_fresh(hwp_path_entry *e, uint64_t pc) {
+    hwp__path_restart(e, pc);
+    e->count = 0;
+}
+
+/* The extension counter (section 3, "Detecting extended paths"): at a
+ * boundary the path may still cross, only update is performed. `x` is
+ * the opx index: class * 2 + taken-backward. */
+HWP_INLINE uint32_t hwp__path_extend(const hwp_path *p, hwp_path_entry *t,
+                                     uint32_t x, uint32_t ops) {
+    if (x >> 1 == HWP_CLS_RET) {
+        if (t->ext) { /* back out of a call the path entered */
+            t->ext--;
+            return HWP_PATH_OP_UPDATE;
+        }
+    } else if (t->ext < p->ext_max) { /* a back-edge or a call */
+        t->ext++;
+        return HWP_PATH_OP_UPDATE;
+    }
+    return ops;
+}
+
+/* Every branch hwp_path_branch does not finish on its short path: the
+ * PPCR operations in the hardware's fixed order (update or update-count,
+ * pop, push), the extension counter, the event counter and the queue
+ * model. */
+HWP__PATH_HOT void hwp__path_step(hwp_path *p, uint64_t pc, uint64_t next_pc,
+                                  uint32_t x, bool taken, uint32_t insns,
+                                  uint32_t events) {
+    hwp_path_entry *t;
+    uint32_t lat = 0, ops = p->opx[x];
+    if (HWP_UNLIKELY(!ops)) return;
+    p->branches++;
+    if (HWP_UNLIKELY(p->n == 0)) hwp__path_underflow(p, pc);
+    t = p->tp;
+    if (HWP_UNLIKELY(ops & HWP__PATH_EXT)) ops = hwp__path_extend(p, t, x, ops);
+    if (ops & (HWP_PATH_OP_UPDATE | HWP_PATH_OP_UPDCOUNT)) {
+        if (HWP_UNLIKELY(!p->one))
+            t->count += p->w_br + (uint64_t)p->w_ins * insns + (uint64_t)p->w_ev * events;
+        t->insns += insns;
+    }
+    if (ops & HWP_PATH_OP_UPDATE) {
+        uint64_t shape = t->pd.shape << 1 | (uint64_t)taken;
+        t->pd.shape = shape;
+        if (HWP_UNLIKELY(shape >= p->full_bit) && !(ops & HWP_PATH_OP_POP))
+            lat += hwp__path_split(p, t, next_pc);
+    }
+    if (ops & HWP_PATH_OP_POP) {
+        lat += hwp__path_emit(p, t);
+        if (ops & HWP_PATH_OP_PUSH) { /* a new path in the same slot */
+            hwp__path_fresh(t, next_pc);
+        } else {
+            p->tp = t == p->stack ? p->end - 1 : t - 1;
+            if (HWP_UNLIKELY(--p->n == 0)) hwp__path_arm(p);
+        }
+    } else if (ops & HWP_PATH_OP_PUSH) {
+        if (HWP_UNLIKELY(p->n >= p->max_n)) hwp__path_deeper(p);
+        p->n++;
+        t = t + 1 == p->end ? p->stack : t + 1;
+        p->tp = t;
+        hwp__path_fresh(t, next_pc);
+    }
+    if (HWP_UNLIKELY(p->cost != NULL)) hwp__path_queue(p, insns, p->lat[ops & 15] + lat);
+}
+
+/* One retired branch. cls is an HWP_CLS_* class (OTHER, LOAD and STORE
+ * are ignored); next_pc is the address executed next (the target when
+ * taken); insns and events are the block counts since the previous
+ * branch, this branch included. */
+HWP_INLINE void hwp_path_branch(hwp_path *p, uint64_t pc, uint64_t next_pc,
+                                uint32_t cls, bool taken, uint32_t insns,
+                                uint32_t events) {
+    /* one table lookup decodes the branch type (section 3): a taken
+     * branch to an address at or below its own is a back-edge */
+    size_t x = (size_t)cls * 2 + ((unsigned)taken & (unsigned)(next_pc <= pc));
+    uint32_t ops;
+    hwp_path_entry *t;
+    if (HWP_UNLIKELY(x >= 2 * HWP_CLS_COUNT)) return;
+    ops = p->opx[x];
+    t = p->tp;
+    /* the short paths: what hwp__path_step does for these operations,
+     * without the work the instance never needs (every path is worth 1,
+     * no queue model, no extension counter; see HWP__PATH_FAST) */
+    if (HWP_LIKELY(ops == HWP__PATH_FWD)) {
+        /* a forward branch: shift its direction in */
+        uint64_t shape = t->pd.shape << 1 | (uint64_t)taken;
+        p->branches++;
+        t->insns += insns;
+        t->pd.shape = shape;
+        if (HWP_UNLIKELY(shape >= p->full_bit)) hwp__path_split(p, t, next_pc);
+    } else if (ops == (HWP__PATH_FWD | HWP_PATH_OP_POP | HWP_PATH_OP_PUSH)) {
+        /* a back-edge or indirect jump: the path ends, the next starts at
+         * the target in the same slot */
+        p->branches++;
+        t->pd.shape = t->pd.shape << 1 | (uint64_t)taken;
+        hwp__path_emit_v(p, t, 1, insns);
+        hwp__path_restart(t, next_pc);
+    } else if (ops == (HWP__PATH_FAST | HWP__PATH_BR | HWP_PATH_OP_UPDCOUNT |
+                       HWP_PATH_OP_POP)) {
+        /* a return (Table 1): the callee's path ends */
+        p->branches++;
+        hwp__path_emit_v(p, t, 1, insns);
+        p->tp = t == p->stack ? p->end - 1 : t - 1;
+        if (HWP_UNLIKELY(--p->n == 0)) hwp__path_arm(p);
+    } else if (ops == (HWP__PATH_FAST | HWP__PATH_BR | HWP_PATH_OP_UPDCOUNT |
+                       HWP_PATH_OP_PUSH)) {
+        /* a call (Table 1): the caller's path waits below the callee's */
+        p->branches++;
+        t->insns += insns;
+        if (HWP_UNLIKELY(p->n >= p->max_n)) hwp__path_deeper(p);
+        p->n++;
+        t = t + 1 == p->end ? p->stack : t + 1;
+        p->tp = t;
+        hwp__path_restart(t, next_pc);
+    } else {
+        hwp__path_step(p, pc, next_pc, (uint32_t)x, taken, insns, events);
+    }
+}
+
+/* The shared record: every instruction counts towards the block; a
+ * branch class hands the block to hwp_path_branch. Taken comes from
+ * HWP_EV_TAKEN, the next pc from next_pc. */
+HWP_INLINE void hwp_path_insn(hwp_path *p, const hwp_insn *in) {
+    p->pend_insns++;
+    p->pend_events += (in->events & p->desc.event_mask) != 0;
+    if (hwp_cls_is_branch(in->cls)) {
+        hwp_path_branch(p, in->pc, in->next_pc, in->cls,
+                        (in->events & HWP_EV_TAKEN) != 0, p->pend_insns,
+                        p->pend_events);
+        p->pend_insns = p->pend_events = 0;
+    }
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HWPROF_PATHPROF_H */
+
+/* ======================================================================= */
+/* IMPLEMENTATION                                                          */
+/* ======================================================================= */
+#if defined(HWPROF_IMPL) && !defined(HWPROF_PATHPROF_IMPL)
+#define HWPROF_PATHPROF_IMPL
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HWP__PATH_MAGIC HWP__MAGIC('p', 'a', 't', 'h')
+#define HWP__HPT_MAGIC HWP__MAGIC('h', 'p', 't', ' ')
+#define HWP__PHASE_MAGIC HWP__MAGIC('p', 'h', 'a', 's')
+
+/* ---- shared helpers ---------------------------------------------------- */
+
+/* Row orders for the heap sort: does a come after b? */
+static int hwp__path_after_count(const hwp_path_row *a, const hwp_path_row *b) {
+    if (a->count != b->count) return a->count < b->count;
+    if (a->pd.start != b->pd.start) return a->pd.start > b->pd.start;
+    return a->pd.shape > b->pd.shape;
+}
+
+static int hwp__path_after_key(const hwp_path_row *a, const hwp_path_row *b) {
+    if (a->pd.start != b->pd.start) return a->pd.start > b->pd.start;
+    return a->pd.shape > b->pd.shape;
+}
+
+typedef int (*hwp__path_order)(const hwp_path_row *, const hwp_path_row *);
+
+/* Sift r[i] down a heap whose root is the row that comes last. */
+static void hwp__path_sift(hwp_path_row *r, size_t n, size_t i,
+                          hwp__path_order after) {
+    for (;;) {
+        size_t c = 2 * i + 1, m = i;
+        hwp_path_row t;
+        if (c < n && after(&r[c], &r[m])) m = c;
+        if (c + 1 < n && after(&r[c + 1], &r[m])) m = c + 1;
+        if (m == i) return;
+        t = r[i];
+        r[i] = r[m];
+        r[m] = t;
+        i = m;
+    }
+}
+
+/* Heap sort (no libc qsort in a freestanding core): first to last. */
+static void hwp__path_sort(hwp_path_row *r, size_t n, hwp__path_order after) {
+    size_t i;
+    for (i = n / 2; i-- > 0;) hwp__path_sift(r, n, i, after);
+    while (n > 1) {
+        hwp_path_row t = r[0];
+        r[0] = r[n - 1];
+        r[n - 1] = t;
+        hwp__path_sift(r, --n, 0, after);
+    }
+}
+
+/* The checks every init makes on the host's storage. */
+static hwp_status hwp__path_storage(hwp_head *h, const void *storage,
+                                    size_t bytes, size_t need) {
+    if (!storage || !hwp__aligned(storage))
+        return hwp__fail(h, HWP_EINVAL, "pathprof: storage must be 16-byte aligned");
+    if (bytes < need)
+        return hwp__fail(h, HWP_ENOSPC, "pathprof: storage smaller than its *_bytes() size");
+    return HWP_OK;
+}
+
+/* Text reports: a label, then a number. */
+static void hwp__path_tkv(const hwp_writer *w, const char *label, uint64_t v) {
+    hwp_put_str(w, label);
+    hwp_put_u64(w, v);
+}
+
+static void hwp__path_kv(const hwp_writer *w, const char *key, uint64_t v) {
+    hwp_put_str(w, ",\"");
+    hwp_put_str(w, key);
+    hwp__path_tkv(w, "\":", v);
+}
+
+static void hwp__path_pd_json(const hwp_writer *w, const hwp_path_pd *pd) {
+    hwp_put_str(w, "{\"start\":\"");
+    hwp_put_hex(w, pd->start);
+    hwp_put_str(w, "\"");
+    hwp__path_tkv(w, ",\"len\":", hwp_path_pd_len(pd));
+    hwp__path_tkv(w, ",\"dirs\":", hwp_path_pd_dirs(pd));
+}
+
+/* Direction bits as a string of 0/1, first branch first. */
+static void hwp__path_put_dirs(const hwp_writer *w, const hwp_path_pd *pd) {
+    unsigned i, len = hwp_path_pd_len(pd);
+    for (i = 0; i < len; i++) hwp_put(w, hwp_path_pd_dir(pd, i) ? "1" : "0", 1);
+}
+
+/* ---- Hot Path Table ---------------------------------------------------- */
+
+static hwp_status hwp__hpt_fill(hwp_hpt_desc *d, const char **why) {
+    if (!d->entries) d->entries = 512;
+    if (!d->ways) d->ways = 4;
+    *why = "";
+    if (!hwp_is_pow2(d->entries) || d->entries > (1u << 24))
+        *why = "hpt: entries must be a power of two up to 2^24";
+    else if (!hwp_is_pow2(d->ways) || d->ways > d->entries || d->ways > 256)
+        *why = "hpt: ways must be a power of two, at most 256 and entries";
+    else if (d->index > HWP_HPT_P)
+        *why = "hpt: index must be plb, pb or p";
+    else if (d->repl > HWP_HPT_LRU)
+        *why = "hpt: replacement must be LFU or LRU";
+    return **why ? HWP_EINVAL : HWP_OK;
+}
+
+HWP_API size_t hwp_hpt_bytes(const hwp_hpt_desc *d) {
+    hwp_hpt_desc c;
+    const char *why;
+    hwp__zero(&c, sizeof c);
+    if (d) c = *d;
+    return hwp__hpt_fill(&c, &why) == HWP_OK ? HWP_HPT_BYTES(c.entries) : 0;
+}
+
+HWP_API hwp_status hwp_hpt_init(hwp_hpt *h, void *storage, size_t bytes,
+                                const hwp_hpt_desc *d, hwp_cost *cost) {
+    hwp_hpt_desc c;
+    const char *why;
+    if (!h) return HWP_EINVAL;
+    hwp__zero(&c, sizeof c);
+    if (d) c = *d;
+    hwp__zero(h, sizeof *h);
+    if (hwp__hpt_fill(&c, &why) != HWP_OK)
+        return hwp__fail(&h->head, HWP_EINVAL, why);
+    if (hwp__path_storage(&h->head, storage, bytes, HWP_HPT_BYTES(c.entries)))
+        return (hwp_status)h->head.status;
+    h->desc = c;
+    h->e = (hwp_hpt_entry *)storage;
+    h->way_shift = hwp_log2(c.ways);
+    h->set_mask = c.entries / c.ways - 1;
+    h->set_bytes = c.ways * (uint32_t)sizeof(hwp_hpt_entry);
+    h->kmask = c.index == HWP_HPT_P ? 0 : ~(uint64_t)0;
+    h->lru = c.repl == HWP_HPT_LRU;
+    h->dflt = c.index == HWP_HPT_PLB && c.ways == 4 && !h->lru;
+    h->off_mask = (uint64_t)h->set_mask << 5;
+    (void)cost; /* its latency reaches the host via the path stack's queue */
+    h->head.magic = HWP__HPT_MAGIC; /* only a successful init is valid */
+    hwp_hpt_reset(h);
+    return hwp__fail(&h->head, HWP_OK, "");
+}
+
+HWP_API void hwp_hpt_reset(hwp_hpt *h) {
+    if (!h || h->head.magic != HWP__HPT_MAGIC || !h->e) return;
+    hwp__zero(h->e, HWP_HPT_BYTES(h->desc.entries));
+    h->clock = 0;
+    h->hits = h->misses = 0;
+    h->evictions = h->evicted_value = h->saturations = h->total = 0;
+}
+
+/* LRU stamps are 32 bits: when the clock would wrap, renumber every set
+ * by rank, which keeps the order and frees the clock. */
+HWP_API void hwp__hpt_restamp(hwp_hpt *h) {
+    uint32_t s, w, v, ways = 1u << h->way_shift;
+    for (s = 0; s <= h->set_mask; s++) {
+        hwp_hpt_entry *set = h->e + ((size_t)s << h->way_shift);
+        uint32_t rank[256];
+        for (w = 0; w < ways; w++) {
+            rank[w] = 1;
+            for (v = 0; v < ways; v++)
+                rank[w] += set[v].stamp < set[w].stamp ||
+                           (set[v].stamp == set[w].stamp && v < w);
+        }
+        for (w = 0; w < ways; w++) set[w].stamp = rank[w];
+    }
+    h->clock = ways;
+}
+
+/* The miss path: pick the victim, the smallest accumulator for LFU or the oldest stamp for
+ * LRU, empty entries first, the lowest way on ties (section 5). */
+HWP_API int hwp__hpt_miss(hwp_hpt *h, hwp_hpt_entry *set,
+                          const hwp_path_pd *pd, uint32_t value) {
+    uint32_t w, v = 0, ways = 1u << h->way_shift;
+    bool lru = h->lru != 0;
+    for (w = 1; w < ways && set[v].pd.shape; w++) {
+        uint32_t kw = lru ? set[w].stamp : set[w].acc;
+        uint32_t kv = lru ? set[v].stamp : set[v].acc;
+        if (!set[w].pd.shape || kw < kv) v = w;
+    }
+    h->misses++;
+    if (set[v].pd.shape) {
+        h->evictions++;
+        h->evicted_value += set[v].acc;
+    }
+    set[v].pd = *pd;
+    set[v].acc = value;
+    set[v].stamp = ++h->clock;
+    if (h->clock == 0xFFFFFFFFu) hwp__hpt_restamp(h);
+    return 0;
+}
+
+HWP_API uint32_t hwp_hpt_lookup(const hwp_hpt *h, const hwp_path_pd *pd) {
+    hwp_hpt_entry *set, *e;
+    if (!h || h->head.magic != HWP__HPT_MAGIC || !pd) return 0;
+    set = hwp__hpt_set(h, pd);
+    e = hwp__hpt_find(h, set, pd);
+    return e ? e->acc : 0;
+}
+
+HWP_API size_t hwp_hpt_export(const hwp_hpt *h, hwp_path_row *rows,
+                              size_t cap) {
+    size_t i, n = 0;
+    if (!h || h->head.magic != HWP__HPT_MAGIC || !rows || !cap) return 0;
+    /* Keep the best `cap` in a heap whose root is the worst of them. */
+    for (i = 0; i < h->desc.entries; i++) {
+        hwp_path_row r;
+        if (!h->e[i].pd.shape) continue;
+        r.pd = h->e[i].pd;
+        r.count = h->e[i].acc;
+        if (n < cap) {
+            size_t c = n++;
+            rows[c] = r;
+            while (c && hwp__path_after_count(&rows[c], &rows[(c - 1) / 2])) {
+                hwp_path_row t = rows[c];
+                rows[c] = rows[(c - 1) / 2];
+                rows[(c - 1) / 2] = t;
+                c = (c - 1) / 2;
+            }
+        } else if (hwp__path_after_count(&rows[0], &r)) {
+            rows[0] = r;
+            hwp__path_sift(rows, n, 0, hwp__path_after_count);
+        }
+    }
+    hwp__path_sort(rows, n, hwp__path_after_count);
+    return n;
+}
+
+HWP_API hwp_status hwp_hpt_merge(hwp_hpt *dst, const hwp_hpt *src) {
+    size_t i;
+    if (!dst || !src || dst->head.magic != HWP__HPT_MAGIC ||
+        src->head.magic != HWP__HPT_MAGIC)
+        return HWP_EINVAL;
+    if (dst->desc.entries != src->desc.entries ||
+        dst->desc.ways != src->desc.ways ||
+        dst->desc.index != src->desc.index || dst->desc.repl != src->desc.repl)
+        return hwp__fail(&dst->head, HWP_EMISMATCH,
+                         "hpt: merge needs tables built from the same desc");
+    if (dst == src)
+        return hwp__fail(&dst->head, HWP_EINVAL, "hpt: cannot merge into itself");
+    for (i = 0; i < src->desc.entries; i++)
+        if (src->e[i].pd.shape) hwp_hpt_add(dst, &src->e[i].pd, src->e[i].acc);
+    return hwp__fail(&dst->head, HWP_OK, "");
+}
+
+static const char *hwp__hpt_index_name(uint32_t i) {
+    return i == HWP_HPT_PB ? "pb" : i == HWP_HPT_P ? "p" : "plb";
+}
+
+/* Walks the valid entries hottest first without extra storage: each step
+ * finds the best entry ranked after the previous one (O(n) per row). */
+static const hwp_hpt_entry *hwp__hpt_next(const hwp_hpt *h,
+                                          const hwp_hpt_entry *prev) {
+    const hwp_hpt_entry *best = 0;
+    size_t i;
+    for (i = 0; i < h->desc.entries; i++) {
+        const hwp_hpt_entry *e = h->e + i;
+        if (!e->pd.shape) continue;
+        if (prev && (e->acc > prev->acc || (e->acc == prev->acc && e <= prev)))
+            continue;
+        if (!best || e->acc > best->acc) best = e;
+    }
+    return best;
+}
+
+HWP_API void hwp_hpt_write_text(const hwp_hpt *h, const hwp_writer *w) {
+    const hwp_hpt_entry *e = 0;
+    unsigned k;
+    if (!h || h->head.magic != HWP__HPT_MAGIC) return;
+    hwp__path_tkv(w, "hot path table: ", h->desc.entries);
+    hwp__path_tkv(w, " entries, ", h->desc.ways);
+    hwp_put_str(w, "-way, ");
+    hwp_put_str(w, h->desc.repl == HWP_HPT_LRU ? "LRU, " : "LFU, ");
+    hwp_put_str(w, hwp__hpt_index_name(h->desc.index));
+    hwp__path_tkv(w, " index\n  paths ", h->hits + h->misses);
+    hwp__path_tkv(w, ", hits ", h->hits);
+    hwp__path_tkv(w, ", misses ", h->misses);
+    hwp__path_tkv(w, ", evictions ", h->evictions);
+    hwp__path_tkv(w, " (value lost ", h->evicted_value);
+    hwp__path_tkv(w, " of ", h->total);
+    hwp_put_str(w, ")\n");
+    for (k = 0; k < 20 && (e = hwp__hpt_next(h, e)) != 0; k++) {
+        hwp__path_tkv(w, "  ", e->acc);
+        hwp_put_str(w, "  ");
+        hwp_put_hex(w, e->pd.start);
+        hwp__path_tkv(w, " len ", hwp_path_pd_len(&e->pd));
+        hwp_put_str(w, " ");
+        hwp__path_put_dirs(w, &e->pd);
+        hwp_put_str(w, "\n");
+    }
+}
+
+HWP_API void hwp_hpt_write_json(const hwp_hpt *h, const hwp_writer *w) {
+    const hwp_hpt_entry *e = 0;
+    bool first = true;
+    if (!h || h->head.magic != HWP__HPT_MAGIC) {
+        hwp_put_str(w, "null");
+        return;
+    }
+    hwp_put_str(w, "{\"model\":\"hpt\",\"index\":");
+    hwp_put_json_str(w, hwp__hpt_index_name(h->desc.index));
+    hwp_put_str(w, ",\"repl\":");
+    hwp_put_json_str(w, h->desc.repl == HWP_HPT_LRU ? "lru" : "lfu");
+    hwp__path_kv(w, "entries", h->desc.entries);
+    hwp__path_kv(w, "ways", h->desc.ways);
+    hwp__path_kv(w, "adds", h->hits + h->misses);
+    hwp__path_kv(w, "hits", h->hits);
+    hwp__path_kv(w, "misses", h->misses);
+    hwp__path_kv(w, "evictions", h->evictions);
+    hwp__path_kv(w, "evicted_value", h->evicted_value);
+    hwp__path_kv(w, "saturations", h->saturations);
+    hwp__path_kv(w, "total", h->total);
+    hwp_put_str(w, ",\"paths\":[");
+    while ((e = hwp__hpt_next(h, e)) != 0) {
+        if (!first) hwp_put_str(w, ",");
+        first = false;
+        hwp__path_pd_json(w, &e->pd);
+        hwp__path_kv(w, "count", e->acc);
+        hwp_put_str(w, "}");
+    }
+    hwp_put_str(w, "]}");
+}
+
+/* ---- phase detection --------------------------------------------------- */
+
+static hwp_status hwp__phase_fill(hwp_phase_desc *d, const char **why) {
+    if (!d->counters) d->counters = 32;
+    if (!d->sig_bits) d->sig_bits = 6;
+    if (!d->table) d->table = 32;
+    if (!d->interval) d->interval = 10000000u;
+    if (!d->threshold) d->threshold = d->interval / 10u * 6u + d->interval % 10u * 6u / 10u;
+    *why = "";
+    if (!hwp_is_pow2(d->counters) || d->counters > 1024)
+        *why = "phase: counters must be a power of two up to 1024";
+    else if (d->sig_bits > 8)
+        *why = "phase: sig_bits must be 1..8";
+    else if (d->table > 1024)
+        *why = "phase: table must be 1..1024";
+    else if (d->interval > (1ull << 31))
+        *why = "phase: interval must be at most 2^31 instructions";
+    return **why ? HWP_EINVAL : HWP_OK;
+}
+
+HWP_API size_t hwp_phase_bytes(const hwp_phase_desc *d) {
+    hwp_phase_desc c;
+    const char *why;
+    hwp__zero(&c, sizeof c);
+    if (d) c = *d;
+    return hwp__phase_fill(&c, &why) == HWP_OK
+               ? HWP_PHASE_BYTES(c.counters, c.table)
+               : 0;
+}
+
+HWP_API hwp_status hwp_phase_init(hwp_phase *ph, void *storage, size_t bytes,
+                                  const hwp_phase_desc *d, hwp_cost *cost) {
+    hwp_phase_desc c;
+    const char *why;
+    unsigned char *cur = (unsigned char *)storage;
+    unsigned lg;
+    if (!ph) return HWP_EINVAL;
+    hwp__zero(&c, sizeof c);
+    if (d) c = *d;
+    hwp__zero(ph, sizeof *ph);
+    if (hwp__phase_fill(&c, &why) != HWP_OK)
+        return hwp__fail(&ph->head, HWP_EINVAL, why);
+    if (hwp__path_storage(&ph->head, storage, bytes,
+                          HWP_PHASE_BYTES(c.counters, c.table)))
+        return (hwp_status)ph->head.status;
+    ph->desc = c;
+    ph->acc = (uint32_t *)hwp__carve(&cur, (size_t)c.counters * 4u);
+    ph->prev = (uint8_t *)hwp__carve(&cur, c.counters);
+    ph->cur = (uint8_t *)hwp__carve(&cur, c.counters);
+    ph->tab_sig = (uint8_t *)hwp__carve(&cur, (size_t)c.counters * c.table);
+    ph->tab_id = (uint32_t *)hwp__carve(&cur, (size_t)c.table * 4u);
+    ph->tab_stamp = (uint32_t *)hwp__carve(&cur, (size_t)c.table * 4u);
+    ph->mask = c.counters - 1;
+    /* Keep the top sig_bits of a counter that can reach the interval
+     * length: ceil(log2(interval)) bits wide (Sherwood et al. compress
+     * their 24-bit counters the same way for 10M intervals). */
+    lg = hwp_log2(c.interval) + !hwp_is_pow2(c.interval);
+    ph->shift = lg > c.sig_bits ? lg - c.sig_bits : 0;
+    ph->sig_max = (1u << c.sig_bits) - 1;
+    (void)cost; /* the detector is off the commit path: it costs nothing */
+    ph->head.magic = HWP__PHASE_MAGIC;
+    hwp_phase_reset(ph);
+    return hwp__fail(&ph->head, HWP_OK, "");
+}
+
+HWP_API void hwp_phase_reset(hwp_phase *ph) {
+    if (!ph || ph->head.magic != HWP__PHASE_MAGIC || !ph->acc) return;
+    hwp__zero(ph->acc, (size_t)ph->desc.counters * 4u);
+    hwp__zero(ph->prev, ph->desc.counters);
+    ph->used = ph->next_id = ph->clock = 0;
+    ph->fill = ph->intervals = ph->changes = 0;
+    hwp__zero(&ph->last, sizeof ph->last);
+}
+
+static uint64_t hwp__phase_dist(const hwp_phase *ph, const uint8_t *a,
+                                const uint8_t *b) {
+    uint64_t d = 0;
+    uint32_t i;
+    for (i = 0; i < ph->desc.counters; i++)
+        d += a[i] > b[i] ? (uint64_t)(a[i] - b[i]) : (uint64_t)(b[i] - a[i]);
+    return d << ph->shift;
+}
+
+/* End of an interval (section 6): signature from the accumulators'
+ * high-order bits; the same phase as the previous interval when the
+ * Manhattan distance is under the threshold; otherwise the closest past
+ * phase under the threshold, or a new phase that takes the least recently
+ * seen slot of the past-signature table. */
+HWP_API void hwp__phase_close(hwp_phase *ph) {
+    hwp_phase_interval r;
+    uint32_t i, slot = 0, best = 0xFFFFFFFFu, lru = 0;
+    uint64_t best_d = ~(uint64_t)0;
+    for (i = 0; i < ph->desc.counters; i++) {
+        uint32_t s = ph->acc[i] >> ph->shift;
+        ph->cur[i] = (uint8_t)(s > ph->sig_max ? ph->sig_max : s);
+        ph->acc[i] = 0;
+    }
+    r.index = ph->intervals;
+    r.distance = ph->intervals ? hwp__phase_dist(ph, ph->cur, ph->prev) : 0;
+    if (ph->intervals && r.distance < ph->desc.threshold) {
+        r.phase = ph->last.phase;
+        r.changed = 0;
+    } else {
+        for (i = 0; i < ph->used; i++) {
+            uint64_t d = hwp__phase_dist(ph, ph->cur,
+                                         ph->tab_sig + (size_t)i * ph->desc.counters);
+            if (d < ph->desc.threshold && d < best_d) {
+                best_d = d;
+                best = i;
+            }
+        }
+        r.phase = best != 0xFFFFFFFFu ? ph->tab_id[best] : ph->next_id++;
+        r.changed = ph->intervals != 0;
+    }
+    /* The phase's slot keeps its latest signature. */
+    for (i = 0; i < ph->used && ph->tab_id[i] != r.phase; i++) {}
+    if (i == ph->used) {
+        if (ph->used < ph->desc.table) {
+            i = ph->used++;
+        } else {
+            for (slot = 1; slot < ph->used; slot++)
+                if (ph->tab_stamp[slot] < ph->tab_stamp[lru]) lru = slot;
+            i = lru;
+        }
+    }
+    hwp__copy(ph->tab_sig + (size_t)i * ph->desc.counters, ph->cur,
+              ph->desc.counters);
+    ph->tab_id[i] = r.phase;
+    ph->tab_stamp[i] = ++ph->clock;
+    hwp__copy(ph->prev, ph->cur, ph->desc.counters);
+    ph->fill -= ph->fill < ph->desc.interval ? ph->fill : ph->desc.interval;
+    ph->intervals++;
+    ph->changes += r.changed;
+    ph->last = r;
+    if (ph->desc.on_interval) ph->desc.on_interval(ph->desc.ctx, &r);
+}
+
+HWP_API void hwp_phase_write_text(const hwp_phase *ph, const hwp_writer *w) {
+    if (!ph || ph->head.magic != HWP__PHASE_MAGIC) return;
+    hwp__path_tkv(w, "phase detector: ", ph->desc.counters);
+    hwp__path_tkv(w, " counters, ", ph->desc.sig_bits);
+    hwp__path_tkv(w, "-bit signatures, interval ", ph->desc.interval);
+    hwp__path_tkv(w, ", threshold ", ph->desc.threshold);
+    hwp__path_tkv(w, "\n  intervals ", ph->intervals);
+    hwp__path_tkv(w, ", phases ", ph->next_id);
+    hwp__path_tkv(w, ", changes ", ph->changes);
+    hwp__path_tkv(w, ", current phase ", ph->last.phase);
+    hwp_put_str(w, "\n");
+}
+
+HWP_API void hwp_phase_write_json(const hwp_phase *ph, const hwp_writer *w) {
+    if (!ph || ph->head.magic != HWP__PHASE_MAGIC) {
+        hwp_put_str(w, "null");
+        return;
+    }
+    hwp_put_str(w, "{\"model\":\"phase\"");
+    hwp__path_kv(w, "counters", ph->desc.counters);
+    hwp__path_kv(w, "sig_bits", ph->desc.sig_bits);
+    hwp__path_kv(w, "table", ph->desc.table);
+    hwp__path_kv(w, "interval", ph->desc.interval);
+    hwp__path_kv(w, "threshold", ph->desc.threshold);
+    hwp__path_kv(w, "intervals", ph->intervals);
+    hwp__path_kv(w, "phases", ph->next_id);
+    hwp__path_kv(w, "changes", ph->changes);
+    hwp__path_kv(w, "phase", ph->last.phase);
+    hwp__path_kv(w, "last_distance", ph->last.distance);
+    hwp_put_str(w, "}");
+}
+
+/* ---- path stack -------------------------------------------------------- */
+
+static const uint8_t hwp__path_ppcr[2][HWP_PATH_BT_COUNT] = {
+    /* Table 1, BL paths: call, return, forward, backward, indirect */
+    {HWP_PATH_OP_UPDCOUNT | HWP_PATH_OP_PUSH,
+     HWP_PATH_OP_UPDCOUNT | HWP_PATH_OP_POP, HWP_PATH_OP_UPDATE,
+     HWP_PATH_OP_UPDATE | HWP_PATH_OP_POP | HWP_PATH_OP_PUSH,
+     HWP_PATH_OP_UPDATE | HWP_PATH_OP_POP | HWP_PATH_OP_PUSH},
+    /* Table 2, WPP sub-paths: calls and returns also end the path */
+    {HWP_PATH_OP_UPDCOUNT | HWP_PATH_OP_POP | HWP_PATH_OP_PUSH,
+     HWP_PATH_OP_UPDCOUNT | HWP_PATH_OP_POP | HWP_PATH_OP_PUSH,
+     HWP_PATH_OP_UPDATE,
+     HWP_PATH_OP_UPDATE | HWP_PATH_OP_POP | HWP_PATH_OP_PUSH,
+     HWP_PATH_OP_UPDATE | HWP_PATH_OP_POP | HWP_PATH_OP_PUSH}};
+
+static hwp_status hwp__path_fill(hwp_path_desc *d, const char **why) {
+    unsigned i;
+    *why = "";
+    if (d->mode > HWP_PATH_CUSTOM) {
+        *why = "path: mode must be BL, WPP, EXT_LOOP, EXT_CALL or CUSTOM";
+        return HWP_EINVAL;
+    }
+    if (d->mode != HWP_PATH_CUSTOM) {
+        bool wpp = d->mode == HWP_PATH_WPP || d->mode == HWP_PATH_EXT_CALL;
+        for (i = 0; i < HWP_PATH_BT_COUNT; i++) d->ops[i] = hwp__path_ppcr[wpp][i];
+        d->ext_loops = d->mode == HWP_PATH_EXT_LOOP;
+        d->ext_calls = d->mode == HWP_PATH_EXT_CALL;
+    }
+    if ((d->ext_loops || d->ext_calls) && !d->ext_max) d->ext_max = 1;
+    if (!d->max_len) d->max_len = 32;
+    if (!d->depth) d->depth = 32;
+    if (!d->counter_bits) d->counter_bits = 8;
+    if (!d->event_mask) d->event_mask = HWP_EV_DCMISS;
+    if (!d->queue) d->queue = 4;
+    if (!d->cycles_per_insn_q8) d->cycles_per_insn_q8 = 256;
+    for (i = 0; i < HWP_PATH_BT_COUNT; i++) {
+        if (d->ops[i] > 15)
+            *why = "path: a PPCR entry has bits beyond update/count/pop/push";
+        else if ((d->ops[i] & 3) == 3)
+            *why = "path: a PPCR entry may not both update and update-count";
+    }
+    if (**why) return HWP_EINVAL;
+    if (d->ext_max > 7)
+        *why = "path: ext_max must be 1..7 (a 3-bit extension counter)";
+    else if (d->ext_calls && !(d->ops[HWP_PATH_BT_CALL] & HWP_PATH_OP_POP))
+        *why = "path: call extension needs calls that pop (Table 2 style)";
+    else if (d->max_len > HWP_PATH_MAX_LEN)
+        *why = "path: max_len must be 1..63 (16-byte descriptor)";
+    else if (d->depth > 65536)
+        *why = "path: depth must be 1..65536";
+    else if (d->counter_bits > 32)
+        *why = "path: counter_bits must be 1..32";
+    else if (d->metric > HWP_PATH_M_EVENTS)
+        *why = "path: metric must be PATHS, BRANCHES, INSNS or EVENTS";
+    else if (d->overflow > HWP_PATH_SPILL)
+        *why = "path: overflow must be DROP or SPILL";
+    else if (d->overflow == HWP_PATH_SPILL && (!d->spill || !d->fill))
+        *why = "path: the SPILL policy needs spill and fill callbacks";
+    else if (d->queue > HWP_PATH_QUEUE_MAX && d->queue != HWP_PATH_QUEUE_NONE)
+        *why = "path: queue must be 1..1024 or HWP_PATH_QUEUE_NONE";
+    else if (d->cycles_per_insn_q8 > (1u << 20))
+        *why = "path: cycles_per_insn_q8 must be at most 2^20";
+    return **why ? HWP_EINVAL : HWP_OK;
+}
+
+/* Does hwp_path_branch have a short path for these PPCR operations?
+ * The four Table 1 rows: update (forward), update-pop-push (back-edge,
+ * indirect), update-count-pop (return), update-count-push (call). */
+static bool hwp__path_fast_ops(uint32_t ops) {
+    return ops == HWP_PATH_OP_UPDATE ||
+           ops == (HWP_PATH_OP_UPDATE | HWP_PATH_OP_POP | HWP_PATH_OP_PUSH) ||
+           ops == (HWP_PATH_OP_UPDCOUNT | HWP_PATH_OP_POP) ||
+           ops == (HWP_PATH_OP_UPDCOUNT | HWP_PATH_OP_PUSH);
+}
+
+static uint32_t hwp__path_qslots(const hwp_path_desc *d) {
+    return d->queue == HWP_PATH_QUEUE_NONE ? 1u : d->queue + 1u;
+}
+
+HWP_API size_t hwp_path_bytes(const hwp_path_desc *d) {
+    hwp_path_desc c;
+    const char *why;
+    hwp__zero(&c, sizeof c);
+    if (d) c = *d;
+    if (hwp__path_fill(&c, &why) != HWP_OK) return 0;
+    return HWP_PATH_BYTES(c.depth, hwp__path_qslots(&c) - 1u);
+}
+
+HWP_API hwp_status hwp_path_init(hwp_path *p, void *storage, size_t bytes,
+                                 const hwp_path_desc *d, hwp_cost *cost) {
+    hwp_path_desc c;
+    const char *why;
+    unsigned ops;
+    if (!p) return HWP_EINVAL;
+    hwp__zero(&c, sizeof c);
+    if (d) c = *d;
+    hwp__zero(p, sizeof *p);
+    if (hwp__path_fill(&c, &why) != HWP_OK)
+        return hwp__fail(&p->head, HWP_EINVAL, why);
+    p->qslots = hwp__path_qslots(&c);
+    if (hwp__path_storage(&p->head, storage, bytes,
+                          HWP_PATH_BYTES(c.depth, p->qslots - 1u)))
+        return (hwp_status)p->head.status;
+    p->desc = c;
+    p->stack = (hwp_path_entry *)storage;
+    p->depth = c.depth;
+    p->end = p->stack + c.depth;
+    p->fin = (uint64_t *)(p->stack + c.depth);
+    p->cost = cost;
+    for (ops = 0; ops < 16; ops++) {
+        /* class * 2 + taken-backward -> branch type */
+        static const int8_t bt[16] = {
+            -1, -1, -1, -1, -1, -1,
+            HWP_PATH_BT_FORWARD, HWP_PATH_BT_BACKWARD,
+            HWP_PATH_BT_FORWARD, HWP_PATH_BT_BACKWARD,
+            HWP_PATH_BT_CALL, HWP_PATH_BT_CALL,
+            HWP_PATH_BT_RETURN, HWP_PATH_BT_RETURN,
+            HWP_PATH_BT_INDIRECT, HWP_PATH_BT_INDIRECT};
+        int b = bt[ops];
+        bool ext = (b == HWP_PATH_BT_BACKWARD && c.ext_loops) ||
+                   ((b == HWP_PATH_BT_CALL || b == HWP_PATH_BT_RETURN) && c.ext_calls);
+        p->opx[ops] = (uint8_t)(b < 0 ? 0
+                                      : c.ops[b] | HWP__PATH_BR |
+                                            (ext ? HWP__PATH_EXT : 0));
+        if (b >= 0 && !ext && !cost && c.metric == HWP_PATH_M_PATHS &&
+            hwp__path_fast_ops(c.ops[b]))
+            p->fastm |= (uint16_t)(1u << ops);
+    }
+    p->sinks = c.on_path != NULL;
+    p->ext_max = (uint8_t)(c.ext_loops || c.ext_calls ? c.ext_max : 0);
+    p->cnt_max = hwp_sat_max(c.counter_bits);
+    p->one = c.metric == HWP_PATH_M_PATHS;
+    p->w_br = c.metric == HWP_PATH_M_BRANCHES;
+    p->w_ins = c.metric == HWP_PATH_M_INSNS;
+    p->w_ev = c.metric == HWP_PATH_M_EVENTS;
+    p->full_bit = (uint64_t)1 << c.max_len;
+    /* Section 8.2: a branch costs the sum of its operations' latencies. */
+    for (ops = 0; ops < 16; ops++)
+        p->lat[ops] =
+            (ops & HWP_PATH_OP_UPDATE ? hwp_cost_cycles(cost, HWP_COST_PATH_UPDATE) : 0) +
+            (ops & HWP_PATH_OP_UPDCOUNT ? hwp_cost_cycles(cost, HWP_COST_PATH_UPDATE_COUNT) : 0) +
+            (ops & HWP_PATH_OP_POP ? hwp_cost_cycles(cost, HWP_COST_PATH_POP) : 0) +
+            (ops & HWP_PATH_OP_PUSH ? hwp_cost_cycles(cost, HWP_COST_PATH_PUSH) : 0);
+    p->head.magic = HWP__PATH_MAGIC;
+    hwp_path_reset(p);
+    return hwp__fail(&p->head, HWP_OK, "");
+}
+
+HWP_API hwp_status hwp_path_attach(hwp_path *p, hwp_hpt *hpt,
+                                   hwp_phase *phase) {
+    if (!p || p->head.magic != HWP__PATH_MAGIC) return HWP_EINVAL;
+    if (hpt && hpt->head.magic != HWP__HPT_MAGIC)
+        return hwp__fail(&p->head, HWP_EINVAL, "path: hpt is not initialised");
+    if (phase && phase->head.magic != HWP__PHASE_MAGIC)
+        return hwp__fail(&p->head, HWP_EINVAL,
+                         "path: phase detector is not initialised");
+    p->hpt = hpt;
+    p->phase = phase;
+    p->sinks = phase || p->desc.on_path;
+    p->plain = (uint8_t)(hpt && !p->sinks ? 1 + (hpt->dflt != 0) : 0);
+    p->lat_hit = hwp_cost_cycles(p->cost, HWP_COST_PATH_HPT_UPDATE);
+    p->lat_miss = hpt ? hwp_cost_cycles(p->cost, HWP_COST_PATH_HPT_MISS) *
+                            hwp_log2(hpt->desc.ways)
+                      : 0;
+    return hwp__fail(&p->head, HWP_OK, "");
+}
+
+HWP_API void hwp_path_reset(hwp_path *p) {
+    if (!p || p->head.magic != HWP__PATH_MAGIC || !p->stack) return;
+    p->tp = p->stack;
+    p->n = p->lost = 0;
+    hwp__path_arm(p);
+    p->pend_insns = p->pend_events = 0;
+    p->qpos = 0;
+    hwp__zero(p->fin, (size_t)p->qslots * 8u);
+    p->clk = p->busy = p->stall_q8 = p->charged = p->host_q8 = 0;
+    p->branches = p->paths = p->ignored = p->splits = 0;
+    p->overflows = p->underflows = p->cold_starts = p->spills = p->fills = 0;
+    p->unwound = p->max_n = 0;
+}
+
+/* The short paths need a top entry: HWP__PATH_FAST is set on the
+ * eligible opx entries while the stack holds one, cleared while it is
+ * empty, so an empty stack sends every branch to hwp__path_step and its
+ * underflow handling. Called whenever n moves between 0 and 1. */
+HWP_API void hwp__path_arm(hwp_path *p) {
+    uint32_t x;
+    for (x = 0; x < 16; x++) {
+        uint32_t o = p->opx[x] & ~HWP__PATH_FAST;
+        if (p->n && (p->fastm >> x & 1u)) o |= HWP__PATH_FAST;
+        p->opx[x] = (uint8_t)o;
+    }
+}
+
+/* Push on a full stack (section 3): the bottom entry goes to host memory
+ * (SPILL) or is dropped; a dropped frame's path is marked incomplete when
+ * the program returns to it. */
+HWP_API void hwp__path_overflow(hwp_path *p) {
+    hwp_path_entry *bottom = p->tp + 1 == p->end ? p->stack : p->tp + 1;
+    p->overflows++;
+    if (p->desc.overflow == HWP_PATH_SPILL) {
+        p->desc.spill(p->desc.ctx, bottom);
+        p->spills++;
+    } else {
+        p->lost++;
+    }
+    p->n--;
+}
+
+/* A push at the deepest level seen so far (max_n): the stack is full
+ * and overflows, or the push sets a new high-water mark. One test in
+ * the push covers both. */
+HWP_API void hwp__path_deeper(hwp_path *p) {
+    if (p->n == p->depth) hwp__path_overflow(p);
+    if (p->n + 1u > p->max_n) p->max_n = p->n + 1u;
+}
+
+/* A path reached the maximum length on an update without a pop
+ * (section 3): it is popped and a new one pushed at the target. */
+HWP_API uint32_t hwp__path_split(hwp_path *p, hwp_path_entry *t,
+                                 uint64_t next_pc) {
+    uint32_t lat = hwp__path_emit(p, t) + p->lat[HWP_PATH_OP_POP | HWP_PATH_OP_PUSH];
+    hwp__path_fresh(t, next_pc);
+    p->splits++;
+    return lat;
+}
+
+/* A branch found the stack empty: refill from host memory, or start an
+ * incomplete path whose real start is unknown (a dropped frame, or a
+ * profiler attached in the middle of a run). */
+HWP_API void hwp__path_underflow(hwp_path *p, uint64_t pc) {
+    hwp_path_entry *e = p->tp;
+    hwp__path_fresh(e, pc);
+    p->n = 1;
+    hwp__path_arm(p);
+    if (p->desc.overflow == HWP_PATH_SPILL && p->spills > p->fills) {
+        p->underflows++;
+        if (p->desc.fill(p->desc.ctx, e)) {
+            p->fills++;
+            return;
+        }
+        hwp__path_fresh(e, pc);
+    } else if (p->lost) {
+        p->underflows++;
+        p->lost--;
+    } else {
+        p->cold_starts++;
+    }
+    e->incomplete = 1;
+}
+
+/* The branch queue of section 8.2: branch i commits at T_i, enters the
+ * queue at E_i = max(T_i, F_{i-q-1}) once the branch q+1 places ahead has
+ * left the profiler (q queue entries plus the one in service), starts at
+ * max(E_i, F_{i-1}) and finishes S_i cycles later. E_i - T_i is a commit
+ * stall that delays every later commit. Times are in 1/256 cycles. */
+HWP_API void hwp__path_queue(hwp_path *p, uint32_t insns, uint32_t cycles) {
+    uint64_t step = (uint64_t)insns * p->desc.cycles_per_insn_q8;
+    uint64_t t, e, s;
+    p->host_q8 += step;
+    t = p->clk + step;
+    e = p->fin[p->qpos] > t ? p->fin[p->qpos] : t;
+    if (e > t) {
+        uint64_t whole;
+        p->stall_q8 += e - t;
+        whole = p->stall_q8 >> 8;
+        if (whole > p->charged) {
+            hwp_cost_stall(p->cost, HWP_COST_PATH_STALL, whole - p->charged);
+            p->charged = whole;
+        }
+    }
+    p->clk = e;
+    s = e > p->busy ? e : p->busy;
+    p->busy = s + ((uint64_t)cycles << 8);
+    p->fin[p->qpos] = p->busy;
+    p->qpos = p->qpos + 1 == p->qslots ? 0 : p->qpos + 1;
+}
+
+HWP_API double hwp_path_overhead_pct(const hwp_path *p) {
+    if (!p || p->head.magic != HWP__PATH_MAGIC || !p->host_q8) return 0.0;
+    return 100.0 * (double)p->stall_q8 / (double)p->host_q8;
+}
+
+HWP_API hwp_status hwp_path_begin(hwp_path *p, uint64_t pc) {
+    if (!p || p->head.magic != HWP__PATH_MAGIC) return HWP_EINVAL;
+    if (p->n == p->desc.depth) hwp__path_overflow(p);
+    if (p->n) p->tp = p->tp + 1 == p->end ? p->stack : p->tp + 1;
+    p->n++;
+    hwp__path_fresh(p->tp, pc);
+    if (p->n == 1) hwp__path_arm(p);
+    if (p->n > p->max_n) p->max_n = p->n;
+    return hwp__fail(&p->head, HWP_OK, "");
+}
+
+HWP_API hwp_status hwp_path_unwind(hwp_path *p, uint32_t n, bool emit) {
+    uint64_t below;
+    if (!p || p->head.magic != HWP__PATH_MAGIC) return HWP_EINVAL;
+    /* entries in host memory (SPILL) or dropped (DROP) are below the
+     * on-chip ones, so a longjmp may reach them too */
+    below = p->desc.overflow == HWP_PATH_SPILL ? p->spills - p->fills : p->lost;
+    if (n > p->n + below)
+        return hwp__fail(&p->head, HWP_EINVAL,
+                         "path: unwind asks for more entries than the stack holds");
+    for (; n && p->n; n--) {
+        if (emit) hwp__path_emit(p, p->tp);
+        p->tp = p->tp == p->stack ? p->end - 1 : p->tp - 1;
+        p->n--;
+        p->unwound++;
+    }
+    for (; n; n--) {
+        hwp_path_entry e;
+        if (p->desc.overflow == HWP_PATH_SPILL) {
+            p->fills++;
+            if (p->desc.fill(p->desc.ctx, &e) && emit) hwp__path_emit(p, &e);
+        } else {
+            p->lost--;
+        }
+        p->unwound++;
+    }
+    hwp__path_arm(p);
+    return hwp__fail(&p->head, HWP_OK, "");
+}
+
+HWP_API hwp_status hwp_path_flush(hwp_path *p) {
+    if (!p || p->head.magic != HWP__PATH_MAGIC) return HWP_EINVAL;
+    return hwp_path_unwind(p, p->n, true);
+}
+
+static const char *hwp__path_mode_name(uint32_t m) {
+    static const char *const names[] = {"bl", "wpp", "ext_loop", "ext_call",
+                                        "custom"};
+    return m <= HWP_PATH_CUSTOM ? names[m] : "?";
+}
+
+static const char *hwp__path_metric_name(uint32_t m) {
+    static const char *const names[] = {"paths", "branches", "insns", "events"};
+    return m <= HWP_PATH_M_EVENTS ? names[m] : "?";
+}
+
+HWP_API void hwp_path_write_text(const hwp_path *p, const hwp_writer *w) {
+    if (!p || p->head.magic != HWP__PATH_MAGIC) return;
+    hwp_put_str(w, "path stack: ");
+    hwp_put_str(w, hwp__path_mode_name(p->desc.mode));
+    hwp_put_str(w, " paths, metric ");
+    hwp_put_str(w, hwp__path_metric_name(p->desc.metric));
+    hwp__path_tkv(w, ", depth ", p->desc.depth);
+    hwp__path_tkv(w, ", max length ", p->desc.max_len);
+    hwp__path_tkv(w, "\n  branches ", p->branches);
+    hwp__path_tkv(w, ", paths ", p->paths);
+    hwp__path_tkv(w, ", ignored ", p->ignored);
+    hwp__path_tkv(w, ", split ", p->splits);
+    hwp__path_tkv(w, ", overflows ", p->overflows);
+    hwp__path_tkv(w, ", underflows ", p->underflows);
+    hwp_put_str(w, "\n  branch queue ");
+    if (p->desc.queue == HWP_PATH_QUEUE_NONE) hwp_put_str(w, "none");
+    else hwp_put_u64(w, p->desc.queue);
+    hwp__path_tkv(w, ": stall cycles ", p->stall_q8 >> 8);
+    hwp_put_str(w, ", modelled overhead ");
+    hwp_put_f64(w, hwp_path_overhead_pct(p), 3);
+    hwp_put_str(w, "%\n");
+}
+
+HWP_API void hwp_path_write_json(const hwp_path *p, const hwp_writer *w) {
+    if (!p || p->head.magic != HWP__PATH_MAGIC) {
+        hwp_put_str(w, "null");
+        return;
+    }
+    hwp_put_str(w, "{\"model\":\"pathprof\",\"mode\":");
+    hwp_put_json_str(w, hwp__path_mode_name(p->desc.mode));
+    hwp_put_str(w, ",\"metric\":");
+    hwp_put_json_str(w, hwp__path_metric_name(p->desc.metric));
+    hwp__path_kv(w, "depth", p->desc.depth);
+    hwp__path_kv(w, "max_len", p->desc.max_len);
+    hwp__path_kv(w, "counter_bits", p->desc.counter_bits);
+    hwp__path_kv(w, "queue", p->desc.queue == HWP_PATH_QUEUE_NONE ? 0 : p->desc.queue);
+    hwp__path_kv(w, "branches", p->branches);
+    hwp__path_kv(w, "paths", p->paths);
+    hwp__path_kv(w, "ignored", p->ignored);
+    hwp__path_kv(w, "splits", p->splits);
+    hwp__path_kv(w, "overflows", p->overflows);
+    hwp__path_kv(w, "underflows", p->underflows);
+    hwp__path_kv(w, "cold_starts", p->cold_starts);
+    hwp__path_kv(w, "spills", p->spills);
+    hwp__path_kv(w, "fills", p->fills);
+    hwp__path_kv(w, "unwound", p->unwound);
+    hwp__path_kv(w, "max_depth_used", p->max_n);
+    hwp__path_kv(w, "stall_cycles", p->stall_q8 >> 8);
+    hwp__path_kv(w, "host_cycles", p->host_q8 >> 8);
+    hwp_put_str(w, ",\"overhead_pct\":");
+    hwp_put_f64(w, hwp_path_overhead_pct(p), 4);
+    hwp_put_str(w, "}");
+}
+
+/* ---- metrics ----------------------------------------------------------- */
+
+static uint64_t hwp__path_total(const hwp_path_row *r, size_t n) {
+    uint64_t t = 0;
+    size_t i;
+    for (i = 0; i < n; i++) t += r[i].count;
+    return t;
+}
+
+/* Sum of the run of rows equal to r[*i]; advances *i past it. */
+static uint64_t hwp__path_run(const hwp_path_row *r, size_t n, size_t *i) {
+    uint64_t c = r[*i].count;
+    size_t j = *i + 1;
+    while (j < n && hwp_path_pd_eq(&r[j].pd, &r[*i].pd)) c += r[j++].count;
+    *i = j;
+    return c;
+}
+
+HWP_API double hwp_path_overlap(hwp_path_row *a, size_t na, hwp_path_row *b,
+                                size_t nb) {
+    double ta, tb, sum = 0.0;
+    size_t i = 0, j = 0;
+    if (!a || !b || !na || !nb) return 0.0;
+    ta = (double)hwp__path_total(a, na);
+    tb = (double)hwp__path_total(b, nb);
+    if (ta <= 0.0 || tb <= 0.0) return 0.0;
+    hwp__path_sort(a, na, hwp__path_after_key);
+    hwp__path_sort(b, nb, hwp__path_after_key);
+    while (i < na && j < nb) {
+        if (hwp__path_after_key(&a[i], &b[j])) {
+            hwp__path_run(b, nb, &j);
+        } else if (hwp__path_after_key(&b[j], &a[i])) {
+            hwp__path_run(a, na, &i);
+        } else {
+            double sa = (double)hwp__path_run(a, na, &i) / ta;
+            double sb = (double)hwp__path_run(b, nb, &j) / tb;
+            sum += sa < sb ? sa : sb;
+        }
+    }
+    return 100.0 * sum;
+}
+
+HWP_API hwp_status hwp_phase_score(const uint32_t *ref, const uint32_t *det,
+                                   size_t n, uint32_t min_run,
+                                   hwp_phase_scores *out) {
+    size_t i, run = 1, stable = 0, runs = 0;
+    uint64_t same = 0, same_ok = 0;
+    if (!ref || !det || !out || !n) return HWP_EINVAL;
+    hwp__zero(out, sizeof *out);
+    if (!min_run) min_run = 2;
+    for (i = 1; i <= n; i++) {
+        bool dc = i < n && det[i] != det[i - 1];
+        if (i < n) {
+            bool rc = ref[i] != ref[i - 1];
+            out->ref_changes += rc;
+            out->det_changes += dc;
+            out->hits += rc && dc;
+            same += !rc;
+            same_ok += !rc && !dc;
+        }
+        if (i == n || dc) { /* a detected run of `run` intervals ends */
+            runs++;
+            if (run >= min_run) stable += run;
+            run = 1;
+        } else {
+            run++;
+        }
+    }
+    out->sensitivity =
+        out->ref_changes ? 100.0 * (double)out->hits / (double)out->ref_changes : 100.0;
+    out->false_pos = out->det_changes
+                         ? 100.0 * (double)(out->det_changes - out->hits) /
+                               (double)out->det_changes
+                         : 0.0;
+    out->same_phase = same ? 100.0 * (double)same_ok / (double)same : 100.0;
+    out->stability = 100.0 * (double)stable / (double)n;
+    out->avg_phase_len = (double)n / (double)runs;
+    return HWP_OK;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HWPROF_IMPL */

@@ -1,0 +1,988 @@
+/* Unit tests for hwprof/pathprof.h: path descriptor, path stack (BL, WPP,
+ * extended paths, overflow policies, splitting, metrics, unwinding), the
+ * Hot Path Table, the phase detectors, the branch-queue cost model, the
+ * metrics and the reports. Expected values come from the paper's rules
+ * worked by hand or from the independent reference in prog.h. */
+#define HWPROF_IMPL
+#include "hwprof/pathprof.h"
+
+#include "harness.h"
+#include "pathprof/prog.h"
+
+#define A16 __attribute__((aligned(16)))
+
+static unsigned char st_path[1 << 16] A16, st_hpt[1 << 20] A16,
+    st_phase[1 << 16] A16, st_bbv[1 << 16] A16;
+
+/* ---- sinks ------------------------------------------------------------- */
+
+static pp_key key_of(const hwp_path_pd *pd) {
+    pp_key k;
+    unsigned i;
+    k.start = pd->start;
+    k.len = hwp_path_pd_len(pd);
+    k.bits = 0;
+    for (i = 0; i < k.len; i++) k.bits = k.bits * 2 + hwp_path_pd_dir(pd, i);
+    return k;
+}
+
+static uint32_t max_value_seen;
+
+static void sink_map(void *ctx, const hwp_path_rec *r) {
+    pp_slot *s = pp_map_get((pp_map *)ctx, key_of(&r->pd));
+    if (r->value > max_value_seen) max_value_seen = r->value;
+    s->count++;
+    s->insns += r->insns;
+    s->value += r->value;
+}
+
+typedef struct seq {
+    pp_key k[64];
+    uint32_t value[64];
+    unsigned n;
+} seq;
+
+static void sink_seq(void *ctx, const hwp_path_rec *r) {
+    seq *q = (seq *)ctx;
+    if (q->n < 64) {
+        q->value[q->n] = r->value;
+        q->k[q->n++] = key_of(&r->pd);
+    }
+}
+
+static void emit_model(void *ctx, uint64_t pc, uint64_t next, uint32_t cls,
+                       int taken, uint32_t insns) {
+    hwp_path_branch((hwp_path *)ctx, pc, next, cls, taken != 0, insns, 0);
+}
+
+/* A path stack whose completed paths go to q, from a desc the caller
+ * filled (zero fields are defaults). */
+static int open_seq(hwp_path *p, hwp_path_desc *d, seq *q) {
+    memset(q, 0, sizeof *q);
+    d->on_path = sink_seq;
+    d->ctx = q;
+    return CHECK_EQ(hwp_path_init(p, st_path, sizeof st_path, d, NULL), HWP_OK);
+}
+
+static int seq_is(const seq *q, unsigned i, uint64_t start, const char *dirs) {
+    uint64_t bits = 0;
+    uint32_t len = (uint32_t)strlen(dirs), j;
+    for (j = 0; j < len; j++) bits = bits * 2 + (uint64_t)(dirs[j] == '1');
+    return i < q->n && q->k[i].start == start && q->k[i].len == len &&
+           q->k[i].bits == bits;
+}
+
+/* ---- descriptor -------------------------------------------------------- */
+
+static void test_descriptor(void) {
+    hwp_path p;
+    hwp_path_desc d;
+    seq q;
+    CHECK_EQ(sizeof(hwp_path_pd), 16);
+    memset(&d, 0, sizeof d);
+    open_seq(&p, &d, &q);
+    CHECK_EQ(hwp_path_begin(&p, 0x400), HWP_OK);
+    /* taken, not taken, taken forward; then a taken back edge */
+    hwp_path_branch(&p, 0x404, 0x410, HWP_CLS_BR_COND, true, 2, 0);
+    hwp_path_branch(&p, 0x414, 0x418, HWP_CLS_BR_COND, false, 2, 0);
+    hwp_path_branch(&p, 0x41c, 0x430, HWP_CLS_JUMP, true, 2, 0);
+    hwp_path_branch(&p, 0x434, 0x400, HWP_CLS_BR_COND, true, 2, 0);
+    CHECK_EQ(q.n, 1);
+    CHECK(seq_is(&q, 0, 0x400, "1011"));
+    {
+        hwp_path_pd a, b;
+        a.start = 0x400;
+        a.shape = 0x1B; /* sentinel + 1011 */
+        CHECK_EQ(hwp_path_pd_len(&a), 4);
+        CHECK_EQ(hwp_path_pd_dir(&a, 0), 1);
+        CHECK_EQ(hwp_path_pd_dir(&a, 1), 0);
+        CHECK_EQ(hwp_path_pd_dirs(&a), 0xB);
+        b = a;
+        CHECK(hwp_path_pd_eq(&a, &b));
+        CHECK_EQ(hwp_path_pd_hash(&a), hwp_path_pd_hash(&b));
+        b.shape = 0x13; /* 0011: same length, other directions */
+        CHECK(!hwp_path_pd_eq(&a, &b));
+        CHECK(hwp_path_pd_hash(&a) != hwp_path_pd_hash(&b));
+    }
+}
+
+/* ---- desc validation and handles --------------------------------------- */
+
+static void test_desc_validation(void) {
+    hwp_path p;
+    hwp_hpt h;
+    hwp_phase ph;
+    hwp_path_desc d;
+    hwp_hpt_desc hd;
+    hwp_phase_desc pd;
+    CHECK_EQ(hwp_path_bytes(NULL), HWP_PATH_BYTES(32, 4));
+    CHECK_EQ(hwp_hpt_bytes(NULL), HWP_HPT_BYTES(512));
+    CHECK_EQ(hwp_phase_bytes(NULL), HWP_PHASE_BYTES(32, 32));
+    CHECK_EQ(hwp_path_init(&p, st_path, sizeof st_path, NULL, NULL), HWP_OK);
+    CHECK_EQ(p.desc.max_len, 32);
+    CHECK_EQ(p.desc.depth, 32);
+    CHECK_EQ(p.desc.counter_bits, 8);
+    CHECK_EQ(p.desc.queue, 4);
+    CHECK_EQ(hwp_hpt_init(&h, st_hpt, sizeof st_hpt, NULL, NULL), HWP_OK);
+    CHECK_EQ(h.desc.entries, 512);
+    CHECK_EQ(h.desc.ways, 4);
+    CHECK_EQ(h.desc.index, HWP_HPT_PLB);
+    CHECK_EQ(h.desc.repl, HWP_HPT_LFU);
+    CHECK_EQ(hwp_phase_init(&ph, st_phase, sizeof st_phase, NULL, NULL), HWP_OK);
+    CHECK_EQ(ph.desc.interval, 10000000u);
+    CHECK_EQ(ph.desc.threshold, 6000000u);
+    CHECK_EQ(ph.shift, 18); /* 24-bit counters for 10M, top 6 bits */
+
+    memset(&d, 0, sizeof d);
+    d.max_len = 64;
+    CHECK_EQ(hwp_path_bytes(&d), 0);
+    CHECK_EQ(hwp_path_init(&p, st_path, sizeof st_path, &d, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&p), "max_len");
+    d.max_len = 63;
+    CHECK_EQ(hwp_path_init(&p, st_path, sizeof st_path, &d, NULL), HWP_OK);
+    memset(&d, 0, sizeof d);
+    d.mode = HWP_PATH_CUSTOM;
+    d.ops[HWP_PATH_BT_FORWARD] = HWP_PATH_OP_UPDATE | HWP_PATH_OP_UPDCOUNT;
+    CHECK_EQ(hwp_path_init(&p, st_path, sizeof st_path, &d, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&p), "update-count");
+    memset(&d, 0, sizeof d);
+    d.mode = HWP_PATH_CUSTOM;
+    d.ops[HWP_PATH_BT_CALL] = HWP_PATH_OP_UPDCOUNT | HWP_PATH_OP_PUSH;
+    d.ext_calls = 1;
+    CHECK_EQ(hwp_path_init(&p, st_path, sizeof st_path, &d, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&p), "Table 2");
+    memset(&d, 0, sizeof d);
+    d.overflow = HWP_PATH_SPILL;
+    CHECK_EQ(hwp_path_init(&p, st_path, sizeof st_path, &d, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&p), "spill");
+    memset(&d, 0, sizeof d);
+    d.counter_bits = 33;
+    CHECK_EQ(hwp_path_init(&p, st_path, sizeof st_path, &d, NULL), HWP_EINVAL);
+    d.counter_bits = 0;
+    d.mode = 9;
+    CHECK_EQ(hwp_path_init(&p, st_path, sizeof st_path, &d, NULL), HWP_EINVAL);
+    d.mode = 0;
+    CHECK_EQ(hwp_path_init(&p, st_path + 8, sizeof st_path - 8, &d, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&p), "aligned");
+    CHECK_EQ(hwp_path_init(&p, st_path, hwp_path_bytes(&d) - 1, &d, NULL), HWP_ENOSPC);
+    CHECK_EQ(hwp_path_init(&p, st_path, hwp_path_bytes(&d), &d, NULL), HWP_OK);
+    d.queue = HWP_PATH_QUEUE_NONE;
+    CHECK_EQ(hwp_path_bytes(&d), HWP_PATH_BYTES(32, 0));
+
+    memset(&hd, 0, sizeof hd);
+    hd.entries = 100;
+    CHECK_EQ(hwp_hpt_bytes(&hd), 0);
+    CHECK_EQ(hwp_hpt_init(&h, st_hpt, sizeof st_hpt, &hd, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&h), "entries");
+    hd.entries = 64;
+    hd.ways = 128;
+    CHECK_EQ(hwp_hpt_init(&h, st_hpt, sizeof st_hpt, &hd, NULL), HWP_EINVAL);
+    hd.ways = 4;
+    hd.index = 7;
+    CHECK_EQ(hwp_hpt_init(&h, st_hpt, sizeof st_hpt, &hd, NULL), HWP_EINVAL);
+    hd.index = 0;
+    CHECK_EQ(hwp_hpt_init(&h, st_hpt, HWP_HPT_BYTES(64) - 1, &hd, NULL), HWP_ENOSPC);
+    CHECK_EQ(hwp_hpt_export(&h, NULL, 0), 0); /* a failed init is no handle */
+    CHECK_EQ(hwp_hpt_lookup(&h, NULL), 0);
+
+    memset(&pd, 0, sizeof pd);
+    pd.counters = 30;
+    CHECK_EQ(hwp_phase_init(&ph, st_phase, sizeof st_phase, &pd, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&ph), "counters");
+    pd.counters = 32;
+    pd.sig_bits = 9;
+    CHECK_EQ(hwp_phase_init(&ph, st_phase, sizeof st_phase, &pd, NULL), HWP_EINVAL);
+
+    /* cold calls reject a bad handle */
+    memset(&p, 0, sizeof p);
+    CHECK_EQ(hwp_path_begin(&p, 0), HWP_EINVAL);
+    CHECK_EQ(hwp_path_flush(&p), HWP_EINVAL);
+    CHECK_EQ(hwp_path_attach(&p, NULL, NULL), HWP_EINVAL);
+    memset(&h, 0, sizeof h);
+    CHECK_EQ(hwp_hpt_export(&h, NULL, 0), 0);
+    CHECK_EQ(hwp_path_init(&p, st_path, sizeof st_path, NULL, NULL), HWP_OK);
+    CHECK_EQ(hwp_path_attach(&p, &h, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&p), "hpt");
+}
+
+/* ---- BL paths on the synthetic program, exact -------------------------- */
+
+static void run_prog_exact(unsigned cap, unsigned overflow, unsigned max_rec,
+                           unsigned iters, uint64_t seed);
+
+static void test_bl_exact(void) { run_prog_exact(0, HWP_PATH_DROP, 6, 300, 1); }
+
+/* A host-memory spill area for the SPILL policy. */
+static struct {
+    hwp_path_entry e[1024];
+    unsigned n;
+} spill_area;
+
+static void spill_cb(void *ctx, const hwp_path_entry *e) {
+    (void)ctx;
+    spill_area.e[spill_area.n++] = *e;
+}
+
+static bool fill_cb(void *ctx, hwp_path_entry *e) {
+    (void)ctx;
+    if (!spill_area.n) return false;
+    *e = spill_area.e[--spill_area.n];
+    return true;
+}
+
+/* Drives the synthetic program through a path stack of depth `cap` (0 =
+ * deep enough for no overflow) with an HPT large enough to never evict,
+ * and compares with the reference. */
+static void run_prog_exact(unsigned cap, unsigned overflow, unsigned max_rec,
+                           unsigned iters, uint64_t seed) {
+    hwp_path p;
+    hwp_hpt h;
+    hwp_path_desc d;
+    hwp_hpt_desc hd;
+    pp_map ref, got;
+    pp_prog g;
+    pp_frame m;
+    static hwp_path_row rows[8192];
+    size_t nrows, i;
+    int ok = 1;
+
+    pp_map_init(&ref, 1 << 14);
+    pp_map_init(&got, 1 << 14);
+    memset(&d, 0, sizeof d);
+    d.depth = cap ? cap : 64;
+    d.overflow = overflow;
+    d.metric = HWP_PATH_M_INSNS;
+    d.counter_bits = 32;
+    d.on_path = sink_map;
+    d.ctx = &got;
+    d.spill = spill_cb;
+    d.fill = fill_cb;
+    spill_area.n = 0;
+    memset(&hd, 0, sizeof hd);
+    hd.entries = 8192;
+    hd.ways = 256; /* far more room than paths: nothing is evicted */
+    CHECK_EQ(hwp_path_init(&p, st_path, sizeof st_path, &d, NULL), HWP_OK);
+    CHECK_EQ(hwp_hpt_init(&h, st_hpt, sizeof st_hpt, &hd, NULL), HWP_OK);
+    CHECK_EQ(hwp_path_attach(&p, &h, NULL), HWP_OK);
+
+    pp_init(&g, emit_model, &p, seed);
+    g.ref = &ref;
+    g.max_rec = max_rec;
+    g.cap = overflow == HWP_PATH_DROP ? cap : 0;
+    CHECK_EQ(hwp_path_begin(&p, 0x1000), HWP_OK);
+    pp_main(&g, &m, iters);
+    pp_finish(&g, &m);
+    CHECK_EQ(hwp_path_flush(&p), HWP_OK);
+
+    CHECK(ref.n > 20); /* the program really exercises many paths */
+    CHECK(pp_map_same(&ref, &got, 1));
+    CHECK_EQ(p.ignored, g.ignored);
+    CHECK_EQ(p.branches, g.branches);
+    if (cap && overflow == HWP_PATH_DROP) {
+        CHECK(p.overflows > 0);
+        CHECK(g.ignored > 0);
+        /* every empty stack met was a dropped frame, none a cold start */
+        CHECK(p.underflows > 0);
+        CHECK_EQ(p.cold_starts, 0);
+        CHECK_EQ(p.lost, 0);
+    }
+    if (cap && overflow == HWP_PATH_SPILL) {
+        CHECK(p.spills > 0);
+        CHECK_EQ(p.spills, p.fills);
+        CHECK_EQ(p.ignored, 0);
+    }
+    /* metric = instructions: each record's value is its insns */
+    for (i = 0; i < got.cap; i++)
+        if (got.s[i].used && got.s[i].value != got.s[i].insns) ok = 0;
+    CHECK(ok);
+    /* the HPT holds exactly the reference profile (instructions) */
+    CHECK_EQ(h.evictions, 0);
+    nrows = hwp_hpt_export(&h, rows, 8192);
+    CHECK_EQ(nrows, ref.n);
+    ok = 1;
+    for (i = 0; i < nrows; i++) {
+        pp_slot *s = pp_map_get(&ref, key_of(&rows[i].pd));
+        if (s->insns != rows[i].count) ok = 0;
+        if (i && rows[i - 1].count < rows[i].count) ok = 0;
+    }
+    CHECK(ok);
+    CHECK_EQ(ref.n, nrows); /* no lookup above inserted a new key */
+    pp_map_free(&ref);
+    pp_map_free(&got);
+}
+
+static void test_overflow_drop(void) {
+    run_prog_exact(4, HWP_PATH_DROP, 8, 200, 2);
+}
+
+static void test_overflow_spill(void) {
+    run_prog_exact(4, HWP_PATH_SPILL, 8, 200, 3);
+}
+
+/* ---- Figure 5 style sequences ------------------------------------------ */
+
+/* main @0x1000 calls P @0x100 at 0x1004 (returns to 0x1008). P: 0x100
+ * falls into the loop head H=0x110; cond at 0x114 taken -> ELSE 0x130,
+ * else THEN 0x118, which ends with a jump at 0x11c to JOIN 0x140; ELSE
+ * falls into JOIN; JOIN ends with the loop branch at 0x148 -> H; the
+ * exit block returns at 0x150. Iterations: then, else, then. */
+static void drive_fig5(hwp_path *p) {
+    static const int use_else[3] = {0, 1, 0};
+    int it;
+    hwp_path_begin(p, 0x1000);
+    hwp_path_branch(p, 0x1004, 0x100, HWP_CLS_CALL, true, 2, 0);
+    for (it = 0; it < 3; it++) {
+        hwp_path_branch(p, 0x114, use_else[it] ? 0x130 : 0x118,
+                        HWP_CLS_BR_COND, use_else[it] != 0, 3, 0);
+        if (!use_else[it]) hwp_path_branch(p, 0x11c, 0x140, HWP_CLS_JUMP, true, 2, 0);
+        hwp_path_branch(p, 0x148, it < 2 ? 0x110 : 0x14c, HWP_CLS_BR_COND,
+                        it < 2, 3, 0);
+    }
+    hwp_path_branch(p, 0x150, 0x1008, HWP_CLS_RET, true, 2, 0);
+    hwp_path_branch(p, 0x100c, 0x1010, HWP_CLS_BR_COND, false, 2, 0);
+    hwp_path_flush(p);
+}
+
+static void run_fig5(unsigned mode, seq *q) {
+    hwp_path p;
+    hwp_path_desc d;
+    memset(&d, 0, sizeof d);
+    d.mode = mode;
+    d.metric = HWP_PATH_M_BRANCHES;
+    open_seq(&p, &d, q);
+    drive_fig5(&p);
+}
+
+static void test_fig5_bl(void) {
+    seq q;
+    run_fig5(HWP_PATH_BL, &q);
+    /* Table 1: the entry path plus first iteration; each middle
+     * iteration; the last iteration plus the exit; then main's path,
+     * which spans the call (update-count only). */
+    CHECK_EQ(q.n, 4);
+    CHECK(seq_is(&q, 0, 0x100, "011"));
+    CHECK(seq_is(&q, 1, 0x110, "11"));
+    CHECK(seq_is(&q, 2, 0x110, "010"));
+    CHECK(seq_is(&q, 3, 0x1000, "0"));
+    /* branch counts: the callee path counts its return, main counts
+     * its call, its return-landing cond */
+    CHECK_EQ(q.value[2], 4);
+    CHECK_EQ(q.value[3], 2);
+}
+
+static void test_fig5_wpp(void) {
+    seq q;
+    run_fig5(HWP_PATH_WPP, &q);
+    /* Table 2: paths also end at calls and returns. */
+    CHECK_EQ(q.n, 5);
+    CHECK(seq_is(&q, 0, 0x1000, ""));
+    CHECK(seq_is(&q, 1, 0x100, "011"));
+    CHECK(seq_is(&q, 2, 0x110, "11"));
+    CHECK(seq_is(&q, 3, 0x110, "010"));
+    CHECK(seq_is(&q, 4, 0x1008, "0"));
+}
+
+static void test_fig5_extended(void) {
+    seq q;
+    run_fig5(HWP_PATH_EXT_LOOP, &q);
+    /* One back-edge spanned: the first path runs through two iterations,
+     * the next starts at the head for the last iteration. */
+    CHECK_EQ(q.n, 3);
+    CHECK(seq_is(&q, 0, 0x100, "01111"));
+    CHECK(seq_is(&q, 1, 0x110, "010"));
+    CHECK(seq_is(&q, 2, 0x1000, "0"));
+}
+
+static void test_extended_calls(void) {
+    hwp_path p;
+    hwp_path_desc d;
+    seq q;
+    memset(&d, 0, sizeof d);
+    d.mode = HWP_PATH_EXT_CALL;
+    open_seq(&p, &d, &q);
+    /* main calls f, which returns: the path runs through the call and
+     * the return (extension counter 1 then back to 0). main calls f
+     * again: the path extends into f, whose call to g is one boundary
+     * too many and ends it (Table 2); g's path ends at its return; the
+     * path after it starts fresh (counter 0), so f's return ends it. */
+    hwp_path_begin(&p, 0x1000);
+    hwp_path_branch(&p, 0x1000, 0x1004, HWP_CLS_BR_COND, false, 1, 0);
+    hwp_path_branch(&p, 0x1004, 0x2000, HWP_CLS_CALL, true, 1, 0);
+    hwp_path_branch(&p, 0x2000, 0x2010, HWP_CLS_BR_COND, true, 1, 0);
+    hwp_path_branch(&p, 0x2010, 0x1008, HWP_CLS_RET, true, 1, 0);
+    hwp_path_branch(&p, 0x1008, 0x100c, HWP_CLS_BR_COND, false, 1, 0);
+    hwp_path_branch(&p, 0x100c, 0x2000, HWP_CLS_CALL, true, 1, 0);
+    hwp_path_branch(&p, 0x2014, 0x3000, HWP_CLS_CALL, true, 1, 0);
+    hwp_path_branch(&p, 0x3000, 0x2018, HWP_CLS_RET, true, 1, 0);
+    hwp_path_branch(&p, 0x2018, 0x1010, HWP_CLS_RET, true, 1, 0);
+    hwp_path_flush(&p);
+    CHECK_EQ(q.n, 4);
+    /* cond, call, cond in f, return, cond, call */
+    CHECK(seq_is(&q, 0, 0x1000, "011101"));
+    CHECK(seq_is(&q, 1, 0x3000, ""));
+    CHECK(seq_is(&q, 2, 0x2018, ""));
+    CHECK(seq_is(&q, 3, 0x1010, ""));
+}
+
+/* ---- splitting at the maximum length ----------------------------------- */
+
+static void test_max_len_split(void) {
+    hwp_path p;
+    hwp_path_desc d;
+    seq q;
+    unsigned i;
+    memset(&d, 0, sizeof d);
+    d.max_len = 8;
+    open_seq(&p, &d, &q);
+    hwp_path_begin(&p, 0x100);
+    /* 20 forward branches at 0x100 + 16 i, alternating directions, each
+     * to the next block at 0x110 + 16 i */
+    for (i = 0; i < 20; i++)
+        hwp_path_branch(&p, 0x10c + 16 * i, 0x110 + 16 * i, HWP_CLS_BR_COND,
+                        i % 2 == 0, 4, 0);
+    hwp_path_flush(&p);
+    CHECK_EQ(q.n, 3);
+    CHECK(seq_is(&q, 0, 0x100, "10101010"));
+    /* the 8th branch (i = 7) went to 0x110 + 16 * 7 */
+    CHECK(seq_is(&q, 1, 0x110 + 16 * 7, "10101010"));
+    CHECK(seq_is(&q, 2, 0x110 + 16 * 15, "1010"));
+    CHECK_EQ(p.splits, 2);
+}
+
+/* ---- metrics along paths (section 4) ----------------------------------- */
+
+static void test_metric_counters(void) {
+    hwp_path p;
+    hwp_path_desc d;
+    seq q;
+    unsigned i;
+    memset(&d, 0, sizeof d);
+    d.metric = HWP_PATH_M_BRANCHES;
+    d.counter_bits = 4; /* saturates at 15 */
+    open_seq(&p, &d, &q);
+    hwp_path_begin(&p, 0x100);
+    for (i = 0; i < 20; i++)
+        hwp_path_branch(&p, 0x200 + 8 * i, 0x204 + 8 * i, HWP_CLS_BR_COND, false, 1, 0);
+    hwp_path_branch(&p, 0x300, 0x100, HWP_CLS_BR_COND, true, 1, 0);
+    for (i = 0; i < 5; i++)
+        hwp_path_branch(&p, 0x200 + 8 * i, 0x204 + 8 * i, HWP_CLS_BR_COND, false, 1, 0);
+    hwp_path_branch(&p, 0x300, 0x100, HWP_CLS_BR_COND, true, 1, 0);
+    CHECK_EQ(q.n, 2);
+    CHECK_EQ(q.value[0], 15); /* 21 branches, 4-bit counter */
+    CHECK_EQ(q.value[1], 6);
+
+    /* events: a relative cost per block (e.g. energy) */
+    d.metric = HWP_PATH_M_EVENTS;
+    d.counter_bits = 8;
+    open_seq(&p, &d, &q);
+    hwp_path_begin(&p, 0x100);
+    hwp_path_branch(&p, 0x200, 0x204, HWP_CLS_BR_COND, false, 5, 7);
+    hwp_path_branch(&p, 0x208, 0x20c, HWP_CLS_BR_COND, false, 5, 100);
+    hwp_path_branch(&p, 0x210, 0x300, HWP_CLS_CALL, true, 5, 200);
+    hwp_path_branch(&p, 0x300, 0x214, HWP_CLS_RET, true, 5, 3);
+    hwp_path_branch(&p, 0x218, 0x100, HWP_CLS_BR_COND, true, 5, 1);
+    CHECK_EQ(q.n, 2);
+    CHECK_EQ(q.value[0], 3);   /* callee: its return block */
+    CHECK_EQ(q.value[1], 255); /* 7 + 100 + 200 + 1 saturates at 8 bits */
+
+    /* the shared record: taken from HWP_EV_TAKEN, events by mask */
+    d.event_mask = HWP_EV_DCMISS | HWP_EV_MISPRED;
+    open_seq(&p, &d, &q);
+    hwp_path_begin(&p, 0x100);
+    {
+        hwp_insn in;
+        memset(&in, 0, sizeof in);
+        for (i = 0; i < 6; i++) {
+            in.pc = 0x100 + 4 * i;
+            in.next_pc = in.pc + 4;
+            in.cls = i == 2 ? HWP_CLS_LOAD : HWP_CLS_OTHER;
+            in.events = i == 2 ? HWP_EV_DCMISS : i == 3 ? HWP_EV_ICMISS : 0;
+            hwp_path_insn(&p, &in);
+        }
+        in.pc = 0x118;
+        in.next_pc = 0x100;
+        in.cls = HWP_CLS_BR_COND;
+        in.events = HWP_EV_TAKEN | HWP_EV_MISPRED;
+        hwp_path_insn(&p, &in);
+    }
+    CHECK_EQ(q.n, 1);
+    CHECK_EQ(q.value[0], 2); /* the D$ miss and the mispredict */
+    CHECK(seq_is(&q, 0, 0x100, "1"));
+}
+
+/* ---- unwinding ---------------------------------------------------------- */
+
+static void test_unwind(void) {
+    hwp_path p;
+    hwp_path_desc d;
+    seq q;
+    memset(&d, 0, sizeof d);
+    open_seq(&p, &d, &q);
+    hwp_path_begin(&p, 0x1000);
+    hwp_path_branch(&p, 0x1004, 0x2000, HWP_CLS_CALL, true, 1, 0);
+    hwp_path_branch(&p, 0x2004, 0x3000, HWP_CLS_CALL, true, 1, 0);
+    hwp_path_branch(&p, 0x3004, 0x3010, HWP_CLS_BR_COND, true, 1, 0);
+    CHECK_EQ(p.n, 3);
+    /* longjmp from 0x3000's frame back to main: pop two entries */
+    CHECK_EQ(hwp_path_unwind(&p, 5, true), HWP_EINVAL);
+    CHECK_EQ(hwp_path_unwind(&p, 2, false), HWP_OK);
+    CHECK_EQ(p.n, 1);
+    CHECK_EQ(q.n, 0);
+    hwp_path_branch(&p, 0x1008, 0x100c, HWP_CLS_BR_COND, false, 1, 0);
+    CHECK_EQ(hwp_path_unwind(&p, 1, true), HWP_OK);
+    CHECK_EQ(q.n, 1);
+    CHECK(seq_is(&q, 0, 0x1000, "0"));
+    /* a branch on an empty stack starts an incomplete, ignored path */
+    hwp_path_branch(&p, 0x5000, 0x4000, HWP_CLS_BR_COND, true, 1, 0);
+    CHECK_EQ(p.cold_starts, 1);
+    CHECK_EQ(p.ignored, 1);
+    CHECK_EQ(q.n, 1);
+
+    /* a longjmp deeper than the on-chip stack: with DROP, the dropped
+     * frames count too */
+    d.depth = 2;
+    open_seq(&p, &d, &q);
+    hwp_path_begin(&p, 0x1000);
+    hwp_path_branch(&p, 0x1004, 0x2000, HWP_CLS_CALL, true, 1, 0);
+    hwp_path_branch(&p, 0x2004, 0x3000, HWP_CLS_CALL, true, 1, 0);
+    CHECK_EQ(p.n, 2);
+    CHECK_EQ(p.lost, 1);
+    CHECK_EQ(hwp_path_unwind(&p, 4, false), HWP_EINVAL);
+    CHECK_EQ(hwp_path_unwind(&p, 3, false), HWP_OK);
+    CHECK_EQ(p.n, 0);
+    CHECK_EQ(p.lost, 0);
+    /* with SPILL, the spilled frames are filled back and emitted */
+    d.overflow = HWP_PATH_SPILL;
+    d.spill = spill_cb;
+    d.fill = fill_cb;
+    spill_area.n = 0;
+    open_seq(&p, &d, &q);
+    hwp_path_begin(&p, 0x1000);
+    hwp_path_branch(&p, 0x1004, 0x2000, HWP_CLS_CALL, true, 1, 0);
+    hwp_path_branch(&p, 0x2004, 0x3000, HWP_CLS_CALL, true, 1, 0);
+    CHECK_EQ(p.spills, 1);
+    CHECK_EQ(hwp_path_unwind(&p, 3, true), HWP_OK);
+    CHECK_EQ(q.n, 3);
+    CHECK(seq_is(&q, 2, 0x1000, ""));
+    CHECK_EQ(spill_area.n, 0);
+}
+
+/* ---- Hot Path Table ----------------------------------------------------- */
+
+static hwp_path_pd mkpd(uint64_t start, uint64_t shape) {
+    hwp_path_pd pd;
+    pd.start = start;
+    pd.shape = shape;
+    return pd;
+}
+
+static void test_hpt_replacement(void) {
+    hwp_hpt h;
+    hwp_hpt_desc hd;
+    hwp_path_pd a = mkpd(0x100, 2), b = mkpd(0x200, 3), c = mkpd(0x300, 5);
+    memset(&hd, 0, sizeof hd);
+    hd.entries = 2;
+    hd.ways = 2; /* one set */
+    CHECK_EQ(hwp_hpt_init(&h, st_hpt, sizeof st_hpt, &hd, NULL), HWP_OK);
+    CHECK_EQ(hwp_hpt_add(&h, &a, 10), 0);
+    CHECK_EQ(hwp_hpt_add(&h, &b, 1), 0);
+    CHECK_EQ(hwp_hpt_add(&h, &b, 1), 1);
+    CHECK_EQ(hwp_hpt_add(&h, &a, 1), 1); /* a: 11, most recent */
+    /* LFU evicts b (2) though a is more recent */
+    CHECK_EQ(hwp_hpt_add(&h, &c, 1), 0);
+    CHECK_EQ(hwp_hpt_lookup(&h, &a), 11);
+    CHECK_EQ(hwp_hpt_lookup(&h, &b), 0);
+    CHECK_EQ(hwp_hpt_lookup(&h, &c), 1);
+    CHECK_EQ(h.evictions, 1);
+    CHECK_EQ(h.evicted_value, 2);
+    CHECK_EQ(h.total, 14);
+
+    hd.repl = HWP_HPT_LRU;
+    CHECK_EQ(hwp_hpt_init(&h, st_hpt, sizeof st_hpt, &hd, NULL), HWP_OK);
+    hwp_hpt_add(&h, &a, 10);
+    hwp_hpt_add(&h, &b, 1);
+    hwp_hpt_add(&h, &a, 1);
+    /* LRU evicts b (least recent) ... */
+    CHECK_EQ(hwp_hpt_add(&h, &c, 1), 0);
+    CHECK_EQ(hwp_hpt_lookup(&h, &b), 0);
+    /* ... and then a, though it is the heavy one */
+    hwp_hpt_add(&h, &b, 1);
+    CHECK_EQ(hwp_hpt_lookup(&h, &a), 0);
+    CHECK_EQ(hwp_hpt_lookup(&h, &c), 1);
+
+    /* the accumulator saturates at 2^32 - 1 */
+    hd.repl = HWP_HPT_LFU;
+    CHECK_EQ(hwp_hpt_init(&h, st_hpt, sizeof st_hpt, &hd, NULL), HWP_OK);
+    hwp_hpt_add(&h, &a, 0xFFFFFFF0u);
+    hwp_hpt_add(&h, &a, 0x100);
+    CHECK_EQ(hwp_hpt_lookup(&h, &a), 0xFFFFFFFFu);
+    CHECK_EQ(h.saturations, 1);
+}
+
+static void test_hpt_index_functions(void) {
+    hwp_hpt h;
+    hwp_hpt_desc hd;
+    /* two paths from one start that differ only in length: "1" and "01"
+     * have the same direction bits */
+    hwp_path_pd a = mkpd(0x4000, 3), b = mkpd(0x4000, 5);
+    unsigned idx;
+    memset(&hd, 0, sizeof hd);
+    hd.entries = 64;
+    hd.ways = 1; /* direct mapped: one entry per set */
+    for (idx = HWP_HPT_PLB; idx <= HWP_HPT_P; idx++) {
+        hd.index = idx;
+        CHECK_EQ(hwp_hpt_init(&h, st_hpt, sizeof st_hpt, &hd, NULL), HWP_OK);
+        hwp_hpt_add(&h, &a, 5);
+        hwp_hpt_add(&h, &b, 1);
+        /* p and pb put both in one set (the second evicts the first);
+         * only plb, which also hashes the length, keeps both */
+        if (idx == HWP_HPT_PLB) {
+            CHECK_EQ(hwp_hpt_lookup(&h, &a), 5);
+        } else {
+            CHECK_EQ(hwp_hpt_lookup(&h, &a), 0);
+        }
+        CHECK_EQ(hwp_hpt_lookup(&h, &b), 1);
+    }
+}
+
+static void test_hpt_export_merge(void) {
+    hwp_hpt h, h2;
+    hwp_hpt_desc hd;
+    hwp_path_row rows[8];
+    static unsigned char st2[HWP_HPT_BYTES(64)] A16;
+    unsigned i;
+    memset(&hd, 0, sizeof hd);
+    hd.entries = 64;
+    hd.ways = 4;
+    CHECK_EQ(hwp_hpt_init(&h, st_hpt, sizeof st_hpt, &hd, NULL), HWP_OK);
+    CHECK_EQ(hwp_hpt_init(&h2, st2, sizeof st2, &hd, NULL), HWP_OK);
+    for (i = 1; i <= 10; i++) {
+        hwp_path_pd pd = mkpd(0x1000 * i, 2 + i % 2);
+        hwp_hpt_add(&h, &pd, i * 3);
+        hwp_hpt_add(&h2, &pd, i);
+    }
+    CHECK_EQ(hwp_hpt_export(&h, rows, 3), 3);
+    CHECK_EQ(rows[0].count, 30);
+    CHECK_EQ(rows[1].count, 27);
+    CHECK_EQ(rows[2].count, 24);
+    CHECK_EQ(rows[0].pd.start, 0xA000);
+    CHECK_EQ(hwp_hpt_merge(&h, &h2), HWP_OK);
+    CHECK_EQ(hwp_hpt_export(&h, rows, 8), 8);
+    CHECK_EQ(rows[0].count, 40);
+    CHECK_EQ(rows[7].count, 12); /* i = 3: 9 + 3 */
+    hd.ways = 2;
+    CHECK_EQ(hwp_hpt_init(&h2, st2, sizeof st2, &hd, NULL), HWP_OK);
+    CHECK_EQ(hwp_hpt_merge(&h, &h2), HWP_EMISMATCH);
+    CHECK_HAS(hwp_why(&h), "same desc");
+}
+
+/* ---- the branch queue cost model (section 8.2) ------------------------- */
+
+static void run_queue(uint32_t queue, hwp_cost *c, hwp_path *p) {
+    hwp_hpt h;
+    hwp_path_desc d;
+    memset(&d, 0, sizeof d);
+    d.queue = queue;
+    CHECK_EQ(hwp_cost_init(c, NULL), HWP_OK);
+    CHECK_EQ(hwp_path_init(p, st_path, sizeof st_path, &d, c), HWP_OK);
+    CHECK_EQ(hwp_hpt_init(&h, st_hpt, sizeof st_hpt, NULL, c), HWP_OK);
+    CHECK_EQ(hwp_path_attach(p, &h, NULL), HWP_OK);
+    hwp_path_begin(p, 0x80);
+    /* three back edges one instruction apart: the first two paths
+     * (0x80 "1", 0x100 "1") miss the HPT (5 cycles each), the third
+     * hits (4 cycles) */
+    hwp_path_branch(p, 0x104, 0x100, HWP_CLS_BR_COND, true, 1, 0);
+    hwp_path_branch(p, 0x104, 0x100, HWP_CLS_BR_COND, true, 1, 0);
+    hwp_path_branch(p, 0x104, 0x100, HWP_CLS_BR_COND, true, 1, 0);
+}
+
+static void test_queue_cost(void) {
+    hwp_cost c;
+    hwp_path p;
+    /* the op latencies add up to the paper's per-branch figures */
+    CHECK_EQ(hwp_cost_cycles(NULL, HWP_COST_PATH_UPDATE) +
+                 hwp_cost_cycles(NULL, HWP_COST_PATH_POP) +
+                 2 * hwp_cost_cycles(NULL, HWP_COST_PATH_HPT_MISS) +
+                 hwp_cost_cycles(NULL, HWP_COST_PATH_PUSH),
+             hwp_cost_cycles(NULL, HWP_COST_PATH_BR_BACKWARD));
+    CHECK_EQ(hwp_cost_cycles(NULL, HWP_COST_PATH_UPDATE_COUNT) +
+                 hwp_cost_cycles(NULL, HWP_COST_PATH_PUSH),
+             hwp_cost_cycles(NULL, HWP_COST_PATH_BR_CALL));
+    /* No queue: branch 1 commits at 1, served 1..6; branch 2 commits at 2
+     * but waits for 6 (stall 4), served 6..11; branch 3 commits at 7,
+     * waits for 11 (stall 4), served 11..15. */
+    run_queue(HWP_PATH_QUEUE_NONE, &c, &p);
+    CHECK_EQ(p.stall_q8 >> 8, 8);
+    CHECK_EQ(p.host_q8 >> 8, 3);
+    CHECK_EQ(hwp_cost_model_cycles(&c, HWP_MODEL_PATH), 8);
+    CHECK_NEAR(hwp_path_overhead_pct(&p), 800.0 / 3.0, 1e-9);
+    CHECK_EQ(p.busy >> 8, 15);
+    /* A 4-entry queue absorbs the burst: no stall, same finish time. */
+    run_queue(0, &c, &p);
+    CHECK_EQ(p.stall_q8, 0);
+    CHECK_EQ(hwp_cost_model_cycles(&c, HWP_MODEL_PATH), 0);
+    CHECK_EQ(p.busy >> 8, 1 + 5 + 5 + 4);
+    /* A 1-entry queue: branch 3 (commit 3) waits until branch 1 has left
+     * the profiler at 6: stall 3. */
+    run_queue(1, &c, &p);
+    CHECK_EQ(p.stall_q8 >> 8, 3);
+}
+
+/* ---- phase detection ----------------------------------------------------- */
+
+typedef struct ivlog {
+    hwp_phase_interval r[64];
+    unsigned n;
+} ivlog;
+
+static void on_iv(void *ctx, const hwp_phase_interval *r) {
+    ivlog *l = (ivlog *)ctx;
+    if (l->n < 64) l->r[l->n++] = *r;
+}
+
+static void test_phase_bbv_unit(void) {
+    hwp_phase ph;
+    hwp_phase_desc d;
+    ivlog log;
+    static const int plan[6] = {0, 0, 1, 1, 0, 2};
+    uint64_t pcs[3] = {0x1000, 0x2000, 0x3000};
+    unsigned i, k;
+    memset(&d, 0, sizeof d);
+    memset(&log, 0, sizeof log);
+    d.interval = 1024;
+    d.counters = 32;
+    d.on_interval = on_iv;
+    d.ctx = &log;
+    CHECK_EQ(hwp_phase_init(&ph, st_bbv, sizeof st_bbv, &d, NULL), HWP_OK);
+    CHECK_EQ(ph.desc.threshold, 614); /* 6/10 of the interval */
+    /* the three phases' branches must land in different accumulators */
+    CHECK(hwp__path_index(pcs[0], 31) != hwp__path_index(pcs[1], 31));
+    CHECK(hwp__path_index(pcs[0], 31) != hwp__path_index(pcs[2], 31));
+    CHECK(hwp__path_index(pcs[1], 31) != hwp__path_index(pcs[2], 31));
+    for (i = 0; i < 6; i++)
+        for (k = 0; k < 128; k++) hwp_phase_add_branch(&ph, pcs[plan[i]], 8);
+    CHECK_EQ(log.n, 6);
+    CHECK_EQ(log.r[0].phase, 0);
+    CHECK_EQ(log.r[1].phase, 0);
+    CHECK_EQ(log.r[2].phase, 1);
+    CHECK_EQ(log.r[3].phase, 1);
+    CHECK_EQ(log.r[4].phase, 0); /* found again in the past-phase table */
+    CHECK_EQ(log.r[5].phase, 2);
+    CHECK_EQ(log.r[1].changed, 0);
+    CHECK_EQ(log.r[2].changed, 1);
+    CHECK_EQ(log.r[4].changed, 1);
+    CHECK_EQ(log.r[1].distance, 0);
+    /* all of the interval moved from one counter to another: 1024
+     * instructions leave one, 1024 arrive in another; signatures keep the
+     * top 6 of 10 bits (63 saturates the 64 units of 16) */
+    CHECK_EQ(log.r[2].distance, 2 * 63 * 16);
+    CHECK_EQ(ph.changes, 3);
+    CHECK_EQ(ph.next_id, 3);
+}
+
+static void test_phase_table_lru(void) {
+    hwp_phase ph;
+    hwp_phase_desc d;
+    ivlog log;
+    static const int plan[5] = {0, 1, 2, 0, 1};
+    uint64_t pcs[3] = {0x1000, 0x2000, 0x3000};
+    unsigned i, k;
+    memset(&d, 0, sizeof d);
+    memset(&log, 0, sizeof log);
+    d.interval = 1024;
+    d.table = 2; /* remembers only two phases */
+    d.on_interval = on_iv;
+    d.ctx = &log;
+    CHECK_EQ(hwp_phase_init(&ph, st_bbv, sizeof st_bbv, &d, NULL), HWP_OK);
+    for (i = 0; i < 5; i++)
+        for (k = 0; k < 128; k++) hwp_phase_add_branch(&ph, pcs[plan[i]], 8);
+    CHECK_EQ(log.n, 5);
+    /* phase 0 was pushed out by phase 2, so it comes back as new id 3;
+     * phase 1 was too (LRU after 0 came back) */
+    CHECK_EQ(log.r[2].phase, 2);
+    CHECK_EQ(log.r[3].phase, 3);
+    CHECK_EQ(log.r[4].phase, 4);
+}
+
+/* ---- metrics ------------------------------------------------------------- */
+
+static void test_overlap(void) {
+    hwp_path_row a[3], b[3];
+    a[0].pd = mkpd(1, 2); a[0].count = 50;
+    a[1].pd = mkpd(2, 2); a[1].count = 30;
+    a[2].pd = mkpd(3, 2); a[2].count = 20;
+    b[0].pd = mkpd(3, 2); b[0].count = 10;
+    b[1].pd = mkpd(1, 2); b[1].count = 80;
+    b[2].pd = mkpd(4, 2); b[2].count = 10;
+    /* min(50,80)% + min(30,0)% + min(20,10)% + min(0,10)% = 60 */
+    CHECK_NEAR(hwp_path_overlap(a, 3, b, 3), 60.0, 1e-9);
+    CHECK_NEAR(hwp_path_overlap(a, 3, a, 3), 100.0, 1e-9);
+    /* a duplicate row is summed: {1:50, 1:50} vs {1:100} */
+    b[0].pd = mkpd(1, 2); b[0].count = 50;
+    b[1].pd = mkpd(1, 2); b[1].count = 50;
+    a[0].pd = mkpd(1, 2); a[0].count = 7;
+    CHECK_NEAR(hwp_path_overlap(a, 1, b, 2), 100.0, 1e-9);
+    CHECK_NEAR(hwp_path_overlap(a, 0, b, 2), 0.0, 1e-9);
+}
+
+static void test_phase_score(void) {
+    static const uint32_t ref[10] = {0, 0, 0, 1, 1, 1, 0, 0, 2, 2};
+    static const uint32_t det[10] = {5, 5, 6, 6, 6, 6, 5, 5, 5, 7};
+    hwp_phase_scores s;
+    CHECK_EQ(hwp_phase_score(ref, det, 10, 0, &s), HWP_OK);
+    /* ref changes at 3, 6, 8; det changes at 2, 6, 9 -> one hit (6) */
+    CHECK_EQ(s.ref_changes, 3);
+    CHECK_EQ(s.det_changes, 3);
+    CHECK_EQ(s.hits, 1);
+    CHECK_NEAR(s.sensitivity, 100.0 / 3.0, 1e-9);
+    CHECK_NEAR(s.false_pos, 200.0 / 3.0, 1e-9);
+    /* non-changes at 1, 2, 4, 5, 7, 9: unflagged at 1, 4, 5, 7 */
+    CHECK_NEAR(s.same_phase, 400.0 / 6.0, 1e-9);
+    /* runs 2, 4, 3, 1: runs of >= 2 cover 9 of 10 */
+    CHECK_NEAR(s.stability, 90.0, 1e-9);
+    CHECK_NEAR(s.avg_phase_len, 2.5, 1e-9);
+    CHECK_EQ(hwp_phase_score(ref, det, 0, 0, &s), HWP_EINVAL);
+}
+
+/* ---- property: random configurations and streams ------------------------ */
+
+static void test_property_random(void) {
+    hwp_rng r;
+    unsigned cfg;
+    int ok_len = 1, ok_depth = 1, ok_cnt = 1, ok_insns = 1;
+    hwp_rng_seed(&r, 99);
+    for (cfg = 0; cfg < 40; cfg++) {
+        hwp_path p;
+        hwp_hpt h;
+        hwp_path_desc d;
+        hwp_hpt_desc hd;
+        pp_map got;
+        unsigned i, b;
+        uint64_t insns = 0, seen = 0;
+        memset(&d, 0, sizeof d);
+        memset(&hd, 0, sizeof hd);
+        d.mode = hwp_rng_below(&r, 4);
+        d.depth = 1 + hwp_rng_below(&r, 8);
+        d.max_len = 1 + hwp_rng_below(&r, 63);
+        d.counter_bits = 1 + hwp_rng_below(&r, 32);
+        d.metric = hwp_rng_below(&r, 4);
+        d.ext_max = d.mode >= HWP_PATH_EXT_LOOP ? 1 + hwp_rng_below(&r, 7) : 0;
+        d.on_path = sink_map;
+        pp_map_init(&got, 1 << 14);
+        d.ctx = &got;
+        max_value_seen = 0;
+        hd.entries = 16u << hwp_rng_below(&r, 4);
+        hd.ways = 1u << hwp_rng_below(&r, 3);
+        hd.repl = hwp_rng_below(&r, 2);
+        hd.index = hwp_rng_below(&r, 3);
+        if (!CHECK_EQ(hwp_path_init(&p, st_path, sizeof st_path, &d, NULL), HWP_OK)) break;
+        CHECK_EQ(hwp_hpt_init(&h, st_hpt, sizeof st_hpt, &hd, NULL), HWP_OK);
+        hwp_path_attach(&p, &h, NULL);
+        for (i = 0; i < 3000; i++) {
+            uint32_t cls = HWP_CLS_BR_COND + hwp_rng_below(&r, 5);
+            uint64_t pc = 0x1000 + 4 * hwp_rng_below(&r, 64);
+            uint64_t next = 0x1000 + 4 * hwp_rng_below(&r, 64);
+            uint32_t n = 1 + hwp_rng_below(&r, 9);
+            hwp_path_branch(&p, pc, next, cls, hwp_rng_below(&r, 2) != 0, n,
+                            hwp_rng_below(&r, 300));
+            insns += n;
+            if (p.n > d.depth) ok_depth = 0;
+            for (b = 0; b < p.n; b++) {
+                const hwp_path_entry *e = p.stack + b;
+                if (hwp_path_pd_len(&e->pd) >= d.max_len) ok_len = 0;
+            }
+        }
+        CHECK_EQ(hwp_path_flush(&p), HWP_OK);
+        /* the event counter never exceeds its width */
+        if (max_value_seen > hwp_sat_max(d.counter_bits) + (d.metric == HWP_PATH_M_PATHS))
+            ok_cnt = 0;
+        /* every instruction lands in exactly one path, emitted or ignored
+         * (BL and WPP tables update or update-count on every branch) */
+        for (i = 0; i < got.cap; i++) {
+            if (!got.s[i].used) continue;
+            seen += got.s[i].insns;
+            if (got.s[i].k.len > d.max_len) ok_len = 0;
+        }
+        if (p.ignored == 0 && p.overflows == 0 && seen != insns) ok_insns = 0;
+        if (seen > insns) ok_insns = 0;
+        CHECK_EQ(h.hits + h.misses, p.paths);
+        pp_map_free(&got);
+    }
+    CHECK(ok_len);
+    CHECK(ok_depth);
+    CHECK(ok_cnt);
+    CHECK(ok_insns);
+}
+
+/* ---- reports ------------------------------------------------------------- */
+
+static void test_reports(void) {
+    hwp_path p;
+    hwp_hpt h;
+    hwp_phase ph;
+    hwp_cost c;
+    hwp_bufwriter bw;
+    static char buf[1 << 16];
+    hwp_writer w;
+    unsigned i;
+    CHECK_EQ(hwp_cost_init(&c, NULL), HWP_OK);
+    CHECK_EQ(hwp_path_init(&p, st_path, sizeof st_path, NULL, &c), HWP_OK);
+    CHECK_EQ(hwp_hpt_init(&h, st_hpt, sizeof st_hpt, NULL, &c), HWP_OK);
+    CHECK_EQ(hwp_phase_init(&ph, st_phase, sizeof st_phase, NULL, &c), HWP_OK);
+    CHECK_EQ(hwp_path_attach(&p, &h, &ph), HWP_OK);
+    hwp_path_begin(&p, 0x100);
+    for (i = 0; i < 50; i++) {
+        hwp_path_branch(&p, 0x104, 0x110, HWP_CLS_BR_COND, i % 3 == 0, 3, 0);
+        hwp_path_branch(&p, 0x114, 0x100, HWP_CLS_BR_COND, true, 3, 0);
+    }
+    w = hwp_writer_buf(&bw, buf, sizeof buf);
+    hwp_path_write_json(&p, &w);
+    CHECK_HAS(buf, "{\"model\":\"pathprof\",\"mode\":\"bl\"");
+    CHECK_HAS(buf, "\"paths\":50");
+    CHECK_HAS(buf, "\"overhead_pct\":");
+    w = hwp_writer_buf(&bw, buf, sizeof buf);
+    hwp_hpt_write_json(&h, &w);
+    CHECK_HAS(buf, "\"repl\":\"lfu\"");
+    /* 17 of the 50 iterations took the first branch ("11", dirs 3),
+     * 33 did not ("01", dirs 1); hottest first */
+    CHECK_HAS(buf, "\"paths\":[{\"start\":\"0x100\",\"len\":2,\"dirs\":1,\"count\":33},"
+                   "{\"start\":\"0x100\",\"len\":2,\"dirs\":3,\"count\":17}]");
+    w = hwp_writer_buf(&bw, buf, sizeof buf);
+    hwp_phase_write_json(&ph, &w);
+    CHECK_HAS(buf, "\"interval\":10000000");
+    w = hwp_writer_buf(&bw, buf, sizeof buf);
+    hwp_path_write_text(&p, &w);
+    hwp_hpt_write_text(&h, &w);
+    hwp_phase_write_text(&ph, &w);
+    CHECK_HAS(buf, "path stack: bl paths");
+    CHECK_HAS(buf, "  33  0x100 len 2 01");
+    CHECK_HAS(buf, "phase detector: 32 counters");
+    CHECK_EQ(bw.dropped, 0);
+}
+
+int main(int argc, char **argv) {
+    hwt_begin(argc, argv);
+    HWT_RUN(test_descriptor);
+    HWT_RUN(test_desc_validation);
+    HWT_RUN(test_bl_exact);
+    HWT_RUN(test_overflow_drop);
+    HWT_RUN(test_overflow_spill);
+    HWT_RUN(test_fig5_bl);
+    HWT_RUN(test_fig5_wpp);
+    HWT_RUN(test_fig5_extended);
+    HWT_RUN(test_extended_calls);
+    HWT_RUN(test_max_len_split);
+    HWT_RUN(test_metric_counters);
+    HWT_RUN(test_unwind);
+    HWT_RUN(test_hpt_replacement);
+    HWT_RUN(test_hpt_index_functions);
+    HWT_RUN(test_hpt_export_merge);
+    HWT_RUN(test_queue_cost);
+    HWT_RUN(test_phase_bbv_unit);
+    HWT_RUN(test_phase_table_lru);
+    HWT_RUN(test_overlap);
+    HWT_RUN(test_phase_score);
+    HWT_RUN(test_property_random);
+    HWT_RUN(test_reports);
+    return hwt_end();
+}
