@@ -259,8 +259,10 @@ static void test_writer(void) {
     hwp_put_f64(&w, 0.0 / 0.0, 1);
     hwp_put_str(&w, " ");
     hwp_put_json_str(&w, "a\"b\\c\n");
+    hwp_put_str_u64(&w, " n=", 7);
+    hwp_put_json_u64(&w, "k", 18);
     CHECK_STR(buf, "0 18446744073709551615 -9223372036854775808 "
-                   "0xdeadbeef 3.14 -1 0.6667 null \"a\\\"b\\\\c\\u000a\"");
+                   "0xdeadbeef 3.14 -1 0.6667 null \"a\\\"b\\\\c\\u000a\" n=7,\"k\":18");
     CHECK_EQ(b.dropped, 0);
     ws = hwp_writer_buf(&s, small, sizeof small);
     hwp_put_str(&ws, "0123456789");

@@ -480,6 +480,10 @@ HWP_API void hwp_put_hex(const hwp_writer *w, uint64_t v); /* 0x... */
 HWP_API void hwp_put_f64(const hwp_writer *w, double v, unsigned decimals);
 /* A JSON string literal with quotes and escapes. */
 HWP_API void hwp_put_json_str(const hwp_writer *w, const char *s);
+/* Report building blocks every model uses: a label then a number
+ * ("entries 512"), and a JSON member after an earlier one (,"key":512). */
+HWP_API void hwp_put_str_u64(const hwp_writer *w, const char *s, uint64_t v);
+HWP_API void hwp_put_json_u64(const hwp_writer *w, const char *key, uint64_t v);
 
 /* A writer into a fixed char buffer; always NUL-terminated, counts what
  * did not fit. */
@@ -622,6 +626,19 @@ HWP_API void hwp_put_json_str(const hwp_writer *w, const char *s) {
         }
     }
     hwp_put(w, "\"", 1);
+}
+
+HWP_API void hwp_put_str_u64(const hwp_writer *w, const char *s, uint64_t v) {
+    hwp_put_str(w, s);
+    hwp_put_u64(w, v);
+}
+
+HWP_API void hwp_put_json_u64(const hwp_writer *w, const char *key,
+                              uint64_t v) {
+    hwp_put(w, ",", 1);
+    hwp_put_json_str(w, key);
+    hwp_put(w, ":", 1);
+    hwp_put_u64(w, v);
 }
 
 static void hwp__buf_write(void *ctx, const char *s, size_t n) {

@@ -1967,16 +1967,13 @@ static const char *hwp__cp_app_name(uint32_t app) {
 static void hwp__cp_kv(const hwp_writer *w, const char *k, uint64_t v,
                        bool json) {
     if (json) {
-        hwp_put_str(w, ",");
-        hwp_put_json_str(w, k);
-        hwp_put_str(w, ":");
+        hwp_put_json_u64(w, k, v);
     } else {
         hwp_put_str(w, "  ");
         hwp_put_str(w, k);
-        hwp_put_str(w, " ");
+        hwp_put_str_u64(w, " ", v);
+        hwp_put_str(w, "\n");
     }
-    hwp_put_u64(w, v);
-    if (!json) hwp_put_str(w, "\n");
 }
 
 static void hwp__cp_counters(const hwp_cp *x, const hwp_writer *w, bool json) {

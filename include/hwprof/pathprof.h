@@ -827,24 +827,12 @@ static hwp_status hwp__path_storage(hwp_head *h, const void *storage,
     return HWP_OK;
 }
 
-/* Text reports: a label, then a number. */
-static void hwp__path_tkv(const hwp_writer *w, const char *label, uint64_t v) {
-    hwp_put_str(w, label);
-    hwp_put_u64(w, v);
-}
-
-static void hwp__path_kv(const hwp_writer *w, const char *key, uint64_t v) {
-    hwp_put_str(w, ",\"");
-    hwp_put_str(w, key);
-    hwp__path_tkv(w, "\":", v);
-}
-
 static void hwp__path_pd_json(const hwp_writer *w, const hwp_path_pd *pd) {
     hwp_put_str(w, "{\"start\":\"");
     hwp_put_hex(w, pd->start);
     hwp_put_str(w, "\"");
-    hwp__path_tkv(w, ",\"len\":", hwp_path_pd_len(pd));
-    hwp__path_tkv(w, ",\"dirs\":", hwp_path_pd_dirs(pd));
+    hwp_put_str_u64(w, ",\"len\":", hwp_path_pd_len(pd));
+    hwp_put_str_u64(w, ",\"dirs\":", hwp_path_pd_dirs(pd));
 }
 
 /* Direction bits as a string of 0/1, first branch first. */
@@ -1031,23 +1019,23 @@ HWP_API void hwp_hpt_write_text(const hwp_hpt *h, const hwp_writer *w) {
     const hwp_hpt_entry *e = 0;
     unsigned k;
     if (!h || h->head.magic != HWP__HPT_MAGIC) return;
-    hwp__path_tkv(w, "hot path table: ", h->desc.entries);
-    hwp__path_tkv(w, " entries, ", h->desc.ways);
+    hwp_put_str_u64(w, "hot path table: ", h->desc.entries);
+    hwp_put_str_u64(w, " entries, ", h->desc.ways);
     hwp_put_str(w, "-way, ");
     hwp_put_str(w, h->desc.repl == HWP_HPT_LRU ? "LRU, " : "LFU, ");
     hwp_put_str(w, hwp__hpt_index_name(h->desc.index));
-    hwp__path_tkv(w, " index\n  paths ", h->hits + h->misses);
-    hwp__path_tkv(w, ", hits ", h->hits);
-    hwp__path_tkv(w, ", misses ", h->misses);
-    hwp__path_tkv(w, ", evictions ", h->evictions);
-    hwp__path_tkv(w, " (value lost ", h->evicted_value);
-    hwp__path_tkv(w, " of ", h->total);
+    hwp_put_str_u64(w, " index\n  paths ", h->hits + h->misses);
+    hwp_put_str_u64(w, ", hits ", h->hits);
+    hwp_put_str_u64(w, ", misses ", h->misses);
+    hwp_put_str_u64(w, ", evictions ", h->evictions);
+    hwp_put_str_u64(w, " (value lost ", h->evicted_value);
+    hwp_put_str_u64(w, " of ", h->total);
     hwp_put_str(w, ")\n");
     for (k = 0; k < 20 && (e = hwp__hpt_next(h, e)) != 0; k++) {
-        hwp__path_tkv(w, "  ", e->acc);
+        hwp_put_str_u64(w, "  ", e->acc);
         hwp_put_str(w, "  ");
         hwp_put_hex(w, e->pd.start);
-        hwp__path_tkv(w, " len ", hwp_path_pd_len(&e->pd));
+        hwp_put_str_u64(w, " len ", hwp_path_pd_len(&e->pd));
         hwp_put_str(w, " ");
         hwp__path_put_dirs(w, &e->pd);
         hwp_put_str(w, "\n");
@@ -1065,21 +1053,21 @@ HWP_API void hwp_hpt_write_json(const hwp_hpt *h, const hwp_writer *w) {
     hwp_put_json_str(w, hwp__hpt_index_name(h->desc.index));
     hwp_put_str(w, ",\"repl\":");
     hwp_put_json_str(w, h->desc.repl == HWP_HPT_LRU ? "lru" : "lfu");
-    hwp__path_kv(w, "entries", h->desc.entries);
-    hwp__path_kv(w, "ways", h->desc.ways);
-    hwp__path_kv(w, "adds", h->hits + h->misses);
-    hwp__path_kv(w, "hits", h->hits);
-    hwp__path_kv(w, "misses", h->misses);
-    hwp__path_kv(w, "evictions", h->evictions);
-    hwp__path_kv(w, "evicted_value", h->evicted_value);
-    hwp__path_kv(w, "saturations", h->saturations);
-    hwp__path_kv(w, "total", h->total);
+    hwp_put_json_u64(w, "entries", h->desc.entries);
+    hwp_put_json_u64(w, "ways", h->desc.ways);
+    hwp_put_json_u64(w, "adds", h->hits + h->misses);
+    hwp_put_json_u64(w, "hits", h->hits);
+    hwp_put_json_u64(w, "misses", h->misses);
+    hwp_put_json_u64(w, "evictions", h->evictions);
+    hwp_put_json_u64(w, "evicted_value", h->evicted_value);
+    hwp_put_json_u64(w, "saturations", h->saturations);
+    hwp_put_json_u64(w, "total", h->total);
     hwp_put_str(w, ",\"paths\":[");
     while ((e = hwp__hpt_next(h, e)) != 0) {
         if (!first) hwp_put_str(w, ",");
         first = false;
         hwp__path_pd_json(w, &e->pd);
-        hwp__path_kv(w, "count", e->acc);
+        hwp_put_json_u64(w, "count", e->acc);
         hwp_put_str(w, "}");
     }
     hwp_put_str(w, "]}");
@@ -1224,14 +1212,14 @@ HWP_API void hwp__phase_close(hwp_phase *ph) {
 
 HWP_API void hwp_phase_write_text(const hwp_phase *ph, const hwp_writer *w) {
     if (!ph || ph->head.magic != HWP__PHASE_MAGIC) return;
-    hwp__path_tkv(w, "phase detector: ", ph->desc.counters);
-    hwp__path_tkv(w, " counters, ", ph->desc.sig_bits);
-    hwp__path_tkv(w, "-bit signatures, interval ", ph->desc.interval);
-    hwp__path_tkv(w, ", threshold ", ph->desc.threshold);
-    hwp__path_tkv(w, "\n  intervals ", ph->intervals);
-    hwp__path_tkv(w, ", phases ", ph->next_id);
-    hwp__path_tkv(w, ", changes ", ph->changes);
-    hwp__path_tkv(w, ", current phase ", ph->last.phase);
+    hwp_put_str_u64(w, "phase detector: ", ph->desc.counters);
+    hwp_put_str_u64(w, " counters, ", ph->desc.sig_bits);
+    hwp_put_str_u64(w, "-bit signatures, interval ", ph->desc.interval);
+    hwp_put_str_u64(w, ", threshold ", ph->desc.threshold);
+    hwp_put_str_u64(w, "\n  intervals ", ph->intervals);
+    hwp_put_str_u64(w, ", phases ", ph->next_id);
+    hwp_put_str_u64(w, ", changes ", ph->changes);
+    hwp_put_str_u64(w, ", current phase ", ph->last.phase);
     hwp_put_str(w, "\n");
 }
 
@@ -1241,16 +1229,16 @@ HWP_API void hwp_phase_write_json(const hwp_phase *ph, const hwp_writer *w) {
         return;
     }
     hwp_put_str(w, "{\"model\":\"phase\"");
-    hwp__path_kv(w, "counters", ph->desc.counters);
-    hwp__path_kv(w, "sig_bits", ph->desc.sig_bits);
-    hwp__path_kv(w, "table", ph->desc.table);
-    hwp__path_kv(w, "interval", ph->desc.interval);
-    hwp__path_kv(w, "threshold", ph->desc.threshold);
-    hwp__path_kv(w, "intervals", ph->intervals);
-    hwp__path_kv(w, "phases", ph->next_id);
-    hwp__path_kv(w, "changes", ph->changes);
-    hwp__path_kv(w, "phase", ph->last.phase);
-    hwp__path_kv(w, "last_distance", ph->last.distance);
+    hwp_put_json_u64(w, "counters", ph->desc.counters);
+    hwp_put_json_u64(w, "sig_bits", ph->desc.sig_bits);
+    hwp_put_json_u64(w, "table", ph->desc.table);
+    hwp_put_json_u64(w, "interval", ph->desc.interval);
+    hwp_put_json_u64(w, "threshold", ph->desc.threshold);
+    hwp_put_json_u64(w, "intervals", ph->intervals);
+    hwp_put_json_u64(w, "phases", ph->next_id);
+    hwp_put_json_u64(w, "changes", ph->changes);
+    hwp_put_json_u64(w, "phase", ph->last.phase);
+    hwp_put_json_u64(w, "last_distance", ph->last.distance);
     hwp_put_str(w, "}");
 }
 
@@ -1599,18 +1587,18 @@ HWP_API void hwp_path_write_text(const hwp_path *p, const hwp_writer *w) {
     hwp_put_str(w, hwp__path_mode_name(p->desc.mode));
     hwp_put_str(w, " paths, metric ");
     hwp_put_str(w, hwp__path_metric_name(p->desc.metric));
-    hwp__path_tkv(w, ", depth ", p->desc.depth);
-    hwp__path_tkv(w, ", max length ", p->desc.max_len);
-    hwp__path_tkv(w, "\n  branches ", p->branches);
-    hwp__path_tkv(w, ", paths ", p->paths);
-    hwp__path_tkv(w, ", ignored ", p->ignored);
-    hwp__path_tkv(w, ", split ", p->splits);
-    hwp__path_tkv(w, ", overflows ", p->overflows);
-    hwp__path_tkv(w, ", underflows ", p->underflows);
+    hwp_put_str_u64(w, ", depth ", p->desc.depth);
+    hwp_put_str_u64(w, ", max length ", p->desc.max_len);
+    hwp_put_str_u64(w, "\n  branches ", p->branches);
+    hwp_put_str_u64(w, ", paths ", p->paths);
+    hwp_put_str_u64(w, ", ignored ", p->ignored);
+    hwp_put_str_u64(w, ", split ", p->splits);
+    hwp_put_str_u64(w, ", overflows ", p->overflows);
+    hwp_put_str_u64(w, ", underflows ", p->underflows);
     hwp_put_str(w, "\n  branch queue ");
     if (p->desc.queue == HWP_PATH_QUEUE_NONE) hwp_put_str(w, "none");
     else hwp_put_u64(w, p->desc.queue);
-    hwp__path_tkv(w, ": stall cycles ", p->stall_q8 >> 8);
+    hwp_put_str_u64(w, ": stall cycles ", p->stall_q8 >> 8);
     hwp_put_str(w, ", modelled overhead ");
     hwp_put_f64(w, hwp_path_overhead_pct(p), 3);
     hwp_put_str(w, "%\n");
@@ -1625,23 +1613,23 @@ HWP_API void hwp_path_write_json(const hwp_path *p, const hwp_writer *w) {
     hwp_put_json_str(w, hwp__path_mode_name(p->desc.mode));
     hwp_put_str(w, ",\"metric\":");
     hwp_put_json_str(w, hwp__path_metric_name(p->desc.metric));
-    hwp__path_kv(w, "depth", p->desc.depth);
-    hwp__path_kv(w, "max_len", p->desc.max_len);
-    hwp__path_kv(w, "counter_bits", p->desc.counter_bits);
-    hwp__path_kv(w, "queue", p->desc.queue == HWP_PATH_QUEUE_NONE ? 0 : p->desc.queue);
-    hwp__path_kv(w, "branches", p->branches);
-    hwp__path_kv(w, "paths", p->paths);
-    hwp__path_kv(w, "ignored", p->ignored);
-    hwp__path_kv(w, "splits", p->splits);
-    hwp__path_kv(w, "overflows", p->overflows);
-    hwp__path_kv(w, "underflows", p->underflows);
-    hwp__path_kv(w, "cold_starts", p->cold_starts);
-    hwp__path_kv(w, "spills", p->spills);
-    hwp__path_kv(w, "fills", p->fills);
-    hwp__path_kv(w, "unwound", p->unwound);
-    hwp__path_kv(w, "max_depth_used", p->max_n);
-    hwp__path_kv(w, "stall_cycles", p->stall_q8 >> 8);
-    hwp__path_kv(w, "host_cycles", p->host_q8 >> 8);
+    hwp_put_json_u64(w, "depth", p->desc.depth);
+    hwp_put_json_u64(w, "max_len", p->desc.max_len);
+    hwp_put_json_u64(w, "counter_bits", p->desc.counter_bits);
+    hwp_put_json_u64(w, "queue", p->desc.queue == HWP_PATH_QUEUE_NONE ? 0 : p->desc.queue);
+    hwp_put_json_u64(w, "branches", p->branches);
+    hwp_put_json_u64(w, "paths", p->paths);
+    hwp_put_json_u64(w, "ignored", p->ignored);
+    hwp_put_json_u64(w, "splits", p->splits);
+    hwp_put_json_u64(w, "overflows", p->overflows);
+    hwp_put_json_u64(w, "underflows", p->underflows);
+    hwp_put_json_u64(w, "cold_starts", p->cold_starts);
+    hwp_put_json_u64(w, "spills", p->spills);
+    hwp_put_json_u64(w, "fills", p->fills);
+    hwp_put_json_u64(w, "unwound", p->unwound);
+    hwp_put_json_u64(w, "max_depth_used", p->max_n);
+    hwp_put_json_u64(w, "stall_cycles", p->stall_q8 >> 8);
+    hwp_put_json_u64(w, "host_cycles", p->host_q8 >> 8);
     hwp_put_str(w, ",\"overhead_pct\":");
     hwp_put_f64(w, hwp_path_overhead_pct(p), 4);
     hwp_put_str(w, "}");

@@ -803,13 +803,6 @@ HWP_API void hwp_strat_write_text(const hwp_strat *s, const hwp_writer *w) {
     }
 }
 
-static void hwp__strat_kv(const hwp_writer *w, const char *key, uint64_t v) {
-    hwp_put_str(w, ",\"");
-    hwp_put_str(w, key);
-    hwp_put_str(w, "\":");
-    hwp_put_u64(w, v);
-}
-
 /* Schema: {"model":"stratified","scheme":NAME,"hash":"paper"|"cheap",
  * "rate","entries","ways","l2_entries","queue","events","samples",
  * "messages","interrupts","unhandled","pending" (integers),
@@ -824,17 +817,17 @@ HWP_API void hwp_strat_write_json(const hwp_strat *s, const hwp_writer *w) {
     hwp__strat_put_name(s, w);
     hwp_put_str(w, "\",\"hash\":");
     hwp_put_str(w, s->d.hash == HWP_STRAT_HASH_PAPER ? "\"paper\"" : "\"cheap\"");
-    hwp__strat_kv(w, "rate", s->d.scheme == HWP_STRAT_TAGGED ? s->hit_limit : s->d.rate);
-    hwp__strat_kv(w, "entries", s->d.entries);
-    hwp__strat_kv(w, "ways", s->d.ways);
-    hwp__strat_kv(w, "l2_entries", s->d.l2_entries);
-    hwp__strat_kv(w, "queue", s->d.queue);
-    hwp__strat_kv(w, "events", s->st.events);
-    hwp__strat_kv(w, "samples", s->st.samples);
-    hwp__strat_kv(w, "messages", s->st.messages);
-    hwp__strat_kv(w, "interrupts", s->st.interrupts);
-    hwp__strat_kv(w, "unhandled", s->st.unhandled);
-    hwp__strat_kv(w, "pending", hwp_strat_pending(s));
+    hwp_put_json_u64(w, "rate", s->d.scheme == HWP_STRAT_TAGGED ? s->hit_limit : s->d.rate);
+    hwp_put_json_u64(w, "entries", s->d.entries);
+    hwp_put_json_u64(w, "ways", s->d.ways);
+    hwp_put_json_u64(w, "l2_entries", s->d.l2_entries);
+    hwp_put_json_u64(w, "queue", s->d.queue);
+    hwp_put_json_u64(w, "events", s->st.events);
+    hwp_put_json_u64(w, "samples", s->st.samples);
+    hwp_put_json_u64(w, "messages", s->st.messages);
+    hwp_put_json_u64(w, "interrupts", s->st.interrupts);
+    hwp_put_json_u64(w, "unhandled", s->st.unhandled);
+    hwp_put_json_u64(w, "pending", hwp_strat_pending(s));
     hwp_put_str(w, ",\"transitions\":{");
     for (i = 0; i < HWP_STRAT_TRANSITIONS; i++) {
         if (i) hwp_put_str(w, ",");
@@ -1137,13 +1130,13 @@ HWP_API void hwp_strat_acc_write_json(const hwp_strat_acc *a,
     }
     hwp_put_str(w, "{\"tuples\":");
     hwp_put_u64(w, a->tn);
-    hwp__strat_kv(w, "pcs", a->pn);
-    hwp__strat_kv(w, "strata", a->strata);
-    hwp__strat_kv(w, "total", a->total);
-    hwp__strat_kv(w, "messages", a->messages);
-    hwp__strat_kv(w, "dropped_messages", a->dropped_msgs);
-    hwp__strat_kv(w, "dropped_count", a->dropped_count);
-    hwp__strat_kv(w, "dropped_pc_count", a->dropped_pc_count);
+    hwp_put_json_u64(w, "pcs", a->pn);
+    hwp_put_json_u64(w, "strata", a->strata);
+    hwp_put_json_u64(w, "total", a->total);
+    hwp_put_json_u64(w, "messages", a->messages);
+    hwp_put_json_u64(w, "dropped_messages", a->dropped_msgs);
+    hwp_put_json_u64(w, "dropped_count", a->dropped_count);
+    hwp_put_json_u64(w, "dropped_pc_count", a->dropped_pc_count);
     hwp_put_str(w, ",\"profile\":[");
     while (hwp_strat_acc_next(a, &cur, &m)) {
         if (!first) hwp_put_str(w, ",");
@@ -1155,7 +1148,7 @@ HWP_API void hwp_strat_acc_write_json(const hwp_strat_acc *a,
         hwp_put_str(w, "\",\"w\":\"");
         hwp_put_hex(w, m.w);
         hwp_put_str(w, "\"");
-        hwp__strat_kv(w, "count", m.count);
+        hwp_put_json_u64(w, "count", m.count);
         hwp_put_str(w, "}");
     }
     hwp_put_str(w, "]}");
