@@ -193,6 +193,13 @@ static void test_bits(void) {
         CHECK_EQ(hwp_log2((1ull << i) | 1ull), i);
     }
     CHECK(!hwp_is_pow2(0));
+    for (i = 0; i < 2000; i++) { /* popcount against a bit-by-bit count */
+        uint64_t v = hwp_mix64(i) >> (i % 64);
+        unsigned b, n = 0;
+        for (b = 0; b < 64; b++) n += (unsigned)(v >> b) & 1u;
+        if (!CHECK_EQ(hwp_popcount64(v), n)) break;
+    }
+    CHECK_EQ(hwp_popcount64(~0ull), 64);
     CHECK_EQ(hwp_mask64(0), 0);
     CHECK_EQ(hwp_mask64(64), ~0ull);
     CHECK_EQ(hwp_mask64(12), 0xFFFu);

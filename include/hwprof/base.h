@@ -183,6 +183,18 @@ HWP_INLINE unsigned hwp_log2(uint64_t x) {
 #endif
 }
 
+/* Set bits in x (SWAR; one instruction where the target has popcnt). */
+HWP_INLINE unsigned hwp_popcount64(uint64_t v) {
+#if defined(__POPCNT__) && (defined(__GNUC__) || defined(__clang__))
+    return (unsigned)__builtin_popcountll(v);
+#else
+    v = v - ((v >> 1) & 0x5555555555555555ull);
+    v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+    v = (v + (v >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (unsigned)((v * 0x0101010101010101ull) >> 56);
+#endif
+}
+
 /* All-ones mask of `bits` low bits, 0..64. */
 HWP_INLINE uint64_t hwp_mask64(unsigned bits) {
     return bits >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << bits) - 1);

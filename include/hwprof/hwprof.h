@@ -6,3 +6,8 @@
 
 #include "base.h"
 #include "cost.h"
+#include "profileme.h"
+#include "stratified.h"
+#include "rap.h"
+#include "pathprof.h"
+#include "coproc.h"

@@ -1,0 +1,604 @@
+/* Unit tests for hwprof/rap.h: desc handling, the update/split/merge state
+ * machine of sec. 2.2 and 3.3 traced by hand, the pool limit, the stage-0
+ * buffer, the insn entry point, the cost shim, queries and reports.
+ * Fast and deterministic (also run under valgrind and the sanitizers). */
+#define HWPROF_IMPL
+#include "hwprof/rap.h"
+
+#include "harness.h"
+#include "rap/rap_util.h"
+
+/* 16-byte aligned views of static buffers (C99 has no _Alignas). */
+#define ALIGN16(buf) ((unsigned char *)(((uintptr_t)(buf) + 15) & ~(uintptr_t)15))
+static unsigned char mem_raw[(1u << 20) + 16];
+#define mem ALIGN16(mem_raw)
+#define MEMSZ (sizeof mem_raw - 16)
+
+static hwp_rap_desc small_desc(unsigned w, unsigned b, double eps,
+                               unsigned nodes) {
+    hwp_rap_desc d;
+    memset(&d, 0, sizeof d);
+    d.key_bits = w;
+    d.branching = b;
+    d.eps = eps;
+    d.nodes = nodes;
+    return d;
+}
+
+static void test_defaults_and_bytes(void) {
+    hwp_rap r;
+    hwp_rap_desc z;
+    memset(&z, 0, sizeof z);
+    /* 512 nodes of 16 bytes (the paper's 8 KB), plus 96 bytes of
+     * compaction scratch. */
+    CHECK_EQ(hwp_rap_bytes(NULL), 8192 + 64 + 32);
+    CHECK_EQ(hwp_rap_bytes(&z), HWP_RAP_BYTES(512, 0, 0));
+    CHECK_EQ(HWP_RAP_BYTES(512, 1024, 256), 8288 + 16384 + 4096);
+    CHECK_EQ(hwp_rap_init(&r, mem, MEMSZ, NULL, NULL), HWP_OK);
+    CHECK_STR(hwp_why(&r), "");
+    CHECK_EQ(r.desc.key_bits, 64);
+    CHECK_EQ(r.desc.branching, 4);
+    CHECK_NEAR(r.desc.eps, 0.01, 0);
+    CHECK_EQ(r.desc.q, 2);
+    CHECK_EQ(r.desc.first_merge, 1024);
+    CHECK_EQ(r.cap, 512);
+    CHECK_EQ(r.levels, 32); /* log(R) = log_4(2^64) */
+    CHECK_EQ(r.nodes, 1);
+    CHECK(r.buf == NULL);
+    CHECK_EQ(sizeof(hwp_rap_node), 16);
+}
+
+static void test_levels_for_odd_widths(void) {
+    hwp_rap r;
+    hwp_rap_desc d = small_desc(5, 4, 0.1, 64);
+    CHECK_EQ(hwp_rap_init(&r, mem, MEMSZ, &d, NULL), HWP_OK);
+    CHECK_EQ(r.levels, 3); /* 2 + 2 + 1 bits */
+    CHECK_EQ(r.shift[0], 5);
+    CHECK_EQ(r.shift[1], 3);
+    CHECK_EQ(r.shift[2], 1);
+    CHECK_EQ(r.shift[3], 0);
+    d = small_desc(64, 16, 0.1, 64);
+    CHECK_EQ(hwp_rap_init(&r, mem, MEMSZ, &d, NULL), HWP_OK);
+    CHECK_EQ(r.levels, 16);
+    d = small_desc(64, 2, 0.1, 64);
+    CHECK_EQ(hwp_rap_init(&r, mem, MEMSZ, &d, NULL), HWP_OK);
+    CHECK_EQ(r.levels, 64);
+}
+
+static void test_invalid_desc(void) {
+    hwp_rap r;
+    hwp_rap_desc d;
+    static const struct {
+        int field;
+        double v;
+        const char *why;
+    } bad[] = {
+        {0, 65, "key_bits"}, {1, 3, "branching"}, {1, 32, "branching"},
+        {2, 1.0, "eps"},     {2, -0.5, "eps"},   {3, 4, "nodes"},
+        {4, 1, "q"},         {4, 65, "q"},       {5, 3, "buffer"},
+        {6, 9, "source"},    {7, 1.5, "hot"},     {8, 6, "cache"},
+    };
+    unsigned i;
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        memset(&d, 0, sizeof d);
+        switch (bad[i].field) {
+        case 0: d.key_bits = (uint32_t)bad[i].v; break;
+        case 1: d.branching = (uint32_t)bad[i].v; break;
+        case 2: d.eps = bad[i].v; break;
+        case 3: d.nodes = (uint32_t)bad[i].v; break;
+        case 4: d.q = (uint32_t)bad[i].v; break;
+        case 5: d.buffer = (uint32_t)bad[i].v; break;
+        case 6: d.source = (uint32_t)bad[i].v; break;
+        case 8: d.cache = (uint32_t)bad[i].v; break;
+        default: d.hot = bad[i].v; break;
+        }
+        CHECK_EQ(hwp_rap_bytes(&d), 0);
+        CHECK_EQ(hwp_rap_init(&r, mem, MEMSZ, &d, NULL), HWP_EINVAL);
+        CHECK_HAS(hwp_why(&r), bad[i].why);
+    }
+    CHECK_EQ(hwp_rap_init(&r, mem + 8, MEMSZ - 8, NULL, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&r), "aligned");
+    CHECK_EQ(hwp_rap_init(&r, NULL, MEMSZ, NULL, NULL), HWP_EINVAL);
+    CHECK_EQ(hwp_rap_init(&r, mem, hwp_rap_bytes(NULL) - 1, NULL, NULL),
+             HWP_ENOSPC);
+    CHECK_HAS(hwp_why(&r), "smaller");
+    CHECK_EQ(hwp_rap_init(NULL, mem, MEMSZ, NULL, NULL), HWP_EINVAL);
+    /* A handle that was never initialised is refused by every cold call. */
+    memset(&r, 0, sizeof r);
+    CHECK_EQ(hwp_rap_reset(&r), HWP_EINVAL);
+    CHECK_EQ(hwp_rap_flush(&r), HWP_EINVAL);
+    CHECK_EQ(hwp_rap_bound(&r), 0);
+    CHECK_EQ(hwp_rap_hot(&r, 0.1, NULL, 0), 0);
+}
+
+static uint64_t est(const hwp_rap *r, uint64_t lo, uint64_t hi, uint64_t *up) {
+    uint64_t l = 0, u = 0;
+    hwp_rap_estimate(r, lo, hi, &l, &u);
+    if (up) *up = u;
+    return l;
+}
+
+/* The state machine traced by hand on a 4-bit domain with b = 4 (two
+ * levels), eps = 0.5: the threshold is floor(n / 4), recomputed every
+ * event while n < 64. Counts, splits, the bottom-up merge with partial
+ * children and the re-split around a surviving child (sec. 3.3). */
+static void test_hand_traced_tree(void) {
+    hwp_rap r;
+    hwp_rap_desc d = small_desc(4, 4, 0.5, 64);
+    uint64_t up;
+    int i;
+    d.first_merge = 8;
+    CHECK_EQ(hwp_rap_init(&r, mem, MEMSZ, &d, NULL), HWP_OK);
+    /* n=1: root count 1 > 0 splits into [0,3] [4,7] [8,11] [12,15]. */
+    hwp_rap_add(&r, 5, 1);
+    CHECK_EQ(r.nodes, 5);
+    CHECK_EQ(r.pool[0].count, 1);
+    /* n=2: [4,7] takes it (1 > floor(2/4) = 0) and splits. */
+    hwp_rap_add(&r, 5, 1);
+    CHECK_EQ(r.nodes, 9);
+    /* n=3: the single key 5 counts it; single keys never split. */
+    hwp_rap_add(&r, 5, 1);
+    CHECK_EQ(r.nodes, 9);
+    CHECK_EQ(est(&r, 5, 5, &up), 1);
+    CHECK_EQ(up, 3); /* + root 1 + [4,7] 1 */
+    /* n=4: [12,15] gets its first event and splits. */
+    hwp_rap_add(&r, 12, 1);
+    CHECK_EQ(r.nodes, 13);
+    CHECK_EQ(r.splits, 3);
+    /* n=5..8: key 5 four more times; the merge batch runs at n = 8 with
+     * threshold 2. Bottom-up: [4,7] (count 1) folds 4, 6, 7 (zero) and
+     * keeps 5 (1 + 5 > 2): partial children. [12,15] (count 1) folds its
+     * four zero children. The root (1) folds [0,3], [8,11] and then
+     * [12,15] (1 + 1 <= 2), keeping only [4,7]. */
+    for (i = 0; i < 4; i++) hwp_rap_add(&r, 5, 1);
+    CHECK_EQ(r.merges, 1);
+    CHECK_EQ(r.nodes, 3);
+    CHECK_EQ(r.used, 3);
+    CHECK_EQ(r.folded, 10);
+    CHECK_EQ(r.pool[0].count, 2);
+    CHECK_EQ(est(&r, 4, 7, NULL), 6);
+    CHECK_EQ(est(&r, 5, 5, NULL), 5);
+    CHECK_EQ(est(&r, 12, 15, &up), 0); /* folded into the root */
+    CHECK_EQ(up, 2);
+    CHECK_EQ(est(&r, 0, 15, NULL), 8);
+    CHECK_EQ(r.next_merge, 16);
+    /* n=9: key 6 has no child under [4,7]: counted at [4,7] (2, not > 2). */
+    hwp_rap_add(&r, 6, 1);
+    CHECK_EQ(r.nodes, 3);
+    CHECK_EQ(est(&r, 4, 7, NULL), 7);
+    /* n=10: [4,7] reaches 3 > 2 and re-grows 4, 6, 7 around 5. */
+    hwp_rap_add(&r, 6, 1);
+    CHECK_EQ(r.nodes, 6);
+    CHECK_EQ(est(&r, 5, 5, NULL), 5);
+    CHECK_EQ(est(&r, 6, 6, &up), 0);
+    CHECK_EQ(up, 2 + 3);
+    hwp_rap_add(&r, 6, 1);
+    CHECK_EQ(est(&r, 6, 6, NULL), 1);
+    CHECK_EQ(est(&r, 0, 15, NULL), 11);
+    CHECK_EQ(r.n, 11);
+}
+
+typedef struct visit_sum {
+    uint64_t sum, nodes, root_sum, max_depth;
+} visit_sum;
+
+static void sum_visit(void *ctx, const hwp_rap_range *rg) {
+    visit_sum *v = (visit_sum *)ctx;
+    v->sum += rg->count;
+    v->nodes++;
+    if (rg->depth == 0) v->root_sum = rg->sum;
+    if (rg->depth > v->max_depth) v->max_depth = rg->depth;
+}
+
+typedef struct check_ctx {
+    hwx_exact *x;
+    uint64_t bad_lower, bad_upper, bad_eps, nodes;
+    double slack; /* allowed true - sum */
+} check_ctx;
+
+static void check_visit(void *ctx, const hwp_rap_range *rg) {
+    check_ctx *c = (check_ctx *)ctx;
+    uint64_t t = hwx_exact_range(c->x, rg->lo, rg->hi);
+    c->nodes++;
+    if (t < rg->sum) c->bad_lower++;
+    if (t > rg->upper) c->bad_upper++;
+    if ((double)(t - rg->sum) > c->slack) c->bad_eps++;
+}
+
+/* Every node: sum <= true <= upper, and true <= sum + eps n + levels. */
+static void check_tree(const hwp_rap *r, hwx_event *ev, size_t n,
+                       int strict) {
+    hwx_exact x;
+    check_ctx c;
+    visit_sum v;
+    memset(&c, 0, sizeof c);
+    memset(&v, 0, sizeof v);
+    hwx_exact_build(&x, ev, n);
+    c.x = &x;
+    c.slack = r->desc.eps * (double)r->n + r->levels;
+    CHECK_EQ(hwp_rap_foreach(r, check_visit, &c), HWP_OK);
+    CHECK_EQ(c.bad_lower, 0);
+    CHECK_EQ(c.bad_upper, 0);
+    if (strict) CHECK_EQ(c.bad_eps, 0);
+    CHECK_EQ(hwp_rap_foreach(r, sum_visit, &v), HWP_OK);
+    CHECK_EQ(v.sum, r->n);
+    CHECK_EQ(v.root_sum, r->n);
+    CHECK_EQ(v.nodes, r->nodes);
+    CHECK(r->used <= r->cap && r->peak <= r->cap && r->nodes <= r->peak);
+    if (strict) CHECK(hwp_rap_bound(r) <= (uint64_t)c.slack);
+    hwx_exact_free(&x);
+}
+
+static void test_bound_small_streams(void) {
+    static hwx_event ev[20000];
+    static const unsigned ws[] = {8, 32, 64}, bs[] = {2, 4, 16};
+    hwp_rap r;
+    hwp_rng g;
+    hwg_zipf z;
+    unsigned wi, bi, i;
+    hwp_rng_seed(&g, 7);
+    hwg_zipf_init(&z, 5000, 1.1);
+    for (wi = 0; wi < 3; wi++)
+        for (bi = 0; bi < 3; bi++) {
+            hwp_rap_desc d = small_desc(ws[wi], bs[bi], 0.05, 60000);
+            CHECK_EQ(hwp_rap_init(&r, mem, MEMSZ, &d, NULL), HWP_OK);
+            for (i = 0; i < 20000; i++) {
+                uint64_t k = hwg_key(hwg_zipf_next(&z, &g)) & hwp_mask64(ws[wi]);
+                ev[i].key = k;
+                ev[i].weight = 1;
+                hwp_rap_add(&r, k, 1);
+            }
+            CHECK_EQ(r.deferred, 0);
+            check_tree(&r, ev, 20000, 1);
+        }
+}
+
+/* A pool of b + 1 nodes cannot hold the tree: merge batches run early,
+ * splits are deferred and counted, the pool is never exceeded, and the
+ * a-posteriori bound still holds for every node. */
+static void test_tiny_pool_defers(void) {
+    static hwx_event ev[5000];
+    hwp_rap r;
+    hwp_rng g;
+    unsigned i;
+    hwp_rap_desc d = small_desc(16, 4, 0.01, 5);
+    hwp_rng_seed(&g, 3);
+    CHECK_EQ(hwp_rap_init(&r, mem, MEMSZ, &d, NULL), HWP_OK);
+    for (i = 0; i < 5000; i++) {
+        uint64_t k = hwp_rng_below(&g, 1u << 16);
+        ev[i].key = k;
+        ev[i].weight = 1;
+        hwp_rap_add(&r, k, 1);
+        if (r.used > r.cap) break;
+    }
+    CHECK(r.deferred > 0);
+    CHECK(r.early_merges > 0);
+    CHECK(r.peak <= 5);
+    check_tree(&r, ev, i, 0);
+}
+
+static void test_estimate_intervals(void) {
+    static hwx_event ev[8000];
+    hwx_exact x;
+    hwp_rap r;
+    hwp_rng g;
+    unsigned i, bad = 0;
+    hwp_rap_desc d = small_desc(12, 4, 0.02, 4096);
+    hwp_rng_seed(&g, 11);
+    CHECK_EQ(hwp_rap_init(&r, mem, MEMSZ, &d, NULL), HWP_OK);
+    for (i = 0; i < 8000; i++) {
+        uint64_t k = hwp_rng_below(&g, 4) ? 0x700 + hwp_rng_below(&g, 40)
+                                          : hwp_rng_below(&g, 4096);
+        uint64_t w = 1 + hwp_rng_below(&g, 3);
+        ev[i].key = k;
+        ev[i].weight = w;
+        hwp_rap_add(&r, k, w);
+    }
+    hwx_exact_build(&x, ev, 8000);
+    for (i = 0; i < 2000; i++) {
+        uint64_t a = hwp_rng_below(&g, 4096), b = hwp_rng_below(&g, 4096), l, u, t;
+        if (a > b) { uint64_t s = a; a = b; b = s; }
+        CHECK_EQ(hwp_rap_estimate(&r, a, b, &l, &u), HWP_OK);
+        t = hwx_exact_range(&x, a, b);
+        if (t < l || t > u) bad++;
+    }
+    CHECK_EQ(bad, 0);
+    {
+        uint64_t l, u;
+        CHECK_EQ(hwp_rap_estimate(&r, 5, 4, &l, &u), HWP_EINVAL);
+    }
+    hwx_exact_free(&x);
+}
+
+static void test_keys_taken_mod_domain(void) {
+    hwp_rap r;
+    hwp_rap_desc d = small_desc(8, 4, 0.1, 256);
+    CHECK_EQ(hwp_rap_init(&r, mem, MEMSZ, &d, NULL), HWP_OK);
+    hwp_rap_add(&r, 0x1FF, 1); /* key 0xFF */
+    hwp_rap_add(&r, 0xFF, 1);
+    hwp_rap_add(&r, 0, 1);
+    hwp_rap_add(&r, 0x2FF, 1);
+    hwp_rap_add(&r, 0xFF, 1);
+    CHECK_EQ(est(&r, 0, 0xFF, NULL), 5);
+    /* Root, [0xC0,0xFF], [0,0x3F], [0xF0,0xFF], [0xFC,0xFF] each took
+     * one event and split: the four 0xFF-keys are the root's one plus
+     * the three inside [0xC0, 0xFF]. */
+    CHECK_EQ(est(&r, 0xC0, 0xFF, NULL), 3);
+    CHECK_EQ(r.pool[0].count, 1);
+}
+
+static void test_stage0_buffer(void) {
+    hwp_rap plain, buffered;
+    hwx_code code;
+    hwp_rap_desc d;
+    static unsigned char mem2[1u << 16];  /* aligned view below */
+    unsigned i;
+    memset(&d, 0, sizeof d);
+    d.nodes = 2048;
+    CHECK_EQ(hwp_rap_init(&plain, mem, MEMSZ, &d, NULL), HWP_OK);
+    d.buffer = 1024;
+    CHECK(hwp_rap_bytes(&d) <= sizeof mem2);
+    CHECK_EQ(hwp_rap_init(&buffered, ALIGN16(mem2), sizeof mem2 - 16, &d, NULL),
+             HWP_OK);
+    hwx_code_init(&code, 500, 0x400000, 5);
+    for (i = 0; i < 50000; i++) {
+        uint64_t pc = hwx_code_next(&code);
+        hwp_rap_add(&plain, pc, 1);
+        hwp_rap_add(&buffered, pc, 1);
+    }
+    CHECK_EQ(plain.updates, 50000);
+    CHECK_EQ(buffered.events, 50000);
+    CHECK(buffered.buffered > 0);
+    CHECK_EQ(buffered.n + buffered.buffered, 50000);
+    CHECK(buffered.updates * 3 < plain.updates); /* loops combine well */
+    CHECK_EQ(hwp_rap_flush(&buffered), HWP_OK);
+    CHECK_EQ(buffered.buffered, 0);
+    CHECK_EQ(buffered.n, 50000);
+    CHECK_EQ(est(&buffered, 0, UINT64_MAX, NULL), 50000);
+    hwx_code_free(&code);
+}
+
+/* The lookup cache only skips the walk: with it the tree must be the same,
+ * node for node, as without it, through splits, merges, deferrals and
+ * compactions (a small pool forces all of them). */
+static void test_cache_is_transparent(void) {
+    static unsigned char m2[(1u << 16) + 16];
+    hwp_rap a, c;
+    hwp_rng g;
+    hwg_zipf z;
+    unsigned i, same = 1;
+    hwp_rap_desc d = small_desc(64, 4, 0.02, 200);
+    hwp_rng_seed(&g, 8);
+    hwg_zipf_init(&z, 3000, 1.0);
+    CHECK_EQ(hwp_rap_init(&a, mem, MEMSZ, &d, NULL), HWP_OK);
+    d.cache = 64;
+    CHECK_EQ(hwp_rap_init(&c, ALIGN16(m2), 1u << 16, &d, NULL), HWP_OK);
+    CHECK(c.cache != NULL && a.cache == NULL);
+    for (i = 0; i < 60000; i++) {
+        uint64_t k = hwg_key(hwg_zipf_next(&z, &g) % (i < 30000 ? 3000 : 50));
+        hwp_rap_add(&a, k, 1);
+        hwp_rap_add(&c, k, 1);
+    }
+    CHECK(a.deferred > 0 && a.merges > 0 && a.splits > 0);
+    CHECK_EQ(a.used, c.used);
+    for (i = 0; i < a.used && i < c.used; i++)
+        same &= a.pool[i].count == c.pool[i].count &&
+                a.pool[i].child == c.pool[i].child &&
+                a.pool[i].mask == c.pool[i].mask;
+    CHECK(same);
+    CHECK_EQ(a.splits, c.splits);
+    CHECK_EQ(a.deferred, c.deferred);
+}
+
+static void test_insn_entry(void) {
+    hwp_rap r;
+    hwp_insn in;
+    unsigned i;
+    hwp_rap_desc d = small_desc(64, 4, 0.1, 512);
+    d.source = HWP_RAP_SRC_VALUE;
+    d.cls_mask = HWP_CLS_BIT(HWP_CLS_LOAD);
+    d.ev_mask = HWP_EV_DCMISS;
+    CHECK_EQ(hwp_rap_init(&r, mem, MEMSZ, &d, NULL), HWP_OK);
+    memset(&in, 0, sizeof in);
+    in.pc = 0x1000;
+    in.value = 42;
+    in.cls = HWP_CLS_LOAD;
+    hwp_rap_insn(&r, &in); /* no miss: filtered out */
+    in.events = HWP_EV_DCMISS;
+    hwp_rap_insn(&r, &in); /* counted: value 42 */
+    in.cls = HWP_CLS_STORE;
+    hwp_rap_insn(&r, &in); /* wrong class */
+    CHECK_EQ(r.n, 1);
+    in.cls = HWP_CLS_LOAD;
+    for (i = 0; i < 99; i++) hwp_rap_insn(&r, &in);
+    CHECK_EQ(r.n, 100);
+    CHECK(est(&r, 42, 42, NULL) > 50); /* keyed by the value ...  */
+    CHECK_EQ(est(&r, 0x1000, 0x1000, NULL), 0); /* ... not the PC */
+    d.source = HWP_RAP_SRC_PC;
+    d.cls_mask = 0;
+    d.ev_mask = 0;
+    CHECK_EQ(hwp_rap_init(&r, mem, MEMSZ, &d, NULL), HWP_OK);
+    hwp_rap_insn(&r, &in);
+    CHECK_EQ(r.n, 1);
+    CHECK_EQ(est(&r, 0, 0x0FFF, NULL), 0);
+}
+
+static void test_cost_charged(void) {
+    hwp_rap r;
+    hwp_cost c;
+    hwp_rng g;
+    unsigned i;
+    hwp_rap_desc d = small_desc(32, 4, 0.05, 1024);
+    CHECK_EQ(hwp_cost_init(&c, NULL), HWP_OK);
+    CHECK_EQ(hwp_rap_init(&r, mem, MEMSZ, &d, &c), HWP_OK);
+    hwp_rng_seed(&g, 1);
+    for (i = 0; i < 30000; i++)
+        hwp_rap_add(&r, hwp_rng_below(&g, 8) ? 0x1234 : hwp_rng_u32(&g), 1);
+    CHECK(r.splits > 0 && r.merges > 0);
+    CHECK_EQ(c.count[HWP_COST_RAP_EVENT], r.updates);
+    CHECK_EQ(c.spent[HWP_COST_RAP_EVENT], 4 * r.updates);
+    CHECK_EQ(c.count[HWP_COST_RAP_SPLIT], r.splits);
+    CHECK_EQ(c.spent[HWP_COST_RAP_SPLIT], 5 * r.splits);
+    CHECK_EQ(c.spent[HWP_COST_RAP_MERGE_NODE], 2 * r.scanned);
+    CHECK_EQ(hwp_cost_model_cycles(&c, HWP_MODEL_RAP),
+             4 * r.updates + 5 * r.splits + 2 * r.scanned);
+}
+
+static void test_hot_ranges_planted(void) {
+    static hwx_event ev[40000];
+    hwp_rap_range hot[32];
+    hwx_exact x;
+    hwp_rap r;
+    hwp_rng g;
+    size_t nh, i, found_key = 0, found_range = 0;
+    hwp_rap_desc d = small_desc(16, 4, 0.01, 8192);
+    hwp_rng_seed(&g, 99);
+    CHECK_EQ(hwp_rap_init(&r, mem, MEMSZ, &d, NULL), HWP_OK);
+    for (i = 0; i < 40000; i++) {
+        unsigned u = hwp_rng_below(&g, 100);
+        uint64_t k = u < 30   ? 0x1234                          /* 30% key */
+                     : u < 50 ? 0x8000 + hwp_rng_below(&g, 256) /* 20% range */
+                              : hwp_rng_below(&g, 1u << 16);    /* background */
+        ev[i].key = k;
+        ev[i].weight = 1;
+        hwp_rap_add(&r, k, 1);
+    }
+    hwx_exact_build(&x, ev, 40000);
+    nh = hwp_rap_hot(&r, 0.10, hot, 32);
+    CHECK(nh >= 2 && nh <= 32);
+    for (i = 0; i < nh && i < 32; i++) {
+        CHECK(hwx_exact_range(&x, hot[i].lo, hot[i].hi) >= 4000);
+        CHECK(hot[i].excl >= 4000 && hot[i].hot);
+        if (hot[i].lo == 0x1234 && hot[i].hi == 0x1234) found_key++;
+        if (hot[i].lo == 0x8000 && hot[i].hi == 0x80FF) found_range++;
+    }
+    CHECK_EQ(found_key, 1);
+    CHECK_EQ(found_range, 1);
+    hwx_exact_free(&x);
+}
+
+static void test_merge_two_trees(void) {
+    static unsigned char m2[(1u << 18) + 16], m3[(1u << 18) + 16];
+    static hwx_event ev[20000];
+    hwp_rap a, b, ab;
+    hwp_rng g;
+    unsigned i;
+    hwp_rap_desc d = small_desc(32, 4, 0.02, 8000), other = d;
+    hwp_rng_seed(&g, 5);
+    CHECK_EQ(hwp_rap_init(&a, mem, MEMSZ, &d, NULL), HWP_OK);
+    CHECK_EQ(hwp_rap_init(&b, ALIGN16(m2), 1u << 18, &d, NULL), HWP_OK);
+    CHECK_EQ(hwp_rap_init(&ab, ALIGN16(m3), 1u << 18, &d, NULL), HWP_OK);
+    for (i = 0; i < 20000; i++) {
+        uint64_t k = i < 10000 ? 0x10000 + hwp_rng_below(&g, 64)
+                               : 0x7000000 + hwp_rng_below(&g, 1024);
+        if (hwp_rng_below(&g, 4) == 0) k = hwp_rng_u32(&g);
+        ev[i].key = k;
+        ev[i].weight = 1;
+        hwp_rap_add(i < 10000 ? &a : &b, k, 1);
+        hwp_rap_add(&ab, k, 1);
+    }
+    other.eps = 0.03;
+    {
+        hwp_rap c;
+        static unsigned char m4[(1u << 17) + 16];
+        CHECK_EQ(hwp_rap_init(&c, ALIGN16(m4), 1u << 17, &other, NULL), HWP_OK);
+        CHECK_EQ(hwp_rap_merge(&a, &c), HWP_EMISMATCH);
+        CHECK_EQ(hwp_rap_merge(&a, &a), HWP_EINVAL);
+    }
+    CHECK_EQ(hwp_rap_merge(&a, &b), HWP_OK);
+    CHECK_EQ(a.n, 20000);
+    check_tree(&a, ev, 20000, 0);
+    /* Within the bound of the concatenated stream's tree: both are
+     * lower bounds within eps n (+ levels) of the truth. */
+    {
+        uint64_t lo[3] = {0x10000, 0x7000000, 0}, hi[3] = {0x1003F, 0x70003FF,
+                                                           0xFFFFFFFF};
+        double tol = 2 * (0.02 * 20000 + a.levels);
+        for (i = 0; i < 3; i++)
+            CHECK_NEAR((double)est(&a, lo[i], hi[i], NULL),
+                       (double)est(&ab, lo[i], hi[i], NULL), tol);
+    }
+}
+
+typedef struct text_buf {
+    char s[1 << 16];
+    hwp_bufwriter b;
+    hwp_writer w;
+} text_buf;
+
+static size_t count_sub(const char *s, const char *sub) {
+    size_t n = 0, l = strlen(sub);
+    for (s = strstr(s, sub); s; s = strstr(s + l, sub)) n++;
+    return n;
+}
+
+static void test_reports(void) {
+    static text_buf t;
+    hwp_rap r;
+    hwp_rng g;
+    unsigned i;
+    hwp_rap_desc d = small_desc(16, 4, 0.05, 256);
+    hwp_rng_seed(&g, 2);
+    CHECK_EQ(hwp_rap_init(&r, mem, MEMSZ, &d, NULL), HWP_OK);
+    for (i = 0; i < 5000; i++)
+        hwp_rap_add(&r, hwp_rng_below(&g, 2) ? 0xBEEF : hwp_rng_below(&g, 65536), 1);
+    t.w = hwp_writer_buf(&t.b, t.s, sizeof t.s);
+    hwp_rap_write_text(&r, &t.w);
+    CHECK_HAS(t.s, "rap: w=16 b=4 eps=0.0500 levels=8 pool=256 n=5000 events=5000");
+    CHECK_HAS(t.s, "[0xbeef, 0xbeef] depth 8:");
+    CHECK_HAS(t.s, "rap: tree");
+    CHECK_EQ(t.b.dropped, 0);
+    t.w = hwp_writer_buf(&t.b, t.s, sizeof t.s);
+    hwp_rap_write_json(&r, &t.w);
+    CHECK(t.s[0] == '{');
+    CHECK_HAS(t.s, "{\"model\":\"rap\",\"schema\":1,\"key_bits\":16");
+    CHECK_HAS(t.s, "\"levels\":8,\"pool\":256,\"n\":5000,\"events\":5000");
+    CHECK_EQ(count_sub(t.s, "{\"lo\":"), r.nodes);
+    CHECK_EQ(count_sub(t.s, "{"), count_sub(t.s, "}"));
+    CHECK_HAS(t.s, "{\"lo\":\"0xbeef\",\"hi\":\"0xbeef\",\"depth\":8");
+    CHECK_EQ(t.b.dropped, 0);
+    t.w = hwp_writer_buf(&t.b, t.s, sizeof t.s);
+    hwp_rap_write_svg(&r, &t.w);
+    CHECK(strncmp(t.s, "<svg", 4) == 0);
+    CHECK_HAS(t.s, "</svg>\n");
+    CHECK_HAS(t.s, "#d62728"); /* the hot key is drawn hot */
+    CHECK_EQ(count_sub(t.s, "<rect"), count_sub(t.s, "</rect>"));
+}
+
+static void test_reset_and_nodes_for(void) {
+    hwp_rap r;
+    CHECK_EQ(hwp_rap_init(&r, mem, MEMSZ, NULL, NULL), HWP_OK);
+    hwp_rap_add(&r, 1, 1);
+    hwp_rap_add(&r, 2, 1);
+    CHECK(r.nodes > 1);
+    CHECK_EQ(hwp_rap_reset(&r), HWP_OK);
+    CHECK_EQ(r.nodes, 1);
+    CHECK_EQ(r.n, 0);
+    CHECK_EQ(r.pool[0].count, 0);
+    /* 1 + b * levels * (3 levels / eps + 1) */
+    CHECK_EQ(hwp_rap_nodes_for(0.01, 64, 4), 1 + 4ull * 32 * 9601);
+    CHECK_EQ(hwp_rap_nodes_for(0.1, 8, 2), 512); /* capped at 2 * 2^w */
+    CHECK_EQ(hwp_rap_nodes_for(0, 64, 4), 0);
+    CHECK_EQ(hwp_rap_nodes_for(0.1, 64, 3), 0);
+}
+
+int main(int argc, char **argv) {
+    hwt_begin(argc, argv);
+    HWT_RUN(test_defaults_and_bytes);
+    HWT_RUN(test_levels_for_odd_widths);
+    HWT_RUN(test_invalid_desc);
+    HWT_RUN(test_hand_traced_tree);
+    HWT_RUN(test_bound_small_streams);
+    HWT_RUN(test_tiny_pool_defers);
+    HWT_RUN(test_estimate_intervals);
+    HWT_RUN(test_keys_taken_mod_domain);
+    HWT_RUN(test_stage0_buffer);
+    HWT_RUN(test_cache_is_transparent);
+    HWT_RUN(test_insn_entry);
+    HWT_RUN(test_cost_charged);
+    HWT_RUN(test_hot_ranges_planted);
+    HWT_RUN(test_merge_two_trees);
+    HWT_RUN(test_reports);
+    HWT_RUN(test_reset_and_nodes_for);
+    return hwt_end();
+}
