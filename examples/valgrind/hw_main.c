@@ -1,0 +1,585 @@
+/* examples/valgrind/hw_main.c: hwprof as a Valgrind tool (issue 9).
+ *
+ *   VALGRIND_LIB=<build>/examples/valgrind/lib valgrind --tool=hwprof \
+ *       [--hwprof-deterministic=yes|no] [--hwprof-random-seed=N] \
+ *       [--<key>=<value> ...] prog args
+ *
+ * Every --<key>=<value> the tool does not own itself goes to
+ * hwx_opts_set() (examples/common/hwx.h), so model options, exact=on and
+ * record=FILE read the same here as in the QEMU plugin.
+ *
+ * How the event stream is made (docs/valgrind.md has the long version):
+ *   - Guest chasing and loop unrolling are forced off, so every superblock
+ *     ends in exactly one control transfer and a record's taken bit is
+ *     never hidden inside a superblock that jumped over it.
+ *   - At every instruction mark a dirty call hands the tool the
+ *     instruction's static facts (pc, length, class, direct target). The
+ *     record of the instruction before it is completed then: its next_pc
+ *     is this pc, so "taken" is exact whatever path left the superblock
+ *     (side exit, signal, syscall restart, rep iteration).
+ *   - After every load a dirty call passes the address and the low 64 bits
+ *     of the IR temporary the load produced: the loaded value.
+ *   - Branch class comes from the instruction bytes (hwx_x86_decode) and
+ *     is cross-checked against the superblock's VEX jump kind and side
+ *     exit; disagreements are counted and reported.
+ *   - Determinism (on unless --hwprof-deterministic=no): before the first
+ *     guest instruction the 16 AT_RANDOM bytes on the client's initial
+ *     stack are overwritten with bytes drawn from a fixed seed (glibc's
+ *     stack canary and pointer guard), and the vDSO is hidden from the
+ *     client (AT_SYSINFO_EHDR -> AT_IGNORE: its address moves with the
+ *     kernel's ASLR and its clock code loops on timing). getrandom(2)
+ *     returns bytes from the same seed, the clock syscalls a virtual
+ *     clock (hw_post_syscall). rdtsc reads a virtual counter, the
+ *     thread's retired instructions, instead of the host's TSC (ld.so
+ *     times itself with it). With these the event stream repeats from run
+ *     to run but for the pid, which glibc caches and loads (run under a
+ *     PID namespace to pin it; docs/valgrind.md).
+ *
+ * The tool runs with no libc: Valgrind's VG_(...) functions only, memory
+ * from VG_(malloc), reports through an hwp_writer over VG_(write).
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_options.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_vkiscnums.h"
+#include "libvex_guest_amd64.h"
+
+#include "hw_host.h"
+
+/* The client's auxiliary vector, set up by the core when it built the
+ * initial stack (coregrind/m_clientstate.c). Not in the pub_tool headers,
+ * but exported by libcoregrind; we only read the vector and rewrite the
+ * 16 bytes its AT_RANDOM entry points at. */
+extern UWord *VG_(client_auxv);
+
+#define HW_AT_NULL 0
+#define HW_AT_IGNORE 1
+#define HW_AT_SYSINFO_EHDR 33
+#define HW_AT_RANDOM 25
+
+/* ---- options ------------------------------------------------------------ */
+
+static Bool hw_deterministic = True;
+static ULong hw_random_seed = 0x6877707266ULL; /* "hwprf" */
+static Bool hw_auxv_done;
+/* Instrument loads and stores at all? Not when no enabled part reads
+ * them (control-flow models only): the records then carry no LOAD or
+ * STORE classes, and the tool runs with a third of the calls. */
+static Bool hw_need_memory = True;
+static hw_host hw_host_state;
+static hwp_rng hw_getrandom_rng;
+static hw_thread **hw_threads; /* VG_N_THREADS slots (a run-time figure) */
+
+/* ---- determinism ------------------------------------------------------- */
+
+static void hw_fix_auxv(void) {
+    UWord *av = VG_(client_auxv);
+    hwp_rng r;
+    if (!hw_deterministic || !av) return;
+    hwp_rng_seed(&r, hw_random_seed);
+    hwp_rng_seed(&hw_getrandom_rng, hw_random_seed ^ 0x67657472616e64ULL);
+    for (; av[0] != HW_AT_NULL; av += 2) {
+        if (av[0] == HW_AT_RANDOM && av[1]) {
+            ULong a = hwp_rng_next(&r), b = hwp_rng_next(&r);
+            VG_(memcpy)((void *)av[1], &a, 8);
+            VG_(memcpy)((void *)(av[1] + 8), &b, 8);
+            hw_host_state.auxv_fixed = 1;
+        } else if (av[0] == HW_AT_SYSINFO_EHDR || av[0] == HW_AT_IGNORE) {
+            /* Valgrind already turns some entries into AT_IGNORE but keeps
+             * their values (its own vDSO address); ld.so loads every
+             * value, so zero those too. */
+            av[0] = HW_AT_IGNORE;
+            av[1] = 0;
+        }
+    }
+}
+
+/* Syscall results a program's control flow may depend on, replaced
+ * after the kernel produced them (all under --hwprof-deterministic):
+ *   getrandom(2): bytes from the seeded stream hw_getrandom_rng, not the
+ *     kernel's (glibc's malloc tcache key, Python's and OpenSSL's seeds);
+ *     one stream per process, so the n-th call gets the same bytes in
+ *     every run;
+ *   clock_gettime, gettimeofday, time: a virtual clock that advances
+ *     1 ns per instruction retired by the process (all threads), from a
+ *     fixed epoch. Python, for one, formats times into strings whose
+ *     length changes its control flow;
+ *   sysinfo: uptime from the virtual clock, load averages 0, free memory
+ *     half the total, one process (glibc's sysconf(_SC_AVPHYS_PAGES) and
+ *     Python's start-up read it).
+ * The pid is the one input left: glibc caches it and loads it (values
+ * differ between runs; control flow does not). */
+#define HW_EPOCH_S 1767225600ULL /* 2026-01-01 00:00:00 UTC */
+
+static ULong hw_virtual_ns(void) {
+    ULong n = 0;
+    UInt t;
+    for (t = 0; t < VG_N_THREADS; t++)
+        if (hw_threads[t]) n += hw_threads[t]->st.insns;
+    return n;
+}
+
+/* clock ids 0 (REALTIME), 5 (REALTIME_COARSE), 8 (REALTIME_ALARM) and
+ * 11 (TAI) carry the epoch; the rest count from boot/process start. */
+static ULong hw_virtual_clock_ns(UWord clock_id) {
+    Bool wall = clock_id == 0 || clock_id == 5 || clock_id == 8 || clock_id == 11;
+    return hw_virtual_ns() + (wall ? HW_EPOCH_S * 1000000000ULL : 0);
+}
+
+static void hw_pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs) {
+    (void)tid; (void)sysno; (void)args; (void)nargs;
+}
+
+static void hw_post_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs,
+                            SysRes res) {
+    (void)nargs;
+    if (!hw_deterministic || sr_isError(res)) return;
+    if (sysno == __NR_getrandom) {
+        UChar *buf = (UChar *)args[0];
+        SizeT n = (SizeT)sr_Res(res), i;
+        for (i = 0; i < n; i += 8) {
+            ULong v = hwp_rng_next(&hw_getrandom_rng);
+            VG_(memcpy)(buf + i, &v, n - i < 8 ? n - i : 8);
+        }
+        hw_host_state.getrandom_calls++;
+    } else if (sysno == __NR_clock_gettime && args[1]) {
+        ULong ns = hw_virtual_clock_ns(args[0]);
+        ULong ts[2];
+        ts[0] = ns / 1000000000ULL;
+        ts[1] = ns % 1000000000ULL;
+        VG_(memcpy)((void *)args[1], ts, sizeof ts);
+        hw_host_state.clock_calls++;
+    } else if (sysno == __NR_gettimeofday && args[0]) {
+        ULong ns = hw_virtual_clock_ns(0);
+        ULong tv[2];
+        tv[0] = ns / 1000000000ULL;
+        tv[1] = ns % 1000000000ULL / 1000ULL;
+        VG_(memcpy)((void *)args[0], tv, sizeof tv);
+        hw_host_state.clock_calls++;
+    } else if (sysno == __NR_sysinfo && args[0]) {
+        /* struct sysinfo on amd64: uptime@0, loads[3]@8, totalram@32,
+         * freeram@40, sharedram@48, bufferram@56, totalswap@64,
+         * freeswap@72, procs@80 (u16), totalhigh@88, freehigh@96. */
+        UChar *si = (UChar *)args[0];
+        ULong v[3] = {0, 0, 0}, total, half;
+        UShort procs = 1;
+        v[0] = hw_virtual_clock_ns(1) / 1000000000ULL;
+        VG_(memcpy)(si, &v[0], 8);
+        v[0] = 0;
+        VG_(memcpy)(si + 8, v, 24);
+        VG_(memcpy)(&total, si + 32, 8);
+        half = total / 2;
+        VG_(memcpy)(si + 40, &half, 8);
+        VG_(memcpy)(si + 48, v, 16);
+        VG_(memcpy)(&total, si + 64, 8);
+        half = total / 2;
+        VG_(memcpy)(si + 72, &half, 8);
+        VG_(memcpy)(si + 80, &procs, 2);
+        VG_(memcpy)(si + 96, v, 8);
+        hw_host_state.clock_calls++;
+    } else if (sysno == __NR_time) {
+        ULong sec = hw_virtual_clock_ns(0) / 1000000000ULL;
+        if (args[0]) VG_(memcpy)((void *)args[0], &sec, sizeof sec);
+        VG_(set_shadow_regs_area)(tid, 0, offsetof(VexGuestAMD64State, guest_RAX),
+                                  sizeof sec, (const UChar *)&sec);
+        hw_host_state.clock_calls++;
+    }
+}
+
+/* ---- per-thread state --------------------------------------------------- */
+
+static hw_thread *hw_cur; /* the thread running client code right now */
+
+static hw_thread *hw_thread_get(ThreadId tid) {
+    if (!hw_threads[tid]) {
+        const char *why;
+        hw_threads[tid] = hw_thread_new(&hw_host_state, (UInt)tid, &why);
+        if (!hw_threads[tid]) VG_(tool_panic)("hwprof: out of memory");
+        if (why[0]) VG_(umsg)("hwprof: thread %u: %s\n", (UInt)tid, why);
+    }
+    return hw_threads[tid];
+}
+
+/* Valgrind runs one thread at a time; this says which, so the hot helpers
+ * need no VG_(get_running_tid)() call. */
+static void hw_start_client_code(ThreadId tid, ULong blocks_done) {
+    (void)blocks_done;
+    if (!hw_auxv_done) { /* before the client's very first instruction */
+        hw_auxv_done = True;
+        hw_fix_auxv();
+    }
+    hw_cur = hw_thread_get(tid);
+}
+
+/* ---- hot helpers, called from the instrumented code --------------------- */
+
+/* Instruction mark: complete the previous record, start this one.
+ * meta packs length, class and the indirect-call bit (hw_host.h,
+ * HW_META_*) so the call takes three immediates only. */
+static VG_REGPARM(3) void hw_on_insn(ULong pc, ULong meta, ULong target) {
+    hw_thread_insn(hw_cur, pc, meta, target);
+}
+
+static VG_REGPARM(2) void hw_on_load(ULong addr, ULong value) {
+    hw_thread_load(hw_cur, addr, value);
+}
+
+static VG_REGPARM(1) void hw_on_store(ULong addr) {
+    hw_thread_store(hw_cur, addr);
+}
+
+/* The virtual TSC: instructions this thread has retired, in place of
+ * VEX's amd64g_dirtyhelper_RDTSC. */
+static ULong hw_rdtsc(void) { return hw_cur->st.insns; }
+
+/* ---- instrumentation ----------------------------------------------------- */
+
+/* The low 64 bits of a loaded value, as an I64 atom in sbOut; NULL when
+ * the type carries no integer view we want (I1, I128 halves come first). */
+static IRExpr *hw_widen(IRSB *sb, IRType ty, IRExpr *e) {
+    IROp op;
+    IRTemp t;
+    switch (ty) {
+    case Ity_I8: op = Iop_8Uto64; break;
+    case Ity_I16: op = Iop_16Uto64; break;
+    case Ity_I32: op = Iop_32Uto64; break;
+    case Ity_I64: return e;
+    case Ity_F64: op = Iop_ReinterpF64asI64; break;
+    case Ity_V128: op = Iop_V128to64; break;
+    case Ity_V256: op = Iop_V256to64_0; break;
+    case Ity_I128: op = Iop_128to64; break;
+    case Ity_F32: {
+        IRTemp t32 = newIRTemp(sb->tyenv, Ity_I32);
+        addStmtToIRSB(sb, IRStmt_WrTmp(t32, IRExpr_Unop(Iop_ReinterpF32asI32, e)));
+        e = IRExpr_RdTmp(t32);
+        op = Iop_32Uto64;
+        break;
+    }
+    default: return NULL;
+    }
+    t = newIRTemp(sb->tyenv, Ity_I64);
+    addStmtToIRSB(sb, IRStmt_WrTmp(t, IRExpr_Unop(op, e)));
+    return IRExpr_RdTmp(t);
+}
+
+static void hw_call(IRSB *sb, const HChar *name, void *fn, Int regparms,
+                    IRExpr **args) {
+    IRDirty *d = unsafeIRDirty_0_N(regparms, name, VG_(fnptr_to_fnentry)(fn), args);
+    addStmtToIRSB(sb, IRStmt_Dirty(d));
+}
+
+static void hw_call_load(IRSB *sb, IRExpr *addr, IRType ty, IRExpr *value) {
+    IRExpr *v = hw_widen(sb, ty, value);
+    if (!v) {
+        hw_host_state.unseen_loads++;
+        return;
+    }
+    hw_call(sb, "hw_on_load", hw_on_load, 2, mkIRExprVec_2(addr, v));
+}
+
+/* The class VEX's IR implies for the superblock's last instruction:
+ * its jump kind, whether it has a side exit, and where `next` points. */
+static void hw_vex_class(const IRSB *sb, Addr pc, UInt len, Bool has_exit,
+                         Addr exit_dst, hw_vex_view *v) {
+    Bool next_const = sb->next->tag == Iex_Const;
+    Addr next = next_const ? (Addr)sb->next->Iex.Const.con->Ico.U64 : 0;
+    v->indirect = 0;
+    v->target = 0;
+    v->cls = HWP_CLS_OTHER; /* syscalls, client requests, traps */
+    switch (sb->jumpkind) {
+    case Ijk_Call:
+        v->cls = HWP_CLS_CALL;
+        v->indirect = !next_const;
+        v->target = next;
+        break;
+    case Ijk_Ret:
+        v->cls = HWP_CLS_RET;
+        break;
+    case Ijk_Boring:
+        if (has_exit && next_const) {
+            /* jcc: one side is the fall-through, the other the target. */
+            v->target = exit_dst == pc + len ? next : exit_dst;
+            v->cls = HWP_CLS_BR_COND;
+        } else if (!next_const) {
+            v->cls = HWP_CLS_INDIRECT;
+        } else if (next != pc + len) {
+            v->cls = HWP_CLS_JUMP;
+            v->target = next;
+        } /* else: the superblock ended at its size limit */
+        /* A rep-prefixed string op runs one iteration per superblock and
+         * then jumps to itself: that is no branch. */
+        if (v->target == pc) v->cls = HWP_CLS_OTHER;
+        break;
+    default:
+        break;
+    }
+    if (v->cls == HWP_CLS_OTHER) v->target = 0;
+}
+
+static IRSB *hw_instrument(VgCallbackClosure *closure, IRSB *sbIn,
+                           const VexGuestLayout *layout,
+                           const VexGuestExtents *vge,
+                           const VexArchInfo *archinfo_host, IRType gWordTy,
+                           IRType hWordTy) {
+    IRSB *sbOut;
+    Int i, last_mark = -1;
+    Bool has_exit = False;
+    Addr exit_dst = 0;
+    (void)closure; (void)layout; (void)vge; (void)archinfo_host;
+    (void)hWordTy;
+
+    if (gWordTy != Ity_I64) VG_(tool_panic)("hwprof: amd64 guests only");
+
+    /* Pass 1: where the last instruction starts and whether it has a
+     * side exit (a conditional branch; chasing is off, so there is at
+     * most one control transfer and it is the last instruction). */
+    for (i = 0; i < sbIn->stmts_used; i++) {
+        IRStmt *st = sbIn->stmts[i];
+        if (st->tag == Ist_IMark) {
+            last_mark = i;
+            has_exit = False;
+        } else if (st->tag == Ist_Exit && st->Ist.Exit.jk == Ijk_Boring &&
+                   st->Ist.Exit.dst->tag == Ico_U64) {
+            has_exit = True;
+            exit_dst = (Addr)st->Ist.Exit.dst->Ico.U64;
+        }
+    }
+
+    sbOut = deepCopyIRSBExceptStmts(sbIn);
+    for (i = 0; i < sbIn->stmts_used; i++) {
+        IRStmt *st = sbIn->stmts[i];
+        if (!st || st->tag == Ist_NoOp) continue;
+        switch (st->tag) {
+        case Ist_IMark: {
+            Addr pc = (Addr)st->Ist.IMark.addr;
+            UInt len = st->Ist.IMark.len;
+            hw_vex_view v = {HWP_CLS_OTHER, 0, 0};
+            ULong meta;
+            uint64_t target;
+            if (i == last_mark) hw_vex_class(sbIn, pc, len, has_exit, exit_dst, &v);
+            meta = hw_meta(&hw_host_state, (const uint8_t *)pc, len, pc, &v,
+                           &target);
+            addStmtToIRSB(sbOut, st);
+            hw_call(sbOut, "hw_on_insn", hw_on_insn, 3,
+                    mkIRExprVec_3(mkIRExpr_HWord(pc), mkIRExpr_HWord(meta),
+                                  mkIRExpr_HWord(target)));
+            break;
+        }
+        case Ist_WrTmp:
+            addStmtToIRSB(sbOut, st);
+            if (hw_need_memory && st->Ist.WrTmp.data->tag == Iex_Load) {
+                IRExpr *ld = st->Ist.WrTmp.data;
+                hw_call_load(sbOut, ld->Iex.Load.addr, ld->Iex.Load.ty,
+                             IRExpr_RdTmp(st->Ist.WrTmp.tmp));
+            }
+            break;
+        case Ist_Store:
+            addStmtToIRSB(sbOut, st);
+            if (hw_need_memory)
+                hw_call(sbOut, "hw_on_store", hw_on_store, 1,
+                        mkIRExprVec_1(st->Ist.Store.addr));
+            break;
+        case Ist_CAS: {
+            /* lock cmpxchg & co: the old value read is the loaded value. */
+            IRCAS *cas = st->Ist.CAS.details;
+            addStmtToIRSB(sbOut, st);
+            if (hw_need_memory)
+                hw_call_load(sbOut, cas->addr, typeOfIRTemp(sbIn->tyenv, cas->oldLo),
+                             IRExpr_RdTmp(cas->oldLo));
+            break;
+        }
+        case Ist_Dirty: {
+            IRDirty *d = st->Ist.Dirty.details;
+            if (hw_deterministic && d->tmp != IRTemp_INVALID &&
+                VG_(strcmp)(d->cee->name, "amd64g_dirtyhelper_RDTSC") == 0) {
+                IRDirty *v = unsafeIRDirty_1_N(d->tmp, 0, "hw_rdtsc",
+                                               VG_(fnptr_to_fnentry)(hw_rdtsc),
+                                               mkIRExprVec_0());
+                addStmtToIRSB(sbOut, IRStmt_Dirty(v));
+            } else {
+                addStmtToIRSB(sbOut, st);
+            }
+            break;
+        }
+        case Ist_LoadG: {
+            /* Guarded loads (masked AVX moves): the address is known only
+             * when the guard holds; count them as unseen. */
+            addStmtToIRSB(sbOut, st);
+            hw_host_state.unseen_loads++;
+            break;
+        }
+        default:
+            addStmtToIRSB(sbOut, st);
+            break;
+        }
+    }
+    return sbOut;
+}
+
+/* ---- output --------------------------------------------------------------- */
+
+/* A buffered file behind an hwp_writer; fd -1 writes to the Valgrind log. */
+typedef struct hw_fileout {
+    Int fd;
+    UInt len;
+    HChar buf[65536 + 1]; /* + the NUL VG_(printf) needs */
+} hw_fileout;
+
+static void hw_fileout_flush(hw_fileout *f) {
+    if (f->len) {
+        if (f->fd >= 0) {
+            VG_(write)(f->fd, f->buf, (Int)f->len);
+        } else {
+            f->buf[f->len] = '\0';
+            VG_(printf)("%s", f->buf);
+        }
+    }
+    f->len = 0;
+}
+
+static void hw_fileout_write(void *ctx, const char *s, size_t n) {
+    hw_fileout *f = (hw_fileout *)ctx;
+    while (n) {
+        size_t k = sizeof f->buf - 1 - f->len;
+        if (k > n) k = n;
+        VG_(memcpy)(f->buf + f->len, s, k);
+        f->len += (UInt)k;
+        s += k;
+        n -= k;
+        if (f->len == sizeof f->buf - 1) hw_fileout_flush(f);
+    }
+}
+
+/* A writer to `path` ("" means the Valgrind log); NULL if it cannot be
+ * opened. */
+static hw_fileout *hw_fileout_open(const HChar *path, hwp_writer *w) {
+    hw_fileout *f = VG_(malloc)("hwprof.out", sizeof *f);
+    f->len = 0;
+    f->fd = -1;
+    if (path[0]) {
+        SysRes r = VG_(open)(path, VKI_O_CREAT | VKI_O_WRONLY | VKI_O_TRUNC, 0644);
+        if (sr_isError(r)) {
+            VG_(umsg)("hwprof: cannot open %s for writing\n", path);
+            VG_(free)(f);
+            return NULL;
+        }
+        f->fd = (Int)sr_Res(r);
+    }
+    w->write = hw_fileout_write;
+    w->ctx = f;
+    return f;
+}
+
+static void hw_fileout_close(hw_fileout *f) {
+    hw_fileout_flush(f);
+    if (f->fd >= 0) VG_(close)(f->fd);
+    VG_(free)(f);
+}
+
+static void hw_report(const HChar *path, Bool json) {
+    hwp_writer w;
+    hw_fileout *f = hw_fileout_open(path, &w);
+    if (!f) return;
+    if (json) hw_host_report_json(&hw_host_state, &w);
+    else hw_host_report_text(&hw_host_state, &w);
+    hw_fileout_close(f);
+}
+
+static hw_fileout *hw_record_file;
+static hwp_writer hw_record_writer;
+
+/* ---- tool plumbing ---------------------------------------------------------- */
+
+static void *hw_alloc(void *ctx, size_t n) {
+    (void)ctx;
+    return VG_(malloc)("hwprof.host", n);
+}
+
+static void hw_free(void *ctx, void *p) {
+    (void)ctx;
+    VG_(free)(p);
+}
+
+static Bool hw_process_cmd_line_option(const HChar *arg) {
+    const HChar *s;
+    if VG_BOOL_CLO(arg, "--hwprof-deterministic", hw_deterministic) {}
+    else if VG_STR_CLO(arg, "--hwprof-random-seed", s) {
+        hw_random_seed = VG_(strtoull10)(s, NULL);
+    } else if (arg[0] == '-' && arg[1] == '-') {
+        const char *why = "";
+        if (hw_host_option(&hw_host_state, arg + 2, &why) != HWP_OK) {
+            VG_(fmsg_bad_option)(arg, "%s\n", why);
+        }
+    } else {
+        return False;
+    }
+    return True;
+}
+
+static void hw_print_usage(void) {
+    VG_(printf)(
+        "    --KEY=VALUE               an hwprof option, the same as the QEMU\n"
+        "                              plugin's KEY=VALUE (examples/common/hwx.h):\n"
+        "                              models=all, rap=on, exact=on,\n"
+        "                              report=FILE, json=FILE, record=FILE, ...\n"
+        "    --hwprof-deterministic=yes|no  fixed AT_RANDOM, no vDSO, rdtsc =\n"
+        "                              retired instructions [yes]\n"
+        "    --hwprof-random-seed=N    seed of the AT_RANDOM bytes [fixed]\n");
+}
+
+static void hw_print_debug_usage(void) { VG_(printf)("    (none)\n"); }
+
+static void hw_post_clo_init(void) {
+    const hwx_opts *o = hw_host_state.opts;
+    /* One control transfer per superblock (see the top comment). */
+    VG_(clo_vex_control).guest_chase = False;
+    VG_(clo_vex_control).iropt_unroll_thresh = 0;
+    hw_threads = VG_(calloc)("hwprof.threads", VG_N_THREADS, sizeof *hw_threads);
+    hw_need_memory = hwx_opts_need_memory(o);
+    if (o->record[0]) {
+        hw_record_file = hw_fileout_open(o->record, &hw_record_writer);
+        if (!hw_record_file) VG_(exit)(1);
+        hwx_trace_write_header(&hw_record_writer);
+        hw_host_state.record = &hw_record_writer;
+    }
+}
+
+static void hw_fini(Int exitcode) {
+    const hwx_opts *o = hw_host_state.opts;
+    UInt t;
+    (void)exitcode;
+    for (t = 0; t < VG_N_THREADS; t++)
+        if (hw_threads[t]) hw_thread_flush(hw_threads[t]);
+    if (hw_record_file) {
+        hw_host_record_end(&hw_host_state, hw_threads, VG_N_THREADS);
+        hw_fileout_close(hw_record_file);
+    }
+    hw_host_finish(&hw_host_state, hw_threads, VG_N_THREADS);
+    hw_report(o->report, False);
+    if (o->json[0]) hw_report(o->json, True);
+}
+
+static void hw_pre_clo_init(void) {
+    VG_(details_name)("hwprof");
+    VG_(details_version)("0.1");
+    VG_(details_description)("hardware profiler models (hwprof)");
+    VG_(details_copyright_author)("hwprof authors; MIT licence");
+    VG_(details_bug_reports_to)("the hwprof issue tracker");
+    VG_(details_avg_translation_sizeB)(400);
+    VG_(basic_tool_funcs)(hw_post_clo_init, hw_instrument, hw_fini);
+    VG_(needs_command_line_options)(hw_process_cmd_line_option, hw_print_usage,
+                                    hw_print_debug_usage);
+    VG_(track_start_client_code)(hw_start_client_code);
+    VG_(needs_syscall_wrapper)(hw_pre_syscall, hw_post_syscall);
+    if (!hw_host_setup(&hw_host_state, hw_alloc, hw_free, NULL))
+        VG_(tool_panic)("hwprof: out of memory");
+}
+
+VG_DETERMINE_INTERFACE_VERSION(hw_pre_clo_init)
