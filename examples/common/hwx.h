@@ -133,6 +133,8 @@ typedef struct hwx_metric {
 typedef struct hwx_accuracy {
     hwx_metric rap_hot_err_pct;    /* RAP avg % error on hot ranges        */
     hwx_metric hpt_overlap_pct;    /* HPT overlap percentage               */
+    hwx_metric hpt_ideal_pct;      /* overlap of a perfect table of as many
+                                      entries: the exact top paths' share  */
     hwx_metric strat_inv_err_pct;  /* stratified weighted invariance error */
     hwx_metric pm_envelope_frac;   /* ProfileMe: fraction within 1/sqrt(k) */
     hwx_metric coproc_inv_err;     /* co-processor weighted RMS inv. error */

@@ -5,15 +5,36 @@ PYTHONPATH).
 
 check_report(rep, check) calls check(label, ok, value) once per threshold:
   RAP 8 KB, eps = 10%: average error on hot ranges <= 3%
-  HPT 512 x 4: overlap percentage >= 80%
+  HPT 512 x 4: overlap percentage >= 80% (the issue's figure), except on a
+               program the caller declares wide_paths=True: see below
   stratified H[P_256]_2048: weighted invariance error <= 5%
   ProfileMe: fraction inside the 1/sqrt(k) envelope in [0.55, 0.80]
   co-processor: weighted RMS invariance error below the simple sampler's
                 at equal modelled overhead
-  exact tables complete (nothing dropped)"""
+  exact tables complete (nothing dropped)
+
+The HPT rule for wide path working sets (wide_paths=True; the Valgrind
+tool's python3.11 test). The overlap is at most hpt_ideal_pct, the exact
+share of the program's `entries` hottest paths: what a perfect table of
+as many entries would reach. An interpreter spreads its flow over so many
+paths that this ideal is itself below 80%, so no table of that size can
+pass the absolute check. On such a program the check is instead:
+  the ideal is below 80% (otherwise the absolute check applies: a
+    program whose ideal reaches 80% is not excused), and
+  the overlap is at least 75% of the ideal.
+The 75% is a regression guard, not a result from the paper: the paper
+gives no figure for tables this far below a program's working set. On
+python3.11 the LFU table measures 0.805-0.810 of the ideal (61.9-62.2%
+against 76.8-76.9%, both hosts); why it loses a fifth of what a perfect
+table keeps (set conflicts, LFU keeping start-up paths) is open work for
+the path profiler. gzip and bzip2 keep the absolute 80% check; the issue
+requires it on at least two programs."""
+
+HPT_ABS_PCT = 80.0
+HPT_IDEAL_FRAC = 0.75
 
 
-def check_report(rep, check):
+def check_report(rep, check, wide_paths=False):
     acc = rep.get("accuracy", {})
 
     def metric(key):
@@ -22,7 +43,15 @@ def check_report(rep, check):
     v = metric("rap_hot_err_pct")
     check("RAP avg hot-range error <= 3%", v is not None and v <= 3.0, v)
     v = metric("hpt_overlap_pct")
-    check("HPT 512x4 overlap >= 80%", v is not None and v >= 80.0, v)
+    if not wide_paths:
+        check("HPT 512x4 overlap >= 80%", v is not None and v >= HPT_ABS_PCT, v)
+    else:
+        ideal = metric("hpt_ideal_pct")
+        check("HPT 512x4: a perfect 512-entry table stays below 80% (wide paths)",
+              ideal is not None and ideal < HPT_ABS_PCT, ideal)
+        check("HPT 512x4 overlap >= 75% of the perfect table's",
+              v is not None and ideal is not None and v >= HPT_IDEAL_FRAC * ideal,
+              (v, ideal, None if not (v and ideal) else round(v / ideal, 4)))
     v = metric("strat_inv_err_pct")
     check("stratified weighted invariance error <= 5%", v is not None and v <= 5.0, v)
     v = metric("pm_envelope_frac")

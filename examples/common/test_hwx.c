@@ -486,6 +486,105 @@ static void test_session_report(void) {
     free(m2);
 }
 
+#if HWX_HAVE_PATHPROF
+static int cmp_desc_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* hpt_ideal_pct is the exact share of the top-`entries` exact paths: here
+ * recomputed by sorting every exact path count. It bounds the HPT's own
+ * overlap from above, and is 100% when every path fits. */
+static void test_hpt_ideal(void) {
+    enum { N = 30000 };
+    static hwp_insn v[N];
+    static const char *const sizes[2] = {"16x4", "4096x4"};
+    unsigned t;
+    gen_stream(v, N, 3);
+    for (t = 0; t < 2; t++) {
+        hwx_opts o;
+        const char *why = NULL;
+        void *mem;
+        hwx_session *s;
+        uint64_t *c, i, n = 0, top = 0;
+        uint32_t k = t ? 4096 : 16;
+        char *scratch;
+        size_t i2;
+        hwx_opts_default(&o);
+        o.exact = 1;
+        o.exact_bytes = 1u << 22;
+        if (!CHECK_EQ(hwx_opts_set(&o, "models", "path", &why), HWP_OK) ||
+            !CHECK_EQ(hwx_opts_set(&o, "hpt", sizes[t], &why), HWP_OK))
+            return;
+        s = new_session(&o, &mem);
+        if (!CHECK(s != NULL)) return;
+        for (i2 = 0; i2 < N; i2++) hwx_session_insn(s, &v[i2]);
+        scratch = (char *)malloc(hwx_session_eval_bytes(s));
+        CHECK_EQ(hwx_session_evaluate(s, scratch, hwx_session_eval_bytes(s)), HWP_OK);
+        c = (uint64_t *)malloc((s->exact->path.mask + 1) * sizeof *c);
+        for (i = 0; i <= s->exact->path.mask; i++)
+            if (s->exact->path.e[i].count) c[n++] = s->exact->path.e[i].count;
+        qsort(c, n, sizeof *c, cmp_desc_u64);
+        for (i = 0; i < n && i < k; i++) top += c[i];
+        CHECK_EQ(s->exact->path.dropped, 0);
+        CHECK(s->acc.hpt_ideal_pct.valid && s->acc.hpt_overlap_pct.valid);
+        CHECK_NEAR(s->acc.hpt_ideal_pct.value,
+                   100.0 * (double)top / (double)s->exact->path.total, 1e-9);
+        CHECK(s->acc.hpt_overlap_pct.value <= s->acc.hpt_ideal_pct.value + 1e-9);
+        if (t == 0) CHECK(n > k && s->acc.hpt_ideal_pct.value < 99.0); /* selection matters */
+        else CHECK(n <= k && s->acc.hpt_ideal_pct.value > 100.0 - 1e-9);
+        free(c);
+        free(scratch);
+        free(s);
+        free(mem);
+    }
+}
+#endif
+
+/* The text report's stratified section lists at most top= loads. */
+#if HWX_HAVE_STRATIFIED
+static void test_report_top(void) {
+    enum { N = 30000 };
+    static hwp_insn v[N];
+    static char buf[1 << 16];
+    hwp_bufwriter bw;
+    hwp_writer w;
+    hwx_opts o;
+    const char *why = NULL, *p;
+    void *mem;
+    hwx_session *s;
+    size_t i;
+    int rows = 0;
+    hwx_opts_default(&o);
+    if (!CHECK_EQ(hwx_opts_set(&o, "models", "strat", &why), HWP_OK) ||
+        !CHECK_EQ(hwx_opts_set(&o, "top", "3", &why), HWP_OK))
+        return;
+    s = new_session(&o, &mem);
+    if (!CHECK(s != NULL)) return;
+    for (i = 0; i < N; i++) { /* 16 loads, 8 values each: 128 tuples */
+        memset(&v[i], 0, sizeof v[i]);
+        v[i].pc = 0x1000 + 4 * (i & 15);
+        v[i].next_pc = v[i].pc + 4;
+        v[i].cls = HWP_CLS_LOAD;
+        v[i].addr = 0x8000 + 8 * (i & 15);
+        v[i].value = (i * 7 / 16) & 7;
+    }
+    for (i = 0; i < N; i++) hwx_session_insn(s, &v[i]);
+    hwx_session_finish(s);
+    w = hwp_writer_buf(&bw, buf, sizeof buf);
+    hwx_session_report_text(s, &w);
+    CHECK_EQ(bw.dropped, 0);
+    p = strstr(buf, "stratified sampling");
+    if (CHECK(p != NULL)) {
+        p = strchr(strchr(p, '\n') + 1, '\n') + 1; /* past the column titles */
+        for (; *p == ' ' && p[1] == ' '; p = strchr(p, '\n') + 1) rows++;
+    }
+    CHECK_EQ(rows, 3); /* of 128 (pc, value) tuples */
+    free(s);
+    free(mem);
+}
+#endif
+
 /* Block mode gives ProfileMe, the path profiler and stratified sampling
  * exactly what per-instruction feeding gives them: same reports. */
 static void test_block_mode(void) {
@@ -559,6 +658,12 @@ int main(int argc, char **argv) {
     HWT_RUN(test_exact_counts);
     HWT_RUN(test_exact_paths);
     HWT_RUN(test_session_report);
+#if HWX_HAVE_PATHPROF
+    HWT_RUN(test_hpt_ideal);
+#endif
+#if HWX_HAVE_STRATIFIED
+    HWT_RUN(test_report_top);
+#endif
     HWT_RUN(test_block_mode);
     return hwt_end();
 }
