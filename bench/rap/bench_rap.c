@@ -3,7 +3,11 @@
  * trace, at the paper's 8 KB with eps = 1% and 10%, with and without the
  * stage-0 buffer and the cost shim; beside an exact hash-table count and
  * a Space-Saving table of the same 8 KB, on the same stream, in the same
- * run. Accuracy and peak nodes: bench/rap/rap_report. */
+ * run. Accuracy and peak nodes: bench/rap/rap_report.
+ *
+ * `bench_rap --keys FILE [bench options]` adds rap/trace/... runs over a
+ * real key stream: FILE holds little-endian uint64 keys (e.g. the PCs of
+ * a QEMU trace, docs/rap.md); the first 2^24 are used. */
 #include "bench.h" /* first: it sets _POSIX_C_SOURCE for clock_gettime */
 
 #define HWPROF_IMPL
@@ -15,13 +19,14 @@
 
 #define STREAM (1u << 20) /* events precomputed, cycled               */
 #define CHUNK 4096u       /* events per benchmark iteration           */
+#define TRACE_MAX (1u << 24) /* keys read from --keys FILE            */
 
 static uint64_t zipf_keys[STREAM], code_keys[STREAM];
 
 typedef struct rap_ctx {
     hwp_rap *t;
     const uint64_t *keys;
-    uint32_t at;
+    uint32_t at, len; /* cursor and stream length (a multiple of CHUNK) */
 } rap_ctx;
 
 /* One benchmark loop per structure, each inlining its own update: a
@@ -34,7 +39,8 @@ typedef struct rap_ctx {
         for (i = 0; i < iters; i++) {                                     \
             const uint64_t *p = c->keys + c->at;                          \
             for (k = 0; k < CHUNK; k++) add(c->t, p[k]);                  \
-            c->at = (c->at + CHUNK) & (STREAM - 1);                       \
+            c->at += CHUNK;                                               \
+            if (c->at >= c->len) c->at = 0;                               \
         }                                                                 \
         return result;                                                    \
     }
@@ -42,13 +48,13 @@ typedef struct rap_ctx {
 typedef struct exact_ctx {
     exact_tab t[1];
     const uint64_t *keys;
-    uint32_t at;
+    uint32_t at, len;
 } exact_ctx;
 
 typedef struct ss_ctx {
     ss_tab t[1];
     const uint64_t *keys;
-    uint32_t at;
+    uint32_t at, len;
 } ss_ctx;
 
 #define RAP_ADD(r, key) hwp_rap_add(r, key, 1)
@@ -56,8 +62,9 @@ DEFINE_RUN(run_rap, rap_ctx, RAP_ADD, c->t->n + c->t->nodes)
 DEFINE_RUN(run_exact, exact_ctx, exact_add, c->t->count[c->keys[0] & c->t->mask])
 DEFINE_RUN(run_ss, ss_ctx, ss_add, c->t->count[c->t->heap[0]])
 
-static rap_ctx *make_rap(double eps, uint32_t buffer, uint32_t cache,
-                         hwp_cost *cost, const uint64_t *keys) {
+static rap_ctx *make_rap_n(double eps, uint32_t buffer, uint32_t cache,
+                           hwp_cost *cost, const uint64_t *keys,
+                           uint32_t len) {
     rap_ctx *c = (rap_ctx *)calloc(1, sizeof *c);
     hwp_rap_desc d;
     memset(&d, 0, sizeof d);
@@ -66,9 +73,53 @@ static rap_ctx *make_rap(double eps, uint32_t buffer, uint32_t cache,
     d.cache = cache;
     c->t = hwx_rap_new(&d, cost);
     c->keys = keys;
-    /* Warm up one pass so the tree is in its steady state. */
-    run_rap(c, STREAM / CHUNK);
+    c->len = len;
+    /* Warm up one pass (at most 2^20 events) so the tree is in its
+     * steady state. */
+    run_rap(c, (len < STREAM ? len : STREAM) / CHUNK);
     return c;
+}
+
+static rap_ctx *make_rap(double eps, uint32_t buffer, uint32_t cache,
+                         hwp_cost *cost, const uint64_t *keys) {
+    return make_rap_n(eps, buffer, cache, cost, keys, STREAM);
+}
+
+static exact_ctx *make_exact(const uint64_t *keys, uint32_t len) {
+    exact_ctx *c = (exact_ctx *)calloc(1, sizeof *c);
+    exact_init(c->t, 21);
+    c->keys = keys;
+    c->len = len;
+    return c;
+}
+
+/* --keys FILE: up to TRACE_MAX keys, truncated to whole chunks; removed
+ * from argv before the harness sees it. Returns the key count (0: none). */
+static uint32_t load_keys(int *argc, char **argv, uint64_t **out) {
+    const char *path = NULL;
+    int i, j;
+    size_t n;
+    FILE *f;
+    for (i = j = 1; i < *argc; i++) {
+        if (!strcmp(argv[i], "--keys") && i + 1 < *argc) path = argv[++i];
+        else argv[j++] = argv[i];
+    }
+    *argc = j;
+    if (!path) return 0;
+    f = fopen(path, "rb");
+    *out = (uint64_t *)malloc((size_t)TRACE_MAX * sizeof **out);
+    if (!f || !*out) {
+        fprintf(stderr, "bench_rap: cannot read %s\n", path);
+        exit(2);
+    }
+    n = fread(*out, sizeof **out, TRACE_MAX, f);
+    fclose(f);
+    if (n < CHUNK) {
+        fprintf(stderr, "bench_rap: %s holds fewer than %u keys\n", path,
+                CHUNK);
+        exit(2);
+    }
+    return (uint32_t)(n / CHUNK * CHUNK);
 }
 
 int main(int argc, char **argv) {
@@ -76,8 +127,9 @@ int main(int argc, char **argv) {
     hwg_zipf z;
     hwx_code code;
     hwp_cost cost;
-    exact_ctx *ex = (exact_ctx *)calloc(1, sizeof *ex);
     ss_ctx *ss = (ss_ctx *)calloc(1, sizeof *ss);
+    uint64_t *trace = NULL;
+    uint32_t trace_len = load_keys(&argc, argv, &trace);
     unsigned i;
     hwb_begin(argc, argv);
     hwp_rng_seed(&g, 1);
@@ -88,9 +140,8 @@ int main(int argc, char **argv) {
         code_keys[i] = hwx_code_next(&code);
     }
     hwp_cost_init(&cost, NULL);
-    exact_init(ex->t, 21);
-    ex->keys = zipf_keys;
     ss->keys = zipf_keys;
+    ss->len = STREAM;
     hwb_run("rap/zipf/eps1", run_rap, make_rap(0.01, 0, 0, NULL, zipf_keys),
             CHUNK);
     hwb_run("rap/zipf/eps10", run_rap, make_rap(0.10, 0, 0, NULL, zipf_keys),
@@ -101,18 +152,35 @@ int main(int argc, char **argv) {
             make_rap(0.10, 0, 1024, NULL, zipf_keys), CHUNK);
     hwb_run("rap/zipf/eps1+cache4k", run_rap,
             make_rap(0.01, 0, 4096, NULL, zipf_keys), CHUNK);
-    hwb_run("peer/zipf/exact_hash", run_exact, ex, CHUNK);
+    hwb_run("peer/zipf/exact_hash", run_exact, make_exact(zipf_keys, STREAM),
+            CHUNK);
     hwb_run("peer/zipf/space_saving_8k", run_ss, ss, CHUNK);
     hwb_run("rap/zipf/eps1+cache1k+cost", run_rap,
             make_rap(0.01, 0, 1024, &cost, zipf_keys), CHUNK);
     hwb_run("rap/zipf/eps1+buf1k+cache1k", run_rap,
             make_rap(0.01, 1024, 1024, NULL, zipf_keys), CHUNK);
+    /* The code stream at the hosts' eps = 1% without the buffer: a deep
+     * tree (a 2^22-byte code region in a 64-bit space) that the walk from
+     * the spine crosses level by level. */
+    hwb_run("rap/code/eps1", run_rap, make_rap(0.01, 0, 0, NULL, code_keys),
+            CHUNK);
+    hwb_run("peer/code/exact_hash", run_exact, make_exact(code_keys, STREAM),
+            CHUNK);
     hwb_run("rap/code/eps10", run_rap, make_rap(0.10, 0, 0, NULL, code_keys),
             CHUNK);
     hwb_run("rap/code/eps10+cache1k", run_rap,
             make_rap(0.10, 0, 1024, NULL, code_keys), CHUNK);
     hwb_run("rap/code/eps10+buf1k+cache1k", run_rap,
             make_rap(0.10, 1024, 1024, NULL, code_keys), CHUNK);
+    if (trace_len) {
+        hwb_run("rap/trace/eps1", run_rap,
+                make_rap_n(0.01, 0, 0, NULL, trace, trace_len), CHUNK);
+        hwb_run("peer/trace/exact_hash", run_exact,
+                make_exact(trace, trace_len), CHUNK);
+        hwb_run("rap/trace/eps1+buf1k", run_rap,
+                make_rap_n(0.01, 1024, 0, NULL, trace, trace_len), CHUNK);
+    }
     hwx_code_free(&code);
+    free(trace);
     return hwb_end();
 }

@@ -53,9 +53,13 @@
  *              entry goes to the tree as one weighted update.
  *   lookup     the TCAM of sec. 3.3 finds the smallest range in one step;
  *              software walks the trie. The walk starts at the end of the
- *              root's single-child spine, and an optional cache
- *              (desc.cache) maps a key to its smallest range until the
- *              tree next changes shape. Neither changes the tree.
+ *              root's single-child spine, where a 256-entry table (jump[],
+ *              in the instance) indexed by the next 8 key bits gives the
+ *              deepest node on that stretch of the path; for b <= 4 each
+ *              further level is a table lookup on (mask, digit). An
+ *              optional cache (desc.cache) maps a key to its smallest
+ *              range until the tree next changes shape. None of them
+ *              changes the tree (docs/rap.md, "Speed").
  *
  * API (hot paths inline, the rest with HWPROF_IMPL)
  *   hwp_rap_bytes(desc)                 storage for a desc (0 if invalid)
@@ -183,6 +187,20 @@ typedef struct hwp_rap {
      * key inside the spine's last range starts its walk there. */
     uint32_t spine_node, spine_depth;
     uint64_t spine_lo, spine_mask;
+    /* The next HWP__RAP_JUMP_BITS key bits below the spine index jump[]:
+     * the deepest node on that stretch of the key's path, so one load
+     * replaces up to 8 / log2 b levels of the walk (rebuilt on every
+     * reshape, like the spine). */
+    uint32_t jump_shift, jump_mask, jump_depth;
+    uint32_t jump[256];
+    /* hwp__rap_stride, used when walk != 0 (b <= 4 and log2 b divides w;
+     * walk = log2 b): step[(mask << log2 b) | digit] is 1 + the child's
+     * offset in its block, 0 when the child is absent or the node is a
+     * leaf; lsh[d] = 64 - shift[d] moves the key bits below the start of a
+     * depth-d range to the top (0 at the deepest level: only leaves). */
+    uint32_t walk;
+    uint8_t step[64];
+    uint8_t lsh[68];
     uint8_t shift[68]; /* shift[d]: a depth-d range spans 2^shift[d] keys */
 } hwp_rap;
 
@@ -216,6 +234,7 @@ typedef struct hwp_rap_acc {
 
 #define HWP__RAP_MAGIC HWP__MAGIC('r', 'a', 'p', ' ')
 #define HWP__RAP_GARBAGE 1u
+#define HWP__RAP_JUMP_BITS 8u /* jump[] has 2^8 entries */
 #define HWP__RAP_ALIGN16(n) (((n) + 15u) & ~(size_t)15u)
 /* Storage for a pool of `nodes`, a stage-0 buffer of `buffer` entries and
  * a lookup cache of `cache` entries. */
@@ -268,16 +287,43 @@ HWP_INLINE unsigned hwp__rap_popcnt16(unsigned m) {
 #endif
 }
 
+/* The lookup is inlined into the per-event path even where the compiler
+ * would rather call it. */
+#if defined(__GNUC__) || defined(__clang__)
+#define HWP__RAP_HOT HWP_INLINE __attribute__((always_inline))
+#else
+#define HWP__RAP_HOT HWP_INLINE
+#endif
+
+/* The walk for b <= 4 when every level takes log2 b key bits: kk holds
+ * the key bits below the start of x's range at the top, so a level is two
+ * loads, a table lookup and one branch. lb is a constant at each call, so
+ * the shifts are immediates. */
+HWP__RAP_HOT uint32_t hwp__rap_stride(const hwp_rap *r, uint32_t x, uint64_t kk,
+                                  unsigned lb) {
+    const hwp_rap_node *pool = r->pool;
+    for (;;) {
+        unsigned s = r->step[((unsigned)pool[x].mask << lb) |
+                             (unsigned)(kk >> (64u - lb))];
+        if (!s) return x; /* a leaf, or partial children: count here */
+        x = pool[x].child + s - 1u;
+        kk <<= lb;
+    }
+}
+
 /* Stages 1-2 of sec. 3.3: the smallest range containing key (the
- * longest-prefix match), walking down the multibit trie. */
-HWP_INLINE uint32_t hwp__rap_descend(const hwp_rap *r, uint64_t key) {
+ * longest-prefix match), walking down the multibit trie from the deepest
+ * node jump[] knows on the key's path. */
+HWP__RAP_HOT uint32_t hwp__rap_descend(const hwp_rap *r, uint64_t key) {
     const hwp_rap_node *pool = r->pool;
     uint32_t x = 0;
     unsigned d = 0, m;
     if (!((key ^ r->spine_lo) & r->spine_mask)) {
-        x = r->spine_node;
-        d = r->spine_depth;
+        x = r->jump[(unsigned)(key >> r->jump_shift) & r->jump_mask];
+        d = pool[x].depth;
     }
+    if (r->walk == 2u) return hwp__rap_stride(r, x, key << r->lsh[d], 2u);
+    if (r->walk == 1u) return hwp__rap_stride(r, x, key << r->lsh[d], 1u);
     while ((m = pool[x].mask) != 0) {
         unsigned dig = (unsigned)(key >> r->shift[d + 1]) & r->digit_mask;
         if (!((m >> dig) & 1u)) break; /* partial children: count here */
@@ -288,54 +334,62 @@ HWP_INLINE uint32_t hwp__rap_descend(const hwp_rap *r, uint64_t key) {
 }
 
 /* Stages 1-4 of sec. 3.3: find, count, compare with the split threshold. */
-HWP_INLINE void hwp__rap_update(hwp_rap *r, uint64_t key, uint64_t weight) {
-    hwp_rap_node *pool = r->pool;
+HWP__RAP_HOT void hwp__rap_update(hwp_rap *r, uint64_t key,
+                                   uint64_t weight) {
+    /* Fields are read into locals first: the count store may alias them,
+     * and reloading after it costs instructions on every event. */
+    hwp_rap_node *node;
+    hwp_rap_hit *h;
+    uint64_t n = r->n + weight, count;
     uint32_t x;
-    unsigned d;
     key &= r->key_mask;
-    r->n += weight;
+    r->n = n;
     r->updates++;
-    if (r->cache) {
-        hwp_rap_hit *h =
-            r->cache + (((key * 0x9E3779B97F4A7C15ull) >> 32) & r->cache_mask);
-        if (h->key == key && h->epoch == r->epoch) {
-            x = h->node;
-        } else {
-            x = hwp__rap_descend(r, key);
+    h = r->cache ? r->cache + (((key * 0x9E3779B97F4A7C15ull) >> 32) &
+                               r->cache_mask)
+                 : NULL;
+    if (h && h->key == key && h->epoch == r->epoch) {
+        x = h->node;
+    } else {
+        x = hwp__rap_descend(r, key); /* inlined once */
+        if (h) {
             h->key = key;
             h->node = x;
             h->epoch = r->epoch;
         }
-    } else {
-        x = hwp__rap_descend(r, key);
     }
-    d = pool[x].depth;
-    pool[x].count += weight;
+    node = &r->pool[x];
+    count = node->count + weight;
+    node->count = count;
     hwp_cost_charge(r->cost, HWP_COST_RAP_EVENT, 1);
-    if (HWP_UNLIKELY(pool[x].count > r->split_at) && d < r->levels)
-        hwp__rap_split(r, x, key, d);
-    if (HWP_UNLIKELY(r->n >= r->next_cold)) hwp__rap_cold(r);
+    if (HWP_UNLIKELY(count > r->split_at) && node->depth < r->levels)
+        hwp__rap_split(r, x, key, node->depth);
+    if (HWP_UNLIKELY(n >= r->next_cold)) hwp__rap_cold(r);
 }
 
 /* One event of `weight` (>= 1) for `key`; the key is taken mod 2^w. */
 HWP_INLINE void hwp_rap_add(hwp_rap *r, uint64_t key, uint64_t weight) {
-    hwp_rap_slot *s;
     r->events += weight;
-    if (!r->buf) {
-        hwp__rap_update(r, key, weight);
-        return;
-    }
-    /* Stage 0: combine identical events (sec. 3.3). */
-    s = r->buf + (((key * 0x9E3779B97F4A7C15ull) >> 40) & r->buf_mask);
-    if (s->count && s->key != key) {
+    if (r->buf) {
+        /* Stage 0: combine identical events (sec. 3.3). */
+        hwp_rap_slot *s =
+            r->buf + (((key * 0x9E3779B97F4A7C15ull) >> 40) & r->buf_mask);
         uint64_t k = s->key, c = s->count;
-        s->count = 0;
-        r->buffered -= c;
-        hwp__rap_update(r, k, c);
+        if (!c || k == key) {
+            s->key = key;
+            s->count = c + weight;
+            r->buffered += weight;
+            return;
+        }
+        /* A different key is resident: it leaves for the tree as one
+         * weighted update and the new event takes its place. */
+        s->key = key;
+        s->count = weight;
+        r->buffered += weight - c;
+        key = k;
+        weight = c;
     }
-    if (!s->count) s->key = key;
-    s->count += weight;
-    r->buffered += weight;
+    hwp__rap_update(r, key, weight); /* inlined once */
 }
 
 /* The shared record: filtered by class and event bits, keyed by source. */
@@ -436,8 +490,26 @@ static void hwp__rap_threshold(hwp_rap *r) {
     r->next_cold = r->recalc_at < r->next_merge ? r->recalc_at : r->next_merge;
 }
 
-/* The tree changed shape: every cached lookup is stale. Epoch 0 is never
- * valid, so a wrap clears the cache. */
+/* Point jump[] entries [base, base + 2^(shift[d] - jump_shift)) at node x
+ * (depth d), then let x's children above the jump depth overwrite their
+ * parts: each entry ends up at the deepest node on its path. */
+static void hwp__rap_jump_fill(hwp_rap *r, uint32_t x, unsigned d,
+                               uint32_t base) {
+    unsigned m = r->pool[x].mask, dig, k = 0, span, sub;
+    uint32_t i, n = (uint32_t)1 << (r->shift[d] - r->jump_shift);
+    for (i = 0; i < n; i++) r->jump[base + i] = x;
+    if (d >= r->jump_depth || !m) return;
+    span = (1u << (r->shift[d] - r->shift[d + 1])) - 1u;
+    sub = r->shift[d + 1] - r->jump_shift;
+    for (dig = 0; dig < 16; dig++)
+        if ((m >> dig) & 1u)
+            hwp__rap_jump_fill(r, r->pool[x].child + k++, d + 1,
+                               base + ((uint32_t)(dig & span) << sub));
+}
+
+/* The tree changed shape: every cached lookup is stale (epoch 0 is never
+ * valid, so a wrap clears the cache), and the spine and jump[] are
+ * recomputed. */
 static void hwp__rap_reshaped(hwp_rap *r) {
     uint32_t x = 0;
     unsigned d = 0, dig;
@@ -458,6 +530,11 @@ static void hwp__rap_reshaped(hwp_rap *r) {
     r->spine_depth = d;
     r->spine_lo = lo;
     r->spine_mask = r->key_mask & ~hwp_mask64(r->shift[d]);
+    r->jump_depth = d + HWP__RAP_JUMP_BITS / r->log2b;
+    if (r->jump_depth > r->levels) r->jump_depth = r->levels;
+    r->jump_shift = r->shift[r->jump_depth];
+    r->jump_mask = (1u << (r->shift[d] - r->jump_shift)) - 1u;
+    hwp__rap_jump_fill(r, x, d, 0);
 }
 
 static void hwp__rap_empty(hwp_rap *r) {
@@ -514,6 +591,18 @@ HWP_API hwp_status hwp_rap_init(hwp_rap *r, void *storage, size_t bytes,
                                     ? o.key_bits - i * r->log2b
                                     : 0u);
     r->eps_per_level = o.eps / (double)r->levels;
+    if (r->log2b <= 2u && o.key_bits % r->log2b == 0) {
+        unsigned m, dig;
+        r->walk = r->log2b;
+        for (i = 0; i < sizeof r->lsh; i++)
+            r->lsh[i] = (uint8_t)(r->shift[i] ? 64u - r->shift[i] : 0u);
+        for (m = 0; m < (1u << o.branching); m++)
+            for (dig = 0; dig < o.branching; dig++)
+                r->step[(m << r->log2b) | dig] = (uint8_t)(
+                    (m >> dig) & 1u
+                        ? 1u + hwp__rap_popcnt16(m & ((1u << dig) - 1u))
+                        : 0u);
+    }
     hwp__rap_empty(r);
     return hwp__fail(&r->head, HWP_OK, "");
 }

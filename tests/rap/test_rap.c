@@ -390,6 +390,68 @@ static void test_cache_is_transparent(void) {
     CHECK_EQ(a.deferred, c.deferred);
 }
 
+/* The lookup (spine, jump[] table, strided walk for b <= 4, popcount walk
+ * otherwise) against the tree's own ranges: for probe keys, the node the
+ * hot path counts in must be the deepest range hwp_rap_foreach reports
+ * that contains the key. Checked as the tree grows, merges and defers, on
+ * widths where log2 b does and does not divide w. */
+static hwp_rap_range seen[600]; /* the tree's ranges; ctx counts them */
+
+static void ranges_visit(void *ctx, const hwp_rap_range *rg) {
+    size_t *n = (size_t *)ctx;
+    if (*n < sizeof seen / sizeof seen[0]) seen[(*n)++] = *rg;
+}
+
+static void test_lookup_matches_ranges(void) {
+    static const unsigned cfg[][2] = {{64, 4}, {64, 2}, {64, 16}, {32, 4},
+                                      {8, 2},  {7, 4},  {63, 2},  {12, 8},
+                                      {20, 4}, {9, 16}};
+    size_t nseen;
+    unsigned c, i, j, wrong = 0, probes = 0, deep = 0;
+    for (c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
+        hwp_rap r;
+        hwp_rng g;
+        hwg_zipf z;
+        hwp_rap_desc d = small_desc(cfg[c][0], cfg[c][1], 0.02, 300);
+        uint64_t mask = hwp_mask64(cfg[c][0]), base = 0x7000400000ull & mask;
+        hwp_rng_seed(&g, 40 + c);
+        hwg_zipf_init(&z, 5000, 1.1);
+        CHECK_EQ(hwp_rap_init(&r, mem, MEMSZ, &d, NULL), HWP_OK);
+        for (i = 0; i < 40000; i++) {
+            /* Code-like clusters (a deep spine) mixed with spread keys. */
+            uint64_t k = i & 3 ? base + hwg_zipf_next(&z, &g) * 4
+                               : hwg_key(hwg_zipf_next(&z, &g));
+            hwp_rap_add(&r, k, 1);
+            if (i % 4000 != 3999) continue;
+            nseen = 0;
+            CHECK_EQ(hwp_rap_foreach(&r, ranges_visit, &nseen), HWP_OK);
+            CHECK(nseen == r.nodes);
+            for (j = 0; j < 300; j++) {
+                uint64_t p = (j % 3 == 0   ? hwp_rng_next(&g)
+                              : j % 3 == 1 ? base + hwg_zipf_next(&z, &g) * 4 +
+                                                 hwp_rng_below(&g, 8)
+                                           : hwg_key(hwg_zipf_next(&z, &g))) &
+                             mask;
+                size_t best = nseen, t;
+                for (t = 0; t < nseen; t++)
+                    if (seen[t].lo <= p && p <= seen[t].hi &&
+                        (best == nseen || seen[t].depth > seen[best].depth))
+                        best = t;
+                if (best == nseen) { /* the root holds every key */
+                    wrong++;
+                    continue;
+                }
+                wrong += seen[best].node != hwp__rap_descend(&r, p);
+                deep += seen[best].depth > r.jump_depth;
+                probes++;
+            }
+        }
+    }
+    CHECK(probes == 10u * 10u * 300u);
+    CHECK(deep > probes / 20); /* walks went past the jump table */
+    CHECK_EQ(wrong, 0);
+}
+
 static void test_insn_entry(void) {
     hwp_rap r;
     hwp_insn in;
@@ -594,6 +656,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_keys_taken_mod_domain);
     HWT_RUN(test_stage0_buffer);
     HWT_RUN(test_cache_is_transparent);
+    HWT_RUN(test_lookup_matches_ranges);
     HWT_RUN(test_insn_entry);
     HWT_RUN(test_cost_charged);
     HWT_RUN(test_hot_ranges_planted);
