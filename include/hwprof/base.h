@@ -168,6 +168,22 @@ HWP_INLINE bool hwp__aligned(const void *p) {
     return ((uintptr_t)p & (HWP__ALIGN - 1)) == 0;
 }
 
+/* What every model's init checks once its desc is filled: the desc's own
+ * reason (NULL when valid), then the host's storage: aligned, and at least
+ * the `need` bytes that the model's *_bytes() reported. */
+HWP_INLINE hwp_status hwp__admit(hwp_head *h, const char *why,
+                                 const void *storage, size_t bytes,
+                                 size_t need) {
+    if (why) return hwp__fail(h, HWP_EINVAL, why);
+    if (!storage || !hwp__aligned(storage))
+        return hwp__fail(h, HWP_EINVAL,
+                         "storage must be non-NULL and 16-byte aligned");
+    if (bytes < need)
+        return hwp__fail(h, HWP_ENOSPC,
+                         "storage smaller than the model's *_bytes() size");
+    return HWP_OK;
+}
+
 /* ---- bit helpers ------------------------------------------------------- */
 
 HWP_INLINE bool hwp_is_pow2(uint64_t x) { return x && !(x & (x - 1)); }

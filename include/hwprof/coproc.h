@@ -615,16 +615,6 @@ static const char *hwp__cp_check(const hwp_cp_desc *d) {
     return 0;
 }
 
-/* Storage the host handed over: aligned and large enough. */
-static hwp_status hwp__cp_storage(hwp_head *h, const void *storage,
-                                  size_t bytes, size_t need) {
-    if (!storage || !hwp__aligned(storage))
-        return hwp__fail(h, HWP_EINVAL, "coproc: storage must be 16-byte aligned");
-    if (bytes < need)
-        return hwp__fail(h, HWP_ENOSPC, "coproc: storage smaller than *_bytes()");
-    return HWP_OK;
-}
-
 static size_t hwp__cp_size(const hwp_cp_desc *d) {
     return HWP_CP_BYTES(d->buffer_bytes, hwp__cp_sample_bytes(d->fields),
                         d->cam_entries, d->data_words, d->bit_table_bits,
@@ -661,7 +651,7 @@ HWP_API hwp_status hwp_cp_init(hwp_cp *x, void *storage, size_t bytes,
     else hwp__zero(&d, sizeof d);
     hwp__cp_fill(&d);
     if ((why = hwp__cp_check(&d)) != 0) return hwp__fail(&x->head, HWP_EINVAL, why);
-    if (hwp__cp_storage(&x->head, storage, bytes, hwp__cp_size(&d)) != HWP_OK)
+    if (hwp__admit(&x->head, NULL, storage, bytes, hwp__cp_size(&d)) != HWP_OK)
         return (hwp_status)x->head.status;
     hwp__zero(storage, hwp__cp_size(&d));
     x->d = d;
@@ -1790,7 +1780,7 @@ HWP_API hwp_status hwp_cp_simple_init(hwp_cp_simple *s, void *storage,
     hwp__cp_simple_fill(&d);
     if ((why = hwp__cp_simple_check(&d)) != 0)
         return hwp__fail(&s->head, HWP_EINVAL, why);
-    if (hwp__cp_storage(&s->head, storage, bytes,
+    if (hwp__admit(&s->head, NULL, storage, bytes,
                         (size_t)d.entries * sizeof(hwp__cp_pair)) != HWP_OK)
         return (hwp_status)s->head.status;
     s->tab = (hwp__cp_pair *)storage;

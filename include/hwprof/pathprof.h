@@ -817,16 +817,6 @@ static void hwp__path_sort(hwp_path_row *r, size_t n, hwp__path_order after) {
     }
 }
 
-/* The checks every init makes on the host's storage. */
-static hwp_status hwp__path_storage(hwp_head *h, const void *storage,
-                                    size_t bytes, size_t need) {
-    if (!storage || !hwp__aligned(storage))
-        return hwp__fail(h, HWP_EINVAL, "pathprof: storage must be 16-byte aligned");
-    if (bytes < need)
-        return hwp__fail(h, HWP_ENOSPC, "pathprof: storage smaller than its *_bytes() size");
-    return HWP_OK;
-}
-
 static void hwp__path_pd_json(const hwp_writer *w, const hwp_path_pd *pd) {
     hwp_put_str(w, "{\"start\":\"");
     hwp_put_hex(w, pd->start);
@@ -876,7 +866,7 @@ HWP_API hwp_status hwp_hpt_init(hwp_hpt *h, void *storage, size_t bytes,
     hwp__zero(h, sizeof *h);
     if (hwp__hpt_fill(&c, &why) != HWP_OK)
         return hwp__fail(&h->head, HWP_EINVAL, why);
-    if (hwp__path_storage(&h->head, storage, bytes, HWP_HPT_BYTES(c.entries)))
+    if (hwp__admit(&h->head, NULL, storage, bytes, HWP_HPT_BYTES(c.entries)))
         return (hwp_status)h->head.status;
     h->desc = c;
     h->e = (hwp_hpt_entry *)storage;
@@ -1115,7 +1105,7 @@ HWP_API hwp_status hwp_phase_init(hwp_phase *ph, void *storage, size_t bytes,
     hwp__zero(ph, sizeof *ph);
     if (hwp__phase_fill(&c, &why) != HWP_OK)
         return hwp__fail(&ph->head, HWP_EINVAL, why);
-    if (hwp__path_storage(&ph->head, storage, bytes,
+    if (hwp__admit(&ph->head, NULL, storage, bytes,
                           HWP_PHASE_BYTES(c.counters, c.table)))
         return (hwp_status)ph->head.status;
     ph->desc = c;
@@ -1342,7 +1332,7 @@ HWP_API hwp_status hwp_path_init(hwp_path *p, void *storage, size_t bytes,
     if (hwp__path_fill(&c, &why) != HWP_OK)
         return hwp__fail(&p->head, HWP_EINVAL, why);
     p->qslots = hwp__path_qslots(&c);
-    if (hwp__path_storage(&p->head, storage, bytes,
+    if (hwp__admit(&p->head, NULL, storage, bytes,
                           HWP_PATH_BYTES(c.depth, p->qslots - 1u)))
         return (hwp_status)p->head.status;
     p->desc = c;

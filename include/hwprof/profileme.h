@@ -574,21 +574,6 @@ static uint64_t hwp__pm_draw(hwp_pm *p) {
     }
 }
 
-/* What every init checks after filling its desc: the desc's own reason,
- * then the storage's alignment and size. */
-static hwp_status hwp__pm_check(hwp_head *h, const char *why,
-                                const void *storage, size_t bytes,
-                                size_t need) {
-    if (why) return hwp__fail(h, HWP_EINVAL, why);
-    if (!storage || !hwp__aligned(storage))
-        return hwp__fail(h, HWP_EINVAL,
-                         "profileme: storage must be 16-byte aligned");
-    if (bytes < need)
-        return hwp__fail(h, HWP_ENOSPC,
-                         "profileme: storage smaller than the *_bytes() size");
-    return HWP_OK;
-}
-
 static void hwp__pm_load(hwp_pm *p, uint64_t v) {
     p->countdown = v;
     p->loaded += v;
@@ -604,7 +589,7 @@ HWP_API hwp_status hwp_pm_init(hwp_pm *p, void *storage, size_t bytes,
     hwp__zero(p, sizeof *p);
     p->head.magic = HWP__PM_MAGIC;
     why = hwp__pm_fill(&o, d); /* before o is read below */
-    rc = hwp__pm_check(&p->head, why, storage, bytes,
+    rc = hwp__admit(&p->head, why, storage, bytes,
                        HWP_PM_BYTES(o.ways, o.buffer));
     if (rc != HWP_OK) return rc;
     p->d = o;
@@ -943,7 +928,7 @@ HWP_API hwp_status hwp_pm_table_init(hwp_pm_table *t, void *storage,
     hwp__zero(t, sizeof *t);
     t->head.magic = HWP__PM_TABLE_MAGIC;
     why = hwp__pm_table_fill(&o, d); /* before o is read below */
-    rc = hwp__pm_check(&t->head, why, storage, bytes,
+    rc = hwp__admit(&t->head, why, storage, bytes,
                        HWP_PM_TABLE_BYTES(o.capacity));
     if (rc != HWP_OK) return rc;
     t->d = o;

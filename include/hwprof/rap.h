@@ -562,13 +562,9 @@ HWP_API hwp_status hwp_rap_init(hwp_rap *r, void *storage, size_t bytes,
     hwp__zero(r, sizeof *r);
     r->head.magic = HWP__RAP_MAGIC;
     why = hwp__rap_fill(&o, d);
-    if (why) return hwp__fail(&r->head, HWP_EINVAL, why);
-    if (!storage || !hwp__aligned(storage))
-        return hwp__fail(&r->head, HWP_EINVAL,
-                         "rap: storage must be non-NULL and 16-byte aligned");
-    if (bytes < HWP_RAP_BYTES(o.nodes, o.buffer, o.cache))
-        return hwp__fail(&r->head, HWP_ENOSPC,
-                         "rap: storage smaller than hwp_rap_bytes(desc)");
+    if (hwp__admit(&r->head, why, storage, bytes,
+                   HWP_RAP_BYTES(o.nodes, o.buffer, o.cache)) != HWP_OK)
+        return (hwp_status)r->head.status;
     r->desc = o;
     r->cost = cost;
     words = (o.nodes + 63u) / 64u;

@@ -626,19 +626,6 @@ static void hwp__strat_clear(hwp_strat *s) {
     hwp__zero(&s->st, sizeof s->st);
 }
 
-/* What both inits check once the desc is filled: its reason, if any,
- * then the storage. */
-static hwp_status hwp__strat_admit(hwp_head *h, const char *why,
-                                   const void *storage, size_t bytes,
-                                   size_t need) {
-    if (why) return hwp__fail(h, HWP_EINVAL, why);
-    if (!storage || !hwp__aligned(storage))
-        return hwp__fail(h, HWP_EINVAL, "stratified: storage must be 16-byte aligned");
-    if (bytes < need)
-        return hwp__fail(h, HWP_ENOSPC, "stratified: storage smaller than *_bytes() says");
-    return HWP_OK;
-}
-
 HWP_API hwp_status hwp_strat_init(hwp_strat *s, void *storage, size_t bytes,
                                   const hwp_strat_desc *d, hwp_cost *cost) {
     hwp_strat_desc o;
@@ -648,7 +635,7 @@ HWP_API hwp_status hwp_strat_init(hwp_strat *s, void *storage, size_t bytes,
     hwp__zero(s, sizeof *s);
     s->head.magic = HWP__STRAT_MAGIC;
     why = hwp__strat_fill(&o, d);
-    st = hwp__strat_admit(&s->head, why, storage, bytes,
+    st = hwp__admit(&s->head, why, storage, bytes,
                           why ? 0 : hwp__strat_layout(s, &o, NULL));
     if (st != HWP_OK) return st;
     s->d = o;
@@ -880,7 +867,7 @@ HWP_API hwp_status hwp_strat_acc_init(hwp_strat_acc *a, void *storage,
     hwp__zero(a, sizeof *a);
     a->head.magic = HWP__STRAT_ACC_MAGIC;
     why = hwp__strat_acc_fill(&o, d);
-    st = hwp__strat_admit(&a->head, why, storage, bytes,
+    st = hwp__admit(&a->head, why, storage, bytes,
                           why ? 0 : hwp_strat_acc_bytes(&o));
     if (st != HWP_OK) return st;
     a->tcap = o.tuples;
