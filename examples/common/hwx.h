@@ -10,11 +10,10 @@
  *
  * BUILD
  *   Meson: dependency `hwx_dep` (examples/common/meson.build) compiles the
- *   sources below into a static library and sets -DHWX_HAVE_<MODEL>=1 for
- *   every model that is integrated. The hwprof cold paths (HWPROF_IMPL) are
+ *   sources below into a static library. The hwprof cold paths (HWPROF_IMPL) are
  *   compiled inside hwx (hwx_impl.c): a host linking hwx must NOT define
  *   HWPROF_IMPL itself. A host that compiles the files with its own flags
- *   (Valgrind) takes `hwx_sources`, `hwx_inc` and `hwx_c_args`.
+ *   (Valgrind) takes `hwx_sources` and `hwx_inc`.
  *
  * OPTIONS (one "key=value" at a time, hwx_opts_set; same syntax in every
  * host, e.g. qemu -plugin ./libhwprof-tcg.so,rap=on,rap_kb=8,exact=on)
@@ -117,8 +116,6 @@ hwp_status hwx_opts_parse(hwx_opts *o, const char *list, const char **why);
 bool hwx_opts_need_values(const hwx_opts *o);
 /* Does any enabled part need memory events (address) at all? */
 bool hwx_opts_need_memory(const hwx_opts *o);
-/* Bitmask of HWX_M_* models compiled into this build. */
-uint32_t hwx_models_built(void);
 
 /* ---- session: one per vCPU / thread ------------------------------------- */
 

@@ -5,22 +5,12 @@
 
 #include "hwx.h"
 
-/* The integrated models (examples/common/meson.build sets the switches). */
-#if HWX_HAVE_PROFILEME
+/* The models the session integrates. */
 #include "hwprof/profileme.h"
-#endif
-#if HWX_HAVE_STRATIFIED
 #include "hwprof/stratified.h"
-#endif
-#if HWX_HAVE_RAP
 #include "hwprof/rap.h"
-#endif
-#if HWX_HAVE_PATHPROF
 #include "hwprof/pathprof.h"
-#endif
-#if HWX_HAVE_COPROC
 #include "hwprof/coproc.h"
-#endif
 
 /* ---- model glue (hwx_session.c) ------------------------------------------ */
 

@@ -136,34 +136,12 @@ void hwx_opts_default(hwx_opts *o) {
     o->exact_bytes = 256u << 20;
 }
 
-uint32_t hwx_models_built(void) {
-    uint32_t m = 0;
-#if HWX_HAVE_PROFILEME
-    m |= HWX_M_PM;
-#endif
-#if HWX_HAVE_STRATIFIED
-    m |= HWX_M_STRAT;
-#endif
-#if HWX_HAVE_RAP
-    m |= HWX_M_RAP;
-#endif
-#if HWX_HAVE_PATHPROF
-    m |= HWX_M_PATH;
-#endif
-#if HWX_HAVE_COPROC
-    m |= HWX_M_COPROC;
-#endif
-    return m;
-}
-
 /* Store a model parameter (replacing an earlier value of the same key). */
 static hwp_status hwx__param(hwx_opts *o, uint32_t model, const char *key,
                              const char *val, const char **why) {
     uint32_t i;
     hwp_status st;
     size_t kn = hwx_strlen(key), vn = hwx_strlen(val);
-    if (!(hwx_models_built() & (1u << model)))
-        return hwx__bad(why, "hwx: that model is not built into this host");
     if (kn == 0 || kn >= HWX_PARAM_KEY || vn >= HWX_PARAM_VAL)
         return hwx__bad(why, "hwx: model parameter name or value too long");
     st = hwx__model_param(model, key, val, why);
@@ -187,7 +165,7 @@ static hwp_status hwx__models_list(hwx_opts *o, const char *v,
                                    const char **why) {
     uint32_t set = 0;
     if (hwx_streq(v, "all")) {
-        o->models = hwx_models_built();
+        o->models = HWX_M_ALL;
         return HWP_OK;
     }
     if (hwx_streq(v, "none")) {
@@ -206,8 +184,6 @@ static hwp_status hwx__models_list(hwx_opts *o, const char *v,
         name[n] = 0;
         m = hwx__model_of(name, &rest);
         if (m < 0 || *rest) return hwx__bad(why, "hwx: unknown model name in models=");
-        if (!(hwx_models_built() & (1u << m)))
-            return hwx__bad(why, "hwx: that model is not built into this host");
         set |= 1u << m;
         v += n;
         if (*v) v++;
@@ -272,8 +248,6 @@ hwp_status hwx_opts_set(hwx_opts *o, const char *key, const char *v,
     if (m < 0) return hwx__bad(why, "hwx: unknown option");
     if (*rest) return hwx__param(o, (uint32_t)m, rest, v, why);
     if (hwx__onoff(v, &b, why) != HWP_OK) return HWP_EINVAL;
-    if (b && !(hwx_models_built() & (1u << m)))
-        return hwx__bad(why, "hwx: that model is not built into this host");
     if (b) o->models |= 1u << m;
     else o->models &= ~(1u << m);
     return HWP_OK;

@@ -6,8 +6,7 @@
  *
  * Adding a model is local to this file: its desc parsing in
  * hwx__model_param, its bytes/init/insn/merge/report calls in the
- * hwx__glue_* functions, each under #if HWX_HAVE_<MODEL>, plus its name in
- * examples/common/meson.build.
+ * hwx__glue_* functions.
  */
 #include "hwx_int.h"
 
@@ -16,14 +15,9 @@
 struct hwx_models {
     uint32_t on; /* HWX_M_* that were initialised */
     uint32_t pad_;
-#if HWX_HAVE_PROFILEME
     hwp_pm *pm;
     hwp_pm_table *pm_tab;
-#endif
-#if HWX_HAVE_RAP
     hwp_rap *rap;
-#endif
-#if HWX_HAVE_PATHPROF
     hwp_path *path;
     hwp_hpt *hpt;
     hwp_phase *phase;
@@ -35,15 +29,10 @@ struct hwx_models {
     uint32_t bbv_insns;   /* instructions since the last branch          */
     uint32_t path_pend;   /* block mode: instructions since the last branch */
     int path_started;
-#endif
-#if HWX_HAVE_STRATIFIED
     hwp_strat *strat;
     hwp_strat_acc *strat_acc;
-#endif
-#if HWX_HAVE_COPROC
     hwp_cp *cp;
     hwp_cp_simple *cps[7]; /* the simple sampler at hwx__simple_periods */
-#endif
 };
 
 /* The co-processor's baseline (seed 000 sec. 5) is compared at equal
@@ -95,7 +84,6 @@ static hwp_status hwx__pair(const char *v, uint32_t *a, uint32_t *b,
 
 /* ---- per-model descs from the options ------------------------------------- */
 
-#if HWX_HAVE_PROFILEME
 typedef struct hwx__pmd {
     hwp_pm_desc p;
     hwp_pm_table_desc t;
@@ -117,9 +105,7 @@ static hwp_status hwx__pm_set(hwx__pmd *d, const char *k, const char *v,
     if (hwx_streq(k, "table")) return hwx__u32(v, &d->t.capacity, why);
     return hwx__bad(why, "pm: parameters are interval, paired, window, buffer, dist, table");
 }
-#endif
 
-#if HWX_HAVE_RAP
 static hwp_status hwx__rap_set(hwp_rap_desc *d, const char *k, const char *v,
                                const char **why) {
     if (hwx_streq(k, "kb")) {
@@ -138,9 +124,7 @@ static hwp_status hwx__rap_set(hwp_rap_desc *d, const char *k, const char *v,
     if (hwx_streq(k, "first_merge")) return hwx_parse_u64(v, &d->first_merge) ? HWP_OK : hwx__bad(why, "rap_first_merge: integer");
     return hwx__bad(why, "rap: parameters are kb, eps, b, q, buffer, bits, hot, first_merge");
 }
-#endif
 
-#if HWX_HAVE_PATHPROF
 typedef struct hwx__pathd {
     hwp_path_desc p;
     hwp_hpt_desc h;
@@ -178,9 +162,7 @@ static hwp_status hwx__path_set(hwx__pathd *d, const char *k, const char *v,
     if (hwx_streq(k, "counters")) return hwx__u32(v, &d->ph.counters, why);
     return hwx__bad(why, "path: parameters are hpt, index, repl, mode, depth, maxlen, queue, interval, threshold, counters");
 }
-#endif
 
-#if HWX_HAVE_STRATIFIED
 typedef struct hwx__stratd {
     hwp_strat_desc s;
     hwp_strat_acc_desc a;
@@ -211,9 +193,7 @@ static hwp_status hwx__strat_set(hwx__stratd *d, const char *k, const char *v,
     if (hwx_streq(k, "tuples")) return hwx__u32(v, &d->a.tuples, why);
     return hwx__bad(why, "strat: parameters are scheme, sampler, rate, entries, ways, counter, l2, queue, tuples");
 }
-#endif
 
-#if HWX_HAVE_COPROC
 typedef struct hwx__cpd {
     hwp_cp_desc c;
     hwp_cp_lvp_desc l;
@@ -230,7 +210,6 @@ static hwp_status hwx__cp_set(hwx__cpd *d, const char *k, const char *v,
     if (hwx_streq(k, "simple_period")) return hwx__u32(v, &d->s.period, why);
     return hwx__bad(why, "coproc: parameters are buffer, clock, slots, loads, values, simple_period");
 }
-#endif
 
 /* Apply every stored parameter of `model` through `set`. */
 #define HWX__APPLY(o, mdl, set, d, why)                                     \
@@ -246,38 +225,23 @@ static hwp_status hwx__cp_set(hwx__cpd *d, const char *k, const char *v,
 /* Descs of every model from the options; zero fields keep the paper's
  * defaults. */
 typedef struct hwx__descs {
-#if HWX_HAVE_PROFILEME
     hwx__pmd pm;
-#endif
-#if HWX_HAVE_RAP
     hwp_rap_desc rap;
-#endif
-#if HWX_HAVE_PATHPROF
     hwx__pathd path;
-#endif
-#if HWX_HAVE_STRATIFIED
     hwx__stratd strat;
-#endif
-#if HWX_HAVE_COPROC
     hwx__cpd cp;
-#endif
     int unused_;
 } hwx__descs;
 
 static hwp_status hwx__descs_from(const hwx_opts *o, hwx__descs *d,
                                   const char **why) {
     hwp__zero(d, sizeof *d);
-    (void)o;
-    (void)why;
-#if HWX_HAVE_PROFILEME
     d->pm.p.seed = o->seed;
     d->pm.p.deliver = hwp_pm_table_deliver;
     HWX__APPLY(o, HWP_MODEL_PROFILEME, hwx__pm_set, &d->pm, why);
     /* The table's estimators need the sampler's S and W. */
     d->pm.t.interval = d->pm.p.interval;
     d->pm.t.window = d->pm.p.window;
-#endif
-#if HWX_HAVE_RAP
     d->rap.source = o->rap_key == HWX_KEY_VALUE ? HWP_RAP_SRC_VALUE
                     : o->rap_key == HWX_KEY_ADDR ? HWP_RAP_SRC_ADDR
                                                  : HWP_RAP_SRC_PC;
@@ -287,22 +251,15 @@ static hwp_status hwx__descs_from(const hwx_opts *o, hwx__descs *d,
                           ? HWP_CLS_BIT(HWP_CLS_LOAD) | HWP_CLS_BIT(HWP_CLS_STORE)
                           : 0;
     HWX__APPLY(o, HWP_MODEL_RAP, hwx__rap_set, &d->rap, why);
-#endif
-#if HWX_HAVE_PATHPROF
     HWX__APPLY(o, HWP_MODEL_PATH, hwx__path_set, &d->path, why);
     d->path.bbv = d->path.ph;
     d->path.bbv.counters = 1024;
-#endif
-#if HWX_HAVE_STRATIFIED
     d->strat.s.seed = o->seed;
     d->strat.s.on_interrupt = hwp_strat_acc_handler;
     HWX__APPLY(o, HWP_MODEL_STRAT, hwx__strat_set, &d->strat, why);
-#endif
-#if HWX_HAVE_COPROC
     d->cp.c.seed = o->seed;
     d->cp.s.seed = o->seed + 1;
     HWX__APPLY(o, HWP_MODEL_COPROC, hwx__cp_set, &d->cp, why);
-#endif
     return HWP_OK;
 }
 
@@ -310,25 +267,16 @@ static hwp_status hwx__descs_from(const hwx_opts *o, hwx__descs *d,
 static size_t hwx__descs_bytes(const hwx_opts *o, const hwx__descs *d,
                                const char **why) {
     size_t n = hwp__align(sizeof(hwx_models)), k;
-    (void)o;
-    (void)d;
-    (void)k;
-    (void)why;
-#if HWX_HAVE_PROFILEME
     if (o->models & HWX_M_PM) {
         size_t a = hwp_pm_bytes(&d->pm.p), b = hwp_pm_table_bytes(&d->pm.t);
         if (!a || !b) return hwx__bad(why, "pm: invalid parameters"), 0;
         n += hwp__align(sizeof(hwp_pm)) + hwp__align(a) +
              hwp__align(sizeof(hwp_pm_table)) + hwp__align(b);
     }
-#endif
-#if HWX_HAVE_RAP
     if (o->models & HWX_M_RAP) {
         if (!(k = hwp_rap_bytes(&d->rap))) return hwx__bad(why, "rap: invalid parameters"), 0;
         n += hwp__align(sizeof(hwp_rap)) + hwp__align(k);
     }
-#endif
-#if HWX_HAVE_PATHPROF
     if (o->models & HWX_M_PATH) {
         size_t a = hwp_path_bytes(&d->path.p), b = hwp_hpt_bytes(&d->path.h),
                c = hwp_phase_bytes(&d->path.ph);
@@ -340,23 +288,18 @@ static size_t hwx__descs_bytes(const hwx_opts *o, const hwx__descs *d,
         n += (hwp__align(sizeof(hwp_phase)) + hwp__align(hwp_phase_bytes(&d->path.bbv)) +
               hwp__align(HWX__PHASE_LOG * sizeof(uint32_t)));
     }
-#endif
-#if HWX_HAVE_STRATIFIED
     if (o->models & HWX_M_STRAT) {
         size_t a = hwp_strat_bytes(&d->strat.s), b = hwp_strat_acc_bytes(&d->strat.a);
         if (!a || !b) return hwx__bad(why, "strat: invalid parameters"), 0;
         n += hwp__align(sizeof(hwp_strat)) + hwp__align(a) +
              hwp__align(sizeof(hwp_strat_acc)) + hwp__align(b);
     }
-#endif
-#if HWX_HAVE_COPROC
     if (o->models & HWX_M_COPROC) {
         size_t a = hwp_cp_bytes(&d->cp.c), b = hwp_cp_simple_bytes(&d->cp.s);
         if (!a || !b) return hwx__bad(why, "coproc: invalid parameters"), 0;
         n += hwp__align(sizeof(hwp_cp)) + hwp__align(a) +
              HWX__NSIMPLE * (hwp__align(sizeof(hwp_cp_simple)) + hwp__align(b));
     }
-#endif
     return n;
 }
 
@@ -365,7 +308,6 @@ hwp_status hwx__model_param(uint32_t model, const char *key, const char *val,
     hwx__descs d;
     hwp__zero(&d, sizeof d);
     switch (model) {
-#if HWX_HAVE_PROFILEME
     case HWP_MODEL_PROFILEME:
         if (hwx__pm_set(&d.pm, key, val, why) != HWP_OK) return HWP_EINVAL;
         d.pm.t.interval = d.pm.p.interval;
@@ -373,38 +315,27 @@ hwp_status hwx__model_param(uint32_t model, const char *key, const char *val,
         if (!hwp_pm_bytes(&d.pm.p) || !hwp_pm_table_bytes(&d.pm.t))
             return hwx__bad(why, "pm: value out of range");
         return HWP_OK;
-#endif
-#if HWX_HAVE_RAP
     case HWP_MODEL_RAP:
         if (hwx__rap_set(&d.rap, key, val, why) != HWP_OK) return HWP_EINVAL;
         if (!hwp_rap_bytes(&d.rap)) return hwx__bad(why, "rap: value out of range");
         return HWP_OK;
-#endif
-#if HWX_HAVE_PATHPROF
     case HWP_MODEL_PATH:
         if (hwx__path_set(&d.path, key, val, why) != HWP_OK) return HWP_EINVAL;
         if (!hwp_path_bytes(&d.path.p) || !hwp_hpt_bytes(&d.path.h) ||
             !hwp_phase_bytes(&d.path.ph))
             return hwx__bad(why, "path: value out of range");
         return HWP_OK;
-#endif
-#if HWX_HAVE_STRATIFIED
     case HWP_MODEL_STRAT:
         if (hwx__strat_set(&d.strat, key, val, why) != HWP_OK) return HWP_EINVAL;
         if (!hwp_strat_bytes(&d.strat.s) || !hwp_strat_acc_bytes(&d.strat.a))
             return hwx__bad(why, "strat: value out of range");
         return HWP_OK;
-#endif
-#if HWX_HAVE_COPROC
     case HWP_MODEL_COPROC:
         if (hwx__cp_set(&d.cp, key, val, why) != HWP_OK) return HWP_EINVAL;
         if (!hwp_cp_bytes(&d.cp.c) || !hwp_cp_simple_bytes(&d.cp.s))
             return hwx__bad(why, "coproc: value out of range");
         return HWP_OK;
-#endif
     default:
-        (void)key;
-        (void)val;
         break;
     }
     return hwx__bad(why, "hwx: unknown parameter for that model");
@@ -417,7 +348,6 @@ static size_t hwx__models_bytes(const hwx_opts *o) {
     return hwx__descs_bytes(o, &d, &why);
 }
 
-#if HWX_HAVE_PATHPROF
 static void hwx__on_interval(void *ctx, const hwp_phase_interval *r) {
     hwx_models *m = (hwx_models *)ctx;
     if (m->phase_n < HWX__PHASE_LOG) m->phase_ids[m->phase_n] = r->phase;
@@ -429,7 +359,6 @@ static void hwx__on_bbv_interval(void *ctx, const hwp_phase_interval *r) {
     if (m->bbv_n < HWX__PHASE_LOG) m->bbv_ids[m->bbv_n] = r->phase;
     m->bbv_n++;
 }
-#endif
 
 /* Carve an instance and its storage, init it, fail with its reason. */
 #define HWX__INIT(s, cur, type, ptr, bytesfn, initfn, desc)                 \
@@ -449,7 +378,6 @@ static hwp_status hwx__models_init(hwx_session *s, unsigned char **cursor) {
     s->m = m;
     if (hwx__descs_from(o, &d, &why) != HWP_OK || !hwx__descs_bytes(o, &d, &why))
         return hwp__fail(&s->head, HWP_EINVAL, why);
-#if HWX_HAVE_PROFILEME
     if (o->models & HWX_M_PM) {
         size_t k = hwp_pm_table_bytes(&d.pm.t);
         m->pm_tab = (hwp_pm_table *)hwp__carve(cursor, sizeof(hwp_pm_table));
@@ -458,12 +386,8 @@ static hwp_status hwx__models_init(hwx_session *s, unsigned char **cursor) {
         d.pm.p.user = m->pm_tab;
         HWX__INIT(s, cursor, hwp_pm, m->pm, hwp_pm_bytes, hwp_pm_init, &d.pm.p);
     }
-#endif
-#if HWX_HAVE_RAP
     if (o->models & HWX_M_RAP)
         HWX__INIT(s, cursor, hwp_rap, m->rap, hwp_rap_bytes, hwp_rap_init, &d.rap);
-#endif
-#if HWX_HAVE_PATHPROF
     if (o->models & HWX_M_PATH) {
         d.path.ph.on_interval = hwx__on_interval;
         d.path.ph.ctx = m;
@@ -485,8 +409,6 @@ static hwp_status hwx__models_init(hwx_session *s, unsigned char **cursor) {
         if (hwp_path_attach(m->path, m->hpt, m->phase) != HWP_OK)
             return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->path));
     }
-#endif
-#if HWX_HAVE_STRATIFIED
     if (o->models & HWX_M_STRAT) {
         size_t k = hwp_strat_acc_bytes(&d.strat.a);
         m->strat_acc = (hwp_strat_acc *)hwp__carve(cursor, sizeof(hwp_strat_acc));
@@ -495,8 +417,6 @@ static hwp_status hwx__models_init(hwx_session *s, unsigned char **cursor) {
         d.strat.s.ctx = m->strat_acc;
         HWX__INIT(s, cursor, hwp_strat, m->strat, hwp_strat_bytes, hwp_strat_init, &d.strat.s);
     }
-#endif
-#if HWX_HAVE_COPROC
     if (o->models & HWX_M_COPROC) {
         HWX__INIT(s, cursor, hwp_cp, m->cp, hwp_cp_bytes, hwp_cp_init, &d.cp.c);
         {
@@ -514,32 +434,21 @@ static hwp_status hwx__models_init(hwx_session *s, unsigned char **cursor) {
         if (hwp_cp_lvp_start(m->cp, &d.cp.l) != HWP_OK)
             return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->cp));
     }
-#endif
     m->on = o->models;
     return HWP_OK;
 }
 
-#if HWX_HAVE_COPROC
 static void hwx__simple_load(hwx_models *m, const hwp_insn *in) {
     uint32_t i;
     for (i = 0; i < HWX__NSIMPLE && m->cps[i]; i++)
         hwp_cp_simple_load(m->cps[i], in->pc, in->value);
 }
-#endif
 
 /* Feed one instruction to every enabled model. */
 static void hwx__models_insn(hwx_models *m, const hwp_insn *in,
                              uint64_t cycle) {
-    (void)m;
-    (void)in;
-    (void)cycle;
-#if HWX_HAVE_PROFILEME
     if (m->pm) hwp_pm_insn(m->pm, in, cycle);
-#endif
-#if HWX_HAVE_RAP
     if (m->rap) hwp_rap_insn(m->rap, in);
-#endif
-#if HWX_HAVE_PATHPROF
     if (m->path) {
         if (HWP_UNLIKELY(!m->path_started)) {
             hwp_path_begin(m->path, in->pc); /* program entry, sec. 3 */
@@ -552,16 +461,11 @@ static void hwx__models_insn(hwx_models *m, const hwp_insn *in,
             m->bbv_insns = 0;
         }
     }
-#endif
-#if HWX_HAVE_STRATIFIED
     if (m->strat) hwp_strat_insn(m->strat, in);
-#endif
-#if HWX_HAVE_COPROC
     if (m->cp) {
         hwp_cp_retire(m->cp, in);
         if (in->cls == HWP_CLS_LOAD) hwx__simple_load(m, in);
     }
-#endif
 }
 
 /* Block mode: the n instructions of one basic block at once, the last one
@@ -573,15 +477,6 @@ static void hwx__models_block(hwx_models *m, const uint64_t *pcs, uint32_t n,
     bool br = hwp_cls_is_branch(last->cls);
     bool taken = (last->events & HWP_EV_TAKEN) != 0;
     uint32_t j;
-    (void)m;
-    (void)pcs;
-    (void)cycle;
-    (void)br;
-    (void)taken;
-    (void)j;
-    (void)mem;
-    (void)nmem;
-#if HWX_HAVE_PROFILEME
     if (m->pm) {
         uint32_t rem = n, k;
         /* The fetch counter passes the block at once (4.1.1); a selected
@@ -603,8 +498,6 @@ static void hwx__models_block(hwx_models *m, const uint64_t *pcs, uint32_t n,
         }
         if (last->cls == HWP_CLS_BR_COND) hwp_pm_branch(m->pm, taken);
     }
-#endif
-#if HWX_HAVE_RAP
     if (m->rap) {
         /* Code profile at block granularity: the block's instructions count
          * at its first pc (one combined event instead of n). Value and
@@ -616,8 +509,6 @@ static void hwx__models_block(hwx_models *m, const uint64_t *pcs, uint32_t n,
             hwp_rap_insn(m->rap, last);
         }
     }
-#endif
-#if HWX_HAVE_PATHPROF
     if (m->path) {
         if (HWP_UNLIKELY(!m->path_started)) {
             hwp_path_begin(m->path, pcs[0]);
@@ -633,14 +524,10 @@ static void hwx__models_block(hwx_models *m, const uint64_t *pcs, uint32_t n,
             m->bbv_insns = 0;
         }
     }
-#endif
-#if HWX_HAVE_STRATIFIED
     if (m->strat) {
         for (j = 0; j < nmem; j++) hwp_strat_insn(m->strat, &mem[j]);
         hwp_strat_insn(m->strat, last);
     }
-#endif
-#if HWX_HAVE_COPROC
     if (m->cp) {
         /* The co-processor's clock sees every instruction; only the
          * memory ones can pass its load filter. */
@@ -651,53 +538,29 @@ static void hwx__models_block(hwx_models *m, const uint64_t *pcs, uint32_t n,
             if (in->cls == HWP_CLS_LOAD) hwx__simple_load(m, in);
         }
     }
-#endif
 }
 
 static void hwx__models_finish(hwx_models *m) {
-    (void)m;
-#if HWX_HAVE_PROFILEME
     if (m->pm) hwp_pm_flush(m->pm);
-#endif
-#if HWX_HAVE_RAP
     if (m->rap) hwp_rap_flush(m->rap);
-#endif
-#if HWX_HAVE_PATHPROF
     if (m->path) hwp_path_flush(m->path);
-#endif
-#if HWX_HAVE_STRATIFIED
     if (m->strat) hwp_strat_flush(m->strat);
-#endif
-#if HWX_HAVE_COPROC
     if (m->cp) hwp_cp_finish(m->cp);
-#endif
 }
 
 /* Merge what the models can merge; the rest stays with dst (the report
  * says so). */
 static void hwx__models_merge(hwx_models *dst, const hwx_models *src) {
-    (void)dst;
-    (void)src;
-#if HWX_HAVE_PROFILEME
     if (dst->pm_tab) hwp_pm_table_merge(dst->pm_tab, src->pm_tab);
-#endif
-#if HWX_HAVE_RAP
     if (dst->rap) hwp_rap_merge(dst->rap, src->rap);
-#endif
-#if HWX_HAVE_PATHPROF
     if (dst->hpt) hwp_hpt_merge(dst->hpt, src->hpt);
-#endif
-#if HWX_HAVE_STRATIFIED
     if (dst->strat_acc) hwp_strat_acc_merge(dst->strat_acc, src->strat_acc);
-#endif
-#if HWX_HAVE_COPROC
     if (dst->cp) {
         hwp_cp_merge(dst->cp, src->cp);
         uint32_t i;
         for (i = 0; i < HWX__NSIMPLE && dst->cps[i] && src->cps[i]; i++)
             hwp_cp_simple_merge(dst->cps[i], src->cps[i]);
     }
-#endif
 }
 
 static void hwx__pct(const hwp_writer *w, double num, double den) {
@@ -705,28 +568,20 @@ static void hwx__pct(const hwp_writer *w, double num, double den) {
     hwp_put_str(w, "%");
 }
 
-#if HWX_HAVE_RAP
 static uint64_t hwx__rap_exact(void *ctx, uint64_t lo, uint64_t hi) {
     const hwx_session *s = (const hwx_session *)ctx;
     return hwx__xtab_range(s->opts.rap_key == HWX_KEY_PC ? &s->exact->pc
                                                          : &s->exact->key,
                            lo, hi);
 }
-#endif
 
-#if HWX_HAVE_PROFILEME
 static uint64_t hwx__pm_truth(void *ctx, uint64_t pc) {
     return hwx__xtab_get(&((const hwx_session *)ctx)->exact->pc, pc, 0);
 }
-#endif
 
 static void hwx__models_report_text(const hwx_session *s, const hwp_writer *w) {
     const hwx_models *m = s->m;
     uint32_t top = s->opts.top;
-    (void)m;
-    (void)top;
-    (void)w;
-#if HWX_HAVE_PATHPROF
     if (m->path) {
         hwp_path_row rows[32];
         size_t n = hwp_hpt_export(m->hpt, rows, top < 32 ? top : 32), i;
@@ -767,8 +622,6 @@ static void hwx__models_report_text(const hwx_session *s, const hwp_writer *w) {
         }
         hwp_put_str(w, m->phase_n > 120 ? "...\n" : "\n");
     }
-#endif
-#if HWX_HAVE_RAP
     if (m->rap) {
         hwp_rap_range r[24];
         size_t n = hwp_rap_hot(m->rap, m->rap->desc.hot, r, 24), i;
@@ -799,8 +652,6 @@ static void hwx__models_report_text(const hwx_session *s, const hwp_writer *w) {
             hwp_put_str(w, "\n");
         }
     }
-#endif
-#if HWX_HAVE_STRATIFIED
     if (m->strat) {
         hwp_strat_msg best[32], t;
         uint32_t cur = 0, n = 0, i, j, cap = top < 32 ? top : 32;
@@ -837,8 +688,6 @@ static void hwx__models_report_text(const hwx_session *s, const hwp_writer *w) {
             hwp_put_str(w, "\n");
         }
     }
-#endif
-#if HWX_HAVE_COPROC
     if (m->cp) {
         hwp_cp_est est[256], best[32];
         hwp_cp_stats st;
@@ -878,16 +727,12 @@ static void hwx__models_report_text(const hwx_session *s, const hwp_writer *w) {
             hwp_put_str(w, "\n");
         }
     }
-#endif
-#if HWX_HAVE_PROFILEME
     if (m->pm) {
         hwp_put_str(w, "\n-- costliest instructions: ProfileMe samples (seed 004) --\n");
         hwp_pm_table_write_text(m->pm_tab, w, top);
     }
-#endif
 }
 
-#if HWX_HAVE_PATHPROF
 /* Phase id per interval, as far as the log reaches. */
 static void hwx__ids_json(const hwp_writer *w, const uint32_t *ids, uint64_t n) {
     uint64_t i;
@@ -898,14 +743,10 @@ static void hwx__ids_json(const hwp_writer *w, const uint32_t *ids, uint64_t n) 
     }
     hwp_put_str(w, "]");
 }
-#endif
 
 static void hwx__models_report_json(const hwx_models *m, const hwp_writer *w) {
-    (void)m;
-    hwp_put_str(w, "{");
-    hwp_put_str(w, "\"built\":");
-    hwp_put_u64(w, hwx_models_built());
-#if HWX_HAVE_PROFILEME
+    hwp_put_str(w, "{\"models\":");
+    hwp_put_u64(w, m->on);
     if (m->pm) {
         hwp_put_str(w, ",\"profileme\":{\"sampler\":");
         hwp_pm_write_json(m->pm, w);
@@ -913,14 +754,10 @@ static void hwx__models_report_json(const hwx_models *m, const hwp_writer *w) {
         hwp_pm_table_write_json(m->pm_tab, w);
         hwp_put_str(w, "}");
     }
-#endif
-#if HWX_HAVE_RAP
     if (m->rap) {
         hwp_put_str(w, ",\"rap\":");
         hwp_rap_write_json(m->rap, w);
     }
-#endif
-#if HWX_HAVE_PATHPROF
     if (m->path) {
         hwp_put_str(w, ",\"pathprof\":{\"path\":");
         hwp_path_write_json(m->path, w);
@@ -934,8 +771,6 @@ static void hwx__models_report_json(const hwx_models *m, const hwp_writer *w) {
         hwx__ids_json(w, m->bbv_ids, m->bbv_n);
         hwp_put_str(w, "}");
     }
-#endif
-#if HWX_HAVE_STRATIFIED
     if (m->strat) {
         hwp_put_str(w, ",\"stratified\":{\"compressor\":");
         hwp_strat_write_json(m->strat, w);
@@ -943,13 +778,10 @@ static void hwx__models_report_json(const hwx_models *m, const hwp_writer *w) {
         hwp_strat_acc_write_json(m->strat_acc, w);
         hwp_put_str(w, "}");
     }
-#endif
-#if HWX_HAVE_COPROC
     if (m->cp) {
         hwp_put_str(w, ",\"coproc\":");
         hwp_cp_write_json(m->cp, w);
     }
-#endif
     hwp_put_str(w, "}");
 }
 
@@ -973,8 +805,6 @@ hwp_status hwx_session_init(hwx_session *s, void *mem, size_t bytes,
         return hwp__fail(&s->head, HWP_EINVAL, "hwx: invalid model parameters");
     if (bytes < hwx_session_bytes(o))
         return hwp__fail(&s->head, HWP_ENOSPC, "hwx: session memory too small");
-    if (o->models & ~hwx_models_built())
-        return hwp__fail(&s->head, HWP_EINVAL, "hwx: a model that is not built is enabled");
     s->opts = *o;
     cur = (unsigned char *)mem;
     cur += (HWP__ALIGN - ((uintptr_t)cur & (HWP__ALIGN - 1))) & (HWP__ALIGN - 1);
@@ -1062,15 +892,12 @@ hwp_status hwx_session_merge(hwx_session *dst, const hwx_session *src) {
 size_t hwx_session_eval_bytes(const hwx_session *s) {
     size_t n = HWP__ALIGN;
     if (!s || s->head.magic != HWX__MAGIC || !s->exact) return n;
-#if HWX_HAVE_PATHPROF
     if (s->m->hpt) {
         /* The HPT's rows, then a heap of as many exact path counts. */
         size_t k = hwp__align((size_t)s->m->hpt->desc.entries * sizeof(hwp_path_row)) +
                    hwp__align((size_t)s->m->hpt->desc.entries * sizeof(uint64_t));
         if (k > n) n = k;
     }
-#endif
-#if HWX_HAVE_STRATIFIED
     if (s->m->strat) {
         hwp_strat_acc_desc d;
         size_t k;
@@ -1080,19 +907,15 @@ size_t hwx_session_eval_bytes(const hwx_session *s) {
         k = hwp__align(sizeof(hwp_strat_acc)) + hwp__align(hwp_strat_acc_bytes(&d));
         if (k > n) n = k;
     }
-#endif
-#if HWX_HAVE_COPROC
     if (s->m->cp) {
         size_t k = hwp__align((size_t)s->exact->val.used * sizeof(hwp_cp_truth)) +
                    hwp__align(((size_t)s->m->cp->d.lvp_loads * s->m->cp->d.lvp_values +
                                (size_t)(s->m->cps[0]->mask + 1)) * sizeof(hwp_cp_est));
         if (k > n) n = k;
     }
-#endif
     return n + HWP__ALIGN;
 }
 
-#if HWX_HAVE_PATHPROF
 /* The sum of the k largest counts in t, selected with a min-heap of k
  * counts in heap[] (scratch): O(n log k), no sort of the whole table. */
 static uint64_t hwx__top_sum(const hwx_xtab *t, uint64_t *heap, uint32_t k) {
@@ -1118,9 +941,7 @@ static uint64_t hwx__top_sum(const hwx_xtab *t, uint64_t *heap, uint32_t k) {
     for (j = 0; j < have; j++) sum += heap[j];
     return sum;
 }
-#endif
 
-#if HWX_HAVE_COPROC
 /* Weighted RMS invariance error of estimates est[0..m) (seed 000 sec. 5.2),
  * against the exact (pc, value) table; truth[] is scratch. */
 static double hwx__cp_err(const hwx_exact *x, hwp_cp_truth *truth,
@@ -1137,7 +958,6 @@ static double hwx__cp_err(const hwx_exact *x, hwp_cp_truth *truth,
     }
     return hwp_cp_wrms(truth, n, est, m, 0.0);
 }
-#endif
 
 hwp_status hwx_session_evaluate(hwx_session *s, void *scratch, size_t bytes) {
     hwx_accuracy *a;
@@ -1151,8 +971,6 @@ hwp_status hwx_session_evaluate(hwx_session *s, void *scratch, size_t bytes) {
     hwx_session_finish(s);
     cur = (unsigned char *)scratch;
     cur += (HWP__ALIGN - ((uintptr_t)cur & (HWP__ALIGN - 1))) & (HWP__ALIGN - 1);
-    (void)cur;
-#if HWX_HAVE_RAP
     if (s->m->rap) {
         hwp_rap_acc ra;
         if (hwp_rap_accuracy(s->m->rap, s->m->rap->desc.hot, hwx__rap_exact, s, &ra) == HWP_OK &&
@@ -1162,8 +980,6 @@ hwp_status hwx_session_evaluate(hwx_session *s, void *scratch, size_t bytes) {
             a->rap_hot_err_pct.value = ra.mean_pct;
         }
     }
-#endif
-#if HWX_HAVE_PATHPROF
     if (s->m->hpt) {
         /* Overlap percentage (Arnold & Ryder; seed 003 sec. 8.1): the sum
          * over paths of the smaller of the path's shares in the two
@@ -1207,8 +1023,6 @@ hwp_status hwx_session_evaluate(hwx_session *s, void *scratch, size_t bytes) {
             a->phase_agree_pct.value = 100.0 * (double)agree / (double)(nn - 1);
         }
     }
-#endif
-#if HWX_HAVE_STRATIFIED
     if (s->m->strat) {
         hwp_strat_acc_desc d;
         hwp_strat_acc *ideal = (hwp_strat_acc *)(void *)cur;
@@ -1232,8 +1046,6 @@ hwp_status hwx_session_evaluate(hwx_session *s, void *scratch, size_t bytes) {
             }
         }
     }
-#endif
-#if HWX_HAVE_COPROC
     if (s->m->cp) {
         hwp_cp_truth *truth = (hwp_cp_truth *)(void *)cur;
         hwp_cp_est *est = (hwp_cp_est *)(void *)(cur + hwp__align((size_t)s->exact->val.used *
@@ -1271,8 +1083,6 @@ hwp_status hwx_session_evaluate(hwx_session *s, void *scratch, size_t bytes) {
             }
         }
     }
-#endif
-#if HWX_HAVE_PROFILEME
     if (s->m->pm) {
         hwp_pm_acc pa;
         if (hwp_pm_accuracy(s->m->pm_tab, HWP_PM_PROP_RETIRED, hwx__pm_truth, s, 1, &pa) ==
@@ -1282,7 +1092,6 @@ hwp_status hwx_session_evaluate(hwx_session *s, void *scratch, size_t bytes) {
             a->pm_envelope_frac.value = pa.in_envelope;
         }
     }
-#endif
     s->evaluated = 1;
     return hwp__fail(&s->head, HWP_OK, "");
 }

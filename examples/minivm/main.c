@@ -195,9 +195,6 @@ int main(int argc, char **argv) {
             fprintf(stderr, "minivm: %s\n", err);
             return 3;
         }
-        if (models & ~prof.on)
-            fprintf(stderr, "minivm: note: not built with some requested models "
-                            "(have 0x%x, asked 0x%x)\n", mvp_available(), models);
     }
     rc = mv_run(&vm, models || exact ? &prof : NULL);
     fflush(stdout);

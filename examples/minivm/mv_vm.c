@@ -147,14 +147,10 @@ enum { MV__OFF, MV__EVENTS, MV__SAMPLE };
 
 /* A conditional branch's direction, for ProfileMe's history register;
  * mvp_event does it in MV__EVENTS mode. */
-#ifdef MVP_HAVE_PROFILEME
 #define HISTORY(taken)                                               \
     do {                                                             \
         if (mode == MV__SAMPLE) hwp_pm_branch(&prof->pm, (taken));   \
     } while (0)
-#else
-#define HISTORY(taken) ((void)0)
-#endif
 
 /* A bytecode the models care about (load, store, branch, call, return)
  * has run: hand its record to the profiler. Bytecodes of class OTHER
@@ -175,7 +171,6 @@ enum { MV__OFF, MV__EVENTS, MV__SAMPLE };
 
 /* MV__SAMPLE: count this bytecode down; when it is the selected one, its
  * record goes to ProfileMe, which says how many to count next. */
-#ifdef MVP_HAVE_PROFILEME
 #define SAMPLE()                                                     \
     do {                                                             \
         if (mode == MV__SAMPLE && HWP_UNLIKELY(--budget == 0)) {     \
@@ -185,9 +180,6 @@ enum { MV__OFF, MV__EVENTS, MV__SAMPLE };
             budget = (uint32_t)mvp_pm_one(prof, &rec);               \
         }                                                            \
     } while (0)
-#else
-#define SAMPLE() ((void)0)
-#endif
 
 MV__ALWAYS_INLINE int mv__loop(mv_vm *vm, struct mvp *prof, const int mode) {
     const mv_prog *P = vm->prog;
@@ -196,9 +188,7 @@ MV__ALWAYS_INLINE int mv__loop(mv_vm *vm, struct mvp *prof, const int mode) {
     mv_frame *fr = vm->frames;
     uint32_t sp, bp, pc, depth = 0, next;
     uint64_t steps = 0;
-#ifdef MVP_HAVE_PROFILEME
     uint32_t budget = 0; /* MV__SAMPLE: bytecodes until ProfileMe's pick */
-#endif
     const mv_func *mf = &P->funcs[P->main_fn];
     hwp_insn rec;
     memset(&rec, 0, sizeof rec);
@@ -211,10 +201,8 @@ MV__ALWAYS_INLINE int mv__loop(mv_vm *vm, struct mvp *prof, const int mode) {
     fr[0].fn = (uint32_t)P->main_fn;
     depth = 1;
     pc = mf->entry;
-#ifdef MVP_HAVE_PROFILEME
     if (mode == MV__SAMPLE) /* bytecodes to go; intervals fit in 31 bits */
         budget = (uint32_t)prof->pm.countdown;
-#endif
 
     for (;;) {
         const mv_ins *in = &code[pc];
@@ -562,13 +550,11 @@ MV__ALWAYS_INLINE int mv__loop(mv_vm *vm, struct mvp *prof, const int mode) {
         pc = next;
     }
 done:
-#ifdef MVP_HAVE_PROFILEME
     if (mode == MV__SAMPLE) { /* the final ret or halt ran too */
         next = pc;
         SAMPLE();
         mvp_pm_end(prof, budget);
     }
-#endif
     if (mode == MV__OFF) {
         vm->steps = steps;
     } else {
@@ -581,9 +567,7 @@ done:
 int mv_run(mv_vm *vm, struct mvp *prof) {
     vm->err[0] = '\0';
     if (!prof) return mv__loop(vm, NULL, MV__OFF);
-#ifdef MVP_HAVE_PROFILEME
     if (prof->on == MVP_PROFILEME && !prof->exact)
         return mv__loop(vm, prof, MV__SAMPLE);
-#endif
     return mv__loop(vm, prof, MV__EVENTS);
 }

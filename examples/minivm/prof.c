@@ -8,33 +8,11 @@
 
 #include "prof.h"
 
-unsigned mvp_available(void) {
-    unsigned m = 0;
-#ifdef MVP_HAVE_PROFILEME
-    m |= MVP_PROFILEME;
-#endif
-#ifdef MVP_HAVE_STRATIFIED
-    m |= MVP_STRAT;
-#endif
-#ifdef MVP_HAVE_RAP
-    m |= MVP_RAP;
-#endif
-#ifdef MVP_HAVE_PATHPROF
-    m |= MVP_PATH;
-#endif
-#ifdef MVP_HAVE_COPROC
-    m |= MVP_COPROC;
-#endif
-    return m;
-}
-
 static int mvp__fail(char *err, size_t cap, const char *model, const char *why) {
     snprintf(err, cap, "%s: %s", model, why && *why ? why : "cannot initialise");
     return -1;
 }
 
-#if defined(MVP_HAVE_PROFILEME) || defined(MVP_HAVE_STRATIFIED) || \
-    defined(MVP_HAVE_RAP) || defined(MVP_HAVE_PATHPROF) || defined(MVP_HAVE_COPROC)
 /* Model storage: size from *_bytes(), 16-byte aligned as the models ask. */
 static void *mvp__storage(mvp *p, size_t bytes) {
     void *m;
@@ -56,9 +34,7 @@ static void *mvp__storage(mvp *p, size_t bytes) {
         if (init(obj, mvp__storage(p, n_), n_, __VA_ARGS__) != HWP_OK)      \
             return mvp__fail(err, errcap, name, hwp_why(obj));              \
     } while (0)
-#endif
 
-#ifdef MVP_HAVE_PROFILEME
 /* The cold half of ProfileMe for an interpreter. The selected bytecode is
  * the event `in` (back == 0) or an arithmetic/stack bytecode `back` places
  * before it in straight-line code, rebuilt from its PC (class OTHER, no
@@ -90,9 +66,7 @@ static void mvp__pm_sample(mvp *p, const hwp_insn *in, uint32_t back) {
     hwp_pm_note(&p->pm, tag, r.cls, r.addr, r.events);
     hwp_pm_retire(&p->pm, tag, done);
 }
-#endif
 
-#ifdef MVP_HAVE_PATHPROF
 /* The phase detector closes an interval: keep the ones it calls changes. */
 static void mvp__on_interval(void *ctx, const hwp_phase_interval *r) {
     mvp *p = (mvp *)ctx;
@@ -106,7 +80,6 @@ static void mvp__on_interval(void *ctx, const hwp_phase_interval *r) {
     }
     p->phase_changes[p->nphase_changes++] = r->index;
 }
-#endif
 
 /* The cost shim's clock catches up with the VM's before anything charges
  * it; the stalls charged since come back to be added to the VM's clock. */
@@ -119,7 +92,6 @@ static void mvp__take(mvp *p) {
     p->ticked = p->vclock;
 }
 
-#ifdef MVP_HAVE_PROFILEME
 void mvp_pm_select(mvp *p, const hwp_insn *in, uint32_t n, uint32_t k) {
     uint32_t left = n;
     mvp__tick(p);
@@ -162,11 +134,9 @@ void mvp_pm_end(mvp *p, uint64_t budget) {
     p->steps += n;
     hwp_pm_fetch_block(&p->pm, n); /* fewer than the countdown: no selection */
 }
-#endif
 
 void mvp_models(mvp *p, const hwp_insn *in, uint32_t n) {
     mvp__tick(p);
-#ifdef MVP_HAVE_PATHPROF
     if (p->on & MVP_PATH) {
         p->path_insns += n;
         if (hwp_cls_is_branch(in->cls)) {
@@ -175,22 +145,16 @@ void mvp_models(mvp *p, const hwp_insn *in, uint32_t n) {
             p->path_insns = 0;
         }
     }
-#endif
-#ifdef MVP_HAVE_RAP
     if (p->on & MVP_RAP) {
         hwp_rap_add(&p->rap_code, in->pc - 8u * (uint64_t)(n - 1u) - MV_CODE_BASE, n);
         if ((in->cls == HWP_CLS_LOAD || in->cls == HWP_CLS_STORE) &&
             in->addr >= MV_HEAP_BASE)
             hwp_rap_add(&p->rap_heap, in->addr - MV_HEAP_BASE, 1);
     }
-#endif
-#ifdef MVP_HAVE_COPROC
     if (p->on & MVP_COPROC) {
         hwp_cp_tick(&p->cp, n - 1u); /* the filter drops them by class */
         hwp_cp_retire(&p->cp, in);   /* and takes the loads */
     }
-#endif
-#ifdef MVP_HAVE_STRATIFIED
     if (p->on & MVP_STRAT) {
         if (in->cls == HWP_CLS_LOAD) {
             hwp_strat_push(&p->strat, HWP_STRAT_KIND_VALUE, in->pc, in->value);
@@ -200,7 +164,6 @@ void mvp_models(mvp *p, const hwp_insn *in, uint32_t n) {
                 hwp_strat_push(&p->strat, MVP_KIND_RECEIVER, in->pc, in->value);
         }
     }
-#endif
     if (p->exact) mvx_event(p->exact, in, n);
     mvp__take(p);
 }
@@ -210,7 +173,7 @@ int mvp_init(mvp *p, const mvp_opts *o, const mv_prog *prog, char *err,
     uint32_t i;
     memset(p, 0, sizeof *p);
     p->prog = prog;
-    p->on = o->models & mvp_available();
+    p->on = o->models & MVP_ALL;
     p->next_pc = MV_PC(prog->funcs[prog->main_fn].entry);
     p->cum = malloc(sizeof *p->cum * (prog->ncode + 1u));
     if (!p->cum) return mvp__fail(err, errcap, "minivm", "out of memory");
@@ -219,7 +182,6 @@ int mvp_init(mvp *p, const mvp_opts *o, const mv_prog *prog, char *err,
         p->cum[i + 1] = p->cum[i] + mv_op_cycles(prog->code[i].op);
     if (hwp_cost_init(&p->cost, NULL) != HWP_OK)
         return mvp__fail(err, errcap, "cost", hwp_why(&p->cost));
-#ifdef MVP_HAVE_PROFILEME
     if (p->on & MVP_PROFILEME) {
         hwp_pm_desc d;
         hwp_pm_table_desc td;
@@ -236,8 +198,6 @@ int mvp_init(mvp *p, const mvp_opts *o, const mv_prog *prog, char *err,
         MVP__INIT("profileme", hwp_pm_init,
                   hwp_pm_bytes(&d), &p->pm, &d, &p->cost);
     }
-#endif
-#ifdef MVP_HAVE_STRATIFIED
     if (p->on & MVP_STRAT) {
         hwp_strat_desc d;
         hwp_strat_acc_desc ad;
@@ -260,8 +220,6 @@ int mvp_init(mvp *p, const mvp_opts *o, const mv_prog *prog, char *err,
         MVP__INIT("stratified", hwp_strat_init,
                   hwp_strat_bytes(&d), &p->strat, &d, &p->cost);
     }
-#endif
-#ifdef MVP_HAVE_RAP
     if (p->on & MVP_RAP) {
         /* b = 4, eps = 1%, 512 nodes (8 KB): the paper's defaults. The keys
          * are offsets into the code and heap segments and the domain is
@@ -280,8 +238,6 @@ int mvp_init(mvp *p, const mvp_opts *o, const mv_prog *prog, char *err,
         MVP__INIT("rap (heap)", hwp_rap_init,
                   hwp_rap_bytes(&d), &p->rap_heap, &d, &p->cost);
     }
-#endif
-#ifdef MVP_HAVE_PATHPROF
     if (p->on & MVP_PATH) {
         hwp_path_desc d;   /* zero: BL paths, 32 deep, 4-entry branch queue */
         hwp_hpt_desc hd;   /* zero: 512 entries, 4-way, LFU, plb index */
@@ -301,8 +257,6 @@ int mvp_init(mvp *p, const mvp_opts *o, const mv_prog *prog, char *err,
         hwp_path_attach(&p->path, &p->hpt, &p->phase);
         hwp_path_begin(&p->path, MV_PC(prog->funcs[prog->main_fn].entry));
     }
-#endif
-#ifdef MVP_HAVE_COPROC
     if (p->on & MVP_COPROC) {
         hwp_cp_desc d; /* zero: 2 KB sample buffer, 256-entry CAM, ... */
         memset(&d, 0, sizeof d);
@@ -312,7 +266,6 @@ int mvp_init(mvp *p, const mvp_opts *o, const mv_prog *prog, char *err,
         if (hwp_cp_lvp_start(&p->cp, NULL) != HWP_OK)
             return mvp__fail(err, errcap, "coproc lvp", hwp_why(&p->cp));
     }
-#endif
     if (o->exact) {
         p->exact = malloc(sizeof *p->exact);
         if (!p->exact || mvx_init(p->exact, prog->ncode, o->interval,
@@ -325,21 +278,13 @@ int mvp_init(mvp *p, const mvp_opts *o, const mv_prog *prog, char *err,
 void mvp_finish(mvp *p) {
     mvp__tick(p);
     p->ticked = p->vclock;
-#ifdef MVP_HAVE_PROFILEME
     if (p->on & MVP_PROFILEME) hwp_pm_flush(&p->pm);
-#endif
-#ifdef MVP_HAVE_STRATIFIED
     if (p->on & MVP_STRAT) hwp_strat_flush(&p->strat);
-#endif
-#ifdef MVP_HAVE_RAP
     if (p->on & MVP_RAP) {
         hwp_rap_flush(&p->rap_code);
         hwp_rap_flush(&p->rap_heap);
     }
-#endif
-#ifdef MVP_HAVE_COPROC
     if (p->on & MVP_COPROC) hwp_cp_finish(&p->cp);
-#endif
     /* Paths still on the stack at exit are not complete: not counted. The
      * final flushes' stalls come after the program: the clock is done. */
 }
@@ -348,9 +293,7 @@ void mvp_free(mvp *p) {
     unsigned i;
     for (i = 0; i < p->nmem; i++) free(p->mem[i]);
     free(p->cum);
-#ifdef MVP_HAVE_PATHPROF
     free(p->phase_changes);
-#endif
     if (p->exact) {
         mvx_free(p->exact);
         free(p->exact);
@@ -360,7 +303,6 @@ void mvp_free(mvp *p) {
 
 void mvp_summary(const mvp *p, mvt_profile *out) {
     memset(out, 0, sizeof *out);
-#ifdef MVP_HAVE_STRATIFIED
     if (p->on & MVP_STRAT) {
         mvx_tally t;
         hwp_strat_msg m;
@@ -374,8 +316,6 @@ void mvp_summary(const mvp *p, mvt_profile *out) {
         mvx_tally_finish(&t, out);
         out->have |= 1u << MVT_LOAD | 1u << MVT_INLINE;
     }
-#endif
-#ifdef MVP_HAVE_PATHPROF
     if (p->on & MVP_PATH) {
         size_t n = 0, i;
         out->paths = calloc(p->hpt.desc.entries, sizeof *out->paths);
@@ -397,12 +337,9 @@ void mvp_summary(const mvp *p, mvt_profile *out) {
             out->have |= 1u << MVT_TRACE | 1u << MVT_PHASE;
         }
     }
-#endif
-    (void)p;
 }
 
 void mvp_print_regions(const mvp *p, FILE *f) {
-#ifdef MVP_HAVE_RAP
     if (p->on & MVP_RAP) {
         hwp_rap_range r[16];
         size_t n, i;
@@ -426,10 +363,6 @@ void mvp_print_regions(const mvp *p, FILE *f) {
                     (unsigned long long)(MV_HEAP_BASE + r[i].hi),
                     (double)r[i].excl / (double)p->rap_heap.n);
     }
-#else
-    (void)p;
-    (void)f;
-#endif
 }
 
 void mvp_report(const mvp *p, FILE *f, int json) {
@@ -453,37 +386,27 @@ void mvp_report(const mvp *p, FILE *f, int json) {
         else model##_write_text(obj, &w);                           \
     } while (0)
     MVP__PUT("cost", hwp_cost, &p->cost);
-#ifdef MVP_HAVE_PROFILEME
     if (p->on & MVP_PROFILEME) {
         MVP__PUT("profileme", hwp_pm, &p->pm);
         MVP__SECTION("profileme_table");
         if (json) hwp_pm_table_write_json(&p->pm_tab, &w);
         else hwp_pm_table_write_text(&p->pm_tab, &w, 10);
     }
-#endif
-#ifdef MVP_HAVE_STRATIFIED
     if (p->on & MVP_STRAT) {
         MVP__PUT("stratified", hwp_strat, &p->strat);
     }
-#endif
-#ifdef MVP_HAVE_RAP
     if (p->on & MVP_RAP) {
         MVP__PUT("rap_code", hwp_rap, &p->rap_code);
         MVP__PUT("rap_heap", hwp_rap, &p->rap_heap);
     }
-#endif
-#ifdef MVP_HAVE_PATHPROF
     if (p->on & MVP_PATH) {
         MVP__PUT("pathprof", hwp_path, &p->path);
         MVP__PUT("hpt", hwp_hpt, &p->hpt);
         MVP__PUT("phase", hwp_phase, &p->phase);
     }
-#endif
-#ifdef MVP_HAVE_COPROC
     if (p->on & MVP_COPROC) {
         MVP__PUT("coproc", hwp_cp, &p->cp);
     }
-#endif
 #undef MVP__PUT
 #undef MVP__SECTION
     hwp_put_str(&w, json ? "}\n" : "");

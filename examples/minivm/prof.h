@@ -19,31 +19,19 @@
  * and what the modelled hardware costs reaches the VM's virtual cycle
  * counter through the cost shim (hwp_cost_tick / hwp_cost_take).
  *
- * Which models exist is decided at build time (MVP_HAVE_<MODEL>, set by
- * meson when include/hwprof/<model>.h exists); adding one is one struct
- * member, a few lines in mvp_init and mvp_models, and its summary in
- * prof.c.
+ * Adding a model is one struct member, a few lines in mvp_init and
+ * mvp_models, and its summary in prof.c.
  */
 #ifndef MINIVM_PROF_H
 #define MINIVM_PROF_H
 
 #include "hwprof/base.h"
 #include "hwprof/cost.h"
-#ifdef MVP_HAVE_PROFILEME
 #include "hwprof/profileme.h"
-#endif
-#ifdef MVP_HAVE_STRATIFIED
 #include "hwprof/stratified.h"
-#endif
-#ifdef MVP_HAVE_RAP
 #include "hwprof/rap.h"
-#endif
-#ifdef MVP_HAVE_PATHPROF
 #include "hwprof/pathprof.h"
-#endif
-#ifdef MVP_HAVE_COPROC
 #include "hwprof/coproc.h"
-#endif
 
 #include "exact.h"
 #include "mv.h"
@@ -73,30 +61,20 @@ typedef struct mvp_opts {
 } mvp_opts;
 
 typedef struct mvp {
-    unsigned on; /* models actually running (built in and asked for) */
+    unsigned on; /* models running: the ones asked for */
     hwp_cost cost;
-#ifdef MVP_HAVE_PROFILEME
     hwp_pm pm;
     hwp_pm_table pm_tab; /* the DCPI-style software side: per-PC samples */
-#endif
-#ifdef MVP_HAVE_STRATIFIED
     hwp_strat strat;
     hwp_strat_acc strat_acc; /* folds the compressor's messages */
-#endif
-#ifdef MVP_HAVE_RAP
     hwp_rap rap_code; /* bytecode PCs                  */
     hwp_rap rap_heap; /* heap addresses of loads/stores */
-#endif
-#ifdef MVP_HAVE_PATHPROF
     hwp_path path;    /* path stack: BL paths (Table 1) */
     hwp_hpt hpt;      /* hot path table                 */
     hwp_phase phase;  /* path-based phase detector      */
     uint64_t *phase_changes; /* intervals the detector flagged */
     size_t nphase_changes, capphase_changes;
-#endif
-#ifdef MVP_HAVE_COPROC
     hwp_cp cp;        /* running the load-value profiling program */
-#endif
     mvx *exact; /* NULL unless --exact */
     /* The VM's counters, kept here because they advance at events:     */
     uint64_t next_pc; /* first bytecode of the run now executing       */
@@ -110,8 +88,6 @@ typedef struct mvp {
     unsigned nmem;
 } mvp;
 
-/* Models compiled into this build (MVP_* bits). */
-unsigned mvp_available(void);
 int mvp_init(mvp *p, const mvp_opts *o, const mv_prog *prog, char *err,
              size_t errcap);
 void mvp_free(mvp *p);
@@ -128,14 +104,12 @@ void mvp_print_regions(const mvp *p, FILE *f);
  * run of n that ends at `in`. Both add modelled stalls to the clock. */
 void mvp_models(mvp *p, const hwp_insn *in, uint32_t n);
 void mvp_pm_select(mvp *p, const hwp_insn *in, uint32_t n, uint32_t k);
-#ifdef MVP_HAVE_PROFILEME
 /* ProfileMe alone (the interpreter's sampling mode, mv_vm.c): the VM
  * counts ProfileMe's countdown in a register and calls mvp_pm_one with the
  * selected bytecode's record; it returns how many bytecodes to count until
  * the next selection. mvp_pm_end settles the count left at the end. */
 uint64_t mvp_pm_one(mvp *p, hwp_insn *r);
 void mvp_pm_end(mvp *p, uint64_t budget);
-#endif
 
 /* ---- the hot path: once per load, store, branch, call and return ------
  * `in` is the event bytecode's record. The bytecodes since the previous
@@ -154,14 +128,12 @@ static inline void mvp_event(mvp *p, const hwp_insn *in) {
     p->next_pc = in->next_pc;
     p->steps += n;
     p->vclock += p->cum[e + 1] - p->cum[s]; /* the run's cycles */
-#ifdef MVP_HAVE_PROFILEME
     if (p->on & MVP_PROFILEME) { /* inline: a subtract and a compare */
         uint32_t k = hwp_pm_fetch_block(&p->pm, n);
         if (HWP_UNLIKELY(k != 0)) mvp_pm_select(p, in, n, k);
         if (in->cls == HWP_CLS_BR_COND)
             hwp_pm_branch(&p->pm, (in->events & HWP_EV_TAKEN) != 0);
     }
-#endif
     if (p->on & ~(unsigned)MVP_PROFILEME || p->exact) mvp_models(p, in, n);
 }
 

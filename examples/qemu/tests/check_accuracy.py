@@ -23,6 +23,7 @@ txt = os.path.join(work, name + ".txt")
 opts = ("models=all,exact=on,rap_kb=8,rap_eps=0.1,hpt=512x4,"
         f"report={txt},json={js}")
 r = subprocess.run([qemu, "-plugin", f"{plugin},{opts}"] + prog,
+                   env=hwx_thresholds.guest_env(),
                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                    stderr=subprocess.PIPE, timeout=600)
 if r.returncode != 0:

@@ -22,7 +22,7 @@ import random
 import subprocess
 import sys
 
-from hwx_thresholds import check_report  # examples/common, on PYTHONPATH
+from hwx_thresholds import check_report, guest_env  # examples/common, on PYTHONPATH
 
 valgrind, libdir, work, name = sys.argv[1:5]
 dd = sys.argv.index("--")
@@ -47,7 +47,7 @@ if size:
         f.write("".join(out)[:size])
     prog = [inp if a == "@INPUT@" else a for a in prog]
 
-env = dict(os.environ, VALGRIND_LIB=libdir, PYTHONHASHSEED="0")
+env = guest_env(VALGRIND_LIB=libdir, PYTHONHASHSEED="0")
 # Same pid every run: a user + PID namespace, the program as pid 2.
 pidns = ["unshare", "-U", "-r", "--pid", "--fork", "sh", "-c", '"$@"; exit $?', "sh"]
 if subprocess.run(pidns + ["true"], capture_output=True).returncode != 0:
