@@ -48,7 +48,7 @@ def guest_env(**extra):
 HPT_IDEAL_FRAC = 0.75
 
 
-def check_report(rep, check, wide_paths=False):
+def check_report(rep, check, wide_paths=False, coproc_compare=True):
     acc = rep.get("accuracy", {})
 
     def metric(key):
@@ -72,8 +72,12 @@ def check_report(rep, check, wide_paths=False):
     check("ProfileMe envelope fraction in [0.55, 0.80]",
           v is not None and 0.55 <= v <= 0.80, v)
     c, s = metric("coproc_inv_err"), metric("coproc_simple_err")
-    check("co-processor error below the simple sampler's at equal overhead",
-          c is not None and s is not None and c < s, (c, s))
+    if coproc_compare:
+        check("co-processor error below the simple sampler's at equal overhead",
+              c is not None and s is not None and c < s, (c, s))
+    else:  # measured, not compared: see the caller's reason
+        check("co-processor and simple-sampler errors measured",
+              c is not None and s is not None, (c, s))
     exact = rep.get("exact", {})
     check("exact tables complete",
           bool(exact) and all(exact[t]["dropped"] == 0 for t in exact),
