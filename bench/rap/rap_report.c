@@ -6,12 +6,21 @@
  * 4.3) against the exact profile; Space-Saving's error on the same Zipf
  * stream in the same 8 KB; the stage-0 buffer's cut in tree updates on
  * the code trace (sec. 3.3). With SVG_PATH, writes the code tree at
- * eps = 10% as an SVG (the picture in docs/rap.md). */
+ * eps = 10% as an SVG.
+ *
+ * rap_report --keys FILE NAME [SVG_PATH [LO HI]]: the same rows for a
+ * real key stream (little-endian uint64 keys, from `hwprof-replay --dump`), plus the
+ * stage-0 buffer's cut, and the hot ranges of the 8 KB, eps = 10% tree
+ * each with its exact count; with SVG_PATH, that tree as an SVG, over the
+ * smallest tree range holding [LO, HI] if given (the picture in
+ * docs/rap.md: python3.11's PCs over its text segment,
+ * bench/rap/real_traces.sh). */
 #define HWPROF_IMPL
 #define HWPROF_STDIO
 #include "hwprof/rap.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "gen.h"
 #include "rap/peers.h"
@@ -21,6 +30,8 @@
 
 static hwx_event ev[N];
 static uint64_t keys[N];
+static const uint64_t *stream = keys; /* what run() feeds the tree   */
+static size_t nstream = N;
 
 enum { ZIPF, CODE, VALUES };
 static const char *const names[] = {"zipf 2^20 keys", "code (bb trace)",
@@ -56,13 +67,13 @@ static void make(int kind, uint64_t seed) {
 static hwp_rap *run(double eps, uint32_t nodes, uint32_t buffer) {
     hwp_rap *r;
     hwp_rap_desc d;
-    unsigned i;
+    size_t i;
     memset(&d, 0, sizeof d);
     d.eps = eps;
     d.nodes = nodes;
     d.buffer = buffer;
     r = hwx_rap_new(&d, NULL);
-    for (i = 0; i < N; i++) hwp_rap_add(r, keys[i], 1);
+    for (i = 0; i < nstream; i++) hwp_rap_add(r, stream[i], 1);
     hwp_rap_flush(r);
     return r;
 }
@@ -87,12 +98,134 @@ static void space_saving(const hwx_exact *x) {
            names[ZIPF], hot, hot ? sum / hot : 0, mx);
 }
 
-int main(int argc, char **argv) {
+/* The SVG's x axis: 0-0 picks the range holding 99% of the weight. */
+static uint64_t svg_lo, svg_hi;
+
+/* The table rows of one stream (docs/rap.md, "Figures"): eps = 10% and
+ * 1% at 8 KB and 64 KB; the 8 KB, eps = 10% tree goes to svg if given. */
+static void rows(const char *name, hwx_exact *x, const char *svg) {
     static const double epss[] = {0.10, 0.01};
     static const uint32_t pools[] = {512, 4096};
+    unsigned e, p;
+    for (p = 0; p < 2; p++)
+        for (e = 0; e < 2; e++) {
+            hwp_rap *r = run(epss[e], pools[p], 0);
+            hwp_rap_acc a10, a1;
+            hwp_rap_accuracy(r, 0.10, hwx_exact_range, x, &a10);
+            hwp_rap_accuracy(r, 0.01, hwx_exact_range, x, &a1);
+            printf("| %-16s | eps=%2.0f%% %2uKB | %u | %llu | %.4f | %u, "
+                   "%.3f%%, %.3f%% | %u, %.3f%%, %.3f%% |\n",
+                   name, 100 * epss[e], pools[p] / 64, r->peak,
+                   (unsigned long long)r->deferred,
+                   (double)hwp_rap_bound(r) / (double)r->n, a10.hot,
+                   a10.mean_pct, a10.max_pct, a1.hot, a1.mean_pct,
+                   a1.max_pct);
+            if (a10.violations || a1.violations)
+                printf("BOUND VIOLATED: %llu nodes\n",
+                       (unsigned long long)(a10.violations + a1.violations));
+            if (e == 0 && p == 0 && svg) {
+                FILE *f = fopen(svg, "w");
+                hwp_writer w = hwp_writer_stdio(f);
+                if (svg_hi) hwp_rap_write_svg_range(r, &w, svg_lo, svg_hi);
+                else hwp_rap_write_svg(r, &w);
+                fclose(f);
+            }
+            free(r);
+        }
+}
+
+/* The stage-0 buffer's cut in tree updates (sec. 3.3), eps = 10%, 8 KB. */
+static void buffer_cut(const char *name) {
+    hwp_rap *r = run(0.10, 512, 0), *rb = run(0.10, 512, 1024);
+    printf("\nstage-0 buffer on %s (eps 10%%, 8KB): %zu events -> %llu tree "
+           "updates with 1K entries (factor %.1f), %llu without\n\n",
+           name, nstream, (unsigned long long)rb->updates,
+           (double)nstream / (double)rb->updates,
+           (unsigned long long)r->updates);
+    free(r);
+    free(rb);
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A real stream: the rows, the buffer's cut, and the hot ranges of the
+ * 8 KB, eps = 10% tree beside their exact counts. */
+static int real(const char *path, const char *name, const char *svg) {
+    FILE *f = fopen(path, "rb");
+    uint64_t *k, *sorted;
+    size_t n = 0, cap = 1u << 20, i, j, nhot;
+    hwx_exact x;
+    hwp_rap_range hot[64];
+    hwp_rap *r;
+    unsigned char b[8];
+    k = (uint64_t *)malloc(cap * sizeof *k);
+    if (!f || !k) {
+        fprintf(stderr, "rap_report: cannot read %s\n", path);
+        return 1;
+    }
+    while (fread(b, 1, 8, f) == 8) {
+        if (n == cap) {
+            cap *= 2;
+            k = (uint64_t *)realloc(k, cap * sizeof *k);
+            if (!k) return 1;
+        }
+        for (k[n] = 0, j = 0; j < 8; j++) k[n] |= (uint64_t)b[j] << (8 * j);
+        n++;
+    }
+    fclose(f);
+    /* The exact profile: distinct keys with running counts. */
+    sorted = (uint64_t *)malloc((n ? n : 1) * sizeof *sorted);
+    x.key = (uint64_t *)malloc((n ? n : 1) * sizeof *x.key);
+    x.cum = (uint64_t *)malloc((n ? n : 1) * sizeof *x.cum);
+    if (!sorted || !x.key || !x.cum) return 1;
+    memcpy(sorted, k, n * sizeof *k);
+    qsort(sorted, n, sizeof *sorted, cmp_u64);
+    for (i = 0, x.n = 0; i < n; i++) {
+        if (!x.n || x.key[x.n - 1] != sorted[i]) x.key[x.n++] = sorted[i];
+        x.cum[x.n - 1] = i + 1;
+    }
+    free(sorted);
+    stream = k;
+    nstream = n;
+    printf("%s: %zu keys, %zu distinct\n\n| stream | config | peak nodes | "
+           "deferred | bound/n | hot@10%%: n, mean, max err | hot@1%%: n, "
+           "mean, max err |\n|---|---|---|---|---|---|---|\n",
+           name, n, x.n);
+    rows(name, &x, svg);
+    buffer_cut(name);
+    r = run(0.10, 512, 0);
+    nhot = hwp_rap_hot(r, 0.10, hot, 64);
+    printf("hot ranges at 10%% (8KB, eps 10%%): lo-hi, own+cold, with hot "
+           "sub-ranges, exact, error\n");
+    for (i = 0; i < nhot && i < 64; i++) {
+        uint64_t t = hwx_exact_range(&x, hot[i].lo, hot[i].hi);
+        printf("  %#llx-%#llx depth %u: %.2f%%, %.2f%%, exact %.2f%%, error "
+               "%.3f%%\n",
+               (unsigned long long)hot[i].lo, (unsigned long long)hot[i].hi,
+               hot[i].depth, 100.0 * (double)hot[i].excl / (double)r->n,
+               100.0 * (double)hot[i].sum / (double)r->n,
+               100.0 * (double)t / (double)n,
+               t ? 100.0 * ((double)t - (double)hot[i].sum) / (double)t : 0.0);
+    }
+    free(r);
+    free(k);
+    return 0;
+}
+
+int main(int argc, char **argv) {
     hwx_exact x;
     int kind;
-    unsigned e, p, i;
+    unsigned i;
+    if (argc >= 4 && !strcmp(argv[1], "--keys")) {
+        if (argc > 6) {
+            svg_lo = strtoull(argv[5], NULL, 0);
+            svg_hi = strtoull(argv[6], NULL, 0);
+        }
+        return real(argv[2], argv[3], argc > 4 ? argv[4] : NULL);
+    }
     printf("| stream | config | peak nodes | deferred | bound/n | hot@10%%: n, "
            "mean, max err | hot@1%%: n, mean, max err |\n|---|---|---|---|---|---|---|\n");
     for (kind = ZIPF; kind <= VALUES; kind++) {
@@ -102,39 +235,9 @@ int main(int argc, char **argv) {
             ev[i].weight = 1;
         }
         hwx_exact_build(&x, ev, N);
-        for (p = 0; p < 2; p++)
-            for (e = 0; e < 2; e++) {
-                hwp_rap *r = run(epss[e], pools[p], 0);
-                hwp_rap_acc a10, a1;
-                hwp_rap_accuracy(r, 0.10, hwx_exact_range, &x, &a10);
-                hwp_rap_accuracy(r, 0.01, hwx_exact_range, &x, &a1);
-                printf("| %-16s | eps=%2.0f%% %2uKB | %u | %llu | %.4f | %u, "
-                       "%.3f%%, %.3f%% | %u, %.3f%%, %.3f%% |\n",
-                       names[kind], 100 * epss[e], pools[p] / 64, r->peak,
-                       (unsigned long long)r->deferred,
-                       (double)hwp_rap_bound(r) / (double)r->n, a10.hot,
-                       a10.mean_pct, a10.max_pct, a1.hot, a1.mean_pct,
-                       a1.max_pct);
-                if (a10.violations || a1.violations)
-                    printf("BOUND VIOLATED: %llu nodes\n",
-                           (unsigned long long)(a10.violations + a1.violations));
-                if (kind == CODE && e == 0 && p == 0 && argc > 1) {
-                    FILE *f = fopen(argv[1], "w");
-                    hwp_writer w = hwp_writer_stdio(f);
-                    hwp_rap_write_svg(r, &w);
-                    fclose(f);
-                }
-            }
+        rows(names[kind], &x, kind == CODE && argc > 1 ? argv[1] : NULL);
         if (kind == ZIPF) space_saving(&x);
-        if (kind == CODE) {
-            hwp_rap *r = run(0.10, 512, 0), *rb = run(0.10, 512, 1024);
-            printf("\nstage-0 buffer on the code trace (eps 10%%, 8KB): %u "
-                   "events -> %llu tree updates with 1K entries (factor %.1f), "
-                   "%llu without\n\n",
-                   N, (unsigned long long)rb->updates,
-                   (double)N / (double)rb->updates,
-                   (unsigned long long)r->updates);
-        }
+        if (kind == CODE) buffer_cut("the code trace");
         hwx_exact_free(&x);
     }
     return 0;

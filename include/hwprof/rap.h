@@ -55,11 +55,16 @@
  *              software walks the trie. The walk starts at the end of the
  *              root's single-child spine, where a 256-entry table (jump[],
  *              in the instance) indexed by the next 8 key bits gives the
- *              deepest node on that stretch of the path; for b <= 4 each
- *              further level is a table lookup on (mask, digit). An
- *              optional cache (desc.cache) maps a key to its smallest
- *              range until the tree next changes shape. None of them
- *              changes the tree (docs/rap.md, "Speed").
+ *              deepest node on that stretch of the path, or, when the
+ *              key lies in the range at the end of that node's chain of
+ *              single-internal-child nodes, the chain's end (skip[]);
+ *              for b <= 4 each further level is a table lookup on
+ *              (mask, digit). An optional cache (desc.cache) maps a key
+ *              to its smallest range until the tree next changes shape.
+ *              None of them changes the tree (docs/rap.md, "Speed").
+ *              Without buffer, cache and cost shim, with b = 4, one test
+ *              per event selects a copy of the update with their tests
+ *              compiled out (r->fast).
  *
  * API (hot paths inline, the rest with HWPROF_IMPL)
  *   hwp_rap_bytes(desc)                 storage for a desc (0 if invalid)
@@ -83,9 +88,11 @@
  *   hwp_rap_write_text(r, w)            dump in the spirit of rap_finalize
  *   hwp_rap_write_json(r, w)            stable schema, see docs/rap.md
  *   hwp_rap_write_svg(r, w)             hot ranges as nested bars
+ *   hwp_rap_write_svg_range(r, w, lo, hi)  the same over the smallest
+ *                                       tree range holding [lo, hi]
  *
  * Readable fields of hwp_rap (never write them): n, nodes, peak, cap,
- * used, levels, split_at, updates, events, buffered, splits, merges,
+ * used, levels, split_at, updates, buffered, splits, merges,
  * early_merges, folded, deferred, scanned.
  */
 #ifndef HWPROF_RAP_H
@@ -172,8 +179,8 @@ typedef struct hwp_rap {
     double eps_per_level; /* eps / levels                                */
     /* statistics */
     uint64_t updates;  /* tree updates (events leaving stage 0)          */
-    uint64_t events;   /* weight offered, buffered or not                */
-    uint64_t buffered; /* weight waiting in the stage-0 buffer           */
+    uint64_t buffered; /* weight waiting in the stage-0 buffer; the
+                          weight offered is n + buffered                 */
     uint64_t splits, merges, early_merges, folded, deferred, scanned;
     uint32_t cap;    /* pool size in nodes                               */
     uint32_t used;   /* slots in use, live or awaiting compaction        */
@@ -192,7 +199,21 @@ typedef struct hwp_rap {
      * replaces up to 8 / log2 b levels of the walk (rebuilt on every
      * reshape, like the spine). */
     uint32_t jump_shift, jump_mask, jump_depth;
-    uint32_t jump[256];
+    hwp_rap_node *jump[256];
+    /* Chain skip: below jump[e] (a node at the jump depth), the chain of
+     * nodes with exactly one internal child ends at skip[e], whose range
+     * starts at skip_lo[e] and spans 2^skip_sh[e] keys. A key inside it
+     * starts its walk there: on a Zipf stream at eps = 10% a hot key's
+     * chain runs 20+ levels below the jump table. Where there is no
+     * chain, skip[e] = jump[e]. */
+    hwp_rap_node *skip[256];
+    uint64_t skip_lo[256];
+    uint8_t skip_sh[256];
+    /* 1 when the per-event path needs none of the stage-0 buffer, the
+     * cache, the cost shim and the generic walk (b = 4, log2 b divides
+     * w): hwp_rap_add then runs a copy of the update with their tests
+     * compiled out. */
+    uint32_t fast;
     /* hwp__rap_stride, used when walk != 0 (b <= 4 and log2 b divides w;
      * walk = log2 b): step[(mask << log2 b) | digit] is 1 + the child's
      * offset in its block, 0 when the child is absent or the node is a
@@ -267,6 +288,8 @@ HWP_API hwp_status hwp_rap_merge(hwp_rap *dst, const hwp_rap *src);
 HWP_API void hwp_rap_write_text(const hwp_rap *r, const hwp_writer *w);
 HWP_API void hwp_rap_write_json(const hwp_rap *r, const hwp_writer *w);
 HWP_API void hwp_rap_write_svg(const hwp_rap *r, const hwp_writer *w);
+HWP_API void hwp_rap_write_svg_range(const hwp_rap *r, const hwp_writer *w,
+                                     uint64_t lo, uint64_t hi);
 
 /* Cold paths the hot path calls when something fires. */
 HWP_API void hwp__rap_split(hwp_rap *r, uint32_t idx, uint64_t key,
@@ -296,80 +319,86 @@ HWP_INLINE unsigned hwp__rap_popcnt16(unsigned m) {
 #endif
 
 /* The walk for b <= 4 when every level takes log2 b key bits: kk holds
- * the key bits below the start of x's range at the top, so a level is two
- * loads, a table lookup and one branch. lb is a constant at each call, so
- * the shifts are immediates. */
-HWP__RAP_HOT uint32_t hwp__rap_stride(const hwp_rap *r, uint32_t x, uint64_t kk,
-                                  unsigned lb) {
-    const hwp_rap_node *pool = r->pool;
+ * the key bits below the start of x's range, rotated so that the next
+ * digit is its low lb bits; a level is two loads, a table lookup and one
+ * branch. lb is a constant at each call, so the shifts are immediates.
+ * Nodes are handled by pointer: the index is only needed when something
+ * fires. */
+HWP__RAP_HOT hwp_rap_node *hwp__rap_stride(const hwp_rap *r, hwp_rap_node *x,
+                                           uint64_t kk, unsigned lb) {
+    hwp_rap_node *pool = r->pool;
+    kk = kk << lb | kk >> (64u - lb);
     for (;;) {
-        unsigned s = r->step[((unsigned)pool[x].mask << lb) |
-                             (unsigned)(kk >> (64u - lb))];
+        unsigned s = r->step[((unsigned)x->mask << lb) |
+                             ((unsigned)kk & ((1u << lb) - 1u))];
         if (!s) return x; /* a leaf, or partial children: count here */
-        x = pool[x].child + s - 1u;
-        kk <<= lb;
+        x = pool + (x->child + s - 1u);
+        kk = kk << lb | kk >> (64u - lb);
     }
 }
 
 /* Stages 1-2 of sec. 3.3: the smallest range containing key (the
- * longest-prefix match), walking down the multibit trie from the deepest
- * node jump[] knows on the key's path. */
-HWP__RAP_HOT uint32_t hwp__rap_descend(const hwp_rap *r, uint64_t key) {
-    const hwp_rap_node *pool = r->pool;
-    uint32_t x = 0;
+ * longest-prefix match). Inside the spine, jump[] gives the deepest node
+ * on the next 8 key bits of the path, or, when the key also lies in the
+ * range at the end of that node's single-internal-child chain (skip_lo,
+ * skip_sh), the chain's last node; the walk goes on from there. `fast`
+ * is a constant at each call: b = 4 with every level taking 2 key bits. */
+HWP__RAP_HOT hwp_rap_node *hwp__rap_descend(const hwp_rap *r, uint64_t key,
+                                            bool fast) {
+    hwp_rap_node *pool = r->pool, *x = pool;
     unsigned d = 0, m;
     if (!((key ^ r->spine_lo) & r->spine_mask)) {
-        x = r->jump[(unsigned)(key >> r->jump_shift) & r->jump_mask];
-        d = pool[x].depth;
+        unsigned e = (unsigned)(key >> r->jump_shift) & r->jump_mask;
+        x = ((key ^ r->skip_lo[e]) >> r->skip_sh[e]) ? r->jump[e] : r->skip[e];
+        d = x->depth;
     }
-    if (r->walk == 2u) return hwp__rap_stride(r, x, key << r->lsh[d], 2u);
+    if (fast || r->walk == 2u) return hwp__rap_stride(r, x, key << r->lsh[d], 2u);
     if (r->walk == 1u) return hwp__rap_stride(r, x, key << r->lsh[d], 1u);
-    while ((m = pool[x].mask) != 0) {
+    while ((m = x->mask) != 0) {
         unsigned dig = (unsigned)(key >> r->shift[d + 1]) & r->digit_mask;
         if (!((m >> dig) & 1u)) break; /* partial children: count here */
-        x = pool[x].child + hwp__rap_popcnt16(m & ((1u << dig) - 1u));
+        x = pool + (x->child + hwp__rap_popcnt16(m & ((1u << dig) - 1u)));
         d++;
     }
     return x;
 }
 
-/* Stages 1-4 of sec. 3.3: find, count, compare with the split threshold. */
-HWP__RAP_HOT void hwp__rap_update(hwp_rap *r, uint64_t key,
-                                   uint64_t weight) {
+/* Stages 1-4 of sec. 3.3: find, count, compare with the split threshold.
+ * `fast` is a constant at each call (hwp_rap_add picks it once per event
+ * from r->fast): no buffer, no lookup cache, no cost shim, b = 4, so none
+ * of their tests is on the path. */
+HWP__RAP_HOT void hwp__rap_update(hwp_rap *r, uint64_t key, uint64_t weight,
+                                  bool fast) {
     /* Fields are read into locals first: the count store may alias them,
      * and reloading after it costs instructions on every event. */
     hwp_rap_node *node;
-    hwp_rap_hit *h;
+    hwp_rap_hit *h = NULL;
     uint64_t n = r->n + weight, count;
-    uint32_t x;
     key &= r->key_mask;
     r->n = n;
     r->updates++;
-    h = r->cache ? r->cache + (((key * 0x9E3779B97F4A7C15ull) >> 32) &
-                               r->cache_mask)
-                 : NULL;
+    if (!fast && r->cache)
+        h = r->cache + (((key * 0x9E3779B97F4A7C15ull) >> 32) & r->cache_mask);
     if (h && h->key == key && h->epoch == r->epoch) {
-        x = h->node;
+        node = r->pool + h->node;
     } else {
-        x = hwp__rap_descend(r, key); /* inlined once */
+        node = hwp__rap_descend(r, key, fast);
         if (h) {
             h->key = key;
-            h->node = x;
+            h->node = (uint32_t)(node - r->pool);
             h->epoch = r->epoch;
         }
     }
-    node = &r->pool[x];
     count = node->count + weight;
     node->count = count;
-    hwp_cost_charge(r->cost, HWP_COST_RAP_EVENT, 1);
+    if (!fast) hwp_cost_charge(r->cost, HWP_COST_RAP_EVENT, 1);
     if (HWP_UNLIKELY(count > r->split_at) && node->depth < r->levels)
-        hwp__rap_split(r, x, key, node->depth);
+        hwp__rap_split(r, (uint32_t)(node - r->pool), key, node->depth);
     if (HWP_UNLIKELY(n >= r->next_cold)) hwp__rap_cold(r);
 }
 
-/* One event of `weight` (>= 1) for `key`; the key is taken mod 2^w. */
-HWP_INLINE void hwp_rap_add(hwp_rap *r, uint64_t key, uint64_t weight) {
-    r->events += weight;
+/* The stage-0 buffer and the update of every configuration. */
+HWP__RAP_HOT void hwp__rap_add_any(hwp_rap *r, uint64_t key, uint64_t weight) {
     if (r->buf) {
         /* Stage 0: combine identical events (sec. 3.3). */
         hwp_rap_slot *s =
@@ -389,7 +418,13 @@ HWP_INLINE void hwp_rap_add(hwp_rap *r, uint64_t key, uint64_t weight) {
         key = k;
         weight = c;
     }
-    hwp__rap_update(r, key, weight); /* inlined once */
+    hwp__rap_update(r, key, weight, false);
+}
+
+/* One event of `weight` (>= 1) for `key`; the key is taken mod 2^w. */
+HWP_INLINE void hwp_rap_add(hwp_rap *r, uint64_t key, uint64_t weight) {
+    if (HWP_LIKELY(r->fast)) hwp__rap_update(r, key, weight, true);
+    else hwp__rap_add_any(r, key, weight);
 }
 
 /* The shared record: filtered by class and event bits, keyed by source. */
@@ -490,21 +525,62 @@ static void hwp__rap_threshold(hwp_rap *r) {
     r->next_cold = r->recalc_at < r->next_merge ? r->recalc_at : r->next_merge;
 }
 
+/* The start of child `dig` of a depth-`depth` range that starts at lo. */
+static uint64_t hwp__rap_lo_of(const hwp_rap *r, uint64_t lo, unsigned depth,
+                               unsigned dig) {
+    return lo | ((uint64_t)dig << r->shift[depth + 1]);
+}
+
+/* The chain below jump entry e's node x (depth d, range from lo): while
+ * exactly one child has children of its own, every key that reaches that
+ * child's range walks into it, so a key inside the last such range may
+ * start there (skip[e]). */
+static void hwp__rap_chain(hwp_rap *r, uint32_t e, uint32_t x, unsigned d,
+                           uint64_t lo) {
+    for (;;) {
+        const hwp_rap_node *a = &r->pool[x];
+        unsigned dig, k = 0, inner = 0, idig = 0;
+        uint32_t next = x;
+        for (dig = 0; dig < 16; dig++)
+            if ((a->mask >> dig) & 1u) {
+                uint32_t c = a->child + k++;
+                if (r->pool[c].mask) {
+                    inner++;
+                    next = c;
+                    idig = dig;
+                }
+            }
+        if (inner != 1u) break;
+        lo = hwp__rap_lo_of(r, lo, d, idig);
+        x = next;
+        d++;
+    }
+    r->skip[e] = r->pool + x;
+    r->skip_lo[e] = lo;
+    r->skip_sh[e] = (uint8_t)(r->shift[d] < 64u ? r->shift[d] : 63u);
+}
+
 /* Point jump[] entries [base, base + 2^(shift[d] - jump_shift)) at node x
- * (depth d), then let x's children above the jump depth overwrite their
- * parts: each entry ends up at the deepest node on its path. */
+ * (depth d, range from lo), then let x's children above the jump depth
+ * overwrite their parts: each entry ends up at the deepest node on its
+ * path, and a node at the jump depth gets its chain. */
 static void hwp__rap_jump_fill(hwp_rap *r, uint32_t x, unsigned d,
-                               uint32_t base) {
+                               uint32_t base, uint64_t lo) {
     unsigned m = r->pool[x].mask, dig, k = 0, span, sub;
     uint32_t i, n = (uint32_t)1 << (r->shift[d] - r->jump_shift);
-    for (i = 0; i < n; i++) r->jump[base + i] = x;
+    for (i = 0; i < n; i++) {
+        r->jump[base + i] = r->skip[base + i] = r->pool + x;
+        r->skip_sh[base + i] = 63u; /* either way the walk starts at x */
+    }
+    if (d == r->jump_depth) hwp__rap_chain(r, base, x, d, lo);
     if (d >= r->jump_depth || !m) return;
     span = (1u << (r->shift[d] - r->shift[d + 1])) - 1u;
     sub = r->shift[d + 1] - r->jump_shift;
     for (dig = 0; dig < 16; dig++)
         if ((m >> dig) & 1u)
             hwp__rap_jump_fill(r, r->pool[x].child + k++, d + 1,
-                               base + ((uint32_t)(dig & span) << sub));
+                               base + ((uint32_t)(dig & span) << sub),
+                               hwp__rap_lo_of(r, lo, d, dig));
 }
 
 /* The tree changed shape: every cached lookup is stale (epoch 0 is never
@@ -534,7 +610,7 @@ static void hwp__rap_reshaped(hwp_rap *r) {
     if (r->jump_depth > r->levels) r->jump_depth = r->levels;
     r->jump_shift = r->shift[r->jump_depth];
     r->jump_mask = (1u << (r->shift[d] - r->jump_shift)) - 1u;
-    hwp__rap_jump_fill(r, x, d, 0);
+    hwp__rap_jump_fill(r, x, d, 0, lo);
 }
 
 static void hwp__rap_empty(hwp_rap *r) {
@@ -542,7 +618,7 @@ static void hwp__rap_empty(hwp_rap *r) {
     r->epoch = ~(uint32_t)0; /* the next reshape clears the cache */
     hwp__rap_reshaped(r);
     if (r->buf) hwp__zero(r->buf, ((size_t)r->buf_mask + 1u) * sizeof *r->buf);
-    r->n = r->updates = r->events = r->buffered = 0;
+    r->n = r->updates = r->buffered = 0;
     r->splits = r->merges = r->early_merges = r->folded = 0;
     r->deferred = r->scanned = 0;
     r->used = r->nodes = r->peak = 1;
@@ -599,6 +675,7 @@ HWP_API hwp_status hwp_rap_init(hwp_rap *r, void *storage, size_t bytes,
                         ? 1u + hwp__rap_popcnt16(m & ((1u << dig) - 1u))
                         : 0u);
     }
+    r->fast = !r->buf && !r->cache && !cost && r->walk == 2u;
     hwp__rap_empty(r);
     return hwp__fail(&r->head, HWP_OK, "");
 }
@@ -619,7 +696,7 @@ HWP_API hwp_status hwp_rap_flush(hwp_rap *r) {
                 uint64_t c = s->count;
                 s->count = 0;
                 r->buffered -= c;
-                hwp__rap_update(r, s->key, c);
+                hwp__rap_update(r, s->key, c, false);
             }
         }
     return hwp__fail(&r->head, HWP_OK, "");
@@ -790,11 +867,6 @@ typedef struct hwp__rap_walk {
     uint64_t worst;   /* largest ancestor sum seen (hwp_rap_bound)      */
     bool only_hot;    /* call fn for hot ranges only                    */
 } hwp__rap_walk;
-
-static uint64_t hwp__rap_lo_of(const hwp_rap *r, uint64_t lo, unsigned depth,
-                               unsigned dig) {
-    return lo | ((uint64_t)dig << r->shift[depth + 1]);
-}
 
 /* Post-order. Returns the subtree sum; *excl gets the node's hot weight,
  * or 0 when the node is hot (a hot child does not add to its parent). */
@@ -1015,7 +1087,6 @@ HWP_API hwp_status hwp_rap_merge(hwp_rap *dst, const hwp_rap *src) {
     hwp__rap_absorb(dst, src, 0, 0);
     dst->n += src->n;
     dst->updates += src->updates;
-    dst->events += src->events;
     dst->deferred += src->deferred;
     /* Prune what the union does not warrant, on dst's merge schedule. */
     hwp__rap_merge_batch(dst);
@@ -1084,7 +1155,7 @@ static void hwp__rap_fields(const hwp_rap *r, const hwp_writer *w, bool json) {
     } f[] = {{"levels", r->levels},
              {"pool", r->cap},
              {"n", r->n},
-             {"events", r->events},
+             {"events", r->n + r->buffered},
              {"buffered", r->buffered},
              {"updates", r->updates},
              {"nodes", r->nodes},
@@ -1229,32 +1300,15 @@ static uint64_t hwp__rap_subsum(const hwp_rap *r, uint32_t idx) {
     return s;
 }
 
-/* Rows are tree depths; the x axis is the smallest range that holds 99%
- * of the weight (found by walking down while one child carries it), so a
- * code region in a 64-bit space is not drawn as a sliver. */
-HWP_API void hwp_rap_write_svg(const hwp_rap *r, const hwp_writer *w) {
+/* Rows are tree depths from node x (whose range starts at flo) down; the
+ * x axis is x's range. */
+static void hwp__rap_svg_draw(const hwp_rap *r, const hwp_writer *w,
+                              uint32_t x, uint64_t flo) {
     hwp__rap_svg s;
-    uint32_t x = 0;
     unsigned maxd = 0, i;
-    if (!hwp__rap_ok(r)) return;
     s.w = w;
     s.r = r;
-    s.flo = 0;
-    for (;;) {
-        const hwp_rap_node *a = &r->pool[x];
-        unsigned dig, k = 0;
-        uint32_t next = x;
-        for (dig = 0; dig < 16; dig++)
-            if ((a->mask >> dig) & 1u) {
-                uint32_t c = a->child + k++;
-                if ((double)hwp__rap_subsum(r, c) >= 0.99 * (double)r->n) {
-                    next = c;
-                    s.flo = hwp__rap_lo_of(r, s.flo, a->depth, dig);
-                }
-            }
-        if (next == x) break;
-        x = next;
-    }
+    s.flo = flo;
     s.fdepth = r->pool[x].depth;
     s.span = (double)hwp_mask64(r->shift[s.fdepth]) + 1.0;
     for (i = 0; i < r->used; i++)
@@ -1274,6 +1328,57 @@ HWP_API void hwp_rap_write_svg(const hwp_rap *r, const hwp_writer *w) {
                    "shade = share of n</text>\n");
     (void)hwp__rap_run(r, hwp__rap_svg_node, &s, r->desc.hot, false);
     hwp_put_str(w, "</svg>\n");
+}
+
+/* The x axis is the smallest range that holds 99% of the weight (found
+ * by walking down while one child carries it), so a code region in a
+ * 64-bit space is not drawn as a sliver. */
+HWP_API void hwp_rap_write_svg(const hwp_rap *r, const hwp_writer *w) {
+    uint32_t x = 0;
+    uint64_t flo = 0;
+    if (!hwp__rap_ok(r)) return;
+    for (;;) {
+        const hwp_rap_node *a = &r->pool[x];
+        unsigned dig, k = 0;
+        uint32_t next = x;
+        for (dig = 0; dig < 16; dig++)
+            if ((a->mask >> dig) & 1u) {
+                uint32_t c = a->child + k++;
+                if ((double)hwp__rap_subsum(r, c) >= 0.99 * (double)r->n) {
+                    next = c;
+                    flo = hwp__rap_lo_of(r, flo, a->depth, dig);
+                }
+            }
+        if (next == x) break;
+        x = next;
+    }
+    hwp__rap_svg_draw(r, w, x, flo);
+}
+
+/* The x axis is the smallest tree range holding [lo, hi]: e.g. a
+ * program's text segment when shared libraries hold more than 1% of the
+ * PCs and the 99% rule would draw all of them. */
+HWP_API void hwp_rap_write_svg_range(const hwp_rap *r, const hwp_writer *w,
+                                     uint64_t lo, uint64_t hi) {
+    uint32_t x = 0;
+    uint64_t flo = 0;
+    if (!hwp__rap_ok(r) || lo > hi) return;
+    lo &= r->key_mask;
+    hi &= r->key_mask;
+    for (;;) {
+        const hwp_rap_node *a = &r->pool[x];
+        unsigned d = a->depth, dig;
+        if (d >= r->levels) break;
+        dig = (unsigned)(lo >> r->shift[d + 1]) & r->digit_mask;
+        /* x holds both ends; its child for lo's digit holds hi too when
+         * the digits agree (the bits above are x's). */
+        if (dig != ((unsigned)(hi >> r->shift[d + 1]) & r->digit_mask) ||
+            !((a->mask >> dig) & 1u))
+            break;
+        x = a->child + hwp__rap_popcnt16(a->mask & ((1u << dig) - 1u));
+        flo = hwp__rap_lo_of(r, flo, d, dig);
+    }
+    hwp__rap_svg_draw(r, w, x, flo);
 }
 
 #ifdef __cplusplus
