@@ -5,6 +5,10 @@
  *   hwprof-replay TRACE [key=value ...]     e.g. models=all exact=on
  *   hwprof-replay --check TRACE             validate only: prints records or
  *                                           "offset N: reason", exit 1
+ *   hwprof-replay --dump pc|value|addr TRACE OUT
+ *                                           write one key per record as a
+ *                                           little-endian uint64 (the input
+ *                                           of `bench_rap --keys OUT`)
  *
  * Every vCPU stream in the trace gets its own session (as in the plugin);
  * they are merged at the end. Prints the text report on stdout (or
@@ -25,9 +29,12 @@
 
 #define REPLAY_MAX_VCPUS 256
 
+/* CPU time of the process, not wall time: the figure is the per-record
+ * cost of decoding and the models, which other load on the machine would
+ * otherwise inflate. */
 static double now_s(void) {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
@@ -69,6 +76,65 @@ static int check_only(const char *path) {
     return 0;
 }
 
+/* --dump: the keys the session's RAP would see with key=pc|value|addr
+ * (hwx_session.c: values of LOAD records, addresses of LOAD and STORE
+ * records, the pc of every record), in file order, so a model benchmark
+ * can run the same real key stream without the trace decoder. */
+static int dump_keys(const char *key, const char *path, const char *out) {
+    size_t len;
+    const uint8_t *b;
+    hwx_trace_reader r;
+    hwp_insn in;
+    uint64_t n = 0;
+    uint32_t mask;
+    int rc, which;
+    FILE *f;
+    if (!strcmp(key, "pc")) {
+        which = HWX_KEY_PC;
+        mask = ~0u;
+    } else if (!strcmp(key, "value")) {
+        which = HWX_KEY_VALUE;
+        mask = HWP_CLS_BIT(HWP_CLS_LOAD);
+    } else if (!strcmp(key, "addr")) {
+        which = HWX_KEY_ADDR;
+        mask = HWP_CLS_BIT(HWP_CLS_LOAD) | HWP_CLS_BIT(HWP_CLS_STORE);
+    } else {
+        fprintf(stderr, "hwprof-replay: --dump %s: want pc, value or addr\n", key);
+        return 2;
+    }
+    b = map_file(path, &len);
+    if (hwx_trace_open(&r, b, len) != HWP_OK) {
+        fprintf(stderr, "hwprof-replay: %s: offset %zu: %s\n", path, r.err_off, r.why);
+        return 1;
+    }
+    f = fopen(out, "wb");
+    if (!f) {
+        fprintf(stderr, "hwprof-replay: %s: %s\n", out, strerror(errno));
+        return 2;
+    }
+    while ((rc = hwx_trace_next(&r, &in)) == 1) {
+        uint64_t k = which == HWX_KEY_PC ? in.pc : which == HWX_KEY_VALUE ? in.value : in.addr;
+        uint8_t le[8];
+        int i;
+        if (!(mask & HWP_CLS_BIT(in.cls))) continue;
+        for (i = 0; i < 8; i++) le[i] = (uint8_t)(k >> (8 * i));
+        fwrite(le, 1, sizeof le, f);
+        n++;
+    }
+    if (fclose(f) != 0) {
+        fprintf(stderr, "hwprof-replay: %s: %s\n", out, strerror(errno));
+        return 2;
+    }
+    if (rc < 0) {
+        fprintf(stderr, "hwprof-replay: %s: offset %zu: %s (%llu keys written)\n",
+                path, r.err_off, r.why, (unsigned long long)n);
+        return 1;
+    }
+    printf("%llu %s keys of %llu records\n", (unsigned long long)n, key,
+           (unsigned long long)r.records);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     static hwx_session *sess[REPLAY_MAX_VCPUS];
     hwx_opts o;
@@ -83,8 +149,10 @@ int main(int argc, char **argv) {
     FILE *f;
     hwp_writer w;
     if (argc >= 3 && !strcmp(argv[1], "--check")) return check_only(argv[2]);
+    if (argc >= 5 && !strcmp(argv[1], "--dump")) return dump_keys(argv[2], argv[3], argv[4]);
     if (argc < 2 || argv[1][0] == '-') {
-        fprintf(stderr, "usage: %s TRACE [key=value ...] | --check TRACE\n", argv[0]);
+        fprintf(stderr, "usage: %s TRACE [key=value ...] | --check TRACE"
+                " | --dump pc|value|addr TRACE OUT\n", argv[0]);
         return 2;
     }
     hwx_opts_default(&o);
@@ -146,7 +214,7 @@ int main(int argc, char **argv) {
     if (!f) f = stdout;
     w = hwp_writer_stdio(f);
     hwx_session_report_text(all, &w);
-    fprintf(f, "replay: %llu records in %.3f s (%.1f ns/record)\n",
+    fprintf(f, "replay: %llu records in %.3f s CPU (%.1f ns/record)\n",
             (unsigned long long)r.records, t1 - t0,
             r.records ? 1e9 * (t1 - t0) / (double)r.records : 0.0);
     if (f != stdout) fclose(f);

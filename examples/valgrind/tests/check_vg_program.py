@@ -3,9 +3,11 @@
 model and exact=on (issue 9):
   determinism: the text and JSON reports of the two runs are
     byte-identical (--exact-reports), or without that flag the instruction
-    counts agree within 0.5%. Both runs go into a fresh PID namespace when
-    unshare(1) allows it, so glibc's cached pid (a loaded value) is the
-    same too;
+    counts agree within 0.5%. Both runs (and the native one) go through
+    vg_fixture.py: a fresh PID namespace when unshare(1) allows it, so
+    glibc's cached pid (a loaded value) is the same too, and a fixed
+    environment, working directory and input path (guest_env, guest_dir),
+    so the figures do not move with the build directory or the runner;
   accuracy: the QEMU issue's thresholds (examples/common/hwx_thresholds.py)
     on the session's JSON;
   the program's output equals its native output, and VEX and the byte
@@ -18,11 +20,10 @@ usage: check_vg_program.py VALGRIND LIBDIR WORKDIR NAME [--exact-reports]
     hwx_thresholds.py)"""
 import json
 import os
-import random
-import subprocess
 import sys
 
-from hwx_thresholds import check_report, guest_env  # examples/common, on PYTHONPATH
+from hwx_thresholds import check_report  # examples/common, on PYTHONPATH
+from vg_fixture import MODEL_OPTS, guest_input, pid_namespace, run_native, run_tool
 
 valgrind, libdir, work, name = sys.argv[1:5]
 dd = sys.argv.index("--")
@@ -33,40 +34,18 @@ size = int(flags[flags.index("--input") + 1]) if "--input" in flags else 0
 os.makedirs(work, exist_ok=True)
 
 if size:
-    # Word salad from a fixed seed: compressible like text, same every run.
-    r = random.Random(9)
-    words = ["".join(r.choice("abcdefghijklmnopqrstuvwxyz")
-                     for _ in range(r.randint(2, 9))) for _ in range(600)]
-    out, n = [], 0
-    while n < size:
-        w = r.choice(words) + (" " if r.random() < 0.9 else "\n")
-        out.append(w)
-        n += len(w)
-    inp = os.path.join(work, name + ".in")
-    with open(inp, "w") as f:
-        f.write("".join(out)[:size])
+    inp = guest_input(libdir, name, size)
     prog = [inp if a == "@INPUT@" else a for a in prog]
 
-env = guest_env(VALGRIND_LIB=libdir, PYTHONHASHSEED="0")
-# Same pid every run: a user + PID namespace, the program as pid 2.
-pidns = ["unshare", "-U", "-r", "--pid", "--fork", "sh", "-c", '"$@"; exit $?', "sh"]
-if subprocess.run(pidns + ["true"], capture_output=True).returncode != 0:
+if not pid_namespace():
     print(f"{name}: no PID namespace here; pid-derived values may differ")
-    pidns = []
-# An empty working directory: python3 -c lists its cwd on import.
-cwd = os.path.join(work, name + ".cwd")
-os.makedirs(cwd, exist_ok=True)
-native = subprocess.run(prog, stdin=subprocess.DEVNULL, capture_output=True,
-                        env=env, cwd=cwd, timeout=60).stdout
+native = run_native(libdir, prog)
 reps = []
 for run in (1, 2):
     txt = os.path.join(work, f"{name}-{run}.txt")
     js = os.path.join(work, f"{name}-{run}.json")
-    cmd = pidns + [valgrind, "--tool=hwprof", "-q", "--models=all", "--exact=on",
-           "--rap_kb=8", "--rap_eps=0.1", "--hpt=512x4",
-           f"--report={txt}", f"--json={js}"] + prog
-    r = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True,
-                       env=env, cwd=cwd, timeout=600)
+    opts = ["--" + o for o in MODEL_OPTS] + [f"--report={txt}", f"--json={js}"]
+    r = run_tool(valgrind, libdir, opts, prog)
     if r.returncode != 0:
         sys.exit(f"{name}: failed ({r.returncode}): {r.stderr.decode()[-800:]}")
     reps.append((open(txt, "rb").read(), open(js, "rb").read(), r.stdout))
