@@ -5,6 +5,12 @@
 # Prints hyperfine's table, then bytecodes per second per command (from
 # the bytecode count --stats reports and hyperfine's mean and user times),
 # then instructions per bytecode under callgrind (needs valgrind).
+#   ROUNDS=N [BASE=DIR] examples/minivm/bench.sh BUILD_DIR
+# instead runs the commands (and BASE's minivm's, e.g. a build of the
+# previous commit) interleaved, in a shuffled order, N rounds, and prints
+# the median user time of each: on a shared machine a burst of load then
+# hits every command alike, where hyperfine runs one command's runs back
+# to back.
 set -euo pipefail
 build=$1
 shift
@@ -15,10 +21,33 @@ workloads=("fib.mvs -D N=30" "sieve.mvs -D R=10" "shapes.mvs -D ITERS=400")
 cmds=()
 for w in "${workloads[@]}"; do
   read -r prog args <<< "$w"
-  for m in off profileme all; do
-    cmds+=("$vm --prof=$m $args $dir/$prog")
+  for v in ${BASE:+"$BASE/examples/minivm/minivm"} "$vm"; do
+    for m in off profileme all; do
+      cmds+=("$v --prof=$m $args $dir/$prog")
+    done
   done
 done
+if [ -n "${ROUNDS:-}" ]; then
+  python3 - "$ROUNDS" "${cmds[@]}" <<'PY'
+import os, random, statistics, subprocess, sys
+rounds, cmds = int(sys.argv[1]), sys.argv[2:]
+user = {c: [] for c in cmds}
+for r in range(rounds):
+    order = cmds[:]
+    random.Random(r).shuffle(order)
+    for c in order:
+        p = subprocess.Popen(c.split(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, ru = os.wait4(p.pid, 0)
+        if status: sys.exit("failed: " + c)
+        user[c].append(ru.ru_utime)
+for c in cmds:
+    n = subprocess.run(c.split() + ["--stats"], capture_output=True, text=True).stderr
+    n = int(n.split("stats: ")[1].split()[0])
+    u = statistics.median(user[c])
+    print("  %-80s median user %.4f s  %7.1f M/s" % (c, u, n / u / 1e6))
+PY
+  exit 0
+fi
 json=$(mktemp)
 hyperfine -N --warmup 1 --min-runs 10 --export-json "$json" ${extra[@]+"${extra[@]}"} "${cmds[@]}"
 echo

@@ -81,91 +81,103 @@ static void mvp__on_interval(void *ctx, const hwp_phase_interval *r) {
     p->phase_changes[p->nphase_changes++] = r->index;
 }
 
-/* The cost shim's clock catches up with the VM's before anything charges
- * it; the stalls charged since come back to be added to the VM's clock. */
-static void mvp__tick(mvp *p) {
+/* The VM's clock and the cost shim's meet: the shim's clock (the host's
+ * own cycles) moves by the VM's cycles since the last meeting, and the
+ * stalls the models charged since then are added to the VM's clock.
+ * Charges only add up, so meeting where a clock is read (a ProfileMe
+ * selection's timestamps, the end of the run) gives the totals that
+ * meeting at every event would, without the per-event work. */
+void mvp_sync(mvp *p) {
     hwp_cost_tick(&p->cost, p->vclock - p->ticked);
-}
-
-static void mvp__take(mvp *p) {
     p->vclock += hwp_cost_take(&p->cost);
     p->ticked = p->vclock;
 }
 
 void mvp_pm_select(mvp *p, const hwp_insn *in, uint32_t n, uint32_t k) {
     uint32_t left = n;
-    mvp__tick(p);
     do {
-        mvp__pm_sample(p, in, left - k); /* the k-th of the run: left-k back */
-        left -= k;
+        left -= k; /* the k-th of what is left: `left` bytecodes before `in` */
+        if (p->sampled) {
+            /* No cycle model runs per bytecode in this mode (that cost
+             * more than the sampling): the bytecodes since the previous
+             * selection are charged the selected one's cycles each. The
+             * selection is uniform over them, so this is ProfileMe's own
+             * kS estimator applied to the cycle model: unbiased, and
+             * within 4 % of the exact clock on every program here
+             * (--stats with --exact runs the exact clock). */
+            uint64_t at = p->steps - left;
+            p->vclock += (at - p->pm_steps) *
+                         mv_op_cycles(p->prog->code[MV_PC_INDEX(in->pc) - left].op);
+            p->pm_steps = at;
+        }
+        mvp_sync(p);
+        mvp__pm_sample(p, in, left);
     } while ((k = hwp_pm_fetch_block(&p->pm, left)) != 0);
-    mvp__take(p);
 }
 
-/* In this mode the VM runs no cycle model per bytecode (that cost more
- * than the sampling). The n bytecodes since the last selection are
- * charged n times the selected one's cycles: the selection is uniform
- * over them, so this is ProfileMe's own kS estimator applied to the cycle
- * model: unbiased, and within 4 % of the exact clock on every program
- * here (--stats with --exact runs the exact clock). */
-uint64_t mvp_pm_one(mvp *p, hwp_insn *r) {
-    uint32_t n = (uint32_t)p->pm.countdown; /* this one included */
+/* ProfileMe alone (see prof.h): the bytecode `back` places before the
+ * event `r` is the countdown-th since the previous selection (the model's
+ * countdown last moved then), so the bytecodes since then, through `r`,
+ * are countdown + back; select in them as mvp_event would. */
+int32_t mvp_pm_run(mvp *p, const hwp_insn *r, uint32_t back) {
+    uint32_t n = (uint32_t)p->pm.countdown + back;
     p->steps += n;
-    p->vclock += (uint64_t)n * mv_op_cycles(p->prog->code[MV_PC_INDEX(r->pc)].op);
-    mvp__tick(p);
-    hwp_pm_fetch_block(&p->pm, n); /* the n-th, this one, is selected */
-    /* The loop writes only the fields its bytecodes set; clear the rest. */
-    if (r->cls == HWP_CLS_OTHER) r->addr = 0;
-    if (r->cls != HWP_CLS_CALL && r->cls != HWP_CLS_LOAD) r->value = 0;
-    if (r->cls == HWP_CLS_OTHER || r->cls == HWP_CLS_LOAD || r->cls == HWP_CLS_STORE)
-        r->events = 0;
-    mvp__pm_sample(p, r, 0);
-    mvp__take(p);
-    return p->pm.countdown;
+    mvp_pm_select(p, r, n, hwp_pm_fetch_block(&p->pm, n));
+    return (int32_t)p->pm.countdown;
 }
 
-void mvp_pm_end(mvp *p, uint64_t budget) {
-    uint32_t n = (uint32_t)(p->pm.countdown - budget);
+void mvp_pm_end(mvp *p, int32_t budget) {
+    uint32_t n = (uint32_t)(p->pm.countdown - (uint64_t)budget);
     /* The bytecodes after the last selection, at the mean cycles per
      * bytecode so far (the code's static mean if nothing was selected). */
-    double per = p->steps ? (double)p->cost.clock / (double)p->steps
-                          : (double)p->cum[p->prog->ncode] / (double)p->prog->ncode;
-    p->vclock += (uint64_t)(per * (double)n + 0.5);
+    double per = p->pm_steps ? (double)p->cost.clock / (double)p->pm_steps
+                             : (double)p->cum[p->prog->ncode] / (double)p->prog->ncode;
     p->steps += n;
+    p->vclock += (uint64_t)(per * (double)(p->steps - p->pm_steps) + 0.5);
     hwp_pm_fetch_block(&p->pm, n); /* fewer than the countdown: no selection */
 }
 
-void mvp_models(mvp *p, const hwp_insn *in, uint32_t n) {
-    mvp__tick(p);
-    if (p->on & MVP_PATH) {
-        p->path_insns += n;
-        if (hwp_cls_is_branch(in->cls)) {
-            hwp_path_branch(&p->path, in->pc, in->next_pc, in->cls,
-                            (in->events & HWP_EV_TAKEN) != 0, p->path_insns, 0);
-            p->path_insns = 0;
+/* A basic block ends at `in` (a branch, call or return; or halt): its
+ * bytecodes run from block_pc to this one, the last n of them since the
+ * previous event. The path profiler takes the block's length as the
+ * instructions retired since the last branch; RAP's code tree counts the
+ * block as one event keyed by its first PC, weighted by its length (loads
+ * and stores inside do not split it); calls give the stratified
+ * compressor their <pc, callee> and <pc, receiver type> tuples. */
+void mvp_block(mvp *p, const hwp_insn *in, uint32_t n) {
+    uint32_t len = (uint32_t)(p->steps - p->block_steps);
+    if (p->on & MVP_PATH && in->cls != HWP_CLS_OTHER)
+        hwp_path_branch(&p->path, in->pc, in->next_pc, in->cls,
+                        (in->events & HWP_EV_TAKEN) != 0, len, 0);
+    if (p->on & MVP_RAP) hwp_rap_add(&p->rap_code, p->block_pc - MV_CODE_BASE, len);
+    if (p->on & MVP_STRAT && in->cls == HWP_CLS_CALL) {
+        hwp_strat_push(&p->strat, HWP_STRAT_KIND_CALL, in->pc, in->addr);
+        if (in->value) /* a method call: value is the receiver type */
+            hwp_strat_push(&p->strat, MVP_KIND_RECEIVER, in->pc, in->value);
+    }
+    p->block_pc = in->next_pc;
+    p->block_steps = p->steps;
+    if (p->exact) mvx_event(p->exact, in, n);
+}
+
+/* A load or store at `in`: RAP's heap tree takes its address (globals
+ * live below the heap); a load goes to the co-processor, whose load-value
+ * program's filter passes loads only, so everything retired since the
+ * previous load is one tick, and to the stratified compressor as
+ * <pc, loaded value>. */
+void mvp_access(mvp *p, const hwp_insn *in, uint32_t n) {
+    if (p->on & MVP_RAP && in->addr >= MV_HEAP_BASE)
+        hwp_rap_add(&p->rap_heap, in->addr - MV_HEAP_BASE, 1);
+    if (in->cls == HWP_CLS_LOAD) {
+        if (p->on & MVP_COPROC) {
+            hwp_cp_tick(&p->cp, p->steps - p->cp_steps - 1u);
+            hwp_cp_retire(&p->cp, in);
+            p->cp_steps = p->steps;
         }
-    }
-    if (p->on & MVP_RAP) {
-        hwp_rap_add(&p->rap_code, in->pc - 8u * (uint64_t)(n - 1u) - MV_CODE_BASE, n);
-        if ((in->cls == HWP_CLS_LOAD || in->cls == HWP_CLS_STORE) &&
-            in->addr >= MV_HEAP_BASE)
-            hwp_rap_add(&p->rap_heap, in->addr - MV_HEAP_BASE, 1);
-    }
-    if (p->on & MVP_COPROC) {
-        hwp_cp_tick(&p->cp, n - 1u); /* the filter drops them by class */
-        hwp_cp_retire(&p->cp, in);   /* and takes the loads */
-    }
-    if (p->on & MVP_STRAT) {
-        if (in->cls == HWP_CLS_LOAD) {
+        if (p->on & MVP_STRAT)
             hwp_strat_push(&p->strat, HWP_STRAT_KIND_VALUE, in->pc, in->value);
-        } else if (in->cls == HWP_CLS_CALL) {
-            hwp_strat_push(&p->strat, HWP_STRAT_KIND_CALL, in->pc, in->addr);
-            if (in->value) /* a method call: value is the receiver type */
-                hwp_strat_push(&p->strat, MVP_KIND_RECEIVER, in->pc, in->value);
-        }
     }
     if (p->exact) mvx_event(p->exact, in, n);
-    mvp__take(p);
 }
 
 int mvp_init(mvp *p, const mvp_opts *o, const mv_prog *prog, char *err,
@@ -174,7 +186,9 @@ int mvp_init(mvp *p, const mvp_opts *o, const mv_prog *prog, char *err,
     memset(p, 0, sizeof *p);
     p->prog = prog;
     p->on = o->models & MVP_ALL;
-    p->next_pc = MV_PC(prog->funcs[prog->main_fn].entry);
+    p->fanout = (p->on & ~(unsigned)MVP_PROFILEME) || o->exact;
+    p->sampled = p->on == MVP_PROFILEME && !o->exact;
+    p->next_pc = p->block_pc = MV_PC(prog->funcs[prog->main_fn].entry);
     p->cum = malloc(sizeof *p->cum * (prog->ncode + 1u));
     if (!p->cum) return mvp__fail(err, errcap, "minivm", "out of memory");
     p->cum[0] = 0;
@@ -276,15 +290,17 @@ int mvp_init(mvp *p, const mvp_opts *o, const mv_prog *prog, char *err,
 }
 
 void mvp_finish(mvp *p) {
-    mvp__tick(p);
-    p->ticked = p->vclock;
+    mvp_sync(p);
     if (p->on & MVP_PROFILEME) hwp_pm_flush(&p->pm);
     if (p->on & MVP_STRAT) hwp_strat_flush(&p->strat);
     if (p->on & MVP_RAP) {
         hwp_rap_flush(&p->rap_code);
         hwp_rap_flush(&p->rap_heap);
     }
-    if (p->on & MVP_COPROC) hwp_cp_finish(&p->cp);
+    if (p->on & MVP_COPROC) {
+        hwp_cp_tick(&p->cp, p->steps - p->cp_steps); /* since the last load */
+        hwp_cp_finish(&p->cp);
+    }
     /* Paths still on the stack at exit are not complete: not counted. The
      * final flushes' stalls come after the program: the clock is done. */
 }

@@ -17,10 +17,11 @@
  *   co-processor load-value profiling on every load
  *
  * and what the modelled hardware costs reaches the VM's virtual cycle
- * counter through the cost shim (hwp_cost_tick / hwp_cost_take).
+ * counter through the cost shim (hwp_cost_take / hwp_cost_tick, batched:
+ * mvp_sync).
  *
  * Adding a model is one struct member, a few lines in mvp_init and
- * mvp_models, and its summary in prof.c.
+ * mvp_block or mvp_access, and its summary in prof.c.
  */
 #ifndef MINIVM_PROF_H
 #define MINIVM_PROF_H
@@ -62,6 +63,10 @@ typedef struct mvp_opts {
 
 typedef struct mvp {
     unsigned on; /* models running: the ones asked for */
+    int fanout;  /* a model other than ProfileMe, or --exact: mvp_event
+                    calls mvp_block / mvp_access                          */
+    int sampled; /* ProfileMe alone: the interpreter's sampling mode, with
+                    the virtual clock estimated at each selection        */
     hwp_cost cost;
     hwp_pm pm;
     hwp_pm_table pm_tab; /* the DCPI-style software side: per-PC samples */
@@ -79,10 +84,14 @@ typedef struct mvp {
     /* The VM's counters, kept here because they advance at events:     */
     uint64_t next_pc; /* first bytecode of the run now executing       */
     uint64_t steps;   /* bytecodes executed                            */
-    uint64_t vclock;  /* virtual cycles: cost model + modelled stalls  */
-    uint64_t ticked;  /* vclock when the cost shim's clock last moved  */
+    uint64_t pm_steps; /* steps at ProfileMe's last selection (sampled)  */
+    uint64_t vclock;  /* virtual cycles: cost model + modelled stalls,
+                         the stalls added at each mvp_sync              */
+    uint64_t ticked;  /* vclock at the last mvp_sync                   */
     uint64_t *cum;    /* cum[i]: cycles of bytecodes 0..i-1            */
-    uint32_t path_insns;    /* bytecodes since the last branch */
+    uint64_t block_pc;     /* first bytecode of the basic block running */
+    uint64_t block_steps;  /* steps when it began                       */
+    uint64_t cp_steps;     /* steps at the co-processor's last load      */
     const mv_prog *prog;
     void *mem[16]; /* model storage, freed by mvp_free */
     unsigned nmem;
@@ -100,16 +109,26 @@ void mvp_report(const mvp *p, FILE *f, int json);
 void mvp_print_regions(const mvp *p, FILE *f);
 
 /* The out-of-line halves of mvp_event (prof.c): every model but
- * ProfileMe's countdown; ProfileMe's selection of the k-th bytecode of the
- * run of n that ends at `in`. Both add modelled stalls to the clock. */
-void mvp_models(mvp *p, const hwp_insn *in, uint32_t n);
+ * ProfileMe's countdown, at the end of a basic block (mvp_block) or at a
+ * load or store (mvp_access); ProfileMe's selections in the run of n that
+ * ends at `in`, the first its k-th bytecode. What the models charge
+ * reaches the VM's clock at the next mvp_sync. */
+void mvp_block(mvp *p, const hwp_insn *in, uint32_t n);
+void mvp_access(mvp *p, const hwp_insn *in, uint32_t n);
 void mvp_pm_select(mvp *p, const hwp_insn *in, uint32_t n, uint32_t k);
-/* ProfileMe alone (the interpreter's sampling mode, mv_vm.c): the VM
- * counts ProfileMe's countdown in a register and calls mvp_pm_one with the
- * selected bytecode's record; it returns how many bytecodes to count until
- * the next selection. mvp_pm_end settles the count left at the end. */
-uint64_t mvp_pm_one(mvp *p, hwp_insn *r);
-void mvp_pm_end(mvp *p, uint64_t budget);
+/* ProfileMe alone (p->sampled; the interpreter's sampling mode, mv_vm.c):
+ * the VM keeps ProfileMe's countdown itself, starting from p->pm.countdown,
+ * and moves it by each straight-line run's length, looking at it only at
+ * events. When the selected bytecode is the event `r` or `back` bytecodes
+ * before it in the same run, the VM calls mvp_pm_run with the event's
+ * record and gets the bytecodes to count to the next selection after `r`.
+ * mvp_pm_end settles the count left at the end. */
+int32_t mvp_pm_run(mvp *p, const hwp_insn *r, uint32_t back);
+void mvp_pm_end(mvp *p, int32_t budget);
+/* Move the cost shim's clock by the VM's cycles since the last call and
+ * add the stalls charged since to the VM's clock (vclock); the interpreter
+ * calls it before reading vclock. */
+void mvp_sync(mvp *p);
 
 /* ---- the hot path: once per load, store, branch, call and return ------
  * `in` is the event bytecode's record. The bytecodes since the previous
@@ -118,10 +137,12 @@ void mvp_pm_end(mvp *p, uint64_t budget);
  * prefix sum of the VM's per-opcode cost model) follow from the two PCs,
  * and models that want every bytecode get them as a count: ProfileMe's
  * countdown moves by the count and a sample that lands on an earlier
- * bytecode is rebuilt from its PC; RAP takes the run as one weighted event
- * keyed by its first PC; the path profiler and the co-processor take the
- * count as instructions retired. The stall cycles the modelled hardware
- * charges through the cost shim are added to the VM's virtual clock. */
+ * bytecode is rebuilt from its PC; RAP's code tree takes each basic block
+ * as one weighted event keyed by its first PC; the path profiler takes a
+ * block's length and the co-processor what retired since its last load
+ * as instructions retired. The stall cycles the modelled hardware charges
+ * through the cost shim are added to the VM's virtual clock at each
+ * mvp_sync (ProfileMe's selections and the end of the run). */
 static inline void mvp_event(mvp *p, const hwp_insn *in) {
     uint32_t e = MV_PC_INDEX(in->pc), s = MV_PC_INDEX(p->next_pc);
     uint32_t n = e - s + 1; /* the run s..e, this bytecode included */
@@ -134,7 +155,10 @@ static inline void mvp_event(mvp *p, const hwp_insn *in) {
         if (in->cls == HWP_CLS_BR_COND)
             hwp_pm_branch(&p->pm, (in->events & HWP_EV_TAKEN) != 0);
     }
-    if (p->on & ~(unsigned)MVP_PROFILEME || p->exact) mvp_models(p, in, n);
+    if (p->fanout) { /* in->cls is a constant where the VM inlines this */
+        if (in->cls == HWP_CLS_LOAD || in->cls == HWP_CLS_STORE) mvp_access(p, in, n);
+        else mvp_block(p, in, n);
+    }
 }
 
 #endif
