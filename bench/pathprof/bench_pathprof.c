@@ -2,8 +2,15 @@
  * synthetic program of tests/pathprof/prog.h: loops, if/else, calls,
  * recursion, an indirect jump table), in the same run:
  *   pathprof/stack+hpt         path stack (BL paths) + 512x4 LFU HPT
+ *   pathprof/stack+hpt+cost    the same with a cost attached: the
+ *                              branch-queue model of section 8.2 (what
+ *                              every host that reports overhead runs)
  *   pathprof/stack+hpt+phase   + the path-based phase detector
  *   pathprof/full+queue        + the branch-queue cost model (section 8.2)
+ *   pathprof/insn+cost         stack+hpt+cost fed one hwp_insn record per
+ *                              instruction (hwp_path_insn, as the hosts'
+ *                              instruction-by-instruction mode does); its
+ *                              events are instructions, not branches
  *   pathprof/bbv               the BBV phase detector alone
  *   peer/sw_exact              a software path profiler: the same BL path
  *                              detection written plainly, and every
@@ -57,11 +64,13 @@ typedef struct model_ctx {
     hwp_cost c;
 } model_ctx;
 
+/* The cost is initialised first: hwp_path_init reads the operation
+ * latencies from it. */
 static void model_setup(model_ctx *m, int phase, int cost) {
+    hwp_cost_init(&m->c, NULL);
     hwp_path_init(&m->p, st_path, sizeof st_path, NULL, cost ? &m->c : NULL);
     hwp_hpt_init(&m->h, st_hpt, sizeof st_hpt, NULL, NULL);
     hwp_phase_init(&m->ph, st_phase, sizeof st_phase, NULL, NULL);
-    hwp_cost_init(&m->c, NULL);
     hwp_path_attach(&m->p, &m->h, phase ? &m->ph : NULL);
     hwp_path_begin(&m->p, 0x1000);
 }
@@ -76,6 +85,30 @@ static uint64_t run_model(void *ctx, uint64_t iters) {
     for (it = 0; it < iters; it++)
         for (b = trace; b != end; b++)
             hwp_path_branch(&m->p, b->pc, b->next, b->cls, b->taken, b->insns, 0);
+    return m->p.paths + m->h.hits;
+}
+
+/* The same stream as instruction records: insns - 1 plain instructions
+ * (one record in memory, as a host's decoder would leave it: its fields
+ * are loaded, not known to the compiler), then the branch. */
+static hwp_insn other_rec;
+
+static uint64_t run_insn(void *ctx, uint64_t iters) {
+    model_ctx *m = (model_ctx *)ctx;
+    const br *end = trace + ntrace, *b;
+    hwp_insn in;
+    uint64_t it;
+    uint32_t k;
+    memset(&in, 0, sizeof in);
+    for (it = 0; it < iters; it++)
+        for (b = trace; b != end; b++) {
+            for (k = 1; k < b->insns; k++) hwp_path_insn(&m->p, &other_rec);
+            in.pc = b->pc;
+            in.next_pc = b->next;
+            in.cls = b->cls;
+            in.events = b->taken ? HWP_EV_TAKEN : 0;
+            hwp_path_insn(&m->p, &in);
+        }
     return m->p.paths + m->h.hits;
 }
 
@@ -162,7 +195,9 @@ static uint64_t run_sw(void *ctx, uint64_t iters) {
 }
 
 int main(int argc, char **argv) {
-    static model_ctx m1, m2, m3;
+    static model_ctx m1, m2, m3, m4, m5;
+    uint64_t ninsn = 0;
+    size_t i;
     static sw_prof sw;
     static hwp_phase bbv;
     pp_prog g;
@@ -173,14 +208,20 @@ int main(int argc, char **argv) {
     model_setup(&m1, 0, 0);
     model_setup(&m2, 1, 0);
     model_setup(&m3, 1, 1);
+    model_setup(&m4, 0, 1);
+    model_setup(&m5, 0, 1);
+    other_rec.cls = HWP_CLS_OTHER;
+    for (i = 0; i < ntrace; i++) ninsn += trace[i].insns;
     hwp_phase_init(&bbv, st_bbv, sizeof st_bbv, NULL, NULL);
     sw.tab = (sw_slot *)calloc((size_t)1 << SW_BITS, sizeof *sw.tab);
     sw.n = 1;
     sw.stk[0].start = 0x1000;
     sw.stk[0].shape = 1;
     hwb_run("pathprof/stack+hpt", run_model, &m1, ntrace);
+    hwb_run("pathprof/stack+hpt+cost", run_model, &m4, ntrace);
     hwb_run("pathprof/stack+hpt+phase", run_model, &m2, ntrace);
     hwb_run("pathprof/full+queue", run_model, &m3, ntrace);
+    hwb_run("pathprof/insn+cost", run_insn, &m5, ninsn);
     hwb_run("pathprof/bbv", run_bbv, &bbv, ntrace);
     hwb_run("peer/sw_exact", run_sw, &sw, ntrace);
     free(sw.tab);

@@ -246,8 +246,8 @@ HWP_INLINE hwp_hpt_entry *hwp__hpt_set(const hwp_hpt *h, const hwp_path_pd *pd) 
 
 /* The way of a 4-way set that holds pd, or NULL: unrolled, so a way
  * that does not match costs one compare. */
-HWP_INLINE hwp_hpt_entry *hwp__hpt_find4(hwp_hpt_entry *set, uint64_t start,
-                                         uint64_t shape) {
+HWP__PATH_HOT hwp_hpt_entry *hwp__hpt_find4(hwp_hpt_entry *set,
+                                            uint64_t start, uint64_t shape) {
     if (set[0].pd.shape == shape && set[0].pd.start == start) return set;
     if (set[1].pd.shape == shape && set[1].pd.start == start) return set + 1;
     if (set[2].pd.shape == shape && set[2].pd.start == start) return set + 2;
@@ -490,10 +490,13 @@ typedef struct hwp_path {
                              the extension counter decides, | HWP__PATH_FAST
                              on a plain update the short path handles   */
     uint8_t ext_max;      /* extension counter limit; 0 = off           */
-    uint8_t sinks;        /* a phase detector or on_path is wired        */
-    uint8_t plain;        /* an HPT and no other sink: emit's short path;
-                             2 when that HPT is dflt (plb, 4 ways, LFU) */
-    uint8_t pad[3];
+    uint8_t sinks;        /* HWP__PATH_SINK_PHASE | HWP__PATH_SINK_CB    */
+    uint8_t plain;        /* the HPT is dflt (plb, 4 ways, LFU): 2 when
+                             it is the only sink, 3 beside other sinks;
+                             0 otherwise                                 */
+    uint8_t qfast;        /* HWP__PATH_Q when a cost is attached: the
+                             short paths then run the queue model too   */
+    uint8_t pad[2];
     uint16_t fastm;       /* opx entries that carry HWP__PATH_FAST while
                              the stack is not empty (hwp__path_arm)      */
     uint32_t n, depth;    /* live entries, ring size                     */
@@ -502,14 +505,17 @@ typedef struct hwp_path {
     uint32_t one;         /* 1 when the metric is execution counts       */
     uint32_t w_br, w_ins, w_ev; /* metric = w_br + w_ins*insns + w_ev*ev */
     uint32_t pend_insns, pend_events; /* hwp_path_insn: since last branch*/
-    uint32_t qslots, qpos;
-    uint32_t lat[16];     /* service cycles per operation set            */
-    uint32_t lat_hit, lat_miss; /* HPT update on a hit / a miss          */
+    uint32_t qslots;      /* ring entries: queue + 1                     */
+    uint64_t *qp;         /* the ring slot of the branch q+1 places back */
+    uint64_t *qend;       /* fin + qslots                                */
+    uint64_t lat[16];     /* service time per operation set, in 1/256
+                             cycles (the queue's unit)                   */
+    uint64_t lat_hit, lat_miss; /* HPT update on a hit / a miss, same unit */
     uint64_t full_bit;    /* shape >= full_bit: the path is at max_len   */
     uint64_t clk;         /* commit time, 1/256 cycles, stalls included  */
     uint64_t busy;        /* when the profiler finishes its last branch  */
-    uint64_t stall_q8, charged; /* stall time and cycles charged so far  */
-    uint64_t host_q8;     /* commit time without stalls                  */
+    uint64_t stall_q8, charged; /* stall time and cycles charged so far;
+                             clk - stall_q8 is the host's own time       */
     /* statistics */
     uint64_t branches, paths, ignored, splits;
     uint64_t overflows, underflows, cold_starts, spills, fills;
@@ -534,19 +540,29 @@ HWP_API void hwp_path_write_text(const hwp_path *p, const hwp_writer *w);
 HWP_API void hwp_path_write_json(const hwp_path *p, const hwp_writer *w);
 HWP_API void hwp__path_overflow(hwp_path *p);
 HWP_API void hwp__path_underflow(hwp_path *p, uint64_t pc);
-HWP_API void hwp__path_queue(hwp_path *p, uint32_t insns, uint32_t cycles);
-HWP_API uint32_t hwp__path_split(hwp_path *p, hwp_path_entry *t,
+HWP_API uint64_t hwp__path_stall(hwp_path *p, uint64_t t, uint64_t e);
+HWP_API uint64_t hwp__path_split(hwp_path *p, hwp_path_entry *t,
                                  uint64_t next_pc);
 HWP_API void hwp__path_arm(hwp_path *p);
 HWP_API void hwp__path_deeper(hwp_path *p);
+HWP_API void hwp__path_step(hwp_path *p, uint64_t pc, uint64_t next_pc,
+                            uint32_t x, bool taken, uint32_t insns,
+                            uint32_t events);
+HWP_API void hwp__path_insn_branch(hwp_path *p, const hwp_insn *in);
 
 #define HWP__PATH_BR 0x10u  /* opx: a branch the profiler decodes         */
 #define HWP__PATH_EXT 0x20u /* opx: a boundary an extended path may cross */
 /* opx: a branch hwp_path_branch finishes on a short path: the stack is
- * not empty, the instance counts executions and runs no queue model, the
- * extension counter plays no part, and the operations are one of Table
- * 1's rows (hwp__path_fast_ops); HWP__PATH_FWD is a forward branch */
+ * not empty, the instance counts executions, the extension counter plays
+ * no part, and the operations are one of Table 1's rows
+ * (hwp__path_fast_ops); HWP__PATH_FWD is a forward branch. HWP__PATH_Q
+ * rides along when a cost is attached: that short path also times the
+ * branch in the queue model (hwp__path_qadd). */
 #define HWP__PATH_FAST 0x40u
+#define HWP__PATH_Q 0x80u
+/* sinks: what hwp__path_emit_v feeds besides the HPT */
+#define HWP__PATH_SINK_PHASE 1u /* the phase detector (hwp_path_attach) */
+#define HWP__PATH_SINK_CB 2u    /* desc.on_path                         */
 #define HWP__PATH_FWD (HWP__PATH_FAST | HWP__PATH_BR | HWP_PATH_OP_UPDATE)
 
 /* metrics */
@@ -580,9 +596,9 @@ HWP_API hwp_status hwp_phase_score(const uint32_t *ref, const uint32_t *det,
  * 1; otherwise the event counter, clamped to its width (section 4).
  * `more` instructions belong to the path beyond e->insns (the closing
  * block, which the short paths do not store into an entry that dies). */
-HWP__PATH_HOT uint32_t hwp__path_emit_v(hwp_path *p, const hwp_path_entry *e,
+HWP__PATH_HOT uint64_t hwp__path_emit_v(hwp_path *p, const hwp_path_entry *e,
                                         uint32_t value, uint32_t more) {
-    uint32_t lat = 0;
+    uint64_t lat = 0;
     if (HWP_UNLIKELY(e->incomplete)) {
         p->ignored++;
         return 0;
@@ -590,12 +606,15 @@ HWP__PATH_HOT uint32_t hwp__path_emit_v(hwp_path *p, const hwp_path_entry *e,
     p->paths++;
     if (HWP_LIKELY(p->plain == 2)) /* the default HPT alone: one test */
         return hwp__hpt_add_dflt(p->hpt, &e->pd, value) ? p->lat_hit : p->lat_miss;
-    if (p->hpt) lat = hwp_hpt_add(p->hpt, &e->pd, value) ? p->lat_hit : p->lat_miss;
+    if (p->plain == 3)
+        lat = hwp__hpt_add_dflt(p->hpt, &e->pd, value) ? p->lat_hit : p->lat_miss;
+    else if (p->hpt)
+        lat = hwp_hpt_add(p->hpt, &e->pd, value) ? p->lat_hit : p->lat_miss;
     if (HWP_UNLIKELY(p->sinks)) {
         uint64_t all = e->insns + more;
         uint32_t insns = all < 0xFFFFFFFFu ? (uint32_t)all : 0xFFFFFFFFu;
-        if (p->phase) hwp_phase_add_path(p->phase, &e->pd, insns);
-        if (p->desc.on_path) {
+        if (p->sinks & HWP__PATH_SINK_PHASE) hwp_phase_add_path(p->phase, &e->pd, insns);
+        if (p->sinks & HWP__PATH_SINK_CB) {
             hwp_path_rec r;
             r.pd = e->pd;
             r.value = value;
@@ -606,7 +625,7 @@ HWP__PATH_HOT uint32_t hwp__path_emit_v(hwp_path *p, const hwp_path_entry *e,
     return lat;
 }
 
-HWP__PATH_HOT uint32_t hwp__path_emit(hwp_path *p, const hwp_path_entry *e) {
+HWP__PATH_HOT uint64_t hwp__path_emit(hwp_path *p, const hwp_path_entry *e) {
     return hwp__path_emit_v(
         p, e, p->one ? 1u : e->count < p->cnt_max ? (uint32_t)e->count : p->cnt_max, 0);
 }
@@ -642,90 +661,62 @@ HWP_INLINE uint32_t hwp__path_extend(const hwp_path *p, hwp_path_entry *t,
     return ops;
 }
 
-/* Every branch hwp_path_branch does not finish on its short path: the
- * PPCR operations in the hardware's fixed order (update or update-count,
- * pop, push), the extension counter, the event counter and the queue
- * model. */
-HWP__PATH_HOT void hwp__path_step(hwp_path *p, uint64_t pc, uint64_t next_pc,
-                                  uint32_t x, bool taken, uint32_t insns,
-                                  uint32_t events) {
-    hwp_path_entry *t;
-    uint32_t lat = 0, ops = p->opx[x];
-    if (HWP_UNLIKELY(!ops)) return;
-    p->branches++;
-    if (HWP_UNLIKELY(p->n == 0)) hwp__path_underflow(p, pc);
-    t = p->tp;
-    if (HWP_UNLIKELY(ops & HWP__PATH_EXT)) ops = hwp__path_extend(p, t, x, ops);
-    if (ops & (HWP_PATH_OP_UPDATE | HWP_PATH_OP_UPDCOUNT)) {
-        if (HWP_UNLIKELY(!p->one))
-            t->count += p->w_br + (uint64_t)p->w_ins * insns + (uint64_t)p->w_ev * events;
-        t->insns += insns;
-    }
-    if (ops & HWP_PATH_OP_UPDATE) {
-        uint64_t shape = t->pd.shape << 1 | (uint64_t)taken;
-        t->pd.shape = shape;
-        if (HWP_UNLIKELY(shape >= p->full_bit) && !(ops & HWP_PATH_OP_POP))
-            lat += hwp__path_split(p, t, next_pc);
-    }
-    if (ops & HWP_PATH_OP_POP) {
-        lat += hwp__path_emit(p, t);
-        if (ops & HWP_PATH_OP_PUSH) { /* a new path in the same slot */
-            hwp__path_fresh(t, next_pc);
-        } else {
-            p->tp = t == p->stack ? p->end - 1 : t - 1;
-            if (HWP_UNLIKELY(--p->n == 0)) hwp__path_arm(p);
-        }
-    } else if (ops & HWP_PATH_OP_PUSH) {
-        if (HWP_UNLIKELY(p->n >= p->max_n)) hwp__path_deeper(p);
-        p->n++;
-        t = t + 1 == p->end ? p->stack : t + 1;
-        p->tp = t;
-        hwp__path_fresh(t, next_pc);
-    }
-    if (HWP_UNLIKELY(p->cost != NULL)) hwp__path_queue(p, insns, p->lat[ops & 15] + lat);
+/* The branch queue of section 8.2 for one branch that the profiler
+ * serves in `serve`: the branch commits at T = clk + its instructions'
+ * host time, enters the queue at E = max(T, F') once the branch q+1
+ * places ahead (F', its finish time, in the ring slot qp) has left the
+ * profiler (q queue entries plus the one in service), starts at
+ * max(E, F_prev) and finishes `serve` later. E - T is a commit stall
+ * that delays every later commit (hwp__path_stall, out of line: the
+ * common case is no stall). Times are in 1/256 cycles. */
+HWP__PATH_HOT void hwp__path_qadd(hwp_path *p, uint32_t insns, uint64_t serve) {
+    uint64_t t = p->clk + (uint64_t)insns * p->desc.cycles_per_insn_q8;
+    uint64_t *f = p->qp, b = p->busy;
+    if (HWP_UNLIKELY(*f > t)) t = hwp__path_stall(p, t, *f);
+    p->clk = t;
+    b = (b > t ? b : t) + serve;
+    p->busy = b;
+    *f = b;
+    p->qp = f + 1 == p->qend ? p->fin : f + 1;
 }
 
-/* One retired branch. cls is an HWP_CLS_* class (OTHER, LOAD and STORE
- * are ignored); next_pc is the address executed next (the target when
- * taken); insns and events are the block counts since the previous
- * branch, this branch included. */
-HWP_INLINE void hwp_path_branch(hwp_path *p, uint64_t pc, uint64_t next_pc,
-                                uint32_t cls, bool taken, uint32_t insns,
-                                uint32_t events) {
-    /* one table lookup decodes the branch type (section 3): a taken
-     * branch to an address at or below its own is a back-edge */
-    size_t x = (size_t)cls * 2 + ((unsigned)taken & (unsigned)(next_pc <= pc));
-    uint32_t ops;
-    hwp_path_entry *t;
-    if (HWP_UNLIKELY(x >= 2 * HWP_CLS_COUNT)) return;
-    ops = p->opx[x];
-    t = p->tp;
-    /* the short paths: what hwp__path_step does for these operations,
-     * without the work the instance never needs (every path is worth 1,
-     * no queue model, no extension counter; see HWP__PATH_FAST) */
-    if (HWP_LIKELY(ops == HWP__PATH_FWD)) {
+/* The short paths: what hwp__path_step does for the four Table 1 rows,
+ * without the work the instance never needs (every path is worth 1, no
+ * extension counter; see HWP__PATH_FAST). `q` is 0 or HWP__PATH_Q, a
+ * constant at both call sites: with HWP__PATH_Q the branch's service
+ * time (the same sum of operation and HPT latencies hwp__path_step
+ * computes) goes through the queue model. Returns 0 when ops is not a
+ * short-path row. */
+HWP__PATH_HOT int hwp__path_short(hwp_path *p, uint64_t next_pc, uint32_t ops,
+                                  bool taken, uint32_t insns, const uint32_t q) {
+    hwp_path_entry *t = p->tp;
+    uint64_t lat;
+    if (HWP_LIKELY(ops == (HWP__PATH_FWD | q))) {
         /* a forward branch: shift its direction in */
         uint64_t shape = t->pd.shape << 1 | (uint64_t)taken;
         p->branches++;
         t->insns += insns;
         t->pd.shape = shape;
-        if (HWP_UNLIKELY(shape >= p->full_bit)) hwp__path_split(p, t, next_pc);
-    } else if (ops == (HWP__PATH_FWD | HWP_PATH_OP_POP | HWP_PATH_OP_PUSH)) {
+        lat = p->lat[HWP_PATH_OP_UPDATE];
+        if (HWP_UNLIKELY(shape >= p->full_bit)) lat += hwp__path_split(p, t, next_pc);
+    } else if (ops == (HWP__PATH_FWD | HWP_PATH_OP_POP | HWP_PATH_OP_PUSH | q)) {
         /* a back-edge or indirect jump: the path ends, the next starts at
          * the target in the same slot */
         p->branches++;
         t->pd.shape = t->pd.shape << 1 | (uint64_t)taken;
-        hwp__path_emit_v(p, t, 1, insns);
+        lat = p->lat[HWP_PATH_OP_UPDATE | HWP_PATH_OP_POP | HWP_PATH_OP_PUSH] +
+              hwp__path_emit_v(p, t, 1, insns);
         hwp__path_restart(t, next_pc);
     } else if (ops == (HWP__PATH_FAST | HWP__PATH_BR | HWP_PATH_OP_UPDCOUNT |
-                       HWP_PATH_OP_POP)) {
+                       HWP_PATH_OP_POP | q)) {
         /* a return (Table 1): the callee's path ends */
         p->branches++;
-        hwp__path_emit_v(p, t, 1, insns);
+        lat = p->lat[HWP_PATH_OP_UPDCOUNT | HWP_PATH_OP_POP] +
+              hwp__path_emit_v(p, t, 1, insns);
         p->tp = t == p->stack ? p->end - 1 : t - 1;
         if (HWP_UNLIKELY(--p->n == 0)) hwp__path_arm(p);
     } else if (ops == (HWP__PATH_FAST | HWP__PATH_BR | HWP_PATH_OP_UPDCOUNT |
-                       HWP_PATH_OP_PUSH)) {
+                       HWP_PATH_OP_PUSH | q)) {
         /* a call (Table 1): the caller's path waits below the callee's */
         p->branches++;
         t->insns += insns;
@@ -734,23 +725,45 @@ HWP_INLINE void hwp_path_branch(hwp_path *p, uint64_t pc, uint64_t next_pc,
         t = t + 1 == p->end ? p->stack : t + 1;
         p->tp = t;
         hwp__path_restart(t, next_pc);
+        lat = p->lat[HWP_PATH_OP_UPDCOUNT | HWP_PATH_OP_PUSH];
     } else {
-        hwp__path_step(p, pc, next_pc, (uint32_t)x, taken, insns, events);
+        return 0;
     }
+    if (q) hwp__path_qadd(p, insns, lat);
+    return 1;
+}
+
+/* One retired branch. cls is an HWP_CLS_* class (OTHER, LOAD and STORE
+ * are ignored); next_pc is the address executed next (the target when
+ * taken); insns and events are the block counts since the previous
+ * branch, this branch included. */
+HWP__PATH_HOT void hwp_path_branch(hwp_path *p, uint64_t pc, uint64_t next_pc,
+                                   uint32_t cls, bool taken, uint32_t insns,
+                                   uint32_t events) {
+    /* one table lookup decodes the branch type (section 3): a taken
+     * branch to an address at or below its own is a back-edge */
+    size_t x = (size_t)cls * 2 + ((unsigned)taken & (unsigned)(next_pc <= pc));
+    uint32_t ops;
+    if (HWP_UNLIKELY(x >= 2 * HWP_CLS_COUNT)) return;
+    ops = p->opx[x];
+    if (HWP_LIKELY(!(ops & HWP__PATH_Q))) {
+        if (hwp__path_short(p, next_pc, ops, taken, insns, 0)) return;
+    } else {
+        if (hwp__path_short(p, next_pc, ops, taken, insns, HWP__PATH_Q)) return;
+    }
+    hwp__path_step(p, pc, next_pc, (uint32_t)x, taken, insns, events);
 }
 
 /* The shared record: every instruction counts towards the block; a
- * branch class hands the block to hwp_path_branch. Taken comes from
- * HWP_EV_TAKEN, the next pc from next_pc. */
-HWP_INLINE void hwp_path_insn(hwp_path *p, const hwp_insn *in) {
+ * branch class hands the block to hwp_path_branch (out of line, in
+ * hwp__path_insn_branch: inlined, its size would make the host's whole
+ * per-instruction function pay for it, models off included). Taken
+ * comes from HWP_EV_TAKEN, the next pc from next_pc. Events are counted
+ * only under the events metric, the one metric that reads them. */
+HWP__PATH_HOT void hwp_path_insn(hwp_path *p, const hwp_insn *in) {
     p->pend_insns++;
-    p->pend_events += (in->events & p->desc.event_mask) != 0;
-    if (hwp_cls_is_branch(in->cls)) {
-        hwp_path_branch(p, in->pc, in->next_pc, in->cls,
-                        (in->events & HWP_EV_TAKEN) != 0, p->pend_insns,
-                        p->pend_events);
-        p->pend_insns = p->pend_events = 0;
-    }
+    if (HWP_UNLIKELY(p->w_ev)) p->pend_events += (in->events & p->desc.event_mask) != 0;
+    if (hwp_cls_is_branch(in->cls)) hwp__path_insn_branch(p, in);
 }
 
 #ifdef __cplusplus
@@ -1340,7 +1353,9 @@ HWP_API hwp_status hwp_path_init(hwp_path *p, void *storage, size_t bytes,
     p->depth = c.depth;
     p->end = p->stack + c.depth;
     p->fin = (uint64_t *)(p->stack + c.depth);
+    p->qend = p->fin + p->qslots;
     p->cost = cost;
+    p->qfast = (uint8_t)(cost ? HWP__PATH_Q : 0);
     for (ops = 0; ops < 16; ops++) {
         /* class * 2 + taken-backward -> branch type */
         static const int8_t bt[16] = {
@@ -1356,11 +1371,11 @@ HWP_API hwp_status hwp_path_init(hwp_path *p, void *storage, size_t bytes,
         p->opx[ops] = (uint8_t)(b < 0 ? 0
                                       : c.ops[b] | HWP__PATH_BR |
                                             (ext ? HWP__PATH_EXT : 0));
-        if (b >= 0 && !ext && !cost && c.metric == HWP_PATH_M_PATHS &&
+        if (b >= 0 && !ext && c.metric == HWP_PATH_M_PATHS &&
             hwp__path_fast_ops(c.ops[b]))
             p->fastm |= (uint16_t)(1u << ops);
     }
-    p->sinks = c.on_path != NULL;
+    p->sinks = (uint8_t)(c.on_path ? HWP__PATH_SINK_CB : 0);
     p->ext_max = (uint8_t)(c.ext_loops || c.ext_calls ? c.ext_max : 0);
     p->cnt_max = hwp_sat_max(c.counter_bits);
     p->one = c.metric == HWP_PATH_M_PATHS;
@@ -1368,13 +1383,16 @@ HWP_API hwp_status hwp_path_init(hwp_path *p, void *storage, size_t bytes,
     p->w_ins = c.metric == HWP_PATH_M_INSNS;
     p->w_ev = c.metric == HWP_PATH_M_EVENTS;
     p->full_bit = (uint64_t)1 << c.max_len;
-    /* Section 8.2: a branch costs the sum of its operations' latencies. */
-    for (ops = 0; ops < 16; ops++)
-        p->lat[ops] =
-            (ops & HWP_PATH_OP_UPDATE ? hwp_cost_cycles(cost, HWP_COST_PATH_UPDATE) : 0) +
-            (ops & HWP_PATH_OP_UPDCOUNT ? hwp_cost_cycles(cost, HWP_COST_PATH_UPDATE_COUNT) : 0) +
-            (ops & HWP_PATH_OP_POP ? hwp_cost_cycles(cost, HWP_COST_PATH_POP) : 0) +
-            (ops & HWP_PATH_OP_PUSH ? hwp_cost_cycles(cost, HWP_COST_PATH_PUSH) : 0);
+    /* Section 8.2: a branch costs the sum of its operations' latencies
+     * (kept in the queue's 1/256 cycles). */
+    for (ops = 0; ops < 16; ops++) {
+        uint64_t cyc = 0;
+        if (ops & HWP_PATH_OP_UPDATE) cyc += hwp_cost_cycles(cost, HWP_COST_PATH_UPDATE);
+        if (ops & HWP_PATH_OP_UPDCOUNT) cyc += hwp_cost_cycles(cost, HWP_COST_PATH_UPDATE_COUNT);
+        if (ops & HWP_PATH_OP_POP) cyc += hwp_cost_cycles(cost, HWP_COST_PATH_POP);
+        if (ops & HWP_PATH_OP_PUSH) cyc += hwp_cost_cycles(cost, HWP_COST_PATH_PUSH);
+        p->lat[ops] = cyc << 8;
+    }
     p->head.magic = HWP__PATH_MAGIC;
     hwp_path_reset(p);
     return hwp__fail(&p->head, HWP_OK, "");
@@ -1390,11 +1408,12 @@ HWP_API hwp_status hwp_path_attach(hwp_path *p, hwp_hpt *hpt,
                          "path: phase detector is not initialised");
     p->hpt = hpt;
     p->phase = phase;
-    p->sinks = phase || p->desc.on_path;
-    p->plain = (uint8_t)(hpt && !p->sinks ? 1 + (hpt->dflt != 0) : 0);
-    p->lat_hit = hwp_cost_cycles(p->cost, HWP_COST_PATH_HPT_UPDATE);
-    p->lat_miss = hpt ? hwp_cost_cycles(p->cost, HWP_COST_PATH_HPT_MISS) *
-                            hwp_log2(hpt->desc.ways)
+    p->sinks = (uint8_t)((phase ? HWP__PATH_SINK_PHASE : 0) |
+                         (p->desc.on_path ? HWP__PATH_SINK_CB : 0));
+    p->plain = (uint8_t)(hpt && hpt->dflt ? 2 + (p->sinks != 0) : 0);
+    p->lat_hit = (uint64_t)hwp_cost_cycles(p->cost, HWP_COST_PATH_HPT_UPDATE) << 8;
+    p->lat_miss = hpt ? ((uint64_t)hwp_cost_cycles(p->cost, HWP_COST_PATH_HPT_MISS) *
+                         hwp_log2(hpt->desc.ways)) << 8
                       : 0;
     return hwp__fail(&p->head, HWP_OK, "");
 }
@@ -1405,9 +1424,9 @@ HWP_API void hwp_path_reset(hwp_path *p) {
     p->n = p->lost = 0;
     hwp__path_arm(p);
     p->pend_insns = p->pend_events = 0;
-    p->qpos = 0;
+    p->qp = p->fin;
     hwp__zero(p->fin, (size_t)p->qslots * 8u);
-    p->clk = p->busy = p->stall_q8 = p->charged = p->host_q8 = 0;
+    p->clk = p->busy = p->stall_q8 = p->charged = 0;
     p->branches = p->paths = p->ignored = p->splits = 0;
     p->overflows = p->underflows = p->cold_starts = p->spills = p->fills = 0;
     p->unwound = p->max_n = 0;
@@ -1420,8 +1439,8 @@ HWP_API void hwp_path_reset(hwp_path *p) {
 HWP_API void hwp__path_arm(hwp_path *p) {
     uint32_t x;
     for (x = 0; x < 16; x++) {
-        uint32_t o = p->opx[x] & ~HWP__PATH_FAST;
-        if (p->n && (p->fastm >> x & 1u)) o |= HWP__PATH_FAST;
+        uint32_t o = p->opx[x] & ~(HWP__PATH_FAST | HWP__PATH_Q);
+        if (p->n && (p->fastm >> x & 1u)) o |= HWP__PATH_FAST | p->qfast;
         p->opx[x] = (uint8_t)o;
     }
 }
@@ -1449,11 +1468,65 @@ HWP_API void hwp__path_deeper(hwp_path *p) {
     if (p->n + 1u > p->max_n) p->max_n = p->n + 1u;
 }
 
+/* Every branch hwp_path_branch does not finish on its short path: the
+ * PPCR operations in the hardware's fixed order (update or update-count,
+ * pop, push), the extension counter, the event counter and the queue
+ * model. Out of line: it keeps the inlined hwp_path_branch small enough
+ * to inline everywhere (the default configuration with a non-empty
+ * stack never comes here). */
+HWP_API void hwp__path_step(hwp_path *p, uint64_t pc, uint64_t next_pc,
+                            uint32_t x, bool taken, uint32_t insns,
+                            uint32_t events) {
+    hwp_path_entry *t;
+    uint64_t lat = 0;
+    uint32_t ops = p->opx[x];
+    if (HWP_UNLIKELY(!ops)) return;
+    p->branches++;
+    if (HWP_UNLIKELY(p->n == 0)) hwp__path_underflow(p, pc);
+    t = p->tp;
+    if (HWP_UNLIKELY(ops & HWP__PATH_EXT)) ops = hwp__path_extend(p, t, x, ops);
+    if (ops & (HWP_PATH_OP_UPDATE | HWP_PATH_OP_UPDCOUNT)) {
+        if (HWP_UNLIKELY(!p->one))
+            t->count += p->w_br + (uint64_t)p->w_ins * insns + (uint64_t)p->w_ev * events;
+        t->insns += insns;
+    }
+    if (ops & HWP_PATH_OP_UPDATE) {
+        uint64_t shape = t->pd.shape << 1 | (uint64_t)taken;
+        t->pd.shape = shape;
+        if (HWP_UNLIKELY(shape >= p->full_bit) && !(ops & HWP_PATH_OP_POP))
+            lat += hwp__path_split(p, t, next_pc);
+    }
+    if (ops & HWP_PATH_OP_POP) {
+        lat += hwp__path_emit(p, t);
+        if (ops & HWP_PATH_OP_PUSH) { /* a new path in the same slot */
+            hwp__path_fresh(t, next_pc);
+        } else {
+            p->tp = t == p->stack ? p->end - 1 : t - 1;
+            if (HWP_UNLIKELY(--p->n == 0)) hwp__path_arm(p);
+        }
+    } else if (ops & HWP_PATH_OP_PUSH) {
+        if (HWP_UNLIKELY(p->n >= p->max_n)) hwp__path_deeper(p);
+        p->n++;
+        t = t + 1 == p->end ? p->stack : t + 1;
+        p->tp = t;
+        hwp__path_fresh(t, next_pc);
+    }
+    if (HWP_UNLIKELY(p->cost != NULL)) hwp__path_qadd(p, insns, p->lat[ops & 15] + lat);
+}
+
+/* hwp_path_insn's branch: the block ends here. */
+HWP_API void hwp__path_insn_branch(hwp_path *p, const hwp_insn *in) {
+    hwp_path_branch(p, in->pc, in->next_pc, in->cls,
+                    (in->events & HWP_EV_TAKEN) != 0, p->pend_insns,
+                    p->pend_events);
+    p->pend_insns = p->pend_events = 0;
+}
+
 /* A path reached the maximum length on an update without a pop
  * (section 3): it is popped and a new one pushed at the target. */
-HWP_API uint32_t hwp__path_split(hwp_path *p, hwp_path_entry *t,
+HWP_API uint64_t hwp__path_split(hwp_path *p, hwp_path_entry *t,
                                  uint64_t next_pc) {
-    uint32_t lat = hwp__path_emit(p, t) + p->lat[HWP_PATH_OP_POP | HWP_PATH_OP_PUSH];
+    uint64_t lat = hwp__path_emit(p, t) + p->lat[HWP_PATH_OP_POP | HWP_PATH_OP_PUSH];
     hwp__path_fresh(t, next_pc);
     p->splits++;
     return lat;
@@ -1483,36 +1556,23 @@ HWP_API void hwp__path_underflow(hwp_path *p, uint64_t pc) {
     e->incomplete = 1;
 }
 
-/* The branch queue of section 8.2: branch i commits at T_i, enters the
- * queue at E_i = max(T_i, F_{i-q-1}) once the branch q+1 places ahead has
- * left the profiler (q queue entries plus the one in service), starts at
- * max(E_i, F_{i-1}) and finishes S_i cycles later. E_i - T_i is a commit
- * stall that delays every later commit. Times are in 1/256 cycles. */
-HWP_API void hwp__path_queue(hwp_path *p, uint32_t insns, uint32_t cycles) {
-    uint64_t step = (uint64_t)insns * p->desc.cycles_per_insn_q8;
-    uint64_t t, e, s;
-    p->host_q8 += step;
-    t = p->clk + step;
-    e = p->fin[p->qpos] > t ? p->fin[p->qpos] : t;
-    if (e > t) {
-        uint64_t whole;
-        p->stall_q8 += e - t;
-        whole = p->stall_q8 >> 8;
-        if (whole > p->charged) {
-            hwp_cost_stall(p->cost, HWP_COST_PATH_STALL, whole - p->charged);
-            p->charged = whole;
-        }
+/* A branch found the queue full (section 8.2): it commits at e instead
+ * of t, and the stall delays every later commit. Whole stall cycles are
+ * charged as they accumulate. */
+HWP_API uint64_t hwp__path_stall(hwp_path *p, uint64_t t, uint64_t e) {
+    uint64_t whole;
+    p->stall_q8 += e - t;
+    whole = p->stall_q8 >> 8;
+    if (whole > p->charged) {
+        hwp_cost_stall(p->cost, HWP_COST_PATH_STALL, whole - p->charged);
+        p->charged = whole;
     }
-    p->clk = e;
-    s = e > p->busy ? e : p->busy;
-    p->busy = s + ((uint64_t)cycles << 8);
-    p->fin[p->qpos] = p->busy;
-    p->qpos = p->qpos + 1 == p->qslots ? 0 : p->qpos + 1;
+    return e;
 }
 
 HWP_API double hwp_path_overhead_pct(const hwp_path *p) {
-    if (!p || p->head.magic != HWP__PATH_MAGIC || !p->host_q8) return 0.0;
-    return 100.0 * (double)p->stall_q8 / (double)p->host_q8;
+    if (!p || p->head.magic != HWP__PATH_MAGIC || p->clk == p->stall_q8) return 0.0;
+    return 100.0 * (double)p->stall_q8 / (double)(p->clk - p->stall_q8);
 }
 
 HWP_API hwp_status hwp_path_begin(hwp_path *p, uint64_t pc) {
@@ -1619,7 +1679,7 @@ HWP_API void hwp_path_write_json(const hwp_path *p, const hwp_writer *w) {
     hwp_put_json_u64(w, "unwound", p->unwound);
     hwp_put_json_u64(w, "max_depth_used", p->max_n);
     hwp_put_json_u64(w, "stall_cycles", p->stall_q8 >> 8);
-    hwp_put_json_u64(w, "host_cycles", p->host_q8 >> 8);
+    hwp_put_json_u64(w, "host_cycles", (p->clk - p->stall_q8) >> 8);
     hwp_put_str(w, ",\"overhead_pct\":");
     hwp_put_f64(w, hwp_path_overhead_pct(p), 4);
     hwp_put_str(w, "}");

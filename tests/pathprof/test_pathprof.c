@@ -8,6 +8,7 @@
 
 #include "harness.h"
 #include "pathprof/prog.h"
+#include "pathprof/queue_ref.h"
 
 #define A16 __attribute__((aligned(16)))
 
@@ -713,7 +714,7 @@ static void test_queue_cost(void) {
      * waits for 11 (stall 4), served 11..15. */
     run_queue(HWP_PATH_QUEUE_NONE, &c, &p);
     CHECK_EQ(p.stall_q8 >> 8, 8);
-    CHECK_EQ(p.host_q8 >> 8, 3);
+    CHECK_EQ((p.clk - p.stall_q8) >> 8, 3); /* the host's own time */
     CHECK_EQ(hwp_cost_model_cycles(&c, HWP_MODEL_PATH), 8);
     CHECK_NEAR(hwp_path_overhead_pct(&p), 800.0 / 3.0, 1e-9);
     CHECK_EQ(p.busy >> 8, 15);
@@ -726,6 +727,173 @@ static void test_queue_cost(void) {
      * the profiler at 6: stall 3. */
     run_queue(1, &c, &p);
     CHECK_EQ(p.stall_q8 >> 8, 3);
+}
+
+/* The PPCR rows of the paper's Table 1 (BL) and Table 2 (WPP), by branch
+ * type, as the reference below needs them: call, return, forward,
+ * backward, indirect. */
+static uint32_t ref_ops(uint32_t mode, uint32_t cls, int taken,
+                        uint64_t pc, uint64_t next) {
+    const uint32_t U = HWP_PATH_OP_UPDATE, C = HWP_PATH_OP_UPDCOUNT,
+                   O = HWP_PATH_OP_POP, P = HWP_PATH_OP_PUSH;
+    int wpp = mode == HWP_PATH_WPP;
+    switch (cls) {
+    case HWP_CLS_CALL: return wpp ? C | O | P : C | P;
+    case HWP_CLS_RET: return wpp ? C | O | P : C | O;
+    case HWP_CLS_INDIRECT: return U | O | P;
+    case HWP_CLS_BR_COND:
+    case HWP_CLS_JUMP: return taken && next <= pc ? U | O | P : U;
+    default: return 0; /* not a branch: the profiler never sees it */
+    }
+}
+
+/* What the profiler spends on one branch (section 8.2): the latencies of
+ * the operations performed, plus the HPT update of a completed path (a
+ * hit, or a miss at log2(ways) x HPT_MISS), plus a pop and a push when
+ * the path was split at its maximum length. */
+static uint64_t ref_service(const hwp_cost *c, uint32_t ops, uint64_t hits,
+                            uint64_t misses, uint64_t splits, uint32_t ways) {
+    uint64_t s = 0, lg = 0;
+    while ((1u << lg) < ways) lg++;
+    if (ops & HWP_PATH_OP_UPDATE) s += hwp_cost_cycles(c, HWP_COST_PATH_UPDATE);
+    if (ops & HWP_PATH_OP_UPDCOUNT) s += hwp_cost_cycles(c, HWP_COST_PATH_UPDATE_COUNT);
+    if (ops & HWP_PATH_OP_POP) s += hwp_cost_cycles(c, HWP_COST_PATH_POP);
+    if (ops & HWP_PATH_OP_PUSH) s += hwp_cost_cycles(c, HWP_COST_PATH_PUSH);
+    s += splits * (hwp_cost_cycles(c, HWP_COST_PATH_POP) +
+                   hwp_cost_cycles(c, HWP_COST_PATH_PUSH));
+    s += hits * hwp_cost_cycles(c, HWP_COST_PATH_HPT_UPDATE);
+    s += misses * lg * hwp_cost_cycles(c, HWP_COST_PATH_HPT_MISS);
+    return s;
+}
+
+/* The queue model against the FIFO reference (queue_ref.h) on seeded
+ * random streams, in three instances fed the same stream: A counts
+ * executions with a cost attached (the short paths time the queue
+ * themselves), B counts branches with the same cost (every branch goes
+ * through the general sequence and its queue call), C counts executions
+ * with no cost. A and B must match the reference branch by branch (stall,
+ * commit time, profiler finish time) and in what the cost shim was
+ * charged; C's profile must equal A's (the cost model changes no count). */
+static void test_queue_reference(void) {
+    static const uint32_t queues[] = {HWP_PATH_QUEUE_NONE, 1, 2, 3, 4, 7, 16};
+    static const uint32_t cpis[] = {0, 64, 100, 128, 200, 256, 300, 512};
+    static unsigned char sb[1 << 12] A16, sc[1 << 12] A16,
+        hb[HWP_HPT_BYTES(256)] A16, hc[HWP_HPT_BYTES(256)] A16;
+    hwp_rng r;
+    unsigned cfg, i, bad_branch = 0, bad_end = 0, bad_profile = 0, stalled = 0;
+    uint64_t checked = 0;
+    hwp_rng_seed(&r, 2026);
+    for (cfg = 0; cfg < 150; cfg++) {
+        hwp_path a, b, c;
+        hwp_hpt ha, hb_, hc_;
+        hwp_cost ca, cb;
+        hwp_path_desc d;
+        hwp_hpt_desc hd;
+        qref q, qb;
+        unsigned op;
+        memset(&d, 0, sizeof d);
+        memset(&hd, 0, sizeof hd);
+        d.mode = hwp_rng_below(&r, 2) ? HWP_PATH_WPP : HWP_PATH_BL;
+        if (cfg % 3) d.mode = HWP_PATH_BL; /* mostly the short paths' table */
+        d.depth = 1 + hwp_rng_below(&r, 8);
+        d.max_len = 1 + hwp_rng_below(&r, cfg % 2 ? 63 : 6);
+        d.queue = queues[hwp_rng_below(&r, 7)];
+        d.cycles_per_insn_q8 = cpis[hwp_rng_below(&r, 8)];
+        hd.entries = 16u << hwp_rng_below(&r, 5);
+        hd.ways = 1u << hwp_rng_below(&r, 4);
+        hd.repl = hwp_rng_below(&r, 2);
+        hd.index = hwp_rng_below(&r, 3);
+        if (cfg % 4 == 0) hd.ways = 4, hd.repl = HWP_HPT_LFU, hd.index = HWP_HPT_PLB;
+        hwp_cost_init(&ca, NULL);
+        for (op = HWP_COST_PATH_PUSH; op <= HWP_COST_PATH_HPT_MISS; op++)
+            if (cfg % 2) hwp_cost_set(&ca, (hwp_cost_op)op, hwp_rng_below(&r, 7));
+        cb = ca;
+        if (!CHECK_EQ(hwp_path_init(&a, st_path, sizeof st_path, &d, &ca), HWP_OK)) return;
+        d.metric = HWP_PATH_M_BRANCHES;
+        CHECK_EQ(hwp_path_init(&b, sb, sizeof sb, &d, &cb), HWP_OK);
+        d.metric = HWP_PATH_M_PATHS;
+        CHECK_EQ(hwp_path_init(&c, sc, sizeof sc, &d, NULL), HWP_OK);
+        CHECK_EQ(hwp_hpt_init(&ha, st_hpt, sizeof st_hpt, &hd, NULL), HWP_OK);
+        CHECK_EQ(hwp_hpt_init(&hb_, hb, sizeof hb, &hd, NULL), HWP_OK);
+        CHECK_EQ(hwp_hpt_init(&hc_, hc, sizeof hc, &hd, NULL), HWP_OK);
+        hwp_path_attach(&a, &ha, NULL);
+        hwp_path_attach(&b, &hb_, NULL);
+        hwp_path_attach(&c, &hc_, NULL);
+        qref_init(&q, d.queue == HWP_PATH_QUEUE_NONE ? 0 : d.queue,
+                  d.cycles_per_insn_q8 ? d.cycles_per_insn_q8 : 256);
+        qb = q;
+        if (cfg % 5) { /* else: attached mid-run, cold starts */
+            hwp_path_begin(&a, 0x1000);
+            hwp_path_begin(&b, 0x1000);
+            hwp_path_begin(&c, 0x1000);
+        }
+        for (i = 0; i < 3000; i++) {
+            uint32_t cls = HWP_CLS_BR_COND + hwp_rng_below(&r, 5);
+            uint64_t pc = 0x1000 + 4 * hwp_rng_below(&r, 48);
+            uint64_t next = 0x1000 + 4 * hwp_rng_below(&r, 48);
+            uint32_t n = 1 + hwp_rng_below(&r, 6);
+            int taken = hwp_rng_below(&r, 3) != 0;
+            uint64_t h0 = ha.hits, m0 = ha.misses, s0 = a.splits;
+            uint64_t hb0 = hb_.hits, mb0 = hb_.misses, sb0 = b.splits;
+            uint32_t ops;
+            if (hwp_rng_below(&r, 16) == 0) cls = HWP_CLS_OTHER;
+            if (hwp_rng_below(&r, 4) == 0) cls = HWP_CLS_BR_COND; /* more forward */
+            ops = ref_ops(d.mode, cls, taken, pc, next);
+            hwp_path_branch(&a, pc, next, cls, taken, n, 0);
+            hwp_path_branch(&b, pc, next, cls, taken, n, 0);
+            hwp_path_branch(&c, pc, next, cls, taken, n, 0);
+            /* B's HPT holds other values (branches, not executions), so
+             * LFU may pick other victims: B has its own hits and misses */
+            if (ops) {
+                qref_branch(&q, n, ref_service(&ca, ops, ha.hits - h0, ha.misses - m0,
+                                               a.splits - s0, hd.ways));
+                qref_branch(&qb, n, ref_service(&cb, ops, hb_.hits - hb0,
+                                                hb_.misses - mb0, b.splits - sb0, hd.ways));
+            }
+            if (a.stall_q8 != q.stall || a.clk != q.now || a.busy != q.last_finish ||
+                b.stall_q8 != qb.stall || b.clk != qb.now || b.busy != qb.last_finish) {
+                if (!bad_branch++)
+                    printf("    cfg %u branch %u: stall %llu/%llu (ref %llu), clk %llu/%llu "
+                           "(ref %llu)\n", cfg, i, (unsigned long long)a.stall_q8,
+                           (unsigned long long)b.stall_q8, (unsigned long long)q.stall,
+                           (unsigned long long)a.clk, (unsigned long long)b.clk,
+                           (unsigned long long)q.now);
+            }
+            checked++;
+        }
+        stalled += q.stall != 0;
+        /* what the cost shim saw: one PATH_STALL charge per growth of the
+         * whole-cycle total, nothing else from the path profiler */
+        if (ca.count[HWP_COST_PATH_STALL] != q.charges ||
+            ca.spent[HWP_COST_PATH_STALL] != q.charged || ca.total != q.charged ||
+            hwp_cost_model_cycles(&ca, HWP_MODEL_PATH) != q.charged ||
+            cb.count[HWP_COST_PATH_STALL] != qb.charges || cb.total != qb.charged ||
+            (a.clk - a.stall_q8) != q.host || (b.clk - b.stall_q8) != qb.host) {
+            if (!bad_end++)
+                printf("    cfg %u: charges %llu (ref %llu), cycles %llu (ref %llu)\n", cfg,
+                       (unsigned long long)ca.count[HWP_COST_PATH_STALL],
+                       (unsigned long long)q.charges, (unsigned long long)ca.total,
+                       (unsigned long long)q.charged);
+        }
+        /* the cost model changes no count of the profile */
+        if (a.branches != c.branches || a.paths != c.paths || a.ignored != c.ignored ||
+            a.splits != c.splits || a.overflows != c.overflows ||
+            a.underflows != c.underflows || a.cold_starts != c.cold_starts ||
+            a.max_n != c.max_n || a.n != c.n || ha.hits != hc_.hits ||
+            ha.misses != hc_.misses || ha.evictions != hc_.evictions ||
+            ha.evicted_value != hc_.evicted_value || ha.total != hc_.total ||
+            b.branches != a.branches || b.paths != a.paths ||
+            hb_.hits + hb_.misses != ha.hits + ha.misses || memcmp(ha.e, hc_.e, HWP_HPT_BYTES(hd.entries)) != 0) {
+            if (!bad_profile++) printf("    cfg %u: profile differs with the cost\n", cfg);
+        }
+    }
+    CHECK_EQ(bad_branch, 0);
+    CHECK_EQ(bad_end, 0);
+    CHECK_EQ(bad_profile, 0);
+    CHECK_EQ(checked, 150u * 3000u);
+    /* the streams exercise both regimes: some configurations stall, some
+     * never do */
+    CHECK(stalled > 10 && stalled < 140);
 }
 
 /* ---- phase detection ----------------------------------------------------- */
@@ -978,6 +1146,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_hpt_index_functions);
     HWT_RUN(test_hpt_export_merge);
     HWT_RUN(test_queue_cost);
+    HWT_RUN(test_queue_reference);
     HWT_RUN(test_phase_bbv_unit);
     HWT_RUN(test_phase_table_lru);
     HWT_RUN(test_overlap);
