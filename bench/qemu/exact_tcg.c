@@ -10,6 +10,13 @@
  * benchmark; built by examples/qemu/meson.build.
  *
  *   qemu-x86_64 -plugin ./libexact-tcg.so,values=on,out=FILE prog ...
+ *
+ * floor=tb|mem|inline measures what any QEMU 7.2 plugin pays before doing
+ * any work (docs/qemu.md, Speed): `tb` registers a TB-exec callback that
+ * returns at once, `mem` adds an empty memory callback on every
+ * instruction, `inline` only an inline ADD_U64 per TB into that TB's
+ * counter (execution counts, no callback, no order; 7.2's inline adds are
+ * not atomic, so with several guest threads the counts are approximate).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -37,7 +44,9 @@ typedef struct table {
 
 typedef struct tbinfo {
     uint64_t pc, fallthrough;
+    uint64_t inline_count; /* floor=inline: executions, added by TCG code */
     uint32_t n, cls;
+    struct tbinfo *next; /* floor=inline: list of all TBs */
 } tbinfo;
 
 typedef struct frame {
@@ -52,8 +61,12 @@ typedef struct vcpu {
     int started;
 } vcpu;
 
+enum { FLOOR_OFF, FLOOR_TB, FLOOR_MEM, FLOOR_INLINE };
+
 static struct {
     int values;
+    int floor;
+    tbinfo *all; /* floor=inline: every translated TB, to sum at exit */
     char out[256];
     vcpu *v[PEER_MAX_VCPUS];
     unsigned nv;
@@ -174,6 +187,39 @@ static void mem_cb(unsigned int idx, qemu_plugin_meminfo_t info, uint64_t vaddr,
     tab_add(&v->values, (uint64_t)(uintptr_t)udata, value, 1);
 }
 
+/* The floor: callbacks that do nothing. */
+static void empty_tb(unsigned int idx, void *udata) {
+    (void)idx;
+    (void)udata;
+}
+
+static void empty_mem(unsigned int idx, qemu_plugin_meminfo_t info, uint64_t vaddr,
+                      void *udata) {
+    (void)idx;
+    (void)info;
+    (void)vaddr;
+    (void)udata;
+}
+
+static void floor_trans(struct qemu_plugin_tb *tb, tbinfo *t, size_t n) {
+    size_t i;
+    if (peer.floor == FLOOR_INLINE) {
+        pthread_mutex_lock(&peer.lock);
+        t->next = peer.all; /* translation can run on several vCPUs */
+        peer.all = t;
+        pthread_mutex_unlock(&peer.lock);
+        qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
+                                                 &t->inline_count, 1);
+        return;
+    }
+    if (peer.floor == FLOOR_MEM)
+        for (i = 0; i < n; i++)
+            qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, i), empty_mem,
+                                             QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW,
+                                             NULL);
+    qemu_plugin_register_vcpu_tb_exec_cb(tb, empty_tb, QEMU_PLUGIN_CB_NO_REGS, t);
+}
+
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     size_t n = qemu_plugin_tb_n_insns(tb), i;
     struct qemu_plugin_insn *last;
@@ -186,6 +232,10 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     last = qemu_plugin_tb_get_insn(tb, n - 1);
     t->fallthrough = qemu_plugin_insn_vaddr(last) + qemu_plugin_insn_size(last);
     t->cls = hwx_x86_classify(qemu_plugin_insn_data(last), qemu_plugin_insn_size(last), NULL);
+    if (peer.floor) {
+        floor_trans(tb, t, n);
+        return;
+    }
     if (peer.values)
         for (i = 0; i < n; i++) {
             struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
@@ -226,6 +276,12 @@ static void at_exit(qemu_plugin_id_t id, void *p) {
                 v->tbs.used, v->paths.used, v->values.used);
         for (k = 0; k <= v->paths.mask; k++) paths += v->paths.e[k].count;
     }
+    if (peer.floor == FLOOR_INLINE) {
+        const tbinfo *t;
+        uint64_t execs = 0;
+        for (t = peer.all; t; t = t->next) execs += t->inline_count;
+        fprintf(f, "TB executions (inline counters): %llu\n", (unsigned long long)execs);
+    }
     fprintf(f, "paths completed: %llu\n", (unsigned long long)paths);
     if (f != stderr) fclose(f);
 }
@@ -237,6 +293,9 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t
     for (i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "values=on")) peer.values = 1;
         else if (!strcmp(argv[i], "values=off")) peer.values = 0;
+        else if (!strcmp(argv[i], "floor=tb")) peer.floor = FLOOR_TB;
+        else if (!strcmp(argv[i], "floor=mem")) peer.floor = FLOOR_MEM;
+        else if (!strcmp(argv[i], "floor=inline")) peer.floor = FLOOR_INLINE;
         else if (!strncmp(argv[i], "out=", 4))
             snprintf(peer.out, sizeof peer.out, "%s", argv[i] + 4);
         else {

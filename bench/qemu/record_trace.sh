@@ -8,13 +8,9 @@
 #   BUILD_DIR/examples/replay/hwprof-replay BUILD_DIR/gzip.hwpt models=all
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-build=${1:-$root/build}
-bytes=${2:-150000}
-plugin=$build/examples/qemu/libhwprof-tcg.so
-[ -f "$plugin" ] || { echo "build first: meson compile -C $build" >&2; exit 1; }
-python3 "$root/examples/qemu/tests/make_input.py" "$build/gzip-input.txt" "$bytes"
+. "$here/common.sh"
+bench_setup "${1:-$root/build}" "${2:-150000}" gzip-input.txt
 qemu-x86_64 -plugin "$plugin,record=$build/gzip.hwpt,report=$build/gzip-record.txt" \
-  /bin/gzip -c -6 "$build/gzip-input.txt" > /dev/null
+  /bin/gzip -c -6 "$in" > /dev/null
 "$build/examples/replay/hwprof-replay" --check "$build/gzip.hwpt"
 ls -l "$build/gzip.hwpt"

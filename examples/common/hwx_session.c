@@ -184,6 +184,12 @@ static hwp_status hwx__strat_set(hwx__stratd *d, const char *k, const char *v,
         else return hwx__bad(why, "strat_sampler: periodic, random or countdown");
         return HWP_OK;
     }
+    if (hwx_streq(k, "hash")) { /* sec. 3.5 (paper) or two multiplies */
+        if (hwx_streq(v, "paper")) d->s.hash = HWP_STRAT_HASH_PAPER;
+        else if (hwx_streq(v, "cheap")) d->s.hash = HWP_STRAT_HASH_CHEAP;
+        else return hwx__bad(why, "strat_hash: paper or cheap");
+        return HWP_OK;
+    }
     if (hwx_streq(k, "rate")) return hwx__u32(v, &d->s.rate, why);
     if (hwx_streq(k, "entries")) return hwx__u32(v, &d->s.entries, why);
     if (hwx_streq(k, "ways")) return hwx__u32(v, &d->s.ways, why);
@@ -191,7 +197,7 @@ static hwp_status hwx__strat_set(hwx__stratd *d, const char *k, const char *v,
     if (hwx_streq(k, "l2")) return hwx__u32(v, &d->s.l2_entries, why);
     if (hwx_streq(k, "queue")) return hwx__u32(v, &d->s.queue, why);
     if (hwx_streq(k, "tuples")) return hwx__u32(v, &d->a.tuples, why);
-    return hwx__bad(why, "strat: parameters are scheme, sampler, rate, entries, ways, counter, l2, queue, tuples");
+    return hwx__bad(why, "strat: parameters are scheme, hash, sampler, rate, entries, ways, counter, l2, queue, tuples");
 }
 
 typedef struct hwx__cpd {
@@ -438,6 +444,8 @@ static hwp_status hwx__models_init(hwx_session *s, unsigned char **cursor) {
     return HWP_OK;
 }
 
+/* Only with exact=on (m->cps[0] set): callers test that first, so a run
+ * without the comparison pays nothing per load for the baseline. */
 static void hwx__simple_load(hwx_models *m, const hwp_insn *in) {
     uint32_t i;
     for (i = 0; i < HWX__NSIMPLE && m->cps[i]; i++)
@@ -464,7 +472,7 @@ static void hwx__models_insn(hwx_models *m, const hwp_insn *in,
     if (m->strat) hwp_strat_insn(m->strat, in);
     if (m->cp) {
         hwp_cp_retire(m->cp, in);
-        if (in->cls == HWP_CLS_LOAD) hwx__simple_load(m, in);
+        if (m->cps[0] && in->cls == HWP_CLS_LOAD) hwx__simple_load(m, in);
     }
 }
 
@@ -535,7 +543,7 @@ static void hwx__models_block(hwx_models *m, const uint64_t *pcs, uint32_t n,
         for (j = 0; j <= nmem; j++) {
             const hwp_insn *in = j < nmem ? &mem[j] : last;
             hwp_cp_retire(m->cp, in);
-            if (in->cls == HWP_CLS_LOAD) hwx__simple_load(m, in);
+            if (m->cps[0] && in->cls == HWP_CLS_LOAD) hwx__simple_load(m, in);
         }
     }
 }
@@ -844,12 +852,10 @@ void hwx_session_block(hwx_session *s, const uint64_t *pcs, uint32_t n,
                        uint32_t nmem) {
     uint32_t cls = last->cls < HWP_CLS_COUNT ? last->cls : HWP_CLS_OTHER, j;
     s->insns += n;
-    s->cls[HWP_CLS_OTHER] += n - 1;
+    s->cls[HWP_CLS_OTHER] += n - 1 - nmem;
     s->cls[cls]++;
-    for (j = 0; j < nmem; j++) {
-        s->cls[HWP_CLS_OTHER]--;
+    for (j = 0; j < nmem; j++)
         s->cls[mem[j].cls < HWP_CLS_COUNT ? mem[j].cls : HWP_CLS_OTHER]++;
-    }
     s->loads = s->cls[HWP_CLS_LOAD];
     s->stores = s->cls[HWP_CLS_STORE];
     if (hwp_cls_is_branch(cls)) {

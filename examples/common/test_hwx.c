@@ -550,8 +550,11 @@ static void test_report_top(void) {
     int rows = 0;
     hwx_opts_default(&o);
     if (!CHECK_EQ(hwx_opts_set(&o, "models", "strat", &why), HWP_OK) ||
-        !CHECK_EQ(hwx_opts_set(&o, "top", "3", &why), HWP_OK))
+        !CHECK_EQ(hwx_opts_set(&o, "top", "3", &why), HWP_OK) ||
+        !CHECK_EQ(hwx_opts_set(&o, "strat_hash", "cheap", &why), HWP_OK))
         return;
+    CHECK_EQ(hwx_opts_set(&o, "strat_hash", "fast", &why), HWP_EINVAL);
+    CHECK_HAS(why, "paper or cheap");
     s = new_session(&o, &mem);
     if (!CHECK(s != NULL)) return;
     for (i = 0; i < N; i++) { /* 16 loads, 8 values each: 128 tuples */
@@ -573,6 +576,9 @@ static void test_report_top(void) {
         for (; *p == ' ' && p[1] == ' '; p = strchr(p, '\n') + 1) rows++;
     }
     CHECK_EQ(rows, 3); /* of 128 (pc, value) tuples */
+    w = hwp_writer_buf(&bw, buf, sizeof buf);
+    hwx_session_report_json(s, &w);
+    CHECK(strstr(buf, "\"hash\":\"cheap\"") != NULL); /* strat_hash reached the model */
     free(s);
     free(mem);
 }

@@ -12,9 +12,11 @@
  *                emitted then, in program order, its last branch marked
  *                taken or not from that successor;
  *   memory       (only when a model or exact needs it) a memory callback
- *                per access stores address and, for loads, the value read
- *                back from guest memory into a per-vCPU slot of that
- *                instruction; the emit step picks it up.
+ *                per access appends (or completes) the record of its
+ *                instruction: address and, for loads, the value read back
+ *                from guest memory; the emit step picks the records up.
+ * Without exact= or record=, a TB goes to the session as one block
+ * (hwx_session_block); otherwise instruction by instruction.
  * Every vCPU (guest thread) has its own hwx_session; at exit they are
  * merged and the report is written to report= (text) and json= files.
  */
@@ -39,31 +41,30 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_version = HWQ_PLUGIN_API_VERSION;
 /* What translation learnt about one TB. Kept for the life of the process
  * (a retranslated TB gets a new one): QEMU has no TB-free callback. */
 typedef struct hwq_tb {
-    uint64_t fallthrough; /* address after the last instruction     */
-    uint64_t target;      /* direct branch target, if any           */
-    uint32_t n;           /* instructions                           */
-    uint32_t last_cls;    /* HWP_CLS_* of the last instruction      */
-    uint32_t last_indirect;
-    uint32_t pad_;
-    uint64_t pc[];        /* pc of every instruction               */
+    hwp_insn last;        /* the last instruction's record as far as it is
+                             known before execution: pc, branch class,
+                             direct target, HWP_EV_INDIRECT              */
+    uint32_t n;           /* instructions                                 */
+    uint32_t to_next;     /* last.addr is the successor (ret, indirect)   */
+    uint64_t pc[];        /* pc of every instruction, then the address
+                             after the last one (n + 1 entries): a memory
+                             callback's userdata is &pc[i], so pc[i + 1] is
+                             that instruction's next_pc                   */
 } hwq_tb;
-
-/* One access slot per instruction of the running TB; `seq` says which TB
- * execution wrote it, so slots never need clearing. */
-typedef struct hwq_slot {
-    uint64_t seq, addr, value;
-    uint32_t load, store;
-} hwq_slot;
 
 typedef struct hwq_vcpu {
     hwx_session s;
     void *mem;
-    const hwq_tb *pend;   /* executed, not yet emitted                  */
-    uint64_t seq;         /* TB executions so far                        */
+    const hwq_tb *pend;   /* executed, not yet emitted                    */
+    const uint64_t *mcur; /* instruction of memrec[nmem - 1]              */
+    uint32_t nmem;        /* memory records of the running TB             */
+    uint32_t pad_;
     uint64_t since_flush;
-    hwx_trace_writer *tw; /* record=                                     */
-    hwq_slot slot[HWQ_MAX_TB_INSNS];
-    hwp_insn memrec[HWQ_MAX_TB_INSNS]; /* block mode: the TB's memory records */
+    hwx_trace_writer *tw; /* record=                                      */
+    /* The running TB's memory instructions, one record each, in program
+     * order, appended by the memory callback (7.2 calls it after each
+     * access, in order) and consumed when the TB's successor is known. */
+    hwp_insn memrec[HWQ_MAX_TB_INSNS];
 } hwq_vcpu;
 
 static struct {
@@ -105,56 +106,70 @@ static FILE *hwq_open(const char *name) {
 
 /* ---- the event stream ------------------------------------------------------ */
 
-/* Emit the instructions of TB `tb` (which ran as execution v->seq) now
- * that its successor `next` is known (0: unknown, at exit). */
-static void hwq_emit(hwq_vcpu *v, const hwq_tb *tb, uint64_t next) {
-    uint32_t n = tb->n, i, nmem = 0;
-    hwp_insn in;
-    bool known = next != 0;
-    if (!known) next = tb->fallthrough;
+/* TB `tb` has finished and `next` (0: unknown, at exit) is its successor:
+ * how many of its instructions retired (returned), and the last one's
+ * record in *last. The memory records of the TB are v->memrec[0..*nmem);
+ * the last instruction's own record, if it accessed memory, is taken out
+ * of them (*nmem shrinks). */
+HWP_INLINE uint32_t hwq_finish_tb(const hwq_vcpu *v, const hwq_tb *tb, uint64_t next,
+                                  hwp_insn *last, uint32_t *nmem) {
+    uint32_t n = tb->n, k = v->nmem;
+    if (!next) next = tb->pc[n];
     /* A TB can end with a truncated page-crossing copy of an instruction
      * that then runs again at the head of the next TB: if the successor
      * is the last instruction's own pc, it did not retire here. */
-    if (n > 1 && tb->last_cls == HWP_CLS_OTHER && next == tb->pc[n - 1]) n--;
-    /* Block mode without memory callbacks: only the last instruction. */
-    for (i = hwq.block && !hwq.need_mem ? n - 1 : 0; i < n; i++) {
-        const hwq_slot *sl = &v->slot[i];
-        bool last = i + 1 == n, mem = sl->seq == v->seq;
-        /* Block mode: records only for memory instructions and the last. */
-        if (hwq.block && !last && !mem) continue;
-        in.pc = tb->pc[i];
-        in.next_pc = last ? next : tb->pc[i + 1];
-        in.addr = 0;
-        in.value = 0;
-        in.events = 0;
-        in.cls = HWP_CLS_OTHER;
-        if (mem) {
-            in.addr = sl->addr;
-            if (sl->load) {
-                in.cls = HWP_CLS_LOAD;
-                in.value = sl->value;
-            } else {
-                in.cls = HWP_CLS_STORE;
-            }
-            if (hwq.block && !last) v->memrec[nmem++] = in;
+    if (n > 1 && tb->last.cls == HWP_CLS_OTHER && next == tb->pc[n - 1]) {
+        if (k && v->memrec[k - 1].pc == tb->pc[n - 1]) k--;
+        n--;
+    }
+    if (n == tb->n && tb->last.cls != HWP_CLS_OTHER) {
+        /* A branch: its class and target win over its own access (the
+         * stack of call and ret); a loaded value stays (ret: the return
+         * address). */
+        uint64_t value = 0;
+        if (k && v->memrec[k - 1].pc == tb->pc[n - 1]) value = v->memrec[--k].value;
+        *last = tb->last;
+        last->value = value;
+        if (tb->to_next) last->addr = next;
+        if (tb->last.cls != HWP_CLS_BR_COND || next != tb->pc[n])
+            last->events |= HWP_EV_TAKEN;
+    } else if (k && v->memrec[k - 1].pc == tb->pc[n - 1]) {
+        *last = v->memrec[--k];
+    } else {
+        hwp__zero(last, sizeof *last);
+        last->pc = tb->pc[n - 1];
+    }
+    last->next_pc = next;
+    *nmem = k;
+    return n;
+}
+
+/* Block mode (no exact profile, no recording): the TB goes to the session
+ * at once (hwx_session_block). */
+HWP_INLINE void hwq_emit_block(hwq_vcpu *v, const hwq_tb *tb, uint64_t next) {
+    hwp_insn last;
+    uint32_t nmem, n = hwq_finish_tb(v, tb, next, &last, &nmem);
+    hwx_session_block(&v->s, tb->pc, n, &last, v->memrec, nmem);
+}
+
+/* Per-instruction mode (exact=on or record=): every instruction in program
+ * order, the memory ones with their records. */
+static void hwq_emit_insns(hwq_vcpu *v, const hwq_tb *tb, uint64_t next) {
+    hwp_insn last, in;
+    uint32_t nmem, i, j = 0, n = hwq_finish_tb(v, tb, next, &last, &nmem);
+    for (i = 0; i < n; i++) {
+        const hwp_insn *r = &in;
+        if (i + 1 == n) {
+            r = &last;
+        } else if (j < nmem && v->memrec[j].pc == tb->pc[i]) {
+            r = &v->memrec[j++];
+        } else {
+            hwp__zero(&in, sizeof in);
+            in.pc = tb->pc[i];
+            in.next_pc = tb->pc[i + 1];
         }
-        if (last && tb->last_cls != HWP_CLS_OTHER && n == tb->n) {
-            in.cls = tb->last_cls;
-            in.addr = tb->last_cls == HWP_CLS_BR_COND || tb->last_cls == HWP_CLS_JUMP ||
-                              (tb->last_cls == HWP_CLS_CALL && !tb->last_indirect)
-                          ? tb->target
-                          : next;
-            if (tb->last_cls != HWP_CLS_BR_COND || next != tb->fallthrough)
-                in.events |= HWP_EV_TAKEN;
-            if (tb->last_cls == HWP_CLS_CALL && tb->last_indirect)
-                in.events |= HWP_EV_INDIRECT;
-        }
-        if (hwq.block) {
-            if (last) hwx_session_block(&v->s, tb->pc, n, &in, v->memrec, nmem);
-            continue;
-        }
-        hwx_session_insn(&v->s, &in);
-        if (v->tw) hwx_trace_put(v->tw, &in);
+        hwx_session_insn(&v->s, r);
+        if (v->tw) hwx_trace_put(v->tw, r);
     }
     v->since_flush += n;
     if (hwq.opts.flush && v->since_flush >= hwq.opts.flush) {
@@ -168,57 +183,96 @@ static void hwq_emit(hwq_vcpu *v, const hwq_tb *tb, uint64_t next) {
     }
 }
 
+/* The pending TB, if any, with successor `next` (0 at a thread's end). */
+static void hwq_emit(hwq_vcpu *v, uint64_t next) {
+    if (!v->pend) return;
+    if (hwq.block) hwq_emit_block(v, v->pend, next);
+    else hwq_emit_insns(v, v->pend, next);
+    v->pend = NULL;
+    v->nmem = 0;
+}
+
 static hwq_vcpu *hwq_get(unsigned idx) {
     return idx < HWQ_MAX_VCPUS ? hwq.vcpu[idx] : NULL;
 }
 
-static void hwq_tb_exec(unsigned int vcpu_index, void *udata) {
+/* TB `udata` starts: the vCPU's pending TB has finished with it as its
+ * successor. */
+HWP_INLINE void hwq_tb_start(unsigned int vcpu_index, void *udata,
+                             void (*emit)(hwq_vcpu *, const hwq_tb *, uint64_t)) {
     hwq_vcpu *v = hwq_get(vcpu_index);
     const hwq_tb *tb = (const hwq_tb *)udata;
     if (!v) return;
-    if (v->pend) hwq_emit(v, v->pend, tb->pc[0]);
+    if (v->pend) emit(v, v->pend, tb->pc[0]);
     v->pend = tb;
-    v->seq++;
+    v->nmem = 0;
 }
 
+/* Two callbacks, chosen at translation, so the per-TB path carries no
+ * mode test: the block one is what every run without exact= or record=
+ * pays per executed TB. */
+static void hwq_tb_exec_block(unsigned int vcpu_index, void *udata) {
+    hwq_tb_start(vcpu_index, udata, hwq_emit_block);
+}
+
+static void hwq_tb_exec_insns(unsigned int vcpu_index, void *udata) {
+    hwq_tb_start(vcpu_index, udata, hwq_emit_insns);
+}
+
+/* The loaded value, read back from guest memory right after the access
+ * (user mode: host address = guest address + guest_base); fixed-size
+ * reads, the first 8 bytes of a wider access. */
+static uint64_t hwq_value(uint64_t vaddr, unsigned shift) {
+    const void *p = (const void *)(uintptr_t)(vaddr + hwq.guest_base);
+    uint8_t b;
+    uint16_t h;
+    uint32_t w;
+    uint64_t d;
+    switch (shift) {
+    case 0: memcpy(&b, p, 1); return b;
+    case 1: memcpy(&h, p, 2); return h;
+    case 2: memcpy(&w, p, 4); return w;
+    default: memcpy(&d, p, 8); return d;
+    }
+}
+
+/* One record per memory instruction: its first access gives the address,
+ * its first load (if any) the class LOAD, that load's address and value;
+ * an instruction that only stores is a STORE. `udata` is &tb->pc[i]. */
 static void hwq_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
                     uint64_t vaddr, void *udata) {
     hwq_vcpu *v = hwq_get(vcpu_index);
-    hwq_slot *sl;
-    uintptr_t i = (uintptr_t)udata;
+    const uint64_t *pc = (const uint64_t *)udata;
+    hwp_insn *r;
     if (!v) return;
-    sl = &v->slot[i];
-    if (sl->seq != v->seq) {
-        sl->seq = v->seq;
-        sl->load = 0;
-        sl->store = 0;
-        sl->addr = vaddr;
+    if (v->nmem && v->mcur == pc) {
+        r = &v->memrec[v->nmem - 1];
+    } else {
+        if (v->nmem == HWQ_MAX_TB_INSNS) return; /* one per insn: cannot fill */
+        r = &v->memrec[v->nmem++];
+        v->mcur = pc;
+        r->pc = pc[0];
+        r->next_pc = pc[1];
+        r->addr = vaddr;
+        r->value = 0;
+        r->cls = HWP_CLS_STORE;
+        r->events = 0;
     }
-    if (qemu_plugin_mem_is_store(info)) {
-        sl->store = 1;
-    } else if (!sl->load) {
-        /* First load of the instruction: the value is still in guest
-         * memory right after the access (user mode: host address =
-         * guest address + guest_base). */
-        sl->load = 1;
-        sl->addr = vaddr;
-        sl->value = 0;
-        if (hwq.need_values) {
-            unsigned size = 1u << qemu_plugin_mem_size_shift(info);
-            memcpy(&sl->value, (const void *)(uintptr_t)(vaddr + hwq.guest_base),
-                   size < 8 ? size : 8);
-        }
-    }
+    if (r->cls == HWP_CLS_LOAD || qemu_plugin_mem_is_store(info)) return;
+    r->cls = HWP_CLS_LOAD;
+    r->addr = vaddr;
+    if (hwq.need_values) r->value = hwq_value(vaddr, qemu_plugin_mem_size_shift(info));
 }
 
 static void hwq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
-    size_t n = qemu_plugin_tb_n_insns(tb), i;
+    size_t n = qemu_plugin_tb_n_insns(tb), i, bytes;
     hwq_tb *t;
     struct qemu_plugin_insn *last;
     hwx_x86_info info;
     (void)id;
     if (n == 0 || n > HWQ_MAX_TB_INSNS) return;
-    t = (hwq_tb *)calloc(1, sizeof *t + n * sizeof t->pc[0]);
+    bytes = sizeof *t + (n + 1) * sizeof t->pc[0];
+    t = (hwq_tb *)calloc(1, bytes);
     if (!t) return;
     t->n = (uint32_t)n;
     for (i = 0; i < n; i++) {
@@ -226,18 +280,23 @@ static void hwq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
         t->pc[i] = qemu_plugin_insn_vaddr(insn);
         if (hwq.need_mem)
             qemu_plugin_register_vcpu_mem_cb(insn, hwq_mem, QEMU_PLUGIN_CB_NO_REGS,
-                                             QEMU_PLUGIN_MEM_RW, (void *)(uintptr_t)i);
+                                             QEMU_PLUGIN_MEM_RW, &t->pc[i]);
     }
     last = qemu_plugin_tb_get_insn(tb, n - 1);
-    t->fallthrough = t->pc[n - 1] + qemu_plugin_insn_size(last);
+    t->pc[n] = t->pc[n - 1] + qemu_plugin_insn_size(last);
     hwx_x86_decode((const uint8_t *)qemu_plugin_insn_data(last),
                    qemu_plugin_insn_size(last), t->pc[n - 1], &info);
-    t->last_cls = info.cls;
-    t->last_indirect = info.indirect;
-    t->target = info.has_target ? info.target : 0;
-    qemu_plugin_register_vcpu_tb_exec_cb(tb, hwq_tb_exec, QEMU_PLUGIN_CB_NO_REGS, t);
+    t->last.pc = t->pc[n - 1];
+    t->last.cls = info.cls;
+    /* Branch target: the decoded one for direct branches, else the
+     * successor (known at execution). */
+    t->to_next = !info.has_target;
+    t->last.addr = info.has_target ? info.target : 0;
+    if (info.cls == HWP_CLS_CALL && info.indirect) t->last.events = HWP_EV_INDIRECT;
+    qemu_plugin_register_vcpu_tb_exec_cb(tb, hwq.block ? hwq_tb_exec_block : hwq_tb_exec_insns,
+                                         QEMU_PLUGIN_CB_NO_REGS, t);
     __atomic_add_fetch(&hwq.tbs, 1, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&hwq.tb_bytes, sizeof *t + n * sizeof t->pc[0], __ATOMIC_RELAXED);
+    __atomic_add_fetch(&hwq.tb_bytes, bytes, __ATOMIC_RELAXED);
 }
 
 /* ---- vCPUs ----------------------------------------------------------------- */
@@ -255,6 +314,7 @@ static void hwq_vcpu_init(qemu_plugin_id_t id, unsigned int idx) {
     v = hwq.vcpu[idx];
     if (v) { /* index reused by a new thread: keep accumulating */
         v->pend = NULL;
+        v->nmem = 0;
         pthread_mutex_unlock(&hwq.lock);
         return;
     }
@@ -275,7 +335,6 @@ static void hwq_vcpu_init(qemu_plugin_id_t id, unsigned int idx) {
         w.ctx = NULL;
         if (v->tw) hwx_trace_writer_init(v->tw, &w, idx);
     }
-    if (!hwq.trace && hwx_session_block_ok(&v->s)) hwq.block = 1;
     pthread_mutex_lock(&hwq.lock);
     hwq.vcpu[idx] = v;
     if (idx + 1 > hwq.nvcpu) hwq.nvcpu = idx + 1;
@@ -287,8 +346,7 @@ static void hwq_vcpu_exit(qemu_plugin_id_t id, unsigned int idx) {
     hwq_vcpu *v = hwq_get(idx);
     (void)id;
     if (!v) return;
-    if (v->pend) hwq_emit(v, v->pend, 0);
-    v->pend = NULL;
+    hwq_emit(v, 0);
     if (v->tw) hwx_trace_flush(v->tw);
 }
 
@@ -333,8 +391,7 @@ static void hwq_atexit(qemu_plugin_id_t id, void *p) {
     for (i = 0; i < hwq.nvcpu; i++) {
         hwq_vcpu *v = hwq.vcpu[i];
         if (!v) continue;
-        if (v->pend) hwq_emit(v, v->pend, 0);
-        v->pend = NULL;
+        hwq_emit(v, 0);
         hwx_session_finish(&v->s);
         if (v->tw) {
             hwx_trace_flush(v->tw);
@@ -427,6 +484,10 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
     hwq.pid = getpid();
     hwq.need_mem = hwx_opts_need_memory(&hwq.opts);
     hwq.need_values = hwx_opts_need_values(&hwq.opts);
+    /* Whole blocks unless something needs every instruction: the exact
+     * profile counts each one (hwx_session_block_ok), a recording stores
+     * each one. */
+    hwq.block = !hwq.opts.exact && !hwq.opts.record[0];
     hwq.guest_base = hwq.opts.guest_base_set ? hwq.opts.guest_base
                                              : hwq_find_guest_base();
     if (hwq.opts.record[0]) {
