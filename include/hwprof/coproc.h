@@ -1905,10 +1905,14 @@ static void hwp__cp_sift(unsigned char *v, size_t i, size_t n, size_t size) {
     }
 }
 
+/* Callers often pass the same truth again (one exact profile scored
+ * against several estimates), and hwp_cp_wrms sorted it in place the
+ * first time: a linear check makes every later call O(n). */
 static void hwp__cp_sort(void *base, size_t n, size_t size) {
     unsigned char *v = (unsigned char *)base;
     size_t i;
-    if (n < 2) return;
+    for (i = 1; i < n && !hwp__cp_less(v + i * size, v + (i - 1) * size); i++) {}
+    if (i >= n) return;
     for (i = n / 2; i-- > 0;) hwp__cp_sift(v, i, n, size);
     for (i = n - 1; i > 0; i--) {
         hwp__cp_swap(v, v + i * size, size);

@@ -515,6 +515,14 @@ static void test_wrms(void) {
     double want = sqrt((60 * 0.01 + 40 * 0.16 + 95 * 0.0025) / 195.0);
     CHECK_NEAR(hwp_cp_wrms(t, 4, e, 3, 0.1), want, 1e-12);
     CHECK_NEAR(hwp_cp_wrms(t, 4, e, 3, 2.0), -1.0, 0);
+    /* t is sorted in place now; truth in reverse order (and estimates
+     * out of order again) must give the same value */
+    {
+        hwp_cp_truth r[4] = {t[3], t[2], t[1], t[0]};
+        hwp_cp_est f[3] = {{7, 1, 1.0}, {1, 10, 0.5}, {2, 20, 0.9}};
+        CHECK_NEAR(hwp_cp_wrms(r, 4, f, 3, 0.1), want, 1e-12);
+        CHECK(r[0].pc == 1 && r[0].value == 10 && r[3].value == 21);
+    }
 }
 
 /* ---- regression: the minivm hashtable report ----------------------------
