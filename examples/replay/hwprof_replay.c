@@ -32,7 +32,7 @@
 /* CPU time of the process, not wall time: the figure is the per-record
  * cost of decoding and the models, which other load on the machine would
  * otherwise inflate. */
-static double now_s(void) {
+static double cpu_s(void) {
     struct timespec t;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
@@ -171,7 +171,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "hwprof-replay: %s: offset %zu: %s\n", argv[1], r.err_off, r.why);
         return 1;
     }
-    t0 = now_s();
+    t0 = cpu_s();
     while ((rc = hwx_trace_next(&r, &in)) == 1) {
         hwx_session *s;
         if (r.vcpu >= REPLAY_MAX_VCPUS) {
@@ -189,7 +189,7 @@ int main(int argc, char **argv) {
         }
         hwx_session_insn(s, &in);
     }
-    t1 = now_s();
+    t1 = cpu_s();
     if (rc < 0)
         fprintf(stderr, "hwprof-replay: %s: offset %zu: %s (report covers the %llu records before)\n",
                 argv[1], r.err_off, r.why, (unsigned long long)r.records);
