@@ -163,6 +163,14 @@ int main(int argc, char **argv) {
             make_rap(0.01, 0, 1024, &cost, zipf_keys), CHUNK);
     hwb_run("rap/zipf/eps1+buf1k+cache1k", run_rap,
             make_rap(0.01, 1024, 1024, NULL, zipf_keys), CHUNK);
+    /* The hosts' setting: a cost shim attached (examples/minivm always
+     * attaches one), with and without the paper's stage-0 buffer. */
+    hwb_run("rap/zipf/eps1+cost", run_rap,
+            make_rap(0.01, 0, 0, &cost, zipf_keys), CHUNK);
+    hwb_run("rap/zipf/eps10+cost", run_rap,
+            make_rap(0.10, 0, 0, &cost, zipf_keys), CHUNK);
+    hwb_run("rap/zipf/eps1+buf1k+cost", run_rap,
+            make_rap(0.01, 1024, 0, &cost, zipf_keys), CHUNK);
     /* The code stream at the hosts' eps = 1% without the buffer: a deep
      * tree (a 2^22-byte code region in a 64-bit space) that the walk from
      * the spine crosses level by level. */
@@ -176,6 +184,8 @@ int main(int argc, char **argv) {
             make_rap(0.10, 0, 1024, NULL, code_keys), CHUNK);
     hwb_run("rap/code/eps10+buf1k+cache1k", run_rap,
             make_rap(0.10, 1024, 1024, NULL, code_keys), CHUNK);
+    hwb_run("rap/code/eps1+buf1k+cost", run_rap,
+            make_rap(0.01, 1024, 0, &cost, code_keys), CHUNK);
     if (trace_len) {
         hwb_run("rap/trace/eps1", run_rap,
                 make_rap_n(0.01, 0, 0, NULL, trace, trace_len), CHUNK);
@@ -185,6 +195,10 @@ int main(int argc, char **argv) {
                 make_exact(trace, trace_len), CHUNK);
         hwb_run("rap/trace/eps1+buf1k", run_rap,
                 make_rap_n(0.01, 1024, 0, NULL, trace, trace_len), CHUNK);
+        hwb_run("rap/trace/eps1+buf1k+cost", run_rap,
+                make_rap_n(0.01, 1024, 0, &cost, trace, trace_len), CHUNK);
+        hwb_run("rap/trace/eps1+cost", run_rap,
+                make_rap_n(0.01, 0, 0, &cost, trace, trace_len), CHUNK);
     }
     hwx_code_free(&code);
     free(trace);

@@ -62,9 +62,11 @@
  *              (mask, digit). An optional cache (desc.cache) maps a key
  *              to its smallest range until the tree next changes shape.
  *              None of them changes the tree (docs/rap.md, "Speed").
- *              Without buffer, cache and cost shim, with b = 4, one test
- *              per event selects a copy of the update with their tests
- *              compiled out (r->fast).
+ *              Without cache, with b = 4 and an even w, one test per
+ *              event (two with a cost shim) selects a copy of the update
+ *              with the cache and walk tests compiled out, with or without
+ *              the cost shim's charge (r->fast); a stage-0 buffer's misses
+ *              run such a copy too. The charge stays per tree update.
  *
  * API (hot paths inline, the rest with HWPROF_IMPL)
  *   hwp_rap_bytes(desc)                 storage for a desc (0 if invalid)
@@ -209,10 +211,8 @@ typedef struct hwp_rap {
     hwp_rap_node *skip[256];
     uint64_t skip_lo[256];
     uint8_t skip_sh[256];
-    /* 1 when the per-event path needs none of the stage-0 buffer, the
-     * cache, the cost shim and the generic walk (b = 4, log2 b divides
-     * w): hwp_rap_add then runs a copy of the update with their tests
-     * compiled out. */
+    /* HWP__RAP_* bits, fixed at init: which tests the per-event path can
+     * leave out (hwp_rap_add passes them to hwp__rap_update as constants). */
     uint32_t fast;
     /* hwp__rap_stride, used when walk != 0 (b <= 4 and log2 b divides w;
      * walk = log2 b): step[(mask << log2 b) | digit] is 1 + the child's
@@ -256,6 +256,18 @@ typedef struct hwp_rap_acc {
 #define HWP__RAP_MAGIC HWP__MAGIC('r', 'a', 'p', ' ')
 #define HWP__RAP_GARBAGE 1u
 #define HWP__RAP_JUMP_BITS 8u /* jump[] has 2^8 entries */
+/* What the per-event path knows at compile time (r->fast, and the `cfg`
+ * constant of each inlined copy of hwp__rap_update). */
+#define HWP__RAP_FAST 1u   /* b = 4 and 2 | w (the strided walk), no cache */
+#define HWP__RAP_NOCOST 2u /* no cost shim: no charge                     */
+#define HWP__RAP_COST 4u   /* a cost shim: charged without the NULL test  */
+#define HWP__RAP_BUF 8u    /* a stage-0 buffer (r->fast only)             */
+/* Neither NOCOST nor COST: the NULL-safe hwp_cost_charge decides. */
+#if defined(__GNUC__) || defined(__clang__)
+#define HWP__RAP_ASSUME(x) ((x) ? (void)0 : __builtin_unreachable())
+#else
+#define HWP__RAP_ASSUME(x) ((void)0)
+#endif
 #define HWP__RAP_ALIGN16(n) (((n) + 15u) & ~(size_t)15u)
 /* Storage for a pool of `nodes`, a stage-0 buffer of `buffer` entries and
  * a lookup cache of `cache` entries. */
@@ -364,11 +376,17 @@ HWP__RAP_HOT hwp_rap_node *hwp__rap_descend(const hwp_rap *r, uint64_t key,
 }
 
 /* Stages 1-4 of sec. 3.3: find, count, compare with the split threshold.
- * `fast` is a constant at each call (hwp_rap_add picks it once per event
- * from r->fast): no buffer, no lookup cache, no cost shim, b = 4, so none
- * of their tests is on the path. */
+ * `cfg` is a constant at each call (hwp_rap_add picks it once per event
+ * from r->fast): with HWP__RAP_FAST there is no lookup cache and b = 4, so
+ * neither the cache test nor the walk selection is on the path; with
+ * HWP__RAP_NOCOST there is no cost shim and no charge, with HWP__RAP_COST
+ * there is one and the charge skips its NULL test. Every copy
+ * charges HWP_COST_RAP_EVENT per tree update as it happens, at the figure
+ * in force, so whatever a host reads from its hwp_cost between two events
+ * (counts, cycles, total, hwp_cost_take) is the same in every copy. */
 HWP__RAP_HOT void hwp__rap_update(hwp_rap *r, uint64_t key, uint64_t weight,
-                                  bool fast) {
+                                  unsigned cfg) {
+    const bool fast = (cfg & HWP__RAP_FAST) != 0;
     /* Fields are read into locals first: the count store may alias them,
      * and reloading after it costs instructions on every event. */
     hwp_rap_node *node;
@@ -391,15 +409,20 @@ HWP__RAP_HOT void hwp__rap_update(hwp_rap *r, uint64_t key, uint64_t weight,
     }
     count = node->count + weight;
     node->count = count;
-    if (!fast) hwp_cost_charge(r->cost, HWP_COST_RAP_EVENT, 1);
+    if (cfg & HWP__RAP_COST) HWP__RAP_ASSUME(r->cost != NULL);
+    if (!(cfg & HWP__RAP_NOCOST)) hwp_cost_charge(r->cost, HWP_COST_RAP_EVENT, 1);
     if (HWP_UNLIKELY(count > r->split_at) && node->depth < r->levels)
         hwp__rap_split(r, (uint32_t)(node - r->pool), key, node->depth);
     if (HWP_UNLIKELY(n >= r->next_cold)) hwp__rap_cold(r);
 }
 
-/* The stage-0 buffer and the update of every configuration. */
-HWP__RAP_HOT void hwp__rap_add_any(hwp_rap *r, uint64_t key, uint64_t weight) {
-    if (r->buf) {
+/* The stage-0 buffer and the update of every configuration but the two
+ * hwp_rap_add runs directly. A buffer's misses take the fast copy when the
+ * tree qualifies (cost charged through the NULL-safe hwp_cost_charge: one
+ * copy serves both). */
+HWP__RAP_HOT void hwp__rap_add_any(hwp_rap *r, uint64_t key, uint64_t weight,
+                                   unsigned f) {
+    if (f & HWP__RAP_BUF) {
         /* Stage 0: combine identical events (sec. 3.3). */
         hwp_rap_slot *s =
             r->buf + (((key * 0x9E3779B97F4A7C15ull) >> 40) & r->buf_mask);
@@ -417,14 +440,22 @@ HWP__RAP_HOT void hwp__rap_add_any(hwp_rap *r, uint64_t key, uint64_t weight) {
         r->buffered += weight - c;
         key = k;
         weight = c;
+        if (f & HWP__RAP_FAST) {
+            hwp__rap_update(r, key, weight, HWP__RAP_FAST);
+            return;
+        }
     }
-    hwp__rap_update(r, key, weight, false);
+    hwp__rap_update(r, key, weight, 0u);
 }
 
 /* One event of `weight` (>= 1) for `key`; the key is taken mod 2^w. */
 HWP_INLINE void hwp_rap_add(hwp_rap *r, uint64_t key, uint64_t weight) {
-    if (HWP_LIKELY(r->fast)) hwp__rap_update(r, key, weight, true);
-    else hwp__rap_add_any(r, key, weight);
+    unsigned f = r->fast;
+    if (HWP_LIKELY(f == (HWP__RAP_FAST | HWP__RAP_NOCOST)))
+        hwp__rap_update(r, key, weight, HWP__RAP_FAST | HWP__RAP_NOCOST);
+    else if (f == (HWP__RAP_FAST | HWP__RAP_COST)) /* the hosts' case */
+        hwp__rap_update(r, key, weight, HWP__RAP_FAST | HWP__RAP_COST);
+    else hwp__rap_add_any(r, key, weight, f);
 }
 
 /* The shared record: filtered by class and event bits, keyed by source. */
@@ -675,7 +706,9 @@ HWP_API hwp_status hwp_rap_init(hwp_rap *r, void *storage, size_t bytes,
                         ? 1u + hwp__rap_popcnt16(m & ((1u << dig) - 1u))
                         : 0u);
     }
-    r->fast = !r->buf && !r->cache && !cost && r->walk == 2u;
+    r->fast = (!r->cache && r->walk == 2u ? HWP__RAP_FAST : 0u) |
+              (cost ? HWP__RAP_COST : HWP__RAP_NOCOST) |
+              (r->buf ? HWP__RAP_BUF : 0u);
     hwp__rap_empty(r);
     return hwp__fail(&r->head, HWP_OK, "");
 }
@@ -696,7 +729,7 @@ HWP_API hwp_status hwp_rap_flush(hwp_rap *r) {
                 uint64_t c = s->count;
                 s->count = 0;
                 r->buffered -= c;
-                hwp__rap_update(r, s->key, c, false);
+                hwp__rap_update(r, s->key, c, 0u);
             }
         }
     return hwp__fail(&r->head, HWP_OK, "");

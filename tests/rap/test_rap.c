@@ -443,7 +443,7 @@ static void test_lookup_matches_ranges(void) {
                 /* The generic lookup, and the b = 4 copy where it runs. */
                 wrong += seen[best].node !=
                          (uint32_t)(hwp__rap_descend(&r, p, false) - r.pool);
-                if (r.fast) {
+                if (r.fast & HWP__RAP_FAST) {
                     wrong += seen[best].node !=
                              (uint32_t)(hwp__rap_descend(&r, p, true) - r.pool);
                     fast++;
@@ -650,6 +650,87 @@ static void test_reports(void) {
     CHECK_HAS(t.s, "RAP tree over [0x0, 0xffff]");
 }
 
+/* A cost shim attached takes the fast copy of the update (r.fast), and a
+ * stage-0 buffer's misses take it too; the charge stays per tree update, so
+ * whatever a host reads from its hwp_cost after any event (counts, cycles,
+ * total, hwp_cost_take, the overhead, the JSON report) must equal what the
+ * generic copy gives. The reference is a twin with a lookup cache, which
+ * runs the generic copy with the same tree (test_cache_is_transparent),
+ * fed the same stream under its own cost. The figure in force changes
+ * mid-stream (hwp_cost_set, 0 included), as a host may change it; without
+ * a buffer the event count is also the test's own count of events. */
+static void test_cost_fast_identity(void) {
+    static unsigned char m2[(1u << 16) + 16];
+    static text_buf ja, jg;
+    static const uint32_t fig[3] = {4, 0, 7};
+    unsigned buf, i, same, took;
+    for (buf = 0; buf <= 64; buf += 64) {
+        hwp_rap a, g;
+        hwp_cost ca, cg;
+        hwp_rng rng;
+        hwg_zipf z;
+        uint64_t spent = 0, seen_updates = 0;
+        hwp_rap_desc d = small_desc(64, 4, 0.02, 200);
+        d.buffer = buf;
+        hwp_rng_seed(&rng, 77);
+        hwg_zipf_init(&z, 3000, 1.0);
+        CHECK_EQ(hwp_cost_init(&ca, NULL), HWP_OK);
+        CHECK_EQ(hwp_cost_init(&cg, NULL), HWP_OK);
+        CHECK_EQ(hwp_rap_init(&a, mem, MEMSZ, &d, &ca), HWP_OK);
+        d.cache = 64;
+        CHECK_EQ(hwp_rap_init(&g, ALIGN16(m2), 1u << 16, &d, &cg), HWP_OK);
+        CHECK_EQ(a.fast, HWP__RAP_FAST | HWP__RAP_COST | (buf ? HWP__RAP_BUF : 0u));
+        CHECK_EQ(g.fast & HWP__RAP_FAST, 0);
+        same = 1;
+        took = 0;
+        for (i = 0; i < 30000; i++) {
+            uint64_t k = hwg_key(hwg_zipf_next(&z, &rng) % (i < 15000 ? 3000 : 50));
+            uint64_t ta, tg;
+            if (i % 10000 == 0) {
+                CHECK_EQ(hwp_cost_set(&ca, HWP_COST_RAP_EVENT, fig[i / 10000]), HWP_OK);
+                CHECK_EQ(hwp_cost_set(&cg, HWP_COST_RAP_EVENT, fig[i / 10000]), HWP_OK);
+            }
+            hwp_rap_add(&a, k, 1);
+            hwp_rap_add(&g, k, 1);
+            hwp_cost_tick(&ca, 9);
+            hwp_cost_tick(&cg, 9);
+            /* This event's tree updates at the figure in force: without a
+             * buffer exactly one, with one those the generic twin made. */
+            spent += (g.updates - seen_updates) * fig[i / 10000];
+            seen_updates = g.updates;
+            same &= ca.count[HWP_COST_RAP_EVENT] ==
+                        (buf ? cg.count[HWP_COST_RAP_EVENT] : i + 1u) &&
+                    ca.spent[HWP_COST_RAP_EVENT] == spent &&
+                    !memcmp(ca.count, cg.count, sizeof ca.count) &&
+                    !memcmp(ca.spent, cg.spent, sizeof ca.spent) &&
+                    ca.total == cg.total && ca.clock == cg.clock &&
+                    hwp_cost_model_cycles(&ca, HWP_MODEL_RAP) ==
+                        hwp_cost_model_cycles(&cg, HWP_MODEL_RAP) &&
+                    hwp_cost_overhead_pct(&ca) == hwp_cost_overhead_pct(&cg);
+            if (i % 3 == 0) { /* the host charges its clock now and then */
+                ta = hwp_cost_take(&ca);
+                tg = hwp_cost_take(&cg);
+                same &= ta == tg;
+                took += ta != 0;
+            }
+        }
+        CHECK(same);
+        CHECK(took > 1000);
+        CHECK(a.splits > 0 && a.merges > 0);
+        CHECK_EQ(a.splits, g.splits);
+        CHECK_EQ(a.updates, g.updates);
+        if (buf) CHECK(a.updates < 30000 && a.buffered > 0);
+        CHECK_EQ(hwp_rap_flush(&a), HWP_OK);
+        CHECK_EQ(hwp_rap_flush(&g), HWP_OK);
+        ja.w = hwp_writer_buf(&ja.b, ja.s, sizeof ja.s);
+        jg.w = hwp_writer_buf(&jg.b, jg.s, sizeof jg.s);
+        hwp_cost_write_json(&ca, &ja.w);
+        hwp_cost_write_json(&cg, &jg.w);
+        CHECK_HAS(ja.s, "\"RAP_EVENT\":{\"count\":");
+        CHECK_STR(ja.s, jg.s);
+    }
+}
+
 static void test_reset_and_nodes_for(void) {
     hwp_rap r;
     CHECK_EQ(hwp_rap_init(&r, mem, MEMSZ, NULL, NULL), HWP_OK);
@@ -685,6 +766,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_hot_ranges_planted);
     HWT_RUN(test_merge_two_trees);
     HWT_RUN(test_reports);
+    HWT_RUN(test_cost_fast_identity);
     HWT_RUN(test_reset_and_nodes_for);
     return hwt_end();
 }
