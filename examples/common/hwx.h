@@ -135,7 +135,10 @@ typedef struct hwx_accuracy {
     hwx_metric strat_inv_err_pct;  /* stratified weighted invariance error */
     hwx_metric pm_envelope_frac;   /* ProfileMe: fraction within 1/sqrt(k) */
     hwx_metric coproc_inv_err;     /* co-processor weighted RMS inv. error */
-    hwx_metric coproc_simple_err;  /* simple sampler at equal overhead; n = its period */
+    hwx_metric coproc_simple_err;  /* simple sampler at equal overhead: mean
+                                      error over its seeds; n = its period */
+    hwx_metric coproc_simple_sd;   /* their sample standard deviation;
+                                      n = how many seeds */
     hwx_metric phase_agree_pct;    /* phase detector vs reference marking  */
 } hwx_accuracy;
 

@@ -10,7 +10,13 @@ check_report(rep, check) calls check(label, ok, value) once per threshold:
   stratified H[P_256]_2048: weighted invariance error <= 5%
   ProfileMe: fraction inside the 1/sqrt(k) envelope in [0.55, 0.80]
   co-processor: weighted RMS invariance error below the simple sampler's
-                at equal modelled overhead
+                at equal modelled overhead by more than that sampler's own
+                spread: below coproc_simple_err (the mean over the hosts'
+                4 seeds at the equal-overhead period) minus
+                coproc_simple_sd (their sample standard deviation). One
+                sampler run is one draw: on bzip2 its error moved
+                0.151-0.184 with the seed and input path, so a co-processor
+                merely below one draw is not shown to be better.
   exact tables complete (nothing dropped)
 
 The HPT rule for wide path working sets (wide_paths=True; the Valgrind
@@ -72,12 +78,15 @@ def check_report(rep, check, wide_paths=False, coproc_compare=True):
     check("ProfileMe envelope fraction in [0.55, 0.80]",
           v is not None and 0.55 <= v <= 0.80, v)
     c, s = metric("coproc_inv_err"), metric("coproc_simple_err")
+    sd = metric("coproc_simple_sd")
+    seeds = acc.get("coproc_simple_sd", {}).get("n", 0)
+    have = c is not None and s is not None and sd is not None and seeds >= 2
     if coproc_compare:
-        check("co-processor error below the simple sampler's at equal overhead",
-              c is not None and s is not None and c < s, (c, s))
+        check("co-processor error below the simple sampler's mean minus one sd "
+              "at equal overhead", have and c < s - sd, (c, s, sd, seeds))
     else:  # measured, not compared: see the caller's reason
-        check("co-processor and simple-sampler errors measured",
-              c is not None and s is not None, (c, s))
+        check("co-processor and simple-sampler errors measured", have,
+              (c, s, sd, seeds))
     exact = rep.get("exact", {})
     check("exact tables complete",
           bool(exact) and all(exact[t]["dropped"] == 0 for t in exact),

@@ -482,6 +482,29 @@ static void test_session_report(void) {
     free(m2);
 }
 
+/* A session of `models` with exact=on and one model parameter, fed v[0..n)
+ * and evaluated; NULL (after a failed check) if any step fails. */
+static hwx_session *evaluated(const char *models, const char *key, const char *val,
+                              const hwp_insn *v, size_t n, hwx_opts *o,
+                              void **mem, char **scratch) {
+    const char *why = NULL;
+    hwx_session *s;
+    size_t i;
+    hwx_opts_default(o);
+    o->exact = 1;
+    o->exact_bytes = 1u << 22;
+    if (!CHECK_EQ(hwx_opts_set(o, "models", models, &why), HWP_OK) ||
+        !CHECK_EQ(hwx_opts_set(o, key, val, &why), HWP_OK))
+        return NULL;
+    s = new_session(o, mem);
+    if (!CHECK(s != NULL)) return NULL;
+    for (i = 0; i < n; i++) hwx_session_insn(s, &v[i]);
+    *scratch = (char *)malloc(hwx_session_eval_bytes(s));
+    if (!CHECK_EQ(hwx_session_evaluate(s, *scratch, hwx_session_eval_bytes(s)), HWP_OK))
+        return NULL;
+    return s;
+}
+
 static int cmp_desc_u64(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? 1 : x > y ? -1 : 0;
@@ -498,24 +521,12 @@ static void test_hpt_ideal(void) {
     gen_stream(v, N, 3);
     for (t = 0; t < 2; t++) {
         hwx_opts o;
-        const char *why = NULL;
         void *mem;
-        hwx_session *s;
+        char *scratch;
+        hwx_session *s = evaluated("path", "hpt", sizes[t], v, N, &o, &mem, &scratch);
         uint64_t *c, i, n = 0, top = 0;
         uint32_t k = t ? 4096 : 16;
-        char *scratch;
-        size_t i2;
-        hwx_opts_default(&o);
-        o.exact = 1;
-        o.exact_bytes = 1u << 22;
-        if (!CHECK_EQ(hwx_opts_set(&o, "models", "path", &why), HWP_OK) ||
-            !CHECK_EQ(hwx_opts_set(&o, "hpt", sizes[t], &why), HWP_OK))
-            return;
-        s = new_session(&o, &mem);
-        if (!CHECK(s != NULL)) return;
-        for (i2 = 0; i2 < N; i2++) hwx_session_insn(s, &v[i2]);
-        scratch = (char *)malloc(hwx_session_eval_bytes(s));
-        CHECK_EQ(hwx_session_evaluate(s, scratch, hwx_session_eval_bytes(s)), HWP_OK);
+        if (!s) return;
         c = (uint64_t *)malloc((s->exact->path.mask + 1) * sizeof *c);
         for (i = 0; i <= s->exact->path.mask; i++)
             if (s->exact->path.e[i].count) c[n++] = s->exact->path.e[i].count;
@@ -533,6 +544,86 @@ static void test_hpt_ideal(void) {
         free(s);
         free(mem);
     }
+}
+
+static int cmp_truth(const void *a, const void *b) {
+    const hwp_cp_truth *x = (const hwp_cp_truth *)a, *y = (const hwp_cp_truth *)b;
+    if (x->pc != y->pc) return x->pc < y->pc ? -1 : 1;
+    return x->value < y->value ? -1 : x->value > y->value;
+}
+
+/* The simple-sampler baseline is scored over 4 seeds (seed+1 .. seed+4)
+ * at the equal-overhead period: coproc_simple_err is their mean error and
+ * coproc_simple_sd their sample standard deviation. Recomputed here from
+ * four samplers run outside the session on the same loads, scored against
+ * a truth counted from the stream itself. */
+static void test_simple_seeds(void) {
+    enum { N = 40000, K = 4, PERIOD = 40, CAP = 1 << 15 };
+    static hwp_insn v[N];
+    static hwp_cp_truth truth[N];
+    static hwp_cp_est est[CAP];
+    hwx_opts o;
+    void *mem;
+    hwx_session *s;
+    hwp_rng r;
+    size_t i, n = 0;
+    double e[K], mean = 0, var = 0;
+    char *scratch;
+    unsigned k;
+    hwp_rng_seed(&r, 11);
+    for (i = 0; i < N; i++) { /* 16 loads, each with its own value skew */
+        uint32_t l = hwp_rng_below(&r, 16);
+        memset(&v[i], 0, sizeof v[i]);
+        v[i].cls = HWP_CLS_LOAD;
+        v[i].pc = 0x400000 + 4 * l;
+        v[i].next_pc = v[i].pc + 4;
+        v[i].addr = 0x7ff000000000ull + 8 * l;
+        v[i].value = hwp_rng_below(&r, 16) < l ? hwp_rng_below(&r, 1 + l) : 7;
+    }
+    s = evaluated("coproc", "coproc_simple_period", "40", v, N, &o, &mem, &scratch);
+    if (!s) return;
+    for (i = 0; i < N; i++) { /* exact (pc, value) counts of the stream */
+        truth[i].pc = v[i].pc;
+        truth[i].value = v[i].value;
+        truth[i].count = 1;
+    }
+    qsort(truth, N, sizeof *truth, cmp_truth);
+    for (i = 0; i < N; i++) {
+        if (n && !cmp_truth(&truth[n - 1], &truth[i])) truth[n - 1].count++;
+        else truth[n++] = truth[i];
+    }
+    for (k = 0; k < K; k++) {
+        static unsigned char tab[1 << 20];
+        hwp_cp_simple c;
+        hwp_cp_simple_desc d = {PERIOD, 0, 0};
+        size_t m;
+        d.seed = o.seed + 1 + k;
+        if (!CHECK_EQ(hwp_cp_simple_init(&c, tab, sizeof tab, &d, NULL), HWP_OK)) break;
+        for (i = 0; i < N; i++) hwp_cp_simple_load(&c, v[i].pc, v[i].value);
+        m = hwp_cp_simple_estimates(&c, est, CAP);
+        e[k] = hwp_cp_wrms(truth, n, est, m < CAP ? m : CAP, 0.0);
+        mean += e[k] / K;
+    }
+    for (k = 0; k < K; k++) var += (e[k] - mean) * (e[k] - mean) / (K - 1);
+    CHECK(s->acc.coproc_simple_err.valid && s->acc.coproc_simple_sd.valid);
+    CHECK_EQ(s->acc.coproc_simple_err.n, PERIOD);
+    CHECK_EQ(s->acc.coproc_simple_sd.n, K);
+    CHECK_NEAR(s->acc.coproc_simple_err.value, mean, 1e-9);
+    CHECK_NEAR(s->acc.coproc_simple_sd.value, sqrt(var), 1e-9);
+    CHECK(var > 0); /* the seeds do sample different loads */
+    {
+        static char buf[1 << 16];
+        hwp_bufwriter bw;
+        hwp_writer w = hwp_writer_buf(&bw, buf, sizeof buf);
+        hwx_session_report_json(s, &w);
+        CHECK_HAS(buf, "\"coproc_simple_sd\":{\"value\":");
+        w = hwp_writer_buf(&bw, buf, sizeof buf);
+        hwx_session_report_text(s, &w);
+        CHECK_HAS(buf, " over 4 seeds  (period 40 loads)");
+    }
+    free(scratch);
+    free(s);
+    free(mem);
 }
 
 /* The text report's stratified section lists at most top= loads. */
@@ -653,6 +744,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_session_report);
     HWT_RUN(test_hpt_ideal);
     HWT_RUN(test_report_top);
+    HWT_RUN(test_simple_seeds);
     HWT_RUN(test_block_mode);
     return hwt_end();
 }
