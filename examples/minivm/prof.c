@@ -118,21 +118,27 @@ void mvp_pm_select(mvp *p, const hwp_insn *in, uint32_t n, uint32_t k) {
 /* ProfileMe alone (see prof.h): the bytecode `back` places before the
  * event `r` is the countdown-th since the previous selection (the model's
  * countdown last moved then), so the bytecodes since then, through `r`,
- * are countdown + back; select in them as mvp_event would. */
-int32_t mvp_pm_run(mvp *p, const hwp_insn *r, uint32_t back) {
+ * are countdown + back; select in them as mvp_event would. The loop's
+ * count and history registers are the model's from here on. */
+uint64_t mvp_pm_run(mvp *p, hwp_insn *r, uint32_t pc, uint32_t next,
+                    uint64_t history, uint32_t back) {
     uint32_t n = (uint32_t)p->pm.countdown + back;
+    r->pc = MV_PC(pc);
+    r->next_pc = MV_PC(next);
     p->steps += n;
+    p->pm.history = history;
     mvp_pm_select(p, r, n, hwp_pm_fetch_block(&p->pm, n));
-    return (int32_t)p->pm.countdown;
+    return p->pm.countdown;
 }
 
-void mvp_pm_end(mvp *p, int32_t budget) {
-    uint32_t n = (uint32_t)(p->pm.countdown - (uint64_t)budget);
+void mvp_pm_end(mvp *p, uint64_t history, uint64_t budget) {
+    uint32_t n = (uint32_t)(p->pm.countdown - budget);
     /* The bytecodes after the last selection, at the mean cycles per
      * bytecode so far (the code's static mean if nothing was selected). */
     double per = p->pm_steps ? (double)p->cost.clock / (double)p->pm_steps
                              : (double)p->cum[p->prog->ncode] / (double)p->prog->ncode;
     p->steps += n;
+    p->pm.history = history;
     p->vclock += (uint64_t)(per * (double)(p->steps - p->pm_steps) + 0.5);
     hwp_pm_fetch_block(&p->pm, n); /* fewer than the countdown: no selection */
 }

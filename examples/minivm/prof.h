@@ -117,14 +117,18 @@ void mvp_block(mvp *p, const hwp_insn *in, uint32_t n);
 void mvp_access(mvp *p, const hwp_insn *in, uint32_t n);
 void mvp_pm_select(mvp *p, const hwp_insn *in, uint32_t n, uint32_t k);
 /* ProfileMe alone (p->sampled; the interpreter's sampling mode, mv_vm.c):
- * the VM keeps ProfileMe's countdown itself, starting from p->pm.countdown,
- * and moves it by each straight-line run's length, looking at it only at
- * events. When the selected bytecode is the event `r` or `back` bytecodes
- * before it in the same run, the VM calls mvp_pm_run with the event's
- * record and gets the bytecodes to count to the next selection after `r`.
- * mvp_pm_end settles the count left at the end. */
-int32_t mvp_pm_run(mvp *p, const hwp_insn *r, uint32_t back);
-void mvp_pm_end(mvp *p, int32_t budget);
+ * the VM keeps ProfileMe's countdown itself (from p->pm.countdown, one
+ * down per bytecode) and the branch history register (from
+ * p->pm.history), and looks at the countdown only at events.
+ * When the selected bytecode is the event `r` (at bytecode index pc, run
+ * continuing at next) or `back` bytecodes before it in the same run, the
+ * VM calls mvp_pm_run with the event's record (class, address, value and
+ * event bits; the PCs are filled in from pc and next) and its history,
+ * and gets the bytecodes to count to the next selection after `r`.
+ * mvp_pm_end settles the count left (`budget`: bytecodes still to go). */
+uint64_t mvp_pm_run(mvp *p, hwp_insn *r, uint32_t pc, uint32_t next,
+                    uint64_t history, uint32_t back);
+void mvp_pm_end(mvp *p, uint64_t history, uint64_t budget);
 /* Move the cost shim's clock by the VM's cycles since the last call and
  * add the stalls charged since to the VM's clock (vclock); the interpreter
  * calls it before reading vclock. */

@@ -45,7 +45,34 @@ typedef struct run_opts {
     mvt_profile *prof, *exact_prof;
     char *report;
     size_t report_cap;
+    uint64_t *pm_digest; /* ProfileMe's delivered records, digested */
 } run_opts;
+
+/* A digest of every record ProfileMe delivers (pc, address, history,
+ * event bits, class: the fields both of the interpreter's ProfileMe paths
+ * fill; timestamps differ by design), taken on the way to minivm's own
+ * deliver callback. `pm_histories` counts records with a non-zero history,
+ * so a test can tell that the history register was fed at all. */
+static hwp_pm_deliver_fn pm_inner;
+static void *pm_inner_user;
+static uint64_t pm_digest, pm_histories;
+
+static void pm_digest_deliver(void *user, const hwp_pm_record *r, uint32_t n) {
+    uint32_t i;
+    for (i = 0; i < n; i++) {
+        uint64_t f[5];
+        size_t j;
+        f[0] = r[i].pc;
+        f[1] = r[i].addr;
+        f[2] = r[i].history;
+        f[3] = r[i].events;
+        f[4] = r[i].cls;
+        for (j = 0; j < 5; j++) pm_digest = (pm_digest ^ f[j]) * 0x100000001b3ull;
+        pm_histories += r[i].history != 0;
+    }
+    (void)user; /* prof.pm.d.user, the same as pm_inner_user */
+    pm_inner(pm_inner_user, r, n);
+}
 
 static int run_with(const char *src, char *out, size_t cap, const run_opts *r) {
     mv_prog p;
@@ -72,6 +99,12 @@ static int run_with(const char *src, char *out, size_t cap, const run_opts *r) {
     o.phase_threshold = 0.6;
     if (mv_vm_init(&vm, &p, 1u << 16, f)) return -3;
     if (profiled && mvp_init(&prof, &o, &p, err, sizeof err)) return -3;
+    if (profiled && r->pm_digest) {
+        pm_inner = prof.pm.d.deliver;
+        pm_inner_user = prof.pm.d.user;
+        prof.pm.d.deliver = pm_digest_deliver;
+        pm_digest = 0xcbf29ce484222325ull;
+    }
     rc = mv_run(&vm, profiled ? &prof : NULL);
     fflush(f);
     rewind(f);
@@ -80,6 +113,7 @@ static int run_with(const char *src, char *out, size_t cap, const run_opts *r) {
     if (rc) snprintf(out, cap, "%s", vm.err);
     if (profiled) {
         mvp_finish(&prof);
+        if (r->pm_digest) *r->pm_digest = pm_digest;
         if (r->prof) mvp_summary(&prof, r->prof);
         if (r->exact_prof && prof.exact) mvx_summary(prof.exact, &p, r->exact_prof);
         if (r->report) {
@@ -376,18 +410,25 @@ static void test_paths_by_hand(void) {
     mvt_profile_free(&xp);
 }
 
-/* ProfileMe alone runs the interpreter's sampling mode (countdown in a
- * register, one record per selection); with --exact the same model runs
- * from mvp_event at every event. Same seed, same selections: the per-PC
- * sample tables must be identical, byte for byte. */
+/* ProfileMe alone runs the interpreter's sampling mode (countdown and
+ * branch history in the loop, one record per selection); with --exact the
+ * same model runs from mvp_event at every event. Same seed, same
+ * selections: the per-PC sample tables must be identical, byte for byte,
+ * and so must every record's PC, address, event bits and history (the
+ * tables do not hold the history), and the bytecode count. */
 static void report_of(const char *src, int exact, uint32_t interval,
-                      char *report, size_t cap) {
+                      char *report, size_t cap, uint64_t *digest,
+                      uint64_t *steps) {
     char out[256];
+    mv_vm vm;
     run_opts r = opts(MVP_PROFILEME, exact, 5, interval);
     r.report = report;
     r.report_cap = cap;
+    r.pm_digest = digest;
+    r.vm = &vm;
     report[0] = '\0';
     CHECK_EQ(run_with(src, out, sizeof out, &r), 0);
+    *steps = vm.steps;
 }
 
 static void test_sampling_mode_matches_events(void) {
@@ -399,13 +440,19 @@ static void test_sampling_mode_matches_events(void) {
     if (!CHECK(src != NULL)) return;
     for (i = 0; i < sizeof intervals / sizeof intervals[0]; i++) {
         const char *ta, *tb;
-        report_of(src, 0, intervals[i], a, sizeof a);
-        report_of(src, 1, intervals[i], b, sizeof b);
+        uint64_t da, db, sa, sb, ha;
+        pm_histories = 0;
+        report_of(src, 0, intervals[i], a, sizeof a, &da, &sa);
+        ha = pm_histories;
+        report_of(src, 1, intervals[i], b, sizeof b, &db, &sb);
         ta = strstr(a, "\"profileme_table\"");
         tb = strstr(b, "\"profileme_table\"");
         if (!CHECK(ta != NULL && tb != NULL)) break;
         CHECK_HAS(ta, "\"samples\"");
         CHECK(strcmp(ta, tb) == 0);
+        CHECK_EQ(da, db);
+        CHECK(ha > 0); /* histories were recorded, not all zero */
+        CHECK_EQ(sa, sb);
     }
     free(src);
 }
