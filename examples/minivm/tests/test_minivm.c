@@ -41,6 +41,7 @@ typedef struct run_opts {
     int exact;
     uint64_t seed;
     uint32_t pm_interval;
+    uint64_t interval; /* the profiler's interval; 0: 1000 */
     mv_vm *vm;
     mvt_profile *prof, *exact_prof;
     char *report;
@@ -95,7 +96,7 @@ static int run_with(const char *src, char *out, size_t cap, const run_opts *r) {
     o.seed = r->seed;
     o.pm_interval = r->pm_interval;
     o.heap_cells = 1u << 16;
-    o.interval = 1000;
+    o.interval = r->interval ? r->interval : 1000;
     o.phase_threshold = 0.6;
     if (mv_vm_init(&vm, &p, 1u << 16, f)) return -3;
     if (profiled && mvp_init(&prof, &o, &p, err, sizeof err)) return -3;
@@ -457,6 +458,33 @@ static void test_sampling_mode_matches_events(void) {
     free(src);
 }
 
+/* The largest interval main.c accepts: countdowns reach 2^32 - 3, past
+ * int32. A review found the countdown wrapping negative (with seed 386 on
+ * this program: every later event counted again, then a read outside the
+ * run); ProfileMe must fetch each bytecode exactly once. */
+static void test_large_interval(void) {
+    static const uint64_t seeds[] = {386, 1, 2};
+    static char rep[1 << 17];
+    char out[256];
+    mv_vm vm;
+    size_t i;
+    char *src = slurp(MINIVM_SRC "/programs/hashtable.mvs");
+    if (!CHECK(src != NULL)) return;
+    for (i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
+        run_opts r = opts(MVP_PROFILEME, 0, seeds[i], 0x7FFFFFFFu);
+        const char *f;
+        r.interval = 100000; /* main.c's default, as in the review's run */
+        r.report = rep;
+        r.report_cap = sizeof rep;
+        r.vm = &vm;
+        if (!CHECK_EQ(run_with(src, out, sizeof out, &r), 0)) break;
+        f = strstr(rep, "\"fetched\":");
+        if (!CHECK(f != NULL)) break;
+        CHECK_EQ(strtoull(f + 10, NULL, 10), vm.steps);
+    }
+    free(src);
+}
+
 /* ---- exact-profile map and the policy ----------------------------------- */
 
 static void test_map(void) {
@@ -530,6 +558,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_event_accounting);
     HWT_RUN(test_paths_by_hand);
     HWT_RUN(test_sampling_mode_matches_events);
+    HWT_RUN(test_large_interval);
     HWT_RUN(test_map);
     HWT_RUN(test_policy);
     return hwt_end();
