@@ -381,18 +381,15 @@ static void hwx__on_bbv_interval(void *ctx, const hwp_phase_interval *r) {
  * of them samples only moves each one's `loads` and `countdown`, so hwx
  * counts such loads once and applies them to all at the load that some
  * sampler does sample (or at finish). Their state is then exactly what
- * per-load hwp_cp_simple_load calls give, at one decrement per load
- * instead of 28 calls. This moves the two public counters of
- * hwp_cp_simple from outside; an hwp_cp_simple_skip(s, n) in coproc.h
- * would say it through the API. `done` loads since the last sync were
- * not sampled by any. */
+ * per-load hwp_cp_simple_load calls give (hwp_cp_simple_skip), at one
+ * decrement per load instead of 28 calls. `done` loads since the last
+ * sync were not sampled by any. */
 static void hwx__simple_sync(hwx_models *m, uint64_t done) {
     uint64_t next = ~(uint64_t)0;
     uint32_t i;
     for (i = 0; i < HWX__NCPS && m->cps[i]; i++) {
-        m->cps[i]->loads += done;
-        m->cps[i]->countdown -= done;
-        if (m->cps[i]->countdown < next) next = m->cps[i]->countdown;
+        hwp_cp_simple_skip(m->cps[i], done);
+        if (hwp_cp_simple_due(m->cps[i]) < next) next = hwp_cp_simple_due(m->cps[i]);
     }
     m->cps_batch = m->cps_left = next;
 }

@@ -78,6 +78,8 @@
  *   baseline and metric
  *     hwp_cp_simple_bytes(d), hwp_cp_simple_init(s, storage, bytes, d, cost)
  *     hwp_cp_simple_load(s, pc, value)   inline
+ *     hwp_cp_simple_due(s), hwp_cp_simple_skip(s, n)   inline: batches of
+ *                                        loads that take no sample
  *     hwp_cp_simple_estimates(s, out, cap)
  *     hwp_cp_simple_period_for(loads, overhead_cycles, cost)
  *     hwp_cp_simple_merge(dst, src)
@@ -529,6 +531,23 @@ HWP_INLINE void hwp_cp_simple_load(hwp_cp_simple *s, uint64_t pc,
                                    uint64_t value) {
     s->loads++;
     if (HWP_UNLIKELY(--s->countdown == 0)) hwp__cp_simple_sample(s, pc, value);
+}
+
+/* Loads until the next sample: the next hwp_cp_simple_load call that
+ * many loads from now takes its sample. */
+HWP_INLINE uint64_t hwp_cp_simple_due(const hwp_cp_simple *s) {
+    return s->countdown;
+}
+
+/* What n hwp_cp_simple_load calls that take no sample do, at once: a host
+ * driving several samplers counts loads once and hands each its batch.
+ * n is capped below hwp_cp_simple_due(s) (a skip never passes over a
+ * sample); returns the loads skipped. */
+HWP_INLINE uint64_t hwp_cp_simple_skip(hwp_cp_simple *s, uint64_t n) {
+    if (n >= s->countdown) n = s->countdown - 1;
+    s->loads += n;
+    s->countdown -= n;
+    return n;
 }
 
 #ifdef __cplusplus

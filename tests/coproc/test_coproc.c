@@ -995,6 +995,29 @@ static void test_simple_sampler(void) {
         CHECK_EQ(t.samples, 2 * s.samples);
         free(m2);
     }
+    {   /* skipping the loads before each due sample, then loading the
+         * sampled one, takes the same samples as loading every one */
+        hwp_cp_simple u;
+        unsigned char *m3 = mem_for(b);
+        hwp_cp_est e3[8];
+        uint64_t fed, due;
+        CHECK_EQ(hwp_cp_simple_init(&u, m3, b, &sd, NULL), HWP_OK);
+        due = hwp_cp_simple_due(&u);
+        CHECK_EQ(hwp_cp_simple_skip(&u, ~(uint64_t)0), due - 1);
+        CHECK_EQ(hwp_cp_simple_due(&u), 1); /* capped: the sample stays due */
+        fed = u.loads;
+        while (fed < 100000) {
+            hwp_cp_simple_load(&u, 0x10, fed % 4 ? 7 : 8);
+            fed++;
+            due = hwp_cp_simple_due(&u);
+            if (fed + due - 1 <= 100000) fed += hwp_cp_simple_skip(&u, due - 1);
+        }
+        CHECK_EQ(u.loads, 100000);
+        CHECK_EQ(u.samples, s.samples);
+        CHECK_EQ(hwp_cp_simple_estimates(&u, e3, 8), 2);
+        CHECK_NEAR(e3[0].inv, e[0].inv, 1e-12);
+        free(m3);
+    }
     free(m);
 }
 
