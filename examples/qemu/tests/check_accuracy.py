@@ -30,15 +30,7 @@ if r.returncode != 0:
     sys.exit(f"{name}: program failed ({r.returncode}): {r.stderr.decode()[-500:]}")
 rep = json.load(open(js))
 print(f"{name}: {rep['instructions']} instructions")
-fails = 0
-
-
-def check(label, ok, value):
-    global fails
-    fails += not ok
-    print(f"{'ok  ' if ok else 'FAIL'} {name}: {label}: {value}")
-
-
+check = hwx_thresholds.Checks(name + ": ")
 hwx_thresholds.check_report(rep, check,
                             wide_paths="--wide-paths" in sys.argv[5:sys.argv.index("--")])
-sys.exit(1 if fails else 0)
+check.exit()

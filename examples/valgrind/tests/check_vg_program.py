@@ -22,7 +22,7 @@ import json
 import os
 import sys
 
-from hwx_thresholds import check_report  # examples/common, on PYTHONPATH
+from hwx_thresholds import Checks, check_report  # examples/common, on PYTHONPATH
 from vg_fixture import MODEL_OPTS, guest_input, pid_namespace, run_native, run_tool
 
 valgrind, libdir, work, name = sys.argv[1:5]
@@ -50,13 +50,7 @@ for run in (1, 2):
         sys.exit(f"{name}: failed ({r.returncode}): {r.stderr.decode()[-800:]}")
     reps.append((open(txt, "rb").read(), open(js, "rb").read(), r.stdout))
 
-fails = 0
-
-
-def check(label, ok, value=""):
-    global fails
-    fails += not ok
-    print(f"{'ok  ' if ok else 'FAIL'} {name}: {label} {value}")
+check = Checks(name + ": ")
 
 
 rep = json.loads(reps[0][1])
@@ -76,4 +70,4 @@ check_report(sess, check, wide_paths="--wide-paths" in flags,
 check("VEX and byte classes agree but for jmp-to-next",
       all(d["vex"] == "other" and d["bytes"] == "jump"
           for d in rep["class_check"]["disagree"]), rep["class_check"]["disagree"])
-sys.exit(1 if fails else 0)
+check.exit()

@@ -34,7 +34,7 @@ import struct
 import subprocess
 import sys
 
-from hwx_thresholds import check_report  # examples/common, on PYTHONPATH
+from hwx_thresholds import Checks, check_report  # examples/common, on PYTHONPATH
 from vg_fixture import MODEL_OPTS
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -47,13 +47,7 @@ trace = base + ".hwpt"
 live_txt = open(base + ".txt", "rb").read()
 live_json = open(base + ".json", "rb").read()
 live = json.loads(live_json)
-fails = 0
-
-
-def check(label, ok, value=""):
-    global fails
-    fails += not ok
-    print(f"{'ok  ' if ok else 'FAIL'} {label} {value}")
+check = Checks()
 
 
 # (a) the same stream gives the same report.
@@ -130,4 +124,4 @@ for key, classes, field in (("pc", None, 1), ("value", ("load",), 4),
     check(f"--dump {key}: first chunk's keys as the Python reader decodes them",
           got == expect and len(expect) > 0, len(expect))
     os.unlink(out)
-sys.exit(1 if fails else 0)
+check.exit()

@@ -27,6 +27,10 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "common"))
+from hwx_thresholds import guest_env  # noqa: E402  shared with the QEMU tests
+
 # 128 KiB, as in the gzip test: 17.5 M records, 70 MB of trace, about
 # 3 s under the tool with exact=on on this machine. At 64 KiB ProfileMe's
 # envelope fraction sits at the issue's 0.80 limit (0.786 to 0.814 as the
@@ -51,24 +55,6 @@ def text_input(path, size, seed=9):
         n += len(w)
     with open(path, "w") as f:
         f.write("".join(out)[:size])
-
-
-def guest_env(libdir=None):
-    """The whole environment of a guest, the same on every machine and
-    runner. The environment is an input: ld.so, glibc and Python walk it
-    at start-up, so its size shifts the instruction stream, and with it
-    every sampled figure. Measured with the caller's environment:
-    lengthening one variable from 1 to 27 bytes moved gzip's (64 KiB)
-    ProfileMe envelope fraction from 0.786 to 0.814, and python3.11's
-    from 0.791 to 0.807;
-    meson test's own variables (MALLOC_PERTURB_ among them, which also
-    changes what glibc writes into freed memory) moved python3.11's
-    simple-sampler error from 0.53 to 0.47. VALGRIND_LIB (and the
-    LD_PRELOAD Valgrind derives from it) should come from guest_dir()."""
-    env = {"PATH": "/usr/bin:/bin", "LANG": "C", "PYTHONHASHSEED": "0"}
-    if libdir:
-        env["VALGRIND_LIB"] = libdir
-    return env
 
 
 def guest_dir(libdir):
@@ -124,7 +110,7 @@ def run_tool(valgrind, libdir, tool_opts, prog, timeout=600):
     # run here is pid 2, and concurrent runs would share the names.
     cmd = pid_namespace() + [valgrind, "--tool=hwprof", "-q", "--vgdb=no"] + tool_opts + prog
     return subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True,
-                          env=guest_env(os.path.join(d, "lib")),
+                          env=guest_env(VALGRIND_LIB=os.path.join(d, "lib")),
                           cwd=os.path.join(d, "cwd"), timeout=timeout)
 
 
