@@ -5,7 +5,9 @@
  * same instruction stream, is a bare loop that only counts instructions
  * (what an emulator's icount does). "sample_*" measure one sample end to
  * end: selection, tag, stage reports, retire, buffer, delivery, and the
- * per-PC table update of the profiling software.
+ * per-PC table update of the profiling software. "selection_*" measure
+ * the same per selection with 32 records per interrupt, as the bytecode
+ * VM (stage reports) and an hwp_pm_insn host (QEMU, Valgrind) pay it.
  *
  *   bench_profileme [--budget 0.3]         ns/event, medians
  *   bench/callgrind.sh bench_profileme     instructions/event
@@ -44,7 +46,8 @@ static void make_stream(void) {
     }
 }
 
-static void setup(uint32_t interval, uint32_t dist, uint32_t paired) {
+static void setup(uint32_t interval, uint32_t dist, uint32_t paired,
+                  uint32_t buffer) {
     hwp_pm_desc d;
     hwp_pm_table_desc td;
     memset(&td, 0, sizeof td);
@@ -58,6 +61,7 @@ static void setup(uint32_t interval, uint32_t dist, uint32_t paired) {
     d.dist = dist;
     d.paired = paired;
     d.window = paired ? 1 : 0;
+    d.buffer = buffer;
     d.deliver = hwp_pm_table_deliver;
     d.user = &tab;
     if (hwp_pm_init(&pm, pm_mem, 4096, &d, NULL) != HWP_OK) {
@@ -105,21 +109,31 @@ static uint64_t run_insn(void *ctx, uint64_t iters) {
     return host_loop(iters, INSN);
 }
 
-/* One sample end to end, every fetch selected: tag, five stage reports,
- * retire, delivery (one interrupt per sample) and the table update. */
+/* One sample end to end, every fetch selected: tag, stage reports, note,
+ * retire, delivery and the table update. ctx NULL: a pipeline model's five
+ * stages; else the stages an interpreter reports (examples/minivm/prof.c:
+ * ISSUE, a load's LOAD_ISSUE and LOAD_DONE, RETIRE_READY). */
 static uint64_t run_sample(void *ctx, uint64_t iters) {
     uint64_t it, c = 0;
     unsigned i;
-    (void)ctx;
     for (it = 0; it < iters; it++)
         for (i = 0; i < N_INSN; i++, c += 8) {
             uint32_t tag;
             if (!hwp_pm_fetch(&pm)) continue;
             tag = hwp_pm_tag(&pm, stream[i].pc, c);
-            hwp_pm_stage(&pm, tag, HWP_PM_ST_MAP, c + 1);
-            hwp_pm_stage(&pm, tag, HWP_PM_ST_DATA_READY, c + 3);
-            hwp_pm_stage(&pm, tag, HWP_PM_ST_ISSUE, c + 4);
-            hwp_pm_stage(&pm, tag, HWP_PM_ST_RETIRE_READY, c + 6);
+            if (!ctx) {
+                hwp_pm_stage(&pm, tag, HWP_PM_ST_MAP, c + 1);
+                hwp_pm_stage(&pm, tag, HWP_PM_ST_DATA_READY, c + 3);
+                hwp_pm_stage(&pm, tag, HWP_PM_ST_ISSUE, c + 4);
+                hwp_pm_stage(&pm, tag, HWP_PM_ST_RETIRE_READY, c + 6);
+            } else {
+                hwp_pm_stage(&pm, tag, HWP_PM_ST_ISSUE, c);
+                if (stream[i].cls == HWP_CLS_LOAD) {
+                    hwp_pm_stage(&pm, tag, HWP_PM_ST_LOAD_ISSUE, c);
+                    hwp_pm_stage(&pm, tag, HWP_PM_ST_LOAD_DONE, c + 3);
+                }
+                hwp_pm_stage(&pm, tag, HWP_PM_ST_RETIRE_READY, c + 3);
+            }
             hwp_pm_note(&pm, tag, stream[i].cls, stream[i].addr,
                         stream[i].events);
             hwp_pm_retire(&pm, tag, c + 7);
@@ -131,15 +145,22 @@ int main(int argc, char **argv) {
     hwb_begin(argc, argv);
     make_stream();
     hwb_run("profileme/bare_count_loop", run_bare, NULL, N_INSN);
-    setup(HWP_PM_MAX_INTERVAL, HWP_PM_DIST_FIXED, 0);
+    setup(HWP_PM_MAX_INTERVAL, HWP_PM_DIST_FIXED, 0, 0);
     hwb_run("profileme/fetch_not_sampled", run_fetch, NULL, N_INSN);
-    setup(HWP_PM_MAX_INTERVAL, HWP_PM_DIST_FIXED, 0);
+    setup(HWP_PM_MAX_INTERVAL, HWP_PM_DIST_FIXED, 0, 0);
     hwb_run("profileme/insn_not_sampled", run_insn, NULL, N_INSN);
-    setup(10000, HWP_PM_DIST_UNIFORM, 0);
+    setup(10000, HWP_PM_DIST_UNIFORM, 0, 0);
     hwb_run("profileme/insn_S10000", run_insn, NULL, N_INSN);
-    setup(1, HWP_PM_DIST_FIXED, 0);
+    setup(1, HWP_PM_DIST_FIXED, 0, 0);
     hwb_run("profileme/sample_end_to_end", run_sample, NULL, N_INSN);
-    setup(2, HWP_PM_DIST_FIXED, 1);
+    setup(2, HWP_PM_DIST_FIXED, 1, 0);
     hwb_run("profileme/sample_end_to_end_paired", run_sample, NULL, N_INSN);
+    setup(1, HWP_PM_DIST_FIXED, 0, 32);
+    /* Per selection as an interpreter pays it: 32 records per interrupt. */
+    hwb_run("profileme/selection_vm_buffer32", run_sample, &tab, N_INSN);
+    setup(1, HWP_PM_DIST_FIXED, 0, 32);
+    /* hwp_pm_insn with every instruction selected: the cold half a QEMU
+     * or Valgrind host pays per selection. */
+    hwb_run("profileme/selection_insn_buffer32", run_insn, NULL, N_INSN);
     return hwb_end();
 }
