@@ -5,12 +5,12 @@
  * a-posteriori bound, and the paper's percent error on hot ranges (sec.
  * 4.3) against the exact profile; Space-Saving's error on the same Zipf
  * stream in the same 8 KB; the stage-0 buffer's cut in tree updates on
- * the code trace (sec. 3.3). With SVG_PATH, writes the code tree at
+ * the code trace (sec. 3.3) and what it does to the bound and the errors. With SVG_PATH, writes the code tree at
  * eps = 10% as an SVG.
  *
  * rap_report --keys FILE NAME [SVG_PATH [LO HI]]: the same rows for a
  * real key stream (little-endian uint64 keys, from `hwprof-replay --dump`), plus the
- * stage-0 buffer's cut, and the hot ranges of the 8 KB, eps = 10% tree
+ * stage-0 buffer's cut and accuracy, and the hot ranges of the 8 KB, eps = 10% tree
  * each with its exact count; with SVG_PATH, that tree as an SVG, over the
  * smallest tree range holding [LO, HI] if given (the picture in
  * docs/rap.md: python3.11's PCs over its text segment,
@@ -64,6 +64,8 @@ static void make(int kind, uint64_t seed) {
     hwx_code_free(&code);
 }
 
+static uint64_t peak_buffered; /* most weight in stage 0 during run() */
+
 static hwp_rap *run(double eps, uint32_t nodes, uint32_t buffer) {
     hwp_rap *r;
     hwp_rap_desc d;
@@ -73,7 +75,11 @@ static hwp_rap *run(double eps, uint32_t nodes, uint32_t buffer) {
     d.nodes = nodes;
     d.buffer = buffer;
     r = hwx_rap_new(&d, NULL);
-    for (i = 0; i < nstream; i++) hwp_rap_add(r, stream[i], 1);
+    peak_buffered = 0;
+    for (i = 0; i < nstream; i++) {
+        hwp_rap_add(r, stream[i], 1);
+        if (r->buffered > peak_buffered) peak_buffered = r->buffered;
+    }
     hwp_rap_flush(r);
     return r;
 }
@@ -126,24 +132,45 @@ static void rows(const char *name, hwx_exact *x, const char *svg) {
             if (e == 0 && p == 0 && svg) {
                 FILE *f = fopen(svg, "w");
                 hwp_writer w = hwp_writer_stdio(f);
-                if (svg_hi) hwp_rap_write_svg_range(r, &w, svg_lo, svg_hi);
-                else hwp_rap_write_svg(r, &w);
+                if (!svg_hi) hwp_rap_write_svg(r, &w);
+                else if (hwp_rap_write_svg_range(r, &w, svg_lo, svg_hi))
+                    fprintf(stderr, "rap_report: %s\n", hwp_why(r));
                 fclose(f);
             }
             free(r);
         }
 }
 
-/* The stage-0 buffer's cut in tree updates (sec. 3.3), eps = 10%, 8 KB. */
-static void buffer_cut(const char *name) {
-    hwp_rap *r = run(0.10, 512, 0), *rb = run(0.10, 512, 1024);
-    printf("\nstage-0 buffer on %s (eps 10%%, 8KB): %zu events -> %llu tree "
-           "updates with 1K entries (factor %.1f), %llu without\n\n",
-           name, nstream, (unsigned long long)rb->updates,
-           (double)nstream / (double)rb->updates,
-           (unsigned long long)r->updates);
-    free(r);
-    free(rb);
+/* The stage-0 buffer's cut in tree updates (sec. 3.3) and what it does to
+ * accuracy: eps = 10% and 1%, 8 KB, 1K entries against no buffer on the
+ * same stream (factor = events / tree updates; peak = most weight ever
+ * resident in the buffer, as a fraction of the stream). */
+static void buffer_cut(const char *name, hwx_exact *x) {
+    static const double epss[] = {0.10, 0.01};
+    unsigned e, b;
+    printf("\nstage-0 buffer on %s (8KB; %zu events):\n| config | buffer | "
+           "tree updates | factor | peak resident/n | bound/n | hot@10%%: n, "
+           "mean, max err |\n|---|---|---|---|---|---|---|\n",
+           name, nstream);
+    for (e = 0; e < 2; e++)
+        for (b = 0; b < 2; b++) {
+            hwp_rap *r = run(epss[e], 512, b ? 1024 : 0);
+            hwp_rap_acc a;
+            hwp_rap_accuracy(r, 0.10, hwx_exact_range, x, &a);
+            printf("| eps=%2.0f%% | %s | %llu | %.1f | %.5f | %.4f | %u, "
+                   "%.3f%%, %.3f%% |\n",
+                   100 * epss[e], b ? "1K" : "none",
+                   (unsigned long long)r->updates,
+                   (double)nstream / (double)r->updates,
+                   (double)peak_buffered / (double)nstream,
+                   (double)hwp_rap_bound(r) / (double)r->n, a.hot,
+                   a.mean_pct, a.max_pct);
+            if (a.violations)
+                printf("BOUND VIOLATED: %llu nodes\n",
+                       (unsigned long long)a.violations);
+            free(r);
+        }
+    printf("\n");
 }
 
 static int cmp_u64(const void *a, const void *b) {
@@ -195,7 +222,7 @@ static int real(const char *path, const char *name, const char *svg) {
            "mean, max err |\n|---|---|---|---|---|---|---|\n",
            name, n, x.n);
     rows(name, &x, svg);
-    buffer_cut(name);
+    buffer_cut(name, &x);
     r = run(0.10, 512, 0);
     nhot = hwp_rap_hot(r, 0.10, hot, 64);
     printf("hot ranges at 10%% (8KB, eps 10%%): lo-hi, own+cold, with hot "
@@ -237,7 +264,7 @@ int main(int argc, char **argv) {
         hwx_exact_build(&x, ev, N);
         rows(names[kind], &x, kind == CODE && argc > 1 ? argv[1] : NULL);
         if (kind == ZIPF) space_saving(&x);
-        if (kind == CODE) buffer_cut("the code trace");
+        if (kind == CODE) buffer_cut("the code trace", &x);
         hwx_exact_free(&x);
     }
     return 0;

@@ -50,7 +50,12 @@
  *              bound; hwp_rap_bound() always gives the bound that holds.
  *   buffer     stage 0 is a direct-mapped combining buffer: an event whose
  *              key is resident adds to that entry, otherwise the resident
- *              entry goes to the tree as one weighted update.
+ *              entry goes to the tree as one weighted update. Sec. 3.3's
+ *              entries drain into the engine rather than wait: once the
+ *              buffer holds more than max(4 * entries, SplitThreshold)
+ *              weight, entries leave in slot order (a round robin) until
+ *              it holds no more, so the weight the tree has not yet seen
+ *              is bounded like one more ancestor's count.
  *   lookup     the TCAM of sec. 3.3 finds the smallest range in one step;
  *              software walks the trie. The walk starts at the end of the
  *              root's single-child spine, where a 256-entry table (jump[],
@@ -65,8 +70,10 @@
  *              Without cache, with b = 4 and an even w, one test per
  *              event (two with a cost shim) selects a copy of the update
  *              with the cache and walk tests compiled out, with or without
- *              the cost shim's charge (r->fast); a stage-0 buffer's misses
- *              run such a copy too. The charge stays per tree update.
+ *              the cost shim's charge (r->fast); the stage-0 buffer's
+ *              hit is inline too, its misses and every other
+ *              configuration call one out-of-line copy (hwp__rap_tree).
+ *              The charge stays per tree update.
  *
  * API (hot paths inline, the rest with HWPROF_IMPL)
  *   hwp_rap_bytes(desc)                 storage for a desc (0 if invalid)
@@ -91,10 +98,11 @@
  *   hwp_rap_write_json(r, w)            stable schema, see docs/rap.md
  *   hwp_rap_write_svg(r, w)             hot ranges as nested bars
  *   hwp_rap_write_svg_range(r, w, lo, hi)  the same over the smallest
- *                                       tree range holding [lo, hi]
+ *                                       tree range holding [lo, hi];
+ *                                       HWP_EINVAL if lo > hi or hi >= 2^w
  *
  * Readable fields of hwp_rap (never write them): n, nodes, peak, cap,
- * used, levels, split_at, updates, buffered, splits, merges,
+ * used, levels, split_at, updates, buffered, buf_limit, splits, merges,
  * early_merges, folded, deferred, scanned.
  */
 #ifndef HWPROF_RAP_H
@@ -183,6 +191,9 @@ typedef struct hwp_rap {
     uint64_t updates;  /* tree updates (events leaving stage 0)          */
     uint64_t buffered; /* weight waiting in the stage-0 buffer; the
                           weight offered is n + buffered                 */
+    uint64_t buf_limit; /* most weight the buffer may hold: max(4 *
+                           entries, eps * n / levels), set with the
+                           threshold; past it entries drain in slot order */
     uint64_t splits, merges, early_merges, folded, deferred, scanned;
     uint32_t cap;    /* pool size in nodes                               */
     uint32_t used;   /* slots in use, live or awaiting compaction        */
@@ -190,6 +201,7 @@ typedef struct hwp_rap {
     uint32_t peak;   /* most live nodes ever                             */
     uint32_t levels; /* maximum height of the tree: ceil(w / log2 b)     */
     uint32_t digit_mask, buf_mask, log2b;
+    uint32_t buf_next; /* the next slot to drain                        */
     uint32_t cache_mask, epoch; /* epoch: bumped whenever the shape changes */
     /* The root's spine: the chain of single-child nodes below the root
      * (the 40 empty top bits above a code region in a 64-bit space). A
@@ -300,13 +312,17 @@ HWP_API hwp_status hwp_rap_merge(hwp_rap *dst, const hwp_rap *src);
 HWP_API void hwp_rap_write_text(const hwp_rap *r, const hwp_writer *w);
 HWP_API void hwp_rap_write_json(const hwp_rap *r, const hwp_writer *w);
 HWP_API void hwp_rap_write_svg(const hwp_rap *r, const hwp_writer *w);
-HWP_API void hwp_rap_write_svg_range(const hwp_rap *r, const hwp_writer *w,
-                                     uint64_t lo, uint64_t hi);
+HWP_API hwp_status hwp_rap_write_svg_range(hwp_rap *r, const hwp_writer *w,
+                                           uint64_t lo, uint64_t hi);
 
 /* Cold paths the hot path calls when something fires. */
 HWP_API void hwp__rap_split(hwp_rap *r, uint32_t idx, uint64_t key,
                             unsigned depth);
 HWP_API void hwp__rap_cold(hwp_rap *r);
+HWP_API void hwp__rap_tree(hwp_rap *r, uint64_t key, uint64_t weight);
+HWP_API void hwp__rap_miss(hwp_rap *r, hwp_rap_slot *s, uint64_t key,
+                           uint64_t weight);
+HWP_API void hwp__rap_drain(hwp_rap *r, uint64_t limit);
 
 /* Children before digit `dig` of a mask of up to 16 bits. */
 HWP_INLINE unsigned hwp__rap_popcnt16(unsigned m) {
@@ -416,46 +432,36 @@ HWP__RAP_HOT void hwp__rap_update(hwp_rap *r, uint64_t key, uint64_t weight,
     if (HWP_UNLIKELY(n >= r->next_cold)) hwp__rap_cold(r);
 }
 
-/* The stage-0 buffer and the update of every configuration but the two
- * hwp_rap_add runs directly. A buffer's misses take the fast copy when the
- * tree qualifies (cost charged through the NULL-safe hwp_cost_charge: one
- * copy serves both). */
-HWP__RAP_HOT void hwp__rap_add_any(hwp_rap *r, uint64_t key, uint64_t weight,
-                                   unsigned f) {
-    if (f & HWP__RAP_BUF) {
-        /* Stage 0: combine identical events (sec. 3.3). */
-        hwp_rap_slot *s =
-            r->buf + (((key * 0x9E3779B97F4A7C15ull) >> 40) & r->buf_mask);
-        uint64_t k = s->key, c = s->count;
-        if (!c || k == key) {
-            s->key = key;
-            s->count = c + weight;
-            r->buffered += weight;
-            return;
-        }
-        /* A different key is resident: it leaves for the tree as one
-         * weighted update and the new event takes its place. */
-        s->key = key;
-        s->count = weight;
-        r->buffered += weight - c;
-        key = k;
-        weight = c;
-        if (f & HWP__RAP_FAST) {
-            hwp__rap_update(r, key, weight, HWP__RAP_FAST);
-            return;
-        }
-    }
-    hwp__rap_update(r, key, weight, 0u);
-}
-
-/* One event of `weight` (>= 1) for `key`; the key is taken mod 2^w. */
+/* One event of `weight` (>= 1) for `key`; the key is taken mod 2^w. Two
+ * copies of the update are inlined (b = 4, 2 | w, no cache: without and
+ * with a cost shim) and the stage-0 buffer's hit; a buffer miss and every
+ * other configuration call the update out of line (hwp__rap_tree). */
 HWP_INLINE void hwp_rap_add(hwp_rap *r, uint64_t key, uint64_t weight) {
     unsigned f = r->fast;
-    if (HWP_LIKELY(f == (HWP__RAP_FAST | HWP__RAP_NOCOST)))
+    if (HWP_LIKELY(f == (HWP__RAP_FAST | HWP__RAP_NOCOST))) {
         hwp__rap_update(r, key, weight, HWP__RAP_FAST | HWP__RAP_NOCOST);
-    else if (f == (HWP__RAP_FAST | HWP__RAP_COST)) /* the hosts' case */
+    } else if (f == (HWP__RAP_FAST | HWP__RAP_COST)) { /* the hosts' case */
         hwp__rap_update(r, key, weight, HWP__RAP_FAST | HWP__RAP_COST);
-    else hwp__rap_add_any(r, key, weight, f);
+    } else if (f & HWP__RAP_BUF) {
+        /* Stage 0 (sec. 3.3): identical events combine in their slot. The
+         * buffer holds at most buf_limit weight; past it, entries drain
+         * into the tree in slot order, so weight cannot wait there for
+         * the rest of the run (docs/rap.md, "The bound"). */
+        hwp_rap_slot *s =
+            r->buf + (((key * 0x9E3779B97F4A7C15ull) >> 40) & r->buf_mask);
+        uint64_t c = s->count, b;
+        if (HWP_UNLIKELY(c && s->key != key)) {
+            hwp__rap_miss(r, s, key, weight);
+            return;
+        }
+        s->key = key;
+        s->count = c + weight;
+        b = r->buffered + weight;
+        r->buffered = b;
+        if (HWP_UNLIKELY(b > r->buf_limit)) hwp__rap_drain(r, r->buf_limit);
+    } else {
+        hwp__rap_tree(r, key, weight);
+    }
 }
 
 /* The shared record: filtered by class and event bits, keyed by source. */
@@ -551,6 +557,11 @@ HWP_API uint64_t hwp_rap_nodes_for(double eps, unsigned key_bits,
 /* The threshold for the current n (sec. 2.2), and when to look again. */
 static void hwp__rap_threshold(hwp_rap *r) {
     r->split_at = (uint64_t)(r->eps_per_level * (double)r->n);
+    /* Stage 0 may hold as much weight as one more ancestor could (the
+     * threshold), or four events per entry while that is less; measured
+     * against other limits in docs/rap.md, "Figures". */
+    r->buf_limit = 4u * ((uint64_t)r->buf_mask + 1u);
+    if (r->split_at > r->buf_limit) r->buf_limit = r->split_at;
     r->recalc_at = r->n + (r->n >> 6) + 1u;
     if (r->recalc_at < r->n) r->recalc_at = ~(uint64_t)0;
     r->next_cold = r->recalc_at < r->next_merge ? r->recalc_at : r->next_merge;
@@ -650,6 +661,7 @@ static void hwp__rap_empty(hwp_rap *r) {
     hwp__rap_reshaped(r);
     if (r->buf) hwp__zero(r->buf, ((size_t)r->buf_mask + 1u) * sizeof *r->buf);
     r->n = r->updates = r->buffered = 0;
+    r->buf_next = 0;
     r->splits = r->merges = r->early_merges = r->folded = 0;
     r->deferred = r->scanned = 0;
     r->used = r->nodes = r->peak = 1;
@@ -720,19 +732,45 @@ HWP_API hwp_status hwp_rap_reset(hwp_rap *r) {
 }
 
 HWP_API hwp_status hwp_rap_flush(hwp_rap *r) {
-    uint32_t i;
     if (!r || r->head.magic != HWP__RAP_MAGIC || !r->pool) return HWP_EINVAL;
-    if (r->buf)
-        for (i = 0; i <= r->buf_mask; i++) {
-            hwp_rap_slot *s = &r->buf[i];
-            if (s->count) {
-                uint64_t c = s->count;
-                s->count = 0;
-                r->buffered -= c;
-                hwp__rap_update(r, s->key, c, 0u);
-            }
-        }
+    hwp__rap_drain(r, 0);
     return hwp__fail(&r->head, HWP_OK, "");
+}
+
+/* The update out of line: a stage-0 buffer's misses and drains, and the
+ * configurations hwp_rap_add does not inline (a cache, b != 4, odd w). A
+ * cost shim, if any, is charged through the NULL-safe hwp_cost_charge. */
+HWP_API void hwp__rap_tree(hwp_rap *r, uint64_t key, uint64_t weight) {
+    if (r->fast & HWP__RAP_FAST) hwp__rap_update(r, key, weight, HWP__RAP_FAST);
+    else hwp__rap_update(r, key, weight, 0u);
+}
+
+/* Stage 0 until at most `limit` weight is buffered: slots leave for the
+ * tree as one weighted update each, in slot order from where the last
+ * drain stopped (a round robin, so every entry leaves within one pass). */
+HWP_API void hwp__rap_drain(hwp_rap *r, uint64_t limit) {
+    while (r->buffered > limit) {
+        hwp_rap_slot *s = &r->buf[r->buf_next];
+        uint64_t c = s->count;
+        r->buf_next = (r->buf_next + 1u) & r->buf_mask;
+        if (c) {
+            s->count = 0;
+            r->buffered -= c;
+            hwp__rap_tree(r, s->key, c);
+        }
+    }
+}
+
+/* A different key is resident in s: it leaves for the tree as one
+ * weighted update and the new event takes its place. */
+HWP_API void hwp__rap_miss(hwp_rap *r, hwp_rap_slot *s, uint64_t key,
+                           uint64_t weight) {
+    uint64_t k = s->key, c = s->count;
+    s->key = key;
+    s->count = weight;
+    r->buffered += weight - c;
+    hwp__rap_tree(r, k, c);
+    if (r->buffered > r->buf_limit) hwp__rap_drain(r, r->buf_limit);
 }
 
 /* ---- growing: the split of sec. 2.2 / 3.3 stage 4 ----------------------- */
@@ -1390,14 +1428,20 @@ HWP_API void hwp_rap_write_svg(const hwp_rap *r, const hwp_writer *w) {
 
 /* The x axis is the smallest tree range holding [lo, hi]: e.g. a
  * program's text segment when shared libraries hold more than 1% of the
- * PCs and the 99% rule would draw all of them. */
-HWP_API void hwp_rap_write_svg_range(const hwp_rap *r, const hwp_writer *w,
-                                     uint64_t lo, uint64_t hi) {
+ * PCs and the 99% rule would draw all of them. An empty interval, or one
+ * reaching past 2^w (taken mod 2^w its ends could swap), draws nothing
+ * and says why. */
+HWP_API hwp_status hwp_rap_write_svg_range(hwp_rap *r, const hwp_writer *w,
+                                           uint64_t lo, uint64_t hi) {
     uint32_t x = 0;
     uint64_t flo = 0;
-    if (!hwp__rap_ok(r) || lo > hi) return;
-    lo &= r->key_mask;
-    hi &= r->key_mask;
+    if (!hwp__rap_ok(r)) return HWP_EINVAL;
+    if (!w) return hwp__fail(&r->head, HWP_EINVAL, "rap: svg needs a writer");
+    if (lo > hi)
+        return hwp__fail(&r->head, HWP_EINVAL, "rap: svg range needs lo <= hi");
+    if (hi > r->key_mask)
+        return hwp__fail(&r->head, HWP_EINVAL,
+                         "rap: svg range must lie in [0, 2^key_bits)");
     for (;;) {
         const hwp_rap_node *a = &r->pool[x];
         unsigned d = a->depth, dig;
@@ -1412,6 +1456,7 @@ HWP_API void hwp_rap_write_svg_range(const hwp_rap *r, const hwp_writer *w,
         flo = hwp__rap_lo_of(r, flo, d, dig);
     }
     hwp__rap_svg_draw(r, w, x, flo);
+    return hwp__fail(&r->head, HWP_OK, "");
 }
 
 #ifdef __cplusplus

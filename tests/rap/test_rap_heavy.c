@@ -99,13 +99,30 @@ static int check_tree(const hwp_rap *r, const hwx_event *src, size_t n,
     return ok;
 }
 
+/* One random stream of `kind` into ev[] and the desc it is profiled with
+ * (w, b, eps drawn from the combinations the issue names); returns its
+ * length, with the largest weight and hwp_rap_nodes_for(). */
+static size_t random_stream(hwp_rng *g, int kind, hwp_rap_desc *d,
+                            uint64_t *maxw, uint64_t *need) {
+    static const unsigned ws[] = {8, 32, 64}, bs[] = {2, 4, 16};
+    static const double epss[] = {0.01, 0.05, 0.2};
+    unsigned w = ws[hwp_rng_below(g, 3)], b = bs[hwp_rng_below(g, 3)];
+    double eps = epss[hwp_rng_below(g, 3)];
+    size_t n = 1000 + hwp_rng_below(g, MAX_EV - 1000);
+    *maxw = make_stream(kind, w, n, g, ev);
+    *need = hwp_rap_nodes_for(eps, w, b);
+    memset(d, 0, sizeof *d);
+    d->key_bits = w;
+    d->branching = b;
+    d->eps = eps;
+    return n;
+}
+
 /* Thousands of streams over every combination the issue names. With a
  * pool of hwp_rap_nodes_for() no split may be deferred and the eps
  * bound must hold for every node; with a small pool the a-posteriori
  * bound must hold and the pool is never exceeded. */
 static void test_property_streams(void) {
-    static const unsigned ws[] = {8, 32, 64}, bs[] = {2, 4, 16};
-    static const double epss[] = {0.01, 0.05, 0.2};
     hwp_rng g;
     unsigned s, failures = 0, deferred_small = 0, small_runs = 0;
     unsigned fail_kind[S_COUNT] = {0};
@@ -113,18 +130,12 @@ static void test_property_streams(void) {
     hwp_rng_seed(&g, 2024);
     for (s = 0; s < 2400; s++) {
         int kind = (int)(s % S_COUNT), small = (s / S_COUNT) % 3 == 2;
-        unsigned w = ws[hwp_rng_below(&g, 3)], b = bs[hwp_rng_below(&g, 3)];
-        double eps = epss[hwp_rng_below(&g, 3)];
-        size_t n = 1000 + hwp_rng_below(&g, MAX_EV - 1000), i;
-        uint64_t maxw = make_stream(kind, w, n, &g, ev);
-        uint64_t need = hwp_rap_nodes_for(eps, w, b);
         hwp_rap_desc d;
+        uint64_t maxw, need;
+        size_t n = random_stream(&g, kind, &d, &maxw, &need), i;
+        double eps = d.eps;
         hwp_rap *r;
         int ok = 1;
-        memset(&d, 0, sizeof d);
-        d.key_bits = w;
-        d.branching = b;
-        d.eps = eps;
         d.first_merge = 64u << hwp_rng_below(&g, 6);
         d.cache = hwp_rng_below(&g, 2) ? 0 : 64u << hwp_rng_below(&g, 5);
         d.nodes = small ? 17 + hwp_rng_below(&g, 500)
@@ -150,7 +161,8 @@ static void test_property_streams(void) {
             if (failures < 5)
                 printf("    stream %u (%s w=%u b=%u eps=%g nodes=%u): "
                        "bound or pool violated (deferred %llu)\n",
-                       s, stream_name[kind], w, b, eps, d.nodes,
+                       s, stream_name[kind], d.key_bits, d.branching, eps,
+                       d.nodes,
                        (unsigned long long)r->deferred);
         }
         free(r);
@@ -163,6 +175,62 @@ static void test_property_streams(void) {
     CHECK_EQ(failures, 0);
     CHECK(deferred_small > 0); /* the small pools did hit the limit */
     for (s = 0; s < S_COUNT; s++) CHECK_EQ(fail_kind[s], 0);
+}
+
+/* The same streams through a stage-0 buffer of 16..256 entries: after
+ * every event the buffer holds at most max(4 * entries, eps * n /
+ * levels) (docs/rap.md, "The bound"); after the flush every node obeys
+ * sum <= true <= upper, n is the stream's weight, and without deferral
+ * the eps bound holds with the buffer's update weight in place of the
+ * largest event weight. */
+static void test_buffered_streams(void) {
+    hwp_rng g;
+    unsigned s, failures = 0, over = 0;
+    uint64_t drained = 0;
+    hwp_rng_seed(&g, 4242);
+    for (s = 0; s < 600; s++) {
+        int kind = (int)(s % S_COUNT);
+        hwp_rap_desc d;
+        uint64_t maxw, need, total = 0, floor4;
+        size_t n = random_stream(&g, kind, &d, &maxw, &need), i;
+        double eps = d.eps;
+        hwp_rap *r;
+        int ok = 1;
+        d.buffer = 16u << hwp_rng_below(&g, 5);
+        d.nodes = (uint32_t)(need < (1u << 21) ? need : (1u << 21));
+        floor4 = 4u * (uint64_t)d.buffer;
+        r = hwx_rap_new(&d, NULL);
+        for (i = 0; i < n; i++) {
+            uint64_t lim;
+            hwp_rap_add(r, ev[i].key, ev[i].weight);
+            total += ev[i].weight;
+            lim = (uint64_t)(eps / (double)r->levels * (double)r->n);
+            if (r->buffered > (lim > floor4 ? lim : floor4)) over++;
+            if (r->n + r->buffered != total) ok = 0;
+        }
+        drained += r->updates;
+        if (hwp_rap_flush(r) != HWP_OK || r->n != total || r->buffered) ok = 0;
+        ok &= check_tree(r, ev, n,
+                         eps * (double)r->n +
+                             (double)r->levels *
+                                 ((double)floor4 + eps * (double)r->n /
+                                  (double)r->levels + (double)maxw),
+                         !r->deferred);
+        if (!ok) {
+            failures++;
+            if (failures < 5)
+                printf("    buffered stream %u (%s w=%u b=%u eps=%g "
+                       "buffer=%u): bound violated\n",
+                       s, stream_name[kind], d.key_bits, d.branching, eps,
+                       d.buffer);
+        }
+        free(r);
+    }
+    printf("    600 buffered streams, %llu tree updates before the flushes\n",
+           (unsigned long long)drained);
+    CHECK_EQ(failures, 0);
+    CHECK_EQ(over, 0);
+    CHECK(drained > 0);
 }
 
 /* Planted, aligned hot ranges on a uniform background. Each is worth
@@ -390,6 +458,7 @@ static void test_paper_accuracy(void) {
 int main(int argc, char **argv) {
     hwt_begin(argc, argv);
     HWT_RUN(test_property_streams);
+    HWT_RUN(test_buffered_streams);
     HWT_RUN(test_planted_hot_ranges);
     HWT_RUN(test_merge_streams);
     HWT_RUN(test_paper_accuracy);
