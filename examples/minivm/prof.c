@@ -87,6 +87,14 @@ static void mvp__on_interval(void *ctx, const hwp_phase_interval *r) {
  * Charges only add up, so meeting where a clock is read (a ProfileMe
  * selection's timestamps, the end of the run) gives the totals that
  * meeting at every event would, without the per-event work. */
+/* Key bits for a RAP domain holding offsets up to x, rounded up to even:
+ * with b = 4 every level then takes 2 key bits, the shape of RAP's inline
+ * walk (docs/rap.md, "Speed"), and the tree has as many levels as with
+ * the odd width. */
+static unsigned mvp__key_bits(uint64_t x) {
+    return (hwp_log2(x) + 2u) & ~1u;
+}
+
 void mvp_sync(mvp *p) {
     hwp_cost_tick(&p->cost, p->vclock - p->ticked);
     p->vclock += hwp_cost_take(&p->cost);
@@ -249,11 +257,11 @@ int mvp_init(mvp *p, const mvp_opts *o, const mv_prog *prog, char *err,
          * the same runs; heap addresses rarely repeat back to back. */
         hwp_rap_desc d;
         memset(&d, 0, sizeof d);
-        d.key_bits = hwp_log2(8u * (uint64_t)prog->ncode) + 1u;
+        d.key_bits = mvp__key_bits(8u * (uint64_t)prog->ncode);
         d.buffer = 1024;
         MVP__INIT("rap (code)", hwp_rap_init,
                   hwp_rap_bytes(&d), &p->rap_code, &d, &p->cost);
-        d.key_bits = hwp_log2(16u * (uint64_t)o->heap_cells) + 1u;
+        d.key_bits = mvp__key_bits(16u * (uint64_t)o->heap_cells);
         d.buffer = 0;
         MVP__INIT("rap (heap)", hwp_rap_init,
                   hwp_rap_bytes(&d), &p->rap_heap, &d, &p->cost);
