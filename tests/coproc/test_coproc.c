@@ -996,12 +996,17 @@ static void test_simple_sampler(void) {
         free(m2);
     }
     {   /* skipping the loads before each due sample, then loading the
-         * sampled one, takes the same samples as loading every one */
+         * sampled one, leaves exactly the state of loading every one: the
+         * twin of s (same desc, its own cost shim) must match s field by
+         * field, estimate by estimate and cycle by cycle */
         hwp_cp_simple u;
+        hwp_cost cu;
         unsigned char *m3 = mem_for(b);
-        hwp_cp_est e3[8];
+        hwp_cp_est e3[8], e4[8];
         uint64_t fed, due;
-        CHECK_EQ(hwp_cp_simple_init(&u, m3, b, &sd, NULL), HWP_OK);
+        size_t k, n3;
+        hwp_cost_init(&cu, NULL);
+        CHECK_EQ(hwp_cp_simple_init(&u, m3, b, &sd, &cu), HWP_OK);
         due = hwp_cp_simple_due(&u);
         CHECK_EQ(hwp_cp_simple_skip(&u, ~(uint64_t)0), due - 1);
         CHECK_EQ(hwp_cp_simple_due(&u), 1); /* capped: the sample stays due */
@@ -1012,10 +1017,16 @@ static void test_simple_sampler(void) {
             due = hwp_cp_simple_due(&u);
             if (fed + due - 1 <= 100000) fed += hwp_cp_simple_skip(&u, due - 1);
         }
-        CHECK_EQ(u.loads, 100000);
+        CHECK_EQ(u.loads, s.loads);
+        CHECK_EQ(u.countdown, s.countdown);
         CHECK_EQ(u.samples, s.samples);
-        CHECK_EQ(hwp_cp_simple_estimates(&u, e3, 8), 2);
-        CHECK_NEAR(e3[0].inv, e[0].inv, 1e-12);
+        CHECK_EQ(u.lost, s.lost);
+        CHECK_EQ(cu.total, c.total);
+        n3 = hwp_cp_simple_estimates(&u, e3, 8);
+        CHECK_EQ(n3, hwp_cp_simple_estimates(&s, e4, 8));
+        for (k = 0; k < n3 && k < 8; k++)
+            CHECK(e3[k].pc == e4[k].pc && e3[k].value == e4[k].value &&
+                  e3[k].inv == e4[k].inv);
         free(m3);
     }
     free(m);
