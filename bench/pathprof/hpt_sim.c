@@ -1,0 +1,352 @@
+/* bench/pathprof/hpt_sim.c: Hot Path Table replacement experiments on the
+ * path stream of a recorded program (docs/pathprof.md, "Real programs").
+ *
+ * hwprof-replay measures the HPT the model implements (LFU or LRU, at most
+ * 256 ways). This tool measures tables the model does not offer, on the
+ * same path stream: it reads a trace (docs/trace-format.md) and feeds every
+ * record of its first vCPU through a default path stack (BL, 32 entries,
+ * drop; hwp_path_insn from the first pc, flushed at the end, as
+ * hwx_session does), keeps the completed paths, and replays them into
+ *   ways  512xW LFU for W = 1..512 (512: fully associative). For W <= 256
+ *        the library's hwp_hpt runs on the same stream beside the
+ *        simulator; both overlaps are printed, and every simulated entry
+ *        must hold the accumulator hwp_hpt_lookup reports (exit 1 if not):
+ *        the simulator's LFU is the model's, so its other figures can be
+ *        trusted.
+ *  age   a replacement priority halved every P paths beside exact
+ *        accumulators (at 4, 16 and 512 ways), then LFUDA (a newcomer's
+ *        priority starts at the last victim's, "dynamic aging" as in web
+ *        caches) beside LFU at 2..512 ways.
+ *  diag  where the overlap goes at 512x4, and when the exact top-512 paths
+ *        first appear (tenths of the path stream).
+ * Overlap (seed 003 sec. 8.1) is hwp_path_overlap against the exact counts
+ * of the same path stream. The hosts' exact profile comes from their own
+ * unbounded stack, which also counts paths the model's 32-entry stack
+ * drops, so their figures may differ from these in the second decimal.
+ *
+ * Usage: hpt_sim TRACE [ways|age|diag]
+ *        hpt_sim --selftest   `ways` on a seeded Zipf(1.0) stream of 40,000
+ *                             paths over 4,096 (the unit test: the simulator
+ *                             must keep the library's entries at 1-256 ways)
+ * A host-side tool (stdio, malloc, mmap), not part of the library. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define HWPROF_IMPL
+#include "hwprof/pathprof.h"
+#include "hwx.h"
+#include "gen.h"
+
+#define SIM_ENTRIES 512u
+
+/* The path stream, then its distinct paths: ids[i] names path i. */
+static hwp_path_pd *stream;
+static uint32_t n, cap, *ids, U;
+static hwp_path_row *exact; /* U rows: each distinct path and its count */
+static hwp_path_row *scratch; /* a copy of exact: hwp_path_overlap sorts */
+
+static void keep(const hwp_path_pd *pd) {
+    if (n == cap) {
+        cap = cap ? 2 * cap : 1u << 20;
+        stream = realloc(stream, (size_t)cap * sizeof *stream);
+        if (!stream) { fputs("hpt_sim: out of memory\n", stderr); exit(2); }
+    }
+    stream[n++] = *pd;
+}
+static void on_path(void *ctx, const hwp_path_rec *r) {
+    (void)ctx;
+    keep(&r->pd);
+}
+
+/* A synthetic stream for the self-test: rank k is a path of 1-8
+ * branches from one of 512 starts, so sets see hot and cold paths. */
+static void synth(void) {
+    hwp_rng r;
+    hwg_zipf z;
+    uint32_t i;
+    hwp_rng_seed(&r, 3);
+    hwg_zipf_init(&z, 4096, 1.0);
+    for (i = 0; i < 40000; i++) {
+        uint64_t k = hwg_zipf_next(&z, &r);
+        hwp_path_pd pd;
+        pd.start = 0x400000u + (k & 511u) * 64u;
+        pd.shape = (2u << (k >> 9)) | (k >> 3 & 1u);
+        keep(&pd);
+    }
+}
+
+static int cmp_pd(const hwp_path_pd *x, const hwp_path_pd *y) {
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    if (x->shape != y->shape) return x->shape < y->shape ? -1 : 1;
+    return 0;
+}
+static int cmp_idx(const void *a, const void *b) {
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    return cmp_pd(&stream[i], &stream[j]);
+}
+static int cmp_desc(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static int read_trace(const char *file) {
+    struct stat st;
+    hwx_trace_reader r;
+    hwp_insn in;
+    hwp_path p;
+    hwp_path_desc d;
+    void *mem;
+    const void *buf;
+    uint32_t vcpu = 0;
+    uint64_t other = 0;
+    int fd = open(file, O_RDONLY), got, started = 0;
+    memset(&r, 0, sizeof r);
+    if (fd < 0 || fstat(fd, &st) != 0) { perror(file); return -1; }
+    buf = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (buf == MAP_FAILED) { perror(file); return -1; }
+    memset(&d, 0, sizeof d);
+    d.on_path = on_path;
+    mem = malloc(hwp_path_bytes(&d));
+    if (!mem || hwp_path_init(&p, mem, hwp_path_bytes(&d), &d, NULL) != HWP_OK ||
+        hwx_trace_open(&r, buf, (size_t)st.st_size) != HWP_OK) {
+        fprintf(stderr, "hpt_sim: %s: cannot start (%s)\n", file, r.why ? r.why : "init");
+        return -1;
+    }
+    while ((got = hwx_trace_next(&r, &in)) == 1) {
+        if (!started) { vcpu = r.vcpu; hwp_path_begin(&p, in.pc); started = 1; }
+        if (r.vcpu != vcpu) { other++; continue; }
+        hwp_path_insn(&p, &in);
+    }
+    if (got < 0) { fprintf(stderr, "hpt_sim: %s at %zu\n", r.why, r.err_off); return -1; }
+    hwp_path_flush(&p);
+    printf("records %llu (vCPU %u; %llu of other vCPUs skipped), paths %u, ignored %llu\n",
+           (unsigned long long)r.records, vcpu, (unsigned long long)other, n,
+           (unsigned long long)p.ignored);
+    free(mem);
+    munmap((void *)buf, (size_t)st.st_size);
+    close(fd);
+    return 0;
+}
+
+/* Distinct paths by sorting an index of the stream. */
+static void count_exact(void) {
+    uint32_t *ix = malloc((size_t)n * sizeof *ix), i;
+    ids = malloc((size_t)n * sizeof *ids);
+    exact = malloc((size_t)n * sizeof *exact);
+    scratch = malloc((size_t)n * sizeof *scratch);
+    if (!ix || !ids || !exact || !scratch) { fputs("hpt_sim: out of memory\n", stderr); exit(2); }
+    for (i = 0; i < n; i++) ix[i] = i;
+    qsort(ix, n, sizeof *ix, cmp_idx);
+    for (i = 0; i < n; i++) {
+        if (!i || cmp_pd(&stream[ix[i]], &stream[ix[i - 1]])) {
+            exact[U].pd = stream[ix[i]];
+            exact[U++].count = 0;
+        }
+        ids[ix[i]] = U - 1;
+        exact[U - 1].count++;
+    }
+    free(ix);
+}
+
+/* Count of the k-th hottest distinct path (k >= 1), and the flow share
+ * of the top k (a perfect table of k entries). */
+static uint64_t kth(uint32_t k, double *top_pct) {
+    uint64_t *c = malloc((size_t)U * sizeof *c), t, sum = 0;
+    uint32_t i;
+    for (i = 0; i < U; i++) c[i] = exact[i].count;
+    qsort(c, U, sizeof *c, cmp_desc);
+    if (k > U) k = U;
+    for (i = 0; i < k; i++) sum += c[i];
+    t = c[k - 1];
+    free(c);
+    if (top_pct) *top_pct = 100.0 * (double)sum / n;
+    return t;
+}
+
+/* The simulated table: SIM_ENTRIES entries, `ways` per set, the set of a
+ * path chosen like the model's plb index (hwp__path_index on start ^
+ * shape). acc is the exact accumulator; pri the replacement priority:
+ *   AGE 0   plain LFU (pri = acc): the model's policy
+ *   AGE P   pri halved every P paths
+ *   LFUDA   a newcomer's pri is 1 + the last victim's pri */
+#define LFUDA UINT64_MAX
+typedef struct sim_ent { uint32_t id, acc, pri, valid; } sim_ent;
+
+static sim_ent *simulate(uint32_t ways, uint64_t age) {
+    uint32_t mask = SIM_ENTRIES / ways - 1, i, w, last = 0;
+    sim_ent *t = calloc(SIM_ENTRIES, sizeof *t);
+    if (!t) { fputs("hpt_sim: out of memory\n", stderr); exit(2); }
+    for (i = 0; i < n; i++) {
+        uint32_t id = ids[i];
+        sim_ent *set = t + (size_t)hwp__path_index(stream[i].start ^ stream[i].shape, mask) * ways,
+                *v = set;
+        for (w = 0; w < ways && !(set[w].valid && set[w].id == id); w++) {}
+        if (w < ways) {
+            set[w].acc++;
+            set[w].pri++;
+        } else {
+            /* empty ways first, then the smallest priority, lowest way on
+             * ties (the model's LFU victim, seed 003 sec. 5) */
+            for (w = 0; w < ways; w++) {
+                if (!set[w].valid) { v = set + w; break; }
+                if (set[w].pri < v->pri) v = set + w;
+            }
+            if (age == LFUDA && v->valid) last = v->pri;
+            v->valid = 1;
+            v->id = id;
+            v->acc = 1;
+            v->pri = (age == LFUDA ? last : 0) + 1;
+        }
+        if (age && age != LFUDA && (i + 1) % age == 0)
+            for (w = 0; w < SIM_ENTRIES; w++) t[w].pri >>= 1;
+    }
+    return t;
+}
+
+/* Overlap of table rows with the exact profile. */
+static double overlap(hwp_path_row *rows, uint32_t k) {
+    memcpy(scratch, exact, (size_t)U * sizeof *exact);
+    return hwp_path_overlap(rows, k, scratch, U);
+}
+
+/* Overlap of a simulated table with the exact profile. */
+static double sim_overlap(const sim_ent *t) {
+    hwp_path_row rows[SIM_ENTRIES];
+    uint32_t w, k = 0;
+    for (w = 0; w < SIM_ENTRIES; w++)
+        if (t[w].valid) {
+            rows[k].pd = exact[t[w].id].pd;
+            rows[k++].count = t[w].acc;
+        }
+    return overlap(rows, k);
+}
+
+/* The library's table on the same stream: its overlap, and whether every
+ * simulated entry holds the accumulator the library's table holds. */
+static double lib_overlap(uint32_t ways, const sim_ent *t, int *same) {
+    hwp_hpt h;
+    hwp_hpt_desc d = {SIM_ENTRIES, 0, HWP_HPT_PLB, HWP_HPT_LFU};
+    hwp_path_row rows[SIM_ENTRIES];
+    void *mem;
+    uint32_t i, valid = 0, k;
+    double ov;
+    d.ways = ways;
+    mem = malloc(hwp_hpt_bytes(&d));
+    if (!mem || hwp_hpt_init(&h, mem, hwp_hpt_bytes(&d), &d, NULL) != HWP_OK) exit(2);
+    for (i = 0; i < n; i++) hwp_hpt_add(&h, &stream[i], 1);
+    for (i = 0; i < SIM_ENTRIES; i++)
+        if (t[i].valid) valid++;
+    k = (uint32_t)hwp_hpt_export(&h, rows, SIM_ENTRIES);
+    *same = k == valid;
+    for (i = 0; i < SIM_ENTRIES; i++)
+        if (t[i].valid && hwp_hpt_lookup(&h, &exact[t[i].id].pd) != t[i].acc) *same = 0;
+    ov = overlap(rows, k);
+    free(mem);
+    return ov;
+}
+
+static int run_ways(void) {
+    uint32_t ways;
+    int bad = 0;
+    for (ways = 1; ways <= SIM_ENTRIES; ways *= 2) {
+        sim_ent *t = simulate(ways, 0);
+        printf("512x%-3u LFU  simulator %6.2f", ways, sim_overlap(t));
+        if (ways <= 256) {
+            int same;
+            double lib = lib_overlap(ways, t, &same);
+            printf("  hwp_hpt %6.2f  %s", lib, same ? "same entries" : "DIFFERENT ENTRIES");
+            bad |= !same;
+        }
+        putchar('\n');
+        free(t);
+    }
+    return bad;
+}
+
+static void run_age(void) {
+    static const uint64_t periods[] = {4096, 16384, 65536, 262144, 1048576};
+    static const uint32_t wl[] = {4, 16, SIM_ENTRIES};
+    uint32_t ways;
+    unsigned j, k;
+    for (j = 0; j < sizeof periods / sizeof *periods; j++) {
+        printf("age/%-8llu", (unsigned long long)periods[j]);
+        for (k = 0; k < 3; k++) {
+            sim_ent *t = simulate(wl[k], periods[j]);
+            printf("  512x%-3u %6.2f", wl[k], sim_overlap(t));
+            free(t);
+        }
+        putchar('\n');
+    }
+    for (ways = 2; ways <= SIM_ENTRIES; ways *= 2) {
+        sim_ent *t = simulate(ways, LFUDA), *u = simulate(ways, 0);
+        printf("512x%-3u LFUDA %6.2f  LFU %6.2f\n", ways, sim_overlap(t), sim_overlap(u));
+        free(t);
+        free(u);
+    }
+}
+
+static void run_diag(void) {
+    uint64_t thr = kth(SIM_ENTRIES, NULL);
+    sim_ent *t = simulate(4, 0);
+    uint32_t w, i, top = 0, other = 0, small = 0, partial = 0, tenth[10] = {0};
+    double lost = 0, share[10] = {0};
+    char *seen = calloc(U, 1);
+    for (w = 0; w < SIM_ENTRIES; w++) {
+        uint64_t c;
+        if (!t[w].valid) continue;
+        c = exact[t[w].id].count;
+        if (c >= thr) top++;
+        else {
+            other++;
+            small += t[w].acc <= 16;
+        }
+        if (t[w].acc < c) {
+            partial++;
+            lost += (double)(c - t[w].acc) / n;
+        }
+    }
+    printf("512x4 LFU: overlap %.2f; entries holding an exact top-512 path %u, others %u "
+           "(accumulator <= 16: %u)\n  residents counted partly %u, their missing share %.2f points\n",
+           sim_overlap(t), top, other, small, partial, 100 * lost);
+    for (i = 0; i < n; i++)
+        if (!seen[ids[i]]) {
+            seen[ids[i]] = 1;
+            if (exact[ids[i]].count >= thr) {
+                tenth[(uint64_t)i * 10 / n]++;
+                share[(uint64_t)i * 10 / n] += (double)exact[ids[i]].count / n;
+            }
+        }
+    for (i = 0; i < 10; i++)
+        printf("  tenth %u of the paths: %u top-512 paths first seen, %.2f%% of the flow\n", i,
+               tenth[i], 100 * share[i]);
+    free(seen);
+    free(t);
+}
+
+int main(int argc, char **argv) {
+    const char *what = argc > 2 ? argv[2] : "ways";
+    double p512, p2048;
+    int self = argc == 2 && !strcmp(argv[1], "--selftest");
+    if (argc < 2 || (strcmp(what, "ways") && strcmp(what, "age") && strcmp(what, "diag"))) {
+        fputs("usage: hpt_sim TRACE [ways|age|diag] | hpt_sim --selftest\n", stderr);
+        return 2;
+    }
+    if (self) synth();
+    else if (read_trace(argv[1]) != 0) return 2;
+    if (!n) { fputs("hpt_sim: no paths\n", stderr); return 2; }
+    count_exact();
+    kth(SIM_ENTRIES, &p512);
+    kth(2048, &p2048);
+    printf("distinct paths %u; perfect 512-entry table %.2f, 2048 %.2f\n", U, p512, p2048);
+    if (self && U <= SIM_ENTRIES) return 1; /* no replacement to compare */
+    if (!strcmp(what, "ways")) return run_ways();
+    if (!strcmp(what, "age")) run_age();
+    else run_diag();
+    return 0;
+}
