@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# tests/doc_snippets.sh CC INCLUDE_DIR MD_FILE...
+# tests/doc_snippets.sh CC INCLUDE_DIRS MD_FILE...   (dirs separated by :)
 # The code a newcomer copies from the docs must build: every ```c block
 # in the given Markdown files that starts with `#define HWPROF_IMPL` (a
 # whole translation unit) is compiled as strict C99 with warnings as
 # errors; a block with `int main` is also linked and run, and must exit 0.
 # Prints one line per block and `N passed, N failed`.
 set -uo pipefail
-cc=$1 inc=$2
+cc=$1
+IFS=: read -r -a dirs <<< "$2"
+inc=()
+for d in "${dirs[@]}"; do inc+=(-I "$d"); done
 shift 2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -22,13 +25,13 @@ for md in "$@"; do
     head -n 1 "$c" | grep -q '^#define HWPROF_IMPL' || continue
     what="$md:$(cat "$c.line")"
     if grep -q 'int main' "$c"; then
-      if "$cc" -std=c99 -Wall -Wextra -Wpedantic -Werror -I "$inc" "$c" -o "$c.bin" -lm 2>"$c.err" &&
+      if "$cc" -std=c99 -Wall -Wextra -Wpedantic -Werror "${inc[@]}" "$c" -o "$c.bin" -lm 2>"$c.err" &&
          "$c.bin" >"$c.out" 2>&1; then
         echo "ok   $what builds and runs"; pass=$((pass + 1))
       else
         echo "FAIL $what"; cat "$c.err" "$c.out" 2>/dev/null | head -20; fail=$((fail + 1))
       fi
-    elif "$cc" -std=c99 -Wall -Wextra -Wpedantic -Werror -I "$inc" -c "$c" -o "$c.o" 2>"$c.err"; then
+    elif "$cc" -std=c99 -Wall -Wextra -Wpedantic -Werror "${inc[@]}" -c "$c" -o "$c.o" 2>"$c.err"; then
       echo "ok   $what compiles"; pass=$((pass + 1))
     else
       echo "FAIL $what"; head -20 "$c.err"; fail=$((fail + 1))

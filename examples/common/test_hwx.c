@@ -552,26 +552,14 @@ static int cmp_truth(const void *a, const void *b) {
     return x->value < y->value ? -1 : x->value > y->value;
 }
 
-/* The simple-sampler baseline is scored over 4 seeds (seed+1 .. seed+4)
- * at the equal-overhead period: coproc_simple_err is their mean error and
- * coproc_simple_sd their sample standard deviation. Recomputed here from
- * four samplers run outside the session on the same loads, scored against
- * a truth counted from the stream itself. */
-static void test_simple_seeds(void) {
-    enum { N = 40000, K = 4, PERIOD = 40, CAP = 1 << 15 };
-    static hwp_insn v[N];
-    static hwp_cp_truth truth[N];
-    static hwp_cp_est est[CAP];
-    hwx_opts o;
-    void *mem;
-    hwx_session *s;
+enum { SIMPLE_SEEDS = 4, SIMPLE_CAP = 1 << 15 };
+
+/* Loads from 16 PCs, each with its own value skew. */
+static void simple_stream(hwp_insn *v, size_t count) {
     hwp_rng r;
-    size_t i, n = 0;
-    double e[K], mean = 0, var = 0;
-    char *scratch;
-    unsigned k;
+    size_t i;
     hwp_rng_seed(&r, 11);
-    for (i = 0; i < N; i++) { /* 16 loads, each with its own value skew */
+    for (i = 0; i < count; i++) {
         uint32_t l = hwp_rng_below(&r, 16);
         memset(&v[i], 0, sizeof v[i]);
         v[i].cls = HWP_CLS_LOAD;
@@ -580,37 +568,98 @@ static void test_simple_seeds(void) {
         v[i].addr = 0x7ff000000000ull + 8 * l;
         v[i].value = hwp_rng_below(&r, 16) < l ? hwp_rng_below(&r, 1 + l) : 7;
     }
-    s = evaluated("coproc", "coproc_simple_period", "40", v, N, &o, &mem, &scratch);
-    if (!s) return;
-    for (i = 0; i < N; i++) { /* exact (pc, value) counts of the stream */
+}
+
+/* The exact (pc, value) counts of the stream, sorted; returns how many. */
+static size_t simple_truth(const hwp_insn *v, size_t count, hwp_cp_truth *truth) {
+    size_t i, n = 0;
+    for (i = 0; i < count; i++) {
         truth[i].pc = v[i].pc;
         truth[i].value = v[i].value;
         truth[i].count = 1;
     }
-    qsort(truth, N, sizeof *truth, cmp_truth);
-    for (i = 0; i < N; i++) {
+    qsort(truth, count, sizeof *truth, cmp_truth);
+    for (i = 0; i < count; i++) {
         if (n && !cmp_truth(&truth[n - 1], &truth[i])) truth[n - 1].count++;
         else truth[n++] = truth[i];
     }
-    for (k = 0; k < K; k++) {
-        static unsigned char tab[1 << 20];
+    return n;
+}
+
+/* A coproc session (exact=on) evaluated over `count` loads of
+ * simple_stream, and the stream's truth. */
+typedef struct simple_fix {
+    hwx_opts o;
+    void *mem;
+    char *scratch;
+    hwx_session *s;
+    size_t n; /* entries of truth */
+} simple_fix;
+enum { SIMPLE_MAX = 150000 };
+static hwp_insn simple_v[SIMPLE_MAX];
+static hwp_cp_truth simple_tr[SIMPLE_MAX];
+
+static hwx_session *simple_setup(simple_fix *f, size_t count, const char *key, const char *val) {
+    simple_stream(simple_v, count);
+    f->s = evaluated("coproc", key, val, simple_v, count, &f->o, &f->mem, &f->scratch);
+    if (f->s) f->n = simple_truth(simple_v, count, simple_tr);
+    return f->s;
+}
+
+static void simple_free(simple_fix *f) {
+    free(f->scratch);
+    free(f->s);
+    free(f->mem);
+}
+
+/* SIMPLE_SEEDS samplers at `period` with seeds seed+1 .. seed+4, run
+ * outside the session on the same loads: each one's error in e[], their
+ * samples in *samples; 0 if a sampler could not be set up. */
+static int simple_run(uint64_t seed, uint32_t period, const hwp_insn *v, size_t count,
+                      hwp_cp_truth *truth, size_t n, double *e, uint64_t *samples) {
+    static unsigned char tab[1 << 20];
+    static hwp_cp_est est[SIMPLE_CAP];
+    unsigned k;
+    size_t i;
+    *samples = 0;
+    for (k = 0; k < SIMPLE_SEEDS; k++) {
         hwp_cp_simple c;
-        hwp_cp_simple_desc d = {PERIOD, 0, 0};
+        hwp_cp_simple_desc d = {0, 0, 0};
         size_t m;
-        d.seed = o.seed + 1 + k;
-        if (!CHECK_EQ(hwp_cp_simple_init(&c, tab, sizeof tab, &d, NULL), HWP_OK)) break;
-        for (i = 0; i < N; i++) hwp_cp_simple_load(&c, v[i].pc, v[i].value);
-        m = hwp_cp_simple_estimates(&c, est, CAP);
-        e[k] = hwp_cp_wrms(truth, n, est, m < CAP ? m : CAP, 0.0);
-        mean += e[k] / K;
+        d.period = period;
+        d.seed = seed + 1 + k;
+        if (!CHECK_EQ(hwp_cp_simple_init(&c, tab, sizeof tab, &d, NULL), HWP_OK)) return 0;
+        for (i = 0; i < count; i++) hwp_cp_simple_load(&c, v[i].pc, v[i].value);
+        m = hwp_cp_simple_estimates(&c, est, SIMPLE_CAP);
+        e[k] = hwp_cp_wrms(truth, n, est, m < SIMPLE_CAP ? m : SIMPLE_CAP, 0.0);
+        *samples += c.samples;
     }
-    for (k = 0; k < K; k++) var += (e[k] - mean) * (e[k] - mean) / (K - 1);
-    CHECK(s->acc.coproc_simple_err.valid && s->acc.coproc_simple_sd.valid);
-    CHECK_EQ(s->acc.coproc_simple_err.n, PERIOD);
-    CHECK_EQ(s->acc.coproc_simple_sd.n, K);
-    CHECK_NEAR(s->acc.coproc_simple_err.value, mean, 1e-9);
-    CHECK_NEAR(s->acc.coproc_simple_sd.value, sqrt(var), 1e-9);
-    CHECK(var > 0); /* the seeds do sample different loads */
+    return 1;
+}
+
+/* The simple-sampler baseline is scored over 4 seeds (seed+1 .. seed+4)
+ * at the equal-overhead period: coproc_simple_err is their mean error and
+ * coproc_simple_sd their sample standard deviation. Recomputed here from
+ * four samplers run outside the session on the same loads, scored against
+ * a truth counted from the stream itself. */
+static void test_simple_seeds(void) {
+    enum { N = 40000, K = SIMPLE_SEEDS, PERIOD = 40 };
+    simple_fix f;
+    hwx_session *s = simple_setup(&f, N, "coproc_simple_period", "40");
+    uint64_t samples;
+    double e[K], mean = 0, var = 0;
+    unsigned k;
+    if (!s) return;
+    if (simple_run(f.o.seed, PERIOD, simple_v, N, simple_tr, f.n, e, &samples)) {
+        for (k = 0; k < K; k++) mean += e[k] / K;
+        for (k = 0; k < K; k++) var += (e[k] - mean) * (e[k] - mean) / (K - 1);
+        CHECK(s->acc.coproc_simple_err.valid && s->acc.coproc_simple_sd.valid);
+        CHECK_EQ(s->acc.coproc_simple_err.n, PERIOD);
+        CHECK_EQ(s->acc.coproc_simple_sd.n, K);
+        CHECK_NEAR(s->acc.coproc_simple_err.value, mean, 1e-9);
+        CHECK_NEAR(s->acc.coproc_simple_sd.value, sqrt(var), 1e-9);
+        CHECK(var > 0); /* the seeds do sample different loads */
+    }
     {
         static char buf[1 << 16];
         hwp_bufwriter bw;
@@ -621,9 +670,50 @@ static void test_simple_seeds(void) {
         hwx_session_report_text(s, &w);
         CHECK_HAS(buf, " over 4 seeds  (period 40 loads)");
     }
-    free(scratch);
-    free(s);
-    free(mem);
+    simple_free(&f);
+}
+
+/* Without coproc_simple_period the session runs every period of its list
+ * (hwx_session.c: 300 ... 300000 loads) over the 4 seeds and scores the
+ * period whose seeds' mean modelled cost (samples x (interrupt + sample
+ * cycles)) is closest to what the co-processor was charged. Worked out
+ * here from samplers run outside the session, so a wrong grouping by seed
+ * or a wrong index picked gives another period or another mean error;
+ * the stream is long enough that the pick is not the list's first
+ * period. */
+static void test_simple_pick(void) {
+    enum { K = SIMPLE_SEEDS, NP = 7 };
+    static const uint32_t periods[NP] = {300, 1000, 3000, 10000, 30000, 100000, 300000};
+    simple_fix f;
+    hwx_session *s = simple_setup(&f, SIMPLE_MAX, "models", "coproc");
+    uint64_t samples;
+    double e[NP][K], mean[NP] = {0}, want, per, best = -1;
+    unsigned k, p, pick = 0;
+    if (!s) return;
+    want = (double)hwp_cost_model_cycles(&s->cost, HWP_MODEL_COPROC);
+    per = (double)hwp_cost_cycles(&s->cost, HWP_COST_COPROC_INTERRUPT) +
+          (double)hwp_cost_cycles(&s->cost, HWP_COST_COPROC_SAMPLE);
+    for (p = 0; p < NP; p++) {
+        double have, gap;
+        if (!simple_run(f.o.seed, periods[p], simple_v, SIMPLE_MAX, simple_tr, f.n, e[p],
+                        &samples))
+            break;
+        for (k = 0; k < K; k++) mean[p] += e[p][k] / K;
+        have = (double)samples * per / K;
+        gap = have > want ? have - want : want - have;
+        if (best < 0 || gap < best) best = gap, pick = p;
+    }
+    printf("  co-processor %.0f cycles; picked period %u (mean error %.4f)\n", want,
+           periods[pick], mean[pick]);
+    if (CHECK_EQ(p, NP) && CHECK(want > 0) && CHECK(s->acc.coproc_simple_err.valid)) {
+        CHECK(pick > 0);
+        CHECK_EQ(s->acc.coproc_simple_err.n, periods[pick]);
+        CHECK_NEAR(s->acc.coproc_simple_err.value, mean[pick], 1e-9);
+        /* the neighbours' means differ: a pick off by one would show */
+        CHECK(fabs(mean[pick - 1] - mean[pick]) > 1e-6);
+        if (pick + 1 < NP) CHECK(fabs(mean[pick + 1] - mean[pick]) > 1e-6);
+    }
+    simple_free(&f);
 }
 
 /* The text report's stratified section lists at most top= loads. */
@@ -745,6 +835,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_hpt_ideal);
     HWT_RUN(test_report_top);
     HWT_RUN(test_simple_seeds);
+    HWT_RUN(test_simple_pick);
     HWT_RUN(test_block_mode);
     return hwt_end();
 }

@@ -45,7 +45,9 @@ typedef struct hwq_tb {
                              known before execution: pc, branch class,
                              direct target, HWP_EV_INDIRECT              */
     uint32_t n;           /* instructions                                 */
-    uint32_t to_next;     /* last.addr is the successor (ret, indirect)   */
+    uint16_t to_next;     /* last.addr is the successor (ret, indirect)   */
+    uint16_t cut;         /* the last instruction may be a cut copy (see
+                             hwq_tb_trans)                                */
     uint64_t pc[];        /* pc of every instruction, then the address
                              after the last one (n + 1 entries): a memory
                              callback's userdata is &pc[i], so pc[i + 1] is
@@ -115,10 +117,12 @@ HWP_INLINE uint32_t hwq_finish_tb(const hwq_vcpu *v, const hwq_tb *tb, uint64_t 
                                   hwp_insn *last, uint32_t *nmem) {
     uint32_t n = tb->n, k = v->nmem;
     if (!next) next = tb->pc[n];
-    /* A TB can end with a truncated page-crossing copy of an instruction
-     * that then runs again at the head of the next TB: if the successor
-     * is the last instruction's own pc, it did not retire here. */
-    if (n > 1 && tb->last.cls == HWP_CLS_OTHER && next == tb->pc[n - 1]) {
+    /* A TB can end with a cut copy of a page-crossing instruction that
+     * then runs again at the head of the next TB: if the successor is the
+     * last instruction's own pc, it did not retire here. A rep string op
+     * also jumps to itself, after one iteration that did retire: only an
+     * instruction that can cross a page (tb->cut) is taken for a copy. */
+    if (tb->cut && next == tb->pc[n - 1]) {
         if (k && v->memrec[k - 1].pc == tb->pc[n - 1]) k--;
         n--;
     }
@@ -293,6 +297,15 @@ static void hwq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     t->to_next = !info.has_target;
     t->last.addr = info.has_target ? info.target : 0;
     if (info.cls == HWP_CLS_CALL && info.indirect) t->last.events = HWP_EV_INDIRECT;
+    /* QEMU 7.2's x86 translator (advance_pc) cuts an instruction other
+     * than a TB's first whose bytes reach past the TB's first page, and
+     * translates it again at the head of the next TB; the plugin still
+     * lists the cut copy. Only an instruction that starts within the
+     * 15-byte maximum length (Intel SDM vol. 2, 2.3.11) of a page end can
+     * be one (x86 TARGET_PAGE_SIZE is 4 KiB); as before, only a
+     * non-branch is taken for one. */
+    t->cut = n > 1 && info.cls == HWP_CLS_OTHER &&
+             ((t->pc[n - 1] ^ (t->pc[n - 1] + 14)) & ~(uint64_t)4095) != 0;
     qemu_plugin_register_vcpu_tb_exec_cb(tb, hwq.block ? hwq_tb_exec_block : hwq_tb_exec_insns,
                                          QEMU_PLUGIN_CB_NO_REGS, t);
     __atomic_add_fetch(&hwq.tbs, 1, __ATOMIC_RELAXED);

@@ -3,7 +3,9 @@
 closed form: runs guest_counts under qemu-x86_64 with the plugin recording
 a trace, decodes it with the independent reader hwtrace.py and compares the
 kernel region's retired instructions, conditional branches (taken and not
-taken) and load values with what N implies (see guest_counts.c).
+taken) and load values with what N implies, and the rep-string and
+page-crossing kernels' counts (issue 8: a rep's first iteration at the end
+of a TB retires; a cut page-crossing copy does not) (see guest_counts.c).
 
 usage: check_counts.py QEMU PLUGIN GUEST WORKDIR"""
 import json
@@ -23,9 +25,12 @@ out = subprocess.run(
     check=False, capture_output=True, text=True, timeout=120)
 if out.returncode != 0:
     sys.exit(f"guest failed: {out.returncode} {out.stderr}")
-begin, end, kload, table, n = out.stdout.split()
+line1, line2 = out.stdout.splitlines()[:2]
+begin, end, kload, table, n = line1.split()
 begin, end, kload, table = (int(x, 16) for x in (begin, end, kload, table))
 assert int(n) == N
+rbegin, rend, rmovs, rstos, rsrc, rdst, pbegin, pend = (int(x, 16) for x in line2.split())
+R, PCALLS = 64, 100                # guest_counts.c: rep_kernel(64), 100 page calls
 
 fails = 0
 
@@ -41,9 +46,27 @@ insns = brc = taken = nottaken = 0
 values = {}
 total = bad_addr = 0
 classes = [0] * 8
+rinsns = rbrc = rtaken = movs = movs_loads = movs_first = stos = stos_stores = 0
+movs_values = {}
+pinsns = 0
 for vcpu, pc, nxt, addr, value, cls, ev in hwtrace.records(open(trace, "rb").read()):
     total += 1
     classes[cls] += 1
+    if rbegin <= pc < rend:
+        rinsns += 1
+        rbrc += cls == 3
+        rtaken += cls == 3 and bool(ev & hwtrace.EV_TAKEN)
+        if pc == rmovs:
+            movs += 1
+            if cls == 1:
+                movs_loads += 1
+                movs_first += addr == rsrc
+                movs_values[value] = movs_values.get(value, 0) + 1
+        if pc == rstos:
+            stos += 1
+            stos_stores += cls == 2 and rdst <= addr < rdst + 88
+    if pbegin <= pc < pend:
+        pinsns += 1
     if begin <= pc < end:
         insns += 1
         if cls == 3:
@@ -64,6 +87,22 @@ check("taken", taken, (N + 1) // 2 + (N - 1))     # jz on even rcx, jnz loops
 check("not taken", nottaken, N // 2 + 1)
 check("load addresses outside the table", bad_addr, 0)
 check("load value histogram", values, {v: len(range(v, N, 7)) for v in range(7)})
+
+# rep kernel: r8 = R..1; per pass 3 + r8 (movsb, count r8 - 1) + 2 + 4
+# (stosq, count 3) + 2 instructions; a rep of count K retires K + 1 times
+# (Valgrind's convention, examples/valgrind/hw_main.c), its first K with
+# an access. The first iteration of each rep ends a multi-instruction TB.
+check("rep kernel instructions", rinsns, 1 + 11 * R + R * (R + 1) // 2)
+check("rep kernel conditional branches", rbrc, R)
+check("rep kernel taken", rtaken, R - 1)
+check("rep movsb passes", movs, R * (R + 1) // 2)
+check("rep movsb loads", movs_loads, R * (R - 1) // 2)
+check("rep movsb first-iteration loads (src[0])", movs_first, R - 1)
+check("rep movsb load values", movs_values, {3 * j + 1: R - 1 - j for j in range(R - 1)})
+check("rep stosq passes", stos, 4 * R)
+check("rep stosq stores into dst", stos_stores, 3 * R)
+# Page kernel: the movabs crosses a page end and its cut copy ends a TB.
+check("page-crossing kernel instructions", pinsns, 5 * PCALLS)
 
 rep = json.load(open(js))
 check("session instructions == trace records", rep["instructions"], total)
