@@ -134,7 +134,9 @@ static void rows(const char *name, hwx_exact *x, const char *svg) {
                 hwp_writer w = hwp_writer_stdio(f);
                 if (!svg_hi) hwp_rap_write_svg(r, &w);
                 else if (hwp_rap_write_svg_range(r, &w, svg_lo, svg_hi))
-                    fprintf(stderr, "rap_report: %s\n", hwp_why(r));
+                    fprintf(stderr, "rap_report: bad svg range [%#llx, "
+                                    "%#llx]\n", (unsigned long long)svg_lo,
+                            (unsigned long long)svg_hi);
                 fclose(f);
             }
             free(r);

@@ -52,10 +52,14 @@
  *              key is resident adds to that entry, otherwise the resident
  *              entry goes to the tree as one weighted update. Sec. 3.3's
  *              entries drain into the engine rather than wait: once the
- *              buffer holds more than max(4 * entries, SplitThreshold)
- *              weight, entries leave in slot order (a round robin) until
- *              it holds no more, so the weight the tree has not yet seen
- *              is bounded like one more ancestor's count.
+ *              buffer holds more than L = max(T, min(4 * entries, 4 * T))
+ *              weight (T = SplitThreshold), entries leave in slot order
+ *              (a round robin) until it holds no more. Updates then weigh
+ *              at most L + w_max, and without deferral every tree range's
+ *              error is at most eps * n + levels * (L + w_max) plus the
+ *              weight still buffered; L <= 4 T, so at most 5 eps n +
+ *              levels * w_max at any n (docs/rap.md, "The bound"), and
+ *              L = T once T >= 4 * entries.
  *   lookup     the TCAM of sec. 3.3 finds the smallest range in one step;
  *              software walks the trie. The walk starts at the end of the
  *              root's single-child spine, where a 256-entry table (jump[],
@@ -89,7 +93,8 @@
  *   hwp_rap_foreach(r, fn, ctx)         every node, children before parents
  *   hwp_rap_estimate(r, lo, hi, &lower, &upper)   any interval [lo, hi]
  *   hwp_rap_bound(r)                    additive error that holds for every
- *                                       tree range (a posteriori)
+ *                                       tree range (a posteriori), weight
+ *                                       still in stage 0 included
  *   hwp_rap_hot(r, phi, out, cap)       hot ranges (sec. 4.1)
  *   hwp_rap_accuracy(r, phi, exact, ctx, &acc) percent error on hot ranges
  *                                       and worst error over all nodes
@@ -99,7 +104,10 @@
  *   hwp_rap_write_svg(r, w)             hot ranges as nested bars
  *   hwp_rap_write_svg_range(r, w, lo, hi)  the same over the smallest
  *                                       tree range holding [lo, hi];
- *                                       HWP_EINVAL if lo > hi or hi >= 2^w
+ *                                       HWP_EINVAL (nothing drawn, r
+ *                                       const so no hwp_why) for a NULL
+ *                                       tree or writer, lo > hi or
+ *                                       hi >= 2^w
  *
  * Readable fields of hwp_rap (never write them): n, nodes, peak, cap,
  * used, levels, split_at, updates, buffered, buf_limit, splits, merges,
@@ -191,9 +199,9 @@ typedef struct hwp_rap {
     uint64_t updates;  /* tree updates (events leaving stage 0)          */
     uint64_t buffered; /* weight waiting in the stage-0 buffer; the
                           weight offered is n + buffered                 */
-    uint64_t buf_limit; /* most weight the buffer may hold: max(4 *
-                           entries, eps * n / levels), set with the
-                           threshold; past it entries drain in slot order */
+    uint64_t buf_limit; /* most weight the buffer may hold: max(T,
+                           min(4 * entries, 4 * T)), T the threshold, set
+                           with it; past it entries drain in slot order */
     uint64_t splits, merges, early_merges, folded, deferred, scanned;
     uint32_t cap;    /* pool size in nodes                               */
     uint32_t used;   /* slots in use, live or awaiting compaction        */
@@ -312,8 +320,9 @@ HWP_API hwp_status hwp_rap_merge(hwp_rap *dst, const hwp_rap *src);
 HWP_API void hwp_rap_write_text(const hwp_rap *r, const hwp_writer *w);
 HWP_API void hwp_rap_write_json(const hwp_rap *r, const hwp_writer *w);
 HWP_API void hwp_rap_write_svg(const hwp_rap *r, const hwp_writer *w);
-HWP_API hwp_status hwp_rap_write_svg_range(hwp_rap *r, const hwp_writer *w,
-                                           uint64_t lo, uint64_t hi);
+HWP_API hwp_status hwp_rap_write_svg_range(const hwp_rap *r,
+                                           const hwp_writer *w, uint64_t lo,
+                                           uint64_t hi);
 
 /* Cold paths the hot path calls when something fires. */
 HWP_API void hwp__rap_split(hwp_rap *r, uint32_t idx, uint64_t key,
@@ -556,12 +565,15 @@ HWP_API uint64_t hwp_rap_nodes_for(double eps, unsigned key_bits,
 
 /* The threshold for the current n (sec. 2.2), and when to look again. */
 static void hwp__rap_threshold(hwp_rap *r) {
-    r->split_at = (uint64_t)(r->eps_per_level * (double)r->n);
-    /* Stage 0 may hold as much weight as one more ancestor could (the
-     * threshold), or four events per entry while that is less; measured
-     * against other limits in docs/rap.md, "Figures". */
-    r->buf_limit = 4u * ((uint64_t)r->buf_mask + 1u);
-    if (r->split_at > r->buf_limit) r->buf_limit = r->split_at;
+    uint64_t t = (uint64_t)(r->eps_per_level * (double)r->n);
+    uint64_t t4 = t >> 62 ? ~(uint64_t)0 : t << 2;
+    uint64_t per_entry = 4u * ((uint64_t)r->buf_mask + 1u);
+    r->split_at = t;
+    /* Stage 0 may hold four events an entry, but never more than four
+     * thresholds nor less than one: its share of the bound then scales
+     * with n (docs/rap.md, "The bound", where other limits are measured). */
+    r->buf_limit = per_entry < t4 ? per_entry : t4;
+    if (t > r->buf_limit) r->buf_limit = t;
     r->recalc_at = r->n + (r->n >> 6) + 1u;
     if (r->recalc_at < r->n) r->recalc_at = ~(uint64_t)0;
     r->next_cold = r->recalc_at < r->next_merge ? r->recalc_at : r->next_merge;
@@ -1007,12 +1019,15 @@ HWP_API hwp_status hwp_rap_foreach(const hwp_rap *r, hwp_rap_visit fn,
     return HWP_OK;
 }
 
-/* Every event of a tree range sits in the range's subtree or in one of
- * its ancestors, so the largest ancestor sum bounds the error of every
- * tree range, whatever happened (deferrals, weights, merged trees). */
+/* Every event of a tree range sits in the range's subtree, in one of its
+ * ancestors or in stage 0, so the largest ancestor sum plus the buffered
+ * weight bounds the error of every tree range, whatever happened
+ * (deferrals, weights, merged trees). */
 HWP_API uint64_t hwp_rap_bound(const hwp_rap *r) {
     if (!hwp__rap_ok(r)) return 0;
-    return hwp__rap_run(r, NULL, NULL, r->desc.hot, false);
+    /* Weight still in stage 0 is unknown to the tree: any range may be
+     * missing all of it until hwp_rap_flush(). */
+    return hwp__rap_run(r, NULL, NULL, r->desc.hot, false) + r->buffered;
 }
 
 /* Interval estimate: nodes inside [lo, hi] give the lower bound, nodes
@@ -1429,19 +1444,17 @@ HWP_API void hwp_rap_write_svg(const hwp_rap *r, const hwp_writer *w) {
 /* The x axis is the smallest tree range holding [lo, hi]: e.g. a
  * program's text segment when shared libraries hold more than 1% of the
  * PCs and the 99% rule would draw all of them. An empty interval, or one
- * reaching past 2^w (taken mod 2^w its ends could swap), draws nothing
- * and says why. */
-HWP_API hwp_status hwp_rap_write_svg_range(hwp_rap *r, const hwp_writer *w,
-                                           uint64_t lo, uint64_t hi) {
+ * reaching past 2^w (taken mod 2^w its ends could swap), draws nothing.
+ * Like the other readers (hwp_rap_estimate, hwp_rap_foreach) it takes
+ * the tree const and so records no reason: HWP_EINVAL means no tree, no
+ * writer, lo > hi or hi >= 2^w, all checkable by the caller. */
+HWP_API hwp_status hwp_rap_write_svg_range(const hwp_rap *r,
+                                           const hwp_writer *w, uint64_t lo,
+                                           uint64_t hi) {
     uint32_t x = 0;
     uint64_t flo = 0;
-    if (!hwp__rap_ok(r)) return HWP_EINVAL;
-    if (!w) return hwp__fail(&r->head, HWP_EINVAL, "rap: svg needs a writer");
-    if (lo > hi)
-        return hwp__fail(&r->head, HWP_EINVAL, "rap: svg range needs lo <= hi");
-    if (hi > r->key_mask)
-        return hwp__fail(&r->head, HWP_EINVAL,
-                         "rap: svg range must lie in [0, 2^key_bits)");
+    if (!hwp__rap_ok(r) || !w || lo > hi || hi > r->key_mask)
+        return HWP_EINVAL;
     for (;;) {
         const hwp_rap_node *a = &r->pool[x];
         unsigned d = a->depth, dig;
@@ -1456,7 +1469,7 @@ HWP_API hwp_status hwp_rap_write_svg_range(hwp_rap *r, const hwp_writer *w,
         flo = hwp__rap_lo_of(r, flo, d, dig);
     }
     hwp__rap_svg_draw(r, w, x, flo);
-    return hwp__fail(&r->head, HWP_OK, "");
+    return HWP_OK;
 }
 
 #ifdef __cplusplus

@@ -97,6 +97,24 @@ HWX__UNUSED static hwp_rap *hwx_rap_new(const hwp_rap_desc *d,
     return r;
 }
 
+/* The stage-0 limit docs/rap.md promises at weight n, from the desc:
+ * max(T, min(4 * entries, 4 * T)) with T = eps * n / levels. */
+HWX__UNUSED static double hwx_rap_buf_limit(double eps, unsigned levels,
+                                            double n, unsigned entries) {
+    double t = eps * n / (double)levels, l = 4.0 * (double)entries;
+    if (l > 4.0 * t) l = 4.0 * t;
+    return l > t ? l : t;
+}
+
+/* The bound docs/rap.md states for a buffered tree without deferrals,
+ * weight in stage 0 included: eps n + levels (limit + w_max) + limit. */
+HWX__UNUSED static double hwx_rap_buf_bound(double eps, unsigned levels,
+                                            double n, unsigned entries,
+                                            double w_max) {
+    double l = hwx_rap_buf_limit(eps, levels, n, entries);
+    return eps * n + (double)levels * (l + w_max) + l;
+}
+
 /* ---- synthetic code trace ---------------------------------------------------
  * A program of `nfunc` functions laid out one after another from `base`
  * (sizes 64..4096 bytes, basic blocks of 8..64 bytes). A call picks a

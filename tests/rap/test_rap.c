@@ -349,7 +349,9 @@ static void test_stage0_buffer(void) {
     CHECK_EQ(plain.updates, 50000);
     CHECK(buffered.buffered > 0);
     CHECK_EQ(buffered.n + buffered.buffered, 50000);
-    CHECK(buffered.updates * 3 < plain.updates); /* loops combine well */
+    /* Loops combine, though at 50K events and eps = 1% the limit is four
+     * thresholds (62 events), not 4 * entries: measured 3.0-fold. */
+    CHECK(buffered.updates * 2 < plain.updates);
     CHECK_EQ(hwp_rap_flush(&buffered), HWP_OK);
     CHECK_EQ(buffered.buffered, 0);
     CHECK_EQ(buffered.n, 50000);
@@ -360,10 +362,14 @@ static void test_stage0_buffer(void) {
 /* Stage 0 must not hide weight (sec. 3.3: entries are drained into the
  * engine, they do not wait for the end of the run). A code stream whose
  * working set fits the 1K-entry buffer, with per-block weights as a VM
- * host sends them: at every event the buffer holds at most
- * max(4 * entries, eps * n / levels) weight, and at the end the tree's bound
- * and hot ranges are those of an unbuffered tree on the same stream
- * within the tolerances below, while the buffer still combines. */
+ * host sends them: at every event the buffer holds at most the limit of
+ * docs/rap.md, max(T, min(4 * entries, 4 * T)), T = eps n / levels; at
+ * n = 100K (before any flush) and at the end the bound is within the
+ * stated eps n + levels (limit + w_max) + limit and within eps n of an
+ * unbuffered tree's (the 4 * entries limit alone gave 5.6% of n at 100K
+ * on a 37-block loop), and at the end the hot ranges are those of the
+ * unbuffered tree within the tolerances below, while the buffer still
+ * combines. */
 #define DRAIN_N (1u << 18)
 static void test_stage0_drains(void) {
     static hwx_event ev[DRAIN_N];
@@ -375,34 +381,50 @@ static void test_stage0_drains(void) {
     hwp_rap_desc d;
     size_t np, nb, i, j;
     uint64_t over = 0, peak = 0;
+    int early = 0;
     memset(&d, 0, sizeof d);
+    d.nodes = 4096; /* 64 KB: no deferral, so the stated bound applies */
     plain = hwx_rap_new(&d, NULL);
     d.buffer = 1024;
     buffered = hwx_rap_new(&d, NULL);
     hwx_code_init(&code, 12, 0x400000, 9);
     for (i = 0; i < DRAIN_N; i++) {
-        uint64_t pc = hwx_code_next(&code), wt = 1u + ((pc >> 3) & 7u), lim;
+        uint64_t pc = hwx_code_next(&code), wt = 1u + ((pc >> 3) & 7u);
         hwp_rap_add(plain, pc, wt);
         hwp_rap_add(buffered, pc, wt);
         ev[i].key = pc;
         ev[i].weight = wt;
-        /* The promise of docs/rap.md, computed here from the desc. */
-        lim = (uint64_t)(0.01 / 32.0 * (double)buffered->n);
-        if (lim < 4096u) lim = 4096u;
-        if (buffered->buffered > lim) over++;
+        /* The promises of docs/rap.md, computed here from the desc
+         * (eps = 1%, 32 levels, 1024 entries, weights <= 8). */
+        if ((double)buffered->buffered >
+            hwx_rap_buf_limit(0.01, 32, (double)buffered->n, 1024))
+            over++;
         if (buffered->buffered > peak) peak = buffered->buffered;
+        if (!early && plain->n >= 100000u) {
+            early = 1;
+            CHECK_EQ(buffered->deferred + plain->deferred, 0);
+            CHECK((double)hwp_rap_bound(buffered) <=
+                  hwx_rap_buf_bound(0.01, 32, (double)plain->n, 1024, 8.0));
+            CHECK(hwp_rap_bound(buffered) <=
+                  hwp_rap_bound(plain) + plain->n / 100u);
+        }
     }
+    CHECK(early);
     hwx_code_free(&code);
     hwx_exact_build(&x, ev, DRAIN_N);
     CHECK(x.n < 1024); /* the working set fits the buffer */
     CHECK_EQ(over, 0);
     CHECK(peak > 0);
-    CHECK(buffered->updates * 8 < plain->updates); /* still combines */
+    /* Still combines: 6.0-fold measured (the limit ends at 4 T, 1.5K
+     * events; 12.3-fold when it was 4 * entries from the start). */
+    CHECK(buffered->updates * 4 < plain->updates);
     CHECK_EQ(hwp_rap_flush(buffered), HWP_OK);
     CHECK_EQ(buffered->n, plain->n);
     /* The bound: within eps of the unbuffered tree's (it was 0.5 of n
-     * when entries left only on a collision). */
+     * when entries left only on a collision), and the stated one. */
     CHECK(hwp_rap_bound(buffered) <= hwp_rap_bound(plain) + plain->n / 100u);
+    CHECK((double)hwp_rap_bound(buffered) <=
+          hwx_rap_buf_bound(0.01, 32, (double)plain->n, 1024, 8.0));
     /* The same hot ranges (sec. 4.1), each within 1% of n, apart from
      * ranges within 1% of n of the 10% line in the other tree. */
     np = hwp_rap_hot(plain, 0.10, hp, 32);
@@ -727,16 +749,16 @@ static void test_reports(void) {
     t.w = hwp_writer_buf(&t.b, t.s, sizeof t.s);
     CHECK_EQ(hwp_rap_write_svg_range(&r, &t.w, 0x10, 0xbeef), HWP_OK);
     CHECK_HAS(t.s, "RAP tree over [0x0, 0xffff]");
-    /* Invalid intervals draw nothing and say why: lo > hi, and a hi past
-     * 2^16 (0x1bec1 taken mod 2^16 would fall below lo = 0xbee2). */
+    /* Invalid intervals draw nothing: lo > hi, and a hi past 2^16 (0x1bec1
+     * taken mod 2^16 would fall below lo = 0xbee2); the tree is const, so
+     * the status is the whole answer. The largest valid hi still draws. */
     t.w = hwp_writer_buf(&t.b, t.s, sizeof t.s);
     CHECK_EQ(hwp_rap_write_svg_range(&r, &t.w, 0xbee2, 0xbec1), HWP_EINVAL);
-    CHECK_HAS(hwp_why(&r), "lo <= hi");
     CHECK_EQ(hwp_rap_write_svg_range(&r, &t.w, 0xbee2, 0x1bec1), HWP_EINVAL);
-    CHECK_HAS(hwp_why(&r), "[0, 2^key_bits)");
     CHECK_EQ(t.b.len, 0);
     CHECK_EQ(hwp_rap_write_svg_range(&r, NULL, 0, 1), HWP_EINVAL);
-    CHECK_HAS(hwp_why(&r), "writer");
+    CHECK_EQ(hwp_rap_write_svg_range(&r, &t.w, 0xbee2, 0xffff), HWP_OK);
+    CHECK_HAS(t.s, "RAP tree over [0x0, 0xffff]");
 }
 
 /* A cost shim attached takes the fast copy of the update (r.fast), and a

@@ -178,11 +178,12 @@ static void test_property_streams(void) {
 }
 
 /* The same streams through a stage-0 buffer of 16..256 entries: after
- * every event the buffer holds at most max(4 * entries, eps * n /
- * levels) (docs/rap.md, "The bound"); after the flush every node obeys
+ * every event the buffer holds at most max(T, min(4 * entries, 4 * T)),
+ * T = eps * n / levels (docs/rap.md, "The bound"); without deferral
+ * hwp_rap_bound() stays within the stated eps n + levels (limit + w_max)
+ * + limit at checkpoints before the flush; after it every node obeys
  * sum <= true <= upper, n is the stream's weight, and without deferral
- * the eps bound holds with the buffer's update weight in place of the
- * largest event weight. */
+ * every node's error is within that bound. */
 static void test_buffered_streams(void) {
     hwp_rng g;
     unsigned s, failures = 0, over = 0;
@@ -191,30 +192,33 @@ static void test_buffered_streams(void) {
     for (s = 0; s < 600; s++) {
         int kind = (int)(s % S_COUNT);
         hwp_rap_desc d;
-        uint64_t maxw, need, total = 0, floor4;
+        uint64_t maxw, need, total = 0;
         size_t n = random_stream(&g, kind, &d, &maxw, &need), i;
         double eps = d.eps;
         hwp_rap *r;
         int ok = 1;
         d.buffer = 16u << hwp_rng_below(&g, 5);
         d.nodes = (uint32_t)(need < (1u << 21) ? need : (1u << 21));
-        floor4 = 4u * (uint64_t)d.buffer;
         r = hwx_rap_new(&d, NULL);
         for (i = 0; i < n; i++) {
-            uint64_t lim;
             hwp_rap_add(r, ev[i].key, ev[i].weight);
             total += ev[i].weight;
-            lim = (uint64_t)(eps / (double)r->levels * (double)r->n);
-            if (r->buffered > (lim > floor4 ? lim : floor4)) over++;
+            if ((double)r->buffered >
+                hwx_rap_buf_limit(eps, r->levels, (double)r->n, d.buffer))
+                over++;
+            /* Before a flush too, at i + 1 = 1, 2, 4, ... (a walk each). */
+            if (!(i & (i + 1)) && !r->deferred &&
+                (double)hwp_rap_bound(r) >
+                    hwx_rap_buf_bound(eps, r->levels, (double)total, d.buffer,
+                                      (double)maxw))
+                ok = 0;
             if (r->n + r->buffered != total) ok = 0;
         }
         drained += r->updates;
         if (hwp_rap_flush(r) != HWP_OK || r->n != total || r->buffered) ok = 0;
         ok &= check_tree(r, ev, n,
-                         eps * (double)r->n +
-                             (double)r->levels *
-                                 ((double)floor4 + eps * (double)r->n /
-                                  (double)r->levels + (double)maxw),
+                         hwx_rap_buf_bound(eps, r->levels, (double)r->n,
+                                           d.buffer, (double)maxw),
                          !r->deferred);
         if (!ok) {
             failures++;
