@@ -74,7 +74,7 @@
  *              Without cache, with b = 4 and an even w, one test per
  *              event (two with a cost shim) selects a copy of the update
  *              with the cache and walk tests compiled out, with or without
- *              the cost shim's charge (r->fast); the stage-0 buffer's
+ *              the cost shim's charge (r->cfg); the stage-0 buffer's
  *              hit is inline too, its misses and every other
  *              configuration call one out-of-line copy (hwp__rap_tree).
  *              The charge stays per tree update.
@@ -233,7 +233,7 @@ typedef struct hwp_rap {
     uint8_t skip_sh[256];
     /* HWP__RAP_* bits, fixed at init: which tests the per-event path can
      * leave out (hwp_rap_add passes them to hwp__rap_update as constants). */
-    uint32_t fast;
+    uint32_t cfg;
     /* hwp__rap_stride, used when walk != 0 (b <= 4 and log2 b divides w;
      * walk = log2 b): step[(mask << log2 b) | digit] is 1 + the child's
      * offset in its block, 0 when the child is absent or the node is a
@@ -276,12 +276,12 @@ typedef struct hwp_rap_acc {
 #define HWP__RAP_MAGIC HWP__MAGIC('r', 'a', 'p', ' ')
 #define HWP__RAP_GARBAGE 1u
 #define HWP__RAP_JUMP_BITS 8u /* jump[] has 2^8 entries */
-/* What the per-event path knows at compile time (r->fast, and the `cfg`
+/* What the per-event path knows at compile time (r->cfg, and the `cfg`
  * constant of each inlined copy of hwp__rap_update). */
 #define HWP__RAP_FAST 1u   /* b = 4 and 2 | w (the strided walk), no cache */
 #define HWP__RAP_NOCOST 2u /* no cost shim: no charge                     */
 #define HWP__RAP_COST 4u   /* a cost shim: charged without the NULL test  */
-#define HWP__RAP_BUF 8u    /* a stage-0 buffer (r->fast only)             */
+#define HWP__RAP_BUF 8u    /* a stage-0 buffer (r->cfg only)             */
 /* Neither NOCOST nor COST: the NULL-safe hwp_cost_charge decides. */
 #if defined(__GNUC__) || defined(__clang__)
 #define HWP__RAP_ASSUME(x) ((x) ? (void)0 : __builtin_unreachable())
@@ -402,7 +402,7 @@ HWP__RAP_HOT hwp_rap_node *hwp__rap_descend(const hwp_rap *r, uint64_t key,
 
 /* Stages 1-4 of sec. 3.3: find, count, compare with the split threshold.
  * `cfg` is a constant at each call (hwp_rap_add picks it once per event
- * from r->fast): with HWP__RAP_FAST there is no lookup cache and b = 4, so
+ * from r->cfg): with HWP__RAP_FAST there is no lookup cache and b = 4, so
  * neither the cache test nor the walk selection is on the path; with
  * HWP__RAP_NOCOST there is no cost shim and no charge, with HWP__RAP_COST
  * there is one and the charge skips its NULL test. Every copy
@@ -446,7 +446,7 @@ HWP__RAP_HOT void hwp__rap_update(hwp_rap *r, uint64_t key, uint64_t weight,
  * with a cost shim) and the stage-0 buffer's hit; a buffer miss and every
  * other configuration call the update out of line (hwp__rap_tree). */
 HWP_INLINE void hwp_rap_add(hwp_rap *r, uint64_t key, uint64_t weight) {
-    unsigned f = r->fast;
+    unsigned f = r->cfg;
     if (HWP_LIKELY(f == (HWP__RAP_FAST | HWP__RAP_NOCOST))) {
         hwp__rap_update(r, key, weight, HWP__RAP_FAST | HWP__RAP_NOCOST);
     } else if (f == (HWP__RAP_FAST | HWP__RAP_COST)) { /* the hosts' case */
@@ -730,7 +730,7 @@ HWP_API hwp_status hwp_rap_init(hwp_rap *r, void *storage, size_t bytes,
                         ? 1u + hwp__rap_popcnt16(m & ((1u << dig) - 1u))
                         : 0u);
     }
-    r->fast = (!r->cache && r->walk == 2u ? HWP__RAP_FAST : 0u) |
+    r->cfg = (!r->cache && r->walk == 2u ? HWP__RAP_FAST : 0u) |
               (cost ? HWP__RAP_COST : HWP__RAP_NOCOST) |
               (r->buf ? HWP__RAP_BUF : 0u);
     hwp__rap_empty(r);
@@ -753,7 +753,7 @@ HWP_API hwp_status hwp_rap_flush(hwp_rap *r) {
  * configurations hwp_rap_add does not inline (a cache, b != 4, odd w). A
  * cost shim, if any, is charged through the NULL-safe hwp_cost_charge. */
 HWP_API void hwp__rap_tree(hwp_rap *r, uint64_t key, uint64_t weight) {
-    if (r->fast & HWP__RAP_FAST) hwp__rap_update(r, key, weight, HWP__RAP_FAST);
+    if (r->cfg & HWP__RAP_FAST) hwp__rap_update(r, key, weight, HWP__RAP_FAST);
     else hwp__rap_update(r, key, weight, 0u);
 }
 

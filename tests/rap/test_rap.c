@@ -544,7 +544,7 @@ static void test_lookup_matches_ranges(void) {
                 /* The generic lookup, and the b = 4 copy where it runs. */
                 wrong += seen[best].node !=
                          (uint32_t)(hwp__rap_descend(&r, p, false) - r.pool);
-                if (r.fast & HWP__RAP_FAST) {
+                if (r.cfg & HWP__RAP_FAST) {
                     wrong += seen[best].node !=
                              (uint32_t)(hwp__rap_descend(&r, p, true) - r.pool);
                     fast++;
@@ -761,7 +761,7 @@ static void test_reports(void) {
     CHECK_HAS(t.s, "RAP tree over [0x0, 0xffff]");
 }
 
-/* A cost shim attached takes the fast copy of the update (r.fast), and a
+/* A cost shim attached takes the fast copy of the update (r.cfg), and a
  * stage-0 buffer's misses take it too; the charge stays per tree update, so
  * whatever a host reads from its hwp_cost after any event (counts, cycles,
  * total, hwp_cost_take, the overhead, the JSON report) must equal what the
@@ -790,8 +790,8 @@ static void test_cost_fast_identity(void) {
         CHECK_EQ(hwp_rap_init(&a, mem, MEMSZ, &d, &ca), HWP_OK);
         d.cache = 64;
         CHECK_EQ(hwp_rap_init(&g, ALIGN16(m2), 1u << 16, &d, &cg), HWP_OK);
-        CHECK_EQ(a.fast, HWP__RAP_FAST | HWP__RAP_COST | (buf ? HWP__RAP_BUF : 0u));
-        CHECK_EQ(g.fast & HWP__RAP_FAST, 0);
+        CHECK_EQ(a.cfg, HWP__RAP_FAST | HWP__RAP_COST | (buf ? HWP__RAP_BUF : 0u));
+        CHECK_EQ(g.cfg & HWP__RAP_FAST, 0);
         same = 1;
         took = 0;
         for (i = 0; i < 30000; i++) {
