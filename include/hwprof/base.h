@@ -168,6 +168,32 @@ HWP_INLINE bool hwp__aligned(const void *p) {
     return ((uintptr_t)p & (HWP__ALIGN - 1)) == 0;
 }
 
+/* The storage a model asks for: `need` bytes plus room to align whatever
+ * address the host hands over (0 stays 0: an invalid desc). */
+HWP_INLINE size_t hwp__bytes(size_t need) {
+    return need ? need + (HWP__ALIGN - 1) : 0;
+}
+
+/* What every model's init checks once its desc is filled: the desc's own
+ * reason (NULL when valid), then the host's storage, which may have any
+ * alignment: *storage is moved up to the next aligned address and *bytes
+ * shrinks by the padding, which must leave the `need` bytes that the
+ * model's *_bytes() reported (need plus padding, see hwp__bytes). */
+HWP_INLINE hwp_status hwp__admit_mem(hwp_head *h, const char *why,
+                                     void **storage, size_t *bytes,
+                                     size_t need) {
+    size_t pad;
+    if (why) return hwp__fail(h, HWP_EINVAL, why);
+    if (!*storage) return hwp__fail(h, HWP_EINVAL, "storage must be non-NULL");
+    pad = (size_t)(-(uintptr_t)*storage & (HWP__ALIGN - 1));
+    if (*bytes < pad || *bytes - pad < need)
+        return hwp__fail(h, HWP_ENOSPC,
+                         "storage smaller than the model's *_bytes() size");
+    *storage = (unsigned char *)*storage + pad;
+    *bytes -= pad;
+    return HWP_OK;
+}
+
 /* What every model's init checks once its desc is filled: the desc's own
  * reason (NULL when valid), then the host's storage: aligned, and at least
  * the `need` bytes that the model's *_bytes() reported. */
@@ -522,6 +548,84 @@ typedef struct hwp_bufwriter {
 
 HWP_API hwp_writer hwp_writer_buf(hwp_bufwriter *b, char *buf, size_t cap);
 
+/* More JSON members after an earlier one: ,"key":"0x1f" for 64-bit keys,
+ * ids and bit masks (a JSON number loses precision above 2^53) and
+ * ,"key":0.125 for fractions. */
+HWP_API void hwp_put_json_hex(const hwp_writer *w, const char *key, uint64_t v);
+HWP_API void hwp_put_json_f64(const hwp_writer *w, const char *key, double v,
+                              unsigned decimals);
+/* Every model's JSON report opens the same way, then adds ,"desc":{...},
+ * ,"stats":{...} and its payload, and closes the object:
+ *   {"model":"rap","version":1,"desc":{...},"stats":{...},...} */
+HWP_API void hwp_put_json_envelope(const hwp_writer *w, const char *model,
+                                   uint32_t version);
+
+/* ---- JSON reader -------------------------------------------------------
+ * A cursor over a JSON text, enough to read hwprof's own reports back (the
+ * models' *_read_json): no allocation, no libc, every error kept with its
+ * byte offset. The first error sticks: later calls return false, so a
+ * reader may check once at the end. Usage:
+ *
+ *   hwp_json j; char key[32];
+ *   hwp_json_init(&j, text, len);
+ *   if (!hwp_json_envelope(&j, "rap", 1)) ...          // {"model":..,"version":..
+ *   while (hwp_json_member(&j, key, sizeof key)) {      // ,"key":
+ *       if (hwp_json_key_is(key, "desc")) ... else hwp_json_skip(&j);
+ *   }
+ *   if (!hwp_json_end(&j)) report(j.why, j.err_pos);
+ *
+ * Objects: hwp_json_object() consumes '{', then hwp_json_member() returns
+ * each key (with its ':') until it consumes the closing '}' and returns
+ * false. Arrays: hwp_json_array() consumes '[', hwp_json_next() returns
+ * true before each element and false after consuming ']'. Commas are
+ * checked, not just skipped. */
+typedef struct hwp_json_err {
+    size_t offset;   /* byte offset of the first error                */
+    const char *why; /* what was expected there (static string)       */
+} hwp_json_err;
+
+typedef struct hwp_json {
+    const char *s;
+    size_t n, pos;
+    size_t err_pos;  /* valid when why != NULL                        */
+    const char *why; /* first error, NULL while the text is well formed */
+    bool after_value; /* a value ended: the next member needs a comma  */
+    uint32_t depth;
+} hwp_json;
+
+#define HWP_JSON_MAX_DEPTH 64u
+
+HWP_API void hwp_json_init(hwp_json *j, const char *s, size_t n);
+/* Record an error at the cursor (the first one sticks); returns false. */
+HWP_API bool hwp_json_fail(hwp_json *j, const char *why);
+HWP_API bool hwp_json_object(hwp_json *j);
+HWP_API bool hwp_json_member(hwp_json *j, char *key, size_t cap);
+HWP_API bool hwp_json_array(hwp_json *j);
+HWP_API bool hwp_json_next(hwp_json *j);
+/* A non-negative integer, or a "0x..." string (hwp_put_json_hex). */
+HWP_API bool hwp_json_u64(hwp_json *j, uint64_t *v);
+HWP_API bool hwp_json_i64(hwp_json *j, int64_t *v);
+/* A number; null reads as NaN (hwp_put_f64 writes NaN as null). */
+HWP_API bool hwp_json_f64(hwp_json *j, double *v);
+HWP_API bool hwp_json_bool(hwp_json *j, bool *v);
+/* A string into buf (NUL-terminated); too long for cap is an error. */
+HWP_API bool hwp_json_str(hwp_json *j, char *buf, size_t cap);
+HWP_API bool hwp_json_skip(hwp_json *j); /* any one value */
+/* Only white space is left. */
+HWP_API bool hwp_json_end(hwp_json *j);
+/* '{' then "model" equal to `model` and "version" not newer than
+ * `version`; a mismatch is an error naming what was found wanting. */
+HWP_API bool hwp_json_envelope(hwp_json *j, const char *model,
+                               uint32_t version);
+/* Copy the cursor's first error into err (may be NULL); returns
+ * HWP_EFORMAT, or HWP_OK when there was none. */
+HWP_API hwp_status hwp_json_status(const hwp_json *j, hwp_json_err *err);
+
+HWP_INLINE bool hwp_json_key_is(const char *key, const char *lit) {
+    while (*key && *key == *lit) key++, lit++;
+    return *key == *lit;
+}
+
 #ifdef __cplusplus
 }
 #endif
@@ -689,6 +793,377 @@ HWP_API hwp_writer hwp_writer_buf(hwp_bufwriter *b, char *buf, size_t cap) {
     w.write = hwp__buf_write;
     w.ctx = b;
     return w;
+}
+
+HWP_API void hwp_put_json_hex(const hwp_writer *w, const char *key,
+                              uint64_t v) {
+    hwp_put(w, ",", 1);
+    hwp_put_json_str(w, key);
+    hwp_put(w, ":\"", 2);
+    hwp_put_hex(w, v);
+    hwp_put(w, "\"", 1);
+}
+
+HWP_API void hwp_put_json_f64(const hwp_writer *w, const char *key, double v,
+                              unsigned decimals) {
+    hwp_put(w, ",", 1);
+    hwp_put_json_str(w, key);
+    hwp_put(w, ":", 1);
+    hwp_put_f64(w, v, decimals);
+}
+
+HWP_API void hwp_put_json_envelope(const hwp_writer *w, const char *model,
+                                   uint32_t version) {
+    hwp_put_str(w, "{\"model\":");
+    hwp_put_json_str(w, model);
+    hwp_put_json_u64(w, "version", version);
+}
+
+HWP_API void hwp_json_init(hwp_json *j, const char *s, size_t n) {
+    j->s = s;
+    j->n = s ? n : 0;
+    j->pos = 0;
+    j->err_pos = 0;
+    j->why = NULL;
+    j->after_value = false;
+    j->depth = 0;
+}
+
+HWP_API bool hwp_json_fail(hwp_json *j, const char *why) {
+    if (!j->why) {
+        j->why = why;
+        j->err_pos = j->pos;
+    }
+    return false;
+}
+
+/* Next significant character, or 0 at the end (JSON text has no NULs
+ * outside strings, and a NUL there is an error anyway). */
+static char hwp__json_peek(hwp_json *j) {
+    while (j->pos < j->n && (j->s[j->pos] == ' ' || j->s[j->pos] == '\n' ||
+                             j->s[j->pos] == '\r' || j->s[j->pos] == '\t'))
+        j->pos++;
+    return j->pos < j->n ? j->s[j->pos] : '\0';
+}
+
+/* Before a value in an array or after a member's ':' nothing is needed;
+ * a value at the top level may not follow another one. */
+static bool hwp__json_open(hwp_json *j, char c, const char *why) {
+    if (j->why) return false;
+    if (hwp__json_peek(j) != c) return hwp_json_fail(j, why);
+    if (j->depth >= HWP_JSON_MAX_DEPTH)
+        return hwp_json_fail(j, "json: nested too deeply");
+    j->pos++;
+    j->depth++;
+    j->after_value = false;
+    return true;
+}
+
+HWP_API bool hwp_json_object(hwp_json *j) {
+    return hwp__json_open(j, '{', "json: expected '{'");
+}
+
+HWP_API bool hwp_json_array(hwp_json *j) {
+    return hwp__json_open(j, '[', "json: expected '['");
+}
+
+/* Shared by members and array elements: the closing bracket ends the
+ * container (and makes it a value of its parent); otherwise a comma is
+ * required exactly when a value came before. */
+static bool hwp__json_more(hwp_json *j, char close) {
+    char c;
+    if (j->why) return false;
+    c = hwp__json_peek(j);
+    if (c == close) {
+        j->pos++;
+        j->depth--;
+        j->after_value = true;
+        return false;
+    }
+    if (j->after_value) {
+        if (c != ',')
+            return hwp_json_fail(j, close == '}' ? "json: expected ',' or '}'"
+                                                 : "json: expected ',' or ']'");
+        j->pos++;
+        if (hwp__json_peek(j) == close)
+            return hwp_json_fail(j, "json: trailing comma");
+    }
+    j->after_value = false;
+    return true;
+}
+
+HWP_API bool hwp_json_next(hwp_json *j) { return hwp__json_more(j, ']'); }
+
+HWP_API bool hwp_json_str(hwp_json *j, char *buf, size_t cap) {
+    size_t k = 0;
+    if (j->why) return false;
+    if (hwp__json_peek(j) != '"') return hwp_json_fail(j, "json: expected a string");
+    j->pos++;
+    for (;;) {
+        char c;
+        if (j->pos >= j->n) return hwp_json_fail(j, "json: unterminated string");
+        c = j->s[j->pos];
+        if (c == '"') break;
+        if ((unsigned char)c < 0x20)
+            return hwp_json_fail(j, "json: control character in a string");
+        if (c == '\\') {
+            if (++j->pos >= j->n) return hwp_json_fail(j, "json: unterminated string");
+            c = j->s[j->pos];
+            if (c == 'u') {
+                unsigned v = 0, d;
+                for (d = 0; d < 4; d++) {
+                    char h;
+                    if (++j->pos >= j->n) return hwp_json_fail(j, "json: bad \\u escape");
+                    h = j->s[j->pos];
+                    v <<= 4;
+                    if (h >= '0' && h <= '9') v |= (unsigned)(h - '0');
+                    else if (h >= 'a' && h <= 'f') v |= (unsigned)(h - 'a' + 10);
+                    else if (h >= 'A' && h <= 'F') v |= (unsigned)(h - 'A' + 10);
+                    else return hwp_json_fail(j, "json: bad \\u escape");
+                }
+                /* hwprof writes \u only for control characters. */
+                if (v >= 0x80) return hwp_json_fail(j, "json: \\u escape outside ASCII");
+                c = (char)v;
+            } else if (c == 'n') c = '\n';
+            else if (c == 't') c = '\t';
+            else if (c == 'r') c = '\r';
+            else if (c == 'b') c = '\b';
+            else if (c == 'f') c = '\f';
+            else if (c != '"' && c != '\\' && c != '/')
+                return hwp_json_fail(j, "json: bad escape");
+        }
+        if (buf) {
+            if (k + 1 >= cap) return hwp_json_fail(j, "json: string too long");
+            buf[k] = c;
+        }
+        k++;
+        j->pos++;
+    }
+    j->pos++;
+    if (buf && cap) buf[k] = '\0';
+    j->after_value = true;
+    return true;
+}
+
+HWP_API bool hwp_json_member(hwp_json *j, char *key, size_t cap) {
+    if (!hwp__json_more(j, '}')) return false;
+    if (!hwp_json_str(j, key, cap)) return false;
+    if (hwp__json_peek(j) != ':') return hwp_json_fail(j, "json: expected ':'");
+    j->pos++;
+    j->after_value = false;
+    return true;
+}
+
+/* Digits of an unsigned decimal; false (no error set) on overflow. */
+static bool hwp__json_digits(hwp_json *j, uint64_t *v, unsigned *ndig) {
+    uint64_t x = 0;
+    unsigned k = 0;
+    while (j->pos < j->n && j->s[j->pos] >= '0' && j->s[j->pos] <= '9') {
+        unsigned d = (unsigned)(j->s[j->pos] - '0');
+        if (x > (UINT64_MAX - d) / 10u) return false;
+        x = x * 10u + d;
+        j->pos++;
+        k++;
+    }
+    *v = x;
+    *ndig = k;
+    return true;
+}
+
+HWP_API bool hwp_json_u64(hwp_json *j, uint64_t *v) {
+    unsigned k;
+    char c;
+    if (j->why) return false;
+    c = hwp__json_peek(j);
+    if (c == '"') { /* "0x..." */
+        uint64_t x = 0;
+        size_t start = j->pos;
+        unsigned nd = 0;
+        if (j->pos + 3 > j->n || j->s[j->pos + 1] != '0' ||
+            (j->s[j->pos + 2] != 'x' && j->s[j->pos + 2] != 'X'))
+            return hwp_json_fail(j, "json: expected a number or a \"0x\" string");
+        j->pos += 3;
+        for (; j->pos < j->n && j->s[j->pos] != '"'; j->pos++, nd++) {
+            char h = j->s[j->pos];
+            unsigned d;
+            if (h >= '0' && h <= '9') d = (unsigned)(h - '0');
+            else if (h >= 'a' && h <= 'f') d = (unsigned)(h - 'a' + 10);
+            else if (h >= 'A' && h <= 'F') d = (unsigned)(h - 'A' + 10);
+            else return hwp_json_fail(j, "json: bad hex digit");
+            if (nd >= 16) return hwp_json_fail(j, "json: hex number over 64 bits");
+            x = (x << 4) | d;
+        }
+        if (j->pos >= j->n || nd == 0) {
+            j->pos = start;
+            return hwp_json_fail(j, "json: bad hex string");
+        }
+        j->pos++;
+        *v = x;
+        j->after_value = true;
+        return true;
+    }
+    if (c < '0' || c > '9') return hwp_json_fail(j, "json: expected an unsigned integer");
+    if (!hwp__json_digits(j, v, &k)) return hwp_json_fail(j, "json: integer over 64 bits");
+    if (j->pos < j->n && (j->s[j->pos] == '.' || j->s[j->pos] == 'e' ||
+                          j->s[j->pos] == 'E'))
+        return hwp_json_fail(j, "json: expected an integer");
+    j->after_value = true;
+    return true;
+}
+
+HWP_API bool hwp_json_i64(hwp_json *j, int64_t *v) {
+    uint64_t u;
+    bool neg = false;
+    if (j->why) return false;
+    if (hwp__json_peek(j) == '-') {
+        neg = true;
+        j->pos++;
+    }
+    if (!hwp_json_u64(j, &u)) return false;
+    if (u > (uint64_t)INT64_MAX + (neg ? 1u : 0u))
+        return hwp_json_fail(j, "json: integer out of range");
+    *v = neg ? (int64_t)(0 - u) : (int64_t)u;
+    return true;
+}
+
+HWP_API bool hwp_json_f64(hwp_json *j, double *v) {
+    uint64_t ip = 0, fp = 0;
+    unsigned ki = 0, kf = 0;
+    int ex = 0;
+    double x, p10 = 10.0;
+    bool neg = false;
+    char c;
+    if (j->why) return false;
+    c = hwp__json_peek(j);
+    if (c == 'n') {
+        if (j->pos + 4 <= j->n && j->s[j->pos + 1] == 'u' &&
+            j->s[j->pos + 2] == 'l' && j->s[j->pos + 3] == 'l') {
+            j->pos += 4;
+            uint64_t nan_bits = 0x7ff8000000000000ull; /* a quiet NaN */
+            hwp__copy(v, &nan_bits, sizeof *v);
+            j->after_value = true;
+            return true;
+        }
+        return hwp_json_fail(j, "json: expected a number");
+    }
+    if (c == '-') {
+        neg = true;
+        j->pos++;
+    }
+    if (j->pos >= j->n || j->s[j->pos] < '0' || j->s[j->pos] > '9')
+        return hwp_json_fail(j, "json: expected a number");
+    if (!hwp__json_digits(j, &ip, &ki)) return hwp_json_fail(j, "json: number too long");
+    x = (double)ip;
+    if (j->pos < j->n && j->s[j->pos] == '.') {
+        double scale = 1.0;
+        j->pos++;
+        if (!hwp__json_digits(j, &fp, &kf) || kf == 0 || kf > 19)
+            return hwp_json_fail(j, "json: bad fraction");
+        while (kf--) scale *= 10.0;
+        x += (double)fp / scale;
+    }
+    if (j->pos < j->n && (j->s[j->pos] == 'e' || j->s[j->pos] == 'E')) {
+        uint64_t e;
+        bool eneg = false;
+        j->pos++;
+        if (j->pos < j->n && (j->s[j->pos] == '+' || j->s[j->pos] == '-'))
+            eneg = j->s[j->pos++] == '-';
+        if (!hwp__json_digits(j, &e, &kf) || kf == 0 || e > 400)
+            return hwp_json_fail(j, "json: bad exponent");
+        for (ex = (int)e; ex; ex >>= 1, p10 *= p10)
+            if (ex & 1) x = eneg ? x / p10 : x * p10;
+    }
+    *v = neg ? -x : x;
+    j->after_value = true;
+    return true;
+}
+
+HWP_API bool hwp_json_bool(hwp_json *j, bool *v) {
+    char c;
+    if (j->why) return false;
+    c = hwp__json_peek(j);
+    if (c == 't' && j->pos + 4 <= j->n && j->s[j->pos + 1] == 'r' &&
+        j->s[j->pos + 2] == 'u' && j->s[j->pos + 3] == 'e') {
+        j->pos += 4;
+        *v = true;
+    } else if (c == 'f' && j->pos + 5 <= j->n && j->s[j->pos + 1] == 'a' &&
+               j->s[j->pos + 2] == 'l' && j->s[j->pos + 3] == 's' &&
+               j->s[j->pos + 4] == 'e') {
+        j->pos += 5;
+        *v = false;
+    } else {
+        return hwp_json_fail(j, "json: expected true or false");
+    }
+    j->after_value = true;
+    return true;
+}
+
+HWP_API bool hwp_json_skip(hwp_json *j) {
+    char c;
+    if (j->why) return false;
+    c = hwp__json_peek(j);
+    if (c == '{') {
+        if (!hwp_json_object(j)) return false;
+        while (hwp_json_member(j, NULL, 0))
+            if (!hwp_json_skip(j)) return false;
+        return !j->why;
+    }
+    if (c == '[') {
+        if (!hwp_json_array(j)) return false;
+        while (hwp_json_next(j))
+            if (!hwp_json_skip(j)) return false;
+        return !j->why;
+    }
+    if (c == '"') return hwp_json_str(j, NULL, 0);
+    if (c == 't' || c == 'f') {
+        bool b;
+        return hwp_json_bool(j, &b);
+    }
+    {
+        double d;
+        return hwp_json_f64(j, &d);
+    }
+}
+
+HWP_API bool hwp_json_end(hwp_json *j) {
+    if (j->why) return false;
+    if (j->depth) return hwp_json_fail(j, "json: unclosed object or array");
+    if (hwp__json_peek(j) != '\0' || j->pos < j->n)
+        return hwp_json_fail(j, "json: text after the report");
+    return true;
+}
+
+HWP_API bool hwp_json_envelope(hwp_json *j, const char *model,
+                               uint32_t version) {
+    char key[16], name[32];
+    uint64_t v;
+    size_t at;
+    if (!hwp_json_object(j)) return false;
+    if (!hwp_json_member(j, key, sizeof key) || !hwp_json_key_is(key, "model"))
+        return hwp_json_fail(j, "json: a report begins with \"model\"");
+    at = j->pos;
+    if (!hwp_json_str(j, name, sizeof name)) return false;
+    if (!hwp_json_key_is(name, model)) {
+        j->pos = at;
+        return hwp_json_fail(j, "json: report of another model");
+    }
+    if (!hwp_json_member(j, key, sizeof key) || !hwp_json_key_is(key, "version"))
+        return hwp_json_fail(j, "json: \"version\" must follow \"model\"");
+    at = j->pos;
+    if (!hwp_json_u64(j, &v)) return false;
+    if (v == 0 || v > version) {
+        j->pos = at;
+        return hwp_json_fail(j, "json: report version newer than this reader");
+    }
+    return true;
+}
+
+HWP_API hwp_status hwp_json_status(const hwp_json *j, hwp_json_err *err) {
+    if (err) {
+        err->offset = j->why ? j->err_pos : 0;
+        err->why = j->why;
+    }
+    return j->why ? HWP_EFORMAT : HWP_OK;
 }
 
 #ifdef __cplusplus
