@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/conformance/conformance.h: the model contract as a table.
+ *
+ * Every component (a struct with its own storage) supplies one row; the
+ * driver (tests/conformance/conformance.c) checks each row mechanically:
+ * bytes/init agree at odd alignments, a zero desc equals the documented
+ * defaults, every bad desc field gives HWP_EINVAL with a reason naming it,
+ * reset equals a fresh init, merge of two halves equals the whole stream
+ * (or the row's stated bound), the JSON report round-trips through the
+ * reader, and stats never decrease. Adding a component = adding a row in
+ * tests/conformance/<model>.c and listing it in conformance.c.
+ *
+ * Rows use void * wrappers (calling a function through a pointer of
+ * another type is undefined in C), written once per component. */
+#ifndef HWP_CONFORMANCE_H
+#define HWP_CONFORMANCE_H
+
+#include "hwprof/hwprof.h"
+
+/* The first four fields every component's stats struct begins with. */
+typedef struct hwp_conf_stats {
+    uint64_t events, dropped, evicted, cycles;
+} hwp_conf_stats;
+
+/* Reasons that a component's own merge may not equal the whole stream:
+ * compare(whole, merged) returns NULL when merged is within the bound the
+ * component documents, else a static reason. */
+typedef const char *(*hwp_conf_merge_check)(const void *whole,
+                                            const void *merged);
+
+typedef struct hwp_conf_row {
+    const char *name;   /* "rap", "pm_table", ...                         */
+    size_t desc_size;   /* sizeof(hwp_X_desc)                             */
+    size_t handle_size; /* sizeof(hwp_X)                                  */
+    /* A desc small enough for a quick test (zero is fine). */
+    void (*small)(void *desc);
+    /* The defaults as the docs state them, field by field, written out
+     * by hand: a zero desc must give the same instance (same JSON). */
+    void (*documented)(void *desc);
+    /* Bad descs: bad(desc, i) spoils field bad_fields[i] of a valid desc. */
+    const char *const *bad_fields;
+    size_t nbad;
+    void (*bad)(void *desc, size_t i);
+
+    size_t (*bytes)(const void *desc);
+    hwp_status (*init)(void *x, void *mem, size_t n, const void *desc,
+                       hwp_cost *cost);
+    hwp_status (*reset)(void *x);
+    hwp_status (*flush)(void *x);
+    hwp_status (*merge)(void *dst, const void *src);
+    hwp_status (*stats)(const void *x, hwp_conf_stats *out);
+    void (*write_json)(const void *x, const hwp_writer *w);
+    hwp_status (*read_desc)(void *desc, const char *s, size_t n,
+                            hwp_json_err *err);
+    hwp_status (*read_json)(void *x, const char *s, size_t n,
+                            hwp_json_err *err);
+    /* Feed events [first, first + n) of a stream fixed by seed. */
+    void (*feed)(void *x, uint64_t seed, uint64_t first, uint64_t n);
+    /* NULL: merge of the two halves must give byte-identical JSON to the
+     * whole stream; else the check of the documented bound. */
+    hwp_conf_merge_check merge_check;
+} hwp_conf_row;
+
+/* Rows, one list per model file. */
+extern const hwp_conf_row hwp_conf_profileme[];
+extern const hwp_conf_row hwp_conf_stratified[];
+extern const hwp_conf_row hwp_conf_rap[];
+extern const hwp_conf_row hwp_conf_pathprof[];
+extern const hwp_conf_row hwp_conf_coproc[];
+extern const hwp_conf_row hwp_conf_core[];
+
+#endif
