@@ -958,24 +958,29 @@ HWP_API hwp_status hwp_pm_tag_empty(hwp_pm *p, uint64_t fetch_cycle) {
     return HWP_OK;
 }
 
-/* The live slot behind a tag, or a status saying why there is none. */
-static hwp_status hwp__pm_slot(hwp_pm *p, uint32_t tag, hwp_pm_slot **out) {
-    uint32_t i = (tag & ((1u << HWP__PM_TAG_BITS) - 1u)) - 1u; /* 0 wraps */
-    hwp_pm_slot *s;
-    *out = 0;
-    if (!hwp__pm_ok(p)) return HWP_EINVAL;
+/* Why a tag failed the check (cold: off the path of every report). */
+static hwp_status hwp__pm_bad_tag(hwp_pm *p, uint32_t i) {
     if (i >= p->d.ways)
         return hwp__fail(&p->head, HWP_EINVAL,
                          "profileme: tag was not returned by hwp_pm_tag");
-    s = &p->slots[i];
-    if (s->state != HWP__PM_LIVE || s->gen != tag >> HWP__PM_TAG_BITS) {
-        p->st.late++; /* the tag check: the report is dropped */
-        return hwp__fail(&p->head, HWP_ESTATE,
-                         "profileme: tag's record has completed or been "
-                         "replaced (late report dropped)");
+    p->st.late++; /* the tag check: the report is dropped */
+    return hwp__fail(&p->head, HWP_ESTATE,
+                     "profileme: tag's record has completed or been "
+                     "replaced (late report dropped)");
+}
+
+/* The live slot behind a tag, or a status saying why there is none. */
+HWP_INLINE hwp_status hwp__pm_slot(hwp_pm *p, uint32_t tag,
+                                   hwp_pm_slot **out) {
+    uint32_t i = (tag & ((1u << HWP__PM_TAG_BITS) - 1u)) - 1u; /* 0 wraps */
+    *out = 0;
+    if (!hwp__pm_ok(p)) return HWP_EINVAL;
+    if (i < p->d.ways && p->slots[i].state == HWP__PM_LIVE &&
+        p->slots[i].gen == tag >> HWP__PM_TAG_BITS) {
+        *out = &p->slots[i];
+        return hwp__fail(&p->head, HWP_OK, "");
     }
-    *out = s;
-    return hwp__fail(&p->head, HWP_OK, "");
+    return hwp__pm_bad_tag(p, i);
 }
 
 HWP_API hwp_status hwp_pm_stage(hwp_pm *p, uint32_t tag, hwp_pm_stage_id st,
