@@ -1,4 +1,4 @@
-/* Statistical reproductions of ProfileMe's software side 
+/* Statistical reproductions of ProfileMe's software side:
  *   5.1 / Fig. 3  kS is unbiased over seeds; about two thirds of the PCs
  *                 fall inside the one-standard-deviation envelope
  *                 y = 1 +/- 1/sqrt(k);
