@@ -2,7 +2,8 @@
  * Support for Instruction-Level Profiling on Out-of-Order Processors,
  * MICRO 1997) as a session adapter: the sampler delivers into a profile
  * table, scored by the fraction of instructions whose estimate lies
- * inside the paper's 1/sqrt(k) envelope. */
+ * inside the paper's 1/sqrt(E[k]) envelope (instructions with at least the
+ * advised minimum of expected samples, HWP_PM_MIN_SAMPLES). */
 #include "hwx_int.h"
 
 typedef struct hwx__pmd {
@@ -37,10 +38,13 @@ static hwp_status hwx__pm_set(void *dv, const char *k, const char *v, const char
     return hwx__bad(why, "pm: parameters are interval, paired, window, buffer, dist, table");
 }
 
-/* The table's estimators need the sampler's S and W. */
+/* The table's estimators need the sampler's S, W and pairing (a pair is
+ * two samples per S); hwp_pm_table_desc_for gives the same once the
+ * sampler exists, but the storage is sized before it does. */
 static void hwx__pm_derive(hwx__pmd *d) {
     d->t.interval = d->p.interval;
     d->t.window = d->p.window;
+    d->t.paired = d->p.paired;
 }
 
 static uint32_t hwx__pm_wants(const hwx_opts *o) {
@@ -108,12 +112,18 @@ static void hwx__pm_block(void *sv, const hwx_block *b) {
 static void hwx__pm_flush(void *sv) { hwp_pm_flush(((hwx__pm *)sv)->pm); }
 
 static void hwx__pm_merge(void *dv, const void *sv) {
+    hwp_pm_merge(((hwx__pm *)dv)->pm, ((const hwx__pm *)sv)->pm);
     hwp_pm_table_merge(((hwx__pm *)dv)->tab, ((const hwx__pm *)sv)->tab);
 }
 
+/* The table's own report ranks by estimated total cost (latency, or
+ * wasted issue slots when paired) and prints every estimate with its
+ * sample count, "-" below the advised minimum. */
 static void hwx__pm_text(const void *sv, const hwx_session *s, const hwp_writer *w) {
-    hwp_put_str(w, "\n-- costliest instructions: ProfileMe samples (seed 004) --\n");
-    hwp_pm_table_write_text(((const hwx__pm *)sv)->tab, w, s->opts.top);
+    const hwx__pm *m = (const hwx__pm *)sv;
+    hwp_put_str(w, "\n-- costliest instructions: ProfileMe samples (Dean et al., "
+                   "MICRO-30 1997) --\n");
+    hwp_pm_table_write_text(m->tab, w, s->opts.top);
 }
 
 static void hwx__pm_json(const void *sv, const hwp_writer *w) {
@@ -133,8 +143,9 @@ static void hwx__pm_eval(void *sv, const hwx_session *s, unsigned char *scratch,
                          hwx_metric *out) {
     hwp_pm_acc pa;
     (void)scratch;
-    if (hwp_pm_accuracy(((hwx__pm *)sv)->tab, HWP_PM_PROP_RETIRED, hwx__pm_truth,
-                        (void *)(uintptr_t)s, 1, &pa) == HWP_OK &&
+    const hwp_pm_table *t = ((hwx__pm *)sv)->tab;
+    if (hwp_pm_accuracy(t, HWP_PM_PROP_RETIRED, hwx__pm_truth, (void *)(uintptr_t)s,
+                        (double)hwp_pm_table_min_samples(t), &pa) == HWP_OK &&
         pa.pcs) {
         out[0].valid = 1;
         out[0].n = (uint32_t)pa.pcs;
@@ -143,7 +154,8 @@ static void hwx__pm_eval(void *sv, const hwx_session *s, unsigned char *scratch,
 }
 
 static const hwx_metric_def hwx__pm_metrics[] = {
-    {"pm_envelope_frac", "  ProfileMe fraction inside 1/sqrt(k) envelope (004 5.1): ", 3, ""},
+    {"pm_envelope_frac", "  ProfileMe retire-count estimates inside 1 +/- 1/sqrt(E[k]) "
+                         "(Dean et al. 5.1, E[k] >= 10): ", 3, ""},
 };
 
 const hwx_adapter hwx__adapter_pm = {

@@ -84,10 +84,13 @@
  *   hwp_pm_init(p, storage, bytes, d, cost)        d may be NULL
  *   hwp_pm_reset(p), hwp_pm_flush(p), hwp_pm_merge(dst, src)
  *   hwp_pm_get_stats(p, &stats), hwp_pm_get_desc(p, &desc)
+ *   hwp_pm_set_deliver(p, fn, user)   where records go from now on
  *   hwp_pm_fetch(p)               inline: decrement, true when selected
  *   hwp_pm_fetch_block(p, n)      inline: n fetches at once, 0 or 1..n
  *   hwp_pm_branch(p, taken)       inline: shift the global history
  *   hwp_pm_set_context(p, ctx)    inline: the Profiled Context Register
+ *   hwp_pm_countdown(p), hwp_pm_history(p), hwp_pm_set_history(p, h)
+ *                                 inline: for hosts that count themselves
  *   hwp_pm_insn(p, insn, cycle)   inline: the whole protocol for hwp_insn
  *   hwp_pm_sample_insn(p, insn, cycle)   its cold half
  *   hwp_pm_tag(p, pc, cycle), hwp_pm_tag_empty(p, cycle)
@@ -319,6 +322,10 @@ HWP_API hwp_status hwp_pm_merge(hwp_pm *dst, const hwp_pm *src);
 HWP_API hwp_status hwp_pm_get_stats(const hwp_pm *p, hwp_pm_stats *out);
 /* The desc in force, defaults filled. */
 HWP_API hwp_status hwp_pm_get_desc(const hwp_pm *p, hwp_pm_desc *out);
+/* Deliver records to fn(user, ...) from now on (records already buffered
+ * go with the next delivery); fn NULL counts and discards them. */
+HWP_API hwp_status hwp_pm_set_deliver(hwp_pm *p, hwp_pm_deliver_fn fn,
+                                      void *user);
 
 /* ---- hot paths --------------------------------------------------------- */
 
@@ -350,6 +357,20 @@ HWP_INLINE void hwp_pm_branch(hwp_pm *p, bool taken) {
 
 HWP_INLINE void hwp_pm_set_context(hwp_pm *p, uint64_t context) {
     p->context = context;
+}
+
+/* Fetches left before the next selection (the Fetched Instruction
+ * Counter). A host that counts down itself (an interpreter that looks at
+ * the counter only at branches) starts from this and hands the fetches
+ * back with hwp_pm_fetch_block. */
+HWP_INLINE uint64_t hwp_pm_countdown(const hwp_pm *p) { return p->countdown; }
+
+/* The global branch history register (newest direction in bit 0), for a
+ * host that keeps it in its own register between selections and writes
+ * it back with hwp_pm_set_history before one. */
+HWP_INLINE uint64_t hwp_pm_history(const hwp_pm *p) { return p->history; }
+HWP_INLINE void hwp_pm_set_history(hwp_pm *p, uint64_t history) {
+    p->history = history;
 }
 
 /* The cold half of hwp_pm_insn: tag, note and complete one instruction. */
@@ -593,8 +614,10 @@ HWP_API double hwp_pm_ipc_near(const hwp_pm_table *t, const hwp_pm_entry *e);
 HWP_API hwp_status hwp_pm_accuracy(const hwp_pm_table *t, unsigned prop,
                                    hwp_pm_truth_fn truth, void *ctx,
                                    double min_ek, hwp_pm_acc *out);
-/* The `top` PCs by estimated total latency (by wasted issue slots for a
- * paired table), each estimate with its samples; "-" below min_samples. */
+/* The `top` PCs by estimated total cost: wasted issue slots for a paired
+ * table, else total latency, or estimated fetches when no sample carries
+ * a latency (a host without stages); every estimate with its samples,
+ * "-" below min_samples. */
 HWP_API void hwp_pm_table_write_text(const hwp_pm_table *t,
                                      const hwp_writer *w, uint32_t top);
 /* {"model":"profileme_table","version":1,"desc":{...},"stats":{...},
@@ -1081,6 +1104,14 @@ HWP_API hwp_status hwp_pm_get_desc(const hwp_pm *p, hwp_pm_desc *out) {
     if (!hwp__pm_ok(p) || !out) return HWP_EINVAL;
     *out = p->d;
     return HWP_OK;
+}
+
+HWP_API hwp_status hwp_pm_set_deliver(hwp_pm *p, hwp_pm_deliver_fn fn,
+                                      void *user) {
+    if (!hwp__pm_ok(p)) return HWP_EINVAL;
+    p->d.deliver = fn;
+    p->d.user = user;
+    return hwp__fail(&p->head, HWP_OK, "");
 }
 
 /* The desc fields as the reports spell them, in desc order (seed apart:
@@ -1798,7 +1829,15 @@ HWP_API void hwp_pm_table_write_text(const hwp_pm_table *t,
     unsigned by;
     bool found;
     if (!hwp__pm_table_ok(t)) return;
-    by = t->d.paired ? HWP_PM_RANK_WASTED : HWP_PM_RANK_LATENCY;
+    /* Total cost: wasted slots need pairs, latency needs a host that
+     * reports stages; without either the fetch estimate is all there is. */
+    by = t->d.paired ? HWP_PM_RANK_WASTED : HWP_PM_RANK_SAMPLES;
+    for (i = 0; !t->d.paired && i < t->d.capacity; i++)
+        if (t->e[i].pc && (t->e[i].lat_sum[0] | t->e[i].lat_sum[1] |
+                           t->e[i].lat_sum[2] | t->e[i].lat_sum[3])) {
+            by = HWP_PM_RANK_LATENCY;
+            break;
+        }
     hwp_put_str(w, "profileme table: ");
     hwp_put_u64(w, t->used);
     hwp_put_str(w, " PCs, ");
@@ -1808,8 +1847,9 @@ HWP_API void hwp_pm_table_write_text(const hwp_pm_table *t,
     hwp_put_str(w, " fetches; ");
     hwp_put_u64(w, t->dropped + t->zero_pc + t->mismatched);
     hwp_put_str(w, " records dropped\n  ranked by estimated total ");
-    hwp_put_str(w, by == HWP_PM_RANK_WASTED ? "wasted issue slots"
-                                            : "fetch->retire-ready cycles");
+    hwp_put_str(w, by == HWP_PM_RANK_WASTED    ? "wasted issue slots"
+                   : by == HWP_PM_RANK_LATENCY ? "fetch->retire-ready cycles"
+                                               : "fetches (no latencies reported)");
     hwp_put_str(w, "; estimates from fewer than ");
     hwp_put_u64(w, t->d.min_samples);
     hwp_put_str(w, " samples shown as -\n  pc  samples  est_fetches"

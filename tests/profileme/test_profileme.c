@@ -1168,6 +1168,32 @@ static void test_contract(void) {
     CHECK_HAS(hwp_why(&u), "issue_width");
 }
 
+/* What an interpreter that counts down itself uses: the counter, the
+ * history register, and a change of where records go. */
+static void test_host_accessors(void) {
+    hwp_pm_desc d;
+    hwp_pm p;
+    uint32_t i;
+    cap_reset();
+    memset(&d, 0, sizeof d);
+    d.interval = 100;
+    d.dist = HWP_PM_DIST_FIXED;
+    CHECK_EQ(hwp_pm_init(&p, mem, (size_t)(1 << 16), &d, NULL), HWP_OK);
+    CHECK_EQ(hwp_pm_countdown(&p), 100);
+    for (i = 0; i < 10; i++) CHECK(!hwp_pm_fetch(&p));
+    CHECK_EQ(hwp_pm_countdown(&p), 90);
+    CHECK_EQ(hwp_pm_fetch_block(&p, 90), 90);
+    hwp_pm_set_history(&p, 0x5);
+    hwp_pm_branch(&p, true);
+    CHECK_EQ(hwp_pm_history(&p), 0xB);
+    CHECK_EQ(hwp_pm_set_deliver(&p, capture, NULL), HWP_OK);
+    hwp_pm_retire(&p, hwp_pm_tag(&p, 0x40, 1), 2);
+    CHECK_EQ(cap.n, 1);
+    CHECK_EQ(cap.r[0].history, 0xB);
+    CHECK_EQ(hwp_pm_get_desc(&p, &d), HWP_OK);
+    CHECK(d.deliver == capture);
+}
+
 int main(int argc, char **argv) {
     hwt_begin(argc, argv);
     HWT_RUN(test_desc_validation);
@@ -1195,5 +1221,6 @@ int main(int argc, char **argv) {
     HWT_RUN(test_min_samples);
     HWT_RUN(test_rank);
     HWT_RUN(test_contract);
+    HWT_RUN(test_host_accessors);
     return hwt_end();
 }
