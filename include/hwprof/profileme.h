@@ -1235,33 +1235,56 @@ HWP_API void hwp_pm_write_json(const hwp_pm *p, const hwp_writer *w) {
     hwp__pm_report(p, w, true);
 }
 
-/* Read one "desc":{...} object of uint32 fields named in `names` into
- * `get(d, i)`; seed (when `seed` is nonNULL) is a 64-bit field. Unknown
- * keys are an error: a report from a newer model must not half-load. */
-static bool hwp__pm_read_u32(hwp_json *j, uint32_t *v) {
-    uint64_t x;
-    if (!hwp_json_u64(j, &x)) return false;
-    if (x > 0xFFFFFFFFu) return hwp_json_fail(j, "profileme: value above 2^32-1");
-    *v = (uint32_t)x;
-    return true;
-}
-
-static bool hwp__pm_read_pm_desc(hwp_json *j, hwp_pm_desc *d) {
+/* One JSON object of counters: the value of key names[i] into v[i]
+ * (a number or a "0x.." string). Another key is an error when `unknown`
+ * is not NULL (a desc must not half-load) and is skipped otherwise. */
+static bool hwp__pm_read_obj(hwp_json *j, const char *const *names,
+                             unsigned n, uint64_t *v, const char *unknown) {
     char key[24];
     unsigned i;
     if (!hwp_json_object(j)) return false;
     while (hwp_json_member(j, key, sizeof key)) {
-        if (hwp_json_key_is(key, "seed")) {
-            if (!hwp_json_u64(j, &d->seed)) return false;
-            continue;
-        }
-        for (i = 0; i < HWP__PM_NDESC; i++)
-            if (hwp_json_key_is(key, hwp__pm_desc_names[i])) break;
-        if (i == HWP__PM_NDESC)
-            return hwp_json_fail(j, "profileme: unknown desc field");
-        if (!hwp__pm_read_u32(j, hwp__pm_desc_field(d, i))) return false;
+        for (i = 0; i < n && !hwp_json_key_is(key, names[i]); i++) {}
+        if (i < n) hwp_json_u64(j, &v[i]);
+        else if (unknown) return hwp_json_fail(j, unknown);
+        else hwp_json_skip(j);
     }
     return !j->why;
+}
+
+/* A desc object of 32-bit fields: field(d, i) for names[i]. */
+static bool hwp__pm_read_u32s(hwp_json *j, const char *const *names,
+                              unsigned n, uint32_t **field,
+                              const char *unknown) {
+    uint64_t v[16];
+    unsigned i;
+    hwp__zero(v, sizeof v);
+    if (!hwp__pm_read_obj(j, names, n, v, unknown)) return false;
+    for (i = 0; i < n; i++) {
+        if (v[i] > 0xFFFFFFFFu)
+            return hwp_json_fail(j, "profileme: desc value above 2^32-1");
+        *field[i] = (uint32_t)v[i];
+    }
+    return true;
+}
+
+static bool hwp__pm_read_pm_desc(hwp_json *j, hwp_pm_desc *d) {
+    static const char *const names[HWP__PM_NDESC + 1] = {
+        "interval", "dist", "unit", "paired", "window", "ways", "buffer",
+        "history", "seed"};
+    uint64_t v[HWP__PM_NDESC + 1];
+    unsigned i;
+    hwp__zero(v, sizeof v);
+    if (!hwp__pm_read_obj(j, names, HWP__PM_NDESC + 1, v,
+                          "profileme: unknown desc field"))
+        return false;
+    for (i = 0; i < HWP__PM_NDESC; i++) {
+        if (v[i] > 0xFFFFFFFFu)
+            return hwp_json_fail(j, "profileme: desc value above 2^32-1");
+        *hwp__pm_desc_field(d, i) = (uint32_t)v[i];
+    }
+    d->seed = v[HWP__PM_NDESC];
+    return true;
 }
 
 /* Read a sampler report: its desc into *d (always) and, when st is not
@@ -1273,7 +1296,6 @@ static hwp_status hwp__pm_read(hwp_pm_desc *d, hwp_pm_stats *st,
     char key[24];
     bool have_desc = false;
     hwp_status rc;
-    unsigned i;
     hwp__zero(d, sizeof *d);
     if (st) hwp__zero(st, sizeof *st);
     hwp_json_init(&j, json, n);
@@ -1282,13 +1304,9 @@ static hwp_status hwp__pm_read(hwp_pm_desc *d, hwp_pm_stats *st,
             if (hwp_json_key_is(key, "desc")) {
                 have_desc = hwp__pm_read_pm_desc(&j, d);
             } else if (hwp_json_key_is(key, "stats") && st) {
-                if (!hwp_json_object(&j)) break;
-                while (hwp_json_member(&j, key, sizeof key)) {
-                    for (i = 0; i < HWP__PM_NSTATS; i++)
-                        if (hwp_json_key_is(key, hwp__pm_stat_names[i])) break;
-                    if (i == HWP__PM_NSTATS) hwp_json_skip(&j);
-                    else hwp_json_u64(&j, hwp__pm_stat(st, i));
-                }
+                if (!hwp__pm_read_obj(&j, hwp__pm_stat_names, HWP__PM_NSTATS,
+                                      hwp__pm_stat(st, 0), 0))
+                    break;
             } else {
                 hwp_json_skip(&j);
             }
@@ -1978,17 +1996,11 @@ HWP_API void hwp_pm_table_write_json(const hwp_pm_table *t,
 }
 
 static bool hwp__pmt_read_desc_obj(hwp_json *j, hwp_pm_table_desc *d) {
-    char key[24];
+    uint32_t *field[HWP__PMT_NDESC];
     unsigned i;
-    if (!hwp_json_object(j)) return false;
-    while (hwp_json_member(j, key, sizeof key)) {
-        for (i = 0; i < HWP__PMT_NDESC; i++)
-            if (hwp_json_key_is(key, hwp__pmt_desc_names[i])) break;
-        if (i == HWP__PMT_NDESC)
-            return hwp_json_fail(j, "profileme table: unknown desc field");
-        if (!hwp__pm_read_u32(j, hwp__pmt_desc_field(d, i))) return false;
-    }
-    return !j->why;
+    for (i = 0; i < HWP__PMT_NDESC; i++) field[i] = hwp__pmt_desc_field(d, i);
+    return hwp__pm_read_u32s(j, hwp__pmt_desc_names, HWP__PMT_NDESC, field,
+                             "profileme table: unknown desc field");
 }
 
 /* One "pcs" element into a fresh entry of t. */
@@ -2054,7 +2066,6 @@ static hwp_status hwp__pmt_read(hwp_pm_table_desc *d, hwp_pm_table *t,
     hwp_json j;
     char key[24];
     bool have_desc = false;
-    unsigned i;
     hwp_status rc;
     hwp__zero(d, sizeof *d);
     hwp_json_init(&j, json, n);
@@ -2082,13 +2093,9 @@ static hwp_status hwp__pmt_read(hwp_pm_table_desc *d, hwp_pm_table *t,
             } else if (hwp_json_key_is(key, "stats")) {
                 uint64_t v[HWP__PMT_NSTATS];
                 hwp__zero(v, sizeof v);
-                if (!hwp_json_object(&j)) break;
-                while (hwp_json_member(&j, key, sizeof key)) {
-                    for (i = 0; i < HWP__PMT_NSTATS; i++)
-                        if (hwp_json_key_is(key, hwp__pmt_stat_names[i])) break;
-                    if (i == HWP__PMT_NSTATS) hwp_json_skip(&j);
-                    else hwp_json_u64(&j, &v[i]);
-                }
+                if (!hwp__pm_read_obj(&j, hwp__pmt_stat_names,
+                                      HWP__PMT_NSTATS, v, 0))
+                    break;
                 /* events, dropped and used are derived */
                 t->samples = v[5];
                 t->empty = v[6];
