@@ -45,7 +45,7 @@ for n in "${names[@]}"; do
   [ -s "$work/$n.cg.out" ] ||
     nice python3 "$here/cg_run.py" "$valgrind" "$libdir" cachegrind \
       --cache-sim=yes --branch-sim=yes "${caches[@]}" \
-      "--cachegrind-out-file=$work/$n.cg.out" -- "${prog[@]}"
+      --vex-guest-chase=no "--cachegrind-out-file=$work/$n.cg.out" -- "${prog[@]}"
   [ -s "$work/$n.clg.out" ] ||
     nice python3 "$here/cg_run.py" "$valgrind" "$libdir" callgrind \
       --cache-sim=yes --branch-sim=yes "${caches[@]}" --dump-instr=yes \

@@ -10,9 +10,14 @@
  * either line missed), the LL looked up by L1 misses only; no TLB;
  * conditional branches through 16384 2-bit counters indexed by 7 bits of
  * global history above 7 bits of the pc (core.h's gselect), indirect
- * jumps, indirect calls and returns through 512 last-target entries
- * indexed by the pc's low 9 bits (no return stack). Defaults are
- * cachegrind's when the host gives it no cache description.
+ * jumps and indirect calls through 512 last-target entries indexed by
+ * the pc's low 9 bits; returns are not counted (cachegrind assumes a
+ * perfect return predictor). VEX turns a rep-prefixed string instruction
+ * into a loop with a conditional exit that cachegrind counts as a
+ * conditional branch on every execution, taken while the loop goes on;
+ * the trace records every execution as a plain instruction, so a record
+ * whose pc repeats (next_pc == pc, or pc == the previous record's pc)
+ * also gives core.h that branch.
  *
  * Output: "totals: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm Bi Bim"
  * then one "0xPC" line with the same 13 counts per instruction address
@@ -77,7 +82,7 @@ int main(int argc, char **argv) {
     void *mem, *map;
     size_t n, i;
     int fd, a, rc;
-    uint64_t tot[NEV] = {0};
+    uint64_t tot[NEV] = {0}, prev_pc = ~(uint64_t)0;
     if (argc < 2) {
         fprintf(stderr, "usage: cg_core TRACE [--I1=s,a,l] [--D1=s,a,l] [--LL=s,a,l]\n");
         return 2;
@@ -123,6 +128,18 @@ int main(int argc, char **argv) {
         pcrow *p;
         uint64_t e[NEV] = {0};
         unsigned k;
+        if (!hwp_cls_is_branch(in.cls) && (in.next_pc == in.pc || in.pc == prev_pc)) {
+            /* A rep string execution: its loop exit first, as a branch at
+             * the same pc (the second fetch of the line changes nothing),
+             * then the instruction with its data access. */
+            hwp_insn br = in;
+            br.cls = HWP_CLS_BR_COND;
+            br.events = in.next_pc == in.pc ? HWP_EV_TAKEN : 0;
+            hwp_core_insn(&c, &br, &o);
+            e[BC] = 1;
+            e[BCM] = (o.events & HWP_EV_MISPRED) != 0;
+        }
+        prev_pc = in.pc;
         hwp_core_insn(&c, &in, &o);
         e[IR] = 1;
         e[I1MR] = o.ilevel > 1;
@@ -138,7 +155,7 @@ int main(int argc, char **argv) {
         } else if (in.cls == HWP_CLS_BR_COND) {
             e[BC] = 1;
             e[BCM] = (o.events & HWP_EV_MISPRED) != 0;
-        } else if (in.cls == HWP_CLS_INDIRECT || in.cls == HWP_CLS_RET ||
+        } else if (in.cls == HWP_CLS_INDIRECT ||
                    (in.cls == HWP_CLS_CALL && (in.events & HWP_EV_INDIRECT))) {
             e[BI] = 1;
             e[BIM] = (o.events & HWP_EV_MISPRED) != 0;

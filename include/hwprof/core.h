@@ -32,9 +32,10 @@
  *            16K-counter table is gselect with 7 + 7 bits). Indirect jumps
  *            and calls: a tagless table of last targets indexed by the low
  *            PC bits. Returns: a return address stack (circular, overflow
- *            overwrites the oldest), or the indirect table when
- *            desc.flags has HWP_CORE_NO_RAS (cachegrind's choice). Direct
- *            branch targets are taken as known at fetch.
+ *            overwrites the oldest); with HWP_CORE_NO_RAS returns are
+ *            taken as predicted and not counted (cachegrind assumes a
+ *            perfect return predictor). Direct branch targets are taken
+ *            as known at fetch.
  *   timing   fetch groups of fetch_width ending at a taken branch; an
  *            I-cache miss stalls fetch for the latency of the level that
  *            hit; map = fetch + 2 (21264: fetch, slot, map), bounded by
@@ -108,7 +109,9 @@ enum { /* desc.bp */
     HWP_CORE_GSELECT = 3     /* history bits above pc bits            */
 };
 enum { /* desc.flags */
-    HWP_CORE_NO_RAS = 1u,  /* returns use the indirect target table   */
+    HWP_CORE_NO_RAS = 1u,  /* no return stack: returns count as predicted
+                              and are not in the stats (cachegrind's
+                              assumption of a perfect return predictor) */
     HWP_CORE_NO_TLB = 2u,  /* no ITLB/DTLB (caches only, as cachegrind) */
     HWP_CORE_FLAGS_ALL = 3u
 };
@@ -244,8 +247,7 @@ typedef struct hwp_core_stats {
     uint64_t itlb_misses, dtlb_misses;
     /* branches */
     uint64_t cond, cond_mispredicts;
-    uint64_t indirect, indirect_mispredicts; /* jumps, calls via a register;
-                                                returns too with NO_RAS  */
+    uint64_t indirect, indirect_mispredicts; /* jumps, calls via a register */
     uint64_t returns, return_mispredicts;    /* through the RAS           */
     /* timing */
     uint64_t issue_slots;  /* issue_width x timed cycles                  */
@@ -528,9 +530,7 @@ HWP_INLINE uint32_t hwp__core_front(hwp_core *c, const hwp_insn *in,
                (cls == HWP_CLS_CALL && (in->events & HWP_EV_INDIRECT))) {
         if (hwp__core_target(c, pc, in->next_pc)) ev |= HWP_EV_MISPRED;
     } else if (cls == HWP_CLS_RET) {
-        if (!c->ras_on) {
-            if (hwp__core_target(c, pc, in->next_pc)) ev |= HWP_EV_MISPRED;
-        } else {
+        if (c->ras_on) {
             uint32_t t = c->ras_top;
             bool mis = !c->ras_n ||
                        (c->ras_fuzzy[t] ? in->next_pc - c->ras[t] >= 15u
