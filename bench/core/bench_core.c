@@ -4,13 +4,16 @@
  * loops over a 64 KB code footprint, a third of the instructions loads
  * or stores walking arrays with some random accesses, a conditional
  * branch ending each block (loop branches taken 7 times in 8, the rest
- * data dependent), calls and returns. The stream is generated once;
- * each iteration feeds all of it. */
+ * data dependent). The stream is generated once; each iteration feeds
+ * all of it. `--trace FILE` takes the first 2^20 records of a recorded
+ * trace instead (docs/trace-format.md; bench/core/cg_compare.sh leaves
+ * gzip's in BUILD/cg/gzip.hwpt), without registers. */
 #include "bench.h" /* first: it sets _POSIX_C_SOURCE */
 #define HWPROF_IMPL
 #include "hwprof/hwprof.h"
+#include "hwx.h"
 
-#define NREC (1u << 16)
+static uint32_t NREC = 1u << 16;
 
 typedef struct bctx {
     hwp_core c;
@@ -64,6 +67,29 @@ static void gen(hwp_insn *rec, hwp_core_ops *ops) {
     rec[NREC - 1].next_pc = rec[0].pc;
 }
 
+/* The first `cap` records of a trace file; 0 on error. */
+static uint32_t load_trace(const char *path, hwp_insn *rec, hwp_core_ops *ops,
+                           uint32_t cap) {
+    FILE *f = fopen(path, "rb");
+    long len;
+    char *buf;
+    hwx_trace_reader r;
+    uint32_t n = 0;
+    if (!f || fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) <= 0) return 0;
+    if (len > (1L << 26)) len = 1L << 26; /* enough for 2^20 records */
+    buf = (char *)malloc((size_t)len);
+    rewind(f);
+    if (!buf || fread(buf, 1, (size_t)len, f) != (size_t)len) return 0;
+    fclose(f);
+    if (hwx_trace_open(&r, buf, (size_t)len) != HWP_OK) return 0;
+    while (n < cap && hwx_trace_next(&r, &rec[n]) == 1) {
+        memset(&ops[n], 0, sizeof ops[n]);
+        n++;
+    }
+    free(buf);
+    return n;
+}
+
 static uint64_t run(void *vctx, uint64_t iters) {
     bctx *b = (bctx *)vctx;
     uint64_t it, sum = 0;
@@ -88,6 +114,7 @@ static void bench(const char *name, uint32_t mode, int with_ops, uint32_t every,
     size_t n;
     memset(&d, 0, sizeof d);
     d.mode = mode;
+    if (getenv("BC_NOTLB")) d.flags = HWP_CORE_NO_TLB;
     n = hwp_core_bytes(&d);
     b.mem = malloc(n);
     b.rec = rec;
@@ -104,10 +131,28 @@ static void bench(const char *name, uint32_t mode, int with_ops, uint32_t every,
 }
 
 int main(int argc, char **argv) {
-    hwp_insn *rec = (hwp_insn *)malloc(NREC * sizeof *rec);
-    hwp_core_ops *ops = (hwp_core_ops *)malloc(NREC * sizeof *ops);
+    hwp_insn *rec;
+    hwp_core_ops *ops;
+    const char *trace = NULL;
+    int i, j;
+    for (i = j = 1; i < argc; i++) { /* take --trace out for hwb_begin */
+        if (!strcmp(argv[i], "--trace") && i + 1 < argc) trace = argv[++i];
+        else argv[j++] = argv[i];
+    }
+    argc = j;
+    if (trace) NREC = 1u << 20;
+    rec = (hwp_insn *)malloc(NREC * sizeof *rec);
+    ops = (hwp_core_ops *)malloc(NREC * sizeof *ops);
     if (!rec || !ops) return 1;
-    gen(rec, ops);
+    if (trace) {
+        NREC = load_trace(trace, rec, ops, NREC);
+        if (!NREC) {
+            fprintf(stderr, "bench_core: cannot read %s\n", trace);
+            return 1;
+        }
+    } else {
+        gen(rec, ops);
+    }
     hwb_begin(argc, argv);
     bench("core/caches", HWP_CORE_CACHES, 0, 0, rec, ops);
     bench("core/timing", HWP_CORE_TIMING, 0, 0, rec, ops);

@@ -269,7 +269,10 @@ typedef struct hwp_core {
     hwp_core_stats st;
     hwp__core_cache l1i, l1d, l2, llc, itlb, dtlb;
     uint32_t has_llc, has_tlb, ras_on, timing_all;
-    uint64_t last_iline, last_ipage, last_dline, last_dpage;
+    uint64_t last_iline, last_ipage, last_dpage;
+    uint64_t ibase, ifast;  /* fetches in [ibase, ibase + ifast) hit the
+                               MRU line whatever their length (<= 15)   */
+    uint64_t dbase, dline;  /* the MRU data line's address and size     */
     /* predictor */
     uint8_t *gctr, *chooser, *lctr;
     uint16_t *lhist;
@@ -369,7 +372,7 @@ HWP_INLINE bool hwp__core_ref(hwp__core_cache *k, uint64_t block,
 /* L2 (and LLC) for a block that missed in an L1; kind 0 i, 1 r, 2 w.
  * Returns the latency of the level that had it. */
 HWP_INLINE uint32_t hwp__core_outer(hwp_core *c, uint64_t addr,
-                                    unsigned kind, uint8_t *level) {
+                                    unsigned kind, uint32_t *level) {
     uint64_t *refs = &c->st.l2_irefs + 2u * kind;
     refs[0]++;
     if (hwp__core_ref(&c->l2, addr >> c->l2.shift, &c->st.evicted)) {
@@ -393,7 +396,7 @@ HWP_INLINE uint32_t hwp__core_outer(hwp_core *c, uint64_t addr,
  * latency (the slowest line), sets *level, counts one reference. */
 HWP_INLINE uint32_t hwp__core_access(hwp_core *c, hwp__core_cache *l1,
                                      uint64_t addr, uint32_t size,
-                                     unsigned kind, uint8_t *level) {
+                                     unsigned kind, uint32_t *level) {
     uint64_t b1 = addr >> l1->shift;
     uint64_t b2 = (addr + (size ? size - 1u : 0u)) >> l1->shift;
     uint32_t lat = l1->latency, l;
@@ -468,39 +471,47 @@ HWP_INLINE bool hwp__core_target(hwp_core *c, uint64_t pc, uint64_t target) {
     return mis;
 }
 
-/* Caches, TLBs and predictor for one instruction; returns the events it
- * caused and fills the latencies the timing model needs. */
-HWP_INLINE uint32_t hwp__core_front(hwp_core *c, const hwp_insn *in,
-                                    uint32_t len, bool len_known,
-                                    uint32_t size,
-                                    hwp_core_out *o, uint32_t *ilat,
-                                    uint32_t *dlat) {
-    uint32_t ev = in->events & (HWP_EV_TAKEN | HWP_EV_TRAP | HWP_EV_INDIRECT);
-    uint32_t cls = in->cls;
-    uint64_t pc = in->pc, line;
-    /* Instruction fetch: a fetch within the line fetched last is a hit on
-     * the MRU way, which leaves LRU state as it is. */
-    c->st.l1i_refs++;
-    line = pc >> c->l1i.shift;
-    o->ilevel = 1;
-    *ilat = 0;
-    if (c->has_tlb && HWP_UNLIKELY((pc >> c->itlb.shift) != c->last_ipage)) {
+/* The instruction's length: the host's, or the fall-through distance of
+ * an instruction that did not jump (x86 instructions are 1..15 bytes);
+ * 1 when unknown (a taken branch), so it cannot straddle a line. */
+HWP_INLINE uint32_t hwp__core_len(const hwp_insn *in) {
+    uint64_t d = in->next_pc - in->pc;
+    return (!(in->events & HWP_EV_TAKEN) && d - 1u < 15u) ? (uint32_t)d : 1u;
+}
+
+/* Instruction fetch off the fast path: a new line (or a fetch that may
+ * straddle the end of the current one). The page can only change here. */
+HWP_INLINE uint32_t hwp__core_fetch(hwp_core *c, const hwp_insn *in,
+                                    uint32_t len, uint32_t *ilevel,
+                                    uint32_t *ilat) {
+    uint32_t ev = 0, l;
+    uint64_t pc = in->pc;
+    if (c->has_tlb && (pc >> c->itlb.shift) != c->last_ipage) {
         uint32_t w = hwp__core_tlb(c, &c->itlb, &c->last_ipage, pc,
                                    &c->st.itlb_misses);
         if (w) { ev |= HWP_EV_ITLBMISS; *ilat += w; }
     }
-    if (HWP_UNLIKELY(line != c->last_iline ||
-                     ((pc + len - 1u) >> c->l1i.shift) != line)) {
-        uint32_t l = hwp__core_access(c, &c->l1i, pc, len, 0, &o->ilevel);
-        c->last_iline = (pc + len - 1u) >> c->l1i.shift;
-        if (o->ilevel > 1) {
-            c->st.l1i_misses++;
-            ev |= HWP_EV_ICMISS;
-            *ilat += l;
-        }
+    if ((pc >> c->l1i.shift) == c->last_iline &&
+        ((pc + len - 1u) >> c->l1i.shift) == c->last_iline)
+        return ev; /* the MRU line again: a hit that changes nothing */
+    l = hwp__core_access(c, &c->l1i, pc, len, 0, ilevel);
+    c->last_iline = (pc + len - 1u) >> c->l1i.shift;
+    c->ibase = c->last_iline << c->l1i.shift;
+    if (*ilevel > 1) {
+        c->st.l1i_misses++;
+        ev |= HWP_EV_ICMISS;
+        *ilat += l;
     }
-    o->dlevel = 0;
-    *dlat = 0;
+    return ev;
+}
+
+/* Data access, branch prediction and the return stack. */
+HWP_INLINE uint32_t hwp__core_rest(hwp_core *c, const hwp_insn *in,
+                                   uint32_t len, bool len_known,
+                                   uint32_t size, uint32_t *dlevel,
+                                   uint32_t *dlat) {
+    uint32_t ev = 0, cls = in->cls;
+    uint64_t pc = in->pc;
     if (cls == HWP_CLS_LOAD || cls == HWP_CLS_STORE) {
         uint64_t a = in->addr;
         unsigned kind = cls == HWP_CLS_LOAD ? 1u : 2u;
@@ -510,39 +521,39 @@ HWP_INLINE uint32_t hwp__core_front(hwp_core *c, const hwp_insn *in,
                                        &c->st.dtlb_misses);
             if (w) { ev |= HWP_EV_DTLBMISS; *dlat += w; }
         }
-        if ((a >> c->l1d.shift) == c->last_dline &&
-            ((a + size - 1u) >> c->l1d.shift) == c->last_dline) {
-            o->dlevel = 1;
+        if (size > c->dline) size = c->dline;
+        if (a - c->dbase <= c->dline - size) {
+            *dlevel = 1; /* within the MRU line */
         } else {
-            l = hwp__core_access(c, &c->l1d, a, size, kind, &o->dlevel);
-            c->last_dline = (a + size - 1u) >> c->l1d.shift;
+            l = hwp__core_access(c, &c->l1d, a, size, kind, dlevel);
+            c->dbase = ((a + size - 1u) >> c->l1d.shift) << c->l1d.shift;
         }
         (&c->st.l1d_reads)[2u * (kind - 1u)]++;
-        if (o->dlevel > 1) {
+        if (*dlevel > 1) {
             (&c->st.l1d_read_misses)[2u * (kind - 1u)]++;
             ev |= HWP_EV_DCMISS;
         }
         *dlat += l;
-    } else if (cls == HWP_CLS_BR_COND) {
+        return ev;
+    }
+    if (cls == HWP_CLS_BR_COND) {
         if (hwp__core_cond(c, pc, (in->events & HWP_EV_TAKEN) != 0))
             ev |= HWP_EV_MISPRED;
     } else if (cls == HWP_CLS_INDIRECT ||
                (cls == HWP_CLS_CALL && (in->events & HWP_EV_INDIRECT))) {
         if (hwp__core_target(c, pc, in->next_pc)) ev |= HWP_EV_MISPRED;
-    } else if (cls == HWP_CLS_RET) {
-        if (c->ras_on) {
-            uint32_t t = c->ras_top;
-            bool mis = !c->ras_n ||
-                       (c->ras_fuzzy[t] ? in->next_pc - c->ras[t] >= 15u
-                                        : c->ras[t] != in->next_pc);
-            if (c->ras_n) {
-                c->ras_n--;
-                c->ras_top = t ? t - 1u : c->desc.ras - 1u;
-            }
-            c->st.returns++;
-            c->st.return_mispredicts += mis;
-            if (mis) ev |= HWP_EV_MISPRED;
+    } else if (cls == HWP_CLS_RET && c->ras_on) {
+        uint32_t t = c->ras_top;
+        bool mis = !c->ras_n ||
+                   (c->ras_fuzzy[t] ? in->next_pc - c->ras[t] >= 15u
+                                    : c->ras[t] != in->next_pc);
+        if (c->ras_n) {
+            c->ras_n--;
+            c->ras_top = t ? t - 1u : c->desc.ras - 1u;
         }
+        c->st.returns++;
+        c->st.return_mispredicts += mis;
+        if (mis) ev |= HWP_EV_MISPRED;
     }
     if (cls == HWP_CLS_CALL && c->ras_on) {
         /* The return address is the call's pc + length. A host that does
@@ -571,42 +582,58 @@ HWP_INLINE void hwp__core_additive(hwp_core *c, uint32_t ev, uint32_t ilat,
     c->clock += d;
 }
 
-/* The instruction's length: the host's, or the fall-through distance of
- * an instruction that did not jump (x86 instructions are 1..15 bytes);
- * 1 when unknown (a taken branch), so it cannot straddle a line. */
-HWP_INLINE uint32_t hwp__core_len(const hwp_insn *in) {
-    uint64_t d = in->next_pc - in->pc;
-    return (!(in->events & HWP_EV_TAKEN) && d - 1u < 15u) ? (uint32_t)d : 1u;
-}
-
 HWP_INLINE void hwp_core_insn_ex(hwp_core *c, const hwp_insn *in,
                                  const hwp_core_ops *ops, hwp_core_out *out) {
-    hwp_core_out tmp;
-    hwp_core_out *o = out ? out : &tmp;
-    uint32_t len, size, ilat, dlat, ev;
-    uint64_t before = c->clock;
-    if (HWP_UNLIKELY(in->cls >= HWP_CLS_COUNT)) {
+    /* Everything in locals until the end: a store through a uint8_t field
+     * of *out may alias *c, and would make the compiler reload it. */
+    hwp_core_out o;
+    uint32_t len = 0, ilat = 0, dlat = 0, ilevel = 1, dlevel = 0, ev;
+    uint32_t cls = in->cls;
+    uint64_t pc = in->pc, before = c->clock;
+    if (HWP_UNLIKELY(cls >= HWP_CLS_COUNT)) {
         c->st.dropped++;
-        o->events = 0;
-        o->timed = 0;
-        o->cycle = c->clock;
+        if (out) {
+            hwp__zero(out, sizeof *out);
+            out->cycle = c->clock;
+        }
         return;
     }
     c->st.events++;
-    len = ops && ops->len ? ops->len : hwp__core_len(in);
-    size = ops && ops->size ? ops->size : 1u;
-    ev = hwp__core_front(c, in, len, (ops && ops->len) || !(in->events & HWP_EV_TAKEN),
-                         size, o, &ilat, &dlat);
-    o->events = ev;
+    ev = in->events & (HWP_EV_TAKEN | HWP_EV_TRAP | HWP_EV_INDIRECT);
+    /* Fast path: at least 15 bytes before the end of the line fetched
+     * last, so the same line whatever the length: a hit on the MRU way. */
+    if (HWP_UNLIKELY(pc - c->ibase >= c->ifast)) {
+        len = ops && ops->len ? ops->len : hwp__core_len(in);
+        ev |= hwp__core_fetch(c, in, len, &ilevel, &ilat);
+    }
+    if (cls != HWP_CLS_OTHER) {
+        if (!len) len = ops && ops->len ? ops->len : hwp__core_len(in);
+        ev |= hwp__core_rest(c, in, len,
+                             (ops && ops->len) || !(in->events & HWP_EV_TAKEN),
+                             ops && ops->size ? ops->size : 1u, &dlevel, &dlat);
+    }
+    o.timed = 0;
     if (c->timing_all || c->window_left) {
         if (c->window_left) c->window_left--;
-        hwp__core_timed(c, in, ops, o, ilat, dlat, ev);
+        hwp__core_timed(c, in, ops, &o, ilat, dlat, ev);
     } else {
-        hwp__core_additive(c, ev, ilat, dlat, in->cls);
-        o->timed = 0;
+        hwp__core_additive(c, ev, ilat, dlat, cls);
     }
-    o->cycle = c->clock;
     if (c->cost) hwp_cost_tick(c->cost, c->clock - before);
+    if (out) {
+        if (o.timed) {
+            out->fetch = o.fetch;
+            out->map = o.map;
+            out->issue = o.issue;
+            out->ready = o.ready;
+            out->retire = o.retire;
+        }
+        out->cycle = c->clock;
+        out->events = ev;
+        out->ilevel = (uint8_t)ilevel;
+        out->dlevel = (uint8_t)dlevel;
+        out->timed = o.timed;
+    }
 }
 
 HWP_INLINE void hwp_core_insn(hwp_core *c, const hwp_insn *in,
@@ -859,8 +886,10 @@ static void hwp__core_clear(hwp_core *c) {
     hwp__zero(c->cum, (size_t)o->horizon * 4u);
     hwp__zero(&c->st, sizeof c->st);
     hwp__zero(c->ready, sizeof c->ready);
-    c->last_iline = c->last_ipage = c->last_dline = c->last_dpage =
-        HWP__CORE_NONE;
+    c->last_iline = c->last_ipage = c->last_dpage = HWP__CORE_NONE;
+    /* No MRU line yet: the fast-path windows start at 2^63, an address
+     * no x86-64 or AArch64 access has (not canonical). */
+    c->ibase = c->dbase = (uint64_t)1 << 63;
     c->ghist = 0;
     c->ras_top = c->ras_n = 0;
     c->rob_i = c->win_i = 0;
@@ -933,6 +962,8 @@ HWP_API hwp_status hwp_core_init(hwp_core *c, void *mem, size_t n,
     c->done = (hwp_core_rec *)hwp__carve(&cur, (size_t)c->rec_cap * sizeof(hwp_core_rec));
     c->hmask_slots = o.horizon - 1u;
     c->frac_step = 256u / o.issue_width;
+    c->ifast = o.l1i.line > 15u ? o.l1i.line - 15u : 0u;
+    c->dline = o.l1d.line;
     hwp__core_clear(c);
     return hwp__fail(&c->head, HWP_OK, "");
 }
@@ -1143,6 +1174,7 @@ HWP_API hwp_status hwp_core_get_stats(const hwp_core *c, hwp_core_stats *out) {
     if (!hwp__core_ok(c) || !out) return HWP_EINVAL;
     *out = c->st;
     out->cycles = c->clock;
+    out->l1i_refs = c->st.events; /* one fetch reference an instruction */
     return HWP_OK;
 }
 
