@@ -5,9 +5,10 @@
  * or stores walking arrays with some random accesses, a conditional
  * branch ending each block (loop branches taken 7 times in 8, the rest
  * data dependent). The stream is generated once; each iteration feeds
- * all of it. `--trace FILE` takes the first 2^20 records of a recorded
- * trace instead (docs/trace-format.md; bench/core/cg_compare.sh leaves
- * gzip's in BUILD/cg/gzip.hwpt), without registers. */
+ * all of it. `--trace FILE [--skip N]` takes 2^20 records of a recorded
+ * trace instead, after the first N (docs/trace-format.md;
+ * bench/core/cg_compare.sh leaves gzip's in BUILD/cg/gzip.hwpt), without
+ * registers. */
 #include "bench.h" /* first: it sets _POSIX_C_SOURCE */
 #define HWPROF_IMPL
 #include "hwprof/hwprof.h"
@@ -68,20 +69,20 @@ static void gen(hwp_insn *rec, hwp_core_ops *ops) {
 }
 
 /* The first `cap` records of a trace file; 0 on error. */
-static uint32_t load_trace(const char *path, hwp_insn *rec, hwp_core_ops *ops,
-                           uint32_t cap) {
+static uint32_t load_trace(const char *path, uint64_t skip, hwp_insn *rec,
+                           hwp_core_ops *ops, uint32_t cap) {
     FILE *f = fopen(path, "rb");
     long len;
     char *buf;
     hwx_trace_reader r;
     uint32_t n = 0;
     if (!f || fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) <= 0) return 0;
-    if (len > (1L << 26)) len = 1L << 26; /* enough for 2^20 records */
     buf = (char *)malloc((size_t)len);
     rewind(f);
     if (!buf || fread(buf, 1, (size_t)len, f) != (size_t)len) return 0;
     fclose(f);
     if (hwx_trace_open(&r, buf, (size_t)len) != HWP_OK) return 0;
+    while (skip && hwx_trace_next(&r, &rec[0]) == 1) skip--;
     while (n < cap && hwx_trace_next(&r, &rec[n]) == 1) {
         memset(&ops[n], 0, sizeof ops[n]);
         n++;
@@ -114,7 +115,6 @@ static void bench(const char *name, uint32_t mode, int with_ops, uint32_t every,
     size_t n;
     memset(&d, 0, sizeof d);
     d.mode = mode;
-    if (getenv("BC_NOTLB")) d.flags = HWP_CORE_NO_TLB;
     n = hwp_core_bytes(&d);
     b.mem = malloc(n);
     b.rec = rec;
@@ -134,9 +134,11 @@ int main(int argc, char **argv) {
     hwp_insn *rec;
     hwp_core_ops *ops;
     const char *trace = NULL;
+    uint64_t skip = 0;
     int i, j;
     for (i = j = 1; i < argc; i++) { /* take --trace out for hwb_begin */
         if (!strcmp(argv[i], "--trace") && i + 1 < argc) trace = argv[++i];
+        else if (!strcmp(argv[i], "--skip") && i + 1 < argc) skip = strtoull(argv[++i], NULL, 10);
         else argv[j++] = argv[i];
     }
     argc = j;
@@ -145,7 +147,7 @@ int main(int argc, char **argv) {
     ops = (hwp_core_ops *)malloc(NREC * sizeof *ops);
     if (!rec || !ops) return 1;
     if (trace) {
-        NREC = load_trace(trace, rec, ops, NREC);
+        NREC = load_trace(trace, skip, rec, ops, NREC);
         if (!NREC) {
             fprintf(stderr, "bench_core: cannot read %s\n", trace);
             return 1;
