@@ -56,6 +56,7 @@
 
 #include "hwprof/base.h"
 #include "hwprof/cost.h"
+#include "hwx_arg.h" /* hwx_parse_u64, hwx_streq, ... */
 
 #ifdef __cplusplus
 extern "C" {
@@ -112,6 +113,18 @@ hwp_status hwx_opts_set(hwx_opts *o, const char *key, const char *value,
                         const char **why);
 /* "k=v,k=v,..." (the plugin's argument syntax as one string). */
 hwp_status hwx_opts_parse(hwx_opts *o, const char *list, const char **why);
+/* Check the options before the guest starts, so that a run is refused
+ * at once (non-zero exit) instead of failing in every vCPU's session:
+ * every enabled model's desc is built from the options and checked by
+ * the model itself; then, when `scratch` is non-NULL (at least
+ * hwx_opts_scratch_bytes(o), any alignment, freed by the caller after),
+ * every model is initialised there, which runs the checks that need an
+ * instance. *why names the option or the model's desc field and its
+ * accepted range. The exact tables are not built here: a host checks
+ * that hwx_session_bytes(o) can be allocated. */
+size_t hwx_opts_scratch_bytes(const hwx_opts *o);
+hwp_status hwx_opts_validate(const hwx_opts *o, void *scratch, size_t bytes,
+                             const char **why);
 /* Does any enabled model (or the exact profile) need load values? */
 bool hwx_opts_need_values(const hwx_opts *o);
 /* Does any enabled part need memory events (address) at all? */
@@ -255,15 +268,6 @@ hwp_status hwx_trace_open(hwx_trace_reader *r, const void *buf, size_t len);
 /* 1: *out holds the next record (r->vcpu says whose); 0: clean end;
  * -1: error (r->err_off, r->why). */
 int hwx_trace_next(hwx_trace_reader *r, hwp_insn *out);
-
-/* ---- small freestanding helpers shared by the hosts --------------------- */
-
-size_t hwx_strlen(const char *s);
-bool hwx_streq(const char *a, const char *b);
-/* Decimal or 0x-hex u64 with optional k/m/g suffix (x1024). */
-bool hwx_parse_u64(const char *s, uint64_t *v);
-/* Decimal double: [-]digits[.digits][e[-]digits] or a trailing %. */
-bool hwx_parse_f64(const char *s, double *v);
 
 #ifdef __cplusplus
 }

@@ -22,23 +22,23 @@ static void hwx__rap_defaults(void *dv, const hwx_opts *o) {
                       : 0;
 }
 
-static hwp_status hwx__rap_set(void *dv, const char *k, const char *v, const char **why) {
+static hwp_status hwx__rap_set(void *dv, const char *k, const char *opt,
+                              const char *v, const char **why) {
     hwp_rap_desc *d = (hwp_rap_desc *)dv;
     if (hwx_streq(k, "kb")) {
-        uint32_t kb;
-        if (hwx__u32(v, &kb, why) != HWP_OK) return HWP_EINVAL;
-        if (kb == 0 || kb > (1u << 20)) return hwx__bad(why, "rap_kb: 1..2^20");
+        uint32_t kb; /* 0: the model's default node count */
+        if (hwx_arg_u32(opt, v, 0, 1u << 20, &kb, why) != HWP_OK) return HWP_EINVAL;
         d->nodes = kb * 1024u / (uint32_t)sizeof(hwp_rap_node); /* sec. 3.4 */
         return HWP_OK;
     }
-    if (hwx_streq(k, "eps")) return hwx__f64(v, &d->eps, why);
-    if (hwx_streq(k, "b")) return hwx__u32(v, &d->branching, why);
-    if (hwx_streq(k, "q")) return hwx__u32(v, &d->q, why);
-    if (hwx_streq(k, "buffer")) return hwx__u32(v, &d->buffer, why);
-    if (hwx_streq(k, "bits")) return hwx__u32(v, &d->key_bits, why);
-    if (hwx_streq(k, "hot")) return hwx__f64(v, &d->hot, why);
-    if (hwx_streq(k, "first_merge")) return hwx__u64(v, &d->first_merge, why);
-    return hwx__bad(why, "rap: parameters are kb, eps, b, q, buffer, bits, hot, first_merge");
+    if (hwx_streq(k, "eps")) return hwx__f64(opt, v, &d->eps, why);
+    if (hwx_streq(k, "b")) return hwx__u32(opt, v, &d->branching, why);
+    if (hwx_streq(k, "q")) return hwx__u32(opt, v, &d->q, why);
+    if (hwx_streq(k, "buffer")) return hwx__u32(opt, v, &d->buffer, why);
+    if (hwx_streq(k, "bits")) return hwx__u32(opt, v, &d->key_bits, why);
+    if (hwx_streq(k, "hot")) return hwx__f64(opt, v, &d->hot, why);
+    if (hwx_streq(k, "first_merge")) return hwx__u64(opt, v, &d->first_merge, why);
+    return hwx__unknown(why);
 }
 
 static uint32_t hwx__rap_wants(const hwx_opts *o) {
@@ -50,7 +50,10 @@ static uint32_t hwx__rap_wants(const hwx_opts *o) {
 static size_t hwx__rap_bytes(const void *dv, const hwx_opts *o, const char **why) {
     size_t k = hwp_rap_bytes((const hwp_rap_desc *)dv);
     (void)o;
-    if (!k) return (size_t)hwx__bad(why, "rap: invalid parameters");
+    if (!k) {
+        HWX__WHY(hwp_rap, hwp_rap_init(&x_, m_, 0, (const hwp_rap_desc *)dv, NULL), why);
+        return 0;
+    }
     return hwp__align(sizeof(hwp_rap)) + hwp__align(k);
 }
 

@@ -22,7 +22,8 @@ static void hwx__strat_defaults(void *dv, const hwx_opts *o) {
     d->s.on_interrupt = hwp_strat_acc_handler;
 }
 
-static hwp_status hwx__strat_set(void *dv, const char *k, const char *v, const char **why) {
+static hwp_status hwx__strat_set(void *dv, const char *k, const char *opt,
+                              const char *v, const char **why) {
     static const char *const scheme[] = {"sampled", "tagged", "assoc", NULL};
     static const uint32_t schemev[] = {HWP_STRAT_SAMPLED, HWP_STRAT_TAGGED, HWP_STRAT_ASSOC};
     static const char *const sampler[] = {"periodic", "random", "countdown", NULL};
@@ -32,22 +33,19 @@ static hwp_status hwx__strat_set(void *dv, const char *k, const char *v, const c
     static const uint32_t hashv[] = {HWP_STRAT_HASH_PAPER, HWP_STRAT_HASH_CHEAP};
     hwx__stratd *d = (hwx__stratd *)dv;
     if (hwx_streq(k, "scheme"))
-        return hwx__enum(v, scheme, schemev, &d->s.scheme,
-                         "strat_scheme: sampled, tagged or assoc", why);
+        return hwx__enum(opt, v, scheme, schemev, &d->s.scheme, why);
     if (hwx_streq(k, "sampler"))
-        return hwx__enum(v, sampler, samplerv, &d->s.sampler,
-                         "strat_sampler: periodic, random or countdown", why);
+        return hwx__enum(opt, v, sampler, samplerv, &d->s.sampler, why);
     if (hwx_streq(k, "hash"))
-        return hwx__enum(v, hash, hashv, &d->s.hash, "strat_hash: paper or cheap", why);
-    if (hwx_streq(k, "rate")) return hwx__u32(v, &d->s.rate, why);
-    if (hwx_streq(k, "entries")) return hwx__u32(v, &d->s.entries, why);
-    if (hwx_streq(k, "ways")) return hwx__u32(v, &d->s.ways, why);
-    if (hwx_streq(k, "counter")) return hwx__u32(v, &d->s.counter, why);
-    if (hwx_streq(k, "l2")) return hwx__u32(v, &d->s.l2_entries, why);
-    if (hwx_streq(k, "queue")) return hwx__u32(v, &d->s.queue, why);
-    if (hwx_streq(k, "tuples")) return hwx__u32(v, &d->a.tuples, why);
-    return hwx__bad(why, "strat: parameters are scheme, hash, sampler, rate, entries, ways, "
-                         "counter, l2, queue, tuples");
+        return hwx__enum(opt, v, hash, hashv, &d->s.hash, why);
+    if (hwx_streq(k, "rate")) return hwx__u32(opt, v, &d->s.rate, why);
+    if (hwx_streq(k, "entries")) return hwx__u32(opt, v, &d->s.entries, why);
+    if (hwx_streq(k, "ways")) return hwx__u32(opt, v, &d->s.ways, why);
+    if (hwx_streq(k, "counter")) return hwx__u32(opt, v, &d->s.counter, why);
+    if (hwx_streq(k, "l2")) return hwx__u32(opt, v, &d->s.l2_entries, why);
+    if (hwx_streq(k, "queue")) return hwx__u32(opt, v, &d->s.queue, why);
+    if (hwx_streq(k, "tuples")) return hwx__u32(opt, v, &d->a.tuples, why);
+    return hwx__unknown(why);
 }
 
 static uint32_t hwx__strat_wants(const hwx_opts *o) {
@@ -59,7 +57,9 @@ static size_t hwx__strat_bytes(const void *dv, const hwx_opts *o, const char **w
     const hwx__stratd *d = (const hwx__stratd *)dv;
     size_t a = hwp_strat_bytes(&d->s), b = hwp_strat_acc_bytes(&d->a);
     (void)o;
-    if (!a || !b) return (size_t)hwx__bad(why, "strat: invalid parameters");
+    if (!a) HWX__WHY(hwp_strat, hwp_strat_init(&x_, m_, 0, &d->s, NULL), why);
+    else if (!b) HWX__WHY(hwp_strat_acc, hwp_strat_acc_init(&x_, m_, 0, &d->a), why);
+    if (!a || !b) return 0;
     return hwp__align(sizeof(hwp_strat)) + hwp__align(a) + hwp__align(sizeof(hwp_strat_acc)) +
            hwp__align(b);
 }
