@@ -124,6 +124,25 @@ hwp_status hwx_arg_u32(const char *opt, const char *v, uint32_t lo, uint32_t hi,
     return HWP_OK;
 }
 
+/* A bound as people write it: 6 decimals at most, no trailing zeros. */
+static void hwx__put_num(const hwp_writer *w, double x) {
+    char buf[48];
+    hwp_bufwriter b;
+    hwp_writer t = hwp_writer_buf(&b, buf, sizeof buf);
+    size_t n;
+    hwp_put_f64(&t, x, 6);
+    n = b.len;
+    if (n && hwx_strlen(buf) == n) {
+        size_t dot = 0;
+        while (dot < n && buf[dot] != '.') dot++;
+        if (dot < n) {
+            while (n > dot + 1 && buf[n - 1] == '0') n--;
+            if (n == dot + 1) n = dot;
+        }
+    }
+    hwp_put(w, buf, n);
+}
+
 hwp_status hwx_arg_f64(const char *opt, const char *v, double lo, int lo_open, double hi,
                        int hi_open, double *out, const char **why) {
     double x;
@@ -137,9 +156,9 @@ hwp_status hwx_arg_f64(const char *opt, const char *v, double lo, int lo_open, d
     w = hwx__msg_start(&b, opt);
     hwp_put_str(&w, "expected a number in ");
     hwp_put_str(&w, lo_open ? "(" : "[");
-    hwp_put_f64(&w, lo, 6);
+    hwx__put_num(&w, lo);
     hwp_put_str(&w, ", ");
-    hwp_put_f64(&w, hi, 6);
+    hwx__put_num(&w, hi);
     hwp_put_str(&w, hi_open ? ")" : "]");
     return hwx__msg_end(&w, v ? v : "", why);
 }
