@@ -73,7 +73,7 @@ extern "C" {
 #define HWX_M_ALL ((1u << HWP_MODEL_COUNT) - 1u)
 
 /* What the RAP model is keyed on (the paper profiles code and value
- * ranges, seed 002 sec. 4). */
+ * ranges, Mysore et al. sec. 4). */
 enum { HWX_KEY_PC = 0, HWX_KEY_VALUE = 1, HWX_KEY_ADDR = 2 };
 
 #define HWX_PATH_MAX 256 /* file names                                  */

@@ -180,7 +180,7 @@ static void hwx__cp_text(const void *sv, const hwx_session *s, const hwp_writer 
         }
         best[j] = est[i];
     }
-    hwx__kv(w, "\n-- invariant loads: profiling co-processor (seed 000) --\n  samples ", st.tagged);
+    hwx__kv(w, "\n-- invariant loads: profiling co-processor (Zilles & Sohi, HPCA 2001) --\n  samples ", st.tagged);
     hwx__kv(w, ", dropped (buffer full) ", st.dropped);
     hwx__kv(w, ", interrupts ", st.interrupts);
     hwp_put_str(w, "\n  load pc          value               invariance");
@@ -307,7 +307,7 @@ static void hwx__cp_eval_text(const hwx_metric *m, const hwp_writer *w) {
 }
 
 static const hwx_metric_def hwx__cp_metrics[] = {
-    {"coproc_inv_err", "  co-processor weighted RMS invariance error (000 5.2): ", 4, ""},
+    {"coproc_inv_err", "  co-processor weighted RMS invariance error (Zilles & Sohi 5.2): ", 4, ""},
     {"coproc_simple_err", NULL, 4, ""},
     {"coproc_simple_sd", NULL, 4, ""},
 };

@@ -147,7 +147,7 @@ typedef struct hwx_xtab {
 } hwx_xtab;
 
 /* Exact profiles of the stream. Path descriptors follow the Ball-Larus
- * style definition of seed 003 sec. 3 as hwx implements it: see
+ * style definition of Vaswani et al. sec. 3 as hwx implements it: see
  * hwx_exact.c. */
 struct hwx_exact {
     hwx_xtab pc;        /* pc -> executions, aux = taken (branches)      */

@@ -206,7 +206,7 @@ static void hwx__path_text(const void *sv, const hwx_session *s, const hwp_write
     hwp_path_row rows[32];
     size_t n = hwp_hpt_export(m->hpt, rows, top < 32 ? top : 32), i;
     if (n > (top < 32 ? top : 32)) n = top < 32 ? top : 32;
-    hwp_put_str(w, "\n-- hot paths: path stack + Hot Path Table (seed 003) --\n");
+    hwp_put_str(w, "\n-- hot paths: path stack + Hot Path Table (Vaswani et al., 2004) --\n");
     hwx__kv(w, "  HPT ", m->entries);
     hwx__kv(w, "x", m->ways);
     hwx__kv(w, ": paths ", m->path->paths);
@@ -229,7 +229,7 @@ static void hwx__path_text(const void *sv, const hwx_session *s, const hwp_write
         }
         hwp_put_str(w, "\n");
     }
-    hwx__kv(w, "\n-- phases: path-based detector (seed 003 sec. 6) --\n  intervals ",
+    hwx__kv(w, "\n-- phases: path-based detector (Vaswani et al. sec. 6) --\n  intervals ",
             m->phase->intervals);
     hwx__kv(w, " of ", m->phase->desc.interval);
     hwx__kv(w, " instructions, phase changes ", m->phase->changes);
@@ -350,9 +350,9 @@ static void hwx__path_eval(void *sv, const hwx_session *s, unsigned char *cur,
 }
 
 static const hwx_metric_def hwx__path_metrics[] = {
-    {"hpt_overlap_pct", "  HPT overlap percentage (seed 003 8.1):      ", 2, "%"},
-    {"hpt_ideal_pct", "  perfect table of as many entries (ideal):   ", 2, "%"},
-    {"phase_agree_pct", "  phase changes agreeing with BBV reference:  ", 2, "%"},
+    {"hpt_overlap_pct", "  HPT overlap percentage (Vaswani et al. 8.1):  ", 2, "%"},
+    {"hpt_ideal_pct", "  perfect table of as many entries (ideal):    ", 2, "%"},
+    {"phase_agree_pct", "  phase changes agreeing with BBV reference:   ", 2, "%"},
 };
 
 const hwx_adapter hwx__adapter_path = {

@@ -114,7 +114,7 @@ static void hwx__pm_merge(void *dv, const void *sv) {
 }
 
 static void hwx__pm_text(const void *sv, const hwx_session *s, const hwp_writer *w) {
-    hwp_put_str(w, "\n-- costliest instructions: ProfileMe samples (seed 004) --\n");
+    hwp_put_str(w, "\n-- costliest instructions: ProfileMe samples (Dean et al., MICRO 1997) --\n");
     hwp_pm_table_write_text(((const hwx__pm *)sv)->tab, w, s->opts.top);
 }
 
@@ -145,7 +145,7 @@ static void hwx__pm_eval(void *sv, const hwx_session *s, unsigned char *scratch,
 }
 
 static const hwx_metric_def hwx__pm_metrics[] = {
-    {"pm_envelope_frac", "  ProfileMe fraction inside 1/sqrt(k) envelope (004 5.1): ", 3, ""},
+    {"pm_envelope_frac", "  ProfileMe fraction inside 1/sqrt(k) envelope (Dean et al. 5.1): ", 3, ""},
 };
 
 const hwx_adapter hwx__adapter_pm = {

@@ -108,7 +108,7 @@ static void hwx__rap_text(const void *sv, const hwx_session *s, const hwp_writer
     hwp_put_str(w, s->opts.rap_key == HWX_KEY_PC      ? "code"
                    : s->opts.rap_key == HWX_KEY_VALUE ? "value"
                                                       : "address");
-    hwx__kv(w, " ranges: RAP (seed 002) --\n  ", rap->nodes);
+    hwx__kv(w, " ranges: RAP (Mysore et al., CGO 2006) --\n  ", rap->nodes);
     hwx__kv(w, " of ", rap->cap);
     hwp_put_str(w, " nodes, eps ");
     hwp_put_f64(w, rap->desc.eps, 3);
@@ -154,7 +154,7 @@ static void hwx__rap_eval(void *sv, const hwx_session *s, unsigned char *scratch
 }
 
 static const hwx_metric_def hwx__rap_metrics[] = {
-    {"rap_hot_err_pct", "  RAP avg error on hot ranges (seed 002 4.3): ", 3, "%"},
+    {"rap_hot_err_pct", "  RAP avg error on hot ranges (Mysore et al. 4.3): ", 3, "%"},
 };
 
 const hwx_adapter hwx__adapter_rap = {

@@ -111,7 +111,7 @@ static void hwx__strat_text(const void *sv, const hwx_session *s, const hwp_writ
         }
         best[j] = t;
     }
-    hwp_put_str(w, "\n-- value invariance of the top loads: stratified sampling (seed 001) --\n");
+    hwp_put_str(w, "\n-- value invariance of the top loads: stratified sampling (Sastry et al., ISCA 2001) --\n");
     hwp_put_str(w, "  load pc          value               est. count  invariance");
     hwp_put_str(w, s->exact ? "  (exact)\n" : "\n");
     for (i = 0; i < n; i++) {
@@ -184,7 +184,7 @@ static void hwx__strat_eval(void *sv, const hwx_session *s, unsigned char *cur,
 }
 
 static const hwx_metric_def hwx__strat_metrics[] = {
-    {"strat_inv_err_pct", "  stratified weighted invariance error (001 5.3.1): ", 3, "%"},
+    {"strat_inv_err_pct", "  stratified weighted invariance error (Sastry et al. 5.3.1): ", 3, "%"},
 };
 
 const hwx_adapter hwx__adapter_strat = {

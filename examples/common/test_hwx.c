@@ -464,7 +464,7 @@ static void test_exact_counts(void) {
 
 /* A hand-traced program: main calls f twice; f has a loop of 3 iterations
  * with a forward branch inside. Expected paths written out by hand from
- * seed 003 Table 1. */
+ * Vaswani et al. Table 1. */
 static void test_exact_paths(void) {
     hwx_opts o;
     void *mem;
