@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "hwx_host.h"
@@ -151,4 +152,17 @@ hwp_status hwx_host_check(const hwx_opts *o, const char **why) {
     if (o->json[0] && hwx_out_check("json", o->json, why) != HWP_OK) return HWP_EINVAL;
     if (o->record[0] && hwx_out_check("record", o->record, why) != HWP_OK) return HWP_EINVAL;
     return HWP_OK;
+}
+
+bool hwx_host_read(uint64_t addr, void *out, size_t n) {
+    struct iovec local, remote;
+    ssize_t got;
+    if (!n) return true;
+    if (!addr || addr + n < addr) return false;
+    local.iov_base = out;
+    local.iov_len = n;
+    remote.iov_base = (void *)(uintptr_t)addr;
+    remote.iov_len = n;
+    got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+    return got == (ssize_t)n;
 }

@@ -52,6 +52,13 @@ void hwx_out_abort(hwx_out *o);
 hwp_status hwx_out_check(const char *opt, const char *path, const char **why);
 hwp_status hwx_host_check(const hwx_opts *o, const char **why);
 
+/* Copy n bytes at `addr` of this process into out; false when the range
+ * is not readable (unmapped or protected), instead of a SIGSEGV that the
+ * host would blame on its guest. One system call (process_vm_readv on
+ * the process itself): for checking an address such as a guest base, or
+ * for occasional reads, not for every load. */
+bool hwx_host_read(uint64_t addr, void *out, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,7 +1,11 @@
 /* Unit tests for examples/common (hwx): x86 classifier, options, trace
  * format (round trip, truncation and corruption with the error offset),
  * exact ground truth against independent counts, session reports. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "hwx_int.h"
+#include "hwx_host.h"
+
+#include <sys/mman.h>
 
 #include "harness.h"
 
@@ -201,6 +205,25 @@ static void test_opts_validate(void) {
     o.param[0].model = HWP_MODEL_RAP;
     o.nparam = 1;
     if (CHECK_EQ(hwx_opts_validate(&o, NULL, 0, &why), HWP_EINVAL)) CHECK_HAS(why, "eps");
+}
+
+/* hwx_host_read: a readable range is copied, an unmapped one is refused
+ * without a signal. */
+static void test_host_read(void) {
+    static const char src[8] = "hwprof!";
+    char buf[8] = {0};
+    CHECK(hwx_host_read((uint64_t)(uintptr_t)src, buf, sizeof buf));
+    CHECK_STR(buf, "hwprof!");
+    CHECK(!hwx_host_read(8, buf, sizeof buf));                     /* page 0 */
+    {
+        void *pg = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (CHECK(pg != MAP_FAILED)) {
+            CHECK(hwx_host_read((uint64_t)(uintptr_t)pg, buf, sizeof buf));
+            munmap(pg, 4096);                                         /* now unmapped */
+            CHECK(!hwx_host_read((uint64_t)(uintptr_t)pg + 0x10, buf, sizeof buf));
+        }
+    }
+    CHECK(!hwx_host_read(~(uint64_t)0 - 2, buf, sizeof buf));      /* wraps */
 }
 
 static void test_parse_numbers(void) {
@@ -918,6 +941,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_opts_refused);
     HWT_RUN(test_opts_zero_default);
     HWT_RUN(test_opts_validate);
+    HWT_RUN(test_host_read);
     HWT_RUN(test_parse_numbers);
     HWT_RUN(test_trace_roundtrip);
     HWT_RUN(test_trace_truncated);
