@@ -2,11 +2,15 @@
  * (the QEMU TCG plugin in examples/qemu, the Valgrind tool in
  * examples/valgrind) and the trace replayer (examples/replay).
  *
- * Written once so that both hosts parse the same options, feed the models
- * the same way, compute the same exact ground truth, print the same report
- * and read/write the same trace format. Like the library it is
- * FREESTANDING: no libc headers, no malloc. Memory comes from the host
- * (`*_bytes()` then init on caller memory), output goes through hwp_writer.
+ * Written once so that every host parses the same options, feeds the
+ * models the same way, computes the same exact ground truth, prints the
+ * same report and reads/writes the same trace format. The session knows
+ * no model: each model is an adapter (hwx_<model>.c) in one registry
+ * (hwx_int.h, HWX__ADAPTERS), so a model added there reaches every host.
+ * Like the library it is FREESTANDING: no libc headers, no malloc. Memory
+ * comes from the host (`*_bytes()` then init on caller memory), output
+ * goes through hwp_writer. Hosts with a C library also get hwx_host.h
+ * (checks before the guest starts, reports complete or absent).
  *
  * BUILD
  *   Meson: dependency `hwx_dep` (examples/common/meson.build) compiles the
@@ -16,7 +20,9 @@
  *   (Valgrind) takes `hwx_sources` and `hwx_inc`.
  *
  * OPTIONS (one "key=value" at a time, hwx_opts_set; same syntax in every
- * host, e.g. qemu -plugin ./libhwprof-tcg.so,rap=on,rap_kb=8,exact=on)
+ * host, e.g. qemu -plugin ./libhwprof-tcg.so,rap=on,rap_kb=8,exact=on).
+ * A value is taken whole or refused with the option's name and accepted
+ * range (hwx_arg.h); a number of 0 keeps the default.
  *   <model>=on|off        enable a model: pm, strat, rap, path, coproc
  *                         ("profileme", "stratified", "pathprof" also work)
  *   models=all|none|a+b   enable a set at once ('+' or ':' separated)
@@ -24,19 +30,26 @@
  *                         the shorthands key=pc|value|addr (RAP key),
  *                         hpt=512x4 (path profiler hot path table)
  *   exact=on|off          exact ground truth + accuracy report
- *   exact_mb=N            memory for the exact tables (default 256 MiB)
+ *   exact_mb=N            memory for the exact tables (default 256 MiB,
+ *                         at most 65536)
  *   seed=N                base seed for every model (default 1)
  *   top=N                 entries per report section (default 10)
  *   report=FILE json=FILE record=FILE   output files (host-side)
  *   values=on|off         read loaded values (memory callbacks)
  *   flush=N               flush the trace every N instructions (0: only
  *                         when a chunk fills and at exit)
- *   guest_base=N          QEMU -B offset if the host cannot find it
+ *   guest_base=N          QEMU -B offset if the host cannot find it (0:
+ *                         let the host find it)
  *
  * API
  *   hwx_opts_default(o)                       no model, exact off, values on
  *   hwx_opts_set(o, key, value, &why)         one option
  *   hwx_opts_parse(o, "k=v,k=v", &why)        comma-separated list
+ *   hwx_opts_validate(o, scratch, n, &why)    every enabled model's desc
+ *                                             checked by the model, and
+ *                                             (scratch of
+ *                                             hwx_opts_scratch_bytes(o))
+ *                                             every model built once
  *   hwx_opts_need_values(o)                   any enabled model reads loads
  *   hwx_session_bytes(o) / hwx_session_init(s, mem, bytes, o)
  *   hwx_session_insn(s, in)                   every retired instruction
@@ -47,6 +60,7 @@
  *   hwx_session_report_text/json(s, w)
  *   hwx_session_eval_bytes(s) / hwx_session_evaluate(s, scratch, bytes)
  *                                             metrics vs exact (exact=on)
+ *   hwx_session_metric(s, "rap_hot_err_pct", &m) one metric by its key
  *   hwx_x86_classify(bytes, len, &insn_len)   HWP_CLS_* from x86-64 bytes
  *   hwx_x86_decode(bytes, len, pc, &info)     the same plus target/indirect
  *   hwx_trace_*                               docs/trace-format.md
