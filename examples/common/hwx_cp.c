@@ -192,16 +192,7 @@ static void hwx__cp_text(const void *sv, const hwx_session *s, const hwp_writer 
         hwp_put_hex(w, best[i].value);
         hwp_put_str(w, "  ");
         hwp_put_f64(w, best[i].inv, 3);
-        if (s->exact) {
-            uint64_t pcn = hwx__xtab_get(&s->exact->pc, best[i].pc, 0);
-            hwp_put_str(w, "  (");
-            hwp_put_f64(w,
-                        pcn ? (double)hwx__xtab_get(&s->exact->val, best[i].pc, best[i].value) /
-                                  (double)pcn
-                            : 0.0,
-                        3);
-            hwp_put_str(w, ")");
-        }
+        if (s->exact) hwx__exact_inv(w, s->exact, best[i].pc, best[i].value);
         hwp_put_str(w, "\n");
     }
 }

@@ -126,6 +126,8 @@ hwp_status hwx__enum(const char *opt, const char *v, const char *const *names,
         if ((call) != HWP_OK && (why)) *(why) = hwp_why(&x_);               \
     } while (0)
 void hwx__pct(const hwp_writer *w, double num, double den);
+/* "  (0.873)": the exact share of `value` among the loads at `pc`. */
+void hwx__exact_inv(const hwp_writer *w, const hwx_exact *x, uint64_t pc, uint64_t value);
 void hwx__metric_text(const hwp_writer *w, const char *name, const hwx_metric *m,
                       unsigned dec, const char *unit);
 

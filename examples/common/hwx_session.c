@@ -76,6 +76,13 @@ void hwx__pct(const hwp_writer *w, double num, double den) {
     hwp_put_str(w, "%");
 }
 
+void hwx__exact_inv(const hwp_writer *w, const hwx_exact *x, uint64_t pc, uint64_t value) {
+    uint64_t pcn = hwx__xtab_get(&x->pc, pc, 0);
+    hwp_put_str(w, "  (");
+    hwp_put_f64(w, pcn ? (double)hwx__xtab_get(&x->val, pc, value) / (double)pcn : 0.0, 3);
+    hwp_put_str(w, ")");
+}
+
 void hwx__metric_text(const hwp_writer *w, const char *name, const hwx_metric *m,
                       unsigned dec, const char *unit) {
     if (!m->valid) return;
@@ -113,6 +120,8 @@ static hwp_status hwx__desc(const hwx_adapter *a, const hwx_opts *o, hwx__descbu
                             const char **why) {
     uint32_t i;
     hwp__zero(d, sizeof *d);
+    if (a->desc_size > sizeof *d || a->state_size == 0)
+        return hwx_arg_fail(a->name, "adapter desc larger than HWX_DESC_MAX", why);
     a->defaults(d, o);
     for (i = 0; i < o->nparam; i++)
         if (o->param[i].model == a->model &&

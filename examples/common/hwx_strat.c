@@ -125,16 +125,7 @@ static void hwx__strat_text(const void *sv, const hwx_session *s, const hwp_writ
         hwp_put_f64(w, hwp_strat_acc_invariance(m->acc, HWP_STRAT_KIND_VALUE, best[i].pc,
                                                 best[i].w),
                     3);
-        if (s->exact) {
-            uint64_t pcn = hwx__xtab_get(&s->exact->pc, best[i].pc, 0);
-            hwp_put_str(w, "  (");
-            hwp_put_f64(w,
-                        pcn ? (double)hwx__xtab_get(&s->exact->val, best[i].pc, best[i].w) /
-                                  (double)pcn
-                            : 0.0,
-                        3);
-            hwp_put_str(w, ")");
-        }
+        if (s->exact) hwx__exact_inv(w, s->exact, best[i].pc, best[i].w);
         hwp_put_str(w, "\n");
     }
 }
