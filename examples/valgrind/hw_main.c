@@ -1,4 +1,4 @@
-/* examples/valgrind/hw_main.c: hwprof as a Valgrind tool (issue 9).
+/* examples/valgrind/hw_main.c: hwprof as a Valgrind tool.
  *
  *   VALGRIND_LIB=<build>/examples/valgrind/lib valgrind --tool=hwprof \
  *       [--hwprof-deterministic=yes|no] [--hwprof-random-seed=N] \

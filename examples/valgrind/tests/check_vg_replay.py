@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The build's real-trace fixture (vg_fixture.py: gzip -n -6 of 128 KiB,
 recorded by the Valgrind tool in the same run that wrote its live reports)
-through hwprof-replay (issue 9, issue 8 item 5):
+through hwprof-replay:
 
   (a) replaying the trace with the live run's options (MODEL_OPTS) gives
       the live report byte for byte: the text report is the tool's own
@@ -11,7 +11,7 @@ through hwprof-replay (issue 9, issue 8 item 5):
       counters, loads with no value view) describes translation and
       syscalls, which a trace does not hold; the replayer's last line is
       its own timing;
-  (b) the issue's accuracy thresholds (hwx_thresholds.check_report) on
+  (b) the accuracy thresholds (hwx_thresholds.check_report) on
       the replayed JSON;
   (c) the fixture cut at several offsets (inside the header, a chunk
       header, a checksum, a payload, at a chunk boundary, inside and
@@ -70,7 +70,7 @@ check("live JSON's session object = the replay's JSON, byte for byte",
       live_json.endswith(b',"session":' + rep_json.rstrip(b"\n") + b"\n}\n"),
       (len(live_json), len(rep_json)))
 
-# (b) the issue's thresholds hold on the replayed stream.
+# (b) the accuracy thresholds hold on the replayed stream.
 check_report(json.loads(rep_json), check)
 
 # (c) truncations. Chunk boundaries come from reading the headers here
