@@ -7,7 +7,7 @@
  * found no room are counted in `dropped` and the report says the exact
  * profile is incomplete (raise exact_mb=).
  *
- * Paths are the acyclic intra-procedural paths of seed 003 sec. 3,
+ * Paths are the acyclic intra-procedural paths of Vaswani et al. sec. 3,
  * Table 1, detected with our own path stack (not the model's):
  *   call      push a path starting at the call's target
  *   return    pop (the path ends)
