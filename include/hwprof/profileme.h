@@ -620,7 +620,7 @@ HWP_API hwp_status hwp_pm_accuracy(const hwp_pm_table *t, unsigned prop,
  * "-" below min_samples. */
 HWP_API void hwp_pm_table_write_text(const hwp_pm_table *t,
                                      const hwp_writer *w, uint32_t top);
-/* {"model":"profileme_table","version":1,"desc":{...},"stats":{...},
+/* {"model":"pm_table","version":1,"desc":{...},"stats":{...},
  *  "pcs":[{"pc":"0x..","samples","retired","events":{"taken",...},
  *  "lat_sum":[6],"lat_sq","pair_samples","in_progress","useful_fwd",
  *  "useful_bwd","near", then derived: "est","cv","latency","wasted_slots",
@@ -1934,7 +1934,7 @@ HWP_API void hwp_pm_table_write_json(const hwp_pm_table *t,
     }
     d = t->d;
     hwp_pm_table_get_stats(t, &st);
-    hwp_put_json_envelope(w, "profileme_table", 1);
+    hwp_put_json_envelope(w, "pm_table", 1);
     hwp_put_str(w, ",\"desc\":{");
     for (i = 0; i < HWP__PMT_NDESC; i++) {
         if (i) hwp_put_str(w, ",");
@@ -2069,7 +2069,7 @@ static hwp_status hwp__pmt_read(hwp_pm_table_desc *d, hwp_pm_table *t,
     hwp_status rc;
     hwp__zero(d, sizeof *d);
     hwp_json_init(&j, json, n);
-    if (hwp_json_envelope(&j, "profileme_table", 1)) {
+    if (hwp_json_envelope(&j, "pm_table", 1)) {
         while (hwp_json_member(&j, key, sizeof key)) {
             if (hwp_json_key_is(key, "desc")) {
                 hwp_pm_table_desc o;

@@ -809,7 +809,7 @@ static void test_reports(void) {
     hwp_pm_table_add(&t, &r, 1);
     w = hwp_writer_buf(&bw, buf, sizeof buf);
     hwp_pm_table_write_json(&t, &w);
-    CHECK_HAS(buf, "{\"model\":\"profileme_table\",\"version\":1,"
+    CHECK_HAS(buf, "{\"model\":\"pm_table\",\"version\":1,"
                    "\"desc\":{\"capacity\":16,\"interval\":10,");
     CHECK_HAS(buf, "\"pcs\":[{\"pc\":\"0x1234\",\"samples\":2,\"retired\":2,");
     CHECK_HAS(buf, "\"dcmiss\":2,");
