@@ -165,6 +165,14 @@ void hwx_session_insn(hwx_session *s, const hwp_insn *in);
  * counts each block's n instructions at its first pc, one combined event,
  * so its code ranges are block-granular. */
 bool hwx_session_block_ok(const hwx_session *s);
+/* VM mode, for hosts that count their instructions (bytecodes) in a
+ * register: hwx_session_until() says how many instructions may retire
+ * before one must come whole through hwx_session_insn (1 with exact=on,
+ * which counts every instruction); hwx_session_skip(s, n) hands over n
+ * instructions, fewer than that, that carry no event (no branch, call
+ * or memory access). examples/lua/hwlua.c is the worked example. */
+uint64_t hwx_session_until(const hwx_session *s);
+void hwx_session_skip(hwx_session *s, uint64_t n);
 void hwx_session_block(hwx_session *s, const uint64_t *pcs, uint32_t n,
                        const hwp_insn *last, const hwp_insn *mem,
                        uint32_t nmem);

@@ -304,6 +304,9 @@ static void hwx__cp_eval_text(const hwx_metric *m, const hwp_writer *w) {
     hwp_put_str(w, " loads)\n");
 }
 
+/* The co-processor's clock sees every instruction. */
+static void hwx__cp_skip(void *sv, uint64_t n) { hwp_cp_tick(((hwx__cp *)sv)->cp, n); }
+
 static const hwx_metric_def hwx__cp_metrics[] = {
     {"coproc_inv_err", "  co-processor weighted RMS invariance error (000 5.2): ", 4, ""},
     {"coproc_simple_err", NULL, 4, ""},
@@ -315,5 +318,5 @@ const hwx_adapter hwx__adapter_cp = {
     sizeof(hwx__cpd), sizeof(hwx__cp), hwx__cp_metrics, 3,
     hwx__cp_defaults, hwx__cp_set, hwx__cp_wants, hwx__cp_bytes, hwx__cp_init,
     hwx__cp_insn, hwx__cp_block, hwx__cp_flush, hwx__cp_merge, hwx__cp_text,
-    hwx__cp_json, hwx__cp_eval_bytes, hwx__cp_eval, hwx__cp_eval_text,
+    hwx__cp_json, hwx__cp_eval_bytes, hwx__cp_eval, hwx__cp_eval_text, hwx__cp_skip, NULL,
 };

@@ -82,6 +82,13 @@ typedef struct hwx_adapter {
                      hwx_metric *out);
     /* Text lines of metrics whose label is NULL; may be NULL. */
     void (*eval_text)(const hwx_metric *m, const hwp_writer *w);
+    /* For hosts that count event-free instructions themselves (a VM's
+     * dispatch loop, hwx_session_skip): `skip` takes n instructions that
+     * carry no event (NULL: nothing to do), `until` says how many may go
+     * by that way before the adapter must see one whole (ProfileMe's next
+     * selection; NULL: any number). */
+    void (*skip)(void *st, uint64_t n);
+    uint64_t (*until)(const void *st);
 } hwx_adapter;
 
 /* The registry: one X(name) per adapter, in report order. An adapter

@@ -153,6 +153,19 @@ static void hwx__pm_eval(void *sv, const hwx_session *s, unsigned char *scratch,
     }
 }
 
+/* Event-free instructions pass the fetch counter in bulk; the host stops
+ * before the one the countdown selects (hwx__pm_until), so no selection
+ * falls inside. */
+static void hwx__pm_skip(void *sv, uint64_t n) {
+    hwp_pm *pm = ((hwx__pm *)sv)->pm;
+    for (; n > UINT32_MAX; n -= UINT32_MAX) hwp_pm_fetch_block(pm, UINT32_MAX);
+    hwp_pm_fetch_block(pm, (uint32_t)n);
+}
+
+static uint64_t hwx__pm_until(const void *sv) {
+    return hwp_pm_countdown(((const hwx__pm *)sv)->pm);
+}
+
 static const hwx_metric_def hwx__pm_metrics[] = {
     {"pm_envelope_frac", "  ProfileMe retire-count estimates inside 1 +/- 1/sqrt(E[k]) "
                          "(Dean et al. 5.1, E[k] >= 10): ", 3, ""},
@@ -164,5 +177,5 @@ const hwx_adapter hwx__adapter_pm = {
     sizeof(hwx__pmd), sizeof(hwx__pm), hwx__pm_metrics, 1,
     hwx__pm_defaults, hwx__pm_set, hwx__pm_wants, hwx__pm_bytes, hwx__pm_init,
     hwx__pm_insn, hwx__pm_block, hwx__pm_flush, hwx__pm_merge, hwx__pm_text,
-    hwx__pm_json, NULL, hwx__pm_eval, NULL,
+    hwx__pm_json, NULL, hwx__pm_eval, NULL, hwx__pm_skip, hwx__pm_until,
 };

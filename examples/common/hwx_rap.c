@@ -150,6 +150,11 @@ static void hwx__rap_eval(void *sv, const hwx_session *s, unsigned char *scratch
     }
 }
 
+/* A code profile counts every instruction: none may be skipped. */
+static uint64_t hwx__rap_until(const void *sv) {
+    return ((const hwx__rap *)sv)->key == HWX_KEY_PC ? 1 : UINT64_MAX;
+}
+
 static const hwx_metric_def hwx__rap_metrics[] = {
     {"rap_hot_err_pct", "  RAP avg error on hot ranges (seed 002 4.3): ", 3, "%"},
 };
@@ -159,5 +164,5 @@ const hwx_adapter hwx__adapter_rap = {
     sizeof(hwp_rap_desc), sizeof(hwx__rap), hwx__rap_metrics, 1,
     hwx__rap_defaults, hwx__rap_set, hwx__rap_wants, hwx__rap_bytes, hwx__rap_init,
     hwx__rap_insn, hwx__rap_block, hwx__rap_flush, hwx__rap_merge, hwx__rap_text,
-    hwx__rap_json, NULL, hwx__rap_eval, NULL,
+    hwx__rap_json, NULL, hwx__rap_eval, NULL, NULL, hwx__rap_until,
 };

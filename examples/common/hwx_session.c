@@ -205,6 +205,26 @@ void hwx_session_insn(hwx_session *s, const hwp_insn *in) {
     if (s->exact) hwx__exact_insn(s->exact, in);
 }
 
+uint64_t hwx_session_until(const hwx_session *s) {
+    uint64_t u = UINT64_MAX, v;
+    uint32_t i;
+    if (s->exact) return 1;
+    for (i = 0; i < hwx__nadapters; i++)
+        if (s->st[i] && hwx__registry[i]->until &&
+            (v = hwx__registry[i]->until(s->st[i])) < u)
+            u = v;
+    return u;
+}
+
+void hwx_session_skip(hwx_session *s, uint64_t n) {
+    uint32_t i;
+    s->insns += n;
+    s->cls[HWP_CLS_OTHER] += n;
+    hwp_cost_tick(&s->cost, n);
+    for (i = 0; i < hwx__nadapters; i++)
+        if (s->st[i] && hwx__registry[i]->skip) hwx__registry[i]->skip(s->st[i], n);
+}
+
 bool hwx_session_block_ok(const hwx_session *s) {
     return s && s->head.magic == HWX__MAGIC && !s->exact;
 }

@@ -12,3 +12,4 @@
 #include "rap.h"
 #include "pathprof.h"
 #include "coproc.h"
+#include "core.h"
