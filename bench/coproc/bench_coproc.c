@@ -36,7 +36,7 @@ static uint64_t run_retire(void *ctx, uint64_t iters) {
     uint64_t i;
     unsigned k;
     for (i = 0; i < iters; i++)
-        for (k = 0; k < N; k++) hwp_cp_retire(&cp, &v[k]);
+        for (k = 0; k < N; k++) hwp_cp_insn(&cp, &v[k]);
     return cp.retired + cp.tagged;
 }
 

@@ -75,10 +75,10 @@ static void run(const scenario *sc, uint64_t seed, result *r) {
         lvs_next(&s, &pc, &v);
         hwp_cp_tick(&x, gap);
         hwp_cost_tick(&c1, gap + 1);
-        hwp_cp_retire_load(&x, pc, pc * 8, v);
+        hwp_cp_load(&x, pc, pc * 8, v);
         if (i == sc->n / 64) r->cp_early = error_now(&s, &x);
     }
-    hwp_cp_finish(&x);
+    hwp_cp_flush(&x);
     r->cp_err = error_now(&s, &x);
     r->cp_irq = x.interrupts;
     r->cp_ovh = c1.total;
@@ -88,8 +88,8 @@ static void run(const scenario *sc, uint64_t seed, result *r) {
 
     /* the same stream again for the simple sampler, at equal overhead */
     memset(&sd, 0, sizeof sd);
-    sd.period = hwp_cp_simple_period_for(sc->n, c1.total, &c1);
     sd.entries = 1u << 16;
+    sd.period = hwp_cp_simple_period_for(sc->n, c1.total, &sd, &c1);
     sd.seed = seed + 1;
     b = hwp_cp_simple_bytes(&sd);
     if (posix_memalign(&mem2, 16, b)) abort();
@@ -100,10 +100,11 @@ static void run(const scenario *sc, uint64_t seed, result *r) {
         lvs_next(&s, &pc, &v);
         hwp_cp_simple_load(&sm, pc, v);
     }
+    hwp_cp_simple_flush(&sm);
     nt = lvs_truth(&s, truth2);
     ne = hwp_cp_simple_estimates(&sm, est, MAXL * 64);
     r->simple_err = hwp_cp_wrms(truth2, nt, est, ne, 0.1);
-    r->simple_irq = sm.samples;
+    r->simple_irq = sm.interrupts;
     r->simple_ovh = c2.total;
     free(mem);
     free(mem2);
