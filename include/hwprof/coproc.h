@@ -1521,6 +1521,9 @@ static void hwp__cp_wilson(double p, uint64_t n, double *lo, double *hi) {
     h = z * hwp_sqrt(p * (1.0 - p) / dn + z2 / (4.0 * dn * dn)) / den;
     *lo = c - h < 0.0 ? 0.0 : c - h;
     *hi = c + h > 1.0 ? 1.0 : c + h;
+    /* the interval holds p; rounding at p = 0 or 1 must not say it does not */
+    if (*lo > p) *lo = p;
+    if (*hi < p) *hi = p;
 }
 
 static void hwp__cp_est_fill(hwp_cp_est *e, uint64_t pc, uint64_t value,

@@ -859,6 +859,10 @@ static void test_conflict(void) {
     CHECK_EQ(hwp_cp_conflict_set(&x, 5), 1998);
     CHECK_EQ(hwp_cp_conflict_block(&x, 0x40000000u), 0);
     CHECK_EQ(hwp_cp_conflict_set(&x, 0), 0);
+    /* the PC that took the refills is kept (the program used to drop it) */
+    CHECK_EQ(hwp_cp_conflict_pc(&x, 0x10), 999);
+    CHECK_EQ(hwp_cp_conflict_pc(&x, 0x14), 999);
+    CHECK_EQ(hwp_cp_conflict_pc(&x, 0x1c), 0);
     free(m);
 }
 
@@ -1095,6 +1099,237 @@ static void test_simple_period_search(void) {
     }
 }
 
+/* ---- defects of the load-value program found on real programs --------- */
+
+/* A partition whose loads are almost all masked gets a sample now and
+ * then; the idle watchdog never fires (each sample resets it), so the
+ * visit used to last until the slots saturated. The desc bounds it. */
+static void test_lvp_visit_bound(void) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    hwp_cp_lvp_desc ld;
+    hwp_cp_stats st;
+    hwp_cost c;
+    unsigned char *m;
+    uint64_t i, before;
+    memset(&d, 0, sizeof d);
+    d.clock_x16 = 1024;
+    hwp_cost_init(&c, NULL);
+    m = make(&x, &d, &c);
+    memset(&ld, 0, sizeof ld);
+    ld.visit_loads = 10000;
+    ld.idle_limit = 1000;
+    ld.min_visits = ld.max_visits = 1000; /* the load is never masked */
+    CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_OK);
+    for (i = 0; i < 200; i++) hwp_cp_filter_mask_pc(&x, 0x1000 + 4 * i);
+    hwp_cp_get_stats(&x, &st);
+    before = st.words;
+    /* 200 masked loads, one unmasked load every 500 */
+    for (i = 0; i < 100000; i++) {
+        uint64_t pc = i % 500 ? 0x1000 + 4 * (i % 200) : 0x9000;
+        hwp_cp_load(&x, pc, 0, 5);
+    }
+    hwp_cp_get_stats(&x, &st);
+    /* 100000 loads / 10000 per visit: about 10 visits, each ending with
+     * an interrupt and two words for the region registers */
+    CHECK(st.visits >= 9 && st.visits <= 11);
+    CHECK_EQ(st.idle_events, 0);
+    CHECK(st.words - before >= 2 * st.visits);
+    CHECK(st.interrupts >= st.visits - 1);
+    {   /* visits count partition visits: one load copied at several
+         * interrupts of the same visit is one visit */
+        hwp_cp_vprof p;
+        CHECK(hwp_cp_lvp_value(&x, 0x9000, &p));
+        CHECK(x.loads[0].visits <= 11);
+    }
+    free(m);
+}
+
+/* sec. 3.5: slots with fewer than copy_min samples are removed before the
+ * interrupt, so the host copies (and pays for) only informative ones. */
+static void test_lvp_lowinfo_removed(void) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    hwp_cp_lvp_desc ld;
+    hwp_cp_stats st;
+    hwp_cp_vprof p;
+    unsigned char *m;
+    uint32_t i, k;
+    memset(&d, 0, sizeof d);
+    d.clock_x16 = 1024;
+    m = make(&x, &d, NULL);
+    memset(&ld, 0, sizeof ld);
+    ld.slots = 8;
+    ld.copy_min = 4;
+    ld.thrash_mult = 1000;
+    ld.done_limit = 4;
+    CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_OK);
+    /* four loads with 2 samples each and four with 255 (saturating: they
+     * turn off and the done counter interrupts at 4) */
+    for (i = 0; i < 4; i++)
+        for (k = 0; k < 2; k++) lvp_feed(&x, 0x100 + 4 * i, 1);
+    for (k = 0; k < 300; k++)
+        for (i = 0; i < 4; i++) lvp_feed(&x, 0x200 + 4 * i, 9);
+    hwp_cp_get_stats(&x, &st);
+    CHECK(st.interrupts >= 1);
+    CHECK_EQ(st.lowinfo_slots, 4);
+    CHECK_EQ(st.lowinfo_samples, 8);
+    CHECK(!hwp_cp_lvp_value(&x, 0x100, &p));
+    CHECK(hwp_cp_lvp_value(&x, 0x200, &p));
+    CHECK_EQ(st.irq_samples, 4); /* only the informative slots copied */
+    free(m);
+}
+
+/* Two draws of the co-processor's random source must not share bits: a
+ * Galois LFSR stepped once per draw gives draws whose low bits are the
+ * previous draw's shifted by one. */
+static void test_lfsr_draws_decorrelated(void) {
+    hwp_cp x;
+    unsigned char *m = make(&x, NULL, NULL);
+    uint32_t prev = hwp_cp_rand(&x), i, same = 0;
+    for (i = 0; i < 4096; i++) {
+        uint32_t r = hwp_cp_rand(&x);
+        same += ((prev >> 1) & 0x7Fu) == (r & 0x7Fu);
+        prev = r;
+    }
+    /* independent 7-bit fields agree 1 time in 128: ~32 of 4096 */
+    CHECK(same < 96);
+    free(m);
+}
+
+/* The metric's documented threshold: zero means 0.1, as the docs say. */
+static void test_wrms_default_threshold(void) {
+    hwp_cp_truth t[3] = {{1, 10, 95}, {1, 11, 5}, {2, 20, 100}};
+    hwp_cp_truth u[3] = {{1, 10, 95}, {1, 11, 5}, {2, 20, 100}};
+    hwp_cp_est e[2];
+    memset(e, 0, sizeof e);
+    e[0].pc = 1, e[0].value = 10, e[0].inv = 0.9;
+    e[1].pc = 2, e[1].value = 20, e[1].inv = 1.0;
+    /* (1,11) at 0.05 is below 0.1: only the other two pairs count */
+    CHECK_NEAR(hwp_cp_wrms(t, 3, e, 2, 0.0), hwp_cp_wrms(u, 3, e, 2, 0.1), 1e-12);
+    CHECK_NEAR(hwp_cp_wrms(t, 3, e, 2, 0.0), sqrt(95 * 0.0025 / 195.0), 1e-12);
+}
+
+/* Estimates carry their sample count and interval; a load seen once or
+ * twice is not characterised, however invariant it looks. */
+static void test_lvp_estimates_intervals(void) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    hwp_cp_lvp_desc ld;
+    hwp_cp_est e[8];
+    unsigned char *m;
+    size_t n, k;
+    uint32_t i;
+    memset(&d, 0, sizeof d);
+    d.clock_x16 = 1024;
+    m = make(&x, &d, NULL);
+    memset(&ld, 0, sizeof ld);
+    ld.copy_min = 1;
+    CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_OK);
+    lvp_feed(&x, 0x10, 3);
+    for (i = 0; i < 200; i++) lvp_feed(&x, 0x20, 4);
+    hwp_cp_flush(&x);
+    n = hwp_cp_lvp_estimates(&x, e, 8);
+    CHECK_EQ(n, 2);
+    CHECK_EQ(hwp_cp_lvp_estimates(&x, NULL, 0), 2);
+    for (k = 0; k < n; k++) {
+        CHECK(e[k].lo <= e[k].inv && e[k].inv <= e[k].hi);
+        if (e[k].pc == 0x10) {
+            CHECK_EQ(e[k].samples, 1);
+            CHECK(!e[k].characterised);
+            CHECK(e[k].lo < 0.3); /* one sample proves little */
+        } else {
+            CHECK_EQ(e[k].samples, 200);
+            CHECK(e[k].characterised);
+            CHECK(e[k].lo > 0.95);
+        }
+    }
+    free(m);
+}
+
+/* ---- the JIT-facing API -------------------------------------------------- */
+
+typedef struct told_log {
+    uint64_t pc[8];
+    unsigned n;
+} told_log;
+
+static void on_told(void *ctx, const hwp_cp_vprof *p) {
+    told_log *t = (told_log *)ctx;
+    if (t->n < 8) t->pc[t->n] = p->pc;
+    t->n++;
+}
+
+static void test_jit_api(void) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    hwp_cp_lvp_desc ld;
+    hwp_cp_vprof p;
+    told_log log;
+    unsigned char *m;
+    uint32_t i;
+    memset(&d, 0, sizeof d);
+    d.clock_x16 = 1024;
+    m = make(&x, &d, NULL);
+    memset(&ld, 0, sizeof ld);
+    ld.min_samples = 100;
+    ld.done_limit = 1;
+    memset(&log, 0, sizeof log);
+    CHECK_EQ(hwp_cp_lvp_on_characterised(&x, on_told, &log), HWP_EINVAL);
+    CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_OK);
+    CHECK_EQ(hwp_cp_lvp_on_characterised(&x, on_told, &log), HWP_OK);
+    CHECK(!hwp_cp_lvp_value(&x, 0x40, &p));
+    CHECK_EQ(p.samples, 0);
+    /* 3 of 4 loads give 7: saturates at 255 samples, turns off, done
+     * limit 1 interrupts: the record then has enough samples */
+    for (i = 0; i < 400; i++) lvp_feed(&x, 0x40, i % 16 ? 7 : 8);
+    CHECK_EQ(log.n, 1);
+    CHECK_EQ(log.pc[0], 0x40);
+    CHECK(hwp_cp_lvp_value(&x, 0x40, &p));
+    CHECK(p.characterised);
+    CHECK(p.nvals >= 1);
+    CHECK_EQ(p.value[0], 7);
+    CHECK(p.inv[0] > 0.85 && p.inv[0] < 0.99);
+    CHECK(p.lo[0] < p.inv[0] && p.hi[0] > p.inv[0]);
+    CHECK(p.samples >= 100);
+    /* a second round does not call again */
+    for (i = 0; i < 400; i++) lvp_feed(&x, 0x40, 7);
+    CHECK_EQ(log.n, 1);
+    /* the host invalidated the code: the record is emptied, the PC is
+     * tagged again and characterised again from new samples */
+    CHECK_EQ(hwp_cp_lvp_invalidate(&x, 0x40), HWP_OK);
+    CHECK(hwp_cp_lvp_value(&x, 0x40, &p));
+    CHECK_EQ(p.samples, 0);
+    CHECK(!hwp_cp_filter_masked(&x, 0x40));
+    for (i = 0; i < 400; i++) lvp_feed(&x, 0x40, 9);
+    CHECK_EQ(log.n, 2);
+    CHECK(hwp_cp_lvp_value(&x, 0x40, &p));
+    if (!CHECK_EQ(p.value[0], 9))
+        printf("      nvals %u samples %" PRIu64 " inv %.3f %.3f\n", p.nvals, p.samples, p.inv[0], p.inv[1]);
+    CHECK(p.inv[0] > 0.99);
+    free(m);
+}
+
+/* Bad load-value descs name their field. */
+static void test_lvp_bad_desc(void) {
+    hwp_cp x;
+    hwp_cp_lvp_desc ld;
+    unsigned char *m = make(&x, NULL, NULL);
+    memset(&ld, 0, sizeof ld);
+    ld.slots = 512; /* more than the 256 CAM entries */
+    CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&x), "slots");
+    memset(&ld, 0, sizeof ld);
+    ld.done_limit = 1000;
+    CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&x), "done_limit");
+    memset(&ld, 0, sizeof ld);
+    ld.copy_min = 70000;
+    CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&x), "copy_min");
+    free(m);
+}
+
 int main(int argc, char **argv) {
     hwt_begin(argc, argv);
     HWT_RUN(test_desc_validation);
@@ -1115,5 +1350,12 @@ int main(int argc, char **argv) {
     HWT_RUN(test_lvp_small_end_to_end);
     HWT_RUN(test_simple_sampler);
     HWT_RUN(test_simple_period_search);
+    HWT_RUN(test_lvp_visit_bound);
+    HWT_RUN(test_lvp_lowinfo_removed);
+    HWT_RUN(test_lfsr_draws_decorrelated);
+    HWT_RUN(test_wrms_default_threshold);
+    HWT_RUN(test_lvp_estimates_intervals);
+    HWT_RUN(test_jit_api);
+    HWT_RUN(test_lvp_bad_desc);
     return hwt_end();
 }
