@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Benchmarks of the co-processor model's host-side cost, with peers in the
  * same run:
  *   coproc/reject_class     retired non-loads while the load-value program

@@ -31,24 +31,26 @@
  *     re-selection, saturation rules, the invariance estimation algorithm;
  *   edge, call-stack, memory-dependence and cache-conflict profiling
  *     (sec. 3.6);
- *   the simple interrupt-driven value sampler it is compared with (sec. 5),
+ *   the buffered value sampler it is compared with (sec. 5),
  *     hwp_cp_simple_*, on the same cost figures.
  * Interpretations of the word-stripped text are listed in docs/coproc.md.
  *
- * API (cold unless marked inline)
- *   co-processor
- *     hwp_cp_bytes(d), HWP_CP_BYTES(...)     storage needed (0: bad desc)
- *     hwp_cp_init(x, storage, bytes, d, cost)
- *     hwp_cp_insn(x, insn)         inline  one retired host instruction
+ * API (cold unless marked inline); docs/coproc.md is the guide
+ *   co-processor (the contract of docs/ARCHITECTURE.md)
+ *     hwp_cp_bytes(d), HWP_CP_BYTES(...)     storage, padding included
+ *     hwp_cp_init(x, storage, bytes, d, cost)   storage of any alignment
+ *     hwp_cp_insn(x, insn)           inline  one retired host instruction
  *     hwp_cp_load(x, pc, addr, value)  inline narrow entry point
  *     hwp_cp_tick(x, n)              inline  n instructions not handed over
  *     hwp_cp_sync(x)                 run the samples the co-processor has
  *                                    reached by now (host's current time)
- *     hwp_cp_flush(x)               run buffered samples, final interrupt
- *     hwp_cp_program_load(x, program)        download a custom program
- *     hwp_cp_get_stats(x, stats)
- *     hwp_cp_merge(dst, src)         fold per-vCPU instances together
+ *     hwp_cp_flush(x)                run buffered samples, final interrupt
+ *     hwp_cp_reset(x)                back to right after init
+ *     hwp_cp_program_load(x, program)   download a custom program
+ *     hwp_cp_get_stats(x, stats)     events, dropped, evicted, cycles, ...
+ *     hwp_cp_merge(dst, src)         fold per-vCPU instances (no cycles)
  *     hwp_cp_write_text(x, w), hwp_cp_write_json(x, w)
+ *     hwp_cp_read_desc(d, json, n, err), hwp_cp_read_json(x, json, n, err)
  *   instruction filter (host side, sec. 3.1)
  *     hwp_cp_filter_classes(x, cls_mask)
  *     hwp_cp_filter_region(x, mask, match)
@@ -67,23 +69,27 @@
  *     hwp_cp_host_data(x, a), hwp_cp_host_cam(x, i), hwp_cp_host_reset(x)
  *   load-value profiling
  *     hwp_cp_lvp_start(x, lvp_desc)
- *     hwp_cp_lvp_estimates(x, out, cap)   per-load list of (pc, value, inv.)
+ *     hwp_cp_lvp_estimates(x, out, cap)   (pc, value, inv., interval, n)
+ *     hwp_cp_lvp_value(x, pc, vprof)      one PC's profile, O(1) (a JIT)
+ *     hwp_cp_lvp_on_characterised(x, fn, ctx), hwp_cp_lvp_invalidate(x, pc)
  *   other applications (sec. 3.6)
  *     hwp_cp_edge_start(x), hwp_cp_edge(x, pc, &taken, &not_taken),
  *     hwp_cp_edge_target(x, pc, target)
  *     hwp_cp_callstack_start(x, ev_mask, ev_classes, depth),
  *     hwp_cp_callstack_count(x, sites, n)
  *     hwp_cp_memdep_start(x, gran_bits), hwp_cp_memdep_count(x, st, ld)
- *     hwp_cp_conflict_start(x, line_bits, sets),
- *     hwp_cp_conflict_set(x, set), hwp_cp_conflict_block(x, addr)
- *   baseline and metric
- *     hwp_cp_simple_bytes(d), hwp_cp_simple_init(s, storage, bytes, d, cost)
+ *     hwp_cp_conflict_start(x, line_bits, sets), hwp_cp_conflict_set(x, set),
+ *     hwp_cp_conflict_block(x, addr), hwp_cp_conflict_pc(x, pc)
+ *   the buffered baseline sampler (sec. 5) and the metric
+ *     hwp_cp_simple_bytes(d), HWP_CP_SIMPLE_BYTES(buffer, entries)
+ *     hwp_cp_simple_init(s, storage, bytes, d, cost), _reset, _flush,
+ *     _merge, _get_stats, _write_json, _read_desc, _read_json
  *     hwp_cp_simple_load(s, pc, value)   inline
  *     hwp_cp_simple_due(s), hwp_cp_simple_skip(s, n)   inline: batches of
  *                                        loads that take no sample
  *     hwp_cp_simple_estimates(s, out, cap)
- *     hwp_cp_simple_period_for(loads, overhead_cycles, cost)
- *     hwp_cp_simple_merge(dst, src)
+ *     hwp_cp_simple_period_for(loads, overhead, d, cost)  equal overhead
+ *     hwp_cp_simple_overhead(loads, period, d, cost)      its model
  *     hwp_cp_wrms(truth, n, est, m, min_inv)  weighted RMS invariance error
  */
 #ifndef HWPROF_COPROC_H

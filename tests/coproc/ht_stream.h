@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The load stream of examples/minivm/programs/hashtable.mvs (default
  * parameters), regenerated in C for the coproc regression test of the
  * hashtable bug report: an open-addressing table (16384 slots, linear

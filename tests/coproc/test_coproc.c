@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests for hwprof/coproc.h: desc validation, the instruction filter,
  * the sample buffer's drops, the resources, the load-value slot rules
  * (white-box against the appendix), the estimator, the sec. 3.6
