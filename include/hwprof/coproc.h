@@ -249,6 +249,8 @@ typedef struct hwp_cp_stats {
     uint64_t table_lost;      /* result-table entries that did not fit    */
     uint64_t loads_lost;      /* load records that did not fit            */
     uint64_t values_lost;     /* value records that did not fit           */
+    uint64_t samples_lost;    /* samples in slots whose load record did not
+                                 fit (not copied, not charged)            */
     uint64_t visits;          /* partition visits (lvp)                   */
     uint64_t lowinfo_slots;   /* slots removed before an interrupt        */
     uint64_t lowinfo_samples; /* ... and the samples they held            */
@@ -277,7 +279,7 @@ typedef struct hwp__cp_lvp {
     uint64_t replacements, ignored, thrash, masked, reselect, turned_off;
     uint64_t by_cause[6];
     uint64_t loads_lost, values_lost, visit, lowinfo_slots, lowinfo_samples;
-    uint64_t invalidated;
+    uint64_t invalidated, samples_lost;
     hwp_cp_characterised_fn on_char;
     void *char_ctx;
 } hwp__cp_lvp;
@@ -1389,13 +1391,17 @@ static uint32_t hwp__cp_lvp_irq(hwp_cp *x, void *ctx) {
             hwp__cp_load *l;
             bool found;
             if (!t) continue;
-            n++;
             pc = hwp_cp_host_cam(x, i);
             l = hwp__cp_load_find(x, pc, &found);
             if (!l) {
+                /* the host's table is full: the slot is not copied, so
+                 * neither its value words nor a sample's handler time is
+                 * charged; the drop is counted with its samples */
                 L->loads_lost++;
+                L->samples_lost += t;
                 continue;
             }
+            n++;
             if (!found) {
                 l->used = 1;
                 l->pc = pc;
@@ -2036,6 +2042,7 @@ HWP_API hwp_status hwp_cp_get_stats(const hwp_cp *x, hwp_cp_stats *o) {
     o->table_lost = x->tab_lost;
     o->loads_lost = x->lvp.loads_lost;
     o->values_lost = x->lvp.values_lost;
+    o->samples_lost = x->lvp.samples_lost;
     o->visits = x->app == HWP_CP_APP_LVP ? x->lvp.visit - 1u : 0;
     o->lowinfo_slots = x->lvp.lowinfo_slots;
     o->lowinfo_samples = x->lvp.lowinfo_samples;
@@ -2137,6 +2144,7 @@ HWP_API hwp_status hwp_cp_merge(hwp_cp *dst, const hwp_cp *src) {
     dst->lvp.lowinfo_slots += src->lvp.lowinfo_slots;
     dst->lvp.lowinfo_samples += src->lvp.lowinfo_samples;
     dst->lvp.invalidated += src->lvp.invalidated;
+    dst->lvp.samples_lost += src->lvp.samples_lost;
     if (src->lvp.visit > 1) dst->lvp.visit += src->lvp.visit - 1u;
     for (k = 0; k < 6; k++) dst->lvp.by_cause[k] += src->lvp.by_cause[k];
     return hwp__fail(&dst->head, HWP_OK, "");
@@ -2532,7 +2540,8 @@ static const hwp__cp_field hwp__cp_lvps_f[] = {
     HWP__CP_F(hwp__cp_lvp, reselect), HWP__CP_F(hwp__cp_lvp, turned_off),
     HWP__CP_F(hwp__cp_lvp, loads_lost), HWP__CP_F(hwp__cp_lvp, values_lost),
     HWP__CP_F(hwp__cp_lvp, visit), HWP__CP_F(hwp__cp_lvp, lowinfo_slots),
-    HWP__CP_F(hwp__cp_lvp, lowinfo_samples), HWP__CP_F(hwp__cp_lvp, invalidated)};
+    HWP__CP_F(hwp__cp_lvp, lowinfo_samples), HWP__CP_F(hwp__cp_lvp, invalidated),
+    HWP__CP_F(hwp__cp_lvp, samples_lost)};
 
 #define HWP__CP_N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -1311,6 +1311,38 @@ static void test_jit_api(void) {
     free(m);
 }
 
+/* A host load table too small for the working set: the slots that find
+ * no record are dropped and counted, and their copy is not charged. */
+static void test_lvp_load_table_full(void) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    hwp_cp_lvp_desc ld;
+    hwp_cp_stats st;
+    hwp_cost c;
+    unsigned char *m;
+    uint32_t i, k;
+    memset(&d, 0, sizeof d);
+    d.clock_x16 = 1024;
+    d.lvp_loads = 4;
+    hwp_cost_init(&c, NULL);
+    m = make(&x, &d, &c);
+    memset(&ld, 0, sizeof ld);
+    ld.slots = 16;
+    ld.thrash_mult = 1000;
+    CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_OK);
+    for (k = 0; k < 10; k++)
+        for (i = 0; i < 8; i++) lvp_feed(&x, 0x100 + 4 * i, 5);
+    hwp_cp_flush(&x);
+    hwp_cp_get_stats(&x, &st);
+    CHECK_EQ(st.loads_lost, 4);
+    CHECK_EQ(st.samples_lost, 40);
+    CHECK_EQ(st.irq_samples, 4 + 4); /* 4 copies + the 4 final records */
+    /* words: per slot read the total and the key (2), per copy 3 more */
+    CHECK_EQ(c.count[HWP_COST_COPROC_SAMPLE], 8);
+    CHECK(st.dropped >= 4);
+    free(m);
+}
+
 /* Bad load-value descs name their field. */
 static void test_lvp_bad_desc(void) {
     hwp_cp x;
@@ -1358,5 +1390,6 @@ int main(int argc, char **argv) {
     HWT_RUN(test_lvp_estimates_intervals);
     HWT_RUN(test_jit_api);
     HWT_RUN(test_lvp_bad_desc);
+    HWT_RUN(test_lvp_load_table_full);
     return hwt_end();
 }
