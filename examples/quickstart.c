@@ -70,7 +70,7 @@ static void on_insn(void *ctx, const hwp_insn *in) {
     hwp_cost_tick(&h->cost, 1); /* the host's clock: one cycle per insn */
     hwp_pm_insn(&h->pm, in, ++h->cycle);
     hwp_path_insn(&h->path, in);
-    hwp_cp_retire(&h->cp, in);
+    hwp_cp_insn(&h->cp, in);
     hwp_strat_insn(&h->strat, in);
     hwp_rap_insn(&h->rap, in);
 }
@@ -159,7 +159,7 @@ int main(int argc, char **argv) {
     synth_run(&prog, iters, 7);
     hwp_pm_flush(&h.pm);
     hwp_path_flush(&h.path);
-    hwp_cp_finish(&h.cp);
+    hwp_cp_flush(&h.cp);
     hwp_strat_flush(&h.strat);
     hwp_rap_flush(&h.rap);
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Benchmarks of the co-processor model's host-side cost, with peers in the
  * same run:
  *   coproc/reject_class     retired non-loads while the load-value program
@@ -27,17 +28,18 @@ static unsigned char *cp_mem;
 static hwp_cp_simple simple;
 
 /* 16-byte aligned storage from malloc (C99 has no aligned allocator). */
-static void *align16(void *raw) {
-    return (void *)(((uintptr_t)raw + 15u) & ~(uintptr_t)15u);
-}
 
 static uint64_t run_retire(void *ctx, uint64_t iters) {
     const hwp_insn *v = (const hwp_insn *)ctx;
     uint64_t i;
     unsigned k;
     for (i = 0; i < iters; i++)
-        for (k = 0; k < N; k++) hwp_cp_retire(&cp, &v[k]);
-    return cp.retired + cp.tagged;
+        for (k = 0; k < N; k++) hwp_cp_insn(&cp, &v[k]);
+    {
+        hwp_cp_stats st;
+        hwp_cp_get_stats(&cp, &st);
+        return st.events + st.tagged;
+    }
 }
 
 static uint64_t run_walk(void *ctx, uint64_t iters) {
@@ -55,7 +57,11 @@ static uint64_t run_simple(void *ctx, uint64_t iters) {
     (void)ctx;
     for (i = 0; i < iters; i++)
         for (k = 0; k < N; k++) hwp_cp_simple_load(&simple, loads[k].pc, loads[k].value);
-    return simple.samples;
+    {
+        hwp_cp_simple_stats st = {0, 0, 0, 0, 0, 0, 0};
+        hwp_cp_simple_get_stats(&simple, &st);
+        return st.samples;
+    }
 }
 
 /* Exact value profiling peer: open-addressing (pc, value) -> count. */
@@ -94,8 +100,8 @@ static void fresh(int setup) {
     ld.idle_limit = 0xFFFFFFFFu;
     b = hwp_cp_bytes(&d);
     free(cp_mem);
-    if (!(cp_mem = (unsigned char *)malloc(b + 16))) abort();
-    if (hwp_cp_init(&cp, align16(cp_mem), b, &d, NULL) || hwp_cp_lvp_start(&cp, &ld)) abort();
+    if (!(cp_mem = (unsigned char *)malloc(b))) abort();
+    if (hwp_cp_init(&cp, cp_mem, b, &d, NULL) || hwp_cp_lvp_start(&cp, &ld)) abort();
     if (setup == 1) {
         for (k = 0; k < 0xFFFFu; k++) { /* a region no load falls in */
             unsigned j, hit = 0;
@@ -130,8 +136,8 @@ int main(int argc, char **argv) {
     }
     memset(&sd, 0, sizeof sd);
     sd.period = 10000;
-    if (!(smem = malloc(hwp_cp_simple_bytes(&sd) + 16)) ||
-        hwp_cp_simple_init(&simple, align16(smem), hwp_cp_simple_bytes(&sd), &sd, NULL))
+    if (!(smem = malloc(hwp_cp_simple_bytes(&sd))) ||
+        hwp_cp_simple_init(&simple, smem, hwp_cp_simple_bytes(&sd), &sd, NULL))
         abort();
 
     fresh(0);

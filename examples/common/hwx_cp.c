@@ -1,17 +1,24 @@
-/* examples/common/hwx_cp.c: the profiling co-processor (Zilles & Sohi,
- * A Programmable Co-processor for Profiling, HPCA 2001) as a session
- * adapter: its load value profile (sec. 5), scored by the weighted RMS
- * invariance error against the exact (pc, value) profile (sec. 5.2) and
- * ranked against the paper's baseline, a simple interrupt sampler, run
- * at (nearly) the co-processor's modelled overhead. */
+/* SPDX-License-Identifier: MIT */
+/* examples/common/hwx_cp.c: the profiling co-processor (Zilles and Sohi,
+ * "A Programmable Co-Processor for Profiling", HPCA-7 2001) as a session
+ * adapter. coproc_app= picks the program: lvp (the load value profile of
+ * sec. 4, the default), edge, callstack, memdep or conflict (sec. 3.6).
+ * The load value profile is scored by the weighted RMS invariance error
+ * against the exact (pc, value) profile (sec. 5.2) and ranked against
+ * the paper's baseline, the buffered value sampler, at the co-processor's
+ * modelled overhead. Public API only. */
 #include "hwx_int.h"
 
-/* The baseline is compared at equal overhead: simple samplers run at
+/* The baseline is compared at equal overhead: buffered samplers run at
  * these periods (loads between samples) beside the co-processor,
- * charging nothing; the evaluation picks the one whose modelled cost
- * (samples x (interrupt + sample cycles)) is closest to what the
- * co-processor was charged. coproc_simple_period=N runs N alone. They run
- * only beside the exact profile (exact=on).
+ * charging nothing to the session; the evaluation picks the one whose
+ * own modelled cycles (same cost model: an interrupt per full buffer, a
+ * handler sample and two words per sample) are closest to what the
+ * co-processor was charged, and reports both overheads and the period an
+ * equal-overhead rerun needs (hwp_cp_simple_period_for):
+ * coproc_simple_period=N runs N alone, so a second run at that period
+ * compares at equal overhead within 2%. They run only beside the exact
+ * profile (exact=on).
  * One sampler's error depends on where its few samples land (on bzip2
  * under the Valgrind tool 0.151-0.184 from one seed or input path to the
  * next, docs/valgrind.md), so each period runs HWX__NSEEDS samplers with
@@ -28,6 +35,7 @@ typedef struct hwx__cpd {
     hwp_cp_desc c;
     hwp_cp_lvp_desc l;
     hwp_cp_simple_desc s;
+    uint32_t app; /* HWP_CP_APP_* */
 } hwx__cpd;
 
 typedef struct hwx__cp {
@@ -36,14 +44,30 @@ typedef struct hwx__cp {
                                       NULL after the last one initialised */
     uint64_t cps_batch; /* loads from the last sync to the next sample of any */
     uint64_t cps_left;  /* of them still to come                              */
-    size_t est_cap;     /* estimates the scoring reads: LVP + one sampler    */
+    uint32_t app;
+    uint32_t period[HWX__NSIMPLE]; /* of each group of seeds */
+    uint32_t slots;                /* the load-value program's          */
 } hwx__cp;
+
+/* The host's load table holds a record per load PC the co-processor
+ * copies: python3 has about 35,600 load PCs, so the host sizes it for
+ * 2^16 (a full table drops and counts, and charges nothing for it). */
+#define HWX__CP_LOADS (1u << 16)
 
 static void hwx__cp_defaults(void *dv, const hwx_opts *o) {
     hwx__cpd *d = (hwx__cpd *)dv;
     d->c.seed = o->seed;
+    d->c.lvp_loads = HWX__CP_LOADS;
     d->s.seed = o->seed + 1;
+    d->s.entries = 1u << 16; /* pairs and pc totals: python3 has ~35,600 load PCs */
+    d->app = HWP_CP_APP_LVP;
 }
+
+static const char *const hwx__cp_apps[] = {"lvp", "edge", "callstack", "memdep",
+                                           "conflict", NULL};
+static const uint32_t hwx__cp_app_ids[] = {HWP_CP_APP_LVP, HWP_CP_APP_EDGE,
+                                           HWP_CP_APP_CALLSTACK, HWP_CP_APP_MEMDEP,
+                                           HWP_CP_APP_CONFLICT};
 
 static hwp_status hwx__cp_set(void *dv, const char *k, const char *opt,
                               const char *v, const char **why) {
@@ -54,12 +78,17 @@ static hwp_status hwx__cp_set(void *dv, const char *k, const char *opt,
     if (hwx_streq(k, "loads")) return hwx__u32(opt, v, &d->c.lvp_loads, why);
     if (hwx_streq(k, "values")) return hwx__u32(opt, v, &d->c.lvp_values, why);
     if (hwx_streq(k, "simple_period")) return hwx__u32(opt, v, &d->s.period, why);
+    if (hwx_streq(k, "visit")) return hwx__u32(opt, v, &d->l.visit_loads, why);
+    if (hwx_streq(k, "app"))
+        return hwx__enum(opt, v, hwx__cp_apps, hwx__cp_app_ids, &d->app, why);
     return hwx__unknown(why);
 }
 
 static uint32_t hwx__cp_wants(const hwx_opts *o) {
     (void)o;
-    return HWX_WANT_VALUES; /* load records carry them */
+    /* load records carry values; memdep and conflict need the stores and
+     * addresses too, which the memory records give */
+    return HWX_WANT_VALUES | HWX_WANT_MEMORY;
 }
 
 static size_t hwx__cp_bytes(const void *dv, const hwx_opts *o, const char **why) {
@@ -70,7 +99,9 @@ static size_t hwx__cp_bytes(const void *dv, const hwx_opts *o, const char **why)
     else if (!b) HWX__WHY(hwp_cp_simple, hwp_cp_simple_init(&x_, m_, 0, &d->s, NULL), why);
     if (!a || !b) return 0;
     return hwp__align(sizeof(hwp_cp)) + hwp__align(a) +
-           HWX__NCPS * (hwp__align(sizeof(hwp_cp_simple)) + hwp__align(b));
+           (d->app == HWP_CP_APP_LVP
+                ? HWX__NCPS * (hwp__align(sizeof(hwp_cp_simple)) + hwp__align(b))
+                : 0);
 }
 
 /* The simple samplers (up to HWX__NCPS) are fed in batches: a load none
@@ -105,31 +136,48 @@ static hwp_status hwx__cp_init(void *sv, void *dv, unsigned char **cur, hwx_sess
     uint32_t i, fixed = d->s.period;
     uint64_t seed = d->s.seed;
     size_t k = hwp_cp_bytes(&d->c);
+    hwp_status st;
     m->cp = (hwp_cp *)hwp__carve(cur, sizeof(hwp_cp));
+    m->app = d->app;
+    m->slots = d->l.slots ? d->l.slots : 128u; /* hwp_cp_lvp_desc's default */
     if (hwp_cp_init(m->cp, hwp__carve(cur, k), k, &d->c, &s->cost) != HWP_OK)
         return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->cp));
     k = hwp_cp_simple_bytes(&d->s);
-    /* Only the accuracy evaluation needs the baseline. */
-    for (i = 0; s->opts.exact && i < (fixed ? 1u : HWX__NSIMPLE) * HWX__NSEEDS; i++) {
+    /* Only the load value profile's accuracy evaluation needs the
+     * baseline. */
+    for (i = 0; s->opts.exact && d->app == HWP_CP_APP_LVP &&
+                i < (fixed ? 1u : HWX__NSIMPLE) * HWX__NSEEDS;
+         i++) {
         d->s.period = fixed ? fixed : hwx__simple_periods[i / HWX__NSEEDS];
+        m->period[i / HWX__NSEEDS] = d->s.period;
         d->s.seed = seed + i % HWX__NSEEDS;
         m->cps[i] = (hwp_cp_simple *)hwp__carve(cur, sizeof(hwp_cp_simple));
-        /* The baseline is not hardware being modelled: no cost. */
+        /* The baseline's cycles are its own (its stats), not the
+         * session's: the session's overhead is the co-processor's. */
         if (hwp_cp_simple_init(m->cps[i], hwp__carve(cur, k), k, &d->s, NULL) != HWP_OK)
             return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->cps[i]));
     }
     if (m->cps[0]) hwx__simple_sync(m, 0);
-    if (hwp_cp_lvp_start(m->cp, &d->l) != HWP_OK)
-        return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->cp));
-    m->est_cap = (size_t)m->cp->d.lvp_loads * m->cp->d.lvp_values +
-                 (m->cps[0] ? (size_t)(m->cps[0]->mask + 1) : 0);
+    switch (d->app) {
+    case HWP_CP_APP_EDGE: st = hwp_cp_edge_start(m->cp); break;
+    case HWP_CP_APP_CALLSTACK: /* taken branches by calling context */
+        st = hwp_cp_callstack_start(m->cp, HWP_EV_TAKEN,
+                                    HWP_CLS_BIT(HWP_CLS_BR_COND) |
+                                        HWP_CLS_BIT(HWP_CLS_INDIRECT),
+                                    4);
+        break;
+    case HWP_CP_APP_MEMDEP: st = hwp_cp_memdep_start(m->cp, 3); break;
+    case HWP_CP_APP_CONFLICT: st = hwp_cp_conflict_start(m->cp, 6, 64); break;
+    default: st = hwp_cp_lvp_start(m->cp, &d->l); break;
+    }
+    if (st != HWP_OK) return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->cp));
     return HWP_OK;
 }
 
 /* Only with exact=on (m->cps[0] set): callers test that first, so a run
  * without the comparison pays nothing per load for the baseline. */
 static void hwx__cp_feed(hwx__cp *m, const hwp_insn *in) {
-    hwp_cp_retire(m->cp, in);
+    hwp_cp_insn(m->cp, in);
     if (m->cps[0] && in->cls == HWP_CLS_LOAD && HWP_UNLIKELY(--m->cps_left == 0))
         hwx__simple_due(m, in);
 }
@@ -150,8 +198,11 @@ static void hwx__cp_block(void *sv, const hwx_block *b) {
 
 static void hwx__cp_flush(void *sv) {
     hwx__cp *m = (hwx__cp *)sv;
-    hwp_cp_finish(m->cp);
-    if (m->cps[0]) hwx__simple_sync(m, m->cps_batch - m->cps_left);
+    uint32_t i;
+    hwp_cp_flush(m->cp);
+    if (!m->cps[0]) return;
+    hwx__simple_sync(m, m->cps_batch - m->cps_left);
+    for (i = 0; i < HWX__NCPS && m->cps[i]; i++) hwp_cp_simple_flush(m->cps[i]);
 }
 
 static void hwx__cp_merge(void *dv, const void *sv) {
@@ -170,8 +221,14 @@ static void hwx__cp_text(const void *sv, const hwx_session *s, const hwp_writer 
     size_t n = hwp_cp_lvp_estimates(m->cp, est, 256), i, nb = 0, j;
     size_t cap = s->opts.top < 32 ? s->opts.top : 32;
     hwp_cp_get_stats(m->cp, &st);
+    if (m->app != HWP_CP_APP_LVP) {
+        hwp_cp_write_text(m->cp, w);
+        return;
+    }
     if (n > 256) n = 256; /* it returns how many there are */
     for (i = 0; i < n; i++) {
+        /* nothing below the minimum sample count is called invariant */
+        if (!est[i].characterised) continue;
         if (nb == cap && est[i].inv <= best[nb - 1].inv) continue;
         j = nb < cap ? nb++ : nb - 1;
         while (j > 0 && best[j - 1].inv < est[i].inv) {
@@ -181,9 +238,10 @@ static void hwx__cp_text(const void *sv, const hwx_session *s, const hwp_writer 
         best[j] = est[i];
     }
     hwx__kv(w, "\n-- invariant loads: profiling co-processor (Zilles & Sohi, HPCA 2001) --\n  samples ", st.tagged);
-    hwx__kv(w, ", dropped (buffer full) ", st.dropped);
+    hwx__kv(w, ", dropped (buffer full) ", st.buffer_dropped);
     hwx__kv(w, ", interrupts ", st.interrupts);
-    hwp_put_str(w, "\n  load pc          value               invariance");
+    hwx__kv(w, ", load records lost ", st.loads_lost);
+    hwp_put_str(w, "\n  load pc          value               invariance [95% interval] samples");
     hwp_put_str(w, s->exact ? "  (exact)\n" : "\n");
     for (i = 0; i < nb; i++) {
         hwp_put_str(w, "  ");
@@ -192,6 +250,11 @@ static void hwx__cp_text(const void *sv, const hwx_session *s, const hwp_writer 
         hwp_put_hex(w, best[i].value);
         hwp_put_str(w, "  ");
         hwp_put_f64(w, best[i].inv, 3);
+        hwp_put_str(w, " [");
+        hwp_put_f64(w, best[i].lo, 3);
+        hwp_put_str(w, ", ");
+        hwp_put_f64(w, best[i].hi, 3);
+        hwx__kv(w, "] ", best[i].samples);
         if (s->exact) hwx__exact_inv(w, s->exact, best[i].pc, best[i].value);
         hwp_put_str(w, "\n");
     }
@@ -202,10 +265,27 @@ static void hwx__cp_json(const void *sv, const hwp_writer *w) {
     hwp_cp_write_json(((const hwx__cp *)sv)->cp, w);
 }
 
+/* Estimates the scoring reads at once: the co-processor's or the
+ * largest of the samplers'. */
+static size_t hwx__cp_est_cap(const hwx__cp *m) {
+    /* before the session's flush, the final interrupt may copy every
+     * slot: one more pair each */
+    size_t cap = hwp_cp_lvp_estimates(m->cp, NULL, 0) + m->slots, k;
+    uint32_t i;
+    hwp_cp_simple_stats st;
+    /* before the session's flush, each buffered sample may add a pair */
+    for (i = 0; i < HWX__NCPS && m->cps[i]; i++) {
+        hwp_cp_simple_get_stats(m->cps[i], &st);
+        k = hwp_cp_simple_estimates(m->cps[i], NULL, 0) + (size_t)st.pending;
+        if (k > cap) cap = k;
+    }
+    return cap ? cap : 1;
+}
+
 static size_t hwx__cp_eval_bytes(const void *sv, const hwx_session *s) {
     const hwx__cp *m = (const hwx__cp *)sv;
     return hwp__align((size_t)s->exact->val.used * sizeof(hwp_cp_truth)) +
-           hwp__align(m->est_cap * sizeof(hwp_cp_est));
+           hwp__align(hwx__cp_est_cap(m) * sizeof(hwp_cp_est));
 }
 
 /* The exact (pc, value) table as hwp_cp_wrms's truth (sec. 5.2); returns
@@ -230,7 +310,7 @@ static size_t hwx__cp_truth(const hwx_exact *x, hwp_cp_truth *truth) {
 static double hwx__cp_simple_err(const hwp_cp_simple *c, hwp_cp_truth *truth, size_t n,
                                  hwp_cp_est *est, size_t cap) {
     size_t m = hwp_cp_simple_estimates(c, est, cap);
-    return hwp_cp_wrms(truth, n, est, m > cap ? cap : m, 0.0);
+    return hwp_cp_wrms(truth, n, est, m > cap ? cap : m, HWP_CP_MIN_INV);
 }
 
 static void hwx__cp_eval(void *sv, const hwx_session *s, unsigned char *cur, hwx_metric *out) {
@@ -238,20 +318,24 @@ static void hwx__cp_eval(void *sv, const hwx_session *s, unsigned char *cur, hwx
     hwp_cp_truth *truth = (hwp_cp_truth *)(void *)cur;
     hwp_cp_est *est = (hwp_cp_est *)(void *)(cur + hwp__align((size_t)s->exact->val.used *
                                                                 sizeof(hwp_cp_truth)));
-    size_t cap = m->est_cap;
-    size_t n = hwx__cp_truth(s->exact, truth);
-    size_t k = hwp_cp_lvp_estimates(m->cp, est, cap);
+    size_t cap = hwx__cp_est_cap(m);
+    size_t n, k;
     /* The baseline at (nearly) the co-processor's overhead: the period
      * whose seeds took, on average, the modelled cycles closest to the
      * co-processor's; then every seed's error at that period, their mean
      * and sample standard deviation. */
-    double want = (double)hwp_cost_model_cycles(&s->cost, HWP_MODEL_COPROC), best = -1;
-    double per = (double)hwp_cost_cycles(&s->cost, HWP_COST_COPROC_INTERRUPT) +
-                 (double)hwp_cost_cycles(&s->cost, HWP_COST_COPROC_SAMPLE);
+    hwp_cp_stats cs;
+    hwp_cp_simple_stats ss;
+    double want, best = -1, pick_cycles = 0;
     double sum = 0, sq = 0, mean, e;
     uint32_t i, j, pick = 0;
+    if (m->app != HWP_CP_APP_LVP) return; /* scored: the load value profile */
+    n = hwx__cp_truth(s->exact, truth);
+    k = hwp_cp_lvp_estimates(m->cp, est, cap);
+    hwp_cp_get_stats(m->cp, &cs);
+    want = (double)cs.cycles;
     if (k > cap) k = cap; /* the count is returned even when larger */
-    e = hwp_cp_wrms(truth, n, est, k, 0.0);
+    e = hwp_cp_wrms(truth, n, est, k, HWP_CP_MIN_INV);
     if (e >= 0) {
         out[0].valid = 1;
         out[0].n = (uint32_t)k;
@@ -260,10 +344,13 @@ static void hwx__cp_eval(void *sv, const hwx_session *s, unsigned char *cur, hwx
     if (!m->cps[0]) return;
     for (i = 0; i < HWX__NCPS && m->cps[i]; i += HWX__NSEEDS) {
         double have = 0, gap;
-        for (j = 0; j < HWX__NSEEDS; j++) have += (double)m->cps[i + j]->samples;
-        have = have * per / HWX__NSEEDS;
+        for (j = 0; j < HWX__NSEEDS; j++) {
+            hwp_cp_simple_get_stats(m->cps[i + j], &ss);
+            have += (double)ss.cycles;
+        }
+        have /= HWX__NSEEDS;
         gap = have > want ? have - want : want - have;
-        if (best < 0 || gap < best) best = gap, pick = i;
+        if (best < 0 || gap < best) best = gap, pick = i, pick_cycles = have;
     }
     for (j = 0; j < HWX__NSEEDS; j++) {
         e = hwx__cp_simple_err(m->cps[pick + j], truth, n, est, cap);
@@ -274,7 +361,8 @@ static void hwx__cp_eval(void *sv, const hwx_session *s, unsigned char *cur, hwx
     if (j == HWX__NSEEDS) {
         mean = sum / HWX__NSEEDS;
         out[1].valid = 1;
-        out[1].n = m->cps[pick]->period;
+        hwp_cp_simple_get_stats(m->cps[pick], &ss);
+        out[1].n = m->period[pick / HWX__NSEEDS];
         out[1].value = mean;
         /* (sum of squares - K mean^2) / (K - 1), clamped at 0 against
          * rounding when every seed gives the same error */
@@ -282,19 +370,32 @@ static void hwx__cp_eval(void *sv, const hwx_session *s, unsigned char *cur, hwx
         out[2].valid = 1;
         out[2].n = HWX__NSEEDS;
         out[2].value = hwp_sqrt(e > 0 ? e : 0);
+        /* both overheads, and the period for an equal-overhead rerun */
+        out[3].valid = 1;
+        out[3].n = (uint32_t)(want < 4e9 ? want : 4e9);
+        out[3].value = want > 0 ? pick_cycles / want : 0;
+        out[4].valid = 1;
+        out[4].n = hwp_cp_simple_period_for(ss.events, cs.cycles, NULL, NULL);
+        out[4].value = (double)out[4].n;
     }
 }
 
 /* The baseline's mean and spread on one line. */
 static void hwx__cp_eval_text(const hwx_metric *m, const hwp_writer *w) {
     if (!m[1].valid) return;
-    hwp_put_str(w, "  simple interrupt sampler at the same overhead: mean ");
+    hwp_put_str(w, "  buffered value sampler at the nearest overhead: mean ");
     hwp_put_f64(w, m[1].value, 4);
     hwp_put_str(w, ", sd ");
     hwp_put_f64(w, m[2].value, 4);
     hwx__kv(w, " over ", m[2].n);
     hwx__kv(w, " seeds  (period ", m[1].n);
     hwp_put_str(w, " loads)\n");
+    if (!m[3].valid) return;
+    hwx__kv(w, "  co-processor overhead ", m[3].n);
+    hwp_put_str(w, " cycles, sampler/co-processor overhead ");
+    hwp_put_f64(w, m[3].value, 3);
+    hwx__kv(w, "; equal overhead at coproc_simple_period=", m[4].n);
+    hwp_put_str(w, "\n");
 }
 
 /* The co-processor's clock sees every instruction. */
@@ -304,11 +405,14 @@ static const hwx_metric_def hwx__cp_metrics[] = {
     {"coproc_inv_err", "  co-processor weighted RMS invariance error (Zilles & Sohi 5.2): ", 4, ""},
     {"coproc_simple_err", NULL, 4, ""},
     {"coproc_simple_sd", NULL, 4, ""},
+    {"coproc_simple_overhead_ratio", NULL, 4, ""},
+    {"coproc_simple_equal_period", NULL, 0, ""},
 };
 
 const hwx_adapter hwx__adapter_cp = {
-    "coproc", NULL, HWP_MODEL_COPROC, "buffer, clock, slots, loads, values, simple_period",
-    sizeof(hwx__cpd), sizeof(hwx__cp), hwx__cp_metrics, 3,
+    "coproc", NULL, HWP_MODEL_COPROC,
+    "app, buffer, clock, slots, loads, values, visit, simple_period",
+    sizeof(hwx__cpd), sizeof(hwx__cp), hwx__cp_metrics, 5,
     hwx__cp_defaults, hwx__cp_set, hwx__cp_wants, hwx__cp_bytes, hwx__cp_init,
     hwx__cp_insn, hwx__cp_block, hwx__cp_flush, hwx__cp_merge, hwx__cp_text,
     hwx__cp_json, hwx__cp_eval_bytes, hwx__cp_eval, hwx__cp_eval_text, hwx__cp_skip, NULL,

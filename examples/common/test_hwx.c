@@ -729,23 +729,28 @@ static void simple_free(simple_fix *f) {
  * outside the session on the same loads: each one's error in e[], their
  * samples in *samples; 0 if a sampler could not be set up. */
 static int simple_run(uint64_t seed, uint32_t period, const hwp_insn *v, size_t count,
-                      hwp_cp_truth *truth, size_t n, double *e, uint64_t *samples) {
-    static unsigned char tab[1 << 20];
+                      hwp_cp_truth *truth, size_t n, double *e, uint64_t *cycles) {
+    static unsigned char tab[1 << 22];
     static hwp_cp_est est[SIMPLE_CAP];
     unsigned k;
     size_t i;
-    *samples = 0;
+    *cycles = 0;
     for (k = 0; k < SIMPLE_SEEDS; k++) {
         hwp_cp_simple c;
-        hwp_cp_simple_desc d = {0, 0, 0};
+        hwp_cp_simple_desc d;
+        hwp_cp_simple_stats st;
         size_t m;
+        memset(&d, 0, sizeof d);
         d.period = period;
+        d.entries = 1u << 16; /* the adapter's */
         d.seed = seed + 1 + k;
         if (!CHECK_EQ(hwp_cp_simple_init(&c, tab, sizeof tab, &d, NULL), HWP_OK)) return 0;
         for (i = 0; i < count; i++) hwp_cp_simple_load(&c, v[i].pc, v[i].value);
+        hwp_cp_simple_flush(&c);
         m = hwp_cp_simple_estimates(&c, est, SIMPLE_CAP);
         e[k] = hwp_cp_wrms(truth, n, est, m < SIMPLE_CAP ? m : SIMPLE_CAP, 0.0);
-        *samples += c.samples;
+        hwp_cp_simple_get_stats(&c, &st);
+        *cycles += st.cycles;
     }
     return 1;
 }
@@ -759,11 +764,11 @@ static void test_simple_seeds(void) {
     enum { N = 40000, K = SIMPLE_SEEDS, PERIOD = 40 };
     simple_fix f;
     hwx_session *s = simple_setup(&f, N, "coproc_simple_period", "40");
-    uint64_t samples;
+    uint64_t cycles;
     double e[K], mean = 0, var = 0;
     unsigned k;
     if (!s) return;
-    if (simple_run(f.o.seed, PERIOD, simple_v, N, simple_tr, f.n, e, &samples)) {
+    if (simple_run(f.o.seed, PERIOD, simple_v, N, simple_tr, f.n, e, &cycles)) {
         for (k = 0; k < K; k++) mean += e[k] / K;
         for (k = 0; k < K; k++) var += (e[k] - mean) * (e[k] - mean) / (K - 1);
         CHECK(metric(s, "coproc_simple_err").valid && metric(s, "coproc_simple_sd").valid);
@@ -799,20 +804,18 @@ static void test_simple_pick(void) {
     static const uint32_t periods[NP] = {300, 1000, 3000, 10000, 30000, 100000, 300000};
     simple_fix f;
     hwx_session *s = simple_setup(&f, SIMPLE_MAX, "models", "coproc");
-    uint64_t samples;
-    double e[NP][K], mean[NP] = {0}, want, per, best = -1;
+    uint64_t cycles;
+    double e[NP][K], mean[NP] = {0}, want, best = -1;
     unsigned k, p, pick = 0;
     if (!s) return;
     want = (double)hwp_cost_model_cycles(&s->cost, HWP_MODEL_COPROC);
-    per = (double)hwp_cost_cycles(&s->cost, HWP_COST_COPROC_INTERRUPT) +
-          (double)hwp_cost_cycles(&s->cost, HWP_COST_COPROC_SAMPLE);
     for (p = 0; p < NP; p++) {
         double have, gap;
         if (!simple_run(f.o.seed, periods[p], simple_v, SIMPLE_MAX, simple_tr, f.n, e[p],
-                        &samples))
+                        &cycles))
             break;
         for (k = 0; k < K; k++) mean[p] += e[p][k] / K;
-        have = (double)samples * per / K;
+        have = (double)cycles / K;
         gap = have > want ? have - want : want - have;
         if (best < 0 || gap < best) best = gap, pick = p;
     }

@@ -185,7 +185,7 @@ void mvp_access(mvp *p, const hwp_insn *in, uint32_t n) {
     if (in->cls == HWP_CLS_LOAD) {
         if (p->on & MVP_COPROC) {
             hwp_cp_tick(&p->cp, p->steps - p->cp_steps - 1u);
-            hwp_cp_retire(&p->cp, in);
+            hwp_cp_insn(&p->cp, in);
             p->cp_steps = p->steps;
         }
         if (p->on & MVP_STRAT)
@@ -313,7 +313,7 @@ void mvp_finish(mvp *p) {
     }
     if (p->on & MVP_COPROC) {
         hwp_cp_tick(&p->cp, p->steps - p->cp_steps); /* since the last load */
-        hwp_cp_finish(&p->cp);
+        hwp_cp_flush(&p->cp);
     }
     /* Paths still on the stack at exit are not complete: not counted. The
      * final flushes' stalls come after the program: the clock is done. */

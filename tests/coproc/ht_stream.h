@@ -1,8 +1,9 @@
+/* SPDX-License-Identifier: MIT */
 /* The load stream of examples/minivm/programs/hashtable.mvs (default
  * parameters), regenerated in C for the coproc regression test of the
  * hashtable bug report: an open-addressing table (16384 slots, linear
  * probing) gets 10000 keys from an LCG in [0, 20000), then 40000 lookups.
- * The same (pc, value) records the VM hands to hwp_cp_retire, in the same
+ * The same (pc, value) records the VM hands to hwp_cp_insn, in the same
  * order (checked against a capture of the VM: 282788 loads, identical).
  * The loads that matter:
  *   HTS_PROBE  slot+9, keys[i] in the probe loop: 61391 executions, value 0

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/coproc/lvp_stream.h: synthetic load-value streams with planted
  * invariance, and their exact profile (hosted; tests and benches only).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests for hwprof/coproc.h: desc validation, the instruction filter,
  * the sample buffer's drops, the resources, the load-value slot rules
  * (white-box against the appendix), the estimator, the sec. 3.6
@@ -44,6 +45,7 @@ static void test_desc_validation(void) {
     size_t b = hwp_cp_bytes(NULL);
     CHECK(b > 0);
     CHECK_EQ(b, HWP_CP_BYTES(2048, 36, 256, 1024, 8192, 4096, 2048, 8));
+    CHECK_EQ(b % 16, 15); /* room to align any address */
     memset(&d, 0, sizeof d);
     d.data_words = 1000;
     CHECK_EQ(hwp_cp_bytes(&d), 0);
@@ -60,9 +62,10 @@ static void test_desc_validation(void) {
     d.buffer_bytes = 0;
     d.n_hashes = 5;
     CHECK_EQ(hwp_cp_init(&x, m, b, &d, NULL), HWP_EINVAL);
-    CHECK_EQ(hwp_cp_init(&x, m + 8, b, NULL, NULL), HWP_EINVAL);
-    CHECK_HAS(hwp_why(&x), "aligned");
-    CHECK_EQ(hwp_cp_init(&x, m, b - 1, NULL, NULL), HWP_ENOSPC);
+    /* storage of any alignment: the worst case takes all the padding */
+    CHECK_EQ(hwp_cp_init(&x, m + 8, b - 7, NULL, NULL), HWP_OK);
+    CHECK_EQ(hwp_cp_init(&x, m + 1, b, NULL, NULL), HWP_OK);
+    CHECK_EQ(hwp_cp_init(&x, m + 1, b - 1, NULL, NULL), HWP_ENOSPC);
     CHECK_EQ(hwp_cp_init(&x, m, b, NULL, NULL), HWP_OK);
     CHECK_STR(hwp_why(&x), "");
     /* fewer fields: smaller samples, more of them in the same bytes */
@@ -74,7 +77,7 @@ static void test_desc_validation(void) {
         hwp_cp bad;
         memset(&bad, 0, sizeof bad);
         CHECK_EQ(hwp_cp_lvp_start(&bad, NULL), HWP_EINVAL);
-        CHECK_EQ(hwp_cp_finish(&bad), HWP_EINVAL);
+        CHECK_EQ(hwp_cp_flush(&bad), HWP_EINVAL);
         CHECK_EQ(hwp_cp_filter_region(&bad, 1, 0), HWP_EINVAL);
     }
     /* lvp desc checks */
@@ -118,7 +121,7 @@ static void load_seen(hwp_cp *x, seen *z, uint32_t cls_mask) {
     for (c = 0; c < HWP_CLS_COUNT; c++) p.routine[c] = seen_routine;
     p.ctx = z;
     p.cls_mask = cls_mask;
-    CHECK_EQ(hwp_cp_load(x, &p), HWP_OK);
+    CHECK_EQ(hwp_cp_program_load(x, &p), HWP_OK);
 }
 
 static void test_filter_class_region_mask(void) {
@@ -146,7 +149,7 @@ static void test_filter_class_region_mask(void) {
         uint64_t pc = 0x1000 + 4u * hwp_rng_below(&r, 512);
         uint32_t cls = hwp_rng_below(&r, 3) ? HWP_CLS_LOAD : HWP_CLS_OTHER;
         hwp_insn in = insn(pc, cls, 0, 0, 0);
-        hwp_cp_retire(&x, &in);
+        hwp_cp_insn(&x, &in);
         if (cls != HWP_CLS_LOAD) continue;
         loads++;
         /* region: the documented hash, computed here independently */
@@ -154,9 +157,9 @@ static void test_filter_class_region_mask(void) {
             !hwp_cp_filter_masked(&x, pc))
             in_region++;
     }
-    hwp_cp_finish(&x);
+    hwp_cp_flush(&x);
     hwp_cp_get_stats(&x, &st);
-    CHECK_EQ(st.retired, 3000);
+    CHECK_EQ(st.events, 3000);
     CHECK_EQ(st.class_passed, loads);
     CHECK_EQ(z.n, in_region);
     CHECK_EQ(st.tagged, in_region);
@@ -198,13 +201,13 @@ static void test_buffer_drops_exact(void) {
     CHECK_EQ(cap, 10);
     for (i = 0; i < cap + 57; i++) {
         hwp_insn in = insn(0x100 + 4u * i, HWP_CLS_OTHER, 0, 0, 0);
-        hwp_cp_retire(&x, &in);
+        hwp_cp_insn(&x, &in);
     }
     hwp_cp_get_stats(&x, &st);
     CHECK_EQ(st.tagged, cap + 57);
     CHECK_EQ(st.dropped, 57 - 1);
     CHECK_EQ(st.processed, 1);
-    hwp_cp_finish(&x);
+    hwp_cp_flush(&x);
     hwp_cp_get_stats(&x, &st);
     CHECK_EQ(st.processed, cap + 1);
     CHECK_EQ(z.n, cap + 1);
@@ -218,7 +221,7 @@ static void test_buffer_drops_exact(void) {
     z.extra = 0;
     for (i = 0; i < 5000; i++) {
         hwp_insn in = insn(0x100, HWP_CLS_OTHER, 0, 0, 0);
-        hwp_cp_retire(&x, &in);
+        hwp_cp_insn(&x, &in);
     }
     CHECK_EQ(x.dropped, 0);
     /* two cycles per sample, one arrival per cycle: half must go, less
@@ -226,7 +229,7 @@ static void test_buffer_drops_exact(void) {
     z.extra = 1;
     for (i = 0; i < 5000; i++) {
         hwp_insn in = insn(0x100, HWP_CLS_OTHER, 0, 0, 0);
-        hwp_cp_retire(&x, &in);
+        hwp_cp_insn(&x, &in);
     }
     CHECK(x.dropped >= 2500 - cap - 2 && x.dropped <= 2500 + 2);
     free(m);
@@ -302,7 +305,7 @@ static void test_resources(void) {
 /* ---- load-value profiling, white-box against the appendix ------------- */
 
 static void lvp_feed(hwp_cp *x, uint64_t pc, uint64_t value) {
-    hwp_cp_retire_load(x, pc, 0, value);
+    hwp_cp_load(x, pc, 0, value);
     hwp_cp_sync(x);
 }
 
@@ -453,7 +456,7 @@ static void test_lvp_properties(void) {
         {
             hwp_insn in = insn(pc, HWP_CLS_LOAD, 0, v,
                                hwp_cp_filter_masked(&x, pc) ? HWP_EV_TRAP : 0);
-            hwp_cp_retire(&x, &in);
+            hwp_cp_insn(&x, &in);
         }
         if (i % 997 == 0)
             for (k = 0; k < 128; k++)
@@ -462,7 +465,7 @@ static void test_lvp_properties(void) {
                     x.data[4 * k + 1] + x.data[4 * k + 2] > x.data[4 * k + 3])
                     bad_counter++;
     }
-    hwp_cp_finish(&x);
+    hwp_cp_flush(&x);
     CHECK_EQ(bad_counter, 0);
     CHECK_EQ(bad_masked, 0);
     CHECK(x.lvp.masked > 0);
@@ -509,17 +512,25 @@ static void test_estimator(void) {
 /* The metric against a hand computation. */
 static void test_wrms(void) {
     hwp_cp_truth t[4] = {{1, 10, 60}, {1, 11, 40}, {2, 20, 95}, {2, 21, 5}};
-    hwp_cp_est e[3] = {{2, 20, 0.9}, {1, 10, 0.5}, {7, 1, 1.0}};
+    hwp_cp_est e[3];
     /* min_inv 0.1: pairs (1,10) .6 est .5, (1,11) .4 est 0, (2,20) .95
      * est .9; weights 60, 40, 95 */
     double want = sqrt((60 * 0.01 + 40 * 0.16 + 95 * 0.0025) / 195.0);
+    memset(e, 0, sizeof e);
+    e[0].pc = 2, e[0].value = 20, e[0].inv = 0.9;
+    e[1].pc = 1, e[1].value = 10, e[1].inv = 0.5;
+    e[2].pc = 7, e[2].value = 1, e[2].inv = 1.0;
     CHECK_NEAR(hwp_cp_wrms(t, 4, e, 3, 0.1), want, 1e-12);
     CHECK_NEAR(hwp_cp_wrms(t, 4, e, 3, 2.0), -1.0, 0);
     /* t is sorted in place now; truth in reverse order (and estimates
      * out of order again) must give the same value */
     {
         hwp_cp_truth r[4] = {t[3], t[2], t[1], t[0]};
-        hwp_cp_est f[3] = {{7, 1, 1.0}, {1, 10, 0.5}, {2, 20, 0.9}};
+        hwp_cp_est f[3];
+        memset(f, 0, sizeof f);
+        f[0].pc = 7, f[0].value = 1, f[0].inv = 1.0;
+        f[1].pc = 1, f[1].value = 10, f[1].inv = 0.5;
+        f[2].pc = 2, f[2].value = 20, f[2].inv = 0.9;
         CHECK_NEAR(hwp_cp_wrms(r, 4, f, 3, 0.1), want, 1e-12);
         CHECK(r[0].pc == 1 && r[0].value == 10 && r[3].value == 21);
     }
@@ -564,13 +575,13 @@ static void ht_profile(const hts_ev *ev, size_t n, size_t resample, ht_run *r) {
     CHECK_EQ(hwp_cp_lvp_start(&x, NULL), HWP_OK);
     for (i = 0; i < n; i++) {
         hwp_cp_tick(&x, 9); /* the VM retires ~10 bytecodes per load */
-        hwp_cp_retire_load(&x, ev[i].pc, 0, ev[i].value);
+        hwp_cp_load(&x, ev[i].pc, 0, ev[i].value);
         if (resample && i && i % resample == 0) {
             CHECK_EQ(hwp_cp_filter_clear(&x), HWP_OK);
             CHECK_EQ(hwp_cp_filter_classes(&x, HWP_CLS_BIT(HWP_CLS_LOAD)), HWP_OK);
         }
     }
-    hwp_cp_finish(&x);
+    hwp_cp_flush(&x);
     ne = hwp_cp_lvp_estimates(&x, es, 4096);
     CHECK(ne > 0 && ne <= 4096);
     for (i = 0; i < ne && i < 4096; i++)
@@ -634,10 +645,12 @@ static void test_lvp_hashtable_drift(void) {
                ht_pcs[k], a.seen[k], ex[k], a.est[k], win[k], truth[k]);
         CHECK_NEAR(a.est[k], win[k], 0.01); /* faithful to what it saw */
     }
-    /* the limitation: the drifting loads were characterised early ... */
-    CHECK(a.seen[0] * 10 < ex[0] && a.seen[1] * 2 < ex[1]);
-    CHECK(a.est[0] > truth[0] + 0.3);
-    CHECK(a.est[1] > truth[1] + 0.1);
+    /* the drifting loads are characterised from a window that is a
+     * sizeable share of their executions, not only the first few
+     * hundred, so the estimate stays within 0.1 of the whole run ... */
+    CHECK(a.seen[0] * 4 > ex[0] && a.seen[1] * 2 > ex[1]);
+    CHECK(a.est[0] < truth[0] + 0.1);
+    CHECK(a.est[1] < truth[1] + 0.1);
     /* ... while the steady one is right */
     CHECK_NEAR(a.est[2], truth[2], 0.02);
 
@@ -709,9 +722,9 @@ static void test_edge_profile(void) {
         } else {
             in = insn(0x7000, HWP_CLS_OTHER, 0, 0, 0);
         }
-        hwp_cp_retire(&x, &in);
+        hwp_cp_insn(&x, &in);
     }
-    hwp_cp_finish(&x);
+    hwp_cp_flush(&x);
     CHECK_EQ(x.dropped, 0);
     for (k = 0; k < 40; k++) {
         hwp_cp_edge(&x, 0x5000 + 16u * k, &a, &b);
@@ -748,7 +761,7 @@ static void test_callstack(void) {
 #define EMIT(pc_, cls_, ev_)                                   \
     do {                                                       \
         hwp_insn in_ = insn(pc_, cls_, 0, 0, ev_);             \
-        hwp_cp_retire(&x, &in_);                               \
+        hwp_cp_insn(&x, &in_);                               \
     } while (0)
     for (i = 0; i < 3000; i++) {
         uint32_t j, ev;
@@ -771,7 +784,7 @@ static void test_callstack(void) {
         EMIT(0x1000, HWP_CLS_BR_COND, ev);
     }
 #undef EMIT
-    hwp_cp_finish(&x);
+    hwp_cp_flush(&x);
     CHECK_EQ(x.dropped, 0);
     CHECK_EQ(hwp_cp_callstack_count(&x, ctx_h, 2), in_h);
     CHECK_EQ(hwp_cp_callstack_count(&x, ctx_g, 1), in_g);
@@ -799,13 +812,13 @@ static void test_memdep(void) {
         hwp_insn st = insn(hwp_rng_below(&r, 2) ? 0x51 : 0x52, HWP_CLS_STORE, a, 0, 0);
         hwp_insn ld = insn(hwp_rng_below(&r, 2) ? 0x61 : 0x62, HWP_CLS_LOAD, a, 0, 0);
         hwp_insn far = insn(0x63, HWP_CLS_LOAD, 0x900000 + 8u * i, 0, 0);
-        hwp_cp_retire(&x, &st);
-        hwp_cp_retire(&x, &far);
-        hwp_cp_retire(&x, &ld);
+        hwp_cp_insn(&x, &st);
+        hwp_cp_insn(&x, &far);
+        hwp_cp_insn(&x, &ld);
         if (st.pc == 0x51 && ld.pc == 0x61) n12++;
         if (st.pc == 0x52 && ld.pc == 0x62) n21++;
     }
-    hwp_cp_finish(&x);
+    hwp_cp_flush(&x);
     CHECK_EQ(x.dropped, 0);
     CHECK_EQ(hwp_cp_memdep_count(&x, 0x51, 0x61), n12);
     CHECK_EQ(hwp_cp_memdep_count(&x, 0x52, 0x62), n21);
@@ -835,18 +848,22 @@ static void test_conflict(void) {
         hwp_insn sc = insn(0x18, i % 4 ? HWP_CLS_OTHER : HWP_CLS_LOAD,
                            0x40000000u + (i << 6), 0, HWP_EV_DCMISS);
         hwp_insn hit = insn(0x1c, HWP_CLS_LOAD, a, 0, 0);
-        hwp_cp_retire(&x, &la);
-        hwp_cp_retire(&x, &sc);
-        hwp_cp_retire(&x, &lb);
-        hwp_cp_retire(&x, &hit);
+        hwp_cp_insn(&x, &la);
+        hwp_cp_insn(&x, &sc);
+        hwp_cp_insn(&x, &lb);
+        hwp_cp_insn(&x, &hit);
     }
-    hwp_cp_finish(&x);
+    hwp_cp_flush(&x);
     /* each block misses 1000 times; the first miss of each is cold */
     CHECK_EQ(hwp_cp_conflict_block(&x, a), 999);
     CHECK_EQ(hwp_cp_conflict_block(&x, b), 999);
     CHECK_EQ(hwp_cp_conflict_set(&x, 5), 1998);
     CHECK_EQ(hwp_cp_conflict_block(&x, 0x40000000u), 0);
     CHECK_EQ(hwp_cp_conflict_set(&x, 0), 0);
+    /* the PC that took the refills is kept (the program used to drop it) */
+    CHECK_EQ(hwp_cp_conflict_pc(&x, 0x10), 999);
+    CHECK_EQ(hwp_cp_conflict_pc(&x, 0x14), 999);
+    CHECK_EQ(hwp_cp_conflict_pc(&x, 0x1c), 0);
     free(m);
 }
 
@@ -871,24 +888,26 @@ static void test_merge_and_reports(void) {
     for (i = 0; i < 1000; i++) {
         hwp_insn in = insn(0x40 + 4u * (i % 3), HWP_CLS_BR_COND, 0, 0,
                            i % 5 ? HWP_EV_TAKEN : 0);
-        hwp_cp_retire(i < 400 ? &x : &y, &in);
+        hwp_cp_insn(i < 400 ? &x : &y, &in);
     }
-    hwp_cp_finish(&x);
-    hwp_cp_finish(&y);
+    hwp_cp_flush(&x);
+    hwp_cp_flush(&y);
     CHECK_EQ(hwp_cp_merge(&x, &y), HWP_OK);
     hwp_cp_edge(&x, 0x40, &a, &b);
     CHECK_EQ(a + b, 334);
-    CHECK_EQ(x.retired, 1000);
+    CHECK_EQ(x.events, 1000);
     d.cam_entries = 128;
     m3 = make(&z, &d, NULL);
     hwp_cp_edge_start(&z);
     CHECK_EQ(hwp_cp_merge(&x, &z), HWP_EMISMATCH);
+    CHECK_HAS(hwp_why(&x), "cam_entries");
     /* reports */
     w = hwp_writer_buf(&bw, buf, sizeof buf);
     hwp_cp_write_json(&x, &w);
     CHECK_EQ(bw.dropped, 0);
-    CHECK_HAS(buf, "\"model\":\"coproc\",\"app\":\"edge\"");
-    CHECK_HAS(buf, "\"retired\":1000");
+    CHECK_HAS(buf, "{\"model\":\"coproc\",\"version\":1,\"desc\":{");
+    CHECK_HAS(buf, "\"app\":\"edge\"");
+    CHECK_HAS(buf, "\"stats\":{\"events\":1000,\"dropped\":0,\"evicted\":0,\"cycles\":");
     CHECK_HAS(buf, "\"kind\":\"edge\",\"k1\":\"0x40\"");
     for (k = 0; buf[k]; k++) {
         depth += (buf[k] == '{' || buf[k] == '[') - (buf[k] == '}' || buf[k] == ']');
@@ -930,9 +949,9 @@ static void test_lvp_small_end_to_end(void) {
     for (i = 0; i < 300000; i++) {
         lvs_next(&s, &pc, &v);
         hwp_cp_tick(&x, 4);
-        hwp_cp_retire_load(&x, pc, 0, v);
+        hwp_cp_load(&x, pc, 0, v);
     }
-    hwp_cp_finish(&x);
+    hwp_cp_flush(&x);
     nt = lvs_truth(&s, tr);
     ne = hwp_cp_lvp_estimates(&x, es, 400);
     CHECK(ne > 20 && ne <= 400);
@@ -943,7 +962,7 @@ static void test_lvp_small_end_to_end(void) {
              214 * x.interrupts + 20 * x.irq_samples + x.words);
     w = hwp_writer_buf(&bw, buf, sizeof buf);
     hwp_cp_write_json(&x, &w);
-    CHECK_HAS(buf, "\"lvp_complete\":1");
+    CHECK_HAS(buf, "\"complete\":1");
     CHECK_HAS(buf, "\"invariance\":");
     CHECK_EQ(bw.dropped, 0);
     m2 = make(&y, &d, NULL);
@@ -957,32 +976,50 @@ static void test_lvp_small_end_to_end(void) {
     free(m2);
 }
 
+/* The buffered sampler: one interrupt per full buffer, charged by the
+ * co-processor's cost model (interrupt, then per sample the handler's
+ * time and two words read out). */
 static void test_simple_sampler(void) {
     hwp_cp_simple s;
     hwp_cp_simple_desc sd;
+    hwp_cp_simple_stats ss = {0, 0, 0, 0, 0, 0, 0};
     hwp_cost c;
     hwp_cp_est e[8];
     unsigned char *m;
     size_t b, n;
-    uint64_t i;
+    uint64_t i, irqs;
     memset(&sd, 0, sizeof sd);
     sd.period = 1;
     CHECK_EQ(hwp_cp_simple_bytes(&sd), 0);
     sd.period = 100;
     sd.entries = 64;
+    sd.buffer = 16;
     b = hwp_cp_simple_bytes(&sd);
+    CHECK_EQ(b, HWP_CP_SIMPLE_BYTES(16, 64));
     m = mem_for(b);
     hwp_cost_init(&c, NULL);
-    CHECK_EQ(hwp_cp_simple_init(&s, m, b - 16, &sd, &c), HWP_ENOSPC);
+    CHECK_EQ(hwp_cp_simple_init(&s, m + 1, b - 1, &sd, &c), HWP_ENOSPC);
     CHECK_EQ(hwp_cp_simple_init(&s, m, b, &sd, &c), HWP_OK);
     for (i = 0; i < 100000; i++) hwp_cp_simple_load(&s, 0x10, i % 4 ? 7 : 8);
-    CHECK(s.samples > 900 && s.samples < 1100);
-    CHECK_EQ(c.total, s.samples * (214 + 20));
+    hwp_cp_simple_get_stats(&s, &ss);
+    CHECK(ss.samples > 900 && ss.samples < 1100);
+    irqs = ss.samples / 16;
+    CHECK_EQ(ss.interrupts, irqs);
+    CHECK_EQ(ss.pending, ss.samples % 16);
+    CHECK_EQ(c.total, irqs * 214 + (ss.samples - ss.pending) * (20 + 2));
+    CHECK_EQ(hwp_cp_simple_flush(&s), HWP_OK);
+    CHECK_EQ(hwp_cp_simple_flush(&s), HWP_OK); /* idempotent */
+    hwp_cp_simple_get_stats(&s, &ss);
+    CHECK_EQ(ss.interrupts, irqs + (ss.samples % 16 ? 1 : 0));
+    CHECK_EQ(c.total, ss.interrupts * 214 + ss.samples * 22);
+    CHECK_EQ(ss.cycles, c.total);
     n = hwp_cp_simple_estimates(&s, e, 8);
     CHECK_EQ(n, 2);
+    CHECK_EQ(hwp_cp_simple_estimates(&s, NULL, 0), 2);
     CHECK_NEAR(e[0].inv + e[1].inv, 1.0, 1e-12);
     CHECK_NEAR(e[0].value == 7 ? e[0].inv : e[1].inv, 0.75, 0.05);
-    CHECK_EQ(hwp_cp_simple_period_for(1000000, 234000, NULL), 1000);
+    CHECK_EQ(e[0].samples, ss.samples);
+    CHECK(e[0].lo <= e[0].inv && e[0].inv <= e[0].hi);
     {   /* merging an instance into a fresh one reproduces its estimates */
         hwp_cp_simple t;
         hwp_cp_est e2[8];
@@ -996,9 +1033,7 @@ static void test_simple_sampler(void) {
         free(m2);
     }
     {   /* skipping the loads before each due sample, then loading the
-         * sampled one, leaves exactly the state of loading every one: the
-         * twin of s (same desc, its own cost shim) must match s field by
-         * field, estimate by estimate and cycle by cycle */
+         * sampled one, leaves exactly the state of loading every one */
         hwp_cp_simple u;
         hwp_cost cu;
         unsigned char *m3 = mem_for(b);
@@ -1017,6 +1052,7 @@ static void test_simple_sampler(void) {
             due = hwp_cp_simple_due(&u);
             if (fed + due - 1 <= 100000) fed += hwp_cp_simple_skip(&u, due - 1);
         }
+        hwp_cp_simple_flush(&u);
         CHECK_EQ(u.loads, s.loads);
         CHECK_EQ(u.countdown, s.countdown);
         CHECK_EQ(u.samples, s.samples);
@@ -1029,6 +1065,301 @@ static void test_simple_sampler(void) {
                   e3[k].inv == e4[k].inv);
         free(m3);
     }
+    free(m);
+}
+
+/* The period search gives the buffered sampler the co-processor's
+ * overhead within 2%, measured by running it, not by its own formula. */
+static void test_simple_period_search(void) {
+    static const uint64_t targets[] = {20000, 50000, 120000, 234000};
+    hwp_cp_simple_desc sd;
+    size_t t;
+    memset(&sd, 0, sizeof sd);
+    sd.entries = 1024;
+    for (t = 0; t < 4; t++) {
+        hwp_cp_simple s;
+        hwp_cost c;
+        const uint64_t loads = 2000000;
+        unsigned char *m;
+        size_t b;
+        uint64_t i;
+        double ratio;
+        sd.period = hwp_cp_simple_period_for(loads, targets[t], &sd, NULL);
+        CHECK(sd.period >= 2 && sd.period < loads);
+        b = hwp_cp_simple_bytes(&sd);
+        m = mem_for(b);
+        hwp_cost_init(&c, NULL);
+        CHECK_EQ(hwp_cp_simple_init(&s, m, b, &sd, &c), HWP_OK);
+        for (i = 0; i < loads; i++) hwp_cp_simple_load(&s, 0x40 + (i & 63) * 4, i & 3);
+        hwp_cp_simple_flush(&s);
+        ratio = (double)c.total / (double)targets[t];
+        if (!CHECK(ratio > 0.98 && ratio < 1.02))
+            printf("      target %" PRIu64 " period %u overhead %" PRIu64 "\n",
+                   targets[t], sd.period, c.total);
+        free(m);
+    }
+}
+
+/* ---- defects of the load-value program found on real programs --------- */
+
+/* A partition whose loads are almost all masked gets a sample now and
+ * then; the idle watchdog never fires (each sample resets it), so the
+ * visit used to last until the slots saturated. The desc bounds it. */
+static void test_lvp_visit_bound(void) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    hwp_cp_lvp_desc ld;
+    hwp_cp_stats st;
+    hwp_cost c;
+    unsigned char *m;
+    uint64_t i, before;
+    memset(&d, 0, sizeof d);
+    d.clock_x16 = 1024;
+    hwp_cost_init(&c, NULL);
+    m = make(&x, &d, &c);
+    memset(&ld, 0, sizeof ld);
+    ld.visit_loads = 10000;
+    ld.idle_limit = 1000;
+    ld.min_visits = ld.max_visits = 1000; /* the load is never masked */
+    CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_OK);
+    for (i = 0; i < 200; i++) hwp_cp_filter_mask_pc(&x, 0x1000 + 4 * i);
+    hwp_cp_get_stats(&x, &st);
+    before = st.words;
+    /* 200 masked loads, one unmasked load every 500 */
+    for (i = 0; i < 100000; i++) {
+        uint64_t pc = i % 500 ? 0x1000 + 4 * (i % 200) : 0x9000;
+        hwp_cp_load(&x, pc, 0, 5);
+    }
+    hwp_cp_get_stats(&x, &st);
+    /* 100000 loads / 10000 per visit: about 10 visits, each ending with
+     * an interrupt and two words for the region registers */
+    CHECK(st.visits >= 9 && st.visits <= 11);
+    CHECK_EQ(st.idle_events, 0);
+    CHECK(st.words - before >= 2 * st.visits);
+    CHECK(st.interrupts >= st.visits - 1);
+    {   /* visits count partition visits: one load copied at several
+         * interrupts of the same visit is one visit */
+        hwp_cp_vprof p;
+        CHECK(hwp_cp_lvp_value(&x, 0x9000, &p));
+        CHECK(x.loads[0].visits <= 11);
+    }
+    free(m);
+}
+
+/* sec. 3.5: slots with fewer than copy_min samples are removed before the
+ * interrupt, so the host copies (and pays for) only informative ones. */
+static void test_lvp_lowinfo_removed(void) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    hwp_cp_lvp_desc ld;
+    hwp_cp_stats st;
+    hwp_cp_vprof p;
+    unsigned char *m;
+    uint32_t i, k;
+    memset(&d, 0, sizeof d);
+    d.clock_x16 = 1024;
+    m = make(&x, &d, NULL);
+    memset(&ld, 0, sizeof ld);
+    ld.slots = 8;
+    ld.copy_min = 4;
+    ld.thrash_mult = 1000;
+    ld.done_limit = 4;
+    CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_OK);
+    /* four loads with 2 samples each and four with 255 (saturating: they
+     * turn off and the done counter interrupts at 4) */
+    for (i = 0; i < 4; i++)
+        for (k = 0; k < 2; k++) lvp_feed(&x, 0x100 + 4 * i, 1);
+    for (k = 0; k < 300; k++)
+        for (i = 0; i < 4; i++) lvp_feed(&x, 0x200 + 4 * i, 9);
+    hwp_cp_get_stats(&x, &st);
+    CHECK(st.interrupts >= 1);
+    CHECK_EQ(st.lowinfo_slots, 4);
+    CHECK_EQ(st.lowinfo_samples, 8);
+    CHECK(!hwp_cp_lvp_value(&x, 0x100, &p));
+    CHECK(hwp_cp_lvp_value(&x, 0x200, &p));
+    CHECK_EQ(st.irq_samples, 4); /* only the informative slots copied */
+    free(m);
+}
+
+/* Two draws of the co-processor's random source must not share bits: a
+ * Galois LFSR stepped once per draw gives draws whose low bits are the
+ * previous draw's shifted by one. */
+static void test_lfsr_draws_decorrelated(void) {
+    hwp_cp x;
+    unsigned char *m = make(&x, NULL, NULL);
+    uint32_t prev = hwp_cp_rand(&x), i, same = 0;
+    for (i = 0; i < 4096; i++) {
+        uint32_t r = hwp_cp_rand(&x);
+        same += ((prev >> 1) & 0x7Fu) == (r & 0x7Fu);
+        prev = r;
+    }
+    /* independent 7-bit fields agree 1 time in 128: ~32 of 4096 */
+    CHECK(same < 96);
+    free(m);
+}
+
+/* The metric's documented threshold: zero means 0.1, as the docs say. */
+static void test_wrms_default_threshold(void) {
+    hwp_cp_truth t[3] = {{1, 10, 95}, {1, 11, 5}, {2, 20, 100}};
+    hwp_cp_truth u[3] = {{1, 10, 95}, {1, 11, 5}, {2, 20, 100}};
+    hwp_cp_est e[2];
+    memset(e, 0, sizeof e);
+    e[0].pc = 1, e[0].value = 10, e[0].inv = 0.9;
+    e[1].pc = 2, e[1].value = 20, e[1].inv = 1.0;
+    /* (1,11) at 0.05 is below 0.1: only the other two pairs count */
+    CHECK_NEAR(hwp_cp_wrms(t, 3, e, 2, 0.0), hwp_cp_wrms(u, 3, e, 2, 0.1), 1e-12);
+    CHECK_NEAR(hwp_cp_wrms(t, 3, e, 2, 0.0), sqrt(95 * 0.0025 / 195.0), 1e-12);
+}
+
+/* Estimates carry their sample count and interval; a load seen once or
+ * twice is not characterised, however invariant it looks. */
+static void test_lvp_estimates_intervals(void) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    hwp_cp_lvp_desc ld;
+    hwp_cp_est e[8];
+    unsigned char *m;
+    size_t n, k;
+    uint32_t i;
+    memset(&d, 0, sizeof d);
+    d.clock_x16 = 1024;
+    m = make(&x, &d, NULL);
+    memset(&ld, 0, sizeof ld);
+    ld.copy_min = 1;
+    CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_OK);
+    lvp_feed(&x, 0x10, 3);
+    for (i = 0; i < 200; i++) lvp_feed(&x, 0x20, 4);
+    hwp_cp_flush(&x);
+    n = hwp_cp_lvp_estimates(&x, e, 8);
+    CHECK_EQ(n, 2);
+    CHECK_EQ(hwp_cp_lvp_estimates(&x, NULL, 0), 2);
+    for (k = 0; k < n; k++) {
+        CHECK(e[k].lo <= e[k].inv && e[k].inv <= e[k].hi);
+        if (e[k].pc == 0x10) {
+            CHECK_EQ(e[k].samples, 1);
+            CHECK(!e[k].characterised);
+            CHECK(e[k].lo < 0.3); /* one sample proves little */
+        } else {
+            CHECK_EQ(e[k].samples, 200);
+            CHECK(e[k].characterised);
+            CHECK(e[k].lo > 0.95);
+        }
+    }
+    free(m);
+}
+
+/* ---- the JIT-facing API -------------------------------------------------- */
+
+typedef struct told_log {
+    uint64_t pc[8];
+    unsigned n;
+} told_log;
+
+static void on_told(void *ctx, const hwp_cp_vprof *p) {
+    told_log *t = (told_log *)ctx;
+    if (t->n < 8) t->pc[t->n] = p->pc;
+    t->n++;
+}
+
+static void test_jit_api(void) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    hwp_cp_lvp_desc ld;
+    hwp_cp_vprof p;
+    told_log log;
+    unsigned char *m;
+    uint32_t i;
+    memset(&d, 0, sizeof d);
+    d.clock_x16 = 1024;
+    m = make(&x, &d, NULL);
+    memset(&ld, 0, sizeof ld);
+    ld.min_samples = 100;
+    ld.done_limit = 1;
+    memset(&log, 0, sizeof log);
+    CHECK_EQ(hwp_cp_lvp_on_characterised(&x, on_told, &log), HWP_EINVAL);
+    CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_OK);
+    CHECK_EQ(hwp_cp_lvp_on_characterised(&x, on_told, &log), HWP_OK);
+    CHECK(!hwp_cp_lvp_value(&x, 0x40, &p));
+    CHECK_EQ(p.samples, 0);
+    /* 3 of 4 loads give 7: saturates at 255 samples, turns off, done
+     * limit 1 interrupts: the record then has enough samples */
+    for (i = 0; i < 400; i++) lvp_feed(&x, 0x40, i % 16 ? 7 : 8);
+    CHECK_EQ(log.n, 1);
+    CHECK_EQ(log.pc[0], 0x40);
+    CHECK(hwp_cp_lvp_value(&x, 0x40, &p));
+    CHECK(p.characterised);
+    CHECK(p.nvals >= 1);
+    CHECK_EQ(p.value[0], 7);
+    CHECK(p.inv[0] > 0.85 && p.inv[0] < 0.99);
+    CHECK(p.lo[0] < p.inv[0] && p.hi[0] > p.inv[0]);
+    CHECK(p.samples >= 100);
+    /* a second round does not call again */
+    for (i = 0; i < 400; i++) lvp_feed(&x, 0x40, 7);
+    CHECK_EQ(log.n, 1);
+    /* the host invalidated the code: the record is emptied, the PC is
+     * tagged again and characterised again from new samples */
+    CHECK_EQ(hwp_cp_lvp_invalidate(&x, 0x40), HWP_OK);
+    CHECK(hwp_cp_lvp_value(&x, 0x40, &p));
+    CHECK_EQ(p.samples, 0);
+    CHECK(!hwp_cp_filter_masked(&x, 0x40));
+    for (i = 0; i < 400; i++) lvp_feed(&x, 0x40, 9);
+    CHECK_EQ(log.n, 2);
+    CHECK(hwp_cp_lvp_value(&x, 0x40, &p));
+    if (!CHECK_EQ(p.value[0], 9))
+        printf("      nvals %u samples %" PRIu64 " inv %.3f %.3f\n", p.nvals, p.samples, p.inv[0], p.inv[1]);
+    CHECK(p.inv[0] > 0.99);
+    free(m);
+}
+
+/* A host load table too small for the working set: the slots that find
+ * no record are dropped and counted, and their copy is not charged. */
+static void test_lvp_load_table_full(void) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    hwp_cp_lvp_desc ld;
+    hwp_cp_stats st;
+    hwp_cost c;
+    unsigned char *m;
+    uint32_t i, k;
+    memset(&d, 0, sizeof d);
+    d.clock_x16 = 1024;
+    d.lvp_loads = 4;
+    hwp_cost_init(&c, NULL);
+    m = make(&x, &d, &c);
+    memset(&ld, 0, sizeof ld);
+    ld.slots = 16;
+    ld.thrash_mult = 1000;
+    CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_OK);
+    for (k = 0; k < 10; k++)
+        for (i = 0; i < 8; i++) lvp_feed(&x, 0x100 + 4 * i, 5);
+    hwp_cp_flush(&x);
+    hwp_cp_get_stats(&x, &st);
+    CHECK_EQ(st.loads_lost, 4);
+    CHECK_EQ(st.samples_lost, 40);
+    CHECK_EQ(st.irq_samples, 4 + 4); /* 4 copies + the 4 final records */
+    /* words: per slot read the total and the key (2), per copy 3 more */
+    CHECK_EQ(c.count[HWP_COST_COPROC_SAMPLE], 8);
+    CHECK(st.dropped >= 4);
+    free(m);
+}
+
+/* Bad load-value descs name their field. */
+static void test_lvp_bad_desc(void) {
+    hwp_cp x;
+    hwp_cp_lvp_desc ld;
+    unsigned char *m = make(&x, NULL, NULL);
+    memset(&ld, 0, sizeof ld);
+    ld.slots = 512; /* more than the 256 CAM entries */
+    CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&x), "slots");
+    memset(&ld, 0, sizeof ld);
+    ld.done_limit = 1000;
+    CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&x), "done_limit");
+    memset(&ld, 0, sizeof ld);
+    ld.copy_min = 70000;
+    CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&x), "copy_min");
     free(m);
 }
 
@@ -1051,5 +1382,14 @@ int main(int argc, char **argv) {
     HWT_RUN(test_merge_and_reports);
     HWT_RUN(test_lvp_small_end_to_end);
     HWT_RUN(test_simple_sampler);
+    HWT_RUN(test_simple_period_search);
+    HWT_RUN(test_lvp_visit_bound);
+    HWT_RUN(test_lvp_lowinfo_removed);
+    HWT_RUN(test_lfsr_draws_decorrelated);
+    HWT_RUN(test_wrms_default_threshold);
+    HWT_RUN(test_lvp_estimates_intervals);
+    HWT_RUN(test_jit_api);
+    HWT_RUN(test_lvp_bad_desc);
+    HWT_RUN(test_lvp_load_table_full);
     return hwt_end();
 }

@@ -1,18 +1,19 @@
-/* Heavy statistical reproduction of the co-processor paper's comparison
- * (seed 000, sec. 5.2-5.3): load-value profiling by the co-processor
- * algorithm against the simple interrupt-driven sampler configured for the
- * same modelled overhead, on synthetic load streams with planted
- * invariance. The metric is the paper's: root mean square error of the
- * invariance estimates weighted by value frequency, over (load, value)
- * pairs that account for >= 10% of their load's instances, against the
- * exact profile counted beside the model.
+/* SPDX-License-Identifier: MIT */
+/* Heavy statistical reproduction of the comparison in Zilles and Sohi, "A
+ * Programmable Co-Processor for Profiling", HPCA-7 2001, sec. 5.2-5.3:
+ * load-value profiling by the co-processor algorithm against the buffered
+ * value sampler configured for the same modelled overhead (within 2%), on
+ * synthetic load streams with planted invariance. The metric is the
+ * paper's: root mean square error of the invariance estimates weighted by
+ * value frequency, over (load, value) pairs that account for >= 10% of
+ * their load's instances, against the exact profile counted beside the
+ * model.
  *
- * Asserted for every scenario and seed: the co-processor's error is below
- * the simple sampler's, it interrupts the host fewer times, and its error
+ * Asserted for every scenario and seed: equal overhead; the
+ * co-processor's error is below the sampler's (except the flat
+ * 2000-load stream, where it loses, as docs/coproc.md says); its error
  * does not grow as the run goes on (checked at 1/64 of the run and at the
- * end); large working sets need the whole run, small ones are complete
- * (every load masked) early.
- * Prints the figures docs/coproc.md quotes. */
+ * end). Prints the figures docs/coproc.md quotes. */
 #define _POSIX_C_SOURCE 200112L
 #define HWPROF_IMPL
 #include "hwprof/coproc.h"
@@ -75,10 +76,10 @@ static void run(const scenario *sc, uint64_t seed, result *r) {
         lvs_next(&s, &pc, &v);
         hwp_cp_tick(&x, gap);
         hwp_cost_tick(&c1, gap + 1);
-        hwp_cp_retire_load(&x, pc, pc * 8, v);
+        hwp_cp_load(&x, pc, pc * 8, v);
         if (i == sc->n / 64) r->cp_early = error_now(&s, &x);
     }
-    hwp_cp_finish(&x);
+    hwp_cp_flush(&x);
     r->cp_err = error_now(&s, &x);
     r->cp_irq = x.interrupts;
     r->cp_ovh = c1.total;
@@ -88,8 +89,8 @@ static void run(const scenario *sc, uint64_t seed, result *r) {
 
     /* the same stream again for the simple sampler, at equal overhead */
     memset(&sd, 0, sizeof sd);
-    sd.period = hwp_cp_simple_period_for(sc->n, c1.total, &c1);
     sd.entries = 1u << 16;
+    sd.period = hwp_cp_simple_period_for(sc->n, c1.total, &sd, &c1);
     sd.seed = seed + 1;
     b = hwp_cp_simple_bytes(&sd);
     if (posix_memalign(&mem2, 16, b)) abort();
@@ -100,10 +101,11 @@ static void run(const scenario *sc, uint64_t seed, result *r) {
         lvs_next(&s, &pc, &v);
         hwp_cp_simple_load(&sm, pc, v);
     }
+    hwp_cp_simple_flush(&sm);
     nt = lvs_truth(&s, truth2);
     ne = hwp_cp_simple_estimates(&sm, est, MAXL * 64);
     r->simple_err = hwp_cp_wrms(truth2, nt, est, ne, 0.1);
-    r->simple_irq = sm.samples;
+    r->simple_irq = sm.interrupts;
     r->simple_ovh = c2.total;
     free(mem);
     free(mem2);
@@ -115,7 +117,7 @@ static const scenario scenarios[] = {
     {"phased", 60, 128, LVS_PHASED, 1.0, 100, 2000000, 0.20},
     {"mixed", 100, 128, -1, 1.0, 100, 2000000, 0.15},
     {"more_loads_than_slots", 500, 64, -1, 1.0, 100, 4000000, 0.25},
-    {"many_flat_loads", 2000, 64, -1, 0.5, 100, 4000000, 0.6},
+    {"many_flat_loads", 2000, 64, -1, 0.5, 100, 4000000, 0.6}, /* loses */
 };
 
 static const scenario *current;
@@ -135,12 +137,12 @@ static void test_scenario(void) {
                r.simple_err, (unsigned long long)r.simple_irq,
                (unsigned long long)r.simple_ovh);
         CHECK(r.cp_err >= 0 && r.simple_err >= 0);
-        CHECK(r.cp_err < r.simple_err);
-        CHECK(r.cp_irq < r.simple_irq);
-        /* equal overhead: the sampler's randomised countdown lands within
-         * 10% (plus two samples) of ours */
-        CHECK(r.simple_ovh <= r.cp_ovh + r.cp_ovh / 10 + 2 * 234 &&
-              r.simple_ovh + r.cp_ovh / 10 + 2 * 234 >= r.cp_ovh);
+        /* the buffered baseline at equal overhead: the co-processor wins
+         * except with far more flat loads than slots (docs/coproc.md) */
+        if (current->max_err < 0.5) CHECK(r.cp_err < r.simple_err);
+        /* equal overhead: within 2% plus one buffer's interrupt */
+        CHECK(r.simple_ovh <= r.cp_ovh + r.cp_ovh / 50 + 214 &&
+              r.simple_ovh + r.cp_ovh / 50 + 214 >= r.cp_ovh);
         /* converged: no worse at the end than after 1/64 of the run (a
          * completed profile stops changing while the truth drifts a
          * little, hence the half-point slack) */

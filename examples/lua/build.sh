@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# examples/lua/build.sh [OUT]: build Lua 5.4 twice from Debian's source
+# package, into OUT (default build/lua):
+#   OUT/lua          the interpreter as Debian ships its source (reference)
+#   OUT/lua-hwprof   the same source with examples/lua/lua-hwprof.patch and
+#                    the hwprof glue (hwlua.c): every model in the loop
+# Both are compiled with the same compiler and flags, so their difference
+# is the profiling and nothing else. The source is fetched once with
+# `apt-get source lua5.4` into $HWPROF_CACHE (default ~/.cache/hwprof),
+# adding a deb-src line when the machine has none. Nothing of Lua is kept
+# in the repository.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+out=${1:-$root/build/lua}
+cache=${HWPROF_CACHE:-$HOME/.cache/hwprof}
+cc=${CC:-cc}
+cflags=${LUA_CFLAGS:--O2}
+
+die() { echo "examples/lua/build.sh: $*" >&2; exit 1; }
+
+src_dir() { ls -d "$cache"/lua5.4/lua5.4-5.4.*/src 2>/dev/null | head -1; }
+
+fetch_source() {
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  command -v apt-get >/dev/null || die "apt-get not found: this script needs Debian's lua5.4 source package"
+  if ! grep -rqs '^Types: deb-src\|^deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    echo "adding a deb-src line for Debian 12 (bookworm)"
+    printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' |
+      $sudo tee /etc/apt/sources.list.d/hwprof-lua-src.sources >/dev/null ||
+      die "could not add a deb-src line"
+    $sudo apt-get update -qq || die "apt-get update failed"
+  fi
+  mkdir -p "$cache/lua5.4"
+  (cd "$cache/lua5.4" && apt-get source -qq lua5.4 >/dev/null 2>&1) ||
+    { $sudo apt-get update -qq && (cd "$cache/lua5.4" && apt-get source -qq lua5.4 >/dev/null 2>&1); } ||
+    die "apt-get source lua5.4 failed (no network or no deb-src line?)"
+}
+
+[ -n "$(src_dir)" ] || fetch_source
+src=$(src_dir)
+[ -n "$src" ] && [ -f "$src/lvm.c" ] || die "no Lua source under $cache/lua5.4"
+
+mkdir -p "$out/plain" "$out/hwprof"
+rm -rf "$out/plain/src" "$out/hwprof/src"
+cp -r "$src" "$out/plain/src"
+cp -r "$src" "$out/hwprof/src"
+(cd "$out/hwprof" && patch -s -p1 --dry-run < "$here/lua-hwprof.patch" >/dev/null 2>&1) ||
+  die "lua-hwprof.patch does not apply to $(basename "$(dirname "$src")")"
+(cd "$out/hwprof" && patch -s -p1 < "$here/lua-hwprof.patch")
+
+# Debian's luaconf.h wants the multiarch triplet its build system writes.
+for d in plain hwprof; do
+  echo "#define DEB_HOST_MULTIARCH \"$($cc -dumpmachine)\"" > "$out/$d/src/lua5.4-deb-multiarch.h"
+done
+
+lua_flags=(-std=gnu99 -DLUA_COMPAT_5_3 -DLUA_USE_LINUX $cflags -w)
+lua_src() { ls "$1"/*.c | grep -v '/luac\.c$'; }
+
+# shellcheck disable=SC2046
+$cc "${lua_flags[@]}" $(lua_src "$out/plain/src") -o "$out/lua" -lm -ldl -Wl,-E ||
+  die "building the reference lua failed"
+
+# hwprof's own code (the glue and the shared host code) builds with the
+# project's warnings as errors; Lua's own sources keep their flags.
+obj=$out/hwprof/obj
+rm -rf "$obj"; mkdir -p "$obj"
+for f in "$here/hwlua.c" "$root"/examples/common/hwx*.c; do
+  case $f in */test_hwx.c) continue ;; esac
+  $cc -std=gnu99 $cflags -Wall -Wextra -Werror -I "$here" -I "$root/include" \
+      -I "$root/examples/common" -I "$out/hwprof/src" -c "$f" \
+      -o "$obj/$(basename "$f" .c).o" || die "building $(basename "$f") failed"
+done
+# shellcheck disable=SC2046
+$cc "${lua_flags[@]}" -I "$here" -I "$out/hwprof/src" $(lua_src "$out/hwprof/src") \
+    "$obj"/*.o -o "$out/lua-hwprof" -lm -ldl -Wl,-E ||
+  die "building lua-hwprof failed"
+echo "built $out/lua and $out/lua-hwprof ($(basename "$(dirname "$src")"))"

@@ -1,0 +1,482 @@
+/* SPDX-License-Identifier: MIT */
+/* examples/lua/hwlua.c: hwprof inside Lua 5.4's interpreter loop.
+ *
+ * The hooks of hwlua.h arrive here and become the shared event record
+ * (hwp_insn) of the host registry (examples/common): the same adapters,
+ * options, reports and exact-vs-model scoring as the QEMU plugin, the
+ * Valgrind tool and the replayer. An "instruction" is a bytecode and its
+ * address is the bytecode's address in the function's code array; a
+ * call's target is the callee's code (a Lua function's bytecode array, a
+ * C function's entry point), so both share one 64-bit domain.
+ *
+ * Feeding. Most bytecodes carry no event any model wants; the
+ * interpreter counts them down in a register (hwlua_left) and the session
+ * learns them in bulk (hwx_session_skip). A bytecode that carries an
+ * event (a branch, a call, a table read, operands) becomes one record,
+ * completed by every hook of that bytecode before it is handed on; the
+ * countdown also stops at the bytecode a model must see whole (ProfileMe's
+ * next selection: hwx_session_until).
+ *
+ * Beside the session the glue keeps the exact per-function, per-loop and
+ * per-site counts of the run, from which the JIT decisions below are
+ * taken twice: from the exact counts and from the models' profiles
+ * (docs/lua.md, "Tiering decisions").
+ *
+ * Configuration: the HWPROF environment variable, a comma-separated
+ * key=value list of the hosts' options plus this host's own (docs/lua.md):
+ *   HWPROF=models=all,exact=on,report=lua.txt ./lua-hwprof script.lua
+ * Without HWPROF every hook is off and lua-hwprof runs like lua.
+ * The report is written when the process exits, however it exits: a
+ * normal end, an error, os.exit, an out-of-memory error, or SIGTERM,
+ * SIGHUP or SIGINT (Lua turns an interrupt into an error).
+ */
+#include "hwlua.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hwx_host.h"
+#include "hwprof/rap.h"
+#include "ldebug.h"
+#include "lopcodes.h"
+#include "lstring.h"
+#include "hwlua_map.h"
+
+unsigned hwlua_on;
+long hwlua_left = LONG_MAX;
+
+/* ---- this host's options ------------------------------------------------- */
+
+typedef struct hwlua_tier {
+    double func_share; /* compile a function with this share of events   */
+    double loop_share; /* a loop with this share of events               */
+} hwlua_tier;
+
+static const char *hwlua__opt(hwlua_tier *t, const char *k, const char *v,
+                              int *mine) {
+    const char *why = NULL;
+    *mine = 1;
+    if (!strcmp(k, "func_share"))
+        hwx_arg_f64("func_share", v, 0, 1, 1, 0, &t->func_share, &why);
+    else if (!strcmp(k, "loop_share"))
+        hwx_arg_f64("loop_share", v, 0, 1, 1, 0, &t->loop_share, &why);
+    else
+        *mine = 0;
+    return why;
+}
+
+/* ---- state ------------------------------------------------------------------ */
+
+static struct {
+    hwx_opts o;
+    hwlua_tier tier;
+    hwx_session *s;
+    void *mem;
+    long base;       /* hwlua_left right after the last sync            */
+    hwp_insn cur;    /* the record of the last bytecode with an event   */
+    int have_cur;
+    hwlua_map funcs; /* function code -> [0] calls, [1] line, [2] source,
+                        [3] 1 for a Lua function                        */
+    hwlua_map loops; /* loop header -> [0] iterations, [1] line, [2] src */
+    uint64_t ncalls, niters;
+    int done;
+} G;
+
+/* Source names, copied: a Proto may be collected before the report. */
+#define HWLUA_SOURCES 256
+static struct {
+    const void *key;
+    char name[96];
+} hwlua__src[HWLUA_SOURCES];
+static unsigned hwlua__nsrc;
+
+static unsigned hwlua__source(const Proto *p) {
+    unsigned i;
+    const char *s = p->source ? getstr(p->source) : "?";
+    for (i = 0; i < hwlua__nsrc; i++)
+        if (hwlua__src[i].key == p->source) return i;
+    if (hwlua__nsrc == HWLUA_SOURCES) return 0;
+    hwlua__src[hwlua__nsrc].key = p->source;
+    if (*s == '@' || *s == '=') s++;
+    snprintf(hwlua__src[hwlua__nsrc].name, sizeof hwlua__src[0].name, "%s", s);
+    return hwlua__nsrc++;
+}
+
+/* ---- feeding the session ----------------------------------------------------- */
+
+/* Everything fetched since the last sync up to, not including, the
+ * bytecode at hand goes to the session: the pending record, then the
+ * event-free bytecodes in bulk. Returns 1 if `at` is the bytecode of the
+ * pending record (a second hook of the same bytecode). */
+static int hwlua__sync(const Instruction *at) {
+    long k = G.base - hwlua_left; /* bytecodes fetched since the last sync */
+    if (G.have_cur && k == 0 && G.cur.pc == (uint64_t)(uintptr_t)at) return 1;
+    if (G.have_cur) {
+        hwx_session_insn(G.s, &G.cur);
+        G.have_cur = 0;
+    }
+    if (k > 1) hwx_session_skip(G.s, (uint64_t)(k - 1));
+    return 0;
+}
+
+/* After a sync: count down to the next bytecode a model must see. The
+ * pending record is one fetch the session has not seen yet. */
+static long hwlua__rearm(void) {
+    uint64_t u = hwx_session_until(G.s);
+    long left = G.have_cur ? (long)(u > 1 ? u - 1 : 1) : (long)u;
+    if (u > (uint64_t)LONG_MAX / 2) left = LONG_MAX / 2;
+    G.base = hwlua_left = left;
+    return left;
+}
+
+static hwp_insn *hwlua__record(const Instruction *at, uint32_t cls) {
+    if (!hwlua__sync(at)) {
+        memset(&G.cur, 0, sizeof G.cur);
+        G.cur.pc = (uint64_t)(uintptr_t)at;
+        G.cur.next_pc = G.cur.pc + sizeof(Instruction);
+        G.cur.cls = cls;
+        G.have_cur = 1;
+    } else if (cls != HWP_CLS_OTHER) {
+        G.cur.cls = cls;
+    }
+    return &G.cur;
+}
+
+long hwlua_select(const Proto *p, const Instruction *at) {
+    (void)p;
+    hwlua__record(at, HWP_CLS_OTHER);
+    return hwlua__rearm();
+}
+
+/* ---- the hooks ----------------------------------------------------------------- */
+
+/* A value as the models see it: the type tag in the top byte, and the
+ * payload (an integer, a float's bits, an object's address) below. */
+static uint64_t hwlua__bits(const TValue *v) {
+    uint64_t payload;
+    if (ttisinteger(v)) payload = (uint64_t)ivalue(v);
+    else if (ttisfloat(v)) memcpy(&payload, &fltvalue(v), sizeof payload);
+    else if (iscollectable(v)) payload = (uint64_t)(uintptr_t)gcvalue(v);
+    else if (ttislcf(v)) payload = (uint64_t)(uintptr_t)fvalue(v);
+    else payload = 0;
+    return ((uint64_t)rawtt(v) << 56) ^ (payload & 0x00FFFFFFFFFFFFFFull);
+}
+
+void hwlua_cond(const Instruction *at, int taken) {
+    /* A test is followed by the jump it takes (Lua 5.4's lvm.c). */
+    const Instruction *target = at + 2 + GETARG_sJ(at[1]);
+    hwp_insn *r = hwlua__record(at, HWP_CLS_BR_COND);
+    r->addr = (uint64_t)(uintptr_t)target;
+    r->next_pc = taken ? r->addr : (uint64_t)(uintptr_t)(at + 2);
+    r->events |= taken ? HWP_EV_TAKEN : 0;
+    hwlua__rearm();
+}
+
+static void hwlua__iteration(const Proto *p, const Instruction *header) {
+    hwlua_ent *e;
+    if (!G.o.exact) return;
+    G.niters++;
+    e = hwlua_map_get(&G.loops, (uint64_t)(uintptr_t)header);
+    if (e && e->v[0]++ == 0) {
+        e->v[1] = (uint64_t)luaG_getfuncline(p, (int)(header - p->code));
+        e->v[2] = hwlua__source(p);
+    }
+}
+
+void hwlua_jump(const Proto *p, const Instruction *at, const Instruction *target) {
+    hwp_insn *r = hwlua__record(at, HWP_CLS_JUMP);
+    r->addr = r->next_pc = (uint64_t)(uintptr_t)target;
+    r->events |= HWP_EV_TAKEN;
+    if (target <= at) hwlua__iteration(p, target);
+    hwlua__rearm();
+}
+
+void hwlua_loop(const Proto *p, const Instruction *at, int taken,
+                const Instruction *target) {
+    hwp_insn *r = hwlua__record(at, HWP_CLS_BR_COND);
+    r->addr = (uint64_t)(uintptr_t)target;
+    if (taken) {
+        r->next_pc = r->addr;
+        r->events |= HWP_EV_TAKEN;
+        hwlua__iteration(p, target);
+    }
+    hwlua__rearm();
+}
+
+/* Where a function's code is: a Lua function's bytecode array, a C
+ * function's entry point (1 for a call through __call). */
+static uint64_t hwlua__fn_key(const TValue *fn, const Proto **lp) {
+    *lp = NULL;
+    if (ttisLclosure(fn)) {
+        *lp = clLvalue(fn)->p;
+        return (uint64_t)(uintptr_t)(*lp)->code;
+    }
+    if (ttislcf(fn)) return (uint64_t)(uintptr_t)fvalue(fn);
+    if (ttisCclosure(fn)) return (uint64_t)(uintptr_t)clCvalue(fn)->f;
+    return 1;
+}
+
+void hwlua_call(const Instruction *at, const TValue *fn) {
+    const Proto *lp;
+    uint64_t key = hwlua__fn_key(fn, &lp);
+    hwp_insn *r = hwlua__record(at, HWP_CLS_CALL);
+    r->addr = r->next_pc = key;
+    r->events |= HWP_EV_TAKEN;
+    if (G.o.exact) {
+        hwlua_ent *e = hwlua_map_get(&G.funcs, key);
+        G.ncalls++;
+        if (e && e->v[0]++ == 0 && lp) {
+            e->v[1] = (uint64_t)lp->linedefined;
+            e->v[2] = hwlua__source(lp);
+            e->v[3] = 1;
+        }
+    }
+    hwlua__rearm();
+}
+
+void hwlua_ret(const Instruction *at) {
+    hwlua__record(at, HWP_CLS_RET);
+    hwlua__rearm();
+}
+
+void hwlua_load(const Instruction *at, const TValue *v) {
+    hwp_insn *r = hwlua__record(at, HWP_CLS_LOAD);
+    r->value = hwlua__bits(v);
+    hwlua__rearm();
+}
+
+/* Operands are shown to the value models as a load of their type pair:
+ * the tags of both operands, which is what a JIT specialises on. A
+ * comparison's record then also gets its branch from hwlua_cond. */
+void hwlua_operands(const Instruction *at, const TValue *a, const TValue *b) {
+    hwp_insn *r = hwlua__record(at, HWP_CLS_LOAD);
+    r->value = ((uint64_t)rawtt(a) << 8) | (b ? rawtt(b) : 0xFFu);
+    hwlua__rearm();
+}
+
+/* ---- the end: reports and tiering decisions -------------------------------- */
+
+typedef struct hwlua_text {
+    char *s;
+    size_t n, cap;
+} hwlua_text;
+
+static void hwlua__text_write(void *ctx, const char *p, size_t n) {
+    hwlua_text *t = (hwlua_text *)ctx;
+    if (t->n + n + 1 > t->cap) {
+        size_t cap = (t->n + n + 1) * 2;
+        char *q = (char *)realloc(t->s, cap);
+        if (!q) return; /* the reload below then fails and says so */
+        t->s = q;
+        t->cap = cap;
+    }
+    memcpy(t->s + t->n, p, n);
+    t->n += n;
+    t->s[t->n] = '\0';
+}
+
+/* The RAP profile of the session, read back from its JSON report: the
+ * models' decisions come from a saved profile, as a JIT's would. */
+static hwp_rap *hwlua__rap_profile(void **mem) {
+    hwlua_text t = {NULL, 0, 0};
+    hwp_writer w;
+    hwp_json j;
+    char key[32];
+    hwp_rap *r = NULL;
+    w.write = hwlua__text_write;
+    w.ctx = &t;
+    hwx_session_report_json(G.s, &w);
+    hwp_json_init(&j, t.s, t.n);
+    if (hwp_json_object(&j))
+        while (hwp_json_member(&j, key, sizeof key)) {
+            if (!hwx_streq(key, "models")) {
+                hwp_json_skip(&j);
+                continue;
+            }
+            hwp_json_object(&j);
+            while (hwp_json_member(&j, key, sizeof key)) {
+                size_t at = j.pos, end;
+                hwp_rap_desc d;
+                hwp_json_err err;
+                if (!hwx_streq(key, "rap")) {
+                    hwp_json_skip(&j);
+                    continue;
+                }
+                hwp_json_skip(&j);
+                end = j.pos;
+                if (hwp_rap_read_desc(&d, t.s + at, end - at, &err) != HWP_OK) break;
+                r = (hwp_rap *)malloc(sizeof *r);
+                *mem = malloc(hwp_rap_bytes(&d));
+                if (!r || !*mem ||
+                    hwp_rap_init(r, *mem, hwp_rap_bytes(&d), &d, NULL) != HWP_OK ||
+                    hwp_rap_read_json(r, t.s + at, end - at, &err) != HWP_OK) {
+                    free(r);
+                    free(*mem);
+                    r = NULL;
+                }
+                break;
+            }
+            break;
+        }
+    free(t.s);
+    return r;
+}
+
+/* One decision kind: the exact profile's choices against the model's. */
+typedef struct hwlua_agree {
+    unsigned exact, model, both;
+} hwlua_agree;
+
+static void hwlua__decide(const hwlua_map *m, double share, uint64_t total,
+                          const hwp_rap *rap, hwlua_agree *a, FILE *f,
+                          const char *what) {
+    size_t i;
+    memset(a, 0, sizeof *a);
+    for (i = 0; i < m->cap; i++) {
+        const hwlua_ent *e = &m->e[i];
+        int ex, mo = 0;
+        if (!e->key) continue;
+        ex = (double)e->v[0] >= share * (double)total;
+        if (rap) {
+            hwp_rap_est est;
+            /* Lower bound on the key's own count: RAP never overstates. */
+            if (hwp_rap_query(rap, e->key, e->key, &est) == HWP_OK)
+                mo = (double)est.lower >= share * (double)total;
+        }
+        a->exact += ex;
+        a->model += mo;
+        a->both += ex && mo;
+        if (ex || mo)
+            fprintf(f, "  %-4s %-5s %s:%llu  %llu\n", what,
+                    ex && mo ? "both" : ex ? "exact" : "model",
+                    e->v[3] || m == &G.loops ? hwlua__src[e->v[2]].name : "(C)",
+                    (unsigned long long)e->v[1], (unsigned long long)e->v[0]);
+    }
+}
+
+static void hwlua__agree_line(FILE *f, const char *what, const hwlua_agree *a) {
+    double p = a->model ? (double)a->both / a->model : 1.0;
+    double r = a->exact ? (double)a->both / a->exact : 1.0;
+    fprintf(f, "  %-10s exact %u, model %u, both %u: precision %.3f recall %.3f\n",
+            what, a->exact, a->model, a->both, p, r);
+}
+
+static void hwlua__tiering(FILE *f) {
+    void *mem = NULL;
+    hwp_rap *rap = (G.o.models & HWX_M_RAP) ? hwlua__rap_profile(&mem) : NULL;
+    uint64_t total = G.ncalls + G.niters;
+    hwlua_agree fa, la;
+    fprintf(f, "\n-- tiering decisions (functions with >= %.2f%%, loops with >= %.2f%% "
+               "of calls + back edges) --\n",
+            100 * G.tier.func_share, 100 * G.tier.loop_share);
+    if (!rap) fprintf(f, "  (no RAP profile: the model column is empty)\n");
+    hwlua__decide(&G.funcs, G.tier.func_share, total, rap, &fa, f, "func");
+    hwlua__decide(&G.loops, G.tier.loop_share, total, rap, &la, f, "loop");
+    hwlua__agree_line(f, "functions", &fa);
+    hwlua__agree_line(f, "loops", &la);
+    free(rap);
+    free(mem);
+}
+
+static void hwlua__finish(void) {
+    hwx_out out;
+    const char *why = NULL;
+    if (G.done || !G.s) return;
+    G.done = 1;
+    hwlua_on = 0;
+    hwlua__sync(NULL); /* the pending record and the bytecodes after it */
+    hwx_session_finish(G.s);
+    if (G.o.exact) {
+        size_t n = hwx_session_eval_bytes(G.s);
+        void *scratch = malloc(n ? n : 1);
+        if (scratch) hwx_session_evaluate(G.s, scratch, n);
+        free(scratch);
+    }
+    if (hwx_out_open(&out, G.o.report, &why) == HWP_OK) {
+        hwx_session_report_text(G.s, &out.w);
+        if (G.o.exact) {
+            FILE *f = (FILE *)out.f;
+            fflush(f);
+            hwlua__tiering(f);
+        }
+        if (hwx_out_close(&out, &why) != HWP_OK)
+            fprintf(stderr, "lua-hwprof: %s\n", why);
+    } else {
+        fprintf(stderr, "lua-hwprof: %s\n", why);
+    }
+    if (G.o.json[0]) {
+        if (hwx_out_open(&out, G.o.json, &why) == HWP_OK) {
+            hwx_session_report_json(G.s, &out.w);
+            if (hwx_out_close(&out, &why) != HWP_OK)
+                fprintf(stderr, "lua-hwprof: %s\n", why);
+        } else {
+            fprintf(stderr, "lua-hwprof: %s\n", why);
+        }
+    }
+}
+
+/* A signal that would end the process: write the report, then let the
+ * signal do what it would have done. */
+static void hwlua__on_signal(int sig) {
+    hwlua__finish();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void hwlua__fail(const char *why) {
+    fprintf(stderr, "lua-hwprof: HWPROF: %s\n", why);
+    _exit(2);
+}
+
+__attribute__((constructor)) static void hwlua__start(void) {
+    const char *env = getenv("HWPROF"), *why = NULL;
+    char buf[4096], *save = NULL, *kv;
+    size_t n;
+    int user_key = 0;
+    G.tier.func_share = 0.01;
+    G.tier.loop_share = 0.01;
+    if (!env || !*env) return;
+    hwx_opts_default(&G.o);
+    if (strlen(env) >= sizeof buf) hwlua__fail("longer than 4095 bytes");
+    strcpy(buf, env);
+    for (kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        int mine;
+        if (!eq) hwlua__fail("expected key=value items separated by commas");
+        *eq = '\0';
+        if ((why = hwlua__opt(&G.tier, kv, eq + 1, &mine)) != NULL) hwlua__fail(why);
+        if (!mine && hwx_opts_set(&G.o, kv, eq + 1, &why) != HWP_OK) hwlua__fail(why);
+        user_key |= hwx_streq(kv, "key") || hwx_streq(kv, "rap_key");
+    }
+    /* A VM's RAP profiles where control goes: call targets and loop
+     * headers, unless the user chose another key. */
+    if (!user_key && hwx_opts_set(&G.o, "rap_key", "target", &why) != HWP_OK)
+        hwlua__fail(why);
+    if (hwx_host_check(&G.o, &why) != HWP_OK) hwlua__fail(why);
+    n = hwx_session_bytes(&G.o);
+    G.s = (hwx_session *)malloc(sizeof *G.s);
+    G.mem = malloc(n);
+    if (!G.s || !G.mem || hwx_session_init(G.s, G.mem, n, &G.o) != HWP_OK)
+        hwlua__fail(G.s && G.mem ? hwp_why(G.s) : "out of memory");
+    /* Each model's natural events (docs/lua.md): */
+    if (G.o.models & HWX_M_RAP) /* calls and back edges */
+        hwlua_on |= HWLUA_EV_CALL | HWLUA_EV_JUMP;
+    if (G.o.models & HWX_M_PATH) /* paths within and across functions */
+        hwlua_on |= HWLUA_EV_COND | HWLUA_EV_JUMP | HWLUA_EV_CALL | HWLUA_EV_RET;
+    if (G.o.models & HWX_M_STRAT) /* operand types and table values */
+        hwlua_on |= HWLUA_EV_OPND | HWLUA_EV_LOAD;
+    if (G.o.models & HWX_M_COPROC) /* table reads */
+        hwlua_on |= HWLUA_EV_LOAD;
+    if (G.o.exact) /* the exact profiles see everything */
+        hwlua_on |= HWLUA_EV_COND | HWLUA_EV_JUMP | HWLUA_EV_CALL | HWLUA_EV_RET |
+                    HWLUA_EV_LOAD | HWLUA_EV_OPND;
+    hwlua__rearm();
+    atexit(hwlua__finish);
+    signal(SIGTERM, hwlua__on_signal);
+    signal(SIGHUP, hwlua__on_signal);
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/* examples/lua/hwlua.h: the hooks lua-hwprof's interpreter loop calls.
+ *
+ * lua-hwprof.patch puts one HWLUA_* macro at each place in lvm.c where a
+ * JIT's profiler would look:
+ *   HWLUA_FETCH      every bytecode dispatched (ProfileMe's countdown)
+ *   HWLUA_COND       a conditional jump, taken or not (comparisons, tests)
+ *   HWLUA_JUMP       an unconditional jump (forward or a loop's back edge)
+ *   HWLUA_LOOP       a numeric or generic for loop's back edge
+ *   HWLUA_CALL       a call (Lua or C function), HWLUA_RET a return
+ *   HWLUA_LOAD       the value a table read produced
+ *   HWLUA_OPERANDS   the operands of arithmetic and comparisons
+ * Everything else is in hwlua.c. The interpreter keeps ProfileMe's
+ * countdown in a local (a register), writes it back wherever it saves its
+ * pc (any call out that may re-enter the VM), and reads it back wherever
+ * it reloads its trap flag; so the one decrement per bytecode the paper
+ * asks for is all a non-selected bytecode costs. The other hooks test one
+ * global word of enabled streams first.
+ */
+#ifndef HWLUA_H
+#define HWLUA_H
+
+#include "lobject.h"
+
+/* Streams the glue asked for, HWLUA_EV_* bits. */
+enum {
+    HWLUA_EV_COND = 1u << 0,
+    HWLUA_EV_JUMP = 1u << 1,
+    HWLUA_EV_CALL = 1u << 2,
+    HWLUA_EV_RET = 1u << 3,
+    HWLUA_EV_LOAD = 1u << 4,
+    HWLUA_EV_OPND = 1u << 5
+};
+
+extern unsigned hwlua_on;
+/* Bytecodes left before ProfileMe's next selection (>= 1). */
+extern long hwlua_left;
+
+/* A selection: returns the next countdown. */
+long hwlua_select(const Proto *p, const Instruction *at);
+void hwlua_cond(const Instruction *at, int taken);
+void hwlua_jump(const Proto *p, const Instruction *at,
+                const Instruction *target);
+void hwlua_loop(const Proto *p, const Instruction *at, int taken,
+                const Instruction *target);
+void hwlua_call(const Instruction *at, const TValue *fn);
+void hwlua_ret(const Instruction *at);
+void hwlua_load(const Instruction *at, const TValue *v);
+void hwlua_operands(const Instruction *at, const TValue *a, const TValue *b);
+
+#define HWLUA__IF(bit, call) \
+    (l_unlikely(hwlua_on & (bit)) ? (void)(call) : (void)0)
+
+#define HWLUA_LOCALS long hwl_left = hwlua_left
+#define HWLUA_SAVE() (hwlua_left = hwl_left)
+#define HWLUA_RELOAD() (hwl_left = hwlua_left)
+#define HWLUA_FETCH(p, at) \
+    (l_unlikely(--hwl_left == 0) ? (void)(hwl_left = hwlua_select(p, at)) \
+                                 : (void)0)
+#define HWLUA_COND(at, taken) HWLUA__IF(HWLUA_EV_COND, hwlua_cond(at, taken))
+#define HWLUA_JUMP(p, at, target) \
+    HWLUA__IF(HWLUA_EV_JUMP, hwlua_jump(p, at, target))
+#define HWLUA_LOOP(p, at, taken, target) \
+    HWLUA__IF(HWLUA_EV_JUMP, hwlua_loop(p, at, taken, target))
+#define HWLUA_CALL(at, fn) HWLUA__IF(HWLUA_EV_CALL, hwlua_call(at, fn))
+#define HWLUA_RET(at) HWLUA__IF(HWLUA_EV_RET, hwlua_ret(at))
+#define HWLUA_LOAD(at, v) HWLUA__IF(HWLUA_EV_LOAD, hwlua_load(at, v))
+#define HWLUA_OPERANDS(at, a, b) \
+    HWLUA__IF(HWLUA_EV_OPND, hwlua_operands(at, a, b))
+
+#endif
