@@ -66,10 +66,13 @@ typedef enum hwp_model {
     /* Stratified sampling (seed 001, section 5.3.2).                        */   \
     X(STRAT_INTERRUPT, STRAT, 214, 1, "per interrupt (Anderson et al.), seed 001 sec. 5.3.2") \
     X(STRAT_MESSAGE, STRAT, 30, 1, "per message, worst case; the paper's 30 already holds <3 of amortised interrupt, seed 001 sec. 5.3.2") \
-    /* RAP (seed 002, section 3.3).                                          */   \
-    X(RAP_EVENT, RAP, 4, 1, "average pipeline cycles per event, seed 002 sec. 3.3") \
-    X(RAP_SPLIT, RAP, 5, 1, "pipeline flush and replay on a split: 5 stages, seed 002 sec. 3.3") \
-    X(RAP_MERGE_NODE, RAP, 2, 1, "merge-batch stall per node scanned: one TCAM + SRAM access pair, seed 002 sec. 3.3") \
+    /* RAP (Mysore et al., Profiling over Adaptive Ranges, CGO 2006, 3.3): */   \
+    /* the engine runs beside the core; the host stalls only when stage 0 */   \
+    /* is full (rap.h, hwp__rap_engine).                                   */   \
+    X(RAP_EVENT, RAP, 4, 0, "engine cycles per tree update (RAP paper sec. 3.3: 4 cycles an event on average)") \
+    X(RAP_SPLIT, RAP, 5, 0, "engine pipeline flush and replay on a split: 5 stages (RAP paper sec. 3.3)") \
+    X(RAP_MERGE_NODE, RAP, 2, 0, "engine cycles per node scanned in a merge batch: one TCAM + SRAM access pair (RAP paper sec. 3.3)") \
+    X(RAP_STALL, RAP, 1, 1, "host stall cycle while the RAP stage-0 buffer is full") \
     /* Path profiler (seed 003, section 8.2).                                */   \
     X(PATH_PUSH, PATH, 1, 0, "path-stack push, seed 003 sec. 8.2") \
     X(PATH_POP, PATH, 1, 0, "path-stack pop (plus the HPT update), seed 003 sec. 8.2") \
