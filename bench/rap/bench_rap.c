@@ -62,7 +62,12 @@ typedef struct ss_ctx {
 } ss_ctx;
 
 #define RAP_ADD(r, key) hwp_rap_add(r, key, 1)
-DEFINE_RUN(run_rap, rap_ctx, hwp_rap, RAP_ADD, c->t->n + c->t->nodes)
+static uint64_t rap_result(const hwp_rap *r) {
+    hwp_rap_stats st;
+    hwp_rap_get_stats(r, &st);
+    return st.n + st.nodes;
+}
+DEFINE_RUN(run_rap, rap_ctx, hwp_rap, RAP_ADD, rap_result(c->t))
 DEFINE_RUN(run_exact, exact_ctx, exact_tab, exact_add, c->t->count[c->keys[0] & c->t->mask])
 DEFINE_RUN(run_ss, ss_ctx, ss_tab, ss_add, c->t->count[c->t->heap[0]])
 
@@ -73,7 +78,7 @@ static rap_ctx *make_rap_n(double eps, uint32_t buffer, uint32_t cache,
     hwp_rap_desc d;
     memset(&d, 0, sizeof d);
     d.eps = eps;
-    d.buffer = buffer;
+    d.buffer = buffer ? buffer : HWP_RAP_BUFFER_NONE;
     d.cache = cache;
     c->t = hwx_rap_new(&d, cost);
     c->keys = keys;
