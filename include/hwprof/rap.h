@@ -221,6 +221,7 @@ typedef struct hwp_rap_acc {
 #define HWP__RAP_NOCOST 2u /* no cost shim: no timing                     */
 #define HWP__RAP_COST 4u   /* a cost shim: the engine queue is timed      */
 #define HWP__RAP_BUF 8u    /* a stage-0 buffer (r->cfg only)             */
+#define HWP__RAP_DOM 16u   /* a domain narrower than 2^64: keys are checked */
 #if defined(__GNUC__) || defined(__clang__)
 #define HWP__RAP_ASSUME(x) ((x) ? (void)0 : __builtin_unreachable())
 #else
@@ -445,10 +446,13 @@ HWP__RAP_HOT void hwp__rap_stage0(hwp_rap *r, uint64_t key, uint64_t weight) {
  * would credit another region with its weight. */
 HWP_INLINE void hwp_rap_add(hwp_rap *r, uint64_t key, uint64_t weight) {
     unsigned f = r->cfg;
-    key -= r->key_base;
-    if (HWP_UNLIKELY(key > r->key_mask)) {
-        r->dropped += weight;
-        return;
+    if (f & HWP__RAP_DOM) { /* a 64-bit domain holds every key */
+        key -= r->key_base;
+        if (HWP_UNLIKELY(key > r->key_mask)) {
+            r->dropped += weight;
+            return;
+        }
+        f &= ~HWP__RAP_DOM;
     }
     if (HWP_LIKELY(f == (HWP__RAP_FAST | HWP__RAP_NOCOST))) {
         hwp__rap_update(r, key, weight, HWP__RAP_FAST | HWP__RAP_NOCOST);
@@ -750,7 +754,8 @@ HWP_API hwp_status hwp_rap_init(hwp_rap *r, void *mem, size_t bytes,
     }
     r->cfg = (!r->cache && r->walk == 2u ? HWP__RAP_FAST : 0u) |
              (cost ? HWP__RAP_COST : HWP__RAP_NOCOST) |
-             (r->buf ? HWP__RAP_BUF : 0u);
+             (r->buf ? HWP__RAP_BUF : 0u) |
+             (o.key_bits < 64 ? HWP__RAP_DOM : 0u);
     hwp__rap_empty(r);
     return hwp__fail(&r->head, HWP_OK, "");
 }
