@@ -92,7 +92,7 @@ static void space_saving(const hwx_exact *x) {
     static ss_tab s;
     unsigned i, hot = 0;
     double sum = 0, mx = 0;
-    memset(&s, 0, sizeof s);
+    ss_init(&s);
     for (i = 0; i < N; i++) ss_add(&s, keys[i]);
     for (i = 0; i < s.size; i++) {
         uint64_t t = hwx_exact_range((void *)x, s.key[i], s.key[i]);

@@ -446,6 +446,10 @@ HWP__RAP_HOT void hwp__rap_stage0(hwp_rap *r, uint64_t key, uint64_t weight) {
  * would credit another region with its weight. */
 HWP_INLINE void hwp_rap_add(hwp_rap *r, uint64_t key, uint64_t weight) {
     unsigned f = r->cfg;
+    if (HWP_LIKELY(f == (HWP__RAP_FAST | HWP__RAP_NOCOST))) {
+        hwp__rap_update(r, key, weight, HWP__RAP_FAST | HWP__RAP_NOCOST);
+        return;
+    }
     if (f & HWP__RAP_DOM) { /* a 64-bit domain holds every key */
         key -= r->key_base;
         if (HWP_UNLIKELY(key > r->key_mask)) {
@@ -453,10 +457,12 @@ HWP_INLINE void hwp_rap_add(hwp_rap *r, uint64_t key, uint64_t weight) {
             return;
         }
         f &= ~HWP__RAP_DOM;
+        if (f == (HWP__RAP_FAST | HWP__RAP_NOCOST)) {
+            hwp__rap_update(r, key, weight, HWP__RAP_FAST | HWP__RAP_NOCOST);
+            return;
+        }
     }
-    if (HWP_LIKELY(f == (HWP__RAP_FAST | HWP__RAP_NOCOST))) {
-        hwp__rap_update(r, key, weight, HWP__RAP_FAST | HWP__RAP_NOCOST);
-    } else if (f & HWP__RAP_BUF) {
+    if (f & HWP__RAP_BUF) {
         hwp__rap_stage0(r, key, weight);
     } else if (f == (HWP__RAP_FAST | HWP__RAP_COST)) {
         hwp__rap_update(r, key, weight, HWP__RAP_FAST | HWP__RAP_COST);
