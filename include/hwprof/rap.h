@@ -635,6 +635,7 @@ static void hwp__rap_jump_fill(hwp_rap *r, uint32_t x, unsigned d,
     uint32_t i, n = (uint32_t)1 << (r->shift[d] - r->jump_shift);
     for (i = 0; i < n; i++) {
         r->ix->jump[base + i] = r->ix->skip[base + i] = r->pool + x;
+        r->ix->skip_lo[base + i] = 0;
         r->ix->skip_sh[base + i] = 63u; /* either way the walk starts at x */
     }
     if (d == r->jump_depth) hwp__rap_chain(r, base, x, d, lo);
