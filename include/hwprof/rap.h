@@ -169,8 +169,8 @@ typedef struct hwp_rap {
     uint64_t updates, buffered, buf_limit, dropped;
     uint64_t splits, merges, early_merges, folded, deferred, scanned;
     /* Engine timing, in host cycles (cost shim attached only). */
-    uint64_t arrive, busy, stall, engine;
-    uint32_t qslots, qi, qlast;
+    uint64_t busy, stall, engine;
+    uint32_t qslots, qi;
     uint32_t bhead, btail;     /* stage 0: sequence numbers              */
     uint32_t buf_mask, idx_shift;
     uint32_t cap, used, nodes, peak, levels;
@@ -365,19 +365,18 @@ HWP__RAP_HOT hwp_rap_node *hwp__rap_descend(const hwp_rap *r, uint64_t key,
  * of pathprof.h. */
 HWP__RAP_HOT void hwp__rap_engine(hwp_rap *r) {
     hwp_cost *c = r->cost;
+    /* Arrival: the host's clock plus its stalls, which only grow. */
     uint64_t t = c->clock + r->stall, b = r->busy;
     uint64_t *f = r->fin + r->qi;
-    if (t < r->arrive) t = r->arrive;
+    uint32_t ev = c->cycles[HWP_COST_RAP_EVENT];
     if (HWP_UNLIKELY(*f > t)) {
         hwp__rap_wait(r, t, *f);
         t = *f;
     }
-    r->arrive = t;
-    r->engine += c->cycles[HWP_COST_RAP_EVENT];
-    b = (b > t ? b : t) + c->cycles[HWP_COST_RAP_EVENT];
+    r->engine += ev;
+    b = (b > t ? b : t) + ev;
     r->busy = b;
     *f = b;
-    r->qlast = r->qi;
     r->qi = r->qi + 1u == r->qslots ? 0u : r->qi + 1u;
 }
 
@@ -690,8 +689,8 @@ static void hwp__rap_empty(hwp_rap *r) {
     hwp__zero(r->fin, (size_t)r->qslots * sizeof *r->fin);
     r->n = r->updates = r->buffered = r->dropped = 0;
     r->bhead = r->btail = 0;
-    r->arrive = r->busy = r->stall = r->engine = 0;
-    r->qi = r->qlast = 0;
+    r->busy = r->stall = r->engine = 0;
+    r->qi = 0;
     r->splits = r->merges = r->early_merges = r->folded = 0;
     r->deferred = r->scanned = 0;
     r->used = r->nodes = r->peak = 1;
@@ -829,13 +828,15 @@ HWP_API void hwp__rap_wait(hwp_rap *r, uint64_t t, uint64_t f) {
  * merge batch's scan): it keeps the engine busy, so later updates wait
  * behind it, but costs the host nothing unless stage 0 fills meanwhile. */
 static void hwp__rap_busy(hwp_rap *r, hwp_cost_op op, uint64_t n) {
-    uint64_t c;
+    uint64_t c, now;
     if (!r->cost) return;
     c = n * hwp_cost_cycles(r->cost, op);
+    now = r->cost->clock + r->stall;
     r->engine += c;
-    if (r->busy < r->arrive) r->busy = r->arrive;
+    if (r->busy < now) r->busy = now;
     r->busy += c;
-    r->fin[r->qlast] = r->busy;
+    /* The update in service (the last one queued) leaves later. */
+    r->fin[(r->qi ? r->qi : r->qslots) - 1u] = r->busy;
 }
 
 /* ---- growing: the split of sec. 2.2 / 3.3 stage 4 ----------------------- */
