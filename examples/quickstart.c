@@ -125,10 +125,8 @@ static void setup(host *h) {
     CHECK(hwp_strat_init(&h->strat, take(hwp_strat_bytes(&sd)), hwp_strat_bytes(&sd),
                          &sd, &h->cost), "stratified", &h->strat);
 
-    /* RAP over PCs in the paper's 8 KB with eps = 10% and its 1K stage-0
-     * buffer: hot code ranges with a guaranteed error bound. */
-    rd.eps = 0.10;
-    rd.buffer = 1024;
+    /* RAP over PCs, the zero desc: the paper's 8 KB with eps = 10% and
+     * its 1K stage-0 buffer; hot code ranges with an error bound. */
     CHECK(hwp_rap_init(&h->rap, take(hwp_rap_bytes(&rd)), hwp_rap_bytes(&rd), &rd,
                        &h->cost), "rap", &h->rap);
 }

@@ -2,7 +2,8 @@
  * stream over 2^20 distinct 64-bit keys and on a synthetic basic-block
  * trace, at the paper's 8 KB with eps = 1% and 10%, with and without the
  * stage-0 buffer and the cost shim; beside an exact hash-table count and
- * a Space-Saving table of the same 8 KB, on the same stream, in the same
+ * Space-Saving (stream summary) and count-min (dyadic) tables of the same
+ * 8 KB, on the same stream, in the same
  * run. Accuracy and peak nodes: bench/rap/rap_report.
  *
  * `bench_rap --keys FILE [bench options]` adds rap/trace/... runs over a
@@ -61,10 +62,22 @@ typedef struct ss_ctx {
     uint32_t at, len;
 } ss_ctx;
 
+typedef struct cm_ctx {
+    cm_tab t[1];
+    const uint64_t *keys;
+    uint32_t at, len;
+} cm_ctx;
+
 #define RAP_ADD(r, key) hwp_rap_add(r, key, 1)
-DEFINE_RUN(run_rap, rap_ctx, hwp_rap, RAP_ADD, c->t->n + c->t->nodes)
+static uint64_t rap_result(const hwp_rap *r) {
+    hwp_rap_stats st;
+    hwp_rap_get_stats(r, &st);
+    return st.n + st.nodes;
+}
+DEFINE_RUN(run_rap, rap_ctx, hwp_rap, RAP_ADD, rap_result(c->t))
 DEFINE_RUN(run_exact, exact_ctx, exact_tab, exact_add, c->t->count[c->keys[0] & c->t->mask])
-DEFINE_RUN(run_ss, ss_ctx, ss_tab, ss_add, c->t->count[c->t->heap[0]])
+DEFINE_RUN(run_ss, ss_ctx, ss_tab, ss_add, c->t->size)
+DEFINE_RUN(run_cm, cm_ctx, cm_tab, cm_add, c->t->c[0])
 
 static rap_ctx *make_rap_n(double eps, uint32_t buffer, uint32_t cache,
                            hwp_cost *cost, const uint64_t *keys,
@@ -73,7 +86,7 @@ static rap_ctx *make_rap_n(double eps, uint32_t buffer, uint32_t cache,
     hwp_rap_desc d;
     memset(&d, 0, sizeof d);
     d.eps = eps;
-    d.buffer = buffer;
+    d.buffer = buffer ? buffer : HWP_RAP_BUFFER_NONE;
     d.cache = cache;
     c->t = hwx_rap_new(&d, cost);
     c->keys = keys;
@@ -144,6 +157,7 @@ int main(int argc, char **argv) {
         code_keys[i] = hwx_code_next(&code);
     }
     hwp_cost_init(&cost, NULL);
+    ss_init(ss->t);
     ss->keys = zipf_keys;
     ss->len = STREAM;
     hwb_run("rap/zipf/eps1", run_rap, make_rap(0.01, 0, 0, NULL, zipf_keys),
@@ -159,6 +173,13 @@ int main(int argc, char **argv) {
     hwb_run("peer/zipf/exact_hash", run_exact, make_exact(zipf_keys, STREAM),
             CHUNK);
     hwb_run("peer/zipf/space_saving_8k", run_ss, ss, CHUNK);
+    {   /* count-min with dyadic levels over the 64-bit keys, 8 KB */
+        cm_ctx *cm = (cm_ctx *)calloc(1, sizeof *cm);
+        cm_init(cm->t, 64, 8192);
+        cm->keys = zipf_keys;
+        cm->len = STREAM;
+        hwb_run("peer/zipf/count_min_8k", run_cm, cm, CHUNK);
+    }
     hwb_run("rap/zipf/eps1+cache1k+cost", run_rap,
             make_rap(0.01, 0, 1024, &cost, zipf_keys), CHUNK);
     hwb_run("rap/zipf/eps1+buf1k+cache1k", run_rap,

@@ -29,15 +29,17 @@ static void row(const char *name, unsigned loop, uint64_t n, double eps) {
     unsigned b;
     for (b = 0; b < 2; b++) {
         hwp_rap_desc d;
+        hwp_rap_stats st;
         hwp_rap *r;
         memset(&d, 0, sizeof d);
         d.eps = eps;
-        d.buffer = b ? 1024u : 0u;
+        d.buffer = b ? 1024u : HWP_RAP_BUFFER_NONE;
         r = hwx_rap_new(&d, NULL);
         for (i = 0; i < n; i++) hwp_rap_add(r, key_at(loop, i), 1);
         hwp_rap_flush(r);
-        bound[b] = (double)hwp_rap_bound(r) / (double)r->n;
-        updates = r->updates;
+        hwp_rap_get_stats(r, &st);
+        bound[b] = (double)st.bound / (double)st.n;
+        updates = st.updates;
         free(r);
     }
     printf("| %s, %llu | %.2f | %.4f | %.4f | %.1f |\n", name,

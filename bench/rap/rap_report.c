@@ -73,12 +73,16 @@ static hwp_rap *run(double eps, uint32_t nodes, uint32_t buffer) {
     memset(&d, 0, sizeof d);
     d.eps = eps;
     d.nodes = nodes;
-    d.buffer = buffer;
+    d.buffer = buffer ? buffer : HWP_RAP_BUFFER_NONE;
     r = hwx_rap_new(&d, NULL);
     peak_buffered = 0;
     for (i = 0; i < nstream; i++) {
+        hwp_rap_stats st;
         hwp_rap_add(r, stream[i], 1);
-        if (r->buffered > peak_buffered) peak_buffered = r->buffered;
+        if (buffer && (i & 63u) == 0) {
+            hwp_rap_get_stats(r, &st);
+            if (st.buffered > peak_buffered) peak_buffered = st.buffered;
+        }
     }
     hwp_rap_flush(r);
     return r;
@@ -88,7 +92,7 @@ static void space_saving(const hwx_exact *x) {
     static ss_tab s;
     unsigned i, hot = 0;
     double sum = 0, mx = 0;
-    memset(&s, 0, sizeof s);
+    ss_init(&s);
     for (i = 0; i < N; i++) ss_add(&s, keys[i]);
     for (i = 0; i < s.size; i++) {
         uint64_t t = hwx_exact_range((void *)x, s.key[i], s.key[i]);
@@ -117,13 +121,15 @@ static void rows(const char *name, hwx_exact *x, const char *svg) {
         for (e = 0; e < 2; e++) {
             hwp_rap *r = run(epss[e], pools[p], 0);
             hwp_rap_acc a10, a1;
+            hwp_rap_stats st;
+            hwp_rap_get_stats(r, &st);
             hwp_rap_accuracy(r, 0.10, hwx_exact_range, x, &a10);
             hwp_rap_accuracy(r, 0.01, hwx_exact_range, x, &a1);
             printf("| %-16s | eps=%2.0f%% %2uKB | %u | %llu | %.4f | %u, "
                    "%.3f%%, %.3f%% | %u, %.3f%%, %.3f%% |\n",
-                   name, 100 * epss[e], pools[p] / 64, r->peak,
-                   (unsigned long long)r->deferred,
-                   (double)hwp_rap_bound(r) / (double)r->n, a10.hot,
+                   name, 100 * epss[e], pools[p] / 64, st.peak,
+                   (unsigned long long)st.deferred,
+                   (double)st.bound / (double)st.n, a10.hot,
                    a10.mean_pct, a10.max_pct, a1.hot, a1.mean_pct,
                    a1.max_pct);
             if (a10.violations || a1.violations)
@@ -158,14 +164,16 @@ static void buffer_cut(const char *name, hwx_exact *x) {
         for (b = 0; b < 2; b++) {
             hwp_rap *r = run(epss[e], 512, b ? 1024 : 0);
             hwp_rap_acc a;
+            hwp_rap_stats st;
+            hwp_rap_get_stats(r, &st);
             hwp_rap_accuracy(r, 0.10, hwx_exact_range, x, &a);
             printf("| eps=%2.0f%% | %s | %llu | %.1f | %.5f | %.4f | %u, "
                    "%.3f%%, %.3f%% |\n",
                    100 * epss[e], b ? "1K" : "none",
-                   (unsigned long long)r->updates,
-                   (double)nstream / (double)r->updates,
+                   (unsigned long long)st.updates,
+                   (double)nstream / (double)st.updates,
                    (double)peak_buffered / (double)nstream,
-                   (double)hwp_rap_bound(r) / (double)r->n, a.hot,
+                   (double)st.bound / (double)st.n, a.hot,
                    a.mean_pct, a.max_pct);
             if (a.violations)
                 printf("BOUND VIOLATED: %llu nodes\n",
@@ -234,8 +242,8 @@ static int real(const char *path, const char *name, const char *svg) {
         printf("  %#llx-%#llx depth %u: %.2f%%, %.2f%%, exact %.2f%%, error "
                "%.3f%%\n",
                (unsigned long long)hot[i].lo, (unsigned long long)hot[i].hi,
-               hot[i].depth, 100.0 * (double)hot[i].excl / (double)r->n,
-               100.0 * (double)hot[i].sum / (double)r->n,
+               hot[i].depth, 100.0 * (double)hot[i].excl / (double)n,
+               100.0 * (double)hot[i].sum / (double)n,
                100.0 * (double)t / (double)n,
                t ? 100.0 * ((double)t - (double)hot[i].sum) / (double)t : 0.0);
     }

@@ -16,7 +16,6 @@ static void hwx__rap_defaults(void *dv, const hwx_opts *o) {
                 : o->rap_key == HWX_KEY_ADDR   ? HWP_RAP_SRC_ADDR
                 : o->rap_key == HWX_KEY_TARGET ? HWP_RAP_SRC_NEXT_PC
                                                : HWP_RAP_SRC_PC;
-    d->buffer = 1024; /* the stage-0 combining buffer, 1K as in sec. 3.3 */
     d->cls_mask = o->rap_key == HWX_KEY_VALUE  ? HWP_CLS_BIT(HWP_CLS_LOAD)
                   : o->rap_key == HWX_KEY_ADDR
                       ? HWP_CLS_BIT(HWP_CLS_LOAD) | HWP_CLS_BIT(HWP_CLS_STORE)
@@ -42,6 +41,7 @@ static hwp_status hwx__rap_set(void *dv, const char *k, const char *opt,
     if (hwx_streq(k, "q")) return hwx__u32(opt, v, &d->q, why);
     if (hwx_streq(k, "buffer")) return hwx__u32(opt, v, &d->buffer, why);
     if (hwx_streq(k, "bits")) return hwx__u32(opt, v, &d->key_bits, why);
+    if (hwx_streq(k, "base")) return hwx__u64(opt, v, &d->key_base, why);
     if (hwx_streq(k, "hot")) return hwx__f64(opt, v, &d->hot, why);
     if (hwx_streq(k, "first_merge")) return hwx__u64(opt, v, &d->first_merge, why);
     return hwx__unknown(why);
@@ -108,21 +108,26 @@ static uint64_t hwx__rap_exact(void *ctx, uint64_t lo, uint64_t hi) {
 static void hwx__rap_text(const void *sv, const hwx_session *s, const hwp_writer *w) {
     const hwp_rap *rap = ((const hwx__rap *)sv)->rap;
     hwp_rap_range r[24];
-    size_t n = hwp_rap_hot(rap, rap->desc.hot, r, 24), i;
+    hwp_rap_desc d;
+    hwp_rap_stats st;
+    size_t n, i;
+    hwp_rap_get_desc(rap, &d);
+    hwp_rap_get_stats(rap, &st);
+    n = hwp_rap_hot(rap, d.hot, r, 24);
     if (n > 24) n = 24; /* it returns how many there are */
     hwp_put_str(w, "\n-- hot ");
     hwp_put_str(w, s->opts.rap_key == HWX_KEY_PC      ? "code"
                    : s->opts.rap_key == HWX_KEY_VALUE ? "value"
                    : s->opts.rap_key == HWX_KEY_ADDR  ? "address"
                                                       : "target");
-    hwx__kv(w, " ranges: RAP (Mysore et al., CGO 2006) --\n  ", rap->nodes);
-    hwx__kv(w, " of ", rap->cap);
+    hwx__kv(w, " ranges: RAP (Mysore et al., CGO 2006) --\n  ", st.nodes);
+    hwx__kv(w, " of ", st.pool);
     hwp_put_str(w, " nodes, eps ");
-    hwp_put_f64(w, rap->desc.eps, 3);
+    hwp_put_f64(w, d.eps, 3);
     hwp_put_str(w, ", hot = at least ");
-    hwx__pct(w, rap->desc.hot, 1.0);
+    hwx__pct(w, d.hot, 1.0);
     hwp_put_str(w, " of ");
-    hwp_put_u64(w, rap->n);
+    hwp_put_u64(w, st.n);
     hwp_put_str(w, " events\n");
     for (i = 0; i < n; i++) {
         hwp_put_str(w, "  [");
@@ -130,11 +135,11 @@ static void hwx__rap_text(const void *sv, const hwx_session *s, const hwp_writer
         hwp_put_str(w, ", ");
         hwp_put_hex(w, r[i].hi);
         hwp_put_str(w, "]  ");
-        hwx__pct(w, (double)r[i].sum, (double)rap->n);
+        hwx__pct(w, (double)r[i].sum, (double)st.n);
         if (s->exact) {
             hwp_put_str(w, "  (exact ");
             hwx__pct(w, (double)hwx__rap_exact((void *)(uintptr_t)s, r[i].lo, r[i].hi),
-                     (double)rap->n);
+                     (double)st.n);
             hwp_put_str(w, ")");
         }
         hwp_put_str(w, "\n");
@@ -150,8 +155,10 @@ static void hwx__rap_eval(void *sv, const hwx_session *s, unsigned char *scratch
                           hwx_metric *out) {
     const hwp_rap *rap = ((const hwx__rap *)sv)->rap;
     hwp_rap_acc ra;
+    hwp_rap_desc d;
     (void)scratch;
-    if (hwp_rap_accuracy(rap, rap->desc.hot, hwx__rap_exact, (void *)(uintptr_t)s, &ra) ==
+    hwp_rap_get_desc(rap, &d);
+    if (hwp_rap_accuracy(rap, d.hot, hwx__rap_exact, (void *)(uintptr_t)s, &ra) ==
             HWP_OK &&
         ra.hot) {
         out[0].valid = 1;
@@ -170,7 +177,7 @@ static const hwx_metric_def hwx__rap_metrics[] = {
 };
 
 const hwx_adapter hwx__adapter_rap = {
-    "rap", NULL, HWP_MODEL_RAP, "kb, eps, b, q, buffer, bits, hot, first_merge",
+    "rap", NULL, HWP_MODEL_RAP, "kb, eps, b, q, buffer, bits, base, hot, first_merge",
     sizeof(hwp_rap_desc), sizeof(hwx__rap), hwx__rap_metrics, 1,
     hwx__rap_defaults, hwx__rap_set, hwx__rap_wants, hwx__rap_bytes, hwx__rap_init,
     hwx__rap_insn, hwx__rap_block, hwx__rap_flush, hwx__rap_merge, hwx__rap_text,

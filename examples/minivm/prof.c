@@ -163,7 +163,7 @@ void mvp_block(mvp *p, const hwp_insn *in, uint32_t n) {
     if (p->on & MVP_PATH && in->cls != HWP_CLS_OTHER)
         hwp_path_branch(&p->path, in->pc, in->next_pc, in->cls,
                         (in->events & HWP_EV_TAKEN) != 0, len, 0);
-    if (p->on & MVP_RAP) hwp_rap_add(&p->rap_code, p->block_pc - MV_CODE_BASE, len);
+    if (p->on & MVP_RAP) hwp_rap_add(&p->rap_code, p->block_pc, len);
     if (p->on & MVP_STRAT && in->cls == HWP_CLS_CALL) {
         hwp_strat_push(&p->strat, HWP_STRAT_KIND_CALL, in->pc, in->addr);
         if (in->value) /* a method call: value is the receiver type */
@@ -181,7 +181,7 @@ void mvp_block(mvp *p, const hwp_insn *in, uint32_t n) {
  * <pc, loaded value>. */
 void mvp_access(mvp *p, const hwp_insn *in, uint32_t n) {
     if (p->on & MVP_RAP && in->addr >= MV_HEAP_BASE)
-        hwp_rap_add(&p->rap_heap, in->addr - MV_HEAP_BASE, 1);
+        hwp_rap_add(&p->rap_heap, in->addr, 1);
     if (in->cls == HWP_CLS_LOAD) {
         if (p->on & MVP_COPROC) {
             hwp_cp_tick(&p->cp, p->steps - p->cp_steps - 1u);
@@ -249,20 +249,22 @@ int mvp_init(mvp *p, const mvp_opts *o, const mv_prog *prog, char *err,
                   hwp_strat_bytes(&d), &p->strat, &d, &p->cost);
     }
     if (p->on & MVP_RAP) {
-        /* b = 4, eps = 1%, 512 nodes (8 KB): the paper's defaults. The keys
-         * are offsets into the code and heap segments and the domain is
-         * just wide enough for them (the paper's R), so the tree is a few
-         * levels deep instead of 32 for a 64-bit domain. The code tree
-         * gets the paper's 1K-entry stage-0 combining buffer: loops repeat
-         * the same runs; heap addresses rarely repeat back to back. */
+        /* b = 4, 512 nodes (8 KB) as in the paper, eps = 1% for the VM's
+         * small programs. Each tree's domain is its segment, just wide
+         * enough (the paper's R), so the tree is a few levels deep instead
+         * of 32 for a 64-bit domain. The code tree keeps the paper's
+         * 1K-entry stage 0: loops repeat the same runs; heap addresses
+         * rarely repeat back to back, so that tree has none. */
         hwp_rap_desc d;
         memset(&d, 0, sizeof d);
+        d.eps = 0.01;
+        d.key_base = MV_CODE_BASE;
         d.key_bits = mvp__key_bits(8u * (uint64_t)prog->ncode);
-        d.buffer = 1024;
         MVP__INIT("rap (code)", hwp_rap_init,
                   hwp_rap_bytes(&d), &p->rap_code, &d, &p->cost);
+        d.key_base = MV_HEAP_BASE;
         d.key_bits = mvp__key_bits(16u * (uint64_t)o->heap_cells);
-        d.buffer = 0;
+        d.buffer = HWP_RAP_BUFFER_NONE;
         MVP__INIT("rap (heap)", hwp_rap_init,
                   hwp_rap_bytes(&d), &p->rap_heap, &d, &p->cost);
     }
@@ -372,26 +374,30 @@ void mvp_summary(const mvp *p, mvt_profile *out) {
 void mvp_print_regions(const mvp *p, FILE *f) {
     if (p->on & MVP_RAP) {
         hwp_rap_range r[16];
+        hwp_rap_stats sc, sh;
         size_t n, i;
-        /* Hot ranges (Mysore et al., sec. 4.1) at 10% of the events: the code
-         * a JIT should look at first, the heap a GC or prefetcher should. */
+        hwp_rap_get_stats(&p->rap_code, &sc);
+        hwp_rap_get_stats(&p->rap_heap, &sh);
+        /* Hot ranges (Mysore et al., sec. 4.1) at 10% of the events: the
+         * code a JIT should look at first, the heap a GC or prefetcher
+         * should. */
         n = hwp_rap_hot(&p->rap_code, 0.10, r, 16);
         for (i = 0; i < n && i < 16; i++) {
-            uint32_t lo = (uint32_t)(r[i].lo / 8u), hi = (uint32_t)(r[i].hi / 8u);
+            uint32_t lo = (uint32_t)((r[i].lo - MV_CODE_BASE) / 8u),
+                     hi = (uint32_t)((r[i].hi - MV_CODE_BASE) / 8u);
             const mv_func *a, *b;
             if (hi >= p->prog->ncode) hi = p->prog->ncode - 1u;
             a = mv_func_at(p->prog, lo);
             b = mv_func_at(p->prog, hi);
             fprintf(f, "hwprof region code %s+%u .. %s+%u share %.3f\n",
                     a ? a->name : "?", a ? lo - a->entry : lo, b ? b->name : "?",
-                    b ? hi - b->entry : hi, (double)r[i].excl / (double)p->rap_code.n);
+                    b ? hi - b->entry : hi, (double)r[i].excl / (double)sc.n);
         }
         n = hwp_rap_hot(&p->rap_heap, 0.10, r, 16);
-        for (i = 0; i < n && i < 16 && p->rap_heap.n; i++)
+        for (i = 0; i < n && i < 16 && sh.n; i++)
             fprintf(f, "hwprof region heap 0x%llx .. 0x%llx share %.3f\n",
-                    (unsigned long long)(MV_HEAP_BASE + r[i].lo),
-                    (unsigned long long)(MV_HEAP_BASE + r[i].hi),
-                    (double)r[i].excl / (double)p->rap_heap.n);
+                    (unsigned long long)r[i].lo, (unsigned long long)r[i].hi,
+                    (double)r[i].excl / (double)sh.n);
     }
 }
 

@@ -1,117 +1,45 @@
+/* SPDX-License-Identifier: MIT */
 /* hwprof/rap.h: Range Adaptive Profiling trees in fixed memory.
  *
- * Model of Mysore, Agrawal, Sherwood, Shrivastava & Suri, "Profiling over
- * Adaptive Ranges" (seed 002). A stream of 64-bit keys (PCs, load values,
- * data addresses, any event identifier) is summarised into a tree of
- * ranges over the domain [0, 2^w): every event is counted once, in the
- * smallest range of the tree that contains it (sec. 2.1); a range whose
- * counter passes SplitThreshold grows b children (sec. 2.2); batched,
- * bottom-up merges at exponentially growing intervals fold ranges that no
- * longer carry weight back into their parents (sec. 3.1); hot ranges are
- * read off with the paper's definition (sec. 4.1). Counters are never
- * decremented, so every estimate is a lower bound (sec. 4.3).
+ * Model of Mysore, Agrawal, Sherwood, Shrivastava and Suri, "Profiling
+ * over Adaptive Ranges", CGO 2006. A stream of 64-bit keys (PCs, load
+ * values, data addresses, any event identifier) inside a declared domain
+ * [key_base, key_base + 2^key_bits) is summarised into a tree of ranges:
+ * every event is counted once, in the smallest range of the tree that
+ * holds it (sec. 2.1); a range whose counter passes SplitThreshold = eps n
+ * / log(R) grows b children (sec. 2.2); batched, bottom-up merges at
+ * exponentially growing intervals fold ranges that no longer carry weight
+ * back into their parents (sec. 3.1); hot ranges are read off with the
+ * paper's definition (sec. 4.1). Counters are never decremented, so every
+ * estimate is a lower bound (sec. 4.3), and the sum of a range's ancestors
+ * bounds what it may be missing.
  *
- * Implemented from the paper
- *   sec. 2.1   update: smallest containing range, one counter per event
- *   sec. 2.2   split: count > SplitThreshold = eps * n / log(R), b children
- *              with zero counts, the parent keeps its count; merge: folded
- *              children are added into the parent
- *   sec. 3.1   branching factor b (default 4), merges batched at n = e,
- *              e q, e q^2, ... (default e = 2^10 as in sec. 3.3, q = 2)
- *   sec. 3.3   stage-0 event buffer that combines identical events; the
- *              partial-children split after an internal merge; cycle cost
- *              (4 cycles an event, a pipeline flush per split, a stall per
- *              node scanned in a merge batch) through cost.h
- *   sec. 3.4   ~128 bits a node: hwp_rap_node is 16 bytes
- *   sec. 4.1   hot ranges: count plus the counts of non-hot sub-ranges is
- *              at least a fraction phi of n
- *   sec. 4.3   percent error on hot ranges against an exact profile
+ * The paper's hardware (sec. 3.3) is a pipeline beside the core: a stage-0
+ * buffer that combines identical events, a TCAM that finds the smallest
+ * range, the counters and the split comparator. The host pays only when
+ * the engine falls so far behind that stage 0 is full; the cost model here
+ * is that queue (docs/rap.md, "Cost model").
  *
- * Choices the paper leaves open (docs/rap.md explains each)
- *   log(R)     the maximum height of the tree, ceil(w / log2 b) levels
- *              (sec. 2.2 calls log(R) "the maximum possible height of the
- *              tree"); with it the error of any tree range is at most
- *              eps * n + levels * max_weight (the second term is the one
- *              event each ancestor may take before it splits).
- *   threshold  recomputed in the cold path whenever n has grown by 1/64
- *              since the last time; between recomputations a slightly
- *              lower (stale) threshold is used, which only splits earlier
- *              and so keeps the bound.
- *   merge      post-order; a leaf child C of A folds into A while
- *              count(A) + count(C) <= threshold, smallest child first.
- *              Folding some children but not others leaves A with partial
- *              children; events for a missing child count at A, and when
- *              A passes the threshold again it re-grows the missing
- *              children around the surviving ones (sec. 3.3).
- *   pool full  a split that finds no room runs a merge batch early (at most
- *              once per 25% growth of n); if that is not allowed or does
- *              not help, splits are deferred until n grows by 1/64 and the
- *              deferral is counted. A deferred split can loosen the eps
- *              bound; hwp_rap_bound() always gives the bound that holds.
- *   buffer     stage 0 is a direct-mapped combining buffer: an event whose
- *              key is resident adds to that entry, otherwise the resident
- *              entry goes to the tree as one weighted update. Sec. 3.3's
- *              entries drain into the engine rather than wait: once the
- *              buffer holds more than L = max(T, min(4 * entries, 4 * T))
- *              weight (T = SplitThreshold), entries leave in slot order
- *              (a round robin) until it holds no more. Updates then weigh
- *              at most L + w_max, and without deferral every tree range's
- *              error is at most eps * n + levels * (L + w_max) plus the
- *              weight still buffered; L <= 4 T, so at most 5 eps n +
- *              levels * w_max at any n (docs/rap.md, "The bound"), and
- *              L = T once T >= 4 * entries.
- *   lookup     the TCAM of sec. 3.3 finds the smallest range in one step;
- *              software walks the trie. The walk starts at the end of the
- *              root's single-child spine, where a 256-entry table (jump[],
- *              in the instance) indexed by the next 8 key bits gives the
- *              deepest node on that stretch of the path, or, when the
- *              key lies in the range at the end of that node's chain of
- *              single-internal-child nodes, the chain's end (skip[]);
- *              for b <= 4 each further level is a table lookup on
- *              (mask, digit). An optional cache (desc.cache) maps a key
- *              to its smallest range until the tree next changes shape.
- *              None of them changes the tree (docs/rap.md, "Speed").
- *              Without cache, with b = 4 and an even w, one test per
- *              event (two with a cost shim) selects a copy of the update
- *              with the cache and walk tests compiled out, with or without
- *              the cost shim's charge (r->cfg); the stage-0 buffer's
- *              hit is inline too, its misses and every other
- *              configuration call one out-of-line copy (hwp__rap_tree).
- *              The charge stays per tree update.
+ * Where the paper leaves a choice open, the reason is next to the code
+ * that makes it; docs/rap.md collects them ("Choices").
  *
- * API (hot paths inline, the rest with HWPROF_IMPL)
- *   hwp_rap_bytes(desc)                 storage for a desc (0 if invalid)
- *   HWP_RAP_BYTES(nodes, buffer, cache) the same at compile time
- *   hwp_rap_nodes_for(eps, w, b)        worst-case node count, to size a pool
- *   hwp_rap_init(r, mem, bytes, desc, cost)
- *   hwp_rap_reset(r)                    empty tree, same desc and storage
- *   hwp_rap_add(r, key, weight)         inline: one event (weight >= 1)
- *   hwp_rap_insn(r, insn)               inline: the shared record, filtered
- *                                       by desc.cls_mask / desc.ev_mask,
- *                                       keyed by desc.source
- *   hwp_rap_flush(r)                    drain the stage-0 buffer into the tree
- *   hwp_rap_foreach(r, fn, ctx)         every node, children before parents
- *   hwp_rap_estimate(r, lo, hi, &lower, &upper)   any interval [lo, hi]
- *   hwp_rap_bound(r)                    additive error that holds for every
- *                                       tree range (a posteriori), weight
- *                                       still in stage 0 included
- *   hwp_rap_hot(r, phi, out, cap)       hot ranges (sec. 4.1)
- *   hwp_rap_accuracy(r, phi, exact, ctx, &acc) percent error on hot ranges
- *                                       and worst error over all nodes
- *   hwp_rap_merge(dst, src)             fold a tree built with the same desc
- *   hwp_rap_write_text(r, w)            dump in the spirit of rap_finalize
- *   hwp_rap_write_json(r, w)            stable schema, see docs/rap.md
- *   hwp_rap_write_svg(r, w)             hot ranges as nested bars
- *   hwp_rap_write_svg_range(r, w, lo, hi)  the same over the smallest
- *                                       tree range holding [lo, hi];
- *                                       HWP_EINVAL (nothing drawn, r
- *                                       const so no hwp_why) for a NULL
- *                                       tree or writer, lo > hi or
- *                                       hi >= 2^w
+ * API (hot paths inline, the rest where HWPROF_IMPL is defined)
+ *   hwp_rap_bytes(desc), HWP_RAP_BYTES(nodes, buffer, cache)
+ *   hwp_rap_init(r, mem, bytes, desc, cost)   mem of any alignment
+ *   hwp_rap_add(r, key, weight), hwp_rap_insn(r, insn)     hot paths
+ *   hwp_rap_reset, hwp_rap_flush, hwp_rap_merge, hwp_rap_get_stats
+ *   hwp_rap_query(r, lo, hi, &est)     estimate and bounds of [lo, hi]
+ *   hwp_rap_estimate(r, lo, hi, &lower, &upper)   the bounds alone
+ *   hwp_rap_top(r, bits, out, cap)     hottest aligned 2^bits-key blocks
+ *   hwp_rap_hot(r, phi, out, cap)      hot ranges (sec. 4.1)
+ *   hwp_rap_foreach(r, fn, ctx)        every range, children first
+ *   hwp_rap_bound(r)                   additive error of every range
+ *   hwp_rap_accuracy(r, phi, exact, ctx, &acc)   against an exact profile
+ *   hwp_rap_nodes_for(eps, w, b)       worst-case nodes, to size a pool
+ *   hwp_rap_write_json / read_desc / read_json, write_text, write_svg(_range)
  *
- * Readable fields of hwp_rap (never write them): n, nodes, peak, cap,
- * used, levels, split_at, updates, buffered, buf_limit, splits, merges,
- * early_merges, folded, deferred, scanned.
+ * Every member of hwp_rap is private: it is declared here only so that a
+ * host can allocate one statically.
  */
 #ifndef HWPROF_RAP_H
 #define HWPROF_RAP_H
@@ -127,31 +55,61 @@ extern "C" {
 enum {
     HWP_RAP_SRC_PC = 0,  /* code profile (sec. 4.2)                    */
     HWP_RAP_SRC_NEXT_PC, /* targets / next instruction                 */
-    HWP_RAP_SRC_ADDR,    /* data addresses (zero-load ranges, sec 4.4) */
+    HWP_RAP_SRC_ADDR,    /* data addresses (sec. 4.4)                  */
     HWP_RAP_SRC_VALUE    /* load values (sec. 4.1, 4.4)                */
 };
 
-/* Zero means the paper's default for every field. */
+/* desc.buffer for a tree fed directly, with no stage 0. */
+#define HWP_RAP_BUFFER_NONE 0xFFFFFFFFu
+
+/* Zero means the default for every field; docs/rap.md attributes each. */
 typedef struct hwp_rap_desc {
-    uint32_t key_bits;    /* w: domain [0, 2^w), 1..64; 0 = 64           */
-    uint32_t branching;   /* b: 2, 4, 8 or 16; 0 = 4 (sec. 3.1)          */
-    double eps;           /* error parameter in (0, 1); 0 = 0.01         */
-    uint32_t nodes;       /* pool size in nodes, >= b + 1; 0 = 512, the
-                             paper's 8 KB at 128 bits a node             */
-    uint32_t q;           /* merge interval ratio 2..64; 0 = 2 (sec 3.1) */
-    uint64_t first_merge; /* events before the first merge batch;
-                             0 = 1024 (the 2^10 of sec. 3.3)             */
-    uint32_t buffer;      /* stage-0 entries: 0 = no buffer, else a power
-                             of two up to 2^20 (the paper used 1K)       */
-    uint32_t cache;       /* lookup-cache entries: 0 = none, else a power
-                             of two up to 2^20; the software stand-in for
-                             the TCAM match of sec. 3.3 (docs/rap.md)    */
-    uint32_t source;      /* HWP_RAP_SRC_*, for hwp_rap_insn             */
-    uint32_t cls_mask;    /* HWP_CLS_BIT()s hwp_rap_insn accepts; 0 = all */
-    uint32_t ev_mask;     /* HWP_EV_* bits of which one must be set;
-                             0 = no requirement                          */
-    double hot;           /* hot fraction for the reports; 0 = 0.10      */
+    uint64_t key_base;    /* first key of the domain; 0                   */
+    uint32_t key_bits;    /* the domain holds 2^key_bits keys, 1..64; 64 */
+    uint32_t branching;   /* b: 2, 4, 8 or 16; 4 (sec. 3.1)               */
+    double eps;           /* error parameter in (0, 1); 0.10, the eps the
+                             paper pairs with ~500 nodes (sec. 4.3)       */
+    uint32_t nodes;       /* tree nodes, b + 1 .. 2^30; 512 (8 KB at the
+                             128 bits a node of sec. 3.4)                 */
+    uint32_t q;           /* merge interval ratio 2..64; 2 (sec. 3.1)     */
+    uint64_t first_merge; /* events before the first merge batch; 1024
+                             (the 2^10 of sec. 3.3)                       */
+    uint32_t buffer;      /* stage-0 entries, a power of two up to 2^20;
+                             1024 (the 1k buffer of sec. 3.3);
+                             HWP_RAP_BUFFER_NONE: no stage 0              */
+    uint32_t cache;       /* lookup-cache entries: a power of two up to
+                             2^20; 0 = none                               */
+    uint32_t source;      /* HWP_RAP_SRC_*, for hwp_rap_insn              */
+    uint32_t cls_mask;    /* HWP_CLS_BIT()s hwp_rap_insn takes; 0 = all   */
+    uint32_t ev_mask;     /* HWP_EV_* bits of which one must be set; 0 =
+                             no requirement                               */
+    double hot;           /* hot fraction for the reports; 0.10 (sec. 4.1) */
 } hwp_rap_desc;
+
+/* What a host may read. The first four are every model's. Weights, not
+ * calls: an event of weight 3 counts 3. */
+typedef struct hwp_rap_stats {
+    uint64_t events;   /* weight offered to hwp_rap_add / hwp_rap_insn   */
+    uint64_t dropped;  /* weight of keys outside the declared domain     */
+    uint64_t evicted;  /* ranges folded into their parent by merges      */
+    uint64_t cycles;   /* host stall cycles charged to the cost shim     */
+    uint64_t n;        /* weight in the tree                             */
+    uint64_t buffered; /* weight waiting in stage 0                      */
+    uint64_t updates;  /* tree updates (entries leaving stage 0)         */
+    uint64_t splits, merges, early_merges, deferred, scanned;
+    uint64_t threshold; /* SplitThreshold at the current n               */
+    uint64_t bound;    /* hwp_rap_bound(): additive error of any range   */
+    uint64_t engine_cycles; /* busy time of the modelled engine          */
+    uint32_t nodes, peak, pool, levels;
+} hwp_rap_stats;
+
+/* Estimate of the weight of keys in [lo, hi]: lower <= true <= upper, and
+ * estimate spreads the count of each range that only partly overlaps
+ * [lo, hi] evenly over that range's keys (a point between the bounds). */
+typedef struct hwp_rap_est {
+    uint64_t lower, upper;
+    double estimate;
+} hwp_rap_est;
 
 /* One range of the tree: 128 bits, as in sec. 3.4. Its range is implied
  * by the path from the root (a multibit trie, sec. 3.3 stage 2). */
@@ -166,7 +124,7 @@ typedef struct hwp_rap_node {
 
 HWP_STATIC_ASSERT(rap_node_is_16_bytes, sizeof(hwp_rap_node) == 16);
 
-/* A stage-0 buffer entry: a key and how often it was seen (sec. 3.3). */
+/* A stage-0 entry: a key (relative to key_base) and its weight. */
 typedef struct hwp_rap_slot {
     uint64_t key, count;
 } hwp_rap_slot;
@@ -178,79 +136,61 @@ typedef struct hwp_rap_hit {
     uint32_t node, epoch;
 } hwp_rap_hit;
 
+#define HWP__RAP_JUMP_BITS 8u /* the jump table takes 8 key bits */
+#define HWP__RAP_JUMP (1u << HWP__RAP_JUMP_BITS)
+
+/* The walk's shortcut tables, in the host's storage like the tree: the
+ * TCAM of sec. 3.3 finds the smallest range in one step, software walks
+ * the trie, and these tables let it start deep. */
+typedef struct hwp__rap_index {
+    hwp_rap_node *jump[HWP__RAP_JUMP];
+    hwp_rap_node *skip[HWP__RAP_JUMP];
+    uint64_t skip_lo[HWP__RAP_JUMP];
+    uint8_t skip_sh[HWP__RAP_JUMP];
+} hwp__rap_index;
+
 typedef struct hwp_rap {
     hwp_head head;
-    hwp_rap_desc desc; /* the desc with defaults filled in              */
+    hwp_rap_desc desc;
     hwp_cost *cost;
     hwp_rap_node *pool;
-    uint64_t *live;    /* compaction scratch: a bit per slot            */
-    uint32_t *rank;    /* compaction scratch: live slots before a word  */
-    hwp_rap_slot *buf; /* stage-0 buffer, NULL when off                  */
-    hwp_rap_hit *cache; /* lookup cache, NULL when off                   */
-    uint64_t key_mask; /* keys are taken modulo 2^w                     */
-    uint64_t n;        /* weight delivered to the tree                  */
-    uint64_t split_at; /* threshold in force; all-ones while deferred   */
-    uint64_t next_cold;  /* n at which the hot path enters the cold path */
-    uint64_t recalc_at;  /* n at which the threshold is recomputed       */
-    uint64_t next_merge; /* n of the next scheduled merge batch          */
-    uint64_t last_merge; /* n at the last merge batch                    */
-    double eps_per_level; /* eps / levels                                */
-    /* statistics */
-    uint64_t updates;  /* tree updates (events leaving stage 0)          */
-    uint64_t buffered; /* weight waiting in the stage-0 buffer; the
-                          weight offered is n + buffered                 */
-    uint64_t buf_limit; /* most weight the buffer may hold: max(T,
-                           min(4 * entries, 4 * T)), T the threshold, set
-                           with it; past it entries drain in slot order */
+    hwp__rap_index *ix;
+    uint64_t *live;     /* compaction: a bit per slot                     */
+    uint32_t *rank;     /* compaction: live slots before each word        */
+    hwp_rap_slot *buf;  /* stage 0 in arrival order, NULL when off        */
+    uint32_t *bidx;     /* stage 0's key index: sequence numbers          */
+    uint64_t *fin;      /* engine queue: finish times of the last q + 1   */
+    hwp_rap_hit *cache;
+    uint64_t key_base, key_mask;
+    uint64_t n;
+    uint64_t split_at;  /* all-ones while splits are deferred             */
+    uint64_t next_cold, recalc_at, next_merge, last_merge;
+    double eps_per_level;
+    uint64_t updates, buffered, buf_limit, dropped;
     uint64_t splits, merges, early_merges, folded, deferred, scanned;
-    uint32_t cap;    /* pool size in nodes                               */
-    uint32_t used;   /* slots in use, live or awaiting compaction        */
-    uint32_t nodes;  /* live nodes                                       */
-    uint32_t peak;   /* most live nodes ever                             */
-    uint32_t levels; /* maximum height of the tree: ceil(w / log2 b)     */
-    uint32_t digit_mask, buf_mask, log2b;
-    uint32_t buf_next; /* the next slot to drain                        */
-    uint32_t cache_mask, epoch; /* epoch: bumped whenever the shape changes */
-    /* The root's spine: the chain of single-child nodes below the root
-     * (the 40 empty top bits above a code region in a 64-bit space). A
-     * key inside the spine's last range starts its walk there. */
+    /* Engine timing, in host cycles (cost shim attached only). */
+    uint64_t busy, stall, engine;
+    uint32_t qslots, qi;
+    uint32_t bhead, btail;     /* stage 0: sequence numbers              */
+    uint32_t buf_mask, idx_shift;
+    uint32_t cap, used, nodes, peak, levels;
+    uint32_t digit_mask, log2b, cache_mask, epoch;
     uint32_t spine_node, spine_depth;
     uint64_t spine_lo, spine_mask;
-    /* The next HWP__RAP_JUMP_BITS key bits below the spine index jump[]:
-     * the deepest node on that stretch of the key's path, so one load
-     * replaces up to 8 / log2 b levels of the walk (rebuilt on every
-     * reshape, like the spine). */
     uint32_t jump_shift, jump_mask, jump_depth;
-    hwp_rap_node *jump[256];
-    /* Chain skip: below jump[e] (a node at the jump depth), the chain of
-     * nodes with exactly one internal child ends at skip[e], whose range
-     * starts at skip_lo[e] and spans 2^skip_sh[e] keys. A key inside it
-     * starts its walk there: on a Zipf stream at eps = 10% a hot key's
-     * chain runs 20+ levels below the jump table. Where there is no
-     * chain, skip[e] = jump[e]. */
-    hwp_rap_node *skip[256];
-    uint64_t skip_lo[256];
-    uint8_t skip_sh[256];
-    /* HWP__RAP_* bits, fixed at init: which tests the per-event path can
-     * leave out (hwp_rap_add passes them to hwp__rap_update as constants). */
-    uint32_t cfg;
-    /* hwp__rap_stride, used when walk != 0 (b <= 4 and log2 b divides w;
-     * walk = log2 b): step[(mask << log2 b) | digit] is 1 + the child's
-     * offset in its block, 0 when the child is absent or the node is a
-     * leaf; lsh[d] = 64 - shift[d] moves the key bits below the start of a
-     * depth-d range to the top (0 at the deepest level: only leaves). */
-    uint32_t walk;
+    uint32_t cfg, walk;
     uint8_t step[64];
     uint8_t lsh[68];
     uint8_t shift[68]; /* shift[d]: a depth-d range spans 2^shift[d] keys */
 } hwp_rap;
 
-/* What hwp_rap_foreach and hwp_rap_hot report for a range. */
+/* What hwp_rap_foreach, hwp_rap_hot and hwp_rap_top report for a range. */
 typedef struct hwp_rap_range {
     uint64_t lo, hi;  /* the range, inclusive                           */
-    uint64_t count;   /* the node's own counter                         */
-    uint64_t sum;     /* its subtree: lower bound on events in [lo, hi]  */
-    uint64_t upper;   /* sum + every ancestor's count: upper bound       */
+    uint64_t count;   /* the node's own counter (0 for a hwp_rap_top
+                         block that is not a node)                     */
+    uint64_t sum;     /* lower bound on the weight in [lo, hi]          */
+    uint64_t upper;   /* upper bound: sum + ancestors + stage 0         */
     uint64_t excl;    /* count + non-hot descendants (hot weight, 4.1)   */
     uint32_t depth;
     uint32_t node;    /* pool index                                     */
@@ -275,50 +215,65 @@ typedef struct hwp_rap_acc {
 
 #define HWP__RAP_MAGIC HWP__MAGIC('r', 'a', 'p', ' ')
 #define HWP__RAP_GARBAGE 1u
-#define HWP__RAP_JUMP_BITS 8u /* jump[] has 2^8 entries */
 /* What the per-event path knows at compile time (r->cfg, and the `cfg`
  * constant of each inlined copy of hwp__rap_update). */
 #define HWP__RAP_FAST 1u   /* b = 4 and 2 | w (the strided walk), no cache */
-#define HWP__RAP_NOCOST 2u /* no cost shim: no charge                     */
-#define HWP__RAP_COST 4u   /* a cost shim: charged without the NULL test  */
+#define HWP__RAP_NOCOST 2u /* no cost shim: no timing                     */
+#define HWP__RAP_COST 4u   /* a cost shim: the engine queue is timed      */
 #define HWP__RAP_BUF 8u    /* a stage-0 buffer (r->cfg only)             */
-/* Neither NOCOST nor COST: the NULL-safe hwp_cost_charge decides. */
+#define HWP__RAP_DOM 16u   /* a domain narrower than 2^64: keys are checked */
 #if defined(__GNUC__) || defined(__clang__)
 #define HWP__RAP_ASSUME(x) ((x) ? (void)0 : __builtin_unreachable())
 #else
 #define HWP__RAP_ASSUME(x) ((void)0)
 #endif
-#define HWP__RAP_ALIGN16(n) (((n) + 15u) & ~(size_t)15u)
-/* Storage for a pool of `nodes`, a stage-0 buffer of `buffer` entries and
- * a lookup cache of `cache` entries. */
-#define HWP_RAP_BYTES(nodes, buffer, cache)                                 \
-    (HWP__RAP_ALIGN16((size_t)(nodes) * 16u) +                              \
-     HWP__RAP_ALIGN16(((size_t)(nodes) + 63u) / 64u * 8u) +                 \
-     HWP__RAP_ALIGN16(((size_t)(nodes) + 63u) / 64u * 4u) +                 \
-     HWP__RAP_ALIGN16((size_t)(buffer) * 16u) +                             \
-     HWP__RAP_ALIGN16((size_t)(cache) * 16u))
+#define HWP__RAP_A16(n) ((((size_t)(n)) + 15u) & ~(size_t)15u)
+/* Storage for `nodes` tree nodes, `buffer` stage-0 entries (0 for none)
+ * and `cache` lookup entries, including the alignment padding: the pool
+ * and its compaction bitmaps, the walk's tables, stage 0 (16 bytes an
+ * entry, an 8-byte index of 2 x entries) and the engine queue (8 bytes a
+ * stage-0 entry, plus one). Equal to hwp_rap_bytes() of the desc. */
+#define HWP_RAP_BYTES(nodes, buffer, cache)                                   \
+    (HWP__RAP_A16((size_t)(nodes) * 16u) +                                    \
+     HWP__RAP_A16(((size_t)(nodes) + 63u) / 64u * 8u) +                       \
+     HWP__RAP_A16(((size_t)(nodes) + 63u) / 64u * 4u) +                       \
+     HWP__RAP_A16(sizeof(hwp__rap_index)) +                                   \
+     HWP__RAP_A16((size_t)(buffer) * 16u) +                                   \
+     HWP__RAP_A16((size_t)(buffer) * 8u) +                                    \
+     HWP__RAP_A16(((size_t)(buffer) + 1u) * 8u) +                             \
+     HWP__RAP_A16((size_t)(cache) * 16u) + (HWP__ALIGN - 1u))
 
 HWP_API size_t hwp_rap_bytes(const hwp_rap_desc *d);
 HWP_API uint64_t hwp_rap_nodes_for(double eps, unsigned key_bits,
                                    unsigned branching);
-HWP_API hwp_status hwp_rap_init(hwp_rap *r, void *storage, size_t bytes,
+HWP_API hwp_status hwp_rap_init(hwp_rap *r, void *mem, size_t bytes,
                                 const hwp_rap_desc *d, hwp_cost *cost);
 HWP_API hwp_status hwp_rap_reset(hwp_rap *r);
 HWP_API hwp_status hwp_rap_flush(hwp_rap *r);
+HWP_API hwp_status hwp_rap_merge(hwp_rap *dst, const hwp_rap *src);
+HWP_API hwp_status hwp_rap_get_stats(const hwp_rap *r, hwp_rap_stats *out);
+HWP_API hwp_status hwp_rap_get_desc(const hwp_rap *r, hwp_rap_desc *out);
 HWP_API hwp_status hwp_rap_foreach(const hwp_rap *r, hwp_rap_visit fn,
                                    void *ctx);
+HWP_API hwp_status hwp_rap_query(const hwp_rap *r, uint64_t lo, uint64_t hi,
+                                 hwp_rap_est *out);
 HWP_API hwp_status hwp_rap_estimate(const hwp_rap *r, uint64_t lo,
                                     uint64_t hi, uint64_t *lower,
                                     uint64_t *upper);
 HWP_API uint64_t hwp_rap_bound(const hwp_rap *r);
 HWP_API size_t hwp_rap_hot(const hwp_rap *r, double phi, hwp_rap_range *out,
                            size_t cap);
+HWP_API size_t hwp_rap_top(const hwp_rap *r, unsigned bits,
+                           hwp_rap_range *out, size_t cap);
 HWP_API hwp_status hwp_rap_accuracy(const hwp_rap *r, double phi,
                                     hwp_rap_exact_fn exact, void *ctx,
                                     hwp_rap_acc *out);
-HWP_API hwp_status hwp_rap_merge(hwp_rap *dst, const hwp_rap *src);
 HWP_API void hwp_rap_write_text(const hwp_rap *r, const hwp_writer *w);
 HWP_API void hwp_rap_write_json(const hwp_rap *r, const hwp_writer *w);
+HWP_API hwp_status hwp_rap_read_desc(hwp_rap_desc *d, const char *json,
+                                     size_t n, hwp_json_err *err);
+HWP_API hwp_status hwp_rap_read_json(hwp_rap *r, const char *json, size_t n,
+                                     hwp_json_err *err);
 HWP_API void hwp_rap_write_svg(const hwp_rap *r, const hwp_writer *w);
 HWP_API hwp_status hwp_rap_write_svg_range(const hwp_rap *r,
                                            const hwp_writer *w, uint64_t lo,
@@ -329,9 +284,10 @@ HWP_API void hwp__rap_split(hwp_rap *r, uint32_t idx, uint64_t key,
                             unsigned depth);
 HWP_API void hwp__rap_cold(hwp_rap *r);
 HWP_API void hwp__rap_tree(hwp_rap *r, uint64_t key, uint64_t weight);
-HWP_API void hwp__rap_miss(hwp_rap *r, hwp_rap_slot *s, uint64_t key,
+HWP_API void hwp__rap_push(hwp_rap *r, uint32_t *ix, uint64_t key,
                            uint64_t weight);
 HWP_API void hwp__rap_drain(hwp_rap *r, uint64_t limit);
+HWP_API void hwp__rap_wait(hwp_rap *r, uint64_t t, uint64_t f);
 
 /* Children before digit `dig` of a mask of up to 16 bits. */
 HWP_INLINE unsigned hwp__rap_popcnt16(unsigned m) {
@@ -347,8 +303,8 @@ HWP_INLINE unsigned hwp__rap_popcnt16(unsigned m) {
 #endif
 }
 
-/* The lookup is inlined into the per-event path even where the compiler
- * would rather call it. */
+/* Inlined into the per-event path even where the compiler would rather
+ * call: a call per event costs more than the walk. */
 #if defined(__GNUC__) || defined(__clang__)
 #define HWP__RAP_HOT HWP_INLINE __attribute__((always_inline))
 #else
@@ -357,10 +313,8 @@ HWP_INLINE unsigned hwp__rap_popcnt16(unsigned m) {
 
 /* The walk for b <= 4 when every level takes log2 b key bits: kk holds
  * the key bits below the start of x's range, rotated so that the next
- * digit is its low lb bits; a level is two loads, a table lookup and one
- * branch. lb is a constant at each call, so the shifts are immediates.
- * Nodes are handled by pointer: the index is only needed when something
- * fires. */
+ * digit is its low lb bits. lb is a constant at each call, so the shifts
+ * are immediates; a level is two loads, a table lookup and one branch. */
 HWP__RAP_HOT hwp_rap_node *hwp__rap_stride(const hwp_rap *r, hwp_rap_node *x,
                                            uint64_t kk, unsigned lb) {
     hwp_rap_node *pool = r->pool;
@@ -375,18 +329,20 @@ HWP__RAP_HOT hwp_rap_node *hwp__rap_stride(const hwp_rap *r, hwp_rap_node *x,
 }
 
 /* Stages 1-2 of sec. 3.3: the smallest range containing key (the
- * longest-prefix match). Inside the spine, jump[] gives the deepest node
- * on the next 8 key bits of the path, or, when the key also lies in the
- * range at the end of that node's single-internal-child chain (skip_lo,
- * skip_sh), the chain's last node; the walk goes on from there. `fast`
- * is a constant at each call: b = 4 with every level taking 2 key bits. */
+ * longest-prefix match). A code region in a 64-bit space hangs below a
+ * long chain of single-child nodes (the spine); inside it, jump[] gives
+ * the deepest node on the next 8 key bits of the path, or the end of that
+ * node's chain of single-internal-child nodes when the key lies inside
+ * it, so a hot key does not walk 20 levels one by one. */
 HWP__RAP_HOT hwp_rap_node *hwp__rap_descend(const hwp_rap *r, uint64_t key,
                                             bool fast) {
     hwp_rap_node *pool = r->pool, *x = pool;
     unsigned d = 0, m;
     if (!((key ^ r->spine_lo) & r->spine_mask)) {
+        const hwp__rap_index *ix = r->ix;
         unsigned e = (unsigned)(key >> r->jump_shift) & r->jump_mask;
-        x = ((key ^ r->skip_lo[e]) >> r->skip_sh[e]) ? r->jump[e] : r->skip[e];
+        x = ((key ^ ix->skip_lo[e]) >> ix->skip_sh[e]) ? ix->jump[e]
+                                                       : ix->skip[e];
         d = x->depth;
     }
     if (fast || r->walk == 2u) return hwp__rap_stride(r, x, key << r->lsh[d], 2u);
@@ -400,15 +356,36 @@ HWP__RAP_HOT hwp_rap_node *hwp__rap_descend(const hwp_rap *r, uint64_t key,
     return x;
 }
 
-/* Stages 1-4 of sec. 3.3: find, count, compare with the split threshold.
- * `cfg` is a constant at each call (hwp_rap_add picks it once per event
- * from r->cfg): with HWP__RAP_FAST there is no lookup cache and b = 4, so
- * neither the cache test nor the walk selection is on the path; with
- * HWP__RAP_NOCOST there is no cost shim and no charge, with HWP__RAP_COST
- * there is one and the charge skips its NULL test. Every copy
- * charges HWP_COST_RAP_EVENT per tree update as it happens, at the figure
- * in force, so whatever a host reads from its hwp_cost between two events
- * (counts, cycles, total, hwp_cost_take) is the same in every copy. */
+/* The engine of sec. 3.3 serves tree updates in order beside the core,
+ * HWP_COST_RAP_EVENT cycles each; up to `buffer` of them may wait in
+ * stage 0. An update that arrives (at the host's clock plus the stalls so
+ * far) while the one `buffer` + 1 places ahead is still unserved finds
+ * stage 0 full: the host stalls until it leaves (hwp__rap_wait, out of
+ * line: the common case is no stall). The same queue as the branch queue
+ * of pathprof.h. */
+HWP__RAP_HOT void hwp__rap_engine(hwp_rap *r) {
+    hwp_cost *c = r->cost;
+    /* Arrival: the host's clock plus its stalls, which only grow. */
+    uint64_t t = c->clock + r->stall, b = r->busy;
+    uint64_t *f = r->fin + r->qi;
+    uint32_t ev = c->cycles[HWP_COST_RAP_EVENT];
+    if (HWP_UNLIKELY(*f > t)) {
+        hwp__rap_wait(r, t, *f);
+        t = *f;
+    }
+    r->engine += ev;
+    b = (b > t ? b : t) + ev;
+    r->busy = b;
+    *f = b;
+    r->qi = r->qi + 1u == r->qslots ? 0u : r->qi + 1u;
+}
+
+/* Stages 1-4 of sec. 3.3 for one tree update: find, count, compare with
+ * the split threshold. `cfg` is a constant at each call (hwp_rap_add
+ * picks it from r->cfg): with HWP__RAP_FAST neither the cache test nor
+ * the walk selection is on the path; HWP__RAP_NOCOST leaves out the
+ * engine's timing, HWP__RAP_COST includes it without a NULL test. The
+ * key is relative to key_base and inside the domain. */
 HWP__RAP_HOT void hwp__rap_update(hwp_rap *r, uint64_t key, uint64_t weight,
                                   unsigned cfg) {
     const bool fast = (cfg & HWP__RAP_FAST) != 0;
@@ -417,7 +394,6 @@ HWP__RAP_HOT void hwp__rap_update(hwp_rap *r, uint64_t key, uint64_t weight,
     hwp_rap_node *node;
     hwp_rap_hit *h = NULL;
     uint64_t n = r->n + weight, count;
-    key &= r->key_mask;
     r->n = n;
     r->updates++;
     if (!fast && r->cache)
@@ -435,39 +411,60 @@ HWP__RAP_HOT void hwp__rap_update(hwp_rap *r, uint64_t key, uint64_t weight,
     count = node->count + weight;
     node->count = count;
     if (cfg & HWP__RAP_COST) HWP__RAP_ASSUME(r->cost != NULL);
-    if (!(cfg & HWP__RAP_NOCOST)) hwp_cost_charge(r->cost, HWP_COST_RAP_EVENT, 1);
+    if (!(cfg & HWP__RAP_NOCOST) && r->cost) hwp__rap_engine(r);
     if (HWP_UNLIKELY(count > r->split_at) && node->depth < r->levels)
         hwp__rap_split(r, (uint32_t)(node - r->pool), key, node->depth);
     if (HWP_UNLIKELY(n >= r->next_cold)) hwp__rap_cold(r);
 }
 
-/* One event of `weight` (>= 1) for `key`; the key is taken mod 2^w. Two
- * copies of the update are inlined (b = 4, 2 | w, no cache: without and
- * with a cost shim) and the stage-0 buffer's hit; a buffer miss and every
- * other configuration call the update out of line (hwp__rap_tree). */
+/* Stage 0 (sec. 3.3): an event whose key already waits there adds to its
+ * entry; otherwise it joins the back of the queue, and when the queue is
+ * full its oldest entry leaves for the tree first (hwp__rap_push). The
+ * index finds a waiting key in one probe; a key whose index entry was
+ * taken by another waiting key just gets an entry of its own. Past
+ * buf_limit waiting weight, the oldest entries leave until it is back
+ * under: weight cannot hide in stage 0 for the rest of the run. */
+HWP__RAP_HOT void hwp__rap_stage0(hwp_rap *r, uint64_t key, uint64_t weight) {
+    uint32_t *ix = r->bidx + ((key * 0x9E3779B97F4A7C15ull) >> r->idx_shift);
+    uint32_t s = *ix, head = r->bhead;
+    hwp_rap_slot *e = r->buf + (s & r->buf_mask);
+    uint64_t b;
+    if (HWP_UNLIKELY((uint32_t)(s - head) >= (uint32_t)(r->btail - head) ||
+                     e->key != key)) {
+        hwp__rap_push(r, ix, key, weight);
+        return;
+    }
+    e->count += weight;
+    b = r->buffered + weight;
+    r->buffered = b;
+    if (HWP_UNLIKELY(b > r->buf_limit)) hwp__rap_drain(r, r->buf_limit);
+}
+
+/* One event of `weight` (>= 1) for `key`. A key outside the domain is
+ * counted in stats.dropped and goes nowhere: folding it into the domain
+ * would credit another region with its weight. */
 HWP_INLINE void hwp_rap_add(hwp_rap *r, uint64_t key, uint64_t weight) {
     unsigned f = r->cfg;
     if (HWP_LIKELY(f == (HWP__RAP_FAST | HWP__RAP_NOCOST))) {
         hwp__rap_update(r, key, weight, HWP__RAP_FAST | HWP__RAP_NOCOST);
-    } else if (f == (HWP__RAP_FAST | HWP__RAP_COST)) { /* the hosts' case */
-        hwp__rap_update(r, key, weight, HWP__RAP_FAST | HWP__RAP_COST);
-    } else if (f & HWP__RAP_BUF) {
-        /* Stage 0 (sec. 3.3): identical events combine in their slot. The
-         * buffer holds at most buf_limit weight; past it, entries drain
-         * into the tree in slot order, so weight cannot wait there for
-         * the rest of the run (docs/rap.md, "The bound"). */
-        hwp_rap_slot *s =
-            r->buf + (((key * 0x9E3779B97F4A7C15ull) >> 40) & r->buf_mask);
-        uint64_t c = s->count, b;
-        if (HWP_UNLIKELY(c && s->key != key)) {
-            hwp__rap_miss(r, s, key, weight);
+        return;
+    }
+    if (f & HWP__RAP_DOM) { /* a 64-bit domain holds every key */
+        key -= r->key_base;
+        if (HWP_UNLIKELY(key > r->key_mask)) {
+            r->dropped += weight;
             return;
         }
-        s->key = key;
-        s->count = c + weight;
-        b = r->buffered + weight;
-        r->buffered = b;
-        if (HWP_UNLIKELY(b > r->buf_limit)) hwp__rap_drain(r, r->buf_limit);
+        f &= ~HWP__RAP_DOM;
+        if (f == (HWP__RAP_FAST | HWP__RAP_NOCOST)) {
+            hwp__rap_update(r, key, weight, HWP__RAP_FAST | HWP__RAP_NOCOST);
+            return;
+        }
+    }
+    if (f & HWP__RAP_BUF) {
+        hwp__rap_stage0(r, key, weight);
+    } else if (f == (HWP__RAP_FAST | HWP__RAP_COST)) {
+        hwp__rap_update(r, key, weight, HWP__RAP_FAST | HWP__RAP_COST);
     } else {
         hwp__rap_tree(r, key, weight);
     }
@@ -510,31 +507,44 @@ static const char *hwp__rap_fill(hwp_rap_desc *o, const hwp_rap_desc *d) {
     else hwp__zero(o, sizeof *o);
     if (!o->key_bits) o->key_bits = 64;
     if (!o->branching) o->branching = 4;
-    if (o->eps == 0.0) o->eps = 0.01;
+    if (o->eps == 0.0) o->eps = 0.10;
     if (!o->nodes) o->nodes = 512;
     if (!o->q) o->q = 2;
     if (!o->first_merge) o->first_merge = 1024;
+    if (!o->buffer) o->buffer = 1024;
     if (o->hot == 0.0) o->hot = 0.10;
     if (o->key_bits > 64) return "rap: key_bits must be 1..64";
+    if (o->key_bits < 64 &&
+        o->key_base > ~(uint64_t)0 - hwp_mask64(o->key_bits))
+        return "rap: key_base + 2^key_bits must not exceed 2^64";
+    if (o->key_bits == 64 && o->key_base)
+        return "rap: key_base must be 0 when key_bits is 64";
     if (o->branching < 2 || o->branching > 16 || !hwp_is_pow2(o->branching))
         return "rap: branching must be 2, 4, 8 or 16";
     if (!(o->eps > 0.0 && o->eps < 1.0)) return "rap: eps must be in (0, 1)";
     if (o->nodes < o->branching + 1u || o->nodes > 0x40000000u)
         return "rap: nodes must be in [branching + 1, 2^30]";
     if (o->q < 2 || o->q > 64) return "rap: q must be 2..64";
-    if (o->buffer && (!hwp_is_pow2(o->buffer) || o->buffer > (1u << 20)))
-        return "rap: buffer must be 0 or a power of two up to 2^20";
+    if (o->buffer != HWP_RAP_BUFFER_NONE &&
+        (!hwp_is_pow2(o->buffer) || o->buffer > (1u << 20)))
+        return "rap: buffer must be a power of two up to 2^20 or "
+               "HWP_RAP_BUFFER_NONE";
     if (o->cache && (!hwp_is_pow2(o->cache) || o->cache > (1u << 20)))
         return "rap: cache must be 0 or a power of two up to 2^20";
-    if (o->source > HWP_RAP_SRC_VALUE) return "rap: unknown source";
+    if (o->source > HWP_RAP_SRC_VALUE) return "rap: source must be 0..3";
     if (!(o->hot > 0.0 && o->hot <= 1.0)) return "rap: hot must be in (0, 1]";
     return NULL;
+}
+
+/* Stage-0 entries of a filled desc (0: none). */
+static uint32_t hwp__rap_entries(const hwp_rap_desc *o) {
+    return o->buffer == HWP_RAP_BUFFER_NONE ? 0u : o->buffer;
 }
 
 HWP_API size_t hwp_rap_bytes(const hwp_rap_desc *d) {
     hwp_rap_desc o;
     if (hwp__rap_fill(&o, d)) return 0;
-    return HWP_RAP_BYTES(o.nodes, o.buffer, o.cache);
+    return HWP_RAP_BYTES(o.nodes, hwp__rap_entries(&o), o.cache);
 }
 
 static unsigned hwp__rap_levels(unsigned key_bits, unsigned log2b) {
@@ -568,10 +578,10 @@ static void hwp__rap_threshold(hwp_rap *r) {
     uint64_t t = (uint64_t)(r->eps_per_level * (double)r->n);
     uint64_t t4 = t >> 62 ? ~(uint64_t)0 : t << 2;
     uint64_t per_entry = 4u * ((uint64_t)r->buf_mask + 1u);
-    r->split_at = t;
     /* Stage 0 may hold four events an entry, but never more than four
-     * thresholds nor less than one: its share of the bound then scales
-     * with n (docs/rap.md, "The bound", where other limits are measured). */
+     * thresholds nor less than one: its share of the error bound then
+     * scales with n (docs/rap.md, "The bound"). */
+    r->split_at = t;
     r->buf_limit = per_entry < t4 ? per_entry : t4;
     if (t > r->buf_limit) r->buf_limit = t;
     r->recalc_at = r->n + (r->n >> 6) + 1u;
@@ -609,9 +619,9 @@ static void hwp__rap_chain(hwp_rap *r, uint32_t e, uint32_t x, unsigned d,
         x = next;
         d++;
     }
-    r->skip[e] = r->pool + x;
-    r->skip_lo[e] = lo;
-    r->skip_sh[e] = (uint8_t)(r->shift[d] < 64u ? r->shift[d] : 63u);
+    r->ix->skip[e] = r->pool + x;
+    r->ix->skip_lo[e] = lo;
+    r->ix->skip_sh[e] = (uint8_t)(r->shift[d] < 64u ? r->shift[d] : 63u);
 }
 
 /* Point jump[] entries [base, base + 2^(shift[d] - jump_shift)) at node x
@@ -623,8 +633,9 @@ static void hwp__rap_jump_fill(hwp_rap *r, uint32_t x, unsigned d,
     unsigned m = r->pool[x].mask, dig, k = 0, span, sub;
     uint32_t i, n = (uint32_t)1 << (r->shift[d] - r->jump_shift);
     for (i = 0; i < n; i++) {
-        r->jump[base + i] = r->skip[base + i] = r->pool + x;
-        r->skip_sh[base + i] = 63u; /* either way the walk starts at x */
+        r->ix->jump[base + i] = r->ix->skip[base + i] = r->pool + x;
+        r->ix->skip_lo[base + i] = 0;
+        r->ix->skip_sh[base + i] = 63u; /* either way the walk starts at x */
     }
     if (d == r->jump_depth) hwp__rap_chain(r, base, x, d, lo);
     if (d >= r->jump_depth || !m) return;
@@ -671,9 +682,15 @@ static void hwp__rap_empty(hwp_rap *r) {
     hwp__zero(r->pool, sizeof(hwp_rap_node));
     r->epoch = ~(uint32_t)0; /* the next reshape clears the cache */
     hwp__rap_reshaped(r);
-    if (r->buf) hwp__zero(r->buf, ((size_t)r->buf_mask + 1u) * sizeof *r->buf);
-    r->n = r->updates = r->buffered = 0;
-    r->buf_next = 0;
+    if (r->buf) {
+        hwp__zero(r->buf, ((size_t)r->buf_mask + 1u) * sizeof *r->buf);
+        hwp__zero(r->bidx, ((size_t)r->buf_mask + 1u) * 2u * sizeof *r->bidx);
+    }
+    hwp__zero(r->fin, (size_t)r->qslots * sizeof *r->fin);
+    r->n = r->updates = r->buffered = r->dropped = 0;
+    r->bhead = r->btail = 0;
+    r->busy = r->stall = r->engine = 0;
+    r->qi = 0;
     r->splits = r->merges = r->early_merges = r->folded = 0;
     r->deferred = r->scanned = 0;
     r->used = r->nodes = r->peak = 1;
@@ -682,29 +699,39 @@ static void hwp__rap_empty(hwp_rap *r) {
     hwp__rap_threshold(r);
 }
 
-HWP_API hwp_status hwp_rap_init(hwp_rap *r, void *storage, size_t bytes,
+HWP_API hwp_status hwp_rap_init(hwp_rap *r, void *mem, size_t bytes,
                                 const hwp_rap_desc *d, hwp_cost *cost) {
     hwp_rap_desc o;
     const char *why;
-    unsigned char *cur = (unsigned char *)storage;
+    unsigned char *cur;
     unsigned i;
-    uint32_t words;
+    uint32_t words, entries;
     if (!r) return HWP_EINVAL;
     hwp__zero(r, sizeof *r);
     r->head.magic = HWP__RAP_MAGIC;
     why = hwp__rap_fill(&o, d);
-    if (hwp__admit(&r->head, why, storage, bytes,
-                   HWP_RAP_BYTES(o.nodes, o.buffer, o.cache)) != HWP_OK)
+    entries = why ? 0u : hwp__rap_entries(&o);
+    if (hwp__admit_mem(&r->head, why, &mem, &bytes,
+                       why ? 0u
+                           : HWP_RAP_BYTES(o.nodes, entries, o.cache) -
+                                 (HWP__ALIGN - 1u)) != HWP_OK)
         return (hwp_status)r->head.status;
+    cur = (unsigned char *)mem;
     r->desc = o;
     r->cost = cost;
     words = (o.nodes + 63u) / 64u;
     r->pool = (hwp_rap_node *)hwp__carve(&cur, (size_t)o.nodes * 16u);
     r->live = (uint64_t *)hwp__carve(&cur, (size_t)words * 8u);
     r->rank = (uint32_t *)hwp__carve(&cur, (size_t)words * 4u);
-    r->buf = o.buffer ? (hwp_rap_slot *)hwp__carve(&cur, (size_t)o.buffer * 16u)
-                      : NULL;
-    r->buf_mask = o.buffer ? o.buffer - 1u : 0u;
+    r->ix = (hwp__rap_index *)hwp__carve(&cur, sizeof(hwp__rap_index));
+    if (entries) {
+        r->buf = (hwp_rap_slot *)hwp__carve(&cur, (size_t)entries * 16u);
+        r->bidx = (uint32_t *)hwp__carve(&cur, (size_t)entries * 8u);
+        r->buf_mask = entries - 1u;
+        r->idx_shift = 64u - (hwp_log2(entries) + 1u);
+    }
+    r->qslots = entries + 1u;
+    r->fin = (uint64_t *)hwp__carve(&cur, (size_t)r->qslots * 8u);
     r->cache = o.cache ? (hwp_rap_hit *)hwp__carve(&cur, (size_t)o.cache * 16u)
                        : NULL;
     r->cache_mask = o.cache ? o.cache - 1u : 0u;
@@ -712,6 +739,7 @@ HWP_API hwp_status hwp_rap_init(hwp_rap *r, void *storage, size_t bytes,
     r->log2b = hwp_log2(o.branching);
     r->digit_mask = o.branching - 1u;
     r->levels = hwp__rap_levels(o.key_bits, r->log2b);
+    r->key_base = o.key_base;
     r->key_mask = hwp_mask64(o.key_bits);
     for (i = 0; i < sizeof r->shift; i++)
         r->shift[i] = (uint8_t)(i * r->log2b < o.key_bits
@@ -731,8 +759,9 @@ HWP_API hwp_status hwp_rap_init(hwp_rap *r, void *storage, size_t bytes,
                         : 0u);
     }
     r->cfg = (!r->cache && r->walk == 2u ? HWP__RAP_FAST : 0u) |
-              (cost ? HWP__RAP_COST : HWP__RAP_NOCOST) |
-              (r->buf ? HWP__RAP_BUF : 0u);
+             (cost ? HWP__RAP_COST : HWP__RAP_NOCOST) |
+             (r->buf ? HWP__RAP_BUF : 0u) |
+             (o.key_bits < 64 ? HWP__RAP_DOM : 0u);
     hwp__rap_empty(r);
     return hwp__fail(&r->head, HWP_OK, "");
 }
@@ -749,40 +778,65 @@ HWP_API hwp_status hwp_rap_flush(hwp_rap *r) {
     return hwp__fail(&r->head, HWP_OK, "");
 }
 
-/* The update out of line: a stage-0 buffer's misses and drains, and the
- * configurations hwp_rap_add does not inline (a cache, b != 4, odd w). A
- * cost shim, if any, is charged through the NULL-safe hwp_cost_charge. */
+/* The update out of line: stage 0's departures and the configurations
+ * hwp_rap_add does not inline (a cache, b != 4, odd w). */
 HWP_API void hwp__rap_tree(hwp_rap *r, uint64_t key, uint64_t weight) {
     if (r->cfg & HWP__RAP_FAST) hwp__rap_update(r, key, weight, HWP__RAP_FAST);
     else hwp__rap_update(r, key, weight, 0u);
 }
 
-/* Stage 0 until at most `limit` weight is buffered: slots leave for the
- * tree as one weighted update each, in slot order from where the last
- * drain stopped (a round robin, so every entry leaves within one pass). */
-HWP_API void hwp__rap_drain(hwp_rap *r, uint64_t limit) {
-    while (r->buffered > limit) {
-        hwp_rap_slot *s = &r->buf[r->buf_next];
-        uint64_t c = s->count;
-        r->buf_next = (r->buf_next + 1u) & r->buf_mask;
-        if (c) {
-            s->count = 0;
-            r->buffered -= c;
-            hwp__rap_tree(r, s->key, c);
-        }
-    }
+/* The oldest stage-0 entry leaves for the tree as one weighted update:
+ * a hardware buffer is a queue, and arrival order is also what bounds how
+ * long an entry can wait (one pass of the buffer). */
+static void hwp__rap_pop(hwp_rap *r) {
+    hwp_rap_slot *e = &r->buf[r->bhead & r->buf_mask];
+    uint64_t c = e->count;
+    r->bhead++;
+    e->count = 0;
+    r->buffered -= c;
+    if (c) hwp__rap_tree(r, e->key, c);
 }
 
-/* A different key is resident in s: it leaves for the tree as one
- * weighted update and the new event takes its place. */
-HWP_API void hwp__rap_miss(hwp_rap *r, hwp_rap_slot *s, uint64_t key,
+/* Oldest first until at most `limit` weight waits in stage 0. */
+HWP_API void hwp__rap_drain(hwp_rap *r, uint64_t limit) {
+    while (r->buffered > limit && r->bhead != r->btail) hwp__rap_pop(r);
+}
+
+/* A key not waiting in stage 0 joins the back of the queue; a full queue
+ * first sends its oldest entry to the tree. */
+HWP_API void hwp__rap_push(hwp_rap *r, uint32_t *ix, uint64_t key,
                            uint64_t weight) {
-    uint64_t k = s->key, c = s->count;
-    s->key = key;
-    s->count = weight;
-    r->buffered += weight - c;
-    hwp__rap_tree(r, k, c);
+    hwp_rap_slot *e;
+    if (r->btail - r->bhead > r->buf_mask) hwp__rap_pop(r);
+    e = &r->buf[r->btail & r->buf_mask];
+    e->key = key;
+    e->count = weight;
+    *ix = r->btail++;
+    r->buffered += weight;
     if (r->buffered > r->buf_limit) hwp__rap_drain(r, r->buf_limit);
+}
+
+/* An update found stage 0 full: the host waits from t until f, when the
+ * update `buffer` + 1 places ahead leaves the engine, and every later
+ * arrival is delayed with it. */
+HWP_API void hwp__rap_wait(hwp_rap *r, uint64_t t, uint64_t f) {
+    r->stall += f - t;
+    hwp_cost_stall(r->cost, HWP_COST_RAP_STALL, f - t);
+}
+
+/* Engine work beyond the 4-cycle update (a split's pipeline flush, a
+ * merge batch's scan): it keeps the engine busy, so later updates wait
+ * behind it, but costs the host nothing unless stage 0 fills meanwhile. */
+static void hwp__rap_busy(hwp_rap *r, hwp_cost_op op, uint64_t n) {
+    uint64_t c, now;
+    if (!r->cost) return;
+    c = n * hwp_cost_cycles(r->cost, op);
+    now = r->cost->clock + r->stall;
+    r->engine += c;
+    if (r->busy < now) r->busy = now;
+    r->busy += c;
+    /* The update in service (the last one queued) leaves later. */
+    r->fin[(r->qi ? r->qi : r->qslots) - 1u] = r->busy;
 }
 
 /* ---- growing: the split of sec. 2.2 / 3.3 stage 4 ----------------------- */
@@ -817,7 +871,7 @@ static bool hwp__rap_grow(hwp_rap *r, uint32_t idx, uint64_t key, unsigned d) {
     a->mask = (uint16_t)full;
     r->splits++;
     hwp__rap_reshaped(r);
-    hwp_cost_charge(r->cost, HWP_COST_RAP_SPLIT, 1);
+    hwp__rap_busy(r, HWP_COST_RAP_SPLIT, 1);
     return true;
 }
 
@@ -902,7 +956,7 @@ static void hwp__rap_merge_batch(hwp_rap *r) {
     r->merges++;
     r->scanned += scanned;
     r->last_merge = r->n;
-    hwp_cost_charge(r->cost, HWP_COST_RAP_MERGE_NODE, scanned);
+    hwp__rap_busy(r, HWP_COST_RAP_MERGE_NODE, scanned);
 }
 
 HWP_API void hwp__rap_split(hwp_rap *r, uint32_t idx, uint64_t key,
@@ -969,11 +1023,11 @@ static uint64_t hwp__rap_visit(hwp__rap_walk *w, uint32_t idx, uint64_t lo,
                                   anc + x->count, &ce);
             ex += ce;
         }
-    rg.lo = lo;
-    rg.hi = lo | hwp_mask64(r->shift[x->depth]);
+    rg.lo = r->key_base + lo;
+    rg.hi = r->key_base + (lo | hwp_mask64(r->shift[x->depth]));
     rg.count = x->count;
     rg.sum = sum;
-    rg.upper = sum + anc;
+    rg.upper = sum + anc + r->buffered; /* stage 0 may hold any key */
     rg.excl = ex;
     rg.depth = x->depth;
     rg.node = idx;
@@ -1030,34 +1084,154 @@ HWP_API uint64_t hwp_rap_bound(const hwp_rap *r) {
     return hwp__rap_run(r, NULL, NULL, r->desc.hot, false) + r->buffered;
 }
 
-/* Interval estimate: nodes inside [lo, hi] give the lower bound, nodes
- * that meet it the upper bound (events are counted in exactly one node,
- * and a node holds only keys of its own range). */
+/* Nodes inside [lo, hi] give the lower bound, nodes that meet it the
+ * upper bound (an event is counted in exactly one node, and a node holds
+ * only keys of its own range); a node that only meets [lo, hi] adds its
+ * share by width to the estimate. lo, hi are relative to key_base. */
 static void hwp__rap_interval(const hwp_rap *r, uint32_t idx, uint64_t nlo,
-                              uint64_t lo, uint64_t hi, uint64_t *lower,
-                              uint64_t *upper) {
+                              uint64_t lo, uint64_t hi, hwp_rap_est *e) {
     const hwp_rap_node *x = &r->pool[idx];
     uint64_t nhi = nlo | hwp_mask64(r->shift[x->depth]);
     unsigned dig, k = 0;
     if (nhi < lo || nlo > hi) return;
-    *upper += x->count;
-    if (nlo >= lo && nhi <= hi) *lower += x->count;
+    e->upper += x->count;
+    if (nlo >= lo && nhi <= hi) {
+        e->lower += x->count;
+        e->estimate += (double)x->count;
+    } else if (x->count) {
+        uint64_t a = nlo > lo ? nlo : lo, b = nhi < hi ? nhi : hi;
+        e->estimate += (double)x->count * ((double)(b - a) + 1.0) /
+                       ((double)(nhi - nlo) + 1.0);
+    }
     for (dig = 0; dig < 16; dig++)
         if ((x->mask >> dig) & 1u)
             hwp__rap_interval(r, x->child + k++,
-                              hwp__rap_lo_of(r, nlo, x->depth, dig), lo, hi,
-                              lower, upper);
+                              hwp__rap_lo_of(r, nlo, x->depth, dig), lo, hi, e);
+}
+
+HWP_API hwp_status hwp_rap_query(const hwp_rap *r, uint64_t lo, uint64_t hi,
+                                 hwp_rap_est *out) {
+    hwp_rap_est e;
+    uint32_t i;
+    if (!hwp__rap_ok(r) || !out || lo > hi) return HWP_EINVAL;
+    e.lower = e.upper = 0;
+    e.estimate = 0.0;
+    /* Only the part of [lo, hi] inside the domain can hold weight. */
+    if (hi >= r->key_base && lo <= r->key_base + r->key_mask) {
+        lo = lo < r->key_base ? 0 : lo - r->key_base;
+        hi = hi - r->key_base > r->key_mask ? r->key_mask : hi - r->key_base;
+        hwp__rap_interval(r, 0, 0, lo, hi, &e);
+        /* Stage 0's weight is exact per key: both bounds take it. */
+        for (i = r->bhead; i != r->btail; i++) {
+            const hwp_rap_slot *s = &r->buf[i & r->buf_mask];
+            if (s->key >= lo && s->key <= hi) {
+                e.lower += s->count;
+                e.upper += s->count;
+                e.estimate += (double)s->count;
+            }
+        }
+    }
+    if (e.estimate < (double)e.lower) e.estimate = (double)e.lower;
+    if (e.estimate > (double)e.upper) e.estimate = (double)e.upper;
+    *out = e;
+    return HWP_OK;
 }
 
 HWP_API hwp_status hwp_rap_estimate(const hwp_rap *r, uint64_t lo,
                                     uint64_t hi, uint64_t *lower,
                                     uint64_t *upper) {
-    uint64_t l = 0, u = 0;
-    if (!hwp__rap_ok(r) || !lower || !upper || lo > hi) return HWP_EINVAL;
-    hwp__rap_interval(r, 0, 0, lo, hi, &l, &u);
-    *lower = l;
-    *upper = u;
+    hwp_rap_est e;
+    hwp_status st;
+    if (!lower || !upper) return HWP_EINVAL;
+    st = hwp_rap_query(r, lo, hi, &e);
+    if (st != HWP_OK) return st;
+    *lower = e.lower;
+    *upper = e.upper;
     return HWP_OK;
+}
+
+/* hwp_rap_top: blocks of 2^bits keys, scored by their lower bound. */
+typedef struct hwp__rap_top {
+    const hwp_rap *r;
+    hwp_rap_range *out;
+    size_t cap, n;
+    unsigned bits;
+    bool open;
+    hwp_rap_range cur; /* the block being summed */
+} hwp__rap_top;
+
+static uint64_t hwp__rap_subsum(const hwp_rap *r, uint32_t idx);
+
+/* Insert the finished block into out[], kept sorted by sum (descending,
+ * ties by lo), at most cap long. */
+static void hwp__rap_top_emit(hwp__rap_top *t) {
+    size_t i, m;
+    if (!t->open) return;
+    t->open = false;
+    if (!t->cur.sum) return;
+    t->n++;
+    m = t->n - 1u < t->cap ? t->n - 1u : t->cap;
+    for (i = m; i > 0 && t->out[i - 1].sum < t->cur.sum; i--)
+        if (i < t->cap) t->out[i] = t->out[i - 1];
+    if (i < t->cap) t->out[i] = t->cur;
+}
+
+/* Pre-order: a node no wider than a block starts or extends the block
+ * that holds it (siblings come in key order, so a block's nodes are
+ * consecutive); a wider node's own count may lie in any of its blocks
+ * and so only raises their upper bounds (anc). */
+static void hwp__rap_top_walk(hwp__rap_top *t, uint32_t idx, uint64_t lo,
+                              uint64_t anc) {
+    const hwp_rap *r = t->r;
+    const hwp_rap_node *x = &r->pool[idx];
+    unsigned dig, k = 0;
+    if (r->shift[x->depth] <= t->bits) {
+        uint64_t blo = t->bits >= 64 ? 0 : lo & ~hwp_mask64(t->bits);
+        uint64_t s = hwp__rap_subsum(r, idx);
+        if (t->open && t->cur.lo != r->key_base + blo) hwp__rap_top_emit(t);
+        if (!t->open) {
+            hwp__zero(&t->cur, sizeof t->cur);
+            t->open = true;
+            t->cur.lo = r->key_base + blo;
+            t->cur.hi = r->key_base + (blo | (hwp_mask64(t->bits) &
+                                              r->key_mask));
+            t->cur.depth = x->depth;
+            t->cur.node = idx;
+            t->cur.upper = anc + r->buffered;
+        }
+        if (r->shift[x->depth] == t->bits) t->cur.count = x->count;
+        t->cur.sum += s;
+        t->cur.excl += s;
+        t->cur.upper += s;
+        return;
+    }
+    hwp__rap_top_emit(t);
+    for (dig = 0; dig < 16; dig++)
+        if ((x->mask >> dig) & 1u)
+            hwp__rap_top_walk(t, x->child + k++,
+                              hwp__rap_lo_of(r, lo, x->depth, dig),
+                              anc + x->count);
+    hwp__rap_top_emit(t);
+}
+
+/* The hottest aligned blocks of 2^bits keys (bits 0 = single keys,
+ * >= key_bits = the whole domain), hottest first: sum is what the tree
+ * can place inside the block for certain, upper what it may hold. Blocks
+ * the tree cannot tell apart (inside one wider leaf range) are not
+ * listed: ask hwp_rap_query for them. Returns the number of blocks with
+ * weight; writes the first min(that, cap). */
+HWP_API size_t hwp_rap_top(const hwp_rap *r, unsigned bits,
+                           hwp_rap_range *out, size_t cap) {
+    hwp__rap_top t;
+    if (!hwp__rap_ok(r) || (cap && !out)) return 0;
+    hwp__zero(&t, sizeof t);
+    t.r = r;
+    t.out = out;
+    t.cap = cap;
+    t.bits = bits > r->desc.key_bits ? r->desc.key_bits : bits;
+    hwp__rap_top_walk(&t, 0, 0, 0);
+    hwp__rap_top_emit(&t);
+    return t.n;
 }
 
 typedef struct hwp__rap_hotbuf {
@@ -1155,33 +1329,95 @@ static void hwp__rap_absorb(hwp_rap *dst, const hwp_rap *src, uint32_t sidx,
                             hwp__rap_lo_of(src, lo, s->depth, dig));
 }
 
+/* The first desc field on which two trees differ, or NULL. Every field
+ * counts: trees of different shape, domain or filter do not describe the
+ * same stream. */
+static const char *hwp__rap_desc_diff(const hwp_rap_desc *a,
+                                      const hwp_rap_desc *b) {
+    if (a->key_base != b->key_base) return "rap: descs differ in key_base";
+    if (a->key_bits != b->key_bits) return "rap: descs differ in key_bits";
+    if (a->branching != b->branching) return "rap: descs differ in branching";
+    if (a->eps != b->eps) return "rap: descs differ in eps";
+    if (a->nodes != b->nodes) return "rap: descs differ in nodes";
+    if (a->q != b->q) return "rap: descs differ in q";
+    if (a->first_merge != b->first_merge)
+        return "rap: descs differ in first_merge";
+    if (a->buffer != b->buffer) return "rap: descs differ in buffer";
+    if (a->cache != b->cache) return "rap: descs differ in cache";
+    if (a->source != b->source) return "rap: descs differ in source";
+    if (a->cls_mask != b->cls_mask) return "rap: descs differ in cls_mask";
+    if (a->ev_mask != b->ev_mask) return "rap: descs differ in ev_mask";
+    if (a->hot != b->hot) return "rap: descs differ in hot";
+    return NULL;
+}
+
+/* A host operation: src's tree, then the weight waiting in src's stage 0
+ * (each at dst's smallest range holding its key), fold into dst, which is
+ * then pruned on its own schedule. No modelled cycles: the engine is not
+ * involved, so dst's cost shim is detached meanwhile. */
 HWP_API hwp_status hwp_rap_merge(hwp_rap *dst, const hwp_rap *src) {
-    const hwp_rap_desc *a, *b;
+    const char *diff;
+    hwp_cost *cost;
+    uint32_t i;
     if (!hwp__rap_ok(dst)) return HWP_EINVAL;
     if (!hwp__rap_ok(src) || dst == src)
         return hwp__fail(&dst->head, HWP_EINVAL,
                          "rap: merge needs two distinct, initialised trees");
-    a = &dst->desc;
-    b = &src->desc;
-    if (a->key_bits != b->key_bits || a->branching != b->branching ||
-        a->eps != b->eps || a->q != b->q || a->first_merge != b->first_merge)
-        return hwp__fail(&dst->head, HWP_EMISMATCH,
-                         "rap: merge needs trees with the same desc");
-    if (src->buffered)
-        return hwp__fail(&dst->head, HWP_ESTATE,
-                         "rap: flush the source tree before merging it");
+    diff = hwp__rap_desc_diff(&dst->desc, &src->desc);
+    if (diff) return hwp__fail(&dst->head, HWP_EMISMATCH, diff);
+    cost = dst->cost;
+    dst->cost = NULL;
     hwp__rap_absorb(dst, src, 0, 0);
+    for (i = src->bhead; i != src->btail; i++) {
+        const hwp_rap_slot *e = &src->buf[i & src->buf_mask];
+        hwp__rap_descend(dst, e->key, false)->count += e->count;
+        dst->n += e->count;
+    }
     dst->n += src->n;
     dst->updates += src->updates;
     dst->deferred += src->deferred;
-    /* Prune what the union does not warrant, on dst's merge schedule. */
+    dst->dropped += src->dropped;
+    dst->stall += src->stall;
+    dst->engine += src->engine;
     hwp__rap_merge_batch(dst);
     while (dst->next_merge <= dst->n) {
         uint64_t nx = dst->next_merge * dst->desc.q;
         dst->next_merge = nx / dst->desc.q == dst->next_merge ? nx : ~(uint64_t)0;
     }
     hwp__rap_threshold(dst);
+    dst->cost = cost;
     return hwp__fail(&dst->head, HWP_OK, "");
+}
+
+HWP_API hwp_status hwp_rap_get_stats(const hwp_rap *r, hwp_rap_stats *out) {
+    if (!hwp__rap_ok(r) || !out) return HWP_EINVAL;
+    hwp__zero(out, sizeof *out);
+    out->events = r->n + r->buffered + r->dropped;
+    out->dropped = r->dropped;
+    out->evicted = r->folded;
+    out->cycles = r->stall;
+    out->n = r->n;
+    out->buffered = r->buffered;
+    out->updates = r->updates;
+    out->splits = r->splits;
+    out->merges = r->merges;
+    out->early_merges = r->early_merges;
+    out->deferred = r->deferred;
+    out->scanned = r->scanned;
+    out->threshold = (uint64_t)(r->eps_per_level * (double)r->n);
+    out->bound = hwp_rap_bound(r);
+    out->engine_cycles = r->engine;
+    out->nodes = r->nodes;
+    out->peak = r->peak;
+    out->pool = r->cap;
+    out->levels = r->levels;
+    return HWP_OK;
+}
+
+HWP_API hwp_status hwp_rap_get_desc(const hwp_rap *r, hwp_rap_desc *out) {
+    if (!hwp__rap_ok(r) || !out) return HWP_EINVAL;
+    *out = r->desc;
+    return HWP_OK;
 }
 
 /* ---- reports -------------------------------------------------------------- */
@@ -1220,9 +1456,9 @@ static void hwp__rap_text_node(const hwp_rap *r, const hwp_writer *w,
     unsigned i, dig, k = 0;
     for (i = 0; i <= x->depth; i++) hwp_put_str(w, "  ");
     hwp_put_str(w, "[");
-    hwp_put_hex(w, lo);
+    hwp_put_hex(w, r->key_base + lo);
     hwp_put_str(w, ", ");
-    hwp_put_hex(w, lo | hwp_mask64(r->shift[x->depth]));
+    hwp_put_hex(w, r->key_base + (lo | hwp_mask64(r->shift[x->depth])));
     hwp_put_str(w, "] ");
     hwp_put_u64(w, x->count);
     hwp_put_str(w, "\n");
@@ -1232,40 +1468,49 @@ static void hwp__rap_text_node(const hwp_rap *r, const hwp_writer *w,
                                hwp__rap_lo_of(r, lo, x->depth, dig));
 }
 
-/* The counters both reports print, from one list: ` name=v` in text,
- * `,"name":v` in JSON. */
+/* The stats both reports print, from one list: ` name=v` in text,
+ * `,"name":v` in JSON; the reader checks them in the same order. */
+#define HWP__RAP_NSTATS 19u
+static void hwp__rap_stat_list(const hwp_rap *r, const char **name,
+                               uint64_t *v) {
+    hwp_rap_stats st;
+    unsigned i = 0;
+    (void)hwp_rap_get_stats(r, &st);
+#define HWP__RAP_STAT(f) (name[i] = #f, v[i++] = (uint64_t)st.f)
+    HWP__RAP_STAT(events); HWP__RAP_STAT(dropped); HWP__RAP_STAT(evicted);
+    HWP__RAP_STAT(cycles); HWP__RAP_STAT(n); HWP__RAP_STAT(buffered);
+    HWP__RAP_STAT(updates); HWP__RAP_STAT(splits); HWP__RAP_STAT(merges);
+    HWP__RAP_STAT(early_merges); HWP__RAP_STAT(deferred);
+    HWP__RAP_STAT(scanned); HWP__RAP_STAT(threshold); HWP__RAP_STAT(bound);
+    HWP__RAP_STAT(engine_cycles); HWP__RAP_STAT(nodes); HWP__RAP_STAT(peak);
+    HWP__RAP_STAT(pool); HWP__RAP_STAT(levels);
+#undef HWP__RAP_STAT
+}
+
 static void hwp__rap_fields(const hwp_rap *r, const hwp_writer *w, bool json) {
-    const struct {
-        const char *name;
-        uint64_t v;
-    } f[] = {{"levels", r->levels},
-             {"pool", r->cap},
-             {"n", r->n},
-             {"events", r->n + r->buffered},
-             {"buffered", r->buffered},
-             {"updates", r->updates},
-             {"nodes", r->nodes},
-             {"peak", r->peak},
-             {"threshold", (uint64_t)(r->eps_per_level * (double)r->n)},
-             {"splits", r->splits},
-             {"merges", r->merges},
-             {"early_merges", r->early_merges},
-             {"folded", r->folded},
-             {"deferred", r->deferred},
-             {"bound", hwp_rap_bound(r)}};
+    const char *name[HWP__RAP_NSTATS];
+    uint64_t v[HWP__RAP_NSTATS];
     unsigned i;
-    for (i = 0; i < sizeof f / sizeof f[0]; i++) {
-        hwp_put_str(w, json ? ",\"" : " ");
-        hwp_put_str(w, f[i].name);
-        hwp_put_str_u64(w, json ? "\":" : "=", f[i].v);
+    hwp__rap_stat_list(r, name, v);
+    for (i = 0; i < HWP__RAP_NSTATS; i++) {
+        if (json) {
+            hwp_put_str(w, i ? ",\"" : "\"");
+        } else {
+            hwp_put_str(w, " ");
+        }
+        hwp_put_str(w, name[i]);
+        hwp_put_str_u64(w, json ? "\":" : "=", v[i]);
     }
 }
 
 HWP_API void hwp_rap_write_text(const hwp_rap *r, const hwp_writer *w) {
     hwp__rap_rep rep;
     if (!hwp__rap_ok(r)) return;
-    hwp_put_str_u64(w, "rap: w=", r->desc.key_bits);
-    hwp_put_str_u64(w, " b=", r->desc.branching);
+    hwp_put_str(w, "rap: domain [");
+    hwp_put_hex(w, r->key_base);
+    hwp_put_str(w, ", ");
+    hwp_put_hex(w, r->key_base + r->key_mask);
+    hwp_put_str_u64(w, "] b=", r->desc.branching);
     hwp_put_str(w, " eps=");
     hwp_put_f64(w, r->desc.eps, 4);
     hwp__rap_fields(r, w, false);
@@ -1280,7 +1525,9 @@ HWP_API void hwp_rap_write_text(const hwp_rap *r, const hwp_writer *w) {
     hwp__rap_text_node(r, w, 0, 0);
 }
 
-static void hwp__rap_json_node(void *ctx, const hwp_rap_range *rg) {
+/* "hot": the hot ranges with their bounds, for readers of the report;
+ * derived from "ranges", so hwp_rap_read_json skips it. */
+static void hwp__rap_json_hot(void *ctx, const hwp_rap_range *rg) {
     hwp__rap_rep *j = (hwp__rap_rep *)ctx;
     const hwp_writer *w = j->w;
     hwp_put_str(w, j->first ? "\n{\"lo\":\"" : ",\n{\"lo\":\"");
@@ -1289,33 +1536,410 @@ static void hwp__rap_json_node(void *ctx, const hwp_rap_range *rg) {
     hwp_put_str(w, "\",\"hi\":\"");
     hwp_put_hex(w, rg->hi);
     hwp_put_str_u64(w, "\",\"depth\":", rg->depth);
-    hwp_put_str_u64(w, ",\"count\":", rg->count);
     hwp_put_str_u64(w, ",\"sum\":", rg->sum);
     hwp_put_str_u64(w, ",\"upper\":", rg->upper);
     hwp_put_str_u64(w, ",\"excl\":", rg->excl);
-    hwp_put_str(w, rg->hot ? ",\"hot\":true}" : ",\"hot\":false}");
+    hwp_put_str(w, "}");
+}
+
+/* "ranges": every node in pre-order with its child mask, which is all
+ * the reader needs to rebuild the tree node for node. */
+static void hwp__rap_json_tree(const hwp_rap *r, const hwp_writer *w,
+                               uint32_t idx, uint64_t lo, bool first) {
+    const hwp_rap_node *x = &r->pool[idx];
+    unsigned dig, k = 0;
+    hwp_put_str(w, first ? "\n{\"lo\":\"" : ",\n{\"lo\":\"");
+    hwp_put_hex(w, r->key_base + lo);
+    hwp_put_str(w, "\",\"hi\":\"");
+    hwp_put_hex(w, r->key_base + (lo | hwp_mask64(r->shift[x->depth])));
+    hwp_put_str_u64(w, "\",\"depth\":", x->depth);
+    hwp_put_str_u64(w, ",\"count\":", x->count);
+    hwp_put_str_u64(w, ",\"kids\":", x->mask);
+    hwp_put_str(w, "}");
+    for (dig = 0; dig < 16; dig++)
+        if ((x->mask >> dig) & 1u)
+            hwp__rap_json_tree(r, w, x->child + k++,
+                               hwp__rap_lo_of(r, lo, x->depth, dig), false);
 }
 
 HWP_API void hwp_rap_write_json(const hwp_rap *r, const hwp_writer *w) {
     hwp__rap_rep j;
+    const hwp_rap_desc *d;
+    uint32_t i;
     if (!hwp__rap_ok(r)) {
         hwp_put_str(w, "null");
         return;
     }
-    hwp_put_str_u64(w, "{\"model\":\"rap\",\"schema\":1,\"key_bits\":",
-                r->desc.key_bits);
-    hwp_put_str_u64(w, ",\"branching\":", r->desc.branching);
-    hwp_put_str(w, ",\"eps\":");
-    hwp_put_f64(w, r->desc.eps, 6);
-    hwp_put_str(w, ",\"hot\":");
-    hwp_put_f64(w, r->desc.hot, 6);
+    d = &r->desc;
+    hwp_put_json_envelope(w, "rap", 1);
+    hwp_put_str(w, ",\"desc\":{\"key_base\":\"");
+    hwp_put_hex(w, d->key_base);
+    hwp_put_str(w, "\"");
+    hwp_put_json_u64(w, "key_bits", d->key_bits);
+    hwp_put_json_u64(w, "branching", d->branching);
+    hwp_put_json_f64(w, "eps", d->eps, 9);
+    hwp_put_json_u64(w, "nodes", d->nodes);
+    hwp_put_json_u64(w, "q", d->q);
+    hwp_put_json_u64(w, "first_merge", d->first_merge);
+    hwp_put_json_u64(w, "buffer", d->buffer);
+    hwp_put_json_u64(w, "cache", d->cache);
+    hwp_put_json_u64(w, "source", d->source);
+    hwp_put_json_u64(w, "cls_mask", d->cls_mask);
+    hwp_put_json_u64(w, "ev_mask", d->ev_mask);
+    hwp_put_json_f64(w, "hot", d->hot, 9);
+    hwp_put_str(w, "},\"stats\":{");
     hwp__rap_fields(r, w, true);
-    hwp_put_str(w, ",\"ranges\":[");
+    hwp_put_str(w, "}");
+    hwp_put_json_u64(w, "last_merge", r->last_merge);
+    hwp_put_str(w, ",\"stage0\":[");
+    for (i = r->bhead; i != r->btail; i++) {
+        const hwp_rap_slot *e = &r->buf[i & r->buf_mask];
+        hwp_put_str(w, i == r->bhead ? "[\"" : ",[\"");
+        hwp_put_hex(w, r->key_base + e->key);
+        hwp_put_str_u64(w, "\",", e->count);
+        hwp_put_str(w, "]");
+    }
+    hwp_put_str(w, "],\"ranges\":[");
+    hwp__rap_json_tree(r, w, 0, 0, true);
+    hwp_put_str(w, "],\"hot\":[");
     j.w = w;
     j.r = r;
     j.first = true;
-    (void)hwp__rap_run(r, hwp__rap_json_node, &j, r->desc.hot, false);
+    (void)hwp__rap_run(r, hwp__rap_json_hot, &j, r->desc.hot, true);
     hwp_put_str(w, "]}\n");
+}
+
+/* ---- reading a report back ------------------------------------------------ */
+
+/* The desc object (the cursor is at its '{'): every field by name,
+ * unknown ones refused; then filled and validated like init's. */
+static bool hwp__rap_read_desc_obj(hwp_json *j, hwp_rap_desc *d) {
+    char key[16];
+    size_t at = j->pos;
+    const char *why;
+    hwp_rap_desc o;
+    hwp__zero(d, sizeof *d);
+    if (!hwp_json_object(j)) return false;
+    while (hwp_json_member(j, key, sizeof key)) {
+        uint64_t v = 0;
+        double f = 0.0;
+        bool dbl = hwp_json_key_is(key, "eps") || hwp_json_key_is(key, "hot");
+        size_t vat = j->pos;
+        if (!(dbl ? hwp_json_f64(j, &f) : hwp_json_u64(j, &v))) return false;
+        if (!dbl && v > 0xFFFFFFFFu && !hwp_json_key_is(key, "key_base") &&
+            !hwp_json_key_is(key, "first_merge")) {
+            j->pos = vat;
+            return hwp_json_fail(j, "rap: desc field out of range");
+        }
+        if (hwp_json_key_is(key, "key_base")) d->key_base = v;
+        else if (hwp_json_key_is(key, "key_bits")) d->key_bits = (uint32_t)v;
+        else if (hwp_json_key_is(key, "branching")) d->branching = (uint32_t)v;
+        else if (hwp_json_key_is(key, "eps")) d->eps = f;
+        else if (hwp_json_key_is(key, "nodes")) d->nodes = (uint32_t)v;
+        else if (hwp_json_key_is(key, "q")) d->q = (uint32_t)v;
+        else if (hwp_json_key_is(key, "first_merge")) d->first_merge = v;
+        else if (hwp_json_key_is(key, "buffer")) d->buffer = (uint32_t)v;
+        else if (hwp_json_key_is(key, "cache")) d->cache = (uint32_t)v;
+        else if (hwp_json_key_is(key, "source")) d->source = (uint32_t)v;
+        else if (hwp_json_key_is(key, "cls_mask")) d->cls_mask = (uint32_t)v;
+        else if (hwp_json_key_is(key, "ev_mask")) d->ev_mask = (uint32_t)v;
+        else if (hwp_json_key_is(key, "hot")) d->hot = f;
+        else {
+            j->pos = vat;
+            return hwp_json_fail(j, "rap: unknown desc field");
+        }
+    }
+    if (j->why) return false;
+    why = hwp__rap_fill(&o, d);
+    if (why) {
+        j->pos = at;
+        return hwp_json_fail(j, why);
+    }
+    *d = o;
+    return true;
+}
+
+HWP_API hwp_status hwp_rap_read_desc(hwp_rap_desc *d, const char *json,
+                                     size_t n, hwp_json_err *err) {
+    hwp_json j;
+    char key[16];
+    bool have = false;
+    hwp_rap_desc o;
+    if (!d) return HWP_EINVAL;
+    hwp_json_init(&j, json, n);
+    if (hwp_json_envelope(&j, "rap", 1)) {
+        while (hwp_json_member(&j, key, sizeof key)) {
+            if (hwp_json_key_is(key, "desc") && !have) {
+                have = hwp__rap_read_desc_obj(&j, &o);
+            } else {
+                (void)hwp_json_skip(&j);
+            }
+        }
+        if (hwp_json_end(&j) && !have)
+            (void)hwp_json_fail(&j, "rap: report without a desc");
+    }
+    if (hwp_json_status(&j, err) != HWP_OK) return HWP_EFORMAT;
+    *d = o;
+    return HWP_OK;
+}
+
+/* Where the walk of "ranges" stands: one frame per open node. */
+typedef struct hwp__rap_frame {
+    uint32_t idx;  /* pool index (valid when building)                  */
+    unsigned left; /* child digits not yet seen                          */
+    unsigned mask, depth;
+    uint64_t lo;   /* relative to key_base                               */
+} hwp__rap_frame;
+
+typedef struct hwp__rap_load {
+    hwp_rap *r;
+    bool build;
+    uint32_t used, nodes;
+    uint64_t sum, buffered, stats[HWP__RAP_NSTATS], last_merge;
+    unsigned nstage;
+    bool mismatch; /* the report's desc is not r's                   */
+    size_t stats_at; /* offset of "stats", where a disagreement points */
+    hwp__rap_frame st[66];
+    unsigned sp;
+} hwp__rap_load;
+
+/* One element of "ranges" (the cursor is at its '{'). */
+static bool hwp__rap_load_range(hwp_json *j, hwp__rap_load *L) {
+    hwp_rap *r = L->r;
+    char key[8];
+    uint64_t lo = 0, hi = 0, depth = 0, count = 0, kids = 0, bit;
+    unsigned seen = 0, span, dig = 0;
+    size_t at = j->pos;
+    if (!hwp_json_object(j)) return false;
+    while (hwp_json_member(j, key, sizeof key)) {
+        uint64_t *v = hwp_json_key_is(key, "lo")      ? (seen |= 1u, &lo)
+                      : hwp_json_key_is(key, "hi")    ? (seen |= 2u, &hi)
+                      : hwp_json_key_is(key, "depth") ? (seen |= 4u, &depth)
+                      : hwp_json_key_is(key, "count") ? (seen |= 8u, &count)
+                      : hwp_json_key_is(key, "kids")  ? (seen |= 16u, &kids)
+                                                      : NULL;
+        if (!v) return hwp_json_fail(j, "rap: unknown field in a range");
+        if (!hwp_json_u64(j, v)) return false;
+    }
+    if (j->why) return false;
+    /* Errors below point at the range's '{'. */
+#define HWP__RAP_BAD(msg) return (j->pos = at, hwp_json_fail(j, msg))
+    if (seen != 31u) HWP__RAP_BAD("rap: a range needs lo, hi, depth, count and kids");
+    if (lo < r->key_base || lo - r->key_base > r->key_mask)
+        HWP__RAP_BAD("rap: range outside the domain");
+    lo -= r->key_base;
+    if (L->sp == 0) {
+        if (L->used) HWP__RAP_BAD("rap: more than one root range");
+        if (depth || lo) HWP__RAP_BAD("rap: the first range must be the root");
+    } else {
+        hwp__rap_frame *f = &L->st[L->sp - 1];
+        for (dig = 0; !((f->left >> dig) & 1u); dig++) {
+        }
+        if (depth != f->depth + 1u ||
+            lo != hwp__rap_lo_of(r, f->lo, f->depth, dig))
+            HWP__RAP_BAD("rap: ranges out of pre-order or not matching their parent's kids");
+    }
+    if (hi - r->key_base != (lo | hwp_mask64(r->shift[depth])))
+        HWP__RAP_BAD("rap: range hi does not match its lo and depth");
+    span = depth < r->levels ? 1u << (r->shift[depth] - r->shift[depth + 1]) : 0u;
+    /* Children exist only below the deepest level and inside the node's
+     * range (the top level of an odd width has fewer digits). */
+    bit = span ? (uint64_t)((1u << span) - 1u) << ((lo >> r->shift[depth + 1]) & r->digit_mask & ~(span - 1u)) : 0u;
+    if (kids & ~bit) HWP__RAP_BAD("rap: kids names children the range cannot have");
+    if (L->sum + count < L->sum) HWP__RAP_BAD("rap: counts overflow");
+    L->sum += count;
+    if (L->used + hwp__rap_popcnt16((unsigned)kids) + (L->sp ? 0u : 1u) > r->cap)
+        HWP__RAP_BAD("rap: more ranges than the desc's nodes");
+    {
+        uint32_t idx;
+        if (L->sp == 0) {
+            idx = 0;
+            L->used = 1;
+        } else {
+            hwp__rap_frame *f = &L->st[L->sp - 1];
+            idx = L->build ? r->pool[f->idx].child +
+                                 hwp__rap_popcnt16(f->mask & ((1u << dig) - 1u))
+                           : 0u;
+            f->left &= ~(1u << dig);
+        }
+        if (L->build) {
+            hwp_rap_node *x = &r->pool[idx];
+            hwp__zero(x, sizeof *x);
+            x->count = count;
+            x->depth = (uint8_t)depth;
+            x->mask = (uint16_t)kids;
+            x->child = kids ? L->used : 0u;
+        }
+        L->used += hwp__rap_popcnt16((unsigned)kids);
+        L->nodes++;
+        while (L->sp && !L->st[L->sp - 1].left) L->sp--;
+        if (kids) {
+            hwp__rap_frame *f = &L->st[L->sp++];
+            f->idx = idx;
+            f->left = f->mask = (unsigned)kids;
+            f->depth = (unsigned)depth;
+            f->lo = lo;
+        }
+    }
+#undef HWP__RAP_BAD
+    return true;
+}
+
+/* One pass over a report: with build false it only checks (r is not
+ * touched), with build true it rebuilds r from a report already checked. */
+static bool hwp__rap_load_pass(hwp_json *j, hwp__rap_load *L) {
+    hwp_rap *r = L->r;
+    char key[16];
+    unsigned seen = 0;
+    if (!hwp_json_envelope(j, "rap", 1)) return false;
+    while (hwp_json_member(j, key, sizeof key)) {
+        size_t at = j->pos;
+        if (hwp_json_key_is(key, "desc")) {
+            hwp_rap_desc d;
+            const char *diff;
+            if (!hwp__rap_read_desc_obj(j, &d)) return false;
+            /* Desc doubles are written with 9 decimals. */
+            if (d.eps - r->desc.eps < 5e-10 && r->desc.eps - d.eps < 5e-10)
+                d.eps = r->desc.eps;
+            if (d.hot - r->desc.hot < 5e-10 && r->desc.hot - d.hot < 5e-10)
+                d.hot = r->desc.hot;
+            diff = hwp__rap_desc_diff(&r->desc, &d);
+            if (diff) {
+                L->mismatch = true;
+                j->pos = at;
+                (void)hwp_json_fail(j, diff);
+                return false;
+            }
+            seen |= 1u;
+        } else if (hwp_json_key_is(key, "stats")) {
+            unsigned i = 0;
+            const char *name[HWP__RAP_NSTATS];
+            uint64_t v[HWP__RAP_NSTATS];
+            hwp__rap_stat_list(r, name, v);
+            L->stats_at = at;
+            if (!hwp_json_object(j)) return false;
+            while (hwp_json_member(j, key, sizeof key)) {
+                if (i >= HWP__RAP_NSTATS || !hwp_json_key_is(key, name[i]))
+                    return hwp_json_fail(j, "rap: stats fields out of order or unknown");
+                if (!hwp_json_u64(j, &L->stats[i++])) return false;
+            }
+            if (j->why) return false;
+            if (i != HWP__RAP_NSTATS) return hwp_json_fail(j, "rap: stats incomplete");
+            seen |= 2u;
+        } else if (hwp_json_key_is(key, "last_merge")) {
+            if (!hwp_json_u64(j, &L->last_merge)) return false;
+            seen |= 4u;
+        } else if (hwp_json_key_is(key, "stage0")) {
+            if (!hwp_json_array(j)) return false;
+            while (hwp_json_next(j)) {
+                uint64_t k, c;
+                size_t eat = j->pos;
+                if (!hwp_json_array(j) || !hwp_json_next(j) ||
+                    !hwp_json_u64(j, &k) || !hwp_json_next(j) ||
+                    !hwp_json_u64(j, &c))
+                    return false;
+                if (hwp_json_next(j)) return hwp_json_fail(j, "rap: a stage0 entry is [key, count]");
+                if (j->why) return false;
+                if (!r->buf || L->nstage > r->buf_mask) {
+                    j->pos = eat;
+                    return hwp_json_fail(j, "rap: more stage0 entries than the desc's buffer");
+                }
+                if (k < r->key_base || k - r->key_base > r->key_mask || !c) {
+                    j->pos = eat;
+                    return hwp_json_fail(j, "rap: stage0 entry outside the domain or empty");
+                }
+                if (L->buffered + c < L->buffered) return hwp_json_fail(j, "rap: counts overflow");
+                L->buffered += c;
+                if (L->build) {
+                    hwp_rap_slot *e = &r->buf[L->nstage];
+                    e->key = k - r->key_base;
+                    e->count = c;
+                    r->bidx[(e->key * 0x9E3779B97F4A7C15ull) >> r->idx_shift] = L->nstage;
+                }
+                L->nstage++;
+            }
+            if (j->why) return false;
+            seen |= 8u;
+        } else if (hwp_json_key_is(key, "ranges")) {
+            if (!hwp_json_array(j)) return false;
+            while (hwp_json_next(j))
+                if (!hwp__rap_load_range(j, L)) return false;
+            if (j->why) return false;
+            if (!L->nodes || L->sp) {
+                j->pos = at;
+                return hwp_json_fail(j, "rap: ranges end before every kid appeared");
+            }
+            seen |= 16u;
+        } else if (!hwp_json_skip(j)) {
+            return false;
+        }
+    }
+    if (!hwp_json_end(j)) return false;
+    if (seen != 31u)
+        return hwp_json_fail(j, "rap: report needs desc, stats, last_merge, stage0 and ranges");
+    /* The stats must agree with the profile they describe. */
+    if (L->stats[4] != L->sum || L->stats[5] != L->buffered ||
+        L->stats[0] != L->sum + L->buffered + L->stats[1] ||
+        L->stats[15] != L->nodes || L->stats[16] < L->nodes ||
+        L->stats[16] > r->cap ||
+        L->last_merge > L->sum) {
+        j->pos = L->stats_at;
+        return hwp_json_fail(j, "rap: stats disagree with the ranges and stage0");
+    }
+    return true;
+}
+
+HWP_API hwp_status hwp_rap_read_json(hwp_rap *r, const char *json, size_t n,
+                                     hwp_json_err *err) {
+    hwp_json j;
+    hwp__rap_load L;
+    hwp_status st;
+    if (!hwp__rap_ok(r)) return HWP_EINVAL;
+    hwp__zero(&L, sizeof L);
+    L.r = r;
+    hwp_json_init(&j, json, n);
+    if (!hwp__rap_load_pass(&j, &L)) {
+        st = hwp_json_status(&j, err);
+        if (L.mismatch) st = HWP_EMISMATCH;
+        return hwp__fail(&r->head, st, j.why);
+    }
+    /* Checked: now rebuild, which cannot fail. */
+    hwp__rap_empty(r);
+    hwp__zero(&L, sizeof L);
+    L.r = r;
+    L.build = true;
+    hwp_json_init(&j, json, n);
+    (void)hwp__rap_load_pass(&j, &L);
+    r->used = r->nodes = L.nodes;
+    r->n = L.sum;
+    r->buffered = L.buffered;
+    r->btail = L.nstage;
+    r->dropped = L.stats[1];
+    r->folded = L.stats[2];
+    r->stall = L.stats[3];
+    r->updates = L.stats[6];
+    r->splits = L.stats[7];
+    r->merges = L.stats[8];
+    r->early_merges = L.stats[9];
+    r->deferred = L.stats[10];
+    r->scanned = L.stats[11];
+    r->engine = L.stats[14];
+    r->peak = (uint32_t)L.stats[16];
+    r->last_merge = L.last_merge;
+    /* The merge schedule is a function of n: the first e q^k above it. */
+    r->next_merge = r->desc.first_merge;
+    while (r->next_merge <= r->n) {
+        uint64_t nx = r->next_merge * r->desc.q;
+        r->next_merge = nx / r->desc.q == r->next_merge ? nx : ~(uint64_t)0;
+    }
+    r->epoch = ~(uint32_t)0;
+    hwp__rap_reshaped(r);
+    hwp__rap_threshold(r);
+    if (err) {
+        err->offset = 0;
+        err->why = NULL;
+    }
+    return hwp__fail(&r->head, HWP_OK, "");
 }
 
 /* ---- SVG: ranges as nested bars over the key space -------------------------- */
@@ -1394,7 +2018,7 @@ static void hwp__rap_svg_draw(const hwp_rap *r, const hwp_writer *w,
     unsigned maxd = 0, i;
     s.w = w;
     s.r = r;
-    s.flo = flo;
+    s.flo = r->key_base + flo;
     s.fdepth = r->pool[x].depth;
     s.span = (double)hwp_mask64(r->shift[s.fdepth]) + 1.0;
     for (i = 0; i < r->used; i++)
@@ -1453,8 +2077,11 @@ HWP_API hwp_status hwp_rap_write_svg_range(const hwp_rap *r,
                                            uint64_t hi) {
     uint32_t x = 0;
     uint64_t flo = 0;
-    if (!hwp__rap_ok(r) || !w || lo > hi || hi > r->key_mask)
+    if (!hwp__rap_ok(r) || !w || lo > hi || lo < r->key_base ||
+        hi - r->key_base > r->key_mask)
         return HWP_EINVAL;
+    lo -= r->key_base;
+    hi -= r->key_base;
     for (;;) {
         const hwp_rap_node *a = &r->pool[x];
         unsigned d = a->depth, dig;

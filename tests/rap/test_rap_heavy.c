@@ -112,6 +112,7 @@ static size_t random_stream(hwp_rng *g, int kind, hwp_rap_desc *d,
     *maxw = make_stream(kind, w, n, g, ev);
     *need = hwp_rap_nodes_for(eps, w, b);
     memset(d, 0, sizeof *d);
+    d->buffer = HWP_RAP_BUFFER_NONE;
     d->key_bits = w;
     d->branching = b;
     d->eps = eps;
@@ -257,6 +258,7 @@ static void test_planted_hot_ranges(void) {
         hwx_exact x;
         size_t nh, n = MAX_EV;
         memset(&d, 0, sizeof d);
+    d.buffer = HWP_RAP_BUFFER_NONE;
         d.key_bits = 32;
         d.branching = b;
         d.eps = 0.01;
@@ -329,6 +331,7 @@ static void test_merge_streams(void) {
         hwp_rap *a, *bt, *ab;
         double slack;
         memset(&d, 0, sizeof d);
+    d.buffer = HWP_RAP_BUFFER_NONE;
         d.key_bits = w;
         d.branching = b;
         d.eps = 0.05;
@@ -350,7 +353,7 @@ static void test_merge_streams(void) {
             hwp_rap_range rg[512];
             size_t nh = hwp_rap_hot(ab, 0.01, rg, 512), k;
             for (k = 0; k < nh && k < 512; k++) {
-                uint64_t l1, u1, l2, u2;
+                uint64_t l1 = 0, u1 = 0, l2 = 0, u2 = 0;
                 hwp_rap_estimate(a, rg[k].lo, rg[k].hi, &l1, &u1);
                 hwp_rap_estimate(ab, rg[k].lo, rg[k].hi, &l2, &u2);
                 if ((double)(l1 > l2 ? l1 - l2 : l2 - l1) > slack) far++;
@@ -395,6 +398,7 @@ static acc_run run_accuracy(int values, double eps, uint32_t nodes, size_t n,
     acc_run out;
     size_t i;
     memset(&d, 0, sizeof d);
+    d.buffer = HWP_RAP_BUFFER_NONE;
     d.eps = eps; /* b = 4, w = 64: the paper's configuration */
     d.nodes = nodes;
     r = hwx_rap_new(&d, NULL);
