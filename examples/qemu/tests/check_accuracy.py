@@ -12,11 +12,13 @@ import json
 import os
 import subprocess
 import sys
+import hwtrace
 
 import hwx_thresholds
 
 qemu, plugin, work, name = sys.argv[1:5]
 prog = sys.argv[sys.argv.index("--") + 1:]
+hwtrace.print_qemu(qemu, plugin)
 os.makedirs(work, exist_ok=True)
 js = os.path.join(work, name + ".json")
 txt = os.path.join(work, name + ".txt")

@@ -16,6 +16,7 @@ import sys
 import hwtrace
 
 qemu, plugin, guest, work = sys.argv[1:5]
+hwtrace.print_qemu(qemu, plugin)
 N = 5001
 os.makedirs(work, exist_ok=True)
 trace, js = os.path.join(work, "counts.hwpt"), os.path.join(work, "counts.json")

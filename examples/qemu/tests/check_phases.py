@@ -12,8 +12,10 @@ import json
 import os
 import subprocess
 import sys
+import hwtrace
 
 qemu, plugin, guest, work = sys.argv[1:5]
+hwtrace.print_qemu(qemu, plugin)
 os.makedirs(work, exist_ok=True)
 js = os.path.join(work, "phases.json")
 opts = (f"path=on,path_interval=1000000,exact=on,json={js},"

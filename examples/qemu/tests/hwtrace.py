@@ -101,3 +101,12 @@ def records(b):
             raise TraceError(off, "payload longer than its records")
     if not ended:
         raise TraceError(off, "no end marker")
+
+
+def print_qemu(qemu, plugin):
+    """Every QEMU test says which QEMU binary (and version) and which plugin
+    build it ran."""
+    import subprocess
+    ver = subprocess.run([qemu, "--version"], capture_output=True, text=True).stdout
+    print(f"QEMU: {qemu}: {(ver.splitlines() or ['?'])[0]}")
+    print(f"plugin: {plugin}")
