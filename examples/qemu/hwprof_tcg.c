@@ -90,6 +90,7 @@ static struct {
     uint64_t bad_reads;             /* loaded values that could not be read
                                        safely (skipped, value 0)          */
     int system;                     /* system emulation (API 4 build)    */
+    int floor;                      /* HWQ_FLOOR_*: bench/qemu's floors  */
     int exiting;                    /* 0, 1 report being written, 2 done */
 #if HWQ_API >= 2
     /* Per-vCPU instruction counts kept by inline ops (no callback):
@@ -98,9 +99,14 @@ static struct {
 #endif
 } hwq = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+/* floor=: what the API itself costs, for bench/qemu: no model runs, the
+ * plugin only registers the named kind of callback, which returns at once. */
+enum { HWQ_FLOOR_OFF, HWQ_FLOOR_TB, HWQ_FLOOR_MEM, HWQ_FLOOR_COND };
+
 #if HWQ_API >= 2
 typedef struct hwq_slot {
     uint64_t user, kernel; /* instructions executed, by privilege      */
+    uint64_t countdown;    /* floor=cond: decremented inline per TB     */
 } hwq_slot;
 #define HWQ_U64(member) \
     ((qemu_plugin_u64){hwq.sb, offsetof(hwq_slot, member)})
@@ -353,6 +359,48 @@ static void hwq_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
     if (hwq.need_values) r->value = HWQ_VALUE(info, vaddr);
 }
 
+static void hwq_floor_tb(unsigned int vcpu_index, void *udata) {
+    (void)vcpu_index;
+    (void)udata;
+}
+
+static void hwq_floor_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
+                          uint64_t vaddr, void *udata) {
+    (void)vcpu_index;
+    (void)info;
+    (void)vaddr;
+    (void)udata;
+}
+
+static void hwq_floor_trans(struct qemu_plugin_tb *tb, size_t n) {
+    size_t i;
+    switch (hwq.floor) {
+    case HWQ_FLOOR_TB:
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, hwq_floor_tb, QEMU_PLUGIN_CB_NO_REGS, NULL);
+        break;
+    case HWQ_FLOOR_MEM:
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, hwq_floor_tb, QEMU_PLUGIN_CB_NO_REGS, NULL);
+        for (i = 0; i < n; i++)
+            qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, i), hwq_floor_mem,
+                                             QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, NULL);
+        break;
+#if HWQ_API >= 2
+    case HWQ_FLOOR_COND:
+        /* ProfileMe's fetch countdown as the API allows it: an inline
+         * subtract per TB and a callback only when the count has run out
+         * (which would re-arm it; starting from 0 the count wraps to
+         * 2^64 - n, so in a floor run it never reaches 0 again). */
+        qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb, QEMU_PLUGIN_INLINE_ADD_U64,
+                                                          HWQ_U64(countdown), -(uint64_t)n);
+        qemu_plugin_register_vcpu_tb_exec_cond_cb(tb, hwq_floor_tb, QEMU_PLUGIN_CB_NO_REGS,
+                                                  QEMU_PLUGIN_COND_EQ, HWQ_U64(countdown), 0,
+                                                  NULL);
+        break;
+#endif
+    default: break;
+    }
+}
+
 static void hwq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     size_t n = qemu_plugin_tb_n_insns(tb), i, bytes;
     hwq_tb *t;
@@ -371,6 +419,10 @@ static void hwq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
             qemu_plugin_tb_vaddr(tb) >= HWQ_KERNEL_BASE ? HWQ_U64(kernel) : HWQ_U64(user),
             n);
 #endif
+    if (hwq.floor) {
+        hwq_floor_trans(tb, n);
+        return;
+    }
     /* No model and no exact profile (models=none): nothing per TB. */
     if (!hwq.opts.models && !hwq.opts.exact && !hwq.opts.record[0]) return;
     if (n == 0 || n > HWQ_MAX_TB_INSNS) return;
@@ -755,6 +807,17 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
         }
         memcpy(key, a, k);
         key[k] = 0;
+        if (!strcmp(key, "floor")) {
+            const char *f = eq + 1;
+            hwq.floor = !strcmp(f, "tb") ? HWQ_FLOOR_TB : !strcmp(f, "mem") ? HWQ_FLOOR_MEM
+                      : !strcmp(f, "cond") && HWQ_API >= 2 ? HWQ_FLOOR_COND : -1;
+            if (hwq.floor < 0) {
+                fprintf(stderr, "hwprof: floor= expects tb, mem%s\n",
+                        HWQ_API >= 2 ? " or cond" : " (cond needs the API 4 build)");
+                return -1;
+            }
+            continue;
+        }
         if (hwx_opts_set(&hwq.opts, key, eq + 1, &why) != HWP_OK) {
             fprintf(stderr, "hwprof: %s: %s\n", argv[i], why);
             return -1;

@@ -110,3 +110,12 @@ def print_qemu(qemu, plugin):
     ver = subprocess.run([qemu, "--version"], capture_output=True, text=True).stdout
     print(f"QEMU: {qemu}: {(ver.splitlines() or ['?'])[0]}")
     print(f"plugin: {plugin}")
+
+
+def qemu_major(qemu):
+    """QEMU's major version from `--version` (0 if it cannot be read)."""
+    import re
+    import subprocess
+    out = subprocess.run([qemu, "--version"], capture_output=True, text=True).stdout
+    m = re.search(r"version (\d+)\.", out)
+    return int(m.group(1)) if m else 0
