@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hwprof/hwprof.h: the umbrella header; includes every component.
  * See base.h for the HWPROF_IMPL / HWPROF_STATIC / HWPROF_STDIO switches. */
 #ifndef HWPROF_HWPROF_H
