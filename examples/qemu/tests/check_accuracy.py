@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Accuracy thresholds on a real program: runs it under qemu-x86_64 with
 every model and exact=on, and asserts each model's paper metric against
-the exact profile (issue 8; the thresholds are in
+the exact profile (the thresholds are in
 examples/common/hwx_thresholds.py).
 
 usage: check_accuracy.py QEMU PLUGIN WORKDIR NAME [--wide-paths] -- PROGRAM ARGS...

@@ -4,7 +4,7 @@ closed form: runs guest_counts under qemu-x86_64 with the plugin recording
 a trace, decodes it with the independent reader hwtrace.py and compares the
 kernel region's retired instructions, conditional branches (taken and not
 taken) and load values with what N implies, and the rep-string and
-page-crossing kernels' counts (issue 8: a rep's first iteration at the end
+page-crossing kernels' counts (a rep's first iteration at the end
 of a TB retires; a cut page-crossing copy does not) (see guest_counts.c).
 
 usage: check_counts.py QEMU PLUGIN GUEST WORKDIR"""
