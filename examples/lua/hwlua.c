@@ -112,7 +112,8 @@ static unsigned hwlua__source(const Proto *p) {
 /* Everything fetched since the last sync up to, not including, the
  * bytecode at hand goes to the session: the pending record, then the
  * event-free bytecodes in bulk. Returns 1 if `at` is the bytecode of the
- * pending record (a second hook of the same bytecode). */
+ * pending record (a second hook of the same bytecode); `at` NULL hands
+ * over everything (the end of the run). */
 static int hwlua__sync(const Instruction *at) {
     long k = G.base - hwlua_left; /* bytecodes fetched since the last sync */
     if (G.have_cur && k == 0 && G.cur.pc == (uint64_t)(uintptr_t)at) return 1;
@@ -120,6 +121,7 @@ static int hwlua__sync(const Instruction *at) {
         hwx_session_insn(G.s, &G.cur);
         G.have_cur = 0;
     }
+    if (!at) k++; /* the end of the run: no bytecode at hand */
     if (k > 1) hwx_session_skip(G.s, (uint64_t)(k - 1));
     return 0;
 }
