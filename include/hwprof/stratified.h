@@ -103,8 +103,12 @@ typedef struct hwp_strat_msg {
     uint32_t kind;
     uint32_t stratum; /* substream (SAMPLED) or set index it came from,
                          for estimators that use the stratum sizes   */
+    uint32_t samples; /* first-level samples the message stands for: 1,
+                         or what an A_k folded into it (the C
+                         estimator needs it); 0 reads as 1           */
+    uint32_t reserved; /* 0 */
 } hwp_strat_msg;
-HWP_STATIC_ASSERT(strat_msg_is_32_bytes, sizeof(hwp_strat_msg) == 32);
+HWP_STATIC_ASSERT(strat_msg_is_40_bytes, sizeof(hwp_strat_msg) == 40);
 
 /* Runs once per interrupt with the queued messages (n >= 1). */
 typedef void (*hwp_strat_handler)(void *ctx, const hwp_strat_msg *msgs,
@@ -145,6 +149,12 @@ enum {
 
 typedef struct hwp_strat_stats {
     uint64_t events;     /* tuples pushed                                */
+    uint64_t dropped;    /* messages lost: emitted while the handler was
+                            draining the queue (a push from inside it)   */
+    uint64_t evicted;    /* entries replaced: A_k LRU victims (both
+                            levels), tagged E5 and E6                     */
+    uint64_t cycles;     /* modelled cycles charged: 214 per interrupt,
+                            30 per message (section 5.3.2)               */
     uint64_t samples;    /* messages out of the first level              */
     uint64_t messages;   /* messages into the output queue               */
     uint64_t interrupts; /* handler runs                                 */
@@ -192,6 +202,7 @@ typedef struct hwp_strat {
     uint32_t index_bits;   /* log2(strata or sets)                       */
     uint32_t hit_limit;    /* TAGGED: 2^count_bits, the trigger threshold */
     uint32_t miss_max;
+    uint32_t busy;         /* the handler is draining the queue          */
     hwp_rng rng;
 } hwp_strat;
 
@@ -208,7 +219,8 @@ HWP_API void hwp_strat_write_json(const hwp_strat *s, const hwp_writer *w);
 
 /* Private cold paths the hot path calls when a message is emitted. */
 HWP_API void hwp__strat_emit(hwp_strat *s, uint32_t kind, uint64_t pc,
-                             uint64_t w, uint64_t count, uint32_t stratum);
+                             uint64_t w, uint64_t count, uint32_t stratum,
+                             uint32_t samples);
 HWP_API void hwp__strat_aout(hwp_strat *s, const hwp__strat_atab *t,
                              const hwp__strat_aent *e);
 
@@ -255,7 +267,10 @@ HWP_INLINE void hwp__strat_afold(hwp_strat *s, hwp__strat_atab *t,
         }
         if (v->folds && (!x->folds || x->stamp < v->stamp)) v = x;
     }
-    if (v->folds) hwp__strat_aout(s, t, v); /* replacement */
+    if (v->folds) { /* replacement */
+        s->st.evicted++;
+        hwp__strat_aout(s, t, v);
+    }
     v->pc = pc;
     v->w = w;
     v->kind = kind;
@@ -289,7 +304,7 @@ HWP_INLINE void hwp__strat_tset(hwp_strat *s, hwp__strat_tent *e,
                                 uint32_t hits, uint32_t set) {
     if (hits >= s->hit_limit) {
         s->st.trans[HWP_STRAT_E2]++;
-        hwp__strat_emit(s, kind, pc, w, hits, set);
+        hwp__strat_emit(s, kind, pc, w, hits, set, 1);
         e->valid = 0;
         e->hits = 0;
     } else {
@@ -322,7 +337,8 @@ HWP_INLINE void hwp__strat_tagged(hwp_strat *s, uint32_t kind, uint64_t pc,
                 x->hits = h + 1u;
             } else { /* E6 (a saturating E6a evicts the same way) */
                 s->st.trans[HWP_STRAT_E6]++;
-                hwp__strat_emit(s, kind, pc, w, h + 1u, set);
+                s->st.evicted++;
+                hwp__strat_emit(s, kind, pc, w, h + 1u, set, 1);
                 x->valid = 0; /* Empty, handing the misses to the next tuple */
                 x->hits = m;
                 x->misses = 0;
@@ -350,6 +366,7 @@ HWP_INLINE void hwp__strat_tagged(hwp_strat *s, uint32_t kind, uint64_t pc,
     } else if (hwp__strat_should_replace(s, h, m)) {
         /* E5: new.hits = orig.hits + orig.misses, counting this miss */
         s->st.trans[HWP_STRAT_E5]++;
+        s->st.evicted++;
         v->tag = tag;
         hwp__strat_tset(s, v, kind, pc, w, h + m + 1u, set);
     } else { /* E5a */
@@ -369,7 +386,7 @@ HWP_INLINE void hwp_strat_push(hwp_strat *s, uint32_t kind, uint64_t pc,
             /* Stateless R_r: the split has nothing to act on, H[R] = R
              * (section 3.3), so no index is computed. */
             if (hwp_rng_below(&s->rng, s->d.rate) == 0)
-                hwp__strat_emit(s, kind, pc, w, s->d.rate, 0);
+                hwp__strat_emit(s, kind, pc, w, s->d.rate, 0, 1);
             return;
         }
         i = hwp__strat_index(s, hwp__strat_kpc(kind, pc), w, s->index_bits);
@@ -383,7 +400,7 @@ HWP_INLINE void hwp_strat_push(hwp_strat *s, uint32_t kind, uint64_t pc,
             s->due[i] = 1u + hwp_rng_below(&s->rng, 2u * (uint64_t)s->d.rate - 1u);
         }
         s->ctr[i] = 0;
-        hwp__strat_emit(s, kind, pc, w, s->d.counter ? c : s->d.rate, i);
+        hwp__strat_emit(s, kind, pc, w, s->d.counter ? c : s->d.rate, i, 1);
         return;
     case HWP_STRAT_TAGGED:
         hwp__strat_tagged(s, kind, pc, w);
@@ -421,7 +438,7 @@ typedef struct hwp_strat_acc_desc {
 } hwp_strat_acc_desc;
 
 typedef struct hwp__strat_tslot {
-    uint64_t pc, w, count, msgs;
+    uint64_t pc, w, count, samples; /* samples: first-level samples */
     uint32_t kind, used, stratum, pad; /* pad: 0 */
 } hwp__strat_tslot;
 
@@ -521,10 +538,19 @@ static uint32_t hwp__strat_aways(uint32_t k, uint32_t ways) {
     return ways ? ways : (k <= 16u ? k : 8u);
 }
 
-/* Copy, fill defaults, validate; returns the reason or NULL. */
+/* Copy, fill defaults, validate; returns the reason or NULL. Zero
+ * fields take the defaults, so a zero-sized table or queue cannot be
+ * asked for; what can go wrong is a size out of range or a composition
+ * the paper does not build. */
 static const char *hwp__strat_fill(hwp_strat_desc *o, const hwp_strat_desc *d) {
     if (d) hwp__copy(o, d, sizeof *o);
     else hwp__zero(o, sizeof *o);
+    if (o->scheme > HWP_STRAT_ASSOC)
+        return "strat: scheme must be SAMPLED, TAGGED or ASSOC (0..2)";
+    if (o->sampler > HWP_STRAT_COUNTDOWN)
+        return "strat: sampler must be PERIODIC, RANDOM or COUNTDOWN (0..2)";
+    if (o->hash > HWP_STRAT_HASH_CHEAP)
+        return "strat: hash must be PAPER or CHEAP (0..1)";
     if (!o->rate) o->rate = 256;
     if (!o->entries) o->entries = o->scheme == HWP_STRAT_ASSOC ? 4096u : 2048u;
     if (!o->ways && o->scheme == HWP_STRAT_TAGGED) o->ways = 2;
@@ -532,32 +558,39 @@ static const char *hwp__strat_fill(hwp_strat_desc *o, const hwp_strat_desc *d) {
     if (!o->tag_bits) o->tag_bits = 2;
     if (!o->count_bits) o->count_bits = 8;
     if (!o->miss_bits) o->miss_bits = 3;
+    if (o->l2_ways && !o->l2_entries)
+        return "strat: l2_ways needs l2_entries (an A_k of k >= 1 entries)";
     if (o->l2_entries) o->l2_ways = hwp__strat_aways(o->l2_entries, o->l2_ways);
     if (!o->queue) o->queue = 100;
     if (!o->select) o->select = HWP_STRAT_SEL(HWP_STRAT_KIND_VALUE);
-    if (o->scheme > HWP_STRAT_ASSOC) return "stratified: unknown scheme";
-    if (o->sampler > HWP_STRAT_COUNTDOWN) return "stratified: unknown sampler";
-    if (o->hash > HWP_STRAT_HASH_CHEAP) return "stratified: unknown hash";
-    if (o->rate > (1u << 30)) return "stratified: rate must be in 1..2^30";
+    if (o->rate > (1u << 30)) return "strat: rate must be in 1..2^30";
     if (!hwp_is_pow2(o->entries) || o->entries > (1u << 24))
-        return "stratified: entries must be a power of two up to 2^24";
+        return "strat: entries must be a power of two, 1..2^24";
     if (o->scheme == HWP_STRAT_TAGGED) {
         if (!hwp_is_pow2(o->ways) || o->ways > 16u || o->ways > o->entries)
-            return "stratified: tagged ways must be a power of two, 1..16, <= entries";
-        if (o->tag_bits > 16u) return "stratified: tag_bits must be 1..16";
-        if (o->count_bits > 16u) return "stratified: tagged count_bits must be 1..16";
-        if (o->miss_bits > 8u) return "stratified: miss_bits must be 1..8";
+            return "strat: ways (tagged) must be a power of two, 1..16, <= entries";
+        if (o->tag_bits > 16u) return "strat: tag_bits must be 1..16";
+        if (o->count_bits > 16u) return "strat: count_bits (tagged) must be 1..16";
+        if (o->miss_bits > 8u) return "strat: miss_bits must be 1..8";
+        /* Section 4's compressor already folds repeats into counts;
+         * section 3.4 places A_k behind the samplers only. */
+        if (o->l2_entries)
+            return "strat: l2_entries must be 0 with the tagged compressor (A_k follows samplers only)";
     }
-    if (o->count_bits > 32u) return "stratified: count_bits must be 1..32";
-    if (o->scheme == HWP_STRAT_ASSOC &&
-        (!hwp_is_pow2(o->ways) || o->ways > 64u || o->ways > o->entries))
-        return "stratified: assoc ways must be a power of two, 1..64, <= entries";
+    if (o->count_bits > 32u) return "strat: count_bits must be 1..32";
+    if (o->scheme == HWP_STRAT_ASSOC) {
+        if (!hwp_is_pow2(o->ways) || o->ways > 64u || o->ways > o->entries)
+            return "strat: ways (assoc) must be a power of two, 1..64, <= entries";
+        /* a lossless table behind a lossless table adds nothing */
+        if (o->l2_entries)
+            return "strat: l2_entries must be 0 with the assoc scheme (A_k follows samplers only)";
+    }
+    if (o->l2_entries && (!hwp_is_pow2(o->l2_entries) || o->l2_entries > (1u << 20)))
+        return "strat: l2_entries must be 0 or a power of two up to 2^20";
     if (o->l2_entries &&
-        (!hwp_is_pow2(o->l2_entries) || o->l2_entries > (1u << 20) ||
-         !hwp_is_pow2(o->l2_ways) || o->l2_ways > 64u || o->l2_ways > o->l2_entries))
-        return "stratified: l2_entries must be a power of two up to 2^20, "
-               "l2_ways a power of two, 1..64, <= l2_entries";
-    if (o->queue > (1u << 20)) return "stratified: queue must be 1..2^20";
+        (!hwp_is_pow2(o->l2_ways) || o->l2_ways > 64u || o->l2_ways > o->l2_entries))
+        return "strat: l2_ways must be a power of two, 1..64, <= l2_entries";
+    if (o->queue > (1u << 20)) return "strat: queue must be 1..2^20 messages";
     return NULL;
 }
 
@@ -649,47 +682,73 @@ HWP_API hwp_status hwp_strat_init(hwp_strat *s, void *storage, size_t bytes,
         s->index_bits = hwp_log2(o.entries / (o.scheme == HWP_STRAT_TAGGED ? o.ways : 1u));
     if (o.l2_entries)
         hwp__strat_atab_init(&s->a2, o.l2_entries, o.l2_ways, o.count_bits);
-    s->hit_limit = (uint32_t)1 << o.count_bits;
+    /* the hit counter's limit exists only for the tagged compressor,
+     * whose count_bits is at most 16 (32 would shift past the width) */
+    s->hit_limit = o.scheme == HWP_STRAT_TAGGED ? (uint32_t)1 << o.count_bits : 0u;
     s->miss_max = hwp_sat_max(o.miss_bits);
     hwp__strat_clear(s);
     return hwp__fail(&s->head, HWP_OK, "");
 }
 
 /* One interrupt: the handler takes the queue; the host pays for it. */
+/* One interrupt: the handler takes the queue; the host pays for it.
+ * While the handler runs the queue is its input, so the hardware cannot
+ * append to it: a message emitted meanwhile (the handler pushed, or
+ * flushed) is dropped and counted, and no interrupt nests. */
 static void hwp__strat_interrupt(hwp_strat *s) {
+    if (s->busy) return;
     s->st.interrupts++;
+    s->st.cycles += hwp_cost_cycles(s->cost, HWP_COST_STRAT_INTERRUPT) +
+                    (uint64_t)hwp_cost_cycles(s->cost, HWP_COST_STRAT_MESSAGE) * s->qn;
     hwp_cost_charge(s->cost, HWP_COST_STRAT_INTERRUPT, 1);
     hwp_cost_charge(s->cost, HWP_COST_STRAT_MESSAGE, s->qn);
-    if (s->d.on_interrupt) s->d.on_interrupt(s->d.ctx, s->q, s->qn);
-    else s->st.unhandled += s->qn;
+    if (s->d.on_interrupt) {
+        s->busy = 1;
+        s->d.on_interrupt(s->d.ctx, s->q, s->qn);
+        s->busy = 0;
+    } else {
+        s->st.unhandled += s->qn;
+    }
     s->qn = 0;
 }
 
 static void hwp__strat_enqueue(hwp_strat *s, uint32_t kind, uint64_t pc,
-                               uint64_t w, uint64_t count, uint32_t stratum) {
-    hwp_strat_msg *m = s->q + s->qn++;
+                               uint64_t w, uint64_t count, uint32_t stratum,
+                               uint32_t samples) {
+    hwp_strat_msg *m;
+    if (s->busy || s->qn >= s->d.queue) {
+        s->st.dropped++;
+        return;
+    }
+    m = s->q + s->qn++;
     m->pc = pc;
     m->w = w;
     m->count = count;
     m->kind = kind;
     m->stratum = stratum;
+    m->samples = samples;
+    m->reserved = 0;
     s->st.messages++;
     if (s->qn >= s->d.queue) hwp__strat_interrupt(s);
 }
 
 HWP_API void hwp__strat_emit(hwp_strat *s, uint32_t kind, uint64_t pc,
-                             uint64_t w, uint64_t count, uint32_t stratum) {
+                             uint64_t w, uint64_t count, uint32_t stratum,
+                             uint32_t samples) {
     s->st.samples++;
     if (s->a2.e) hwp__strat_afold(s, &s->a2, kind, pc, w, count, stratum);
-    else hwp__strat_enqueue(s, kind, pc, w, count, stratum);
+    else hwp__strat_enqueue(s, kind, pc, w, count, stratum, samples);
 }
 
 /* An A_k entry leaves its table: level 1 feeds the first-level output,
- * level 2 the queue. */
+ * level 2 the queue. Every fold took one first-level sample (level 1:
+ * one event), so the folds are the samples the message stands for. */
 HWP_API void hwp__strat_aout(hwp_strat *s, const hwp__strat_atab *t,
                              const hwp__strat_aent *e) {
-    if (t == &s->a1) hwp__strat_emit(s, e->kind, e->pc, e->w, e->count, e->stratum);
-    else hwp__strat_enqueue(s, e->kind, e->pc, e->w, e->count, e->stratum);
+    if (t == &s->a1)
+        hwp__strat_emit(s, e->kind, e->pc, e->w, e->count, e->stratum, e->folds);
+    else
+        hwp__strat_enqueue(s, e->kind, e->pc, e->w, e->count, e->stratum, e->folds);
 }
 
 static void hwp__strat_aflush(hwp_strat *s, hwp__strat_atab *t, uint32_t k) {
@@ -910,7 +969,7 @@ static hwp__strat_pslot *hwp__strat_pfind(const hwp_strat_acc *a, uint32_t kind,
 /* Count `msgs` messages into the tuple table, or count the drop when it
  * is full. The tuple keeps the stratum of its latest message. */
 static void hwp__strat_tadd(hwp_strat_acc *a, const hwp_strat_msg *m,
-                            uint64_t msgs) {
+                            uint64_t samples) {
     hwp__strat_tslot *t = hwp__strat_tfind(a, m->kind, m->pc, m->w);
     if (!t->used && a->tn < a->tcap) {
         t->used = 1;
@@ -921,10 +980,10 @@ static void hwp__strat_tadd(hwp_strat_acc *a, const hwp_strat_msg *m,
     }
     if (t->used) {
         t->count = hwp_sat_add64(t->count, m->count);
-        t->msgs += msgs;
+        t->samples += samples;
         t->stratum = m->stratum;
     } else {
-        a->dropped_msgs += msgs;
+        a->dropped_msgs++;
         a->dropped_count = hwp_sat_add64(a->dropped_count, m->count);
     }
 }
@@ -945,13 +1004,14 @@ static void hwp__strat_padd(hwp_strat_acc *a, uint32_t kind, uint64_t pc,
 
 /* One message: tuple, (kind, pc) and stratum tables. */
 static void hwp__strat_put(hwp_strat_acc *a, const hwp_strat_msg *m) {
+    uint64_t k = m->samples ? m->samples : 1u;
     a->messages++;
     a->total = hwp_sat_add64(a->total, m->count);
-    hwp__strat_tadd(a, m, 1);
+    hwp__strat_tadd(a, m, k);
     hwp__strat_padd(a, m->kind, m->pc, m->count);
     if (m->stratum < a->strata) {
         a->slen[m->stratum] = hwp_sat_add64(a->slen[m->stratum], m->count);
-        a->snum[m->stratum]++;
+        a->snum[m->stratum] += k;
     }
 }
 
@@ -965,6 +1025,8 @@ HWP_API void hwp_strat_acc_add(hwp_strat_acc *a, uint32_t kind, uint64_t pc,
     m.count = count;
     m.kind = kind;
     m.stratum = 0;
+    m.samples = 1;
+    m.reserved = 0;
     hwp__strat_put(a, &m);
 }
 
@@ -1009,7 +1071,7 @@ HWP_API double hwp_strat_acc_estimate(const hwp_strat_acc *a, uint32_t kind,
     t = hwp__strat_tfind(a, kind, pc, w);
     if (!t->used) return 0.0;
     if (t->stratum < a->strata && a->snum[t->stratum])
-        return (double)t->msgs * (double)a->slen[t->stratum] /
+        return (double)t->samples * (double)a->slen[t->stratum] /
                (double)a->snum[t->stratum];
     return (double)t->count;
 }
@@ -1050,7 +1112,7 @@ HWP_API hwp_status hwp_strat_acc_merge(hwp_strat_acc *dst,
             m.count = src->t[i].count;
             m.kind = src->t[i].kind;
             m.stratum = src->t[i].stratum;
-            hwp__strat_tadd(dst, &m, src->t[i].msgs);
+            hwp__strat_tadd(dst, &m, src->t[i].samples);
         }
     for (i = 0; i < src->strata; i++) {
         dst->slen[i] = hwp_sat_add64(dst->slen[i], src->slen[i]);

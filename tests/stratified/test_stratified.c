@@ -94,7 +94,7 @@ static void test_invalid(void) {
     d.entries = 3;
     CHECK_EQ(hwp_strat_bytes(&d), 0);
     CHECK_EQ(hwp_strat_init(&s, mem, sizeof big - 16, &d, NULL), HWP_EINVAL);
-    CHECK_HAS(hwp_why(&s), "power of two");
+    CHECK_HAS(hwp_why(&s), "strat: entries");
     memset(&d, 0, sizeof d);
     d.scheme = 7;
     CHECK_EQ(hwp_strat_init(&s, mem, sizeof big - 16, &d, NULL), HWP_EINVAL);
@@ -616,6 +616,8 @@ static void test_acc(void) {
     batch[0].kind = 0; batch[0].pc = 100; batch[0].w = 2; batch[0].count = 7;
     batch[1].kind = 1; batch[1].pc = 100; batch[1].w = 2; batch[1].count = 1;
     batch[0].stratum = batch[1].stratum = 0;
+    batch[0].samples = batch[1].samples = 1;
+    batch[0].reserved = batch[1].reserved = 0;
     hwp_strat_acc_handler(&b, batch, 2);
     CHECK_EQ(hwp_strat_acc_merge(&a, &b), HWP_OK);
     CHECK_EQ(hwp_strat_acc_count(&a, 0, 100, 2), 37);
@@ -650,6 +652,8 @@ static void test_acc_estimate(void) {
         msg[i].count = counts[i];
         msg[i].kind = 0;
         msg[i].stratum = strata[i];
+        msg[i].samples = 1;
+        msg[i].reserved = 0;
     }
     hwp_strat_acc_fold(&a, msg, 4);
     CHECK_NEAR(hwp_strat_acc_estimate(&a, 0, 1, 0), 40.0, 1e-9);
@@ -765,20 +769,19 @@ static void test_reports(void) {
     int i;
     memset(&d, 0, sizeof d);
     d.scheme = HWP_STRAT_TAGGED;
-    d.l2_entries = 16;
     d.hash = HWP_STRAT_HASH_CHEAP;
     if (!st_make(&x, d, NULL)) return;
     for (i = 0; i < 1000; i++) hwp_strat_push(&x.s, 0, 0x40, 7);
     w = hwp_writer_buf(&b, buf, sizeof buf);
     hwp_strat_write_json(&x.s, &w);
-    CHECK_HAS(buf, "\"scheme\":\"tag2-256-2048x2 + A_16\"");
+    CHECK_HAS(buf, "\"scheme\":\"tag2-256-2048x2\"");
     CHECK_HAS(buf, "\"hash\":\"cheap\"");
     CHECK_HAS(buf, "\"events\":1000");
     CHECK_HAS(buf, "\"E3\":");
-    CHECK_HAS(buf, "\"pending\":1000"); /* 3 x 256 sit in A_16, 232 in the table */
+    CHECK_HAS(buf, "\"pending\":232"); /* 3 x 256 reported, 232 in the table */
     w = hwp_writer_buf(&b, buf, sizeof buf);
     hwp_strat_write_text(&x.s, &w);
-    CHECK_HAS(buf, "stratified tag2-256-2048x2 + A_16 (cheap hash): 1000 events");
+    CHECK_HAS(buf, "stratified tag2-256-2048x2 (cheap hash): 1000 events");
     CHECK_HAS(buf, "E6a=0");
     st_drop(&x);
     hwp_strat_acc_init(&a, st_alloc(&m, n), n, NULL);
@@ -853,6 +856,193 @@ static void test_kinds_apart(void) {
     st_drop(&x);
 }
 
+/* A handler that pushes into the compressor it serves: the queue is
+ * being drained, so what it emits meanwhile is a counted drop, never a
+ * write past the queue (ASan caught the old write). */
+typedef struct st_reentry {
+    hwp_strat *s;
+    uint64_t delivered;
+    unsigned depth;
+} st_reentry;
+
+static void st_reenter(void *ctx, const hwp_strat_msg *msgs, uint32_t n) {
+    st_reentry *r = (st_reentry *)ctx;
+    uint32_t i;
+    (void)msgs;
+    r->delivered += n;
+    for (i = 0; i < 3 * n; i++) hwp_strat_push(r->s, 0, 0x99, i);
+    hwp_strat_flush(r->s); /* reentrant flush: no nested interrupt */
+}
+
+static void test_push_in_handler(void) {
+    hwp_strat_desc d;
+    hwp_strat s;
+    st_reentry r;
+    st_mem m;
+    size_t n;
+    uint64_t i;
+    memset(&d, 0, sizeof d);
+    d.rate = 1; /* every push is a message */
+    d.entries = 1;
+    d.queue = 4;
+    d.on_interrupt = st_reenter;
+    d.ctx = &r;
+    memset(&r, 0, sizeof r);
+    r.s = &s;
+    n = hwp_strat_bytes(&d);
+    CHECK_EQ(hwp_strat_init(&s, st_alloc(&m, n), n, &d, NULL), HWP_OK);
+    for (i = 0; i < 10; i++) hwp_strat_push(&s, 0, 0x10, i);
+    hwp_strat_flush(&s);
+    CHECK_EQ(r.delivered, 10);        /* 4 + 4 + the 2 the flush hands on */
+    CHECK_EQ(s.st.dropped, 3 * 10);   /* every push from the handler    */
+    CHECK_EQ(s.st.events, 10 + 3 * 10);
+    CHECK_EQ(s.st.messages, 10);
+    st_free(&m);
+}
+
+/* Exact counts of one hot tuple (30% of the stream, as in section 3.3's
+ * experiment) and the C estimator, for every composition of Fig. 3 with
+ * and without the "+ A_16" second level of section 3.4. A_k is lossless
+ * and draws no random numbers, so the estimate behind it must equal the
+ * estimate without it; both must be near the exact count. A_k alone
+ * counts exactly. */
+static void test_estimate_compositions(void) {
+    static const struct {
+        uint32_t sampler, counter, entries;
+        const char *name;
+    } comp[] = {
+        {HWP_STRAT_PERIODIC, 0, 1, "P"},   {HWP_STRAT_RANDOM, 0, 1, "R"},
+        {HWP_STRAT_RANDOM, 1, 1, "CR"},    {HWP_STRAT_PERIODIC, 0, 64, "H[P]"},
+        {HWP_STRAT_RANDOM, 0, 64, "H[R]"}, {HWP_STRAT_RANDOM, 1, 64, "H[CR]"},
+        {HWP_STRAT_PERIODIC, 1, 64, "H[CP]"},
+        {HWP_STRAT_COUNTDOWN, 1, 64, "H[CRcd]"},
+    };
+    enum { N = 200000 };
+    size_t c, i;
+    for (c = 0; c < sizeof comp / sizeof comp[0]; c++) {
+        double est[2];
+        uint64_t exact = 0;
+        int l2;
+        for (l2 = 0; l2 < 2; l2++) {
+            hwp_strat_desc d;
+            hwp_strat_acc a;
+            hwp_strat_acc_desc ad;
+            st_inst x;
+            st_mem m;
+            hwp_rng g;
+            size_t n;
+            memset(&d, 0, sizeof d);
+            d.sampler = comp[c].sampler;
+            d.counter = comp[c].counter;
+            d.entries = comp[c].entries;
+            d.rate = 10;
+            d.seed = 5;
+            d.l2_entries = l2 ? 16 : 0;
+            if (!st_make(&x, d, NULL)) return;
+            memset(&ad, 0, sizeof ad);
+            ad.strata = comp[c].entries;
+            n = hwp_strat_acc_bytes(&ad);
+            hwp_strat_acc_init(&a, st_alloc(&m, n), n, &ad);
+            hwp_rng_seed(&g, 77);
+            exact = 0;
+            for (i = 0; i < N; i++) {
+                bool hot = hwp_rng_below(&g, 10) < 3;
+                exact += hot;
+                hwp_strat_push(&x.s, 0, hot ? 7 : 100 + hwp_rng_below(&g, 40), 1);
+            }
+            hwp_strat_flush(&x.s);
+            hwp_strat_acc_fold(&a, x.r.m, (uint32_t)x.r.n);
+            est[l2] = hwp_strat_acc_estimate(&a, 0, 7, 1);
+            st_drop(&x);
+            st_free(&m);
+        }
+        if (!CHECK_NEAR(est[1], est[0], 1e-6 * est[0]) ||
+            !CHECK(fabs(est[0] - (double)exact) < 0.05 * (double)exact))
+            printf("    %s: exact %" PRIu64 ", estimate %.1f, + A_16 %.1f\n",
+                   comp[c].name, exact, est[0], est[1]);
+    }
+    {   /* A_16 alone: lossless, so the estimate is the exact count */
+        hwp_strat_desc d;
+        hwp_strat_acc a;
+        hwp_strat_acc_desc ad;
+        st_inst x;
+        st_mem m;
+        size_t n;
+        memset(&d, 0, sizeof d);
+        d.scheme = HWP_STRAT_ASSOC;
+        d.entries = 16;
+        d.count_bits = 4;
+        if (!st_make(&x, d, NULL)) return;
+        memset(&ad, 0, sizeof ad);
+        ad.strata = 1;
+        n = hwp_strat_acc_bytes(&ad);
+        hwp_strat_acc_init(&a, st_alloc(&m, n), n, &ad);
+        for (i = 0; i < 5000; i++) hwp_strat_push(&x.s, 0, i % 3 ? 7 : 100 + i % 50, 1);
+        hwp_strat_flush(&x.s);
+        hwp_strat_acc_fold(&a, x.r.m, (uint32_t)x.r.n);
+        CHECK_NEAR(hwp_strat_acc_estimate(&a, 0, 7, 1), 3333.0, 1e-9);
+        st_drop(&x);
+        st_free(&m);
+    }
+}
+
+/* A 32-bit fold counter: 2^32 - 1 folds before a message, no shift by
+ * 32 anywhere (UBSan with halt_on_error caught the old one at init). */
+static void test_count_bits_32(void) {
+    hwp_strat_desc d;
+    st_inst x;
+    int i;
+    memset(&d, 0, sizeof d);
+    d.scheme = HWP_STRAT_ASSOC;
+    d.entries = 16;
+    d.count_bits = 32;
+    if (!st_make(&x, d, NULL)) return;
+    for (i = 0; i < 1000; i++) hwp_strat_push(&x.s, 0, 1, 2);
+    CHECK_EQ(x.r.n, 0);
+    CHECK_EQ(hwp_strat_pending(&x.s), 1000);
+    hwp_strat_flush(&x.s);
+    CHECK_EQ(x.r.n, 1);
+    CHECK_EQ(x.r.sum, 1000);
+    st_drop(&x);
+}
+
+/* Descs that do not compose: each refused with a reason naming the
+ * component and the field. */
+static void test_bad_compositions(void) {
+    static const struct {
+        uint32_t scheme, entries, ways, count_bits, l2_entries, l2_ways, queue;
+        const char *why;
+    } bad[] = {
+        /* the tagged compressor is its own second stage (section 4) */
+        {HWP_STRAT_TAGGED, 0, 0, 0, 16, 0, 0, "strat: l2_entries"},
+        /* an A_k with no entries behind a sampler */
+        {HWP_STRAT_SAMPLED, 0, 0, 0, 0, 4, 0, "strat: l2_ways"},
+        {HWP_STRAT_SAMPLED, 0, 0, 33, 0, 0, 0, "strat: count_bits"},
+        {HWP_STRAT_TAGGED, 0, 0, 17, 0, 0, 0, "strat: count_bits"},
+        {HWP_STRAT_ASSOC, 8, 16, 0, 0, 0, 0, "strat: ways"},
+        {HWP_STRAT_SAMPLED, 0, 0, 0, 12, 0, 0, "strat: l2_entries"},
+        {HWP_STRAT_SAMPLED, 0, 0, 0, 0, 0, (1u << 20) + 1, "strat: queue"},
+        {HWP_STRAT_SAMPLED, 6, 0, 0, 0, 0, 0, "strat: entries"},
+    };
+    static unsigned char big[1 << 16];
+    size_t i;
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        hwp_strat_desc d;
+        hwp_strat s;
+        memset(&d, 0, sizeof d);
+        d.scheme = bad[i].scheme;
+        d.entries = bad[i].entries;
+        d.ways = bad[i].ways;
+        d.count_bits = bad[i].count_bits;
+        d.l2_entries = bad[i].l2_entries;
+        d.l2_ways = bad[i].l2_ways;
+        d.queue = bad[i].queue;
+        CHECK_EQ(hwp_strat_bytes(&d), 0);
+        CHECK_EQ(hwp_strat_init(&s, big, sizeof big, &d, NULL), HWP_EINVAL);
+        if (!CHECK_HAS(hwp_why(&s), bad[i].why)) printf("    case %zu\n", i);
+    }
+}
+
 int main(int argc, char **argv) {
     hwt_begin(argc, argv);
     HWT_RUN(test_defaults);
@@ -873,5 +1063,9 @@ int main(int argc, char **argv) {
     HWT_RUN(test_reports);
     HWT_RUN(test_determinism);
     HWT_RUN(test_kinds_apart);
+    HWT_RUN(test_push_in_handler);
+    HWT_RUN(test_estimate_compositions);
+    HWT_RUN(test_count_bits_32);
+    HWT_RUN(test_bad_compositions);
     return hwt_end();
 }
