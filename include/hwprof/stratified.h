@@ -181,11 +181,32 @@ typedef struct hwp__strat_aent {
 HWP_STATIC_ASSERT(strat_tent_is_8_bytes, sizeof(hwp__strat_tent) == 8);
 HWP_STATIC_ASSERT(strat_aent_is_48_bytes, sizeof(hwp__strat_aent) == 48);
 
+/* The paper's hash folded to the level-1 index width, one table per
+ * byte position of the (kind-tagged) pc and of w. randomize maps each
+ * byte on its own, flip moves bytes and xor_fold is linear over XOR, so
+ *   xor_fold(flip(randomize(pc)) ^ randomize(w), bits)
+ *     = XOR over i of pc_tab[i][pc byte i] ^ w_tab[i][w byte i]
+ * with pc_tab[i][b] = xor_fold(randomize_i(b) << 8(7-i), bits) and
+ * w_tab[i][b] = xor_fold(randomize_i(b) << 8i, bits): the same index
+ * from 16 loads and 15 XORs, without the 64-bit fold. 16 KiB. */
+typedef struct hwp__strat_fast {
+    uint32_t pc[8][256], w[8][256];
+} hwp__strat_fast;
+
 typedef struct hwp__strat_atab {
     hwp__strat_aent *e;
     uint64_t clock;      /* LRU stamps                                   */
     uint32_t set_bits, ways, max_folds;
 } hwp__strat_atab;
+
+/* The push's dispatch, one value per first level. */
+enum {
+    HWP__STRAT_M_PERIODIC,     /* P_r with the paper's hash over n > 1 */
+    HWP__STRAT_M_PERIODIC_CHEAP, /* P_r with the cheap hash            */
+    HWP__STRAT_M_PERIODIC_ONE, /* P_r with the paper's hash, n = 1     */
+    HWP__STRAT_M_RANDOM, HWP__STRAT_M_COUNTDOWN,
+    HWP__STRAT_M_STATELESS, HWP__STRAT_M_TAGGED, HWP__STRAT_M_ASSOC
+};
 
 typedef struct hwp_strat {
     hwp_head head;
@@ -193,16 +214,18 @@ typedef struct hwp_strat {
     hwp_strat_stats st;    /* read-only for hosts                        */
     hwp_cost *cost;
     hwp_bytehash *bh;      /* NULL with the cheap hash                   */
+    hwp__strat_fast *fh;   /* level-1 index tables, NULL unless hashing  */
     uint32_t *ctr;         /* SAMPLED: events since the last sample      */
     uint32_t *due;         /* COUNTDOWN: the interval drawn per stratum  */
     hwp__strat_tent *tab;  /* TAGGED                                     */
     hwp__strat_atab a1, a2;/* ASSOC first level, second level            */
     hwp_strat_msg *q;
     uint32_t qn;
-    uint32_t index_bits;   /* log2(strata or sets)                       */
+    uint32_t index_bits;   /* level 1: log2(strata or sets)              */
     uint32_t hit_limit;    /* TAGGED: 2^count_bits, the trigger threshold */
     uint32_t miss_max;
     uint32_t busy;         /* the handler is draining the queue          */
+    uint32_t mode;         /* HWP__STRAT_M_*: scheme and sampler in one  */
     hwp_rng rng;
 } hwp_strat;
 
@@ -232,17 +255,78 @@ HWP_INLINE uint64_t hwp__strat_kpc(uint32_t kind, uint64_t pc) {
     return pc ^ ((uint64_t)(kind & 0xFFu) << 56);
 }
 
-/* Index of `bits` bits (section 3.5). Paper: xor_fold(flip(randomize(pc))
- * ^ randomize(w)). Cheap: multiply, xorshift, multiply, top bits. */
+/* The level-1 index is inlined into the push even where the compiler
+ * would rather call it (three callers; a call costs more than the
+ * lookups). */
+#if defined(__GNUC__) || defined(__clang__)
+#define HWP__STRAT_HOT HWP_INLINE __attribute__((always_inline))
+#else
+#define HWP__STRAT_HOT HWP_INLINE
+#endif
+
+/* Level-1 index from the byte tables (see hwp__strat_fast), two bytes
+ * of each word per step so the compiler can take them as a register's
+ * low and second bytes. */
+#define HWP__STRAT_F2(t, x, i) \
+    ((t)[i][(x) & 0xFFu] ^ (t)[(i) + 1][((x) >> 8) & 0xFFu])
+HWP__STRAT_HOT uint32_t hwp__strat_fast_index(const hwp__strat_fast *f,
+                                              uint64_t kpc, uint64_t w) {
+    uint32_t r = HWP__STRAT_F2(f->pc, kpc, 0) ^ HWP__STRAT_F2(f->w, w, 0);
+    uint32_t a = (uint32_t)kpc, b = (uint32_t)w;
+    uint32_t c = (uint32_t)(kpc >> 32), d = (uint32_t)(w >> 32);
+    a >>= 16;
+    b >>= 16;
+    r ^= HWP__STRAT_F2(f->pc, a, 2) ^ HWP__STRAT_F2(f->w, b, 2);
+    r ^= HWP__STRAT_F2(f->pc, c, 4) ^ HWP__STRAT_F2(f->w, d, 4);
+    c >>= 16;
+    d >>= 16;
+    return r ^ HWP__STRAT_F2(f->pc, c, 6) ^ HWP__STRAT_F2(f->w, d, 6);
+}
+
+/* The cheap hash: multiply, xorshift, multiply, top bits (0 bits: 0). */
+HWP_INLINE uint32_t hwp__strat_cheap(uint64_t kpc, uint64_t w, unsigned bits) {
+    uint64_t x = (kpc ^ hwp_flip64(w)) * 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 32)) * 0xD6E8FEB86659FD93ull;
+    return (uint32_t)((x >> (63 - bits)) >> 1);
+}
+
+/* Index of `bits` bits (section 3.5), any width: the paper's
+ * xor_fold(flip(randomize(pc)) ^ randomize(w), bits) from the byte
+ * permutations (the reference the folded tables are tested against),
+ * or the cheap hash. */
 HWP_INLINE uint32_t hwp__strat_index(const hwp_strat *s, uint64_t kpc,
                                      uint64_t w, unsigned bits) {
-    uint64_t x;
     if (!bits) return 0;
     if (s->bh)
         return (uint32_t)hwp_xor_fold(hwp_bytehash_sig(s->bh, kpc, w), bits);
-    x = (kpc ^ hwp_flip64(w)) * 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 32)) * 0xD6E8FEB86659FD93ull;
-    return (uint32_t)(x >> (64 - bits));
+    return hwp__strat_cheap(kpc, w, bits);
+}
+
+/* w's half of the folded tables (the pc's half is a pc key). */
+HWP__STRAT_HOT uint32_t hwp__strat_fast_w(const hwp__strat_fast *f, uint64_t w) {
+    uint32_t b = (uint32_t)w, d = (uint32_t)(w >> 32);
+    uint32_t r = HWP__STRAT_F2(f->w, b, 0);
+    b >>= 16;
+    r ^= HWP__STRAT_F2(f->w, b, 2) ^ HWP__STRAT_F2(f->w, d, 4);
+    d >>= 16;
+    return r ^ HWP__STRAT_F2(f->w, d, 6);
+}
+
+/* The level-1 index (strata, tagged sets, A_k sets): the same value as
+ * hwp__strat_index at index_bits, the paper's hash from the folded
+ * tables. */
+HWP__STRAT_HOT uint32_t hwp__strat_index1(const hwp_strat *s, uint64_t kpc,
+                                      uint64_t w) {
+    if (s->fh) return hwp__strat_fast_index(s->fh, kpc, w);
+    if (s->bh) return 0; /* the paper's hash over one set */
+    return hwp__strat_cheap(kpc, w, s->index_bits);
+}
+
+/* The same with the pc's half already known (key != NULL). */
+HWP__STRAT_HOT uint32_t hwp__strat_index1k(const hwp_strat *s, uint64_t kpc,
+                                           uint64_t w, const uint32_t *key) {
+    if (key && s->fh) return *key ^ hwp__strat_fast_w(s->fh, w);
+    return hwp__strat_index1(s, kpc, w);
 }
 
 /* A_k lookup and fold (section 3.4): a hit adds the count; a miss takes a
@@ -250,7 +334,9 @@ HWP_INLINE uint32_t hwp__strat_index(const hwp_strat *s, uint64_t kpc,
 HWP_INLINE void hwp__strat_afold(hwp_strat *s, hwp__strat_atab *t,
                                  uint32_t kind, uint64_t pc, uint64_t w,
                                  uint64_t count, uint32_t stratum) {
-    uint32_t set = hwp__strat_index(s, hwp__strat_kpc(kind, pc), w, t->set_bits);
+    uint64_t kpc = hwp__strat_kpc(kind, pc);
+    uint32_t set = t == &s->a1 ? hwp__strat_index1(s, kpc, w)
+                               : hwp__strat_index(s, kpc, w, t->set_bits);
     hwp__strat_aent *e = t->e + (size_t)set * t->ways, *v = e;
     uint32_t j;
     t->clock++;
@@ -317,10 +403,10 @@ HWP_INLINE void hwp__strat_tset(hwp_strat *s, hwp__strat_tent *e,
  * it reaches; transitions move counts (to a message or to the next
  * tuple), never drop them, so hits + misses over the table plus the
  * reported counts always equal the stream length. */
-HWP_INLINE void hwp__strat_tagged(hwp_strat *s, uint32_t kind, uint64_t pc,
-                                  uint64_t w) {
+HWP__STRAT_HOT void hwp__strat_tagged(hwp_strat *s, uint32_t kind, uint64_t pc,
+                                      uint64_t w, const uint32_t *key) {
     uint64_t kpc = hwp__strat_kpc(kind, pc);
-    uint32_t set = hwp__strat_index(s, kpc, w, s->index_bits);
+    uint32_t set = hwp__strat_index1k(s, kpc, w, key);
     uint16_t tag = (uint16_t)hwp_xor_fold(kpc ^ w, s->d.tag_bits);
     hwp__strat_tent *e = s->tab + (size_t)set * s->d.ways, *v = e;
     uint32_t j, h, m;
@@ -375,40 +461,75 @@ HWP_INLINE void hwp__strat_tagged(hwp_strat *s, uint32_t kind, uint64_t pc,
     }
 }
 
-/* Feed one tuple of profile type `kind` (0..255) to the compressor. */
-HWP_INLINE void hwp_strat_push(hwp_strat *s, uint32_t kind, uint64_t pc,
-                               uint64_t w) {
+/* One tuple; key (may be NULL) is hwp_strat_pc_key of (kind, pc). */
+HWP__STRAT_HOT void hwp__strat_push(hwp_strat *s, uint32_t kind, uint64_t pc,
+                                    uint64_t w, const uint32_t *key) {
     uint32_t i, c;
     s->st.events++;
-    switch (s->d.scheme) {
-    case HWP_STRAT_SAMPLED:
-        if (s->d.sampler == HWP_STRAT_RANDOM && !s->d.counter) {
-            /* Stateless R_r: the split has nothing to act on, H[R] = R
-             * (section 3.3), so no index is computed. */
-            if (hwp_rng_below(&s->rng, s->d.rate) == 0)
-                hwp__strat_emit(s, kind, pc, w, s->d.rate, 0, 1);
-            return;
-        }
-        i = hwp__strat_index(s, hwp__strat_kpc(kind, pc), w, s->index_bits);
+    if (s->mode == HWP__STRAT_M_PERIODIC) { /* the paper's H[P_r]_n first */
+        /* this mode has the folded tables: no test for them */
+        i = key ? *key ^ hwp__strat_fast_w(s->fh, w)
+                : hwp__strat_fast_index(s->fh, hwp__strat_kpc(kind, pc), w);
         c = ++s->ctr[i];
-        if (s->d.sampler == HWP_STRAT_PERIODIC) {
-            if (c < s->d.rate) return;
-        } else if (s->d.sampler == HWP_STRAT_RANDOM) {
+        if (c < s->d.rate) return;
+    } else if (s->mode == HWP__STRAT_M_PERIODIC_CHEAP) {
+        i = hwp__strat_cheap(hwp__strat_kpc(kind, pc), w, s->index_bits);
+        c = ++s->ctr[i];
+        if (c < s->d.rate) return;
+    } else if (s->mode == HWP__STRAT_M_PERIODIC_ONE) {
+        i = 0;
+        c = ++s->ctr[0];
+        if (c < s->d.rate) return;
+    } else if (s->mode == HWP__STRAT_M_TAGGED) {
+        hwp__strat_tagged(s, kind, pc, w, key);
+        return;
+    } else if (s->mode == HWP__STRAT_M_ASSOC) {
+        hwp__strat_afold(s, &s->a1, kind, pc, w, 1, 0);
+        return;
+    } else if (s->mode == HWP__STRAT_M_STATELESS) {
+        /* Stateless R_r: the split has nothing to act on, H[R] = R
+         * (section 3.3), so no index is computed. */
+        if (hwp_rng_below(&s->rng, s->d.rate) == 0)
+            hwp__strat_emit(s, kind, pc, w, s->d.rate, 0, 1);
+        return;
+    } else {
+        i = hwp__strat_index1k(s, hwp__strat_kpc(kind, pc), w, key);
+        c = ++s->ctr[i];
+        if (s->mode == HWP__STRAT_M_RANDOM) {
             if (hwp_rng_below(&s->rng, s->d.rate) != 0) return;
         } else {
             if (c < s->due[i]) return;
             s->due[i] = 1u + hwp_rng_below(&s->rng, 2u * (uint64_t)s->d.rate - 1u);
         }
-        s->ctr[i] = 0;
-        hwp__strat_emit(s, kind, pc, w, s->d.counter ? c : s->d.rate, i, 1);
-        return;
-    case HWP_STRAT_TAGGED:
-        hwp__strat_tagged(s, kind, pc, w);
-        return;
-    default:
-        hwp__strat_afold(s, &s->a1, kind, pc, w, 1, 0);
-        return;
     }
+    s->ctr[i] = 0;
+    hwp__strat_emit(s, kind, pc, w, s->d.counter ? c : s->d.rate, i, 1);
+}
+
+/* Feed one tuple of profile type `kind` (0..255) to the compressor. */
+HWP_INLINE void hwp_strat_push(hwp_strat *s, uint32_t kind, uint64_t pc,
+                               uint64_t w) {
+    hwp__strat_push(s, kind, pc, w, NULL);
+}
+
+/* The pc's half of the paper's hash for this instance (its seed and
+ * level-1 width): the index is linear over XOR, so a host that knows
+ * its pcs ahead (a JIT at translation time, an emulator per block) may
+ * compute this once per (kind, pc) and pass it to hwp_strat_push_key,
+ * which then looks up only w's eight bytes. The result is the same
+ * index, so the same profile, as hwp_strat_push. 0 with the cheap hash
+ * (which push_key then computes in full). */
+HWP_INLINE uint32_t hwp_strat_pc_key(const hwp_strat *s, uint32_t kind,
+                                     uint64_t pc) {
+    /* fast_index(kpc, 0) holds w = 0's half as well: take it out */
+    return s->fh ? hwp__strat_fast_index(s->fh, hwp__strat_kpc(kind, pc), 0) ^
+                       hwp__strat_fast_w(s->fh, 0)
+                 : 0u;
+}
+
+HWP_INLINE void hwp_strat_push_key(hwp_strat *s, uint32_t key, uint32_t kind,
+                                   uint64_t pc, uint64_t w) {
+    hwp__strat_push(s, kind, pc, w, &key);
 }
 
 /* The selector of section 2.1 over the shared event record: loads give
@@ -594,15 +715,10 @@ static const char *hwp__strat_fill(hwp_strat_desc *o, const hwp_strat_desc *d) {
     return NULL;
 }
 
-/* Does any table index by the paper's hash (and so need its byte
- * tables)? A table with one set or one stratum never hashes. */
-static bool hwp__strat_hashes(const hwp_strat_desc *o) {
-    uint32_t ways = o->scheme == HWP_STRAT_SAMPLED ? 1u : o->ways;
-    return o->hash == HWP_STRAT_HASH_PAPER &&
-           (o->entries > ways || o->l2_entries > o->l2_ways);
-}
-
-/* Lays the tables out; with base == NULL only measures. */
+/* Lays the tables out; with base == NULL only measures. HWP_STRAT_BYTES
+ * repeats this arithmetic: the paper's hash always gets its tables
+ * (even where one set needs no index), so the size depends on the six
+ * fields the macro takes and on nothing else. */
 static size_t hwp__strat_layout(hwp_strat *s, const hwp_strat_desc *o,
                                 unsigned char *base) {
     unsigned char *cur = base;
@@ -613,7 +729,10 @@ static size_t hwp__strat_layout(hwp_strat *s, const hwp_strat_desc *o,
         if (base) (dst) = (type *)hwp__carve(&cur, part);     \
         n += hwp__align(part);                                \
     } while (0)
-    if (hwp__strat_hashes(o)) HWP__STRAT_CARVE(s->bh, hwp_bytehash, 1);
+    if (o->hash == HWP_STRAT_HASH_PAPER) {
+        HWP__STRAT_CARVE(s->bh, hwp_bytehash, 1);
+        HWP__STRAT_CARVE(s->fh, hwp__strat_fast, 1);
+    }
     if (o->scheme == HWP_STRAT_SAMPLED) {
         HWP__STRAT_CARVE(s->ctr, uint32_t, o->entries);
         if (o->sampler == HWP_STRAT_COUNTDOWN)
@@ -629,11 +748,23 @@ static size_t hwp__strat_layout(hwp_strat *s, const hwp_strat_desc *o,
     return n;
 }
 
+/* Fold the byte permutations into the level-1 index tables. */
+static void hwp__strat_fast_init(hwp__strat_fast *f, const hwp_bytehash *h,
+                                 unsigned bits) {
+    unsigned i, b;
+    for (i = 0; i < 8; i++)
+        for (b = 0; b < 256; b++) {
+            uint64_t r = h->tab[i][b];
+            f->pc[i][b] = (uint32_t)hwp_xor_fold(r << (8 * (7 - i)), bits);
+            f->w[i][b] = (uint32_t)hwp_xor_fold(r << (8 * i), bits);
+        }
+}
+
 HWP_API size_t hwp_strat_bytes(const hwp_strat_desc *d) {
     hwp_strat_desc o;
     hwp_strat tmp;
     if (hwp__strat_fill(&o, d)) return 0;
-    return hwp__strat_layout(&tmp, &o, NULL);
+    return hwp__bytes(hwp__strat_layout(&tmp, &o, NULL));
 }
 
 static void hwp__strat_atab_init(hwp__strat_atab *t, uint32_t k, uint32_t ways,
@@ -643,10 +774,13 @@ static void hwp__strat_atab_init(hwp__strat_atab *t, uint32_t k, uint32_t ways,
     t->max_folds = hwp_sat_max(bits);
 }
 
-/* Zero the tables and draw the countdown intervals. */
+/* Back to the state right after init: the seed's random stream from its
+ * start, zero tables and counters. The byte tables depend only on the
+ * seed and stay. */
 static void hwp__strat_clear(hwp_strat *s) {
     uint32_t i;
     const hwp_strat_desc *o = &s->d;
+    hwp_rng_seed(&s->rng, o->seed);
     if (s->ctr) hwp__zero(s->ctr, sizeof(uint32_t) * o->entries);
     if (s->due)
         for (i = 0; i < o->entries; i++)
@@ -668,24 +802,33 @@ HWP_API hwp_status hwp_strat_init(hwp_strat *s, void *storage, size_t bytes,
     hwp__zero(s, sizeof *s);
     s->head.magic = HWP__STRAT_MAGIC;
     why = hwp__strat_fill(&o, d);
-    st = hwp__admit(&s->head, why, storage, bytes,
-                          why ? 0 : hwp__strat_layout(s, &o, NULL));
+    st = hwp__admit_mem(&s->head, why, &storage, &bytes,
+                        why ? 0 : hwp__strat_layout(s, &o, NULL));
     if (st != HWP_OK) return st;
     s->d = o;
     s->cost = cost;
     hwp__strat_layout(s, &o, (unsigned char *)storage);
-    hwp_rng_seed(&s->rng, o.seed);
-    if (s->bh) hwp_bytehash_init(s->bh, o.seed);
     if (o.scheme == HWP_STRAT_ASSOC)
         hwp__strat_atab_init(&s->a1, o.entries, o.ways, o.count_bits);
-    else
-        s->index_bits = hwp_log2(o.entries / (o.scheme == HWP_STRAT_TAGGED ? o.ways : 1u));
+    s->index_bits = hwp_log2(o.entries / (o.scheme == HWP_STRAT_SAMPLED ? 1u : o.ways));
     if (o.l2_entries)
         hwp__strat_atab_init(&s->a2, o.l2_entries, o.l2_ways, o.count_bits);
+    if (s->bh) {
+        hwp_bytehash_init(s->bh, o.seed);
+        hwp__strat_fast_init(s->fh, s->bh, s->index_bits);
+        if (!s->index_bits) s->fh = NULL; /* one set: no index to compute */
+    }
     /* the hit counter's limit exists only for the tagged compressor,
      * whose count_bits is at most 16 (32 would shift past the width) */
     s->hit_limit = o.scheme == HWP_STRAT_TAGGED ? (uint32_t)1 << o.count_bits : 0u;
     s->miss_max = hwp_sat_max(o.miss_bits);
+    if (o.scheme == HWP_STRAT_TAGGED) s->mode = HWP__STRAT_M_TAGGED;
+    else if (o.scheme == HWP_STRAT_ASSOC) s->mode = HWP__STRAT_M_ASSOC;
+    else if (o.sampler == HWP_STRAT_RANDOM && !o.counter) s->mode = HWP__STRAT_M_STATELESS;
+    else if (o.sampler == HWP_STRAT_RANDOM) s->mode = HWP__STRAT_M_RANDOM;
+    else if (o.sampler == HWP_STRAT_COUNTDOWN) s->mode = HWP__STRAT_M_COUNTDOWN;
+    else if (!s->bh) s->mode = HWP__STRAT_M_PERIODIC_CHEAP;
+    else s->mode = s->fh ? HWP__STRAT_M_PERIODIC : HWP__STRAT_M_PERIODIC_ONE;
     hwp__strat_clear(s);
     return hwp__fail(&s->head, HWP_OK, "");
 }
@@ -907,12 +1050,16 @@ static const char *hwp__strat_acc_fill(hwp_strat_acc_desc *o,
     return NULL;
 }
 
+static size_t hwp__strat_acc_need(const hwp_strat_acc_desc *o) {
+    return hwp__align(sizeof(hwp__strat_tslot) * hwp__strat_slots(o->tuples)) +
+           hwp__align(sizeof(hwp__strat_pslot) * hwp__strat_slots(o->pcs)) +
+           2u * hwp__align(sizeof(uint64_t) * o->strata);
+}
+
 HWP_API size_t hwp_strat_acc_bytes(const hwp_strat_acc_desc *d) {
     hwp_strat_acc_desc o;
     if (hwp__strat_acc_fill(&o, d)) return 0;
-    return hwp__align(sizeof(hwp__strat_tslot) * hwp__strat_slots(o.tuples)) +
-           hwp__align(sizeof(hwp__strat_pslot) * hwp__strat_slots(o.pcs)) +
-           2u * hwp__align(sizeof(uint64_t) * o.strata);
+    return hwp__bytes(hwp__strat_acc_need(&o));
 }
 
 HWP_API hwp_status hwp_strat_acc_init(hwp_strat_acc *a, void *storage,
@@ -926,9 +1073,10 @@ HWP_API hwp_status hwp_strat_acc_init(hwp_strat_acc *a, void *storage,
     hwp__zero(a, sizeof *a);
     a->head.magic = HWP__STRAT_ACC_MAGIC;
     why = hwp__strat_acc_fill(&o, d);
-    st = hwp__admit(&a->head, why, storage, bytes,
-                          why ? 0 : hwp_strat_acc_bytes(&o));
+    st = hwp__admit_mem(&a->head, why, &storage, &bytes,
+                        why ? 0 : hwp__strat_acc_need(&o));
     if (st != HWP_OK) return st;
+    cur = (unsigned char *)storage;
     a->tcap = o.tuples;
     a->tmask = hwp__strat_slots(o.tuples) - 1u;
     a->pcap = o.pcs;
