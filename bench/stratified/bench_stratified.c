@@ -1,4 +1,6 @@
-/* Benchmarks of the stratified-sampling compressors (seed 001) on a
+/* SPDX-License-Identifier: MIT */
+/* Benchmarks of the stratified-sampling compressors (Sastry, Bodik and
+ * Smith, "Rapid Profiling via Stratified Sampling", ISCA 2001) on a
  * Zipf-distributed <pc, value> tuple stream, beside the peer: an exact
  * open-addressing hash-table count of the same stream (tests/stratified/
  * ref.h), measured in the same run. The handler folds nothing (it sums
@@ -62,8 +64,9 @@ static hwp_strat_msg msgs[N_EV];
 static uint64_t run_fold(void *p, uint64_t iters) {
     hwp_strat_acc *a = (hwp_strat_acc *)p;
     uint64_t it;
+    hwp_strat_acc_stats st;
     for (it = 0; it < iters; it++) hwp_strat_acc_fold(a, msgs, N_EV);
-    return a->total;
+    return hwp_strat_acc_get_stats(a, &st) == HWP_OK ? st.total : 0;
 }
 
 static void bench_with(const char *name, hwp_strat_desc d,

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /* hwprof/stratified.h: the stream-compression profiler of Sastry, Bodik &
- * Smith, "Rapid Profiling via Stratified Sampling", ISCA 2001 (seed 001).
+ * Smith, "Rapid Profiling via Stratified Sampling", ISCA 2001.
  *
  * A host selects tuples <pc, w> (a load and its value, a branch and its
  * target, a call and its callee, ...). The modelled hardware compresses the
@@ -19,10 +20,11 @@
  *               (desc.entries = n; n = 1 is plain X)
  *   3.4  A_k    associative table of k counters, lossless; emits (tuple,
  *               count) on replacement or counter saturation. As a first
- *               level (HWP_STRAT_ASSOC) or behind any first level
+ *               level (HWP_STRAT_ASSOC) or behind a sampler
  *               (desc.l2_entries, the paper's "+ A_16" of 5.6)
  *   3.5  the hash: byte randomize tables, flip, xor_fold (base.h's
- *               hwp_bytehash), or a cheaper multiply hash (desc.hash)
+ *               hwp_bytehash), bit-exact from tables folded at init, or
+ *               a cheaper multiply hash (desc.hash)
  *   4    the tagged compressor (HWP_STRAT_TAGGED): partial tag
  *               xor_fold(pc ^ w, tag_bits), direct-mapped or set-assoc,
  *               hit counter (8 bits = rate 256), miss counter (3 bits),
@@ -36,28 +38,26 @@
  * A composition is a desc: the zero desc is the paper's H[P_256]_2048.
  * docs/stratified.md lists the interpretations we had to choose.
  *
- * API (compressor)
- *   hwp_strat_bytes(d)                 storage the desc needs (0 if invalid)
- *   hwp_strat_init(s, mem, bytes, d, cost)
- *   hwp_strat_push(s, kind, pc, w)     one tuple (inline hot path)
+ * API (compressor, component "strat"; the model contract of
+ * docs/ARCHITECTURE.md: every handle member is private)
+ *   hwp_strat_bytes(d), HWP_STRAT_BYTES(...)   storage, padding included
+ *   hwp_strat_init(s, mem, bytes, d, cost)     mem of any alignment
+ *   hwp_strat_push(s, kind, pc, w)             one tuple (inline hot path)
+ *   hwp_strat_pc_key(s, kind, pc), hwp_strat_push_key(s, key, kind, pc, w)
+ *                                      the same with the pc's half of the
+ *                                      hash computed once per pc
  *   hwp_strat_insn(s, insn)            selector over the shared hwp_insn
- *   hwp_strat_flush(s)                 emit what the tables can name, deliver
- *   hwp_strat_pending(s)               events held in tables, not yet in a
- *                                      message (the queue is not counted)
- *   hwp_strat_reset(s)                 empty the tables, drop the queue, zero
- *                                      stats; hash tables and RNG run on
- *   hwp_strat_write_text/json(s, w)    reports
- * API (software side)
+ *   hwp_strat_flush / reset / merge / get_stats / pending
+ *   hwp_strat_write_text/json, hwp_strat_read_desc/read_json
+ * API (software side, component "strat_acc": a host-side profile)
  *   hwp_strat_acc_bytes(d), hwp_strat_acc_init(a, mem, bytes, d)
  *   hwp_strat_acc_add(a, kind, pc, w, count)   fold one (tuple, count)
- *   hwp_strat_acc_fold(a, msgs, n)             fold a message batch
- *   hwp_strat_acc_handler                      an hwp_strat_handler, ctx = acc
- *   hwp_strat_acc_count(a, kind, pc, w), hwp_strat_acc_pc_count(a, kind, pc)
- *   hwp_strat_acc_invariance(a, kind, pc, w)   n(pc, w) / n(pc)
- *   hwp_strat_acc_estimate(a, kind, pc, w)     stratum ratio estimate (C)
- *   hwp_strat_acc_next(a, &cursor, &msg)       iterate the profile
- *   hwp_strat_acc_merge(dst, src), hwp_strat_acc_reset(a)
- *   hwp_strat_acc_write_text/json(a, w)
+ *   hwp_strat_acc_fold(a, msgs, n), hwp_strat_acc_handler
+ *   hwp_strat_acc_count / pc_count / invariance / estimate (the C estimator)
+ *   hwp_strat_acc_top_values(a, kind, pc, out, cap)   a JIT's value query
+ *   hwp_strat_acc_top_pcs(a, kind, out, cap)          most invariant pcs
+ *   hwp_strat_acc_next, merge, reset, flush, get_stats
+ *   hwp_strat_acc_write_text/json, hwp_strat_acc_read_desc/read_json
  *   hwp_strat_invariance_error(ideal, prof, md, &out)   section 5.3.1
  */
 #ifndef HWPROF_STRATIFIED_H
@@ -231,14 +231,56 @@ typedef struct hwp_strat {
 
 #define HWP__STRAT_MAGIC HWP__MAGIC('s', 't', 'r', 'a')
 
+/* Storage for static allocation: equal to hwp_strat_bytes of a desc
+ * with these six fields (zero = default, as in the desc) and any values
+ * of the others. Each argument is used in full parentheses. */
+#define HWP__STRAT_AL(n) ((((size_t)(n)) + 15u) & ~(size_t)15u)
+#define HWP__STRAT_E(scheme, entries)                                         \
+    ((entries) ? (size_t)(entries)                                            \
+               : ((scheme) == HWP_STRAT_ASSOC ? (size_t)4096 : (size_t)2048))
+#define HWP_STRAT_BYTES(scheme, sampler, hash, entries, l2_entries, queue)     \
+    (((hash) == HWP_STRAT_HASH_PAPER                                          \
+          ? HWP__STRAT_AL(sizeof(hwp_bytehash)) +                             \
+                HWP__STRAT_AL(sizeof(hwp__strat_fast))                        \
+          : (size_t)0) +                                                      \
+     ((scheme) == HWP_STRAT_SAMPLED                                           \
+          ? HWP__STRAT_AL(4u * HWP__STRAT_E(scheme, entries)) *               \
+                ((sampler) == HWP_STRAT_COUNTDOWN ? 2u : 1u)                  \
+          : (scheme) == HWP_STRAT_TAGGED                                      \
+                ? HWP__STRAT_AL(sizeof(hwp__strat_tent) *                     \
+                                HWP__STRAT_E(scheme, entries))                \
+                : HWP__STRAT_AL(sizeof(hwp__strat_aent) *                     \
+                                HWP__STRAT_E(scheme, entries))) +             \
+     HWP__STRAT_AL(sizeof(hwp__strat_aent) * (size_t)(l2_entries)) +          \
+     HWP__STRAT_AL(sizeof(hwp_strat_msg) * ((queue) ? (size_t)(queue) : 100u)) + \
+     (HWP__ALIGN - 1u))
+
 HWP_API size_t hwp_strat_bytes(const hwp_strat_desc *d);
 HWP_API hwp_status hwp_strat_init(hwp_strat *s, void *storage, size_t bytes,
                                   const hwp_strat_desc *d, hwp_cost *cost);
+/* End of stream: emit what the tables hold, deliver the queue. */
 HWP_API hwp_status hwp_strat_flush(hwp_strat *s);
+/* Events held in tables, not yet in a message (the queue not counted). */
 HWP_API uint64_t hwp_strat_pending(const hwp_strat *s);
+/* Back to the state right after init: same desc, storage and seed. */
 HWP_API hwp_status hwp_strat_reset(hwp_strat *s);
+/* The compressor's record is its counters: merge adds src's stats to
+ * dst's (events still in src's tables stay there: flush src first).
+ * Charges no modelled cycles. HWP_EMISMATCH names the first desc field
+ * that differs. */
+HWP_API hwp_status hwp_strat_merge(hwp_strat *dst, const hwp_strat *src);
+HWP_API hwp_status hwp_strat_get_stats(const hwp_strat *s, hwp_strat_stats *out);
 HWP_API void hwp_strat_write_text(const hwp_strat *s, const hwp_writer *w);
+/* {"model":"strat","version":1,"desc":{every field but the handler},
+ *  "stats":{events, dropped, evicted, cycles, samples, messages,
+ *  interrupts, unhandled, E1..E6a},"composition":"H[P_256]_2048"} */
 HWP_API void hwp_strat_write_json(const hwp_strat *s, const hwp_writer *w);
+/* The desc of a report (on_interrupt and ctx NULL: set them before init). */
+HWP_API hwp_status hwp_strat_read_desc(hwp_strat_desc *d, const char *json,
+                                       size_t n, hwp_json_err *err);
+/* Restore a report's stats into s (reset first); s's desc must match. */
+HWP_API hwp_status hwp_strat_read_json(hwp_strat *s, const char *json,
+                                       size_t n, hwp_json_err *err);
 
 /* Private cold paths the hot path calls when a message is emitted. */
 HWP_API void hwp__strat_emit(hwp_strat *s, uint32_t kind, uint64_t pc,
@@ -549,13 +591,29 @@ HWP_INLINE void hwp_strat_insn(hwp_strat *s, const hwp_insn *in) {
 }
 
 /* ---- software side: the profile accumulator --------------------------- */
+/* A host-side profile: it models no hardware, takes no hwp_cost and its
+ * stats' cycles stay 0. */
+
+enum { /* hwp_strat_acc_desc.replace: a full tuple table meets a new tuple */
+    HWP_STRAT_ACC_EVICT = 0, /* evict the smallest count among the 8 slots
+                                from the newcomer's home when that count is
+                                at most the newcomer's (default, measured:
+                                docs/stratified.md)                       */
+    HWP_STRAT_ACC_KEEP = 1   /* keep what is held, drop the newcomer      */
+};
 
 typedef struct hwp_strat_acc_desc {
     uint32_t tuples; /* distinct tuples held, 1..2^28; 0 = 65536       */
     uint32_t pcs;    /* distinct (kind, pc) held, 1..2^28; 0 = tuples/4 */
     uint32_t strata; /* 0: off; else the compressor's strata (or sets),
                         a power of two up to 2^24: keep each stratum's
-                        length and messages for hwp_strat_acc_estimate  */
+                        length and samples for hwp_strat_acc_estimate   */
+    uint32_t replace;     /* HWP_STRAT_ACC_EVICT (0) or _KEEP           */
+    uint32_t min_samples; /* queries: a pc with fewer samples is never
+                             reported invariant (its interval is [0, 1]
+                             and hwp_strat_acc_top_pcs leaves it out);
+                             0 = 30 (our choice: the binomial interval's
+                             normal approximation needs ~30)           */
 } hwp_strat_acc_desc;
 
 typedef struct hwp__strat_tslot {
@@ -566,26 +624,56 @@ typedef struct hwp__strat_tslot {
 HWP_STATIC_ASSERT(strat_tslot_is_48_bytes, sizeof(hwp__strat_tslot) == 48);
 
 typedef struct hwp__strat_pslot {
-    uint64_t pc, count, scratch; /* scratch: the metric's coverage sum */
+    uint64_t pc, count, samples;
+    uint64_t top_w, top_count; /* the pc's most frequent value held     */
+    uint64_t scratch;          /* the metric's coverage sum            */
     uint32_t kind, used;
 } hwp__strat_pslot;
 
+typedef struct hwp_strat_acc_stats {
+    uint64_t events;  /* messages folded (and tuples added)             */
+    uint64_t dropped; /* messages whose tuple found no room (KEEP, or no
+                         smaller entry to evict)                        */
+    uint64_t evicted; /* tuples evicted for a newcomer (EVICT)          */
+    uint64_t cycles;  /* 0: a host-side profile                         */
+    uint64_t total;   /* counts folded, held or not                     */
+    uint64_t dropped_count;    /* counts of dropped and evicted tuples  */
+    uint64_t dropped_pc_count; /* counts whose (kind, pc) found no room */
+    uint64_t tuples, pcs;      /* held now                              */
+} hwp_strat_acc_stats;
+
 typedef struct hwp_strat_acc {
     hwp_head head;
+    hwp_strat_acc_desc d;
     hwp__strat_tslot *t;
     hwp__strat_pslot *p;
-    uint64_t *slen, *snum;    /* per stratum: sum of counts, messages   */
-    uint32_t tcap, tmask, tn; /* limit, slots - 1, held */
-    uint32_t pcap, pmask, pn;
-    uint32_t strata;
-    uint64_t total;           /* counts folded (held or not)           */
-    uint64_t messages;        /* messages folded                        */
-    uint64_t dropped_msgs;    /* messages whose tuple found no room     */
-    uint64_t dropped_count;   /* their counts                           */
-    uint64_t dropped_pc_count;/* counts whose (kind, pc) found no room  */
+    uint64_t *slen, *snum;    /* per stratum: sum of counts, samples    */
+    uint32_t tmask, pmask;    /* slots - 1                              */
+    hwp_strat_acc_stats st;
 } hwp_strat_acc;
 
 #define HWP__STRAT_ACC_MAGIC HWP__MAGIC('s', 'a', 'c', 'c')
+
+/* One value of one pc, as a JIT asks for it. */
+typedef struct hwp_strat_value {
+    uint64_t w;
+    uint64_t count;      /* events the profile attributes to <pc, w>     */
+    uint64_t samples;    /* first-level samples behind that count        */
+    double estimate;     /* hwp_strat_acc_estimate: the C estimator      */
+    double invariance;   /* count / n(pc)                                */
+    double lo, hi;       /* 95% interval of the invariance: Wilson's, over
+                            the pc's samples; [0, 1] below min_samples   */
+} hwp_strat_value;
+
+/* One pc, ranked by its top value's invariance. */
+typedef struct hwp_strat_pc {
+    uint64_t pc;
+    uint32_t kind, pad;
+    uint64_t count;      /* n(pc): events at the pc                      */
+    uint64_t samples;    /* first-level samples at the pc                */
+    uint64_t top_w;      /* its most frequent value                       */
+    double invariance, lo, hi; /* that value's share and 95% interval  */
+} hwp_strat_pc;
 
 /* Section 5.3.1 selection; zero fields take the paper's values. */
 typedef struct hwp_strat_metric_desc {
@@ -618,20 +706,48 @@ HWP_API uint64_t hwp_strat_acc_pc_count(const hwp_strat_acc *a, uint32_t kind,
 HWP_API double hwp_strat_acc_invariance(const hwp_strat_acc *a, uint32_t kind,
                                         uint64_t pc, uint64_t w);
 /* The ratio estimate for samplers with C (sections 3.1, 3.3 and footnote
- * 1): the tuple's messages times its stratum's length per message. Needs
- * desc.strata; without it, or for a stratum out of range, the count. */
+ * 1): the tuple's first-level samples times its stratum's length per
+ * sample (an A_k before the accumulator folds several samples into one
+ * message; hwp_strat_msg.samples carries them). Needs desc.strata;
+ * without it, or for a stratum out of range, the count. */
 HWP_API double hwp_strat_acc_estimate(const hwp_strat_acc *a, uint32_t kind,
                                       uint64_t pc, uint64_t w);
+/* The values seen at (kind, pc), most frequent first: returns how many
+ * there are, writes min(that, cap) into out (NULL when cap is 0). */
+HWP_API size_t hwp_strat_acc_top_values(const hwp_strat_acc *a, uint32_t kind,
+                                        uint64_t pc, hwp_strat_value *out,
+                                        size_t cap);
+/* The pcs of `kind` with at least desc.min_samples samples, most
+ * invariant first (ties: more events first): returns how many qualify,
+ * writes min(that, cap). */
+HWP_API size_t hwp_strat_acc_top_pcs(const hwp_strat_acc *a, uint32_t kind,
+                                     hwp_strat_pc *out, size_t cap);
 /* Iterate: *cursor = 0 first; returns false at the end. */
 HWP_API bool hwp_strat_acc_next(const hwp_strat_acc *a, uint32_t *cursor,
                                 hwp_strat_msg *out);
+/* Fold src's profile into dst (same desc, else HWP_EMISMATCH naming the
+ * field). With room for every tuple in dst, merge(first half, second
+ * half) equals the whole stream's profile. */
 HWP_API hwp_status hwp_strat_acc_merge(hwp_strat_acc *dst,
                                        const hwp_strat_acc *src);
 HWP_API hwp_status hwp_strat_acc_reset(hwp_strat_acc *a);
+/* Nothing is buffered: returns HWP_OK (the contract's end of stream). */
+HWP_API hwp_status hwp_strat_acc_flush(hwp_strat_acc *a);
+HWP_API hwp_status hwp_strat_acc_get_stats(const hwp_strat_acc *a,
+                                           hwp_strat_acc_stats *out);
 HWP_API void hwp_strat_acc_write_text(const hwp_strat_acc *a,
                                       const hwp_writer *w);
+/* {"model":"strat_acc","version":1,"desc":{..},"stats":{..},
+ *  "strata":[[length,samples],...],"pc_profile":[{"kind","pc","count",
+ *  "samples","top_w","top_count"},...],"profile":[{"kind","pc","w",
+ *  "count","samples","stratum"},...]}; pcs and values as hex strings. */
 HWP_API void hwp_strat_acc_write_json(const hwp_strat_acc *a,
                                       const hwp_writer *w);
+HWP_API hwp_status hwp_strat_acc_read_desc(hwp_strat_acc_desc *d,
+                                           const char *json, size_t n,
+                                           hwp_json_err *err);
+HWP_API hwp_status hwp_strat_acc_read_json(hwp_strat_acc *a, const char *json,
+                                           size_t n, hwp_json_err *err);
 /* Uses ideal's scratch column, hence non-const. */
 HWP_API hwp_status hwp_strat_invariance_error(hwp_strat_acc *ideal,
                                               const hwp_strat_acc *prof,
@@ -992,45 +1108,230 @@ HWP_API void hwp_strat_write_text(const hwp_strat *s, const hwp_writer *w) {
     }
 }
 
-/* Schema: {"model":"stratified","scheme":NAME,"hash":"paper"|"cheap",
- * "rate","entries","ways","l2_entries","queue","events","samples",
- * "messages","interrupts","unhandled","pending" (integers),
- * "transitions":{"E1":n,...,"E6a":n}} */
+/* ---- reports: field tables shared by the writers and the readers ------ */
+
+/* One integer field of a desc or stats struct: its JSON key, the reason
+ * a reader gives when the report's value differs from the instance's,
+ * where it lives and how wide it is; hex for 64-bit keys and seeds. */
+typedef struct hwp__strat_field {
+    const char *name, *differs;
+    size_t off;
+    unsigned char size, hex;
+} hwp__strat_field;
+
+#define HWP__STRAT_FIELD(pfx, type, f, hex)                                   \
+    {#f, pfx ": " #f " differs from the report's desc", offsetof(type, f),   \
+     (unsigned char)sizeof(((type *)0)->f), hex}
+
+static uint64_t hwp__strat_fget(const void *base, const hwp__strat_field *f) {
+    const unsigned char *p = (const unsigned char *)base + f->off;
+    if (f->size == 8) return *(const uint64_t *)(const void *)p;
+    return *(const uint32_t *)(const void *)p;
+}
+
+static void hwp__strat_fset(void *base, const hwp__strat_field *f, uint64_t v) {
+    unsigned char *p = (unsigned char *)base + f->off;
+    if (f->size == 8) *(uint64_t *)(void *)p = v;
+    else *(uint32_t *)(void *)p = (uint32_t)v;
+}
+
+/* {"a":1,"b":"0x2",...} */
+static void hwp__strat_put_fields(const hwp_writer *w, const void *base,
+                                  const hwp__strat_field *f, size_t n) {
+    size_t i;
+    hwp_put_str(w, "{");
+    for (i = 0; i < n; i++) {
+        uint64_t v = hwp__strat_fget(base, f + i);
+        if (i == 0) {
+            hwp_put_json_str(w, f[i].name);
+            hwp_put_str(w, ":");
+            if (f[i].hex) {
+                hwp_put_str(w, "\"");
+                hwp_put_hex(w, v);
+                hwp_put_str(w, "\"");
+            } else {
+                hwp_put_u64(w, v);
+            }
+        } else if (f[i].hex) {
+            hwp_put_json_hex(w, f[i].name, v);
+        } else {
+            hwp_put_json_u64(w, f[i].name, v);
+        }
+    }
+    hwp_put_str(w, "}");
+}
+
+/* Read an object holding exactly the fields of the table, in any order. */
+static bool hwp__strat_get_fields(hwp_json *j, void *base,
+                                  const hwp__strat_field *f, size_t n) {
+    char key[24];
+    uint32_t seen = 0;
+    size_t i;
+    if (!hwp_json_object(j)) return false;
+    while (hwp_json_member(j, key, sizeof key)) {
+        uint64_t v;
+        size_t at = j->pos;
+        for (i = 0; i < n && !hwp_json_key_is(key, f[i].name); i++) continue;
+        if (i == n) return hwp_json_fail(j, "strat: unknown field in the report");
+        if (!hwp_json_u64(j, &v)) return false;
+        if (f[i].size == 4 && v > 0xFFFFFFFFu) {
+            j->pos = at;
+            return hwp_json_fail(j, "strat: value too large for a 32-bit field");
+        }
+        hwp__strat_fset(base, f + i, v);
+        seen |= (uint32_t)1 << i;
+    }
+    if (j->why) return false;
+    if (seen != (n >= 32 ? 0xFFFFFFFFu : ((uint32_t)1 << n) - 1u))
+        return hwp_json_fail(j, "strat: a field is missing from the report");
+    return true;
+}
+
+/* The first field where a and b differ, or NULL. */
+static const hwp__strat_field *hwp__strat_fdiff(const void *a, const void *b,
+                                                const hwp__strat_field *f,
+                                                size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (hwp__strat_fget(a, f + i) != hwp__strat_fget(b, f + i)) return f + i;
+    return NULL;
+}
+
+#define HWP__STRAT_NF(t) (sizeof(t) / sizeof((t)[0]))
+
+static const hwp__strat_field hwp__strat_dfields[] = {
+    HWP__STRAT_FIELD("strat", hwp_strat_desc, scheme, 0),
+    HWP__STRAT_FIELD("strat", hwp_strat_desc, sampler, 0),
+    HWP__STRAT_FIELD("strat", hwp_strat_desc, counter, 0),
+    HWP__STRAT_FIELD("strat", hwp_strat_desc, rate, 0),
+    HWP__STRAT_FIELD("strat", hwp_strat_desc, entries, 0),
+    HWP__STRAT_FIELD("strat", hwp_strat_desc, ways, 0),
+    HWP__STRAT_FIELD("strat", hwp_strat_desc, hash, 0),
+    HWP__STRAT_FIELD("strat", hwp_strat_desc, tag_bits, 0),
+    HWP__STRAT_FIELD("strat", hwp_strat_desc, count_bits, 0),
+    HWP__STRAT_FIELD("strat", hwp_strat_desc, miss_bits, 0),
+    HWP__STRAT_FIELD("strat", hwp_strat_desc, l2_entries, 0),
+    HWP__STRAT_FIELD("strat", hwp_strat_desc, l2_ways, 0),
+    HWP__STRAT_FIELD("strat", hwp_strat_desc, queue, 0),
+    HWP__STRAT_FIELD("strat", hwp_strat_desc, select, 0),
+    HWP__STRAT_FIELD("strat", hwp_strat_desc, seed, 1),
+};
+
+#define HWP__STRAT_SFIELD(name, f) \
+    {name, "", offsetof(hwp_strat_stats, f), 8, 0}
+#define HWP__STRAT_TFIELD(name, i) \
+    {name, "", offsetof(hwp_strat_stats, trans) + 8u * (i), 8, 0}
+static const hwp__strat_field hwp__strat_sfields[] = {
+    HWP__STRAT_SFIELD("events", events), HWP__STRAT_SFIELD("dropped", dropped),
+    HWP__STRAT_SFIELD("evicted", evicted), HWP__STRAT_SFIELD("cycles", cycles),
+    HWP__STRAT_SFIELD("samples", samples), HWP__STRAT_SFIELD("messages", messages),
+    HWP__STRAT_SFIELD("interrupts", interrupts),
+    HWP__STRAT_SFIELD("unhandled", unhandled),
+    HWP__STRAT_TFIELD("E1", HWP_STRAT_E1), HWP__STRAT_TFIELD("E2", HWP_STRAT_E2),
+    HWP__STRAT_TFIELD("E3", HWP_STRAT_E3), HWP__STRAT_TFIELD("E4", HWP_STRAT_E4),
+    HWP__STRAT_TFIELD("E5", HWP_STRAT_E5), HWP__STRAT_TFIELD("E5a", HWP_STRAT_E5A),
+    HWP__STRAT_TFIELD("E6", HWP_STRAT_E6), HWP__STRAT_TFIELD("E6a", HWP_STRAT_E6A),
+};
+
 HWP_API void hwp_strat_write_json(const hwp_strat *s, const hwp_writer *w) {
-    unsigned i;
     if (!s || s->head.magic != HWP__STRAT_MAGIC) {
         hwp_put_str(w, "null");
         return;
     }
-    hwp_put_str(w, "{\"model\":\"stratified\",\"scheme\":\"");
+    hwp_put_json_envelope(w, "strat", 1);
+    hwp_put_str(w, ",\"desc\":");
+    hwp__strat_put_fields(w, &s->d, hwp__strat_dfields, HWP__STRAT_NF(hwp__strat_dfields));
+    hwp_put_str(w, ",\"stats\":");
+    hwp__strat_put_fields(w, &s->st, hwp__strat_sfields, HWP__STRAT_NF(hwp__strat_sfields));
+    hwp_put_str(w, ",\"composition\":\"");
     hwp__strat_put_name(s, w);
-    hwp_put_str(w, "\",\"hash\":");
-    hwp_put_str(w, s->d.hash == HWP_STRAT_HASH_PAPER ? "\"paper\"" : "\"cheap\"");
-    hwp_put_json_u64(w, "rate", s->d.scheme == HWP_STRAT_TAGGED ? s->hit_limit : s->d.rate);
-    hwp_put_json_u64(w, "entries", s->d.entries);
-    hwp_put_json_u64(w, "ways", s->d.ways);
-    hwp_put_json_u64(w, "l2_entries", s->d.l2_entries);
-    hwp_put_json_u64(w, "queue", s->d.queue);
-    hwp_put_json_u64(w, "events", s->st.events);
-    hwp_put_json_u64(w, "samples", s->st.samples);
-    hwp_put_json_u64(w, "messages", s->st.messages);
-    hwp_put_json_u64(w, "interrupts", s->st.interrupts);
-    hwp_put_json_u64(w, "unhandled", s->st.unhandled);
-    hwp_put_json_u64(w, "pending", hwp_strat_pending(s));
-    hwp_put_str(w, ",\"transitions\":{");
-    for (i = 0; i < HWP_STRAT_TRANSITIONS; i++) {
-        if (i) hwp_put_str(w, ",");
-        hwp_put_json_str(w, hwp__strat_tnames[i]);
-        hwp_put_str(w, ":");
-        hwp_put_u64(w, s->st.trans[i]);
+    hwp_put_str(w, "\"}");
+}
+
+/* The envelope and the desc object; *st (may be NULL) gets the stats
+ * object. Other members are skipped. */
+static bool hwp__strat_read(hwp_json *j, hwp_strat_desc *d, hwp_strat_stats *st) {
+    char key[24];
+    bool got_desc = false, got_stats = false;
+    if (!hwp_json_envelope(j, "strat", 1)) return false;
+    hwp__zero(d, sizeof *d);
+    while (hwp_json_member(j, key, sizeof key)) {
+        if (hwp_json_key_is(key, "desc")) {
+            if (!hwp__strat_get_fields(j, d, hwp__strat_dfields,
+                                       HWP__STRAT_NF(hwp__strat_dfields)))
+                return false;
+            got_desc = true;
+        } else if (st && hwp_json_key_is(key, "stats")) {
+            if (!hwp__strat_get_fields(j, st, hwp__strat_sfields,
+                                       HWP__STRAT_NF(hwp__strat_sfields)))
+                return false;
+            got_stats = true;
+        } else if (!hwp_json_skip(j)) {
+            return false;
+        }
     }
-    hwp_put_str(w, "}}");
+    if (!hwp_json_end(j)) return false;
+    if (!got_desc) return hwp_json_fail(j, "strat: the report has no desc");
+    if (st && !got_stats) return hwp_json_fail(j, "strat: the report has no stats");
+    return true;
+}
+
+HWP_API hwp_status hwp_strat_read_desc(hwp_strat_desc *d, const char *json,
+                                       size_t n, hwp_json_err *err) {
+    hwp_json j;
+    if (!d) return HWP_EINVAL;
+    hwp_json_init(&j, json, n);
+    hwp__strat_read(&j, d, NULL);
+    return hwp_json_status(&j, err);
+}
+
+HWP_API hwp_status hwp_strat_read_json(hwp_strat *s, const char *json,
+                                       size_t n, hwp_json_err *err) {
+    hwp_json j;
+    hwp_strat_desc d;
+    hwp_strat_stats st;
+    const hwp__strat_field *f;
+    hwp_status r;
+    if (!s || s->head.magic != HWP__STRAT_MAGIC) return HWP_EINVAL;
+    hwp_json_init(&j, json, n);
+    hwp__zero(&st, sizeof st);
+    hwp__strat_read(&j, &d, &st);
+    r = hwp_json_status(&j, err);
+    if (r != HWP_OK) return hwp__fail(&s->head, r, j.why);
+    f = hwp__strat_fdiff(&s->d, &d, hwp__strat_dfields, HWP__STRAT_NF(hwp__strat_dfields));
+    if (f) return hwp__fail(&s->head, HWP_EMISMATCH, f->differs);
+    hwp__strat_clear(s);
+    s->st = st;
+    return hwp__fail(&s->head, HWP_OK, "");
+}
+
+HWP_API hwp_status hwp_strat_merge(hwp_strat *dst, const hwp_strat *src) {
+    const hwp__strat_field *f;
+    size_t i;
+    if (!dst || !src || dst->head.magic != HWP__STRAT_MAGIC ||
+        src->head.magic != HWP__STRAT_MAGIC || dst == src)
+        return HWP_EINVAL;
+    f = hwp__strat_fdiff(&dst->d, &src->d, hwp__strat_dfields,
+                         HWP__STRAT_NF(hwp__strat_dfields));
+    if (f) return hwp__fail(&dst->head, HWP_EMISMATCH, f->differs);
+    for (i = 0; i < HWP__STRAT_NF(hwp__strat_sfields); i++) {
+        const hwp__strat_field *g = hwp__strat_sfields + i;
+        hwp__strat_fset(&dst->st, g, hwp_sat_add64(hwp__strat_fget(&dst->st, g),
+                                                   hwp__strat_fget(&src->st, g)));
+    }
+    return hwp__fail(&dst->head, HWP_OK, "");
+}
+
+HWP_API hwp_status hwp_strat_get_stats(const hwp_strat *s, hwp_strat_stats *out) {
+    if (!s || s->head.magic != HWP__STRAT_MAGIC || !out) return HWP_EINVAL;
+    *out = s->st;
+    return HWP_OK;
 }
 
 /* ---- accumulator -------------------------------------------------------- */
 
 /* Slots: a power of two at least twice the limit, so linear probing
- * stays short. */
+ * stays short and a free slot always exists. */
 static uint32_t hwp__strat_slots(uint32_t cap) {
     uint32_t n = 1;
     while (n < 2u * cap) n <<= 1;
@@ -1043,10 +1344,13 @@ static const char *hwp__strat_acc_fill(hwp_strat_acc_desc *o,
     else hwp__zero(o, sizeof *o);
     if (!o->tuples) o->tuples = 65536;
     if (!o->pcs) o->pcs = o->tuples / 4u ? o->tuples / 4u : 1u;
-    if (o->tuples > (1u << 28) || o->pcs > (1u << 28))
-        return "stratified acc: tuples and pcs must be 1..2^28";
+    if (!o->min_samples) o->min_samples = 30;
+    if (o->tuples > (1u << 28)) return "strat_acc: tuples must be 1..2^28";
+    if (o->pcs > (1u << 28)) return "strat_acc: pcs must be 1..2^28";
     if (o->strata && (!hwp_is_pow2(o->strata) || o->strata > (1u << 24)))
-        return "stratified acc: strata must be 0 or a power of two up to 2^24";
+        return "strat_acc: strata must be 0 or a power of two up to 2^24";
+    if (o->replace > HWP_STRAT_ACC_KEEP)
+        return "strat_acc: replace must be EVICT or KEEP (0..1)";
     return NULL;
 }
 
@@ -1067,7 +1371,7 @@ HWP_API hwp_status hwp_strat_acc_init(hwp_strat_acc *a, void *storage,
                                       const hwp_strat_acc_desc *d) {
     hwp_strat_acc_desc o;
     const char *why;
-    unsigned char *cur = (unsigned char *)storage;
+    unsigned char *cur;
     hwp_status st;
     if (!a) return HWP_EINVAL;
     hwp__zero(a, sizeof *a);
@@ -1077,13 +1381,11 @@ HWP_API hwp_status hwp_strat_acc_init(hwp_strat_acc *a, void *storage,
                         why ? 0 : hwp__strat_acc_need(&o));
     if (st != HWP_OK) return st;
     cur = (unsigned char *)storage;
-    a->tcap = o.tuples;
+    a->d = o;
     a->tmask = hwp__strat_slots(o.tuples) - 1u;
-    a->pcap = o.pcs;
     a->pmask = hwp__strat_slots(o.pcs) - 1u;
     a->t = (hwp__strat_tslot *)hwp__carve(&cur, sizeof(hwp__strat_tslot) * (a->tmask + 1u));
     a->p = (hwp__strat_pslot *)hwp__carve(&cur, sizeof(hwp__strat_pslot) * (a->pmask + 1u));
-    a->strata = o.strata;
     if (o.strata) {
         a->slen = (uint64_t *)hwp__carve(&cur, sizeof(uint64_t) * o.strata);
         a->snum = (uint64_t *)hwp__carve(&cur, sizeof(uint64_t) * o.strata);
@@ -1093,6 +1395,10 @@ HWP_API hwp_status hwp_strat_acc_init(hwp_strat_acc *a, void *storage,
 
 static uint32_t hwp__strat_thash(uint32_t kind, uint64_t pc, uint64_t w) {
     return (uint32_t)(hwp_mix64(hwp_mix64(pc ^ ((uint64_t)kind << 56)) ^ w) >> 32);
+}
+
+static uint32_t hwp__strat_phash(uint32_t kind, uint64_t pc) {
+    return (uint32_t)(hwp_mix64(pc ^ ((uint64_t)kind << 56)) >> 32);
 }
 
 /* Slot of the tuple, or of the free slot where it would go. */
@@ -1107,67 +1413,123 @@ static hwp__strat_tslot *hwp__strat_tfind(const hwp_strat_acc *a, uint32_t kind,
 
 static hwp__strat_pslot *hwp__strat_pfind(const hwp_strat_acc *a, uint32_t kind,
                                           uint64_t pc) {
-    uint32_t i = (uint32_t)(hwp_mix64(pc ^ ((uint64_t)kind << 56)) >> 32) & a->pmask;
+    uint32_t i = hwp__strat_phash(kind, pc) & a->pmask;
     for (;; i = (i + 1u) & a->pmask) {
         hwp__strat_pslot *p = a->p + i;
         if (!p->used || (p->pc == pc && p->kind == kind)) return p;
     }
 }
 
-/* Count `msgs` messages into the tuple table, or count the drop when it
- * is full. The tuple keeps the stratum of its latest message. */
+/* The (kind, pc) entry, made when there is room; NULL otherwise. */
+static hwp__strat_pslot *hwp__strat_pget(hwp_strat_acc *a, uint32_t kind,
+                                         uint64_t pc) {
+    hwp__strat_pslot *p = hwp__strat_pfind(a, kind, pc);
+    if (!p->used) {
+        if (a->st.pcs >= a->d.pcs) return NULL;
+        p->used = 1;
+        p->pc = pc;
+        p->kind = kind;
+        a->st.pcs++;
+    }
+    return p;
+}
+
+/* Remove slot i of the tuple table, shifting later members of its
+ * probe run back so that every lookup still finds them. */
+static void hwp__strat_tdel(hwp_strat_acc *a, uint32_t i) {
+    uint32_t j = i;
+    for (;;) {
+        uint32_t h;
+        j = (j + 1u) & a->tmask;
+        if (!a->t[j].used) break;
+        h = hwp__strat_thash(a->t[j].kind, a->t[j].pc, a->t[j].w) & a->tmask;
+        /* j may move to i when its home h is not in (i, j] cyclically */
+        if (((j - h) & a->tmask) >= ((j - i) & a->tmask)) {
+            a->t[i] = a->t[j];
+            i = j;
+        }
+    }
+    hwp__zero(a->t + i, sizeof a->t[i]);
+}
+
+/* A full table meets a new tuple of `count` events: under EVICT, the
+ * smallest count among the 8 slots from the newcomer's home leaves if
+ * it is at most `count` (its events count as dropped, its pc loses the
+ * top when it was the top). Returns whether room was made. */
+static bool hwp__strat_evict(hwp_strat_acc *a, uint32_t kind, uint64_t pc,
+                             uint64_t w, uint64_t count) {
+    uint32_t i = hwp__strat_thash(kind, pc, w) & a->tmask, k, v = i;
+    hwp__strat_pslot *p;
+    if (a->d.replace != HWP_STRAT_ACC_EVICT) return false;
+    for (k = 0; k < 8; k++) {
+        uint32_t j = (i + k) & a->tmask;
+        if (a->t[j].used && (!a->t[v].used || a->t[j].count < a->t[v].count)) v = j;
+    }
+    if (!a->t[v].used || a->t[v].count > count) return false;
+    p = hwp__strat_pfind(a, a->t[v].kind, a->t[v].pc);
+    if (p->used && p->top_w == a->t[v].w) p->top_count = 0; /* stale: the next fold sets it */
+    a->st.evicted++;
+    a->st.dropped_count = hwp_sat_add64(a->st.dropped_count, a->t[v].count);
+    a->st.tuples--;
+    hwp__strat_tdel(a, v);
+    return true;
+}
+
+/* Fold one (tuple, count, samples) into the tables; the tuple keeps the
+ * stratum of its latest message. p: the pc's entry or NULL. */
 static void hwp__strat_tadd(hwp_strat_acc *a, const hwp_strat_msg *m,
-                            uint64_t samples) {
+                            uint64_t samples, hwp__strat_pslot *p) {
     hwp__strat_tslot *t = hwp__strat_tfind(a, m->kind, m->pc, m->w);
-    if (!t->used && a->tn < a->tcap) {
+    if (!t->used && a->st.tuples >= a->d.tuples) {
+        if (!hwp__strat_evict(a, m->kind, m->pc, m->w, m->count)) {
+            a->st.dropped++;
+            a->st.dropped_count = hwp_sat_add64(a->st.dropped_count, m->count);
+            return;
+        }
+        t = hwp__strat_tfind(a, m->kind, m->pc, m->w);
+    }
+    if (!t->used) {
         t->used = 1;
         t->pc = m->pc;
         t->w = m->w;
         t->kind = m->kind;
-        a->tn++;
+        a->st.tuples++;
     }
-    if (t->used) {
-        t->count = hwp_sat_add64(t->count, m->count);
-        t->samples += samples;
-        t->stratum = m->stratum;
-    } else {
-        a->dropped_msgs++;
-        a->dropped_count = hwp_sat_add64(a->dropped_count, m->count);
+    t->count = hwp_sat_add64(t->count, m->count);
+    t->samples += samples;
+    t->stratum = m->stratum;
+    if (p && (t->count > p->top_count || p->top_w == t->w)) {
+        p->top_w = t->w;
+        p->top_count = t->count;
     }
 }
 
-/* Count into the (kind, pc) table, or count the drop. */
-static void hwp__strat_padd(hwp_strat_acc *a, uint32_t kind, uint64_t pc,
-                            uint64_t count) {
-    hwp__strat_pslot *p = hwp__strat_pfind(a, kind, pc);
-    if (!p->used && a->pn < a->pcap) {
-        p->used = 1;
-        p->pc = pc;
-        p->kind = kind;
-        a->pn++;
-    }
-    if (p->used) p->count = hwp_sat_add64(p->count, count);
-    else a->dropped_pc_count = hwp_sat_add64(a->dropped_pc_count, count);
-}
-
-/* One message: tuple, (kind, pc) and stratum tables. */
+/* One message: (kind, pc), tuple and stratum tables. */
 static void hwp__strat_put(hwp_strat_acc *a, const hwp_strat_msg *m) {
     uint64_t k = m->samples ? m->samples : 1u;
-    a->messages++;
-    a->total = hwp_sat_add64(a->total, m->count);
-    hwp__strat_tadd(a, m, k);
-    hwp__strat_padd(a, m->kind, m->pc, m->count);
-    if (m->stratum < a->strata) {
+    hwp__strat_pslot *p = hwp__strat_pget(a, m->kind, m->pc);
+    a->st.events++;
+    a->st.total = hwp_sat_add64(a->st.total, m->count);
+    if (p) {
+        p->count = hwp_sat_add64(p->count, m->count);
+        p->samples += k;
+    } else {
+        a->st.dropped_pc_count = hwp_sat_add64(a->st.dropped_pc_count, m->count);
+    }
+    hwp__strat_tadd(a, m, k, p);
+    if (m->stratum < a->d.strata) {
         a->slen[m->stratum] = hwp_sat_add64(a->slen[m->stratum], m->count);
         a->snum[m->stratum] += k;
     }
 }
 
-/* A (tuple, count) from no compressor counts under stratum 0. */
+#define HWP__STRAT_ACC_OK(a) ((a) && (a)->head.magic == HWP__STRAT_ACC_MAGIC)
+
+/* A (tuple, count) from no compressor: one sample in stratum 0. */
 HWP_API void hwp_strat_acc_add(hwp_strat_acc *a, uint32_t kind, uint64_t pc,
                                uint64_t w, uint64_t count) {
     hwp_strat_msg m;
-    if (!a || a->head.magic != HWP__STRAT_ACC_MAGIC) return;
+    if (!HWP__STRAT_ACC_OK(a)) return;
     m.pc = pc;
     m.w = w;
     m.count = count;
@@ -1181,7 +1543,7 @@ HWP_API void hwp_strat_acc_add(hwp_strat_acc *a, uint32_t kind, uint64_t pc,
 HWP_API void hwp_strat_acc_fold(hwp_strat_acc *a, const hwp_strat_msg *msgs,
                                 uint32_t n) {
     uint32_t i;
-    if (!a || a->head.magic != HWP__STRAT_ACC_MAGIC) return;
+    if (!HWP__STRAT_ACC_OK(a)) return;
     for (i = 0; i < n; i++) hwp__strat_put(a, msgs + i);
 }
 
@@ -1193,7 +1555,7 @@ HWP_API void hwp_strat_acc_handler(void *acc, const hwp_strat_msg *msgs,
 HWP_API uint64_t hwp_strat_acc_count(const hwp_strat_acc *a, uint32_t kind,
                                      uint64_t pc, uint64_t w) {
     const hwp__strat_tslot *t;
-    if (!a || a->head.magic != HWP__STRAT_ACC_MAGIC) return 0;
+    if (!HWP__STRAT_ACC_OK(a)) return 0;
     t = hwp__strat_tfind(a, kind, pc, w);
     return t->used ? t->count : 0;
 }
@@ -1201,7 +1563,7 @@ HWP_API uint64_t hwp_strat_acc_count(const hwp_strat_acc *a, uint32_t kind,
 HWP_API uint64_t hwp_strat_acc_pc_count(const hwp_strat_acc *a, uint32_t kind,
                                         uint64_t pc) {
     const hwp__strat_pslot *p;
-    if (!a || a->head.magic != HWP__STRAT_ACC_MAGIC) return 0;
+    if (!HWP__STRAT_ACC_OK(a)) return 0;
     p = hwp__strat_pfind(a, kind, pc);
     return p->used ? p->count : 0;
 }
@@ -1212,94 +1574,282 @@ HWP_API double hwp_strat_acc_invariance(const hwp_strat_acc *a, uint32_t kind,
     return n ? (double)hwp_strat_acc_count(a, kind, pc, w) / (double)n : 0.0;
 }
 
-HWP_API double hwp_strat_acc_estimate(const hwp_strat_acc *a, uint32_t kind,
-                                      uint64_t pc, uint64_t w) {
-    const hwp__strat_tslot *t;
-    if (!a || a->head.magic != HWP__STRAT_ACC_MAGIC) return 0.0;
-    t = hwp__strat_tfind(a, kind, pc, w);
-    if (!t->used) return 0.0;
-    if (t->stratum < a->strata && a->snum[t->stratum])
+static double hwp__strat_test(const hwp_strat_acc *a, const hwp__strat_tslot *t) {
+    if (t->stratum < a->d.strata && a->snum[t->stratum])
         return (double)t->samples * (double)a->slen[t->stratum] /
                (double)a->snum[t->stratum];
     return (double)t->count;
 }
 
+HWP_API double hwp_strat_acc_estimate(const hwp_strat_acc *a, uint32_t kind,
+                                      uint64_t pc, uint64_t w) {
+    const hwp__strat_tslot *t;
+    if (!HWP__STRAT_ACC_OK(a)) return 0.0;
+    t = hwp__strat_tfind(a, kind, pc, w);
+    return t->used ? hwp__strat_test(a, t) : 0.0;
+}
+
+/* Square root by Newton's method (no libm in a freestanding header). */
+static double hwp__strat_sqrt(double x) {
+    double r = x > 1.0 ? x : 1.0;
+    int i;
+    if (!(x > 0.0)) return 0.0;
+    for (i = 0; i < 64; i++) {
+        double n = 0.5 * (r + x / r);
+        if (n >= r) break;
+        r = n;
+    }
+    return r;
+}
+
+/* Wilson's 95% interval for a share p of n samples; [0, 1] below the
+ * minimum sample count. */
+static void hwp__strat_wilson(const hwp_strat_acc *a, double p, uint64_t n,
+                              double *lo, double *hi) {
+    const double z = 1.959963984540054, z2 = z * z;
+    double nn = (double)n, c, h;
+    if (n < a->d.min_samples || n == 0) {
+        *lo = 0.0;
+        *hi = 1.0;
+        return;
+    }
+    c = (p + z2 / (2.0 * nn)) / (1.0 + z2 / nn);
+    h = z * hwp__strat_sqrt(p * (1.0 - p) / nn + z2 / (4.0 * nn * nn)) / (1.0 + z2 / nn);
+    *lo = c - h > 0.0 ? c - h : 0.0;
+    *hi = c + h < 1.0 ? c + h : 1.0;
+}
+
+/* Place x into the first `*n` items of a list ordered by before(),
+ * keeping at most cap items. */
+#define HWP__STRAT_RANK(out, n, cap, x, before)                               \
+    do {                                                                      \
+        size_t at_ = *(n) < (cap) ? *(n) : (cap);                             \
+        if (at_ == (cap) && (at_ == 0 || !before(&(x), &(out)[at_ - 1])))     \
+            break;                                                            \
+        if (at_ == (cap)) at_--;                                              \
+        else (*(n))++;                                                        \
+        while (at_ > 0 && before(&(x), &(out)[at_ - 1])) {                    \
+            (out)[at_] = (out)[at_ - 1];                                      \
+            at_--;                                                            \
+        }                                                                     \
+        (out)[at_] = (x);                                                     \
+    } while (0)
+
+static bool hwp__strat_vbefore(const hwp_strat_value *x, const hwp_strat_value *y) {
+    return x->count > y->count || (x->count == y->count && x->w < y->w);
+}
+
+static bool hwp__strat_pbefore(const hwp_strat_pc *x, const hwp_strat_pc *y) {
+    if (x->invariance != y->invariance) return x->invariance > y->invariance;
+    if (x->count != y->count) return x->count > y->count;
+    return x->pc < y->pc;
+}
+
+HWP_API size_t hwp_strat_acc_top_values(const hwp_strat_acc *a, uint32_t kind,
+                                        uint64_t pc, hwp_strat_value *out,
+                                        size_t cap) {
+    const hwp__strat_pslot *p;
+    size_t avail = 0, held = 0;
+    uint32_t i;
+    if (!HWP__STRAT_ACC_OK(a) || (cap && !out)) return 0;
+    p = hwp__strat_pfind(a, kind, pc);
+    for (i = 0; i <= a->tmask; i++) {
+        const hwp__strat_tslot *t = a->t + i;
+        hwp_strat_value v;
+        if (!t->used || t->kind != kind || t->pc != pc) continue;
+        avail++;
+        if (!cap) continue;
+        v.w = t->w;
+        v.count = t->count;
+        v.samples = t->samples;
+        v.estimate = hwp__strat_test(a, t);
+        v.invariance = p->used && p->count ? (double)t->count / (double)p->count : 0.0;
+        hwp__strat_wilson(a, v.invariance, p->used ? p->samples : 0, &v.lo, &v.hi);
+        HWP__STRAT_RANK(out, &held, cap, v, hwp__strat_vbefore);
+    }
+    return avail;
+}
+
+HWP_API size_t hwp_strat_acc_top_pcs(const hwp_strat_acc *a, uint32_t kind,
+                                     hwp_strat_pc *out, size_t cap) {
+    size_t avail = 0, held = 0;
+    uint32_t i;
+    if (!HWP__STRAT_ACC_OK(a) || (cap && !out)) return 0;
+    for (i = 0; i <= a->pmask; i++) {
+        const hwp__strat_pslot *p = a->p + i;
+        hwp_strat_pc x;
+        if (!p->used || p->kind != kind || !p->count || p->samples < a->d.min_samples)
+            continue;
+        avail++;
+        if (!cap) continue;
+        x.pc = p->pc;
+        x.kind = kind;
+        x.pad = 0;
+        x.count = p->count;
+        x.samples = p->samples;
+        x.top_w = p->top_w;
+        x.invariance = (double)p->top_count / (double)p->count;
+        hwp__strat_wilson(a, x.invariance, p->samples, &x.lo, &x.hi);
+        HWP__STRAT_RANK(out, &held, cap, x, hwp__strat_pbefore);
+    }
+    return avail;
+}
+
+/* Iteration and reports go round each table once, starting after a free
+ * slot: re-inserting in that order rebuilds the same table (each entry's
+ * probe run is already in place when it comes), so a report read back
+ * writes out byte-identical. */
+static uint32_t hwp__strat_start(const void *tab, size_t size, uint32_t mask) {
+    uint32_t i;
+    for (i = 0; i <= mask; i++) {
+        const unsigned char *e = (const unsigned char *)tab + (size_t)i * size;
+        uint32_t used = size == sizeof(hwp__strat_tslot)
+                            ? ((const hwp__strat_tslot *)(const void *)e)->used
+                            : ((const hwp__strat_pslot *)(const void *)e)->used;
+        if (!used) return (i + 1u) & mask;
+    }
+    return 0; /* unreachable: slots are at least twice the limit */
+}
+
 HWP_API bool hwp_strat_acc_next(const hwp_strat_acc *a, uint32_t *cursor,
                                 hwp_strat_msg *out) {
-    if (!a || a->head.magic != HWP__STRAT_ACC_MAGIC || !cursor) return false;
+    uint32_t start;
+    if (!HWP__STRAT_ACC_OK(a) || !cursor || !out) return false;
+    start = hwp__strat_start(a->t, sizeof *a->t, a->tmask);
     for (; *cursor <= a->tmask; (*cursor)++) {
-        const hwp__strat_tslot *t = a->t + *cursor;
+        const hwp__strat_tslot *t = a->t + ((start + *cursor) & a->tmask);
         if (!t->used) continue;
         out->pc = t->pc;
         out->w = t->w;
         out->count = t->count;
         out->kind = t->kind;
         out->stratum = t->stratum;
+        out->samples = t->samples > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)t->samples;
+        out->reserved = 0;
         (*cursor)++;
         return true;
     }
     return false;
 }
 
-/* Folds src's tuples in; the per-pc counts are folded from src's pc table
- * so that counts src could not hold per tuple still reach n(pc). */
+static const hwp__strat_field hwp__strat_adfields[] = {
+    HWP__STRAT_FIELD("strat_acc", hwp_strat_acc_desc, tuples, 0),
+    HWP__STRAT_FIELD("strat_acc", hwp_strat_acc_desc, pcs, 0),
+    HWP__STRAT_FIELD("strat_acc", hwp_strat_acc_desc, strata, 0),
+    HWP__STRAT_FIELD("strat_acc", hwp_strat_acc_desc, replace, 0),
+    HWP__STRAT_FIELD("strat_acc", hwp_strat_acc_desc, min_samples, 0),
+};
+
+#define HWP__STRAT_AFIELD(f) {#f, "", offsetof(hwp_strat_acc_stats, f), 8, 0}
+static const hwp__strat_field hwp__strat_asfields[] = {
+    HWP__STRAT_AFIELD(events), HWP__STRAT_AFIELD(dropped),
+    HWP__STRAT_AFIELD(evicted), HWP__STRAT_AFIELD(cycles),
+    HWP__STRAT_AFIELD(total), HWP__STRAT_AFIELD(dropped_count),
+    HWP__STRAT_AFIELD(dropped_pc_count), HWP__STRAT_AFIELD(tuples),
+    HWP__STRAT_AFIELD(pcs),
+};
+
+static const hwp__strat_field hwp__strat_tfields[] = {
+    HWP__STRAT_FIELD("strat_acc", hwp__strat_tslot, kind, 0),
+    HWP__STRAT_FIELD("strat_acc", hwp__strat_tslot, pc, 1),
+    HWP__STRAT_FIELD("strat_acc", hwp__strat_tslot, w, 1),
+    HWP__STRAT_FIELD("strat_acc", hwp__strat_tslot, count, 0),
+    HWP__STRAT_FIELD("strat_acc", hwp__strat_tslot, samples, 0),
+    HWP__STRAT_FIELD("strat_acc", hwp__strat_tslot, stratum, 0),
+};
+
+static const hwp__strat_field hwp__strat_pfields[] = {
+    HWP__STRAT_FIELD("strat_acc", hwp__strat_pslot, kind, 0),
+    HWP__STRAT_FIELD("strat_acc", hwp__strat_pslot, pc, 1),
+    HWP__STRAT_FIELD("strat_acc", hwp__strat_pslot, count, 0),
+    HWP__STRAT_FIELD("strat_acc", hwp__strat_pslot, samples, 0),
+    HWP__STRAT_FIELD("strat_acc", hwp__strat_pslot, top_w, 1),
+    HWP__STRAT_FIELD("strat_acc", hwp__strat_pslot, top_count, 0),
+};
+
+/* Folds src's pcs, then its tuples (so the tops follow), then strata. */
 HWP_API hwp_status hwp_strat_acc_merge(hwp_strat_acc *dst,
                                        const hwp_strat_acc *src) {
+    const hwp__strat_field *f;
     uint32_t i;
-    if (!dst || !src || dst->head.magic != HWP__STRAT_ACC_MAGIC ||
-        src->head.magic != HWP__STRAT_ACC_MAGIC || dst == src)
+    if (!HWP__STRAT_ACC_OK(dst) || !HWP__STRAT_ACC_OK(src) || dst == src)
         return HWP_EINVAL;
-    if (dst->strata != src->strata)
-        return hwp__fail(&dst->head, HWP_EMISMATCH,
-                         "stratified acc: merging accumulators with different strata");
-    for (i = 0; i <= src->tmask; i++)
-        if (src->t[i].used) {
-            hwp_strat_msg m;
-            m.pc = src->t[i].pc;
-            m.w = src->t[i].w;
-            m.count = src->t[i].count;
-            m.kind = src->t[i].kind;
-            m.stratum = src->t[i].stratum;
-            hwp__strat_tadd(dst, &m, src->t[i].samples);
+    f = hwp__strat_fdiff(&dst->d, &src->d, hwp__strat_adfields,
+                         HWP__STRAT_NF(hwp__strat_adfields));
+    if (f) return hwp__fail(&dst->head, HWP_EMISMATCH, f->differs);
+    for (i = 0; i <= src->pmask; i++) {
+        const hwp__strat_pslot *q = src->p + i;
+        hwp__strat_pslot *p;
+        if (!q->used) continue;
+        p = hwp__strat_pget(dst, q->kind, q->pc);
+        if (p) {
+            p->count = hwp_sat_add64(p->count, q->count);
+            p->samples += q->samples;
+        } else {
+            dst->st.dropped_pc_count = hwp_sat_add64(dst->st.dropped_pc_count, q->count);
         }
-    for (i = 0; i < src->strata; i++) {
+    }
+    for (i = 0; i <= src->tmask; i++) {
+        const hwp__strat_tslot *t = src->t + i;
+        hwp_strat_msg m;
+        hwp__strat_pslot *p;
+        if (!t->used) continue;
+        m.pc = t->pc;
+        m.w = t->w;
+        m.count = t->count;
+        m.kind = t->kind;
+        m.stratum = t->stratum;
+        p = hwp__strat_pfind(dst, t->kind, t->pc);
+        hwp__strat_tadd(dst, &m, t->samples, p->used ? p : NULL);
+    }
+    for (i = 0; i < src->d.strata; i++) {
         dst->slen[i] = hwp_sat_add64(dst->slen[i], src->slen[i]);
         dst->snum[i] += src->snum[i];
     }
-    for (i = 0; i <= src->pmask; i++)
-        if (src->p[i].used) hwp__strat_padd(dst, src->p[i].kind, src->p[i].pc, src->p[i].count);
-    dst->total = hwp_sat_add64(dst->total, src->total);
-    dst->messages += src->messages;
-    dst->dropped_msgs += src->dropped_msgs;
-    dst->dropped_count = hwp_sat_add64(dst->dropped_count, src->dropped_count);
-    dst->dropped_pc_count = hwp_sat_add64(dst->dropped_pc_count, src->dropped_pc_count);
+    dst->st.events += src->st.events;
+    dst->st.dropped += src->st.dropped;
+    dst->st.evicted += src->st.evicted;
+    dst->st.total = hwp_sat_add64(dst->st.total, src->st.total);
+    dst->st.dropped_count = hwp_sat_add64(dst->st.dropped_count, src->st.dropped_count);
+    dst->st.dropped_pc_count =
+        hwp_sat_add64(dst->st.dropped_pc_count, src->st.dropped_pc_count);
     return hwp__fail(&dst->head, HWP_OK, "");
 }
 
 HWP_API hwp_status hwp_strat_acc_reset(hwp_strat_acc *a) {
-    if (!a || a->head.magic != HWP__STRAT_ACC_MAGIC) return HWP_EINVAL;
+    if (!HWP__STRAT_ACC_OK(a)) return HWP_EINVAL;
     hwp__zero(a->t, sizeof(hwp__strat_tslot) * (a->tmask + 1u));
     hwp__zero(a->p, sizeof(hwp__strat_pslot) * (a->pmask + 1u));
-    if (a->strata) {
-        hwp__zero(a->slen, sizeof(uint64_t) * a->strata);
-        hwp__zero(a->snum, sizeof(uint64_t) * a->strata);
+    if (a->d.strata) {
+        hwp__zero(a->slen, sizeof(uint64_t) * a->d.strata);
+        hwp__zero(a->snum, sizeof(uint64_t) * a->d.strata);
     }
-    a->tn = a->pn = 0;
-    a->total = a->messages = 0;
-    a->dropped_msgs = a->dropped_count = a->dropped_pc_count = 0;
+    hwp__zero(&a->st, sizeof a->st);
     return hwp__fail(&a->head, HWP_OK, "");
+}
+
+HWP_API hwp_status hwp_strat_acc_flush(hwp_strat_acc *a) {
+    return HWP__STRAT_ACC_OK(a) ? HWP_OK : HWP_EINVAL;
+}
+
+HWP_API hwp_status hwp_strat_acc_get_stats(const hwp_strat_acc *a,
+                                           hwp_strat_acc_stats *out) {
+    if (!HWP__STRAT_ACC_OK(a) || !out) return HWP_EINVAL;
+    *out = a->st;
+    return HWP_OK;
 }
 
 HWP_API void hwp_strat_acc_write_text(const hwp_strat_acc *a,
                                       const hwp_writer *w) {
     uint32_t cur = 0;
     hwp_strat_msg m;
-    if (!a || a->head.magic != HWP__STRAT_ACC_MAGIC) return;
-    hwp__strat_lu(w, "profile: ", a->tn);
-    hwp__strat_lu(w, " tuples, ", a->total);
-    hwp__strat_lu(w, " events from ", a->messages);
-    hwp__strat_lu(w, " messages, ", a->dropped_msgs);
-    hwp_put_str(w, " messages dropped\n");
+    if (!HWP__STRAT_ACC_OK(a)) return;
+    hwp__strat_lu(w, "profile: ", a->st.tuples);
+    hwp__strat_lu(w, " tuples, ", a->st.total);
+    hwp__strat_lu(w, " events from ", a->st.events);
+    hwp__strat_lu(w, " messages, ", a->st.dropped);
+    hwp__strat_lu(w, " messages dropped, ", a->st.evicted);
+    hwp_put_str(w, " tuples evicted\n");
     while (hwp_strat_acc_next(a, &cur, &m)) {
         hwp__strat_lu(w, "  kind ", m.kind);
         hwp_put_str(w, " pc ");
@@ -1313,42 +1863,169 @@ HWP_API void hwp_strat_acc_write_text(const hwp_strat_acc *a,
     }
 }
 
-/* Schema: {"tuples":n,"pcs":n,"strata":n,"total":n,"messages":n,"dropped_messages":n,
- * "dropped_count":n,"dropped_pc_count":n,"profile":[{"kind":n,
- * "pc":"0x..","w":"0x..","count":n},...]} in table order. */
+/* Every used entry of a table, from after a free slot round. */
+static void hwp__strat_put_table(const hwp_writer *w, const void *tab, size_t size,
+                                 uint32_t mask, const hwp__strat_field *f,
+                                 size_t nf) {
+    uint32_t start = hwp__strat_start(tab, size, mask), k;
+    bool first = true;
+    hwp_put_str(w, "[");
+    for (k = 0; k <= mask; k++) {
+        const unsigned char *e =
+            (const unsigned char *)tab + (size_t)((start + k) & mask) * size;
+        uint32_t used = size == sizeof(hwp__strat_tslot)
+                            ? ((const hwp__strat_tslot *)(const void *)e)->used
+                            : ((const hwp__strat_pslot *)(const void *)e)->used;
+        if (!used) continue;
+        if (!first) hwp_put_str(w, ",");
+        first = false;
+        hwp__strat_put_fields(w, e, f, nf);
+    }
+    hwp_put_str(w, "]");
+}
+
 HWP_API void hwp_strat_acc_write_json(const hwp_strat_acc *a,
                                       const hwp_writer *w) {
-    uint32_t cur = 0;
-    hwp_strat_msg m;
-    bool first = true;
-    if (!a || a->head.magic != HWP__STRAT_ACC_MAGIC) {
+    uint32_t i;
+    if (!HWP__STRAT_ACC_OK(a)) {
         hwp_put_str(w, "null");
         return;
     }
-    hwp_put_str(w, "{\"tuples\":");
-    hwp_put_u64(w, a->tn);
-    hwp_put_json_u64(w, "pcs", a->pn);
-    hwp_put_json_u64(w, "strata", a->strata);
-    hwp_put_json_u64(w, "total", a->total);
-    hwp_put_json_u64(w, "messages", a->messages);
-    hwp_put_json_u64(w, "dropped_messages", a->dropped_msgs);
-    hwp_put_json_u64(w, "dropped_count", a->dropped_count);
-    hwp_put_json_u64(w, "dropped_pc_count", a->dropped_pc_count);
-    hwp_put_str(w, ",\"profile\":[");
-    while (hwp_strat_acc_next(a, &cur, &m)) {
-        if (!first) hwp_put_str(w, ",");
-        first = false;
-        hwp_put_str(w, "{\"kind\":");
-        hwp_put_u64(w, m.kind);
-        hwp_put_str(w, ",\"pc\":\"");
-        hwp_put_hex(w, m.pc);
-        hwp_put_str(w, "\",\"w\":\"");
-        hwp_put_hex(w, m.w);
-        hwp_put_str(w, "\"");
-        hwp_put_json_u64(w, "count", m.count);
-        hwp_put_str(w, "}");
+    hwp_put_json_envelope(w, "strat_acc", 1);
+    hwp_put_str(w, ",\"desc\":");
+    hwp__strat_put_fields(w, &a->d, hwp__strat_adfields, HWP__STRAT_NF(hwp__strat_adfields));
+    hwp_put_str(w, ",\"stats\":");
+    hwp__strat_put_fields(w, &a->st, hwp__strat_asfields, HWP__STRAT_NF(hwp__strat_asfields));
+    hwp_put_str(w, ",\"strata\":[");
+    for (i = 0; i < a->d.strata; i++) {
+        hwp_put_str(w, i ? ",[" : "[");
+        hwp_put_u64(w, a->slen[i]);
+        hwp_put_str(w, ",");
+        hwp_put_u64(w, a->snum[i]);
+        hwp_put_str(w, "]");
     }
-    hwp_put_str(w, "]}");
+    hwp_put_str(w, "],\"pc_profile\":");
+    hwp__strat_put_table(w, a->p, sizeof *a->p, a->pmask, hwp__strat_pfields,
+                         HWP__STRAT_NF(hwp__strat_pfields));
+    hwp_put_str(w, ",\"profile\":");
+    hwp__strat_put_table(w, a->t, sizeof *a->t, a->tmask, hwp__strat_tfields,
+                         HWP__STRAT_NF(hwp__strat_tfields));
+    hwp_put_str(w, "}");
+}
+
+/* The envelope and desc; with a != NULL also the profile, into a. */
+static bool hwp__strat_acc_read(hwp_json *j, hwp_strat_acc_desc *d,
+                                hwp_strat_acc *a, hwp_strat_acc_stats *st) {
+    char key[24];
+    bool got_desc = false, got_stats = false;
+    if (!hwp_json_envelope(j, "strat_acc", 1)) return false;
+    hwp__zero(d, sizeof *d);
+    while (hwp_json_member(j, key, sizeof key)) {
+        if (hwp_json_key_is(key, "desc")) {
+            if (!hwp__strat_get_fields(j, d, hwp__strat_adfields,
+                                       HWP__STRAT_NF(hwp__strat_adfields)))
+                return false;
+            got_desc = true;
+            if (a && hwp__strat_fdiff(&a->d, d, hwp__strat_adfields,
+                                      HWP__STRAT_NF(hwp__strat_adfields)))
+                return false; /* the caller names the field */
+        } else if (a && got_desc && hwp_json_key_is(key, "stats")) {
+            if (!hwp__strat_get_fields(j, st, hwp__strat_asfields,
+                                       HWP__STRAT_NF(hwp__strat_asfields)))
+                return false;
+            got_stats = true;
+        } else if (a && got_desc && hwp_json_key_is(key, "strata")) {
+            uint32_t i = 0;
+            if (!hwp_json_array(j)) return false;
+            while (hwp_json_next(j)) {
+                if (i >= a->d.strata)
+                    return hwp_json_fail(j, "strat_acc: more strata than desc.strata");
+                if (!hwp_json_array(j) || !hwp_json_next(j) ||
+                    !hwp_json_u64(j, a->slen + i) || !hwp_json_next(j) ||
+                    !hwp_json_u64(j, a->snum + i))
+                    return false;
+                if (hwp_json_next(j))
+                    return hwp_json_fail(j, "strat_acc: a stratum is [length, samples]");
+                i++;
+            }
+            if (!j->why && i != a->d.strata)
+                return hwp_json_fail(j, "strat_acc: fewer strata than desc.strata");
+        } else if (a && got_desc && hwp_json_key_is(key, "pc_profile")) {
+            if (!hwp_json_array(j)) return false;
+            while (hwp_json_next(j)) {
+                hwp__strat_pslot e, *p;
+                hwp__zero(&e, sizeof e);
+                if (!hwp__strat_get_fields(j, &e, hwp__strat_pfields,
+                                           HWP__STRAT_NF(hwp__strat_pfields)))
+                    return false;
+                p = hwp__strat_pfind(a, e.kind, e.pc);
+                if (p->used || a->st.pcs >= a->d.pcs)
+                    return hwp_json_fail(j, "strat_acc: pc repeated or over desc.pcs");
+                e.used = 1;
+                *p = e;
+                a->st.pcs++;
+            }
+        } else if (a && got_desc && hwp_json_key_is(key, "profile")) {
+            if (!hwp_json_array(j)) return false;
+            while (hwp_json_next(j)) {
+                hwp__strat_tslot e, *t;
+                hwp__zero(&e, sizeof e);
+                if (!hwp__strat_get_fields(j, &e, hwp__strat_tfields,
+                                           HWP__STRAT_NF(hwp__strat_tfields)))
+                    return false;
+                t = hwp__strat_tfind(a, e.kind, e.pc, e.w);
+                if (t->used || a->st.tuples >= a->d.tuples)
+                    return hwp_json_fail(j, "strat_acc: tuple repeated or over desc.tuples");
+                e.used = 1;
+                *t = e;
+                a->st.tuples++;
+            }
+        } else if (!hwp_json_skip(j)) {
+            return false;
+        }
+    }
+    if (!hwp_json_end(j)) return false;
+    if (!got_desc) return hwp_json_fail(j, "strat_acc: the report has no desc");
+    if (a && !got_stats) return hwp_json_fail(j, "strat_acc: the report has no stats");
+    if (a && (st->tuples != a->st.tuples || st->pcs != a->st.pcs))
+        return hwp_json_fail(j, "strat_acc: stats.tuples or stats.pcs disagree with the profile");
+    return true;
+}
+
+HWP_API hwp_status hwp_strat_acc_read_desc(hwp_strat_acc_desc *d,
+                                           const char *json, size_t n,
+                                           hwp_json_err *err) {
+    hwp_json j;
+    if (!d) return HWP_EINVAL;
+    hwp_json_init(&j, json, n);
+    hwp__strat_acc_read(&j, d, NULL, NULL);
+    return hwp_json_status(&j, err);
+}
+
+HWP_API hwp_status hwp_strat_acc_read_json(hwp_strat_acc *a, const char *json,
+                                           size_t n, hwp_json_err *err) {
+    hwp_json j;
+    hwp_strat_acc_desc d;
+    hwp_strat_acc_stats st;
+    hwp_status r;
+    const hwp__strat_field *f;
+    if (!HWP__STRAT_ACC_OK(a)) return HWP_EINVAL;
+    hwp_strat_acc_reset(a);
+    hwp__zero(&st, sizeof st);
+    hwp_json_init(&j, json, n);
+    if (!hwp__strat_acc_read(&j, &d, a, &st) && !j.why) {
+        f = hwp__strat_fdiff(&a->d, &d, hwp__strat_adfields,
+                             HWP__STRAT_NF(hwp__strat_adfields));
+        hwp_strat_acc_reset(a);
+        return hwp__fail(&a->head, HWP_EMISMATCH, f ? f->differs : "strat_acc: desc differs");
+    }
+    r = hwp_json_status(&j, err);
+    if (r != HWP_OK) {
+        hwp_strat_acc_reset(a);
+        return hwp__fail(&a->head, r, j.why);
+    }
+    a->st = st;
+    return hwp__fail(&a->head, HWP_OK, "");
 }
 
 /* Section 5.3.1. Selection is made on the ideal profile: (kind, pc) that
@@ -1367,7 +2044,7 @@ HWP_API hwp_status hwp_strat_invariance_error(hwp_strat_acc *ideal,
         return HWP_EINVAL;
     if (!prof || prof->head.magic != HWP__STRAT_ACC_MAGIC)
         return hwp__fail(&ideal->head, HWP_EINVAL,
-                         "stratified metric: profile is not an accumulator");
+                         "strat_acc metric: prof is not an accumulator");
     if (md) m = *md;
     else hwp__zero(&m, sizeof m);
     if (!m.min_exec) m.min_exec = 1000;
@@ -1376,7 +2053,7 @@ HWP_API hwp_status hwp_strat_invariance_error(hwp_strat_acc *ideal,
     if (!(m.min_inv > 0.0 && m.min_inv <= 1.0) ||
         !(m.min_cover > 0.0 && m.min_cover <= 1.0))
         return hwp__fail(&ideal->head, HWP_EINVAL,
-                         "stratified metric: min_inv and min_cover must be in (0, 1]");
+                         "strat_acc metric: min_inv and min_cover must be in (0, 1]");
     hwp__zero(out, sizeof *out);
     for (i = 0; i <= ideal->pmask; i++) ideal->p[i].scratch = 0;
     /* pass 0 sums coverage per load; pass 1 weighs the selected tuples */
