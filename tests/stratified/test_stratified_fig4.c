@@ -130,6 +130,10 @@ static void run(void) {
             }
             for (k = 0; k < NS; k++) {
                 hwp_strat *sk = &s[k];
+                /* Each trial is an independent experiment: a fresh random
+                 * stream (reset restarts the desc's seed, so the test
+                 * moves that seed; the hash's tables keep the first) */
+                sk->d.seed = 1000 + k + ((uint64_t)(pt * trials + tr) << 8);
                 hwp_strat_reset(sk);
                 est_clear(&e[k]);
                 for (i = 0; i < nn; i++) hwp_strat_push(sk, 0, stream[i], 0);
