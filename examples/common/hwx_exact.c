@@ -248,6 +248,8 @@ void hwx__exact_insn(hwx_exact *x, const hwp_insn *in) {
     if (x->rap_key == HWX_KEY_ADDR &&
         (in->cls == HWP_CLS_LOAD || in->cls == HWP_CLS_STORE))
         hwx__xtab_add(&x->key, in->addr, 0, 1, 0);
+    if (x->rap_key == HWX_KEY_TARGET && taken && in->cls != HWP_CLS_RET)
+        hwx__xtab_add(&x->key, in->next_pc, 0, 1, 0);
     hwx__exact_path(x, in);
 }
 

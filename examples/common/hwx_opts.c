@@ -225,7 +225,8 @@ hwp_status hwx_opts_set(hwx_opts *o, const char *key, const char *v,
         if (hwx_streq(v, "pc")) o->rap_key = HWX_KEY_PC;
         else if (hwx_streq(v, "value")) o->rap_key = HWX_KEY_VALUE;
         else if (hwx_streq(v, "addr")) o->rap_key = HWX_KEY_ADDR;
-        else return hwx__bad(why, "hwx: key must be pc, value or addr");
+        else if (hwx_streq(v, "target")) o->rap_key = HWX_KEY_TARGET;
+        else return hwx__bad(why, "hwx: key must be pc, value, addr or target");
         return HWP_OK;
     }
     /* Path profiler shorthand hpt=ENTRIESxWAYS. */

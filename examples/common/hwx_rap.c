@@ -12,14 +12,20 @@ typedef struct hwx__rap {
 
 static void hwx__rap_defaults(void *dv, const hwx_opts *o) {
     hwp_rap_desc *d = (hwp_rap_desc *)dv;
-    d->source = o->rap_key == HWX_KEY_VALUE  ? HWP_RAP_SRC_VALUE
-                : o->rap_key == HWX_KEY_ADDR ? HWP_RAP_SRC_ADDR
-                                             : HWP_RAP_SRC_PC;
+    d->source = o->rap_key == HWX_KEY_VALUE    ? HWP_RAP_SRC_VALUE
+                : o->rap_key == HWX_KEY_ADDR   ? HWP_RAP_SRC_ADDR
+                : o->rap_key == HWX_KEY_TARGET ? HWP_RAP_SRC_NEXT_PC
+                                               : HWP_RAP_SRC_PC;
     d->buffer = 1024; /* the stage-0 combining buffer, 1K as in sec. 3.3 */
     d->cls_mask = o->rap_key == HWX_KEY_VALUE  ? HWP_CLS_BIT(HWP_CLS_LOAD)
                   : o->rap_key == HWX_KEY_ADDR
                       ? HWP_CLS_BIT(HWP_CLS_LOAD) | HWP_CLS_BIT(HWP_CLS_STORE)
+                  : o->rap_key == HWX_KEY_TARGET
+                      ? HWP_CLS_BIT(HWP_CLS_BR_COND) | HWP_CLS_BIT(HWP_CLS_JUMP) |
+                            HWP_CLS_BIT(HWP_CLS_CALL) | HWP_CLS_BIT(HWP_CLS_INDIRECT)
                       : 0;
+    /* Targets of transfers that happened: taken branches and calls. */
+    d->ev_mask = o->rap_key == HWX_KEY_TARGET ? HWP_EV_TAKEN : 0;
 }
 
 static hwp_status hwx__rap_set(void *dv, const char *k, const char *v, const char **why) {
@@ -104,7 +110,8 @@ static void hwx__rap_text(const void *sv, const hwx_session *s, const hwp_writer
     hwp_put_str(w, "\n-- hot ");
     hwp_put_str(w, s->opts.rap_key == HWX_KEY_PC      ? "code"
                    : s->opts.rap_key == HWX_KEY_VALUE ? "value"
-                                                      : "address");
+                   : s->opts.rap_key == HWX_KEY_ADDR  ? "address"
+                                                      : "target");
     hwx__kv(w, " ranges: RAP (seed 002) --\n  ", rap->nodes);
     hwx__kv(w, " of ", rap->cap);
     hwp_put_str(w, " nodes, eps ");
