@@ -1248,32 +1248,48 @@ HWP_API void hwp_strat_write_json(const hwp_strat *s, const hwp_writer *w) {
     hwp_put_str(w, "\"}");
 }
 
-/* The envelope and the desc object; *st (may be NULL) gets the stats
- * object. Other members are skipped. */
-static bool hwp__strat_read(hwp_json *j, hwp_strat_desc *d, hwp_strat_stats *st) {
+/* What a report reader does with a member other than desc and stats:
+ * 1 read it, 0 skip it, -1 a format error (in j), -2 the report's desc
+ * differs from the instance's (the caller names the field). */
+typedef int (*hwp__strat_member)(hwp_json *j, const char *key, void *ctx);
+
+/* Both components' reports: the envelope, the desc into d, with st != NULL
+ * the stats into st, the rest through member (NULL: skipped). */
+static bool hwp__strat_read_report(hwp_json *j, const char *model, void *d,
+                                   const hwp__strat_field *df, size_t nd, void *st,
+                                   const hwp__strat_field *sf, size_t ns,
+                                   hwp__strat_member member, void *ctx) {
     char key[24];
     bool got_desc = false, got_stats = false;
-    if (!hwp_json_envelope(j, "strat", 1)) return false;
-    hwp__zero(d, sizeof *d);
+    if (!hwp_json_envelope(j, model, 1)) return false;
     while (hwp_json_member(j, key, sizeof key)) {
+        int r = 0;
         if (hwp_json_key_is(key, "desc")) {
-            if (!hwp__strat_get_fields(j, d, hwp__strat_dfields,
-                                       HWP__STRAT_NF(hwp__strat_dfields)))
-                return false;
+            if (!hwp__strat_get_fields(j, d, df, nd)) return false;
             got_desc = true;
-        } else if (st && hwp_json_key_is(key, "stats")) {
-            if (!hwp__strat_get_fields(j, st, hwp__strat_sfields,
-                                       HWP__STRAT_NF(hwp__strat_sfields)))
-                return false;
-            got_stats = true;
-        } else if (!hwp_json_skip(j)) {
-            return false;
+            continue;
         }
+        if (st && got_desc && hwp_json_key_is(key, "stats")) {
+            if (!hwp__strat_get_fields(j, st, sf, ns)) return false;
+            got_stats = true;
+            continue;
+        }
+        if (member && got_desc) r = member(j, key, ctx);
+        if (r < 0) return false;
+        if (!r && !hwp_json_skip(j)) return false;
     }
     if (!hwp_json_end(j)) return false;
     if (!got_desc) return hwp_json_fail(j, "strat: the report has no desc");
     if (st && !got_stats) return hwp_json_fail(j, "strat: the report has no stats");
     return true;
+}
+
+static bool hwp__strat_read(hwp_json *j, hwp_strat_desc *d, hwp_strat_stats *st) {
+    hwp__zero(d, sizeof *d);
+    return hwp__strat_read_report(j, "strat", d, hwp__strat_dfields,
+                                  HWP__STRAT_NF(hwp__strat_dfields), st,
+                                  hwp__strat_sfields, HWP__STRAT_NF(hwp__strat_sfields),
+                                  NULL, NULL);
 }
 
 HWP_API hwp_status hwp_strat_read_desc(hwp_strat_desc *d, const char *json,
@@ -1913,80 +1929,86 @@ HWP_API void hwp_strat_acc_write_json(const hwp_strat_acc *a,
     hwp_put_str(w, "}");
 }
 
+/* The profile's members of a strat_acc report, into ctx's instance. */
+typedef struct hwp__strat_acc_rd {
+    hwp_strat_acc *a;
+    const hwp_strat_acc_desc *d;
+} hwp__strat_acc_rd;
+
+static int hwp__strat_acc_member(hwp_json *j, const char *key, void *ctx) {
+    hwp__strat_acc_rd *c = (hwp__strat_acc_rd *)ctx;
+    hwp_strat_acc *a = c->a;
+    if (hwp__strat_fdiff(&a->d, c->d, hwp__strat_adfields, HWP__STRAT_NF(hwp__strat_adfields)))
+        return -2; /* nothing may go into tables of another size */
+    if (hwp_json_key_is(key, "strata")) {
+        uint32_t i = 0;
+        if (!hwp_json_array(j)) return -1;
+        while (hwp_json_next(j)) {
+            if (i >= a->d.strata)
+                return hwp_json_fail(j, "strat_acc: more strata than desc.strata"), -1;
+            if (!hwp_json_array(j) || !hwp_json_next(j) || !hwp_json_u64(j, a->slen + i) ||
+                !hwp_json_next(j) || !hwp_json_u64(j, a->snum + i))
+                return -1;
+            if (hwp_json_next(j))
+                return hwp_json_fail(j, "strat_acc: a stratum is [length, samples]"), -1;
+            i++;
+        }
+        if (j->why) return -1;
+        if (i != a->d.strata)
+            return hwp_json_fail(j, "strat_acc: fewer strata than desc.strata"), -1;
+        return 1;
+    }
+    if (hwp_json_key_is(key, "pc_profile")) {
+        if (!hwp_json_array(j)) return -1;
+        while (hwp_json_next(j)) {
+            hwp__strat_pslot e, *p;
+            hwp__zero(&e, sizeof e);
+            if (!hwp__strat_get_fields(j, &e, hwp__strat_pfields,
+                                       HWP__STRAT_NF(hwp__strat_pfields)))
+                return -1;
+            p = hwp__strat_pfind(a, e.kind, e.pc);
+            if (p->used || a->st.pcs >= a->d.pcs)
+                return hwp_json_fail(j, "strat_acc: pc repeated or over desc.pcs"), -1;
+            e.used = 1;
+            *p = e;
+            a->st.pcs++;
+        }
+        return j->why ? -1 : 1;
+    }
+    if (hwp_json_key_is(key, "profile")) {
+        if (!hwp_json_array(j)) return -1;
+        while (hwp_json_next(j)) {
+            hwp__strat_tslot e, *t;
+            hwp__zero(&e, sizeof e);
+            if (!hwp__strat_get_fields(j, &e, hwp__strat_tfields,
+                                       HWP__STRAT_NF(hwp__strat_tfields)))
+                return -1;
+            t = hwp__strat_tfind(a, e.kind, e.pc, e.w);
+            if (t->used || a->st.tuples >= a->d.tuples)
+                return hwp_json_fail(j, "strat_acc: tuple repeated or over desc.tuples"), -1;
+            e.used = 1;
+            *t = e;
+            a->st.tuples++;
+        }
+        return j->why ? -1 : 1;
+    }
+    return 0;
+}
+
 /* The envelope and desc; with a != NULL also the profile, into a. */
 static bool hwp__strat_acc_read(hwp_json *j, hwp_strat_acc_desc *d,
                                 hwp_strat_acc *a, hwp_strat_acc_stats *st) {
-    char key[24];
-    bool got_desc = false, got_stats = false;
-    if (!hwp_json_envelope(j, "strat_acc", 1)) return false;
+    hwp__strat_acc_rd c;
+    c.a = a;
+    c.d = d;
     hwp__zero(d, sizeof *d);
-    while (hwp_json_member(j, key, sizeof key)) {
-        if (hwp_json_key_is(key, "desc")) {
-            if (!hwp__strat_get_fields(j, d, hwp__strat_adfields,
-                                       HWP__STRAT_NF(hwp__strat_adfields)))
-                return false;
-            got_desc = true;
-            if (a && hwp__strat_fdiff(&a->d, d, hwp__strat_adfields,
-                                      HWP__STRAT_NF(hwp__strat_adfields)))
-                return false; /* the caller names the field */
-        } else if (a && got_desc && hwp_json_key_is(key, "stats")) {
-            if (!hwp__strat_get_fields(j, st, hwp__strat_asfields,
-                                       HWP__STRAT_NF(hwp__strat_asfields)))
-                return false;
-            got_stats = true;
-        } else if (a && got_desc && hwp_json_key_is(key, "strata")) {
-            uint32_t i = 0;
-            if (!hwp_json_array(j)) return false;
-            while (hwp_json_next(j)) {
-                if (i >= a->d.strata)
-                    return hwp_json_fail(j, "strat_acc: more strata than desc.strata");
-                if (!hwp_json_array(j) || !hwp_json_next(j) ||
-                    !hwp_json_u64(j, a->slen + i) || !hwp_json_next(j) ||
-                    !hwp_json_u64(j, a->snum + i))
-                    return false;
-                if (hwp_json_next(j))
-                    return hwp_json_fail(j, "strat_acc: a stratum is [length, samples]");
-                i++;
-            }
-            if (!j->why && i != a->d.strata)
-                return hwp_json_fail(j, "strat_acc: fewer strata than desc.strata");
-        } else if (a && got_desc && hwp_json_key_is(key, "pc_profile")) {
-            if (!hwp_json_array(j)) return false;
-            while (hwp_json_next(j)) {
-                hwp__strat_pslot e, *p;
-                hwp__zero(&e, sizeof e);
-                if (!hwp__strat_get_fields(j, &e, hwp__strat_pfields,
-                                           HWP__STRAT_NF(hwp__strat_pfields)))
-                    return false;
-                p = hwp__strat_pfind(a, e.kind, e.pc);
-                if (p->used || a->st.pcs >= a->d.pcs)
-                    return hwp_json_fail(j, "strat_acc: pc repeated or over desc.pcs");
-                e.used = 1;
-                *p = e;
-                a->st.pcs++;
-            }
-        } else if (a && got_desc && hwp_json_key_is(key, "profile")) {
-            if (!hwp_json_array(j)) return false;
-            while (hwp_json_next(j)) {
-                hwp__strat_tslot e, *t;
-                hwp__zero(&e, sizeof e);
-                if (!hwp__strat_get_fields(j, &e, hwp__strat_tfields,
-                                           HWP__STRAT_NF(hwp__strat_tfields)))
-                    return false;
-                t = hwp__strat_tfind(a, e.kind, e.pc, e.w);
-                if (t->used || a->st.tuples >= a->d.tuples)
-                    return hwp_json_fail(j, "strat_acc: tuple repeated or over desc.tuples");
-                e.used = 1;
-                *t = e;
-                a->st.tuples++;
-            }
-        } else if (!hwp_json_skip(j)) {
-            return false;
-        }
-    }
-    if (!hwp_json_end(j)) return false;
-    if (!got_desc) return hwp_json_fail(j, "strat_acc: the report has no desc");
-    if (a && !got_stats) return hwp_json_fail(j, "strat_acc: the report has no stats");
+    if (!hwp__strat_read_report(j, "strat_acc", d, hwp__strat_adfields,
+                                HWP__STRAT_NF(hwp__strat_adfields), a ? st : NULL,
+                                hwp__strat_asfields, HWP__STRAT_NF(hwp__strat_asfields),
+                                a ? hwp__strat_acc_member : NULL, &c))
+        return false;
+    if (a && hwp__strat_fdiff(&a->d, d, hwp__strat_adfields, HWP__STRAT_NF(hwp__strat_adfields)))
+        return false; /* the caller names the field */
     if (a && (st->tuples != a->st.tuples || st->pcs != a->st.pcs))
         return hwp_json_fail(j, "strat_acc: stats.tuples or stats.pcs disagree with the profile");
     return true;
