@@ -14,6 +14,9 @@ hwp_install_deps() {
   command -v gzip >/dev/null || need+=(gzip)
   command -v bzip2 >/dev/null || need+=(bzip2)
   [ -x /usr/bin/python3.11 ] || need+=(python3.11)
+  command -v patch >/dev/null || need+=(patch)              # examples/lua
+  command -v dpkg-source >/dev/null || need+=(dpkg-dev)     # apt-get source
+  command -v luajit >/dev/null || need+=(luajit)            # bench/lua
   [ ${#need[@]} -eq 0 ] && return 0
   [ "$(id -u)" -ne 0 ] && sudo=sudo
   echo "installing ${need[*]}"

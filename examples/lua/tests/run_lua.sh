@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# examples/lua/tests/run_lua.sh OUT: builds Lua 5.4 and lua-hwprof into OUT
+# (examples/lua/build.sh) and checks the host end to end:
+#   - every benchmark prints the same with lua, lua-hwprof without HWPROF
+#     and lua-hwprof with every model on;
+#   - each model sees every bytecode exactly once (the instruction count
+#     of a model alone equals the exact count);
+#   - the tiering decisions from the models agree with those from the
+#     exact profile (precision and recall >= 0.95 per kind, each script);
+#   - a script that errors, calls os.exit or is killed by SIGTERM still
+#     leaves a complete report; a bad option or an unwritable report path
+#     stops before the script runs, with a one-line reason.
+# Exits 77 (meson: skipped) when Lua's source cannot be fetched, and says so.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$here/../.." && pwd)
+out=${1:?usage: run_lua.sh OUT}
+bench=$root/bench/lua
+pass=0 fail=0
+ok() { echo "ok   $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL $*"; fail=$((fail + 1)); }
+
+if ! log=$(bash "$here/build.sh" "$out" 2>&1); then
+  case $log in
+    *"apt-get source"*|*"deb-src"*|*"apt-get not found"*) echo "SKIP: $log"; exit 77 ;;
+  esac
+  echo "$log"; exit 1
+fi
+lua=$out/lua hw=$out/lua-hwprof
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+declare -A arg=([binary_trees]=8 [fannkuch]=7 [json]=300 [nbody]=5000 [sort]=5000
+                [spectral_norm]=60 [strings]=3000)
+for s in "${!arg[@]}"; do
+  a=${arg[$s]}
+  (cd "$bench" && "$lua" "$s.lua" "$a") > "$tmp/ref" 2>&1
+  (cd "$bench" && "$hw" "$s.lua" "$a") > "$tmp/off" 2>&1
+  (cd "$bench" && HWPROF="models=all,exact=on,report=$tmp/$s.txt" "$hw" "$s.lua" "$a") > "$tmp/on" 2>&1
+  if cmp -s "$tmp/ref" "$tmp/off" && cmp -s "$tmp/ref" "$tmp/on"; then
+    ok "$s: same output with and without hwprof"
+  else
+    bad "$s: output differs"
+  fi
+  exact=$(awk '/^instructions/{print $2; exit}' "$tmp/$s.txt")
+  for m in pm rap path strat coproc; do
+    (cd "$bench" && HWPROF="models=$m,report=$tmp/$s.$m.txt" "$hw" "$s.lua" "$a") >/dev/null 2>&1
+    n=$(awk '/^instructions/{print $2; exit}' "$tmp/$s.$m.txt" 2>/dev/null)
+    [ -n "$exact" ] && [ "$n" = "$exact" ] && ok "$s: $m sees $n bytecodes" ||
+      bad "$s: $m saw ${n:-nothing}, exact $exact"
+  done
+  for kind in functions loops; do
+    line=$(grep -E "^  $kind +exact" "$tmp/$s.txt")
+    p=$(sed -E 's/.*precision ([0-9.]+).*/\1/' <<< "$line")
+    r=$(sed -E 's/.*recall ([0-9.]+).*/\1/' <<< "$line")
+    if [ -n "$line" ] && awk -v p="$p" -v r="$r" 'BEGIN { exit !(p >= 0.95 && r >= 0.95) }'; then
+      ok "$s: $kind precision $p recall $r"
+    else
+      bad "$s: $kind: ${line:-no tiering line}"
+    fi
+  done
+done
+
+complete() { grep -q "modelled hardware overhead" "$1" 2>/dev/null && grep -q "tiering decisions" "$1"; }
+cat > "$tmp/err.lua" <<'LUA'
+local s = 0
+for i = 1, 100000 do s = s + i end
+error("boom " .. s)
+LUA
+cat > "$tmp/exit.lua" <<'LUA'
+local s = 0
+for i = 1, 100000 do s = s + i end
+os.exit(3)
+LUA
+cat > "$tmp/loop.lua" <<'LUA'
+local s = 0
+while true do s = s + 1 end
+LUA
+HWPROF="models=all,exact=on,report=$tmp/err.txt" "$hw" "$tmp/err.lua" >/dev/null 2>&1; rc=$?
+[ $rc -eq 1 ] && complete "$tmp/err.txt" && ok "an error leaves a complete report" || bad "error: rc $rc, report incomplete"
+HWPROF="models=all,exact=on,report=$tmp/exit.txt" "$hw" "$tmp/exit.lua" >/dev/null 2>&1; rc=$?
+[ $rc -eq 3 ] && complete "$tmp/exit.txt" && ok "os.exit(3) keeps its status and leaves a report" || bad "os.exit: rc $rc"
+HWPROF="models=all,exact=on,report=$tmp/term.txt" "$hw" "$tmp/loop.lua" >/dev/null 2>&1 &
+pid=$!; sleep 1; kill -TERM $pid; wait $pid; rc=$?
+[ $rc -eq 143 ] && complete "$tmp/term.txt" && ok "SIGTERM leaves a complete report" || bad "SIGTERM: rc $rc"
+msg=$(HWPROF="models=all,rap_eps=2" "$hw" "$tmp/exit.lua" 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -q "eps" <<< "$msg" && [ "$(wc -l <<< "$msg")" -eq 1 ] &&
+  ok "a bad option is refused before the script: $msg" || bad "bad option: rc $rc, '$msg'"
+msg=$(HWPROF="models=all,report=/nonexistent/dir/r.txt" "$hw" "$tmp/exit.lua" 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -q "report" <<< "$msg" && ok "an unwritable report is refused before the script: $msg" ||
+  bad "unwritable report: rc $rc, '$msg'"
+msg=$(HWPROF="nonsense" "$hw" "$tmp/exit.lua" 2>&1); rc=$?
+[ $rc -eq 2 ] && ok "HWPROF without key=value is refused: $msg" || bad "HWPROF=nonsense: rc $rc"
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
