@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/qemu/api.sh [BUILD_DIR] [INPUT_BYTES] [RUNS]
+# bench/qemu/api.sh [BUILD_DIR] [INPUT_BYTES] [RUNS] [CONFIGS]
 #
 # gzip under QEMU with each plugin configuration, for both plugin APIs:
 #   API 1: libhwprof-tcg.so    under Debian 12's qemu-x86_64 7.2
@@ -11,14 +11,19 @@
 # and the floors the API allows: an empty TB callback (floor=tb), an empty
 # memory callback per instruction (floor=mem), and, API 4 only, an inline
 # per-TB decrement with a conditional callback (floor=cond, ProfileMe's
-# countdown). RUNS rounds (default 5), each one hyperfine --runs 1 per
-# command, interleaved; medians of user CPU over rounds.
+# countdown). profileme is ProfileMe alone with its countdown in the
+# plugin (API 4 inline, API 1 a counting TB callback); profileme-per-tb
+# the same model fed every TB (cd=off). RUNS rounds (default 5), each one
+# hyperfine --runs 1 per command, interleaved; medians of user CPU over
+# rounds. CONFIGS (space-separated names, default all) keeps only those
+# configurations (plain is always run).
 # Writes $BUILD_DIR/bench-qemu-api.md.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/common.sh"
 bench_setup "${1:-$root/build}" "${2:-300000}" api-input.txt
 runs=${3:-5}
+only=${4:-}
 v4=$build/examples/qemu/libhwprof-tcg-v4.so
 q10=${HWPROF_QEMU10_USER:-${HWPROF_QEMU_CACHE:-$HOME/.cache/hwprof/qemu}/bin/qemu-x86_64}
 gz="/bin/gzip -c -6 $in"
@@ -29,6 +34,7 @@ bench_one() { # label qemu plugin extra-floors...
   local cmds=(-n plain "$q $gz > /dev/null"
     -n none "$q -plugin $p,models=none,report=/dev/null $gz > /dev/null"
     -n profileme "$q -plugin $p,models=profileme,report=/dev/null $gz > /dev/null"
+    -n profileme-per-tb "$q -plugin $p,models=profileme,cd=off,report=/dev/null $gz > /dev/null"
     -n coproc "$q -plugin $p,models=coproc,report=/dev/null $gz > /dev/null"
     -n rap "$q -plugin $p,models=rap,report=/dev/null $gz > /dev/null"
     -n all "$q -plugin $p,models=all,report=/dev/null $gz > /dev/null"
@@ -36,6 +42,13 @@ bench_one() { # label qemu plugin extra-floors...
     -n floor-mem "$q -plugin $p,floor=mem,report=/dev/null $gz > /dev/null")
   local f
   for f in "$@"; do cmds+=(-n "floor-$f" "$q -plugin $p,floor=$f,report=/dev/null $gz > /dev/null"); done
+  if [ -n "$only" ]; then
+    local keep=() j
+    for ((j = 0; j < ${#cmds[@]}; j += 3)); do
+      case " plain $only " in *" ${cmds[j+1]} "*) keep+=("${cmds[@]:j:3}") ;; esac
+    done
+    cmds=("${keep[@]}")
+  fi
   rm -f "$build"/bench-qemu-api-*.json
   for i in $(seq 1 "$runs"); do
     hyperfine --warmup $([ "$i" = 1 ] && echo 1 || echo 0) --runs 1 --style none \

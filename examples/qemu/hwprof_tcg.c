@@ -19,7 +19,10 @@
  *                instruction: address and, for loads, the value read back
  *                from guest memory; the emit step picks the records up.
  * Without exact= or record=, a TB goes to the session as one block
- * (hwx_session_block); otherwise instruction by instruction.
+ * (hwx_session_block); otherwise instruction by instruction. With
+ * ProfileMe alone the plugin keeps its fetch countdown (an inline
+ * scoreboard decrement and a conditional callback on API 4, a counting TB
+ * callback on API 1) and calls the session only at a selection (hwq_cd_*).
  * Every vCPU (guest thread) has its own hwx_session; at exit they are
  * merged and the report is written to report= (text) and json= files.
  */
@@ -69,6 +72,16 @@ typedef struct hwq_vcpu {
     uint32_t pad_;
     uint64_t since_flush;
     hwx_trace_writer *tw; /* record=                                      */
+    /* Countdown mode (hwq_cd_*): the TB whose last instruction is the
+     * selected one (or may be a cut copy) waits here for its successor;
+     * instructions before cd_pos are already accounted. API 1 keeps the
+     * countdown itself in cd_left (API 4: a scoreboard entry). */
+    const hwq_tb *cd_pend;
+    uint32_t cd_pos;
+    uint32_t idx;         /* vcpu_index                                   */
+    uint64_t cd_left;
+    uint64_t cd_last;     /* the count hwq_cd_tb left: minus the count
+                             now, the instructions passed since          */
     /* The running TB's memory instructions, one record each, in program
      * order, appended by the memory callback (7.2 calls it after each
      * access, in order) and consumed when the TB's successor is known. */
@@ -79,6 +92,8 @@ static struct {
     hwx_opts opts;
     int need_mem, need_values;
     int block;                      /* sessions take whole blocks        */
+    int countdown;                  /* only ProfileMe: hwq_cd_*          */
+    int no_countdown;               /* cd=off                            */
     uint64_t guest_base;
     pid_t pid;                      /* the process that loaded us        */
     pthread_mutex_t lock;
@@ -107,6 +122,7 @@ enum { HWQ_FLOOR_OFF, HWQ_FLOOR_TB, HWQ_FLOOR_MEM, HWQ_FLOOR_COND };
 typedef struct hwq_slot {
     uint64_t user, kernel; /* instructions executed, by privilege      */
     uint64_t countdown;    /* floor=cond: decremented inline per TB     */
+    uint64_t pm_left;      /* ProfileMe's countdown (hwq_cd_*)          */
 } hwq_slot;
 #define HWQ_U64(member) \
     ((qemu_plugin_u64){hwq.sb, offsetof(hwq_slot, member)})
@@ -205,8 +221,107 @@ static void hwq_emit_insns(hwq_vcpu *v, const hwq_tb *tb, uint64_t next) {
     }
 }
 
+/* ---- ProfileMe alone: the fetch countdown outside the session ------------ */
+/* With ProfileMe the only model (no exact profile, no recording) the
+ * session needs only the instructions ProfileMe selects whole
+ * (hwx_session_until); the others pass in bulk (hwx_session_skip). So the
+ * plugin keeps the Fetched Instruction Counter per vCPU (Dean et al.,
+ * sec. 4.1.1): API 4 in a scoreboard entry that an inline op lowers by
+ * each TB's length, with a conditional callback on the TB that holds the
+ * selection; API 1 in a TB callback that only subtracts. When it runs out,
+ * hwq_cd_tb feeds the session and says where the countdown stands. The
+ * selected instruction gets the record the per-instruction path gives it;
+ * the last one of a TB needs its successor (taken or not, a cut copy that
+ * did not retire), so it waits and the countdown is set to run out at the
+ * next TB. What the session does not see: unselected branches' directions
+ * (the sampler's path register; the table does not use it) and the
+ * classes of skipped instructions (counted as "other"). */
+
+/* Account tb's instructions [pos, end): skip to each selection and feed
+ * it whole, the last instruction's record being *last. With last NULL
+ * (successor unknown) the walk stops at a selection of the last
+ * instruction. Returns where it stopped. */
+static uint32_t hwq_cd_walk(hwq_vcpu *v, const hwq_tb *tb, uint32_t pos, uint32_t end,
+                            const hwp_insn *last) {
+    while (pos < end) {
+        uint64_t u = hwx_session_until(&v->s);
+        uint32_t idx;
+        hwp_insn in;
+        if (u == 0 || u > end - pos) {
+            hwx_session_skip(&v->s, end - pos);
+            return end;
+        }
+        idx = pos + (uint32_t)u - 1;
+        if (u > 1) hwx_session_skip(&v->s, u - 1);
+        if (idx + 1 == tb->n) {
+            if (!last) return idx;
+            in = *last;
+        } else {
+            hwp__zero(&in, sizeof in);
+            in.pc = tb->pc[idx];
+            in.next_pc = tb->pc[idx + 1];
+        }
+        hwx_session_insn(&v->s, &in);
+        pos = idx + 1;
+    }
+    return pos;
+}
+
+/* The waiting TB, if any, with successor `next` (0: at a thread's end). */
+static void hwq_cd_finish(hwq_vcpu *v, uint64_t next) {
+    const hwq_tb *tb = v->cd_pend;
+    hwp_insn last;
+    uint32_t nmem, n;
+    if (!tb) return;
+    v->nmem = 0; /* no memory callbacks in this mode */
+    n = hwq_finish_tb(v, tb, next, &last, &nmem);
+    if (v->cd_pos < n) hwq_cd_walk(v, tb, v->cd_pos, n, &last);
+    v->cd_pend = NULL;
+}
+
+/* TB `tb` starts and the countdown has run out in it (or a TB waits):
+ * returns the instructions left before the next selection, counted from
+ * the end of `tb` (0: tb waits, so the next TB must call back). */
+static uint64_t hwq_cd_tb(hwq_vcpu *v, const hwq_tb *tb, uint64_t now) {
+    uint32_t pos;
+    hwq_cd_finish(v, tb->pc[0]);
+    /* The TBs that passed without a call, in one bulk skip. */
+    if (v->cd_last > now) hwx_session_skip(&v->s, v->cd_last - now);
+    /* A possible cut copy is accounted only when the successor says
+     * whether it retired. */
+    pos = hwq_cd_walk(v, tb, 0, tb->cut ? tb->n - 1 : tb->n, NULL);
+    if (pos < tb->n) {
+        v->cd_pend = tb;
+        v->cd_pos = pos;
+        return v->cd_last = 0;
+    }
+    return v->cd_last = hwx_session_until(&v->s);
+}
+
+/* The count as the inline ops (API 4) or the TB callback (API 1) left it. */
+static uint64_t hwq_cd_now(const hwq_vcpu *v) {
+#if HWQ_API >= 2
+    return qemu_plugin_u64_get(HWQ_U64(pm_left), v->idx);
+#else
+    return v->cd_left;
+#endif
+}
+
+/* The thread ends (next 0) or the process: the waiting TB, then the
+ * instructions passed since the last call. */
+static void hwq_cd_end(hwq_vcpu *v, uint64_t next) {
+    uint64_t now = hwq_cd_now(v);
+    hwq_cd_finish(v, next);
+    if (v->cd_last > now) hwx_session_skip(&v->s, v->cd_last - now);
+    v->cd_last = now;
+}
+
 /* The pending TB, if any, with successor `next` (0 at a thread's end). */
 static void hwq_emit(hwq_vcpu *v, uint64_t next) {
+    if (hwq.countdown) {
+        hwq_cd_end(v, next);
+        return;
+    }
     if (!v->pend) return;
     if (hwq.block) hwq_emit_block(v, v->pend, next);
     else hwq_emit_insns(v, v->pend, next);
@@ -240,6 +355,40 @@ static void hwq_tb_exec_block(unsigned int vcpu_index, void *udata) {
 static void hwq_tb_exec_insns(unsigned int vcpu_index, void *udata) {
     hwq_tb_start(vcpu_index, udata, hwq_emit_insns);
 }
+
+#if HWQ_API == 1
+/* Countdown mode, API 1: one callback per TB that only subtracts until the
+ * countdown runs out in this TB. */
+static void hwq_tb_exec_cd(unsigned int vcpu_index, void *udata) {
+    hwq_vcpu *v = hwq_get(vcpu_index);
+    const hwq_tb *tb = (const hwq_tb *)udata;
+    if (!v) return;
+    /* A TB that may end with a cut copy is accounted by hwq_cd_tb. */
+    if (HWP_LIKELY(v->cd_left > tb->n && !tb->cut)) {
+        v->cd_left -= tb->n;
+        return;
+    }
+    v->cd_left = hwq_cd_tb(v, tb, v->cd_left);
+}
+#else
+/* Countdown mode, API 4: called only when this vCPU's scoreboard count is
+ * at most the TB's length, before the inline op subtracts that length
+ * (a TB that may end with a cut copy has no inline op: it always calls
+ * back and subtracts nothing). */
+static void hwq_tb_exec_cd(unsigned int vcpu_index, void *udata) {
+    hwq_vcpu *v = hwq_get(vcpu_index);
+    const hwq_tb *tb = (const hwq_tb *)udata;
+    hwq_slot *slot = (hwq_slot *)qemu_plugin_scoreboard_find(hwq.sb, vcpu_index);
+    uint64_t left;
+    if (!v) {
+        slot->pm_left = UINT64_MAX; /* no session: never call back */
+        return;
+    }
+    left = hwq_cd_tb(v, tb, slot->pm_left);
+    if (!tb->cut) left = left > UINT64_MAX - tb->n ? UINT64_MAX : left + tb->n;
+    slot->pm_left = left;
+}
+#endif
 
 #if HWQ_API == 1
 /* Host ranges known readable, from /proc/self/maps, re-read when an
@@ -463,8 +612,23 @@ static void hwq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
      * non-branch is taken for one. */
     t->cut = n > 1 && info.cls == HWP_CLS_OTHER &&
              ((t->pc[n - 1] ^ (t->pc[n - 1] + 14)) & ~(uint64_t)4095) != 0;
-    qemu_plugin_register_vcpu_tb_exec_cb(tb, hwq.block ? hwq_tb_exec_block : hwq_tb_exec_insns,
-                                         QEMU_PLUGIN_CB_NO_REGS, t);
+    if (hwq.countdown) {
+#if HWQ_API >= 2
+        if (!t->cut) {
+            /* Registered in this order, QEMU runs the test before the
+             * subtraction: the callback sees the count the TB starts with. */
+            qemu_plugin_register_vcpu_tb_exec_cond_cb(tb, hwq_tb_exec_cd, QEMU_PLUGIN_CB_NO_REGS,
+                                                      QEMU_PLUGIN_COND_LE, HWQ_U64(pm_left),
+                                                      n, t);
+            qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
+                tb, QEMU_PLUGIN_INLINE_ADD_U64, HWQ_U64(pm_left), -(uint64_t)n);
+        } else
+#endif
+            qemu_plugin_register_vcpu_tb_exec_cb(tb, hwq_tb_exec_cd, QEMU_PLUGIN_CB_NO_REGS, t);
+    } else {
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, hwq.block ? hwq_tb_exec_block : hwq_tb_exec_insns,
+                                             QEMU_PLUGIN_CB_NO_REGS, t);
+    }
     __atomic_add_fetch(&hwq.tbs, 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&hwq.tb_bytes, bytes, __ATOMIC_RELAXED);
 }
@@ -484,6 +648,7 @@ static void hwq_vcpu_init(qemu_plugin_id_t id, unsigned int idx) {
     v = hwq.vcpu[idx];
     if (v) { /* index reused by a new thread: keep accumulating */
         v->pend = NULL;
+        v->cd_pend = NULL;
         v->nmem = 0;
         pthread_mutex_unlock(&hwq.lock);
         return;
@@ -506,6 +671,7 @@ static void hwq_vcpu_init(qemu_plugin_id_t id, unsigned int idx) {
         if (v->tw) hwx_trace_writer_init(v->tw, &w, idx);
     }
     pthread_mutex_lock(&hwq.lock);
+    v->idx = idx;
     hwq.vcpu[idx] = v;
     if (idx + 1 > hwq.nvcpu) hwq.nvcpu = idx + 1;
     pthread_mutex_unlock(&hwq.lock);
@@ -585,6 +751,10 @@ static int hwq_report(hwx_session *s, const char *suffix, int merged) {
         fprintf(f, "plugin: QEMU plugin API %d, %llu TBs translated (%llu bytes of TB info), %u vCPU(s)%s\n",
                 HWQ_API, (unsigned long long)hwq.tbs, (unsigned long long)hwq.tb_bytes,
                 hwq.nvcpu, hwq.dropped_vcpus ? ", some vCPUs beyond the table were not profiled" : "");
+        if (hwq.countdown)
+            fprintf(f, "plugin: ProfileMe's countdown ran in the plugin: the session saw only "
+                       "the selected instructions whole (class counts above cover those; "
+                       "cd=off feeds every TB)\n");
         if (hwq.bad_reads)
             fprintf(f, "plugin: %llu loaded values not readable at guest address + guest_base "
                        "(0x%llx): skipped, check guest_base=\n",
@@ -807,6 +977,15 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
         }
         memcpy(key, a, k);
         key[k] = 0;
+        if (!strcmp(key, "cd")) {
+            const char *f = eq + 1;
+            if (strcmp(f, "on") && strcmp(f, "off")) {
+                fprintf(stderr, "hwprof: cd= expects on or off\n");
+                return -1;
+            }
+            hwq.no_countdown = !strcmp(f, "off");
+            continue;
+        }
         if (!strcmp(key, "floor")) {
             const char *f = eq + 1;
             hwq.floor = !strcmp(f, "tb") ? HWQ_FLOOR_TB : !strcmp(f, "mem") ? HWQ_FLOOR_MEM
@@ -833,6 +1012,9 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
      * profile counts each one (hwx_session_block_ok), a recording stores
      * each one. */
     hwq.block = !hwq.opts.exact && !hwq.opts.record[0];
+    /* ProfileMe alone: only its selections reach the session (hwq_cd_*);
+     * cd=off keeps the per-TB block path (the tests compare the two). */
+    hwq.countdown = hwq.block && hwq.opts.models == HWX_M_PM && !hwq.no_countdown;
     hwq.guest_base = hwq.opts.guest_base_set ? hwq.opts.guest_base
                                              : hwq_find_guest_base();
     if (hwq.opts.record[0]) {
