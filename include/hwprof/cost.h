@@ -70,17 +70,18 @@ typedef enum hwp_model {
     X(RAP_EVENT, RAP, 4, 1, "average pipeline cycles per event, seed 002 sec. 3.3") \
     X(RAP_SPLIT, RAP, 5, 1, "pipeline flush and replay on a split: 5 stages, seed 002 sec. 3.3") \
     X(RAP_MERGE_NODE, RAP, 2, 1, "merge-batch stall per node scanned: one TCAM + SRAM access pair, seed 002 sec. 3.3") \
-    /* Path profiler (seed 003, section 8.2).                                */   \
-    X(PATH_PUSH, PATH, 1, 0, "path-stack push, seed 003 sec. 8.2") \
-    X(PATH_POP, PATH, 1, 0, "path-stack pop (plus the HPT update), seed 003 sec. 8.2") \
+    /* Path profiler (Vaswani, Jacob & Srikant, section 8.2).               */   \
+    X(PATH_PUSH, PATH, 1, 0, "path-stack push, Vaswani et al. sec. 8.2") \
+    X(PATH_POP, PATH, 1, 0, "path-stack pop (plus the HPT update), Vaswani et al. sec. 8.2") \
     X(PATH_UPDATE, PATH, 1, 0, "path-stack update; 1 makes a BL backward branch 5 cycles as sec. 8.2 states") \
     X(PATH_UPDATE_COUNT, PATH, 1, 0, "path-stack update-count; 1 makes a BL call 2 cycles as sec. 8.2 states") \
     X(PATH_HPT_UPDATE, PATH, 1, 0, "HPT hit update; our reading, sec. 8.2 quotes only the miss") \
-    X(PATH_HPT_MISS, PATH, 1, 0, "HPT miss, per log2(ways): 2 cycles at 4 ways, seed 003 sec. 8.2") \
-    X(PATH_BR_BACKWARD, PATH, 5, 0, "backward branch service time (BL, HPT miss), seed 003 sec. 8.2; pathprof.h sums the op latencies, tests check they give this") \
-    X(PATH_BR_INDIRECT, PATH, 5, 0, "indirect branch service time (BL, HPT miss), seed 003 sec. 8.2; checked like BR_BACKWARD") \
-    X(PATH_BR_CALL, PATH, 2, 0, "call service time (BL), seed 003 sec. 8.2; checked like BR_BACKWARD") \
+    X(PATH_HPT_MISS, PATH, 1, 0, "HPT miss, per log2(ways): 2 cycles at 4 ways, Vaswani et al. sec. 8.2") \
+    X(PATH_BR_BACKWARD, PATH, 5, 0, "backward branch service time (BL, HPT miss), Vaswani et al. sec. 8.2; pathprof.h sums the op latencies, tests check they give this") \
+    X(PATH_BR_INDIRECT, PATH, 5, 0, "indirect branch service time (BL, HPT miss), Vaswani et al. sec. 8.2; checked like BR_BACKWARD") \
+    X(PATH_BR_CALL, PATH, 2, 0, "call service time (BL), Vaswani et al. sec. 8.2; checked like BR_BACKWARD") \
     X(PATH_STALL, PATH, 1, 1, "commit stall cycle while the branch queue is full") \
+    X(PATH_HPT_AGE, PATH, 1, 1, "HPT aging pass, per set: one read-shift-write of a set's priorities; hwprof's aging policy, the paper has none") \
     /* Co-processor (seed 000, sections 3.4 and 4).                          */   \
     X(COPROC_INTERRUPT, COPROC, 214, 1, "per interrupt; seed 000 gives none, figure from seed 001 sec. 5.3.2") \
     X(COPROC_SAMPLE, COPROC, 20, 1, "handler time per sample or slot copied out: 10-30, seed 000 sec. 3.4") \
