@@ -1256,11 +1256,13 @@ HWP_API size_t hwp_hpt_bytes(const hwp_hpt_desc *d) {
 HWP_API hwp_status hwp_hpt_init(hwp_hpt *h, void *storage, size_t bytes,
                                 const hwp_hpt_desc *d, hwp_cost *cost) {
     hwp_hpt_desc c;
+    const char *why;
     if (!h) return HWP_EINVAL;
     hwp__zero(&c, sizeof c);
     if (d) c = *d;
     hwp__zero(h, sizeof *h);
-    if (hwp__admit_mem(&h->head, hwp__hpt_fill(&c), &storage, &bytes,
+    why = hwp__hpt_fill(&c); /* before the size below reads c */
+    if (hwp__admit_mem(&h->head, why, &storage, &bytes,
                        (size_t)c.entries * sizeof(hwp_hpt_entry)))
         return (hwp_status)h->head.status;
     h->desc = c;
@@ -1735,13 +1737,15 @@ HWP_API hwp_status hwp_phase_bbv_desc(const hwp_phase_desc *like,
 HWP_API hwp_status hwp_phase_init(hwp_phase *ph, void *storage, size_t bytes,
                                   const hwp_phase_desc *d, hwp_cost *cost) {
     hwp_phase_desc c;
+    const char *why;
     unsigned char *cur;
     unsigned lg;
     if (!ph) return HWP_EINVAL;
     hwp__zero(&c, sizeof c);
     if (d) c = *d;
     hwp__zero(ph, sizeof *ph);
-    if (hwp__admit_mem(&ph->head, hwp__phase_fill(&c), &storage, &bytes,
+    why = hwp__phase_fill(&c); /* before the size below reads c */
+    if (hwp__admit_mem(&ph->head, why, &storage, &bytes,
                        HWP_PHASE_BYTES(c.counters, c.table) - (HWP__ALIGN - 1u)))
         return (hwp_status)ph->head.status;
     cur = (unsigned char *)storage;
@@ -2006,9 +2010,9 @@ static hwp_status hwp__path_fill(hwp_path_desc *d, const char **why) {
     if (!d->cycles_per_insn_q8) d->cycles_per_insn_q8 = 256;
     for (i = 0; i < HWP_PATH_BT_COUNT; i++) {
         if (d->ops[i] > 15)
-            *why = "path: a PPCR entry has bits beyond update/count/pop/push";
+            *why = "path: ops (the PPCR): an entry has bits beyond update/count/pop/push";
         else if ((d->ops[i] & 3) == 3)
-            *why = "path: a PPCR entry may not both update and update-count";
+            *why = "path: ops (the PPCR): an entry may not both update and update-count";
     }
     if (**why) return HWP_EINVAL;
     if (d->ext_max > 7)
