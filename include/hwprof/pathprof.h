@@ -2583,6 +2583,7 @@ HWP_API size_t hwp_path_decode(const hwp_path *p, const hwp_path_pd *pd,
             /* these record a direction in every preset (Tables 1 and 2) */
             if (used == len) return n; /* the path ended before this branch */
             bit = hwp_path_pd_dir(pd, used) != 0;
+            if (b.cls == HWP_CLS_JUMP && !bit) return 0; /* always taken */
             taken = bit;
         }
         x = b.cls * 2u + (taken && b.target && b.target <= b.branch_pc);

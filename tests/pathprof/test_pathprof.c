@@ -742,6 +742,242 @@ static void test_hpt_merge_keeps_hot(void) {
     CHECK_EQ(hwp_hpt_lookup(&a, &pd[0]), 12);
 }
 
+/* ---- bad input ------------------------------------------------------------ */
+
+/* A lost record: the branch at 0x2004 lies below the previous branch's
+ * next_pc (0x3000), so the blocks do not chain and the open path holds
+ * a wrong sequence. It must be counted and the path dropped, never
+ * emitted (checked: the code before the chain check emitted it as a
+ * path "11" from 0x1000). */
+static void test_unchained_blocks(void) {
+    hwp_path p;
+    hwp_path_desc d;
+    hwp_path_stats st;
+    seq q;
+    memset(&d, 0, sizeof d);
+    memset(&st, 0, sizeof st);
+    open_seq(&p, &d, &q);
+    hwp_path_begin(&p, 0x1000);
+    hwp_path_branch(&p, 0x1004, 0x3000, HWP_CLS_BR_COND, true, 2, 0);
+    hwp_path_branch(&p, 0x2004, 0x1000, HWP_CLS_BR_COND, true, 2, 0);
+    CHECK_EQ(q.n, 0);
+    CHECK_EQ(hwp_path_get_stats(&p, &st), HWP_OK);
+    CHECK_EQ(st.unchained, 1);
+    CHECK_EQ(st.dropped, 1);
+    /* the next path chains again and is kept */
+    hwp_path_branch(&p, 0x1008, 0x1000, HWP_CLS_BR_COND, true, 2, 0);
+    CHECK_EQ(q.n, 1);
+    CHECK(seq_is(&q, 0, 0x1000, "1"));
+    CHECK_EQ(hwp_path_get_stats(&p, &st), HWP_OK);
+    CHECK_EQ(st.unchained, 1);
+}
+
+/* A call chain deeper than the stack: the overflowing frames are
+ * counted (evicted), and the returns into frames whose entry was lost
+ * give ignored paths (dropped), both in the stats and the report. A
+ * queue of zero entries or a BBV interval of zero is the default (the
+ * contract's zero-is-default); out-of-range values name their field. */
+static void test_bad_input(void) {
+    hwp_path p;
+    hwp_path_desc d;
+    hwp_path_stats st;
+    hwp_phase ph;
+    hwp_phase_desc pd;
+    hwp_bufwriter bw;
+    static char buf[4096];
+    hwp_writer w;
+    seq q;
+    unsigned i;
+    memset(&d, 0, sizeof d);
+    memset(&st, 0, sizeof st);
+    d.depth = 4;
+    open_seq(&p, &d, &q);
+    hwp_path_begin(&p, 0x1000);
+    for (i = 0; i < 10; i++) /* ten nested calls */
+        hwp_path_branch(&p, 0x1000 + 0x100 * i + 4, 0x1000 + 0x100 * (i + 1),
+                        HWP_CLS_CALL, true, 1, 0);
+    for (i = 10; i-- > 0;) /* and their returns */
+        hwp_path_branch(&p, 0x1000 + 0x100 * (i + 1) + 0x80, 0x1000 + 0x100 * i + 8,
+                        HWP_CLS_RET, true, 1, 0);
+    CHECK_EQ(hwp_path_get_stats(&p, &st), HWP_OK);
+    CHECK_EQ(st.evicted, 7);  /* 11 frames in 4 entries */
+    CHECK_EQ(st.paths, 4);    /* the 4 innermost returns complete paths */
+    CHECK_EQ(st.dropped, 6);  /* 6 returns land in a lost frame */
+    CHECK_EQ(st.max_depth_used, 4);
+    w = hwp_writer_buf(&bw, buf, sizeof buf);
+    hwp_path_write_json(&p, &w);
+    CHECK_HAS(buf, "\"dropped\":6,\"evicted\":7");
+    CHECK_EQ(hwp_path_unwind(&p, 100, false), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&p), "unwind n");
+
+    memset(&d, 0, sizeof d);
+    d.queue = 0;
+    CHECK_EQ(hwp_path_init(&p, st_path, sizeof st_path, &d, NULL), HWP_OK);
+    CHECK_EQ(p.desc.queue, 4);
+    d.queue = 1025;
+    CHECK_EQ(hwp_path_init(&p, st_path, sizeof st_path, &d, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&p), "queue");
+
+    memset(&pd, 0, sizeof pd);
+    CHECK_EQ(hwp_phase_init(&ph, st_phase, sizeof st_phase, &pd, NULL), HWP_OK);
+    CHECK_EQ(ph.desc.interval, 10000000u);
+    pd.interval = 1000;
+    pd.threshold = 2001; /* beyond any Manhattan distance of 1000 insns */
+    CHECK_EQ(hwp_phase_init(&ph, st_phase, sizeof st_phase, &pd, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&ph), "threshold");
+    pd.threshold = 0;
+    pd.interval = (uint64_t)1 << 32;
+    CHECK_EQ(hwp_phase_init(&ph, st_phase, sizeof st_phase, &pd, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&ph), "interval");
+}
+
+/* ---- decoding a path back to its blocks --------------------------------- */
+
+/* A block map of a small function: B0 0x100..0x10c (cond: taken 0x200,
+ * else 0x110), B1 0x110..0x11c (call 0x800, returns to 0x120), B2
+ * 0x120..0x12c (jump 0x200), B3 0x200..0x20c (cond back-edge to 0x100,
+ * else 0x210), B4 0x210..0x214 (ret); the callee 0x800..0x804 (ret). */
+static bool block_map(void *ctx, uint64_t start, hwp_path_block *b) {
+    static const hwp_path_block map[] = {
+        {0x10c, 0x200, 0x110, HWP_CLS_BR_COND, 0}, {0x11c, 0x800, 0x120, HWP_CLS_CALL, 0},
+        {0x12c, 0x200, 0x130, HWP_CLS_JUMP, 0},    {0x20c, 0x100, 0x210, HWP_CLS_BR_COND, 0},
+        {0x214, 0, 0x218, HWP_CLS_RET, 0},         {0x804, 0, 0x808, HWP_CLS_RET, 0}};
+    static const uint64_t starts[] = {0x100, 0x110, 0x120, 0x200, 0x210, 0x800};
+    unsigned i;
+    (void)ctx;
+    for (i = 0; i < 6; i++)
+        if (starts[i] == start) {
+            *b = map[i];
+            return true;
+        }
+    return false;
+}
+
+/* The paths the stack records on this function decode back to the
+ * blocks the branches ran through. */
+static void test_decode(void) {
+    hwp_path p;
+    hwp_path_desc d;
+    hwp_path_pd pd;
+    uint64_t out[8];
+    seq q;
+    memset(&d, 0, sizeof d);
+    open_seq(&p, &d, &q);
+    hwp_path_begin(&p, 0x100);
+    /* B0 not taken, B1 calls (callee returns), B2 jumps, B3 back-edge */
+    hwp_path_branch(&p, 0x10c, 0x110, HWP_CLS_BR_COND, false, 4, 0);
+    hwp_path_branch(&p, 0x11c, 0x800, HWP_CLS_CALL, true, 4, 0);
+    hwp_path_branch(&p, 0x804, 0x120, HWP_CLS_RET, true, 2, 0);
+    hwp_path_branch(&p, 0x12c, 0x200, HWP_CLS_JUMP, true, 4, 0);
+    hwp_path_branch(&p, 0x20c, 0x100, HWP_CLS_BR_COND, true, 4, 0);
+    /* B0 taken, B3 falls out, B4 returns */
+    hwp_path_branch(&p, 0x10c, 0x200, HWP_CLS_BR_COND, true, 4, 0);
+    hwp_path_branch(&p, 0x20c, 0x210, HWP_CLS_BR_COND, false, 4, 0);
+    hwp_path_branch(&p, 0x214, 0x999, HWP_CLS_RET, true, 2, 0);
+    if (!CHECK_EQ(q.n, 3)) return;
+    /* q: the callee's path, then the two of the function */
+    CHECK(seq_is(&q, 0, 0x800, ""));
+    CHECK(seq_is(&q, 1, 0x100, "011"));
+    CHECK(seq_is(&q, 2, 0x100, "10"));
+    pd.start = 0x100;
+    pd.shape = 0xB; /* sentinel + 011 */
+    CHECK_EQ(hwp_path_decode(&p, &pd, block_map, NULL, NULL, 0), 4);
+    CHECK_EQ(hwp_path_decode(&p, &pd, block_map, NULL, out, 8), 4);
+    CHECK_EQ(out[0], 0x100);
+    CHECK_EQ(out[1], 0x110);
+    CHECK_EQ(out[2], 0x120);
+    CHECK_EQ(out[3], 0x200);
+    CHECK_EQ(hwp_path_decode(&p, &pd, block_map, NULL, out, 2), 4);
+    pd.shape = 0x6; /* sentinel + 10 */
+    CHECK_EQ(hwp_path_decode(&p, &pd, block_map, NULL, out, 8), 3);
+    CHECK_EQ(out[1], 0x200);
+    CHECK_EQ(out[2], 0x210);
+    pd.start = 0x800;
+    pd.shape = 1;
+    CHECK_EQ(hwp_path_decode(&p, &pd, block_map, NULL, out, 8), 1);
+    /* disagreements give 0: an unknown start, a jump recorded not taken,
+     * bits left over after the path's pop */
+    pd.start = 0x104;
+    CHECK_EQ(hwp_path_decode(&p, &pd, block_map, NULL, out, 8), 0);
+    pd.start = 0x100;
+    pd.shape = 0x4; /* 00: B2's jump not taken */
+    CHECK_EQ(hwp_path_decode(&p, &pd, block_map, NULL, out, 8), 0);
+    pd.shape = 0x2D; /* 01101: a bit after B3's back-edge */
+    CHECK_EQ(hwp_path_decode(&p, &pd, block_map, NULL, out, 8), 0);
+}
+
+/* ---- phase detectors at one hardware budget ---------------------------- */
+
+static void test_phase_budget(void) {
+    hwp_phase_desc path, bbv;
+    memset(&path, 0, sizeof path);
+    /* the defaults: 32 accumulators of 24 bits (10M-instruction
+     * intervals), a 6-bit previous signature each, 32 past signatures
+     * of 32 x 6 bits plus a 6-bit phase id: 96 + 24 + 32 * 198 / 8 */
+    CHECK_EQ(hwp_phase_hw_bytes(&path), 96 + 24 + 792);
+    CHECK_EQ(hwp_phase_bbv_desc(&path, &bbv), HWP_OK);
+    CHECK_EQ(bbv.kind, HWP_PHASE_BBV);
+    CHECK_EQ(hwp_phase_hw_bytes(&bbv), hwp_phase_hw_bytes(&path));
+    CHECK_EQ(bbv.counters, 32);
+    CHECK_EQ(bbv.sig_bits, 6);
+    CHECK_EQ(bbv.threshold, 6000000u);
+    path.counters = 30;
+    CHECK_EQ(hwp_phase_bbv_desc(&path, &bbv), HWP_EINVAL);
+    CHECK_EQ(hwp_phase_hw_bytes(&path), 0);
+}
+
+/* ---- HPT aging ------------------------------------------------------------- */
+
+/* A path hot early (1000 adds) then gone: under plain LFU it keeps its
+ * way forever, so four later paths of 300 adds each compete for three
+ * ways (each newcomer evicts the last one); under aging (halved every
+ * 64 adds) its priority decays to 0 and all four later paths stay. The
+ * accumulators stay exact either way. */
+static void test_hpt_aging(void) {
+    hwp_hpt h;
+    hwp_hpt_desc hd;
+    hwp_hpt_stats st;
+    hwp_path_pd pd[8];
+    hwp_cost c;
+    unsigned i, k, pol;
+    CHECK_EQ(hwp_cost_init(&c, NULL), HWP_OK);
+    for (pol = 0; pol < 2; pol++) {
+        memset(&hd, 0, sizeof hd);
+        memset(&st, 0, sizeof st);
+        hd.entries = 64;
+        hd.policy = pol ? HWP_HPT_AGING : HWP_HPT_PLAIN;
+        hd.age_period = pol ? 64 : 0;
+        if (!CHECK_EQ(hwp_hpt_init(&h, st_hpt, sizeof st_hpt, &hd, &c), HWP_OK)) return;
+        if (!CHECK_EQ(same_set(&h, pd, 5), 5)) return;
+        for (i = 0; i < 1000; i++) hwp_hpt_add(&h, &pd[0], 1);
+        for (i = 0; i < 300; i++)
+            for (k = 1; k < 5; k++) hwp_hpt_add(&h, &pd[k], 1);
+        CHECK_EQ(hwp_hpt_get_stats(&h, &st), HWP_OK);
+        if (pol) {
+            CHECK_EQ(hwp_hpt_lookup(&h, &pd[0]), 0);
+            for (k = 1; k < 5; k++) CHECK(hwp_hpt_lookup(&h, &pd[k]) >= 100);
+            CHECK_EQ(st.agings, 2200 / 64);
+            /* one cycle per set (16 sets) per pass */
+            CHECK_EQ(st.cycles, (2200 / 64) * 16);
+        } else {
+            CHECK_EQ(hwp_hpt_lookup(&h, &pd[0]), 1000);
+            unsigned kept = 0;
+            for (k = 1; k < 5; k++) kept += hwp_hpt_lookup(&h, &pd[k]) >= 100;
+            CHECK(kept < 4); /* three ways for four paths */
+            CHECK_EQ(st.agings, 0);
+            CHECK_EQ(st.cycles, 0);
+        }
+    }
+    CHECK_EQ(c.spent[HWP_COST_PATH_HPT_AGE], (2200 / 64) * 16);
+    hd.repl = HWP_HPT_LRU;
+    CHECK_EQ(hwp_hpt_init(&h, st_hpt, sizeof st_hpt, &hd, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&h), "policy");
+    memset(&hd, 0, sizeof hd);
+    hd.policy = HWP_HPT_AGING;
+    CHECK_EQ(hwp_hpt_init(&h, st_hpt, sizeof st_hpt, &hd, NULL), HWP_OK);
+    CHECK_EQ(h.desc.age_period, HWP_HPT_AGE_PERIOD * 512);
+}
+
 /* ---- the branch queue cost model (section 8.2) ------------------------- */
 
 static void run_queue(uint32_t queue, hwp_cost *c, hwp_path *p) {
@@ -1219,5 +1455,10 @@ int main(int argc, char **argv) {
     HWT_RUN(test_phase_score);
     HWT_RUN(test_property_random);
     HWT_RUN(test_reports);
+    HWT_RUN(test_unchained_blocks);
+    HWT_RUN(test_bad_input);
+    HWT_RUN(test_decode);
+    HWT_RUN(test_phase_budget);
+    HWT_RUN(test_hpt_aging);
     return hwt_end();
 }
