@@ -233,6 +233,8 @@ typedef struct hwp_hpt {
                           default, which hwp_hpt_add handles on its short
                           path                                           */
     uint32_t aging;    /* 1 for policy AGING                             */
+    uint32_t age4;     /* 1 for plb, 4 ways, LFU, aging: hwp_hpt_add's
+                          second short path                              */
     uint32_t age_left; /* AGING: paths until the next halving            */
     uint64_t off_mask; /* dflt: set_mask << 5, see hwp_hpt_add          */
     uint64_t hits, misses;  /* paths added = hits + misses              */
@@ -328,9 +330,12 @@ HWP_INLINE void hwp__hpt_hit(hwp_hpt *h, hwp_hpt_entry *e, uint32_t value) {
     h->hits++;
 }
 
-/* hwp_hpt_add for a table with h->dflt set (plb, 4 ways, LFU). */
+/* hwp_hpt_add for a table with h->dflt set (plb, 4 ways, LFU), or with
+ * h->age4 (the same under policy aging: `age` is 1, a constant at every
+ * call site, and a hit also grows the replacement priority and counts
+ * down to the next aging pass). */
 HWP__PATH_HOT int hwp__hpt_add_dflt(hwp_hpt *h, const hwp_path_pd *pd,
-                                    uint32_t value) {
+                                    uint32_t value, const int age) {
     uint64_t start = pd->start, shape = pd->shape;
     /* the set hwp__hpt_set picks, in bytes: index * 4 ways * 24 bytes =
      * (index << 5) * 3, and index << 5 is the hash shifted 5 bits less */
@@ -341,6 +346,10 @@ HWP__PATH_HOT int hwp__hpt_add_dflt(hwp_hpt *h, const hwp_path_pd *pd,
     e = hwp__hpt_find4(set, start, shape);
     if (HWP_UNLIKELY(!e)) return hwp__hpt_miss(h, set, pd, value);
     hwp__hpt_hit(h, e, value);
+    if (age) {
+        e->stamp = hwp_sat_add(e->stamp, value, 0xFFFFFFFFu);
+        if (HWP_UNLIKELY(--h->age_left == 0)) hwp__hpt_age(h);
+    }
     return 1;
 }
 
@@ -350,7 +359,8 @@ HWP__PATH_HOT int hwp__hpt_add_dflt(hwp_hpt *h, const hwp_path_pd *pd,
 HWP__PATH_HOT int hwp_hpt_add(hwp_hpt *h, const hwp_path_pd *pd, uint32_t value) {
     hwp_hpt_entry *set, *e;
     /* plb, 4 ways, LFU: one test for all three */
-    if (HWP_LIKELY(h->dflt)) return hwp__hpt_add_dflt(h, pd, value);
+    if (HWP_LIKELY(h->dflt)) return hwp__hpt_add_dflt(h, pd, value, 0);
+    if (h->age4) return hwp__hpt_add_dflt(h, pd, value, 1);
     h->total += value;
     set = hwp__hpt_set(h, pd);
     e = hwp__hpt_find(h, set, pd);
@@ -602,7 +612,7 @@ typedef struct hwp_path {
     uint8_t sinks;        /* HWP__PATH_SINK_PHASE | HWP__PATH_SINK_CB    */
     uint8_t plain;        /* the HPT is dflt (plb, 4 ways, LFU): 2 when
                              it is the only sink, 3 beside other sinks;
-                             0 otherwise                                 */
+                             4 for its aging twin alone; 0 otherwise     */
     uint8_t qfast;        /* HWP__PATH_Q when a cost is attached: the
                              short paths then run the queue model too   */
     uint8_t pad[2];
@@ -776,9 +786,11 @@ HWP__PATH_HOT uint64_t hwp__path_emit_v(hwp_path *p, const hwp_path_entry *e,
     }
     p->paths++;
     if (HWP_LIKELY(p->plain == 2)) /* the default HPT alone: one test */
-        return hwp__hpt_add_dflt(p->hpt, &e->pd, value) ? p->lat_hit : p->lat_miss;
+        return hwp__hpt_add_dflt(p->hpt, &e->pd, value, 0) ? p->lat_hit : p->lat_miss;
+    if (p->plain == 4) /* the default HPT under aging, alone */
+        return hwp__hpt_add_dflt(p->hpt, &e->pd, value, 1) ? p->lat_hit : p->lat_miss;
     if (p->plain == 3)
-        lat = hwp__hpt_add_dflt(p->hpt, &e->pd, value) ? p->lat_hit : p->lat_miss;
+        lat = hwp__hpt_add_dflt(p->hpt, &e->pd, value, 0) ? p->lat_hit : p->lat_miss;
     else if (p->hpt)
         lat = hwp_hpt_add(p->hpt, &e->pd, value) ? p->lat_hit : p->lat_miss;
     if (HWP_UNLIKELY(p->sinks)) {
@@ -916,9 +928,6 @@ HWP__PATH_HOT void hwp_path_branch(hwp_path *p, uint64_t pc, uint64_t next_pc,
     size_t x = (size_t)cls * 2 + ((unsigned)taken & (unsigned)(next_pc <= pc));
     uint32_t ops;
     if (HWP_UNLIKELY(x >= 2 * HWP_CLS_COUNT)) return;
-    /* the block runs from the last branch's next_pc to this branch */
-    if (HWP_UNLIKELY(pc < p->expect)) hwp__path_unchained(p);
-    p->expect = next_pc;
     ops = p->opx[x];
     if (HWP_LIKELY(!(ops & HWP__PATH_Q))) {
         if (hwp__path_short(p, next_pc, ops, taken, insns, 0)) return;
@@ -1275,6 +1284,7 @@ HWP_API hwp_status hwp_hpt_init(hwp_hpt *h, void *storage, size_t bytes,
     h->lru = c.repl == HWP_HPT_LRU;
     h->aging = c.policy == HWP_HPT_AGING;
     h->dflt = c.index == HWP_HPT_PLB && c.ways == 4 && !h->lru && !h->aging;
+    h->age4 = c.index == HWP_HPT_PLB && c.ways == 4 && h->aging;
     h->off_mask = (uint64_t)h->set_mask << 5;
     h->head.magic = HWP__HPT_MAGIC; /* only a successful init is valid */
     return hwp_hpt_reset(h);
@@ -2138,7 +2148,8 @@ HWP_API hwp_status hwp_path_attach(hwp_path *p, hwp_hpt *hpt,
     p->phase = phase;
     p->sinks = (uint8_t)((phase ? HWP__PATH_SINK_PHASE : 0) |
                          (p->desc.on_path ? HWP__PATH_SINK_CB : 0));
-    p->plain = (uint8_t)(hpt && hpt->dflt ? 2 + (p->sinks != 0) : 0);
+    p->plain = (uint8_t)(hpt && hpt->dflt ? 2 + (p->sinks != 0)
+                         : hpt && hpt->age4 && !p->sinks ? 4 : 0);
     p->lat_hit = (uint64_t)hwp_cost_cycles(p->cost, HWP_COST_PATH_HPT_UPDATE) << 8;
     p->lat_miss = hpt ? ((uint64_t)hwp_cost_cycles(p->cost, HWP_COST_PATH_HPT_MISS) *
                          hwp_log2(hpt->desc.ways)) << 8
@@ -2274,6 +2285,9 @@ HWP_API void hwp__path_step(hwp_path *p, uint64_t pc, uint64_t next_pc,
 
 /* hwp_path_insn's branch: the block ends here. */
 HWP_API void hwp__path_insn_branch(hwp_path *p, const hwp_insn *in) {
+    /* the block runs from the last branch's next_pc to this branch */
+    if (HWP_UNLIKELY(in->pc < p->expect)) hwp__path_unchained(p);
+    p->expect = in->next_pc;
     hwp_path_branch(p, in->pc, in->next_pc, in->cls,
                     (in->events & HWP_EV_TAKEN) != 0, p->pend_insns,
                     p->pend_events);

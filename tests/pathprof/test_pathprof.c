@@ -744,6 +744,18 @@ static void test_hpt_merge_keeps_hot(void) {
 
 /* ---- bad input ------------------------------------------------------------ */
 
+/* One branch record through hwp_path_insn (the record path checks
+ * that blocks chain). */
+static void insn_br(hwp_path *p, uint64_t pc, uint64_t next, int taken) {
+    hwp_insn in;
+    memset(&in, 0, sizeof in);
+    in.pc = pc;
+    in.next_pc = next;
+    in.cls = HWP_CLS_BR_COND;
+    in.events = taken ? HWP_EV_TAKEN : 0;
+    hwp_path_insn(p, &in);
+}
+
 /* A lost record: the branch at 0x2004 lies below the previous branch's
  * next_pc (0x3000), so the blocks do not chain and the open path holds
  * a wrong sequence. It must be counted and the path dropped, never
@@ -758,14 +770,14 @@ static void test_unchained_blocks(void) {
     memset(&st, 0, sizeof st);
     open_seq(&p, &d, &q);
     hwp_path_begin(&p, 0x1000);
-    hwp_path_branch(&p, 0x1004, 0x3000, HWP_CLS_BR_COND, true, 2, 0);
-    hwp_path_branch(&p, 0x2004, 0x1000, HWP_CLS_BR_COND, true, 2, 0);
+    insn_br(&p, 0x1004, 0x3000, 1);
+    insn_br(&p, 0x2004, 0x1000, 1);
     CHECK_EQ(q.n, 0);
     CHECK_EQ(hwp_path_get_stats(&p, &st), HWP_OK);
     CHECK_EQ(st.unchained, 1);
     CHECK_EQ(st.dropped, 1);
     /* the next path chains again and is kept */
-    hwp_path_branch(&p, 0x1008, 0x1000, HWP_CLS_BR_COND, true, 2, 0);
+    insn_br(&p, 0x1008, 0x1000, 1);
     CHECK_EQ(q.n, 1);
     CHECK(seq_is(&q, 0, 0x1000, "1"));
     CHECK_EQ(hwp_path_get_stats(&p, &st), HWP_OK);
