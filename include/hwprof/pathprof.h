@@ -197,7 +197,7 @@ typedef struct hwp_hpt_desc {
 
 /* The default aging period, in paths per table entry (measured on
  * gzip, python3 and sqlite3 traces: docs/pathprof.md, "Aging"). */
-#define HWP_HPT_AGE_PERIOD 64u
+#define HWP_HPT_AGE_PERIOD 128u
 
 typedef struct hwp_hpt_entry {
     hwp_path_pd pd;  /* shape == 0: empty                                */
