@@ -77,17 +77,18 @@ static void setup(host *h) {
 
     /* ProfileMe: one sample every 1000 instructions on average; delivered
      * records are aggregated per PC by the software side (section 5). */
-    pmd.interval = pmt.interval = 1000;
+    pmd.interval = 1000;
     pmd.seed = 1;
     pmd.buffer = 64; /* amortise one interrupt over 64 records (4.3) */
     pmd.deliver = hwp_pm_table_deliver;
     pmd.user = &h->pm_table;
-    check(hwp_pm_table_init(&h->pm_table, take(hwp_pm_table_bytes(&pmt)),
-                            hwp_pm_table_bytes(&pmt), &pmt),
-          "profileme table", hwp_why(&h->pm_table));
     check(hwp_pm_init(&h->pm, take(hwp_pm_bytes(&pmd)), hwp_pm_bytes(&pmd), &pmd,
                       &h->cost),
           "profileme", hwp_why(&h->pm));
+    hwp_pm_table_desc_for(&h->pm, &pmt); /* the sampler's S, W and pairing */
+    check(hwp_pm_table_init(&h->pm_table, take(hwp_pm_table_bytes(&pmt)),
+                            hwp_pm_table_bytes(&pmt), &pmt),
+          "profileme table", hwp_why(&h->pm_table));
 
     /* Path profiler: Ball-Larus paths (zero desc), a 512 x 4 hot path
      * table, and a phase detector with 20000-instruction intervals. */
@@ -158,7 +159,7 @@ int main(int argc, char **argv) {
            (unsigned long long)prog.insns, (unsigned long long)prog.loads,
            (unsigned long long)prog.branches);
 
-    section("ProfileMe: most-sampled instructions");
+    section("ProfileMe: costliest instructions (by estimated total cost)");
     hwp_pm_table_write_text(&h.pm_table, &out, 6);
     section("Path profiler: hot path table");
     hwp_hpt_write_text(&h.hpt, &out);

@@ -18,12 +18,11 @@
 #include "hwprof/profileme.h"
 
 #include "gen.h"
-#include "profileme/pm_storage.h"
 
 #define N_INSN 4096u
 static hwp_insn stream[N_INSN];
-STORAGE(pm_mem, 4096);
-STORAGE(tab_mem, 4096 * 184);
+static unsigned char pm_mem[HWP_PM_BYTES(2, 32)];
+static unsigned char tab_mem[HWP_PM_TABLE_BYTES(4096)];
 
 static hwp_pm pm;
 static hwp_pm_table tab;
@@ -54,7 +53,8 @@ static void setup(uint32_t interval, uint32_t dist, uint32_t paired,
     td.capacity = 4096;
     td.interval = interval;
     td.window = paired ? 1 : 0;
-    hwp_pm_table_init(&tab, tab_mem, 4096 * sizeof(hwp_pm_entry), &td);
+    td.paired = paired;
+    hwp_pm_table_init(&tab, tab_mem, sizeof tab_mem, &td);
     memset(&d, 0, sizeof d);
     d.seed = 1;
     d.interval = interval;
@@ -64,7 +64,7 @@ static void setup(uint32_t interval, uint32_t dist, uint32_t paired,
     d.buffer = buffer;
     d.deliver = hwp_pm_table_deliver;
     d.user = &tab;
-    if (hwp_pm_init(&pm, pm_mem, 4096, &d, NULL) != HWP_OK) {
+    if (hwp_pm_init(&pm, pm_mem, sizeof pm_mem, &d, NULL) != HWP_OK) {
         fprintf(stderr, "bench_profileme: %s\n", hwp_why(&pm));
         exit(1);
     }
@@ -91,7 +91,7 @@ static inline uint64_t host_loop(uint64_t iters, int mode) {
             else if (hwp_pm_fetch(&pm))
                 hwp_pm_retire(&pm, hwp_pm_tag(&pm, stream[i].pc, it), it);
         }
-    return s + icount + pm.history + pm.st.selected;
+    return s + icount + hwp_pm_fetched(&pm);
 }
 
 static uint64_t run_bare(void *ctx, uint64_t iters) {
@@ -138,7 +138,9 @@ static uint64_t run_sample(void *ctx, uint64_t iters) {
                         stream[i].events);
             hwp_pm_retire(&pm, tag, c + 7);
         }
-    return tab.samples;
+    hwp_pm_table_stats st;
+    hwp_pm_table_get_stats(&tab, &st);
+    return st.samples;
 }
 
 int main(int argc, char **argv) {

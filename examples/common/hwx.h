@@ -119,31 +119,21 @@ bool hwx_opts_need_memory(const hwx_opts *o);
 
 /* ---- session: one per vCPU / thread ------------------------------------- */
 
-/* Accuracy against exact, each model with its paper's metric. A metric
- * whose model is off (or exact is off) has valid = 0. */
+/* One accuracy figure against exact, each model with its paper's metric
+ * (the model's adapter defines them: examples/common/hwx_<model>.c). A
+ * metric whose model is off (or exact is off) has valid = 0. */
 typedef struct hwx_metric {
     uint32_t valid;
     uint32_t n;          /* how many items the metric averaged over       */
     double value;
 } hwx_metric;
 
-typedef struct hwx_accuracy {
-    hwx_metric rap_hot_err_pct;    /* RAP avg % error on hot ranges        */
-    hwx_metric hpt_overlap_pct;    /* HPT overlap percentage               */
-    hwx_metric hpt_ideal_pct;      /* overlap of a perfect table of as many
-                                      entries: the exact top paths' share  */
-    hwx_metric strat_inv_err_pct;  /* stratified weighted invariance error */
-    hwx_metric pm_envelope_frac;   /* ProfileMe: fraction within 1/sqrt(k) */
-    hwx_metric coproc_inv_err;     /* co-processor weighted RMS inv. error */
-    hwx_metric coproc_simple_err;  /* simple sampler at equal overhead: mean
-                                      error over its seeds; n = its period */
-    hwx_metric coproc_simple_sd;   /* their sample standard deviation;
-                                      n = how many seeds */
-    hwx_metric phase_agree_pct;    /* phase detector vs reference marking  */
-} hwx_accuracy;
+/* Room for one state pointer per registered model adapter, and for
+ * their metrics. */
+#define HWX_MAX_MODELS 8
+#define HWX_MAX_METRICS 24
 
 typedef struct hwx_exact hwx_exact;     /* exact ground truth (hwx_exact.c) */
-typedef struct hwx_models hwx_models;   /* model instances (hwx_session.c) */
 
 typedef struct hwx_session {
     hwp_head head;
@@ -153,9 +143,9 @@ typedef struct hwx_session {
     uint64_t loads, stores, branches, taken;
     uint64_t cls[HWP_CLS_COUNT];
     uint32_t finished;   /* hwx_session_finish ran                       */
-    uint32_t evaluated;  /* hwx_session_evaluate filled `acc`            */
-    hwx_accuracy acc;
-    hwx_models *m;       /* in the session's memory                       */
+    uint32_t evaluated;  /* hwx_session_evaluate filled the metrics      */
+    void *st[HWX_MAX_MODELS]; /* adapter i's state (hwx_int.h), NULL: off */
+    hwx_metric acc[HWX_MAX_METRICS]; /* the adapters' metrics, in order  */
     hwx_exact *exact;    /* NULL unless exact=on                          */
 } hwx_session;
 
@@ -175,6 +165,14 @@ void hwx_session_insn(hwx_session *s, const hwp_insn *in);
  * counts each block's n instructions at its first pc, one combined event,
  * so its code ranges are block-granular. */
 bool hwx_session_block_ok(const hwx_session *s);
+/* VM mode, for hosts that count their instructions (bytecodes) in a
+ * register: hwx_session_until() says how many instructions may retire
+ * before one must come whole through hwx_session_insn (1 with exact=on,
+ * which counts every instruction); hwx_session_skip(s, n) hands over n
+ * instructions, fewer than that, that carry no event (no branch, call
+ * or memory access). examples/lua/hwlua.c is the worked example. */
+uint64_t hwx_session_until(const hwx_session *s);
+void hwx_session_skip(hwx_session *s, uint64_t n);
 void hwx_session_block(hwx_session *s, const uint64_t *pcs, uint32_t n,
                        const hwp_insn *last, const hwp_insn *mem,
                        uint32_t nmem);
@@ -186,11 +184,14 @@ void hwx_session_report_text(const hwx_session *s, const hwp_writer *w);
 void hwx_session_report_json(const hwx_session *s, const hwp_writer *w);
 
 /* After the stream ends (calls hwx_session_finish): compute every
- * enabled model's accuracy against exact into s->acc, which the reports
- * then print. Needs exact=on and hwx_session_eval_bytes(s) of scratch
+ * enabled model's accuracy against exact, which the reports then print
+ * and hwx_session_metric returns. Needs exact=on and hwx_session_eval_bytes(s) of scratch
  * memory (freed by the host afterwards). */
 size_t hwx_session_eval_bytes(const hwx_session *s);
 hwp_status hwx_session_evaluate(hwx_session *s, void *scratch, size_t bytes);
+/* One metric by its JSON report key ("rap_hot_err_pct", "hpt_overlap_pct",
+ * ...): false (and m->valid = 0) when no enabled model defines it. */
+bool hwx_session_metric(const hwx_session *s, const char *key, hwx_metric *m);
 
 /* ---- x86-64 branch classification -------------------------------------- */
 

@@ -12,12 +12,114 @@
 #include "hwprof/pathprof.h"
 #include "hwprof/coproc.h"
 
-/* ---- model glue (hwx_session.c) ------------------------------------------ */
+/* ---- model adapters (hwx_<model>.c) and their registry (hwx_session.c) ----
+ *
+ * The session knows no model: it loops over hwx__registry, and each
+ * adapter says which options it takes, which events it wants, how it
+ * sizes and inits its model from the options, feeds it, flushes and
+ * merges it, reports it and scores it against the exact profile. Adding
+ * a model to every host = one adapter file + one line in HWX__ADAPTERS.
+ *
+ * Every adapter keeps its instances in one state struct of `state_size`
+ * bytes, carved from the session's memory right before the model
+ * storage it asks for with `bytes`. Descs go through a `desc_size`
+ * bundle (at most HWX_DESC_MAX bytes): `defaults` fills the host's
+ * choices from the global options, `set` applies one model_key=value
+ * (key without the model prefix) in the order given. */
+
+#define HWX_DESC_MAX 1024
+
+/* What an adapter wants from the stream (hwx_opts_need_values/memory). */
+#define HWX_WANT_VALUES 1u /* loaded values                              */
+#define HWX_WANT_MEMORY 2u /* load/store records with their addresses    */
+
+/* One basic block (hwx_session_block). */
+typedef struct hwx_block {
+    const uint64_t *pcs;
+    const hwp_insn *last;
+    const hwp_insn *mem;
+    uint32_t n, nmem;
+    uint64_t cycle; /* instructions retired before the block */
+} hwx_block;
+
+/* A metric an adapter computes: its JSON key, the text line's label,
+ * decimals and unit (label NULL: the adapter's eval_text prints it). */
+typedef struct hwx_metric_def {
+    const char *key;
+    const char *label;
+    unsigned dec;
+    const char *unit;
+} hwx_metric_def;
+
+typedef struct hwx_adapter {
+    const char *name;    /* option prefix and models= name: "rap"          */
+    const char *alias;   /* long name ("pathprof"), or NULL                */
+    uint32_t model;      /* hwp_model: its bit in hwx_opts.models, cost    */
+    const char *params;  /* its parameters, for the unknown-key message    */
+    size_t desc_size;    /* bytes of its desc bundle (<= HWX_DESC_MAX)      */
+    size_t state_size;   /* bytes of its state struct                      */
+    const hwx_metric_def *metrics; /* nmetrics definitions, in report order */
+    uint32_t nmetrics;
+    void (*defaults)(void *d, const hwx_opts *o);
+    hwp_status (*set)(void *d, const char *key, const char *val, const char **why);
+    uint32_t (*wants)(const hwx_opts *o); /* HWX_WANT_* */
+    /* Model storage after the state struct (each piece hwp__align'ed);
+     * 0 with *why set when a desc is invalid. */
+    size_t (*bytes)(const void *d, const hwx_opts *o, const char **why);
+    /* Carve instances from *cur and init them; a failure returns the
+     * status with the model's reason through hwp__fail(&s->head, ...). */
+    hwp_status (*init)(void *st, void *d, unsigned char **cur, hwx_session *s);
+    void (*insn)(void *st, const hwp_insn *in, uint64_t cycle);
+    void (*block)(void *st, const hwx_block *b);
+    void (*flush)(void *st);
+    void (*merge)(void *dst, const void *src);
+    void (*report_text)(const void *st, const hwx_session *s, const hwp_writer *w);
+    /* Writes ,"key":{...} into the session's "models" object. */
+    void (*report_json)(const void *st, const hwp_writer *w);
+    /* Scoring against s->exact (exact=on, after flush). */
+    size_t (*eval_bytes)(const void *st, const hwx_session *s);
+    void (*evaluate)(void *st, const hwx_session *s, unsigned char *scratch,
+                     hwx_metric *out);
+    /* Text lines of metrics whose label is NULL; may be NULL. */
+    void (*eval_text)(const hwx_metric *m, const hwp_writer *w);
+    /* For hosts that count event-free instructions themselves (a VM's
+     * dispatch loop, hwx_session_skip): `skip` takes n instructions that
+     * carry no event (NULL: nothing to do), `until` says how many may go
+     * by that way before the adapter must see one whole (ProfileMe's next
+     * selection; NULL: any number). */
+    void (*skip)(void *st, uint64_t n);
+    uint64_t (*until)(const void *st);
+} hwx_adapter;
+
+/* The registry: one X(name) per adapter, in report order. An adapter
+ * file defines `const hwx_adapter hwx__adapter_<name>`. */
+#define HWX__ADAPTERS(X) X(pm) X(rap) X(path) X(strat) X(cp)
+
+#define HWX__DECLARE(n) extern const hwx_adapter hwx__adapter_##n;
+HWX__ADAPTERS(HWX__DECLARE)
+#undef HWX__DECLARE
+
+extern const hwx_adapter *const hwx__registry[];
+extern const uint32_t hwx__nadapters;
+/* The adapter of an hwp_model, or NULL. */
+const hwx_adapter *hwx__adapter_of(uint32_t model);
 
 /* Validate one model parameter against a scratch desc (so hwx_opts_set
  * reports a bad value at once, not at init). */
 hwp_status hwx__model_param(uint32_t model, const char *key, const char *val,
                             const char **why);
+
+/* Shared by the adapters (hwx_session.c). */
+hwp_status hwx__bad(const char **why, const char *reason);
+hwp_status hwx__u32(const char *v, uint32_t *out, const char **why);
+hwp_status hwx__u64(const char *v, uint64_t *out, const char **why);
+hwp_status hwx__f64(const char *v, double *out, const char **why);
+/* One of names[0..n) (NULL-terminated list) -> vals[i]. */
+hwp_status hwx__enum(const char *v, const char *const *names, const uint32_t *vals,
+                     uint32_t *out, const char *msg, const char **why);
+void hwx__pct(const hwp_writer *w, double num, double den);
+void hwx__metric_text(const hwp_writer *w, const char *name, const hwx_metric *m,
+                      unsigned dec, const char *unit);
 
 /* ---- exact ground truth (hwx_exact.c) ------------------------------------ */
 

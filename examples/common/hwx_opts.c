@@ -72,39 +72,26 @@ bool hwx_parse_f64(const char *s, double *v) {
     return true;
 }
 
-/* Model names as users type them. */
-static const struct {
-    const char *name;
-    uint32_t model;
-} hwx__names[] = {
-    {"pm", HWP_MODEL_PROFILEME},   {"profileme", HWP_MODEL_PROFILEME},
-    {"strat", HWP_MODEL_STRAT},    {"stratified", HWP_MODEL_STRAT},
-    {"rap", HWP_MODEL_RAP},        {"path", HWP_MODEL_PATH},
-    {"pathprof", HWP_MODEL_PATH},  {"coproc", HWP_MODEL_COPROC},
-};
-#define HWX__NNAMES (sizeof hwx__names / sizeof hwx__names[0])
-
-/* The model a name or "name_param" key refers to; *rest points past the
- * name and its '_' (at "" for a bare name). -1 if none. */
+/* The model a name or "name_param" key refers to (an adapter's name or
+ * alias); *rest points past the name and its '_' (at "" for a bare
+ * name). -1 if none. The longest name wins ("path" vs "pathprof"). */
 static int hwx__model_of(const char *key, const char **rest) {
-    unsigned i;
+    unsigned i, j;
     int best = -1;
     size_t best_len = 0;
-    for (i = 0; i < HWX__NNAMES; i++) {
-        size_t n = hwx_strlen(hwx__names[i].name);
-        if (hwx__starts(key, hwx__names[i].name) &&
-            (key[n] == 0 || key[n] == '_') && n > best_len) {
-            best = (int)hwx__names[i].model;
-            best_len = n;
-            *rest = key + n + (key[n] == '_');
+    for (i = 0; i < hwx__nadapters; i++)
+        for (j = 0; j < 2; j++) {
+            const char *name = j ? hwx__registry[i]->alias : hwx__registry[i]->name;
+            size_t n;
+            if (!name) continue;
+            n = hwx_strlen(name);
+            if (hwx__starts(key, name) && (key[n] == 0 || key[n] == '_') && n > best_len) {
+                best = (int)hwx__registry[i]->model;
+                best_len = n;
+                *rest = key + n + (key[n] == '_');
+            }
         }
-    }
     return best;
-}
-
-static hwp_status hwx__bad(const char **why, const char *reason) {
-    if (why) *why = reason;
-    return HWP_EINVAL;
 }
 
 static hwp_status hwx__onoff(const char *v, uint32_t *out, const char **why) {
@@ -277,13 +264,19 @@ hwp_status hwx_opts_parse(hwx_opts *o, const char *list, const char **why) {
     return HWP_OK;
 }
 
+/* What the enabled adapters want from the stream. */
+static uint32_t hwx__wants(const hwx_opts *o) {
+    uint32_t i, w = 0;
+    for (i = 0; i < hwx__nadapters; i++)
+        if (o->models & (1u << hwx__registry[i]->model)) w |= hwx__registry[i]->wants(o);
+    return w;
+}
+
 bool hwx_opts_need_values(const hwx_opts *o) {
     if (!o->values) return false;
-    return o->exact || o->record[0] || (o->models & (HWX_M_STRAT | HWX_M_COPROC)) ||
-           ((o->models & HWX_M_RAP) && o->rap_key == HWX_KEY_VALUE);
+    return o->exact || o->record[0] || (hwx__wants(o) & HWX_WANT_VALUES);
 }
 
 bool hwx_opts_need_memory(const hwx_opts *o) {
-    return hwx_opts_need_values(o) || o->record[0] ||
-           ((o->models & HWX_M_RAP) && o->rap_key == HWX_KEY_ADDR);
+    return hwx_opts_need_values(o) || o->record[0] || (hwx__wants(o) & HWX_WANT_MEMORY);
 }

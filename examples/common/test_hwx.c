@@ -484,6 +484,13 @@ static void test_session_report(void) {
 
 /* A session of `models` with exact=on and one model parameter, fed v[0..n)
  * and evaluated; NULL (after a failed check) if any step fails. */
+/* A metric of the session by its report key (invalid if absent). */
+static hwx_metric metric(const hwx_session *s, const char *key) {
+    hwx_metric m;
+    hwx_session_metric(s, key, &m);
+    return m;
+}
+
 static hwx_session *evaluated(const char *models, const char *key, const char *val,
                               const hwp_insn *v, size_t n, hwx_opts *o,
                               void **mem, char **scratch) {
@@ -533,12 +540,12 @@ static void test_hpt_ideal(void) {
         qsort(c, n, sizeof *c, cmp_desc_u64);
         for (i = 0; i < n && i < k; i++) top += c[i];
         CHECK_EQ(s->exact->path.dropped, 0);
-        CHECK(s->acc.hpt_ideal_pct.valid && s->acc.hpt_overlap_pct.valid);
-        CHECK_NEAR(s->acc.hpt_ideal_pct.value,
+        CHECK(metric(s, "hpt_ideal_pct").valid && metric(s, "hpt_overlap_pct").valid);
+        CHECK_NEAR(metric(s, "hpt_ideal_pct").value,
                    100.0 * (double)top / (double)s->exact->path.total, 1e-9);
-        CHECK(s->acc.hpt_overlap_pct.value <= s->acc.hpt_ideal_pct.value + 1e-9);
-        if (t == 0) CHECK(n > k && s->acc.hpt_ideal_pct.value < 99.0); /* selection matters */
-        else CHECK(n <= k && s->acc.hpt_ideal_pct.value > 100.0 - 1e-9);
+        CHECK(metric(s, "hpt_overlap_pct").value <= metric(s, "hpt_ideal_pct").value + 1e-9);
+        if (t == 0) CHECK(n > k && metric(s, "hpt_ideal_pct").value < 99.0); /* selection matters */
+        else CHECK(n <= k && metric(s, "hpt_ideal_pct").value > 100.0 - 1e-9);
         free(c);
         free(scratch);
         free(s);
@@ -653,11 +660,11 @@ static void test_simple_seeds(void) {
     if (simple_run(f.o.seed, PERIOD, simple_v, N, simple_tr, f.n, e, &samples)) {
         for (k = 0; k < K; k++) mean += e[k] / K;
         for (k = 0; k < K; k++) var += (e[k] - mean) * (e[k] - mean) / (K - 1);
-        CHECK(s->acc.coproc_simple_err.valid && s->acc.coproc_simple_sd.valid);
-        CHECK_EQ(s->acc.coproc_simple_err.n, PERIOD);
-        CHECK_EQ(s->acc.coproc_simple_sd.n, K);
-        CHECK_NEAR(s->acc.coproc_simple_err.value, mean, 1e-9);
-        CHECK_NEAR(s->acc.coproc_simple_sd.value, sqrt(var), 1e-9);
+        CHECK(metric(s, "coproc_simple_err").valid && metric(s, "coproc_simple_sd").valid);
+        CHECK_EQ(metric(s, "coproc_simple_err").n, PERIOD);
+        CHECK_EQ(metric(s, "coproc_simple_sd").n, K);
+        CHECK_NEAR(metric(s, "coproc_simple_err").value, mean, 1e-9);
+        CHECK_NEAR(metric(s, "coproc_simple_sd").value, sqrt(var), 1e-9);
         CHECK(var > 0); /* the seeds do sample different loads */
     }
     {
@@ -705,10 +712,10 @@ static void test_simple_pick(void) {
     }
     printf("  co-processor %.0f cycles; picked period %u (mean error %.4f)\n", want,
            periods[pick], mean[pick]);
-    if (CHECK_EQ(p, NP) && CHECK(want > 0) && CHECK(s->acc.coproc_simple_err.valid)) {
+    if (CHECK_EQ(p, NP) && CHECK(want > 0) && CHECK(metric(s, "coproc_simple_err").valid)) {
         CHECK(pick > 0);
-        CHECK_EQ(s->acc.coproc_simple_err.n, periods[pick]);
-        CHECK_NEAR(s->acc.coproc_simple_err.value, mean[pick], 1e-9);
+        CHECK_EQ(metric(s, "coproc_simple_err").n, periods[pick]);
+        CHECK_NEAR(metric(s, "coproc_simple_err").value, mean[pick], 1e-9);
         /* the neighbours' means differ: a pick off by one would show */
         CHECK(fabs(mean[pick - 1] - mean[pick]) > 1e-6);
         if (pick + 1 < NP) CHECK(fabs(mean[pick + 1] - mean[pick]) > 1e-6);

@@ -215,8 +215,8 @@ MV__ALWAYS_INLINE int mv__loop(mv_vm *vm, struct mvp *prof, const int mode) {
     depth = 1;
     pc = mf->entry;
     if (mode == MV__SAMPLE) { /* the countdown-th bytecode from here */
-        left = (int64_t)prof->pm.countdown;
-        hist = prof->pm.history;
+        left = (int64_t)hwp_pm_countdown(&prof->pm);
+        hist = hwp_pm_history(&prof->pm);
     }
 
     for (;;) {

@@ -130,23 +130,23 @@ void mvp_pm_select(mvp *p, const hwp_insn *in, uint32_t n, uint32_t k) {
  * count and history registers are the model's from here on. */
 uint64_t mvp_pm_run(mvp *p, hwp_insn *r, uint32_t pc, uint32_t next,
                     uint64_t history, uint32_t back) {
-    uint32_t n = (uint32_t)p->pm.countdown + back;
+    uint32_t n = (uint32_t)hwp_pm_countdown(&p->pm) + back;
     r->pc = MV_PC(pc);
     r->next_pc = MV_PC(next);
     p->steps += n;
-    p->pm.history = history;
+    hwp_pm_set_history(&p->pm, history);
     mvp_pm_select(p, r, n, hwp_pm_fetch_block(&p->pm, n));
-    return p->pm.countdown;
+    return hwp_pm_countdown(&p->pm);
 }
 
 void mvp_pm_end(mvp *p, uint64_t history, uint64_t budget) {
-    uint32_t n = (uint32_t)(p->pm.countdown - budget);
+    uint32_t n = (uint32_t)(hwp_pm_countdown(&p->pm) - budget);
     /* The bytecodes after the last selection, at the mean cycles per
      * bytecode so far (the code's static mean if nothing was selected). */
     double per = p->pm_steps ? (double)p->cost.clock / (double)p->pm_steps
                              : (double)p->cum[p->prog->ncode] / (double)p->prog->ncode;
     p->steps += n;
-    p->pm.history = history;
+    hwp_pm_set_history(&p->pm, history);
     p->vclock += (uint64_t)(per * (double)(p->steps - p->pm_steps) + 0.5);
     hwp_pm_fetch_block(&p->pm, n); /* fewer than the countdown: no selection */
 }
@@ -220,11 +220,11 @@ int mvp_init(mvp *p, const mvp_opts *o, const mv_prog *prog, char *err,
         d.buffer = 32; /* amortise the interrupt over 32 samples (4.3) */
         d.deliver = hwp_pm_table_deliver;
         d.user = &p->pm_tab;
-        td.interval = o->pm_interval;
-        MVP__INIT("profileme table", hwp_pm_table_init,
-                  hwp_pm_table_bytes(&td), &p->pm_tab, &td);
         MVP__INIT("profileme", hwp_pm_init,
                   hwp_pm_bytes(&d), &p->pm, &d, &p->cost);
+        hwp_pm_table_desc_for(&p->pm, &td); /* the sampler's S, W, pairing */
+        MVP__INIT("profileme table", hwp_pm_table_init,
+                  hwp_pm_table_bytes(&td), &p->pm_tab, &td);
     }
     if (p->on & MVP_STRAT) {
         hwp_strat_desc d;
@@ -420,7 +420,7 @@ void mvp_report(const mvp *p, FILE *f, int json) {
         MVP__PUT("profileme", hwp_pm, &p->pm);
         MVP__SECTION("profileme_table");
         if (json) hwp_pm_table_write_json(&p->pm_tab, &w);
-        else hwp_pm_table_write_text(&p->pm_tab, &w, 10);
+        else hwp_pm_table_write_text(&p->pm_tab, &w, 10); /* by total latency */
     }
     if (p->on & MVP_STRAT) {
         MVP__PUT("stratified", hwp_strat, &p->strat);

@@ -117,9 +117,9 @@ void mvp_block(mvp *p, const hwp_insn *in, uint32_t n);
 void mvp_access(mvp *p, const hwp_insn *in, uint32_t n);
 void mvp_pm_select(mvp *p, const hwp_insn *in, uint32_t n, uint32_t k);
 /* ProfileMe alone (p->sampled; the interpreter's sampling mode, mv_vm.c):
- * the VM keeps ProfileMe's countdown itself (from p->pm.countdown, one
+ * the VM keeps ProfileMe's countdown itself (from hwp_pm_countdown, one
  * down per bytecode) and the branch history register (from
- * p->pm.history), and looks at the countdown only at events.
+ * hwp_pm_history), and looks at the countdown only at events.
  * When the selected bytecode is the event `r` (at bytecode index pc, run
  * continuing at next) or `back` bytecodes before it in the same run, the
  * VM calls mvp_pm_run with the event's record (class, address, value and

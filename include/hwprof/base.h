@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hwprof/base.h: types, status codes, PRNG, LFSR, hashes, saturating
  * counters, the shared event record and the report writer.
  *

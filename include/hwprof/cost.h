@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hwprof/cost.h: the cycle-cost shim.
  *
  * Each model knows what its hardware would have cost the host: interrupts,
@@ -17,6 +18,17 @@
  *             operation); it reaches the host only through the stalls or
  *             drops that timing causes.
  * Change any figure with hwp_cost_set() or the desc.
+ *
+ * SOURCES (cited below by first author)
+ *   Dean et al., "ProfileMe: Hardware Support for Instruction-Level
+ *     Profiling on Out-of-Order Processors", MICRO-30, 1997
+ *   Sastry, Bodik & Smith, "Rapid Profiling via Stratified Sampling",
+ *     ISCA 2001
+ *   Mysore, Agrawal, Sherwood, Shrivastava & Suri, "Profiling over
+ *     Adaptive Ranges", CGO 2006
+ *   Vaswani, Jacob & Srikant, "Representing, Detecting and Profiling Paths
+ *     in Hardware", IISc technical report IISc-CSA-TR-2004-2
+ *   Zilles & Sohi, "A Programmable Co-Processor for Profiling", HPCA-7, 2001
  *
  * API
  *   hwp_cost_init(c, desc)          desc may be NULL: all paper defaults
@@ -58,19 +70,19 @@ typedef enum hwp_model {
 /* X(op, model, default cycles, kind, source)
  * kind: 1 = charged to the host, 0 = latency the model times itself with. */
 #define HWP__COST_OPS(X)                                                          \
-    /* ProfileMe (seed 004): the paper gives no cycle figure; we charge one */    \
+    /* ProfileMe (Dean et al.): the paper gives no cycle figure; we charge one */    \
     /* interrupt of the stratified paper's measured 214 cycles per delivery */    \
     /* and a DCPI-style handler cost per sample read out.                   */    \
-    X(PM_INTERRUPT, PROFILEME, 214, 1, "per delivery (one sample or a full buffer); seed 004 gives none, figure from seed 001 sec. 5.3.2") \
-    X(PM_SAMPLE, PROFILEME, 20, 1, "handler time per sample read out; within the 10-30 of seed 000 sec. 3.4") \
-    /* Stratified sampling (seed 001, section 5.3.2).                        */   \
-    X(STRAT_INTERRUPT, STRAT, 214, 1, "per interrupt (Anderson et al.), seed 001 sec. 5.3.2") \
-    X(STRAT_MESSAGE, STRAT, 30, 1, "per message, worst case; the paper's 30 already holds <3 of amortised interrupt, seed 001 sec. 5.3.2") \
-    /* RAP (seed 002, section 3.3).                                          */   \
-    X(RAP_EVENT, RAP, 4, 1, "average pipeline cycles per event, seed 002 sec. 3.3") \
-    X(RAP_SPLIT, RAP, 5, 1, "pipeline flush and replay on a split: 5 stages, seed 002 sec. 3.3") \
-    X(RAP_MERGE_NODE, RAP, 2, 1, "merge-batch stall per node scanned: one TCAM + SRAM access pair, seed 002 sec. 3.3") \
-    /* Path profiler (Vaswani, Jacob & Srikant, section 8.2).               */   \
+    X(PM_INTERRUPT, PROFILEME, 214, 1, "per delivery (one sample or a full buffer); Dean et al. gives none, figure from Sastry et al. sec. 5.3.2") \
+    X(PM_SAMPLE, PROFILEME, 20, 1, "handler time per sample read out; within the 10-30 of Zilles & Sohi sec. 3.4") \
+    /* Stratified sampling (Sastry et al., section 5.3.2).                        */   \
+    X(STRAT_INTERRUPT, STRAT, 214, 1, "per interrupt (Anderson et al.), Sastry et al. sec. 5.3.2") \
+    X(STRAT_MESSAGE, STRAT, 30, 1, "per message, worst case; the paper's 30 already holds <3 of amortised interrupt, Sastry et al. sec. 5.3.2") \
+    /* RAP (Mysore et al., section 3.3).                                          */   \
+    X(RAP_EVENT, RAP, 4, 1, "average pipeline cycles per event, Mysore et al. sec. 3.3") \
+    X(RAP_SPLIT, RAP, 5, 1, "pipeline flush and replay on a split: 5 stages, Mysore et al. sec. 3.3") \
+    X(RAP_MERGE_NODE, RAP, 2, 1, "merge-batch stall per node scanned: one TCAM + SRAM access pair, Mysore et al. sec. 3.3") \
+    /* Path profiler (Vaswani et al., section 8.2).                                */   \
     X(PATH_PUSH, PATH, 1, 0, "path-stack push, Vaswani et al. sec. 8.2") \
     X(PATH_POP, PATH, 1, 0, "path-stack pop (plus the HPT update), Vaswani et al. sec. 8.2") \
     X(PATH_UPDATE, PATH, 1, 0, "path-stack update; 1 makes a BL backward branch 5 cycles as sec. 8.2 states") \
@@ -82,13 +94,13 @@ typedef enum hwp_model {
     X(PATH_BR_CALL, PATH, 2, 0, "call service time (BL), Vaswani et al. sec. 8.2; checked like BR_BACKWARD") \
     X(PATH_STALL, PATH, 1, 1, "commit stall cycle while the branch queue is full") \
     X(PATH_HPT_AGE, PATH, 1, 1, "HPT aging pass, per set: one read-shift-write of a set's priorities; hwprof's aging policy, the paper has none") \
-    /* Co-processor (seed 000, sections 3.4 and 4).                          */   \
-    X(COPROC_INTERRUPT, COPROC, 214, 1, "per interrupt; seed 000 gives none, figure from seed 001 sec. 5.3.2") \
-    X(COPROC_SAMPLE, COPROC, 20, 1, "handler time per sample or slot copied out: 10-30, seed 000 sec. 3.4") \
+    /* Co-processor (Zilles & Sohi, sections 3.4 and 4).                          */   \
+    X(COPROC_INTERRUPT, COPROC, 214, 1, "per interrupt; Zilles & Sohi gives none, figure from Sastry et al. sec. 5.3.2") \
+    X(COPROC_SAMPLE, COPROC, 20, 1, "handler time per sample or slot copied out: 10-30, Zilles & Sohi sec. 3.4") \
     X(COPROC_WORD, COPROC, 1, 1, "per word transferred to the host at an interrupt") \
-    X(COPROC_OP, COPROC, 1, 0, "co-processor cycles per CAM, data-array or LFSR operation: one microcode cycle, seed 000 sec. 3.3") \
-    X(COPROC_RMW, COPROC, 1, 0, "data-array read-modify-write: one access, the array supports it directly, seed 000 sec. 3.3") \
-    X(COPROC_DISPATCH, COPROC, 1, 0, "the done branch: fetch the head sample and jump to its class routine, seed 000 sec. 3.4")
+    X(COPROC_OP, COPROC, 1, 0, "co-processor cycles per CAM, data-array or LFSR operation: one microcode cycle, Zilles & Sohi sec. 3.3") \
+    X(COPROC_RMW, COPROC, 1, 0, "data-array read-modify-write: one access, the array supports it directly, Zilles & Sohi sec. 3.3") \
+    X(COPROC_DISPATCH, COPROC, 1, 0, "the done branch: fetch the head sample and jump to its class routine, Zilles & Sohi sec. 3.4")
 
 typedef enum hwp_cost_op {
 #define HWP__COST_ENUM(op, model, cycles, kind, src) HWP_COST_##op,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hwprof/hwprof.h: the umbrella header; includes every component.
  * See base.h for the HWPROF_IMPL / HWPROF_STATIC / HWPROF_STDIO switches. */
 #ifndef HWPROF_HWPROF_H
@@ -11,3 +12,4 @@
 #include "rap.h"
 #include "pathprof.h"
 #include "coproc.h"
+#include "core.h"

@@ -1,8 +1,9 @@
+/* SPDX-License-Identifier: MIT */
 /* hwprof/profileme.h: ProfileMe instruction sampling and paired sampling.
  *
  * A software model of Dean, Hicks, Waldspurger, Weihl & Chrysos,
  * "ProfileMe: Hardware Support for Instruction-Level Profiling on
- * Out-of-Order Processors", MICRO-30, 1997 (seed 004). Instead of counting
+ * Out-of-Order Processors", MICRO-30, 1997. Instead of counting
  * events, ProfileMe samples instructions: a countdown picks one fetched
  * instruction at random, the pipeline records everything that happens to
  * it, and software estimates per-instruction event frequencies and, with
@@ -36,7 +37,21 @@
  * INTERPRETATIONS (see docs/profileme.md for the reasoning)
  *   - Intervals are measured from one selection (the first of a pair) to
  *     the next, so one sample (pair) is taken every S fetched instructions
- *     on average, which is the S of the estimators in 5.1 and 5.2.3.
+ *     on average. A paired sampler therefore takes two samples per S
+ *     fetches: every per-sample estimate (kS of 5.1, the total latency)
+ *     uses S / 2 when the table's desc says paired, so that single and
+ *     paired sampling of one stream estimate the same totals. Wasted issue
+ *     slots (5.2.3) keep the paper's own formula, whose /2 is that factor.
+ *   - Total latency per PC comes from every sample (single or paired): the
+ *     sum of the sampled fetch -> retire-ready latencies times the
+ *     per-sample interval, with the compound-Poisson envelope
+ *     sqrt(sum of squared latencies) / sum, which is the paper's
+ *     1/sqrt(k) when every latency is equal. Pairs are needed only for the
+ *     concurrency measures (wasted issue slots, IPC near I).
+ *   - A tag carries the record's generation: a report (stage, note, retire,
+ *     abort) for a record already completed or replaced fails the tag
+ *     check, is dropped and counted (stats.late), as the hardware ignores a
+ *     stale ProfileMe tag.
  *   - A latency register whose start stage the host never reported is
  *     measured from the latest earlier stage it did report: the cycles are
  *     charged to the next reported stage and the registers still sum to
@@ -44,6 +59,10 @@
  *     all-zero latencies (and so no concurrency information).
  *   - A selection that finds no free profile registers (every tag still in
  *     flight) is dropped and counted, as the hardware would lose it.
+ *   - Estimates from fewer than the table's min_samples samples (default
+ *     HWP_PM_MIN_SAMPLES = 10, our choice: a coefficient of variation of
+ *     1/sqrt(10), about 0.32, by 5.1) are flagged (est.enough = false) and
+ *     the reports print them as "-".
  *
  * HOST PROTOCOL
  *   per fetched instruction (or opportunity):
@@ -59,39 +78,53 @@
  *   When hwp_pm_fetch() returns true the host must call hwp_pm_tag() (or
  *   hwp_pm_tag_empty() for an empty fetch opportunity) before fetching on.
  *
- * API: sampler (one per vCPU / thread)
- *   hwp_pm_bytes(d), HWP_PM_BYTES(ways, buffer)   storage it needs
+ * API: sampler `pm` (one per vCPU / thread); every member of hwp_pm is
+ * private, read it through these functions
+ *   hwp_pm_bytes(d), HWP_PM_BYTES(ways, buffer)   storage, any alignment
  *   hwp_pm_init(p, storage, bytes, d, cost)        d may be NULL
+ *   hwp_pm_reset(p), hwp_pm_flush(p), hwp_pm_merge(dst, src)
+ *   hwp_pm_get_stats(p, &stats), hwp_pm_get_desc(p, &desc)
+ *   hwp_pm_set_deliver(p, fn, user)   where records go from now on
  *   hwp_pm_fetch(p)               inline: decrement, true when selected
  *   hwp_pm_fetch_block(p, n)      inline: n fetches at once, 0 or 1..n
  *   hwp_pm_branch(p, taken)       inline: shift the global history
  *   hwp_pm_set_context(p, ctx)    inline: the Profiled Context Register
+ *   hwp_pm_countdown(p), hwp_pm_history(p), hwp_pm_set_history(p, h)
+ *                                 inline: for hosts that count themselves
  *   hwp_pm_insn(p, insn, cycle)   inline: the whole protocol for hwp_insn
  *   hwp_pm_sample_insn(p, insn, cycle)   its cold half
  *   hwp_pm_tag(p, pc, cycle), hwp_pm_tag_empty(p, cycle)
  *   hwp_pm_stage(p, tag, stage, cycle)
  *   hwp_pm_note(p, tag, cls, addr, events)
  *   hwp_pm_retire(p, tag, cycle), hwp_pm_abort(p, tag, reason)
- *   hwp_pm_flush(p)               deliver what is buffered
- *   hwp_pm_fetched(p), hwp_pm_interval(p), hwp_pm_window(p)
+ *   hwp_pm_fetched(p), hwp_pm_interval(p), hwp_pm_window(p),
+ *   hwp_pm_paired(p)
  *   hwp_pm_write_text(p, w), hwp_pm_write_json(p, w)
+ *   hwp_pm_read_desc(d, json, n, err), hwp_pm_read_json(p, json, n, err)
  *   hwp_pm_rec_offset(r, stage), hwp_pm_rec_in_progress(r)   inline
  *
- * API: per-PC table (the profiling software of section 5)
+ * API: per-PC table `pm_table` (the profiling software of section 5; a
+ * host-side profile, so its init takes no hwp_cost and stats.cycles is 0)
  *   hwp_pm_table_bytes(d), HWP_PM_TABLE_BYTES(capacity)
  *   hwp_pm_table_init(t, storage, bytes, d)
+ *   hwp_pm_table_desc_for(p, &td)     a table desc matching a sampler
+ *   hwp_pm_table_reset(t), hwp_pm_table_flush(t), hwp_pm_table_merge(dst, src)
+ *   hwp_pm_table_get_stats(t, &stats)
  *   hwp_pm_table_add(t, recs, n)      aggregate delivered records
  *   hwp_pm_table_deliver              a hwp_pm_deliver_fn (user = table)
  *   hwp_pm_table_find(t, pc), hwp_pm_table_at(t, i)
- *   hwp_pm_table_merge(dst, src)
+ *   hwp_pm_table_rank(t, by, z, out, cap)   entries ranked by total cost
+ *   hwp_pm_table_min_samples(t)       the advised minimum k (10)
+ *   hwp_pm_table_interval(t)          S per sample (S / 2 when paired)
  *   hwp_pm_count(e, prop)             samples with a property
  *   hwp_pm_estimate(k, S, z)          kS, cv, confidence interval (5.1)
  *   hwp_pm_table_estimate(t, e, prop, z)
+ *   hwp_pm_latency_total(t, e, z)     total in-progress cycles of a PC
  *   hwp_pm_wasted_slots(t, e)         (L_I C S / 2) - (U_I W S)  (5.2.3)
- *   hwp_pm_latency_total(t, e)        L_I S / 2: the latency-only ranking
  *   hwp_pm_ipc_near(t, e)             IPC near I (5.2.4)
  *   hwp_pm_accuracy(t, prop, truth, ctx, min_ek, out)  Fig. 3 metrics
  *   hwp_pm_table_write_text(t, w, top), hwp_pm_table_write_json(t, w)
+ *   hwp_pm_table_read_desc(d, json, n, err), hwp_pm_table_read_json(t, ...)
  *
  * API: path reconstruction (5.3)
  *   hwp_pm_paths(cfg, n_blocks, query, out, out_cap, &n_paths, &n_words)
@@ -139,6 +172,9 @@ enum {
 #define HWP_PM_MAX_WAYS 16u
 #define HWP_PM_MAX_WINDOW 65536u
 #define HWP_PM_MAX_INTERVAL 0x7FFFFFFFu
+/* The advised minimum number of samples behind an estimate (see the top
+ * comment): reports show an estimate only with at least this many. */
+#define HWP_PM_MIN_SAMPLES 10u
 
 /* Pipeline stages the host can report (Figure 1 / Table 1). */
 typedef enum hwp_pm_stage_id {
@@ -220,21 +256,27 @@ typedef struct hwp_pm_slot {
     uint32_t known;                  /* bit per stage reported          */
     uint32_t state;                  /* hwp__pm_slot_state              */
     uint32_t partner;                /* slot index + 1 of the pair mate  */
-    uint32_t pad;
+    uint32_t gen;                    /* generation: bumped per record    */
 } hwp_pm_slot;
 
 HWP_STATIC_ASSERT(pm_slot_is_160_bytes, sizeof(hwp_pm_slot) == 160);
 
+/* The sampler's public counters (hwp_pm_get_stats). */
 typedef struct hwp_pm_stats {
+    uint64_t events;     /* fetches (or opportunities) counted: fetched    */
+    uint64_t dropped;    /* selections lost: no free profile registers   */
+    uint64_t evicted;    /* always 0: an in-flight record is never replaced */
+    uint64_t cycles;     /* modelled cycles charged: interrupts + handler */
     uint64_t selected;   /* counter reached zero                         */
     uint64_t tagged;     /* records started                              */
-    uint64_t dropped;    /* selections lost: no free profile registers   */
     uint64_t empty;      /* selected opportunities with no instruction   */
     uint64_t pairs;      /* pairs started                                */
     uint64_t retired, aborted;
     uint64_t delivered;  /* records handed to the deliver callback       */
     uint64_t discarded;  /* records delivered with no callback set       */
     uint64_t interrupts; /* deliveries                                   */
+    uint64_t late;       /* reports for a completed or replaced record,
+                            dropped by the tag check                     */
 } hwp_pm_stats;
 
 typedef struct hwp_pm {
@@ -244,6 +286,7 @@ typedef struct hwp_pm {
     uint64_t context;   /* current context, copied into each record       */
     uint64_t loaded;    /* sum of all values loaded into the counter      */
     uint64_t rest;      /* paired: interval left after the minor one      */
+    uint64_t fetched0;  /* fetches merged or restored from elsewhere     */
     hwp_pm_desc d;      /* the desc with defaults filled                  */
     hwp_rng rng;
     hwp_cost *cost;
@@ -253,19 +296,36 @@ typedef struct hwp_pm {
     uint32_t open_pair;  /* paired: slot index + 1 reserved for a second */
     uint32_t minor;      /* the minor interval in force                 */
     uint32_t pad;
-    hwp_pm_stats st;
+    hwp_pm_stats st;    /* events is derived (hwp_pm_fetched)           */
 } hwp_pm;
 
 #define HWP__PM_MAGIC HWP__MAGIC('p', 'm', 'e', ' ')
 
-/* Storage for `ways` profile register sets and a `buffer` of records. */
+/* Storage for `ways` profile register sets and a `buffer` of records,
+ * plus the padding that lets hwp_pm_init align storage of any alignment
+ * (equal to hwp_pm_bytes of a desc with those ways and buffer). */
+#define HWP__PM_NEED(ways, buffer)                                   \
+    (((((size_t)(ways) * sizeof(hwp_pm_slot)) + 15u) / 16u * 16u) +  \
+     ((((size_t)(buffer) * sizeof(hwp_pm_record)) + 15u) / 16u * 16u))
 #define HWP_PM_BYTES(ways, buffer)                                   \
-    ((((size_t)(ways) * sizeof(hwp_pm_slot)) + 15u) / 16u * 16u +    \
-     (((size_t)(buffer) * sizeof(hwp_pm_record)) + 15u) / 16u * 16u)
+    (HWP__PM_NEED((ways), (buffer)) + (HWP__ALIGN - 1u))
 
 HWP_API size_t hwp_pm_bytes(const hwp_pm_desc *d);
 HWP_API hwp_status hwp_pm_init(hwp_pm *p, void *storage, size_t bytes,
                                const hwp_pm_desc *d, hwp_cost *cost);
+/* Back to the state right after init: same desc, storage, seed, cost. */
+HWP_API hwp_status hwp_pm_reset(hwp_pm *p);
+/* Fold src's counters into dst (per-vCPU samplers into one report). The
+ * descs must agree in every field but seed, deliver and user: the first
+ * that differs is named with HWP_EMISMATCH. Charges no modelled cycles. */
+HWP_API hwp_status hwp_pm_merge(hwp_pm *dst, const hwp_pm *src);
+HWP_API hwp_status hwp_pm_get_stats(const hwp_pm *p, hwp_pm_stats *out);
+/* The desc in force, defaults filled. */
+HWP_API hwp_status hwp_pm_get_desc(const hwp_pm *p, hwp_pm_desc *out);
+/* Deliver records to fn(user, ...) from now on (records already buffered
+ * go with the next delivery); fn NULL counts and discards them. */
+HWP_API hwp_status hwp_pm_set_deliver(hwp_pm *p, hwp_pm_deliver_fn fn,
+                                      void *user);
 
 /* ---- hot paths --------------------------------------------------------- */
 
@@ -299,6 +359,20 @@ HWP_INLINE void hwp_pm_set_context(hwp_pm *p, uint64_t context) {
     p->context = context;
 }
 
+/* Fetches left before the next selection (the Fetched Instruction
+ * Counter). A host that counts down itself (an interpreter that looks at
+ * the counter only at branches) starts from this and hands the fetches
+ * back with hwp_pm_fetch_block. */
+HWP_INLINE uint64_t hwp_pm_countdown(const hwp_pm *p) { return p->countdown; }
+
+/* The global branch history register (newest direction in bit 0), for a
+ * host that keeps it in its own register between selections and writes
+ * it back with hwp_pm_set_history before one. */
+HWP_INLINE uint64_t hwp_pm_history(const hwp_pm *p) { return p->history; }
+HWP_INLINE void hwp_pm_set_history(hwp_pm *p, uint64_t history) {
+    p->history = history;
+}
+
 /* The cold half of hwp_pm_insn: tag, note and complete one instruction. */
 HWP_API void hwp_pm_sample_insn(hwp_pm *p, const hwp_insn *in, uint64_t cycle);
 
@@ -316,9 +390,12 @@ HWP_INLINE void hwp_pm_insn(hwp_pm *p, const hwp_insn *in, uint64_t cycle) {
 
 /* ---- the sampled path (cold) ------------------------------------------- */
 
-/* Tag the selected instruction: returns its tag 1..ways, or 0 when no
- * selection was pending (HWP_ESTATE) or no profile registers were free
- * (counted in stats.dropped). `fetch_cycle` is the host's clock. */
+/* Tag the selected instruction: returns its tag (nonzero: the profile
+ * register set and the record's generation), or 0 when no selection was
+ * pending (HWP_ESTATE) or no profile registers were free (counted in
+ * stats.dropped). `fetch_cycle` is the host's clock. A report with a tag
+ * whose record has completed or been replaced since returns HWP_ESTATE
+ * and is counted in stats.late (the hardware's tag check). */
 HWP_API uint32_t hwp_pm_tag(hwp_pm *p, uint64_t pc, uint64_t fetch_cycle);
 /* The selected fetch opportunity held no instruction (UNIT_SLOT only): an
  * EMPTY record completes at once. */
@@ -330,12 +407,25 @@ HWP_API hwp_status hwp_pm_note(hwp_pm *p, uint32_t tag, uint32_t cls,
                                uint64_t addr, uint32_t events);
 HWP_API hwp_status hwp_pm_retire(hwp_pm *p, uint32_t tag, uint64_t cycle);
 HWP_API hwp_status hwp_pm_abort(hwp_pm *p, uint32_t tag, uint32_t reason);
+/* End of stream: deliver what is buffered (records still in flight stay
+ * in flight: the host has not completed them). Idempotent. */
 HWP_API hwp_status hwp_pm_flush(hwp_pm *p);
 HWP_API uint64_t hwp_pm_fetched(const hwp_pm *p);
 HWP_API uint32_t hwp_pm_interval(const hwp_pm *p);
 HWP_API uint32_t hwp_pm_window(const hwp_pm *p);
+HWP_API bool hwp_pm_paired(const hwp_pm *p);
 HWP_API void hwp_pm_write_text(const hwp_pm *p, const hwp_writer *w);
+/* {"model":"profileme","version":1,"desc":{"seed":"0x..","interval",
+ * "dist","unit","paired","window","ways","buffer","history"},
+ * "stats":{every hwp_pm_stats field in order}} */
 HWP_API void hwp_pm_write_json(const hwp_pm *p, const hwp_writer *w);
+/* The desc of a sampler report (deliver and user are left NULL). */
+HWP_API hwp_status hwp_pm_read_desc(hwp_pm_desc *d, const char *json,
+                                    size_t n, hwp_json_err *err);
+/* Restore a report's counters into p, whose desc must match the report's
+ * (HWP_EMISMATCH naming the first field that differs). */
+HWP_API hwp_status hwp_pm_read_json(hwp_pm *p, const char *json, size_t n,
+                                    hwp_json_err *err);
 
 /* Cycles from the record's fetch to `st` (stages chain fetch -> retire). */
 HWP_INLINE uint64_t hwp_pm_rec_offset(const hwp_pm_record *r,
@@ -367,14 +457,18 @@ typedef struct hwp_pm_entry {
     uint64_t retired;
     uint64_t events[HWP_PM_NEVENTS];   /* samples per HWP_EV_* bit      */
     uint64_t lat_sum[HWP_PM_LAT_COUNT];
+    uint64_t lat_sq;                   /* sum of squared fetch ->
+                                          retire-ready latencies (each
+                                          clamped to 2^31, saturating)  */
     uint64_t pair_samples;             /* samples of I inside pairs     */
-    uint64_t in_progress;              /* L_I: sum of fetch->retire-ready */
+    uint64_t in_progress;              /* L_I: sum of fetch->retire-ready
+                                          over the pair samples          */
     uint64_t useful_fwd;               /* U_I^F                          */
     uint64_t useful_bwd;               /* U_I^B                          */
     uint64_t near;                     /* pairs retiring within X cycles */
 } hwp_pm_entry;
 
-HWP_STATIC_ASSERT(pm_entry_is_184_bytes, sizeof(hwp_pm_entry) == 184);
+HWP_STATIC_ASSERT(pm_entry_is_192_bytes, sizeof(hwp_pm_entry) == 192);
 HWP_STATIC_ASSERT(pm_six_latency_registers, HWP_PM_LAT_COUNT == 6);
 
 typedef struct hwp_pm_table_desc {
@@ -384,7 +478,26 @@ typedef struct hwp_pm_table_desc {
     uint32_t issue_width; /* C, issue slots per cycle (4)                 */
     uint32_t near_cycles; /* X of the IPC-near metric (15: a 30-cycle
                              window as in section 6)                      */
+    uint32_t paired;      /* 1: the sampler pairs (two samples per S);
+                             records not matching it are dropped (0)      */
+    uint32_t min_samples; /* advised minimum k behind an estimate (10)    */
 } hwp_pm_table_desc;
+
+/* The table's public counters (hwp_pm_table_get_stats). */
+typedef struct hwp_pm_table_stats {
+    uint64_t events;     /* records offered to the table                  */
+    uint64_t dropped;    /* records not aggregated: full + zero_pc +
+                            mismatched                                    */
+    uint64_t evicted;    /* always 0: entries are never replaced          */
+    uint64_t cycles;     /* always 0: host-side software, no hwp_cost     */
+    uint64_t used;       /* PCs in the table                              */
+    uint64_t samples;    /* records aggregated (non-empty)                */
+    uint64_t empty;      /* EMPTY records seen (counted, not aggregated)  */
+    uint64_t full;       /* records for PCs the table could not hold      */
+    uint64_t zero_pc;    /* records with pc 0 (the free-slot mark)        */
+    uint64_t mismatched; /* single records in a paired table or pair
+                            records in a single one                       */
+} hwp_pm_table_stats;
 
 typedef struct hwp_pm_table {
     hwp_head head;
@@ -395,15 +508,24 @@ typedef struct hwp_pm_table {
     uint64_t empty;        /* EMPTY records seen                       */
     uint64_t dropped;      /* records for PCs the table could not hold */
     uint64_t zero_pc;      /* records with pc 0 (the free-slot mark)   */
+    uint64_t mismatched;   /* records whose pairing is not the desc's  */
 } hwp_pm_table;
 
 #define HWP__PM_TABLE_MAGIC HWP__MAGIC('p', 'm', 't', 'b')
-#define HWP_PM_TABLE_BYTES(capacity) ((size_t)(capacity) * sizeof(hwp_pm_entry))
+/* Storage for `capacity` entries plus the alignment padding (equal to
+ * hwp_pm_table_bytes of a desc with that capacity). */
+#define HWP_PM_TABLE_BYTES(capacity) \
+    (((size_t)(capacity) * sizeof(hwp_pm_entry)) + (HWP__ALIGN - 1u))
 
+/* An estimate with what it rests on: `samples` samples, each standing for
+ * `interval` fetches (S, or S / 2 when paired). */
 typedef struct hwp_pm_est {
-    double value; /* kS                                  */
-    double cv;    /* sqrt(1/k); 0 when k = 0             */
-    double lo, hi;/* confidence interval on kS           */
+    double value;     /* kS, or S x the sum of sampled values        */
+    double cv;        /* coefficient of variation; 0 when k = 0      */
+    double lo, hi;    /* confidence interval on value                */
+    uint64_t samples; /* k                                           */
+    double interval;  /* fetches per sample                          */
+    bool enough;      /* k >= the table's min_samples                */
 } hwp_pm_est;
 
 /* Fig. 3 style accuracy against exact counts: truth(ctx, pc) is the real
@@ -411,7 +533,8 @@ typedef struct hwp_pm_est {
  * table whose truth is at least min_ek * S (E[k] >= min_ek) are scored;
  * filtering on E[k] rather than on the observed k keeps the mean ratio
  * unbiased (choose min_ek large enough, e.g. 10, that a PC with that many
- * expected samples is essentially never missing from the table). */
+ * expected samples is essentially never missing from the table). Here S
+ * is the per-sample interval (hwp_pm_table_interval). */
 typedef struct hwp_pm_acc {
     uint64_t pcs;         /* PCs scored                                   */
     double in_envelope;   /* fraction with |est/truth - 1| <= 1/sqrt(E[k]) */
@@ -421,9 +544,43 @@ typedef struct hwp_pm_acc {
 
 typedef uint64_t (*hwp_pm_truth_fn)(void *ctx, uint64_t pc);
 
+/* What hwp_pm_table_rank orders by: the estimated total cost of a PC. */
+enum {
+    HWP_PM_RANK_LATENCY = 0, /* total fetch -> retire-ready cycles        */
+    HWP_PM_RANK_WASTED = 1,  /* wasted issue slots (paired tables)        */
+    HWP_PM_RANK_SAMPLES = 2  /* samples (the estimated fetch count)       */
+};
+
+/* One ranked PC: every estimate with its sample count and interval. */
+typedef struct hwp_pm_row {
+    uint64_t pc;
+    hwp_pm_est count;    /* fetches of pc (retired or not)               */
+    hwp_pm_est latency;  /* total fetch -> retire-ready cycles           */
+    hwp_pm_est dcmiss;   /* fetches of pc that missed the D-cache        */
+    double wasted_slots; /* 5.2.3 (0 without pairs)                      */
+    double ipc_near;     /* 5.2.4 (0 without pairs)                      */
+    uint64_t pair_samples;
+    double cost;         /* the ranking key                              */
+} hwp_pm_row;
+
 HWP_API size_t hwp_pm_table_bytes(const hwp_pm_table_desc *d);
 HWP_API hwp_status hwp_pm_table_init(hwp_pm_table *t, void *storage,
                                      size_t bytes, const hwp_pm_table_desc *d);
+/* A table desc whose interval, window and paired match sampler p (the
+ * other fields zero: defaults). */
+HWP_API hwp_status hwp_pm_table_desc_for(const hwp_pm *p,
+                                         hwp_pm_table_desc *out);
+HWP_API hwp_status hwp_pm_table_reset(hwp_pm_table *t);
+/* Nothing is buffered in the table: returns HWP_OK (for uniformity). */
+HWP_API hwp_status hwp_pm_table_flush(hwp_pm_table *t);
+/* Fold src's entries into dst (equal descs, else HWP_EMISMATCH naming the
+ * first differing field). Every count adds, so merging the tables of two
+ * halves of a stream gives the whole stream's entries (slot order may
+ * differ) unless dst fills up, which is counted in stats.full. */
+HWP_API hwp_status hwp_pm_table_merge(hwp_pm_table *dst,
+                                      const hwp_pm_table *src);
+HWP_API hwp_status hwp_pm_table_get_stats(const hwp_pm_table *t,
+                                          hwp_pm_table_stats *out);
 HWP_API hwp_status hwp_pm_table_add(hwp_pm_table *t, const hwp_pm_record *r,
                                     uint32_t n);
 HWP_API void hwp_pm_table_deliver(void *table, const hwp_pm_record *r,
@@ -432,26 +589,51 @@ HWP_API const hwp_pm_entry *hwp_pm_table_find(const hwp_pm_table *t,
                                               uint64_t pc);
 /* Entry slot i in 0..capacity-1, or NULL when that slot is unused. */
 HWP_API const hwp_pm_entry *hwp_pm_table_at(const hwp_pm_table *t, uint32_t i);
-HWP_API hwp_status hwp_pm_table_merge(hwp_pm_table *dst,
-                                      const hwp_pm_table *src);
+/* The table's PCs ranked by estimated total cost (HWP_PM_RANK_*, highest
+ * first, ties by PC): returns how many PCs there are and writes the first
+ * min(that, cap). z: normal quantile of the intervals (1.96 for 95%). */
+HWP_API size_t hwp_pm_table_rank(const hwp_pm_table *t, unsigned by, double z,
+                                 hwp_pm_row *out, size_t cap);
+HWP_API uint32_t hwp_pm_table_min_samples(const hwp_pm_table *t);
+/* Fetches each sample stands for: S, or S / 2 for a paired table. */
+HWP_API double hwp_pm_table_interval(const hwp_pm_table *t);
 HWP_API uint64_t hwp_pm_count(const hwp_pm_entry *e, unsigned prop);
-/* z: normal quantile of the interval (1.96 for 95%). */
+/* kS from k samples of interval S; z: normal quantile of the interval
+ * (1.96 for 95%). enough is k >= HWP_PM_MIN_SAMPLES. */
 HWP_API hwp_pm_est hwp_pm_estimate(uint64_t k, double S, double z);
 HWP_API hwp_pm_est hwp_pm_table_estimate(const hwp_pm_table *t,
                                          const hwp_pm_entry *e, unsigned prop,
                                          double z);
+/* Total fetch -> retire-ready cycles of pc over the run, from every
+ * sample: S x sum of sampled latencies, cv sqrt(sum l^2) / sum l. */
+HWP_API hwp_pm_est hwp_pm_latency_total(const hwp_pm_table *t,
+                                        const hwp_pm_entry *e, double z);
 HWP_API double hwp_pm_wasted_slots(const hwp_pm_table *t,
                                    const hwp_pm_entry *e);
-HWP_API double hwp_pm_latency_total(const hwp_pm_table *t,
-                                    const hwp_pm_entry *e);
 HWP_API double hwp_pm_ipc_near(const hwp_pm_table *t, const hwp_pm_entry *e);
 HWP_API hwp_status hwp_pm_accuracy(const hwp_pm_table *t, unsigned prop,
                                    hwp_pm_truth_fn truth, void *ctx,
                                    double min_ek, hwp_pm_acc *out);
+/* The `top` PCs by estimated total cost: wasted issue slots for a paired
+ * table, else total latency, or estimated fetches when no sample carries
+ * a latency (a host without stages); every estimate with its samples,
+ * "-" below min_samples. */
 HWP_API void hwp_pm_table_write_text(const hwp_pm_table *t,
                                      const hwp_writer *w, uint32_t top);
+/* {"model":"profileme_table","version":1,"desc":{...},"stats":{...},
+ *  "pcs":[{"pc":"0x..","samples","retired","events":{"taken",...},
+ *  "lat_sum":[6],"lat_sq","pair_samples","in_progress","useful_fwd",
+ *  "useful_bwd","near", then derived: "est","cv","latency","wasted_slots",
+ *  "ipc_near"}]}; "pcs" in an order the reader restores exactly. */
 HWP_API void hwp_pm_table_write_json(const hwp_pm_table *t,
                                      const hwp_writer *w);
+HWP_API hwp_status hwp_pm_table_read_desc(hwp_pm_table_desc *d,
+                                          const char *json, size_t n,
+                                          hwp_json_err *err);
+/* Restore a saved table into t (its desc must match the report's);
+ * derived values in the report are recomputed, not read. */
+HWP_API hwp_status hwp_pm_table_read_json(hwp_pm_table *t, const char *json,
+                                          size_t n, hwp_json_err *err);
 
 /* ---- path reconstruction (5.3) ------------------------------------------ */
 
@@ -519,6 +701,14 @@ extern "C" {
 
 enum { HWP__PM_FREE = 0, HWP__PM_RESERVED, HWP__PM_LIVE, HWP__PM_DONE };
 
+/* A tag is the profile register set (1..16, 5 bits) and the generation
+ * of the record in it, so a report for a record that has since completed
+ * or been replaced fails the check instead of landing in the new one. */
+#define HWP__PM_TAG_BITS 5u
+#define HWP__PM_GEN_MASK (0xFFFFFFFFu >> HWP__PM_TAG_BITS)
+HWP_STATIC_ASSERT(pm_ways_fit_the_tag,
+                  HWP_PM_MAX_WAYS < (1u << HWP__PM_TAG_BITS));
+
 /* Copy the desc and fill defaults; returns the reason it is invalid or
  * NULL. */
 static const char *hwp__pm_fill(hwp_pm_desc *o, const hwp_pm_desc *d) {
@@ -530,21 +720,24 @@ static const char *hwp__pm_fill(hwp_pm_desc *o, const hwp_pm_desc *d) {
     if (!o->ways) o->ways = o->paired ? 2u : 1u;
     if (!o->buffer) o->buffer = o->paired ? 2u : 1u;
     if (!o->history) o->history = HWP_PM_DEFAULT_HISTORY;
-    if (o->dist > HWP_PM_DIST_FIXED) return "profileme: unknown dist";
-    if (o->unit > HWP_PM_UNIT_SLOT) return "profileme: unknown unit";
+    if (o->dist > HWP_PM_DIST_FIXED)
+        return "profileme: dist must be 0..2 (HWP_PM_DIST_*)";
+    if (o->unit > HWP_PM_UNIT_SLOT)
+        return "profileme: unit must be 0 or 1 (HWP_PM_UNIT_*)";
     if (o->paired > 1) return "profileme: paired must be 0 or 1";
     if (o->window > HWP_PM_MAX_WINDOW)
-        return "profileme: window must be at most 65536";
-    if (o->ways > HWP_PM_MAX_WAYS) return "profileme: ways must be 1..16";
+        return "profileme: window must be in 1..65536";
+    if (o->ways > HWP_PM_MAX_WAYS) return "profileme: ways must be in 1..16";
     if (o->paired && o->ways < 2)
-        return "profileme: paired sampling needs ways >= 2";
+        return "profileme: ways must be >= 2 when paired";
     if (o->paired && o->buffer < 2)
-        return "profileme: paired sampling needs a buffer of >= 2 records";
-    if (o->buffer > 0x10000000u) return "profileme: buffer too large";
-    if (o->history > 64) return "profileme: history must be 1..64 bits";
+        return "profileme: buffer must be >= 2 records when paired";
+    if (o->buffer > 0x10000000u)
+        return "profileme: buffer must be in 1..2^28 records";
+    if (o->history > 64) return "profileme: history must be in 1..64 bits";
     lo = 1u + (o->paired ? o->window : 0u);
     if (o->interval > HWP_PM_MAX_INTERVAL)
-        return "profileme: interval must be below 2^31";
+        return "profileme: interval must be in 1..2^31-1";
     if (o->interval < lo)
         return "profileme: interval must be at least window + 1 when paired";
     return 0;
@@ -585,14 +778,15 @@ HWP_API hwp_status hwp_pm_init(hwp_pm *p, void *storage, size_t bytes,
     hwp_pm_desc o;
     hwp_status rc;
     const char *why;
-    unsigned char *cur = (unsigned char *)storage;
+    unsigned char *cur;
     if (!p) return HWP_EINVAL;
     hwp__zero(p, sizeof *p);
     p->head.magic = HWP__PM_MAGIC;
     why = hwp__pm_fill(&o, d); /* before o is read below */
-    rc = hwp__admit(&p->head, why, storage, bytes,
-                       HWP_PM_BYTES(o.ways, o.buffer));
+    rc = hwp__admit_mem(&p->head, why, &storage, &bytes,
+                        HWP__PM_NEED(o.ways, o.buffer));
     if (rc != HWP_OK) return rc;
+    cur = (unsigned char *)storage;
     p->d = o;
     p->cost = cost;
     hwp_rng_seed(&p->rng, o.seed ^ 0x70726f66696c656dull /* "profilem" */);
@@ -612,6 +806,10 @@ static void hwp__pm_deliver(hwp_pm *p) {
     if (!p->buf_len) return;
     hwp_cost_charge(p->cost, HWP_COST_PM_INTERRUPT, 1);
     hwp_cost_charge(p->cost, HWP_COST_PM_SAMPLE, p->buf_len);
+    if (p->cost) /* NULL pays nothing */
+        p->st.cycles += hwp_cost_cycles(p->cost, HWP_COST_PM_INTERRUPT) +
+                        (uint64_t)p->buf_len *
+                            hwp_cost_cycles(p->cost, HWP_COST_PM_SAMPLE);
     p->st.interrupts++;
     if (p->d.deliver) {
         p->d.deliver(p->d.user, p->buf, p->buf_len);
@@ -703,7 +901,14 @@ static void hwp__pm_start(hwp_pm *p, hwp_pm_slot *s, uint64_t pc,
     s->stage[HWP_PM_ST_FETCH] = cycle;
     s->known = 1u << HWP_PM_ST_FETCH;
     s->state = HWP__PM_LIVE;
+    s->gen = (s->gen + 1u) & HWP__PM_GEN_MASK;
     p->st.tagged++;
+}
+
+/* The tag of the record in slot index i: set index + 1 in the low bits,
+ * the record's generation above them (never 0). */
+static uint32_t hwp__pm_tag_of(const hwp_pm *p, uint32_t i) {
+    return (i + 1u) | (p->slots[i].gen << HWP__PM_TAG_BITS);
 }
 
 HWP_API uint32_t hwp_pm_tag(hwp_pm *p, uint64_t pc, uint64_t fetch_cycle) {
@@ -732,7 +937,7 @@ HWP_API uint32_t hwp_pm_tag(hwp_pm *p, uint64_t pc, uint64_t fetch_cycle) {
         s->rec.pair_latency = f->rec.pair_latency =
             lat > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)lat;
         s->rec.pair_distance = f->rec.pair_distance = p->minor;
-        return a;
+        return hwp__pm_tag_of(p, a - 1u);
     }
     t = hwp__pm_draw(p);
     a = hwp__pm_free_slot(p, 0);
@@ -745,7 +950,7 @@ HWP_API uint32_t hwp_pm_tag(hwp_pm *p, uint64_t pc, uint64_t fetch_cycle) {
     hwp__pm_start(p, &p->slots[a - 1], pc, fetch_cycle);
     if (!p->d.paired) {
         hwp__pm_load(p, t);
-        return a;
+        return hwp__pm_tag_of(p, a - 1u);
     }
     p->st.pairs++;
     p->minor = 1u + hwp_rng_below(&p->rng, p->d.window);
@@ -756,7 +961,7 @@ HWP_API uint32_t hwp_pm_tag(hwp_pm *p, uint64_t pc, uint64_t fetch_cycle) {
     p->slots[b - 1].partner = a;
     p->open_pair = b;
     hwp__pm_load(p, p->minor);
-    return a;
+    return hwp__pm_tag_of(p, a - 1u);
 }
 
 HWP_API hwp_status hwp_pm_tag_empty(hwp_pm *p, uint64_t fetch_cycle) {
@@ -768,7 +973,7 @@ HWP_API hwp_status hwp_pm_tag_empty(hwp_pm *p, uint64_t fetch_cycle) {
                          "profileme: empty selections need unit = SLOT");
     tag = hwp_pm_tag(p, 0, fetch_cycle);
     if (!tag) return (hwp_status)p->head.status;
-    s = &p->slots[tag - 1];
+    s = &p->slots[(tag & ((1u << HWP__PM_TAG_BITS) - 1u)) - 1u];
     s->rec.flags |= HWP_PM_F_EMPTY;
     s->rec.events |= HWP_EV_ABORTED;
     p->st.empty++;
@@ -776,15 +981,29 @@ HWP_API hwp_status hwp_pm_tag_empty(hwp_pm *p, uint64_t fetch_cycle) {
     return HWP_OK;
 }
 
+/* Why a tag failed the check (cold: off the path of every report). */
+static hwp_status hwp__pm_bad_tag(hwp_pm *p, uint32_t i) {
+    if (i >= p->d.ways)
+        return hwp__fail(&p->head, HWP_EINVAL,
+                         "profileme: tag was not returned by hwp_pm_tag");
+    p->st.late++; /* the tag check: the report is dropped */
+    return hwp__fail(&p->head, HWP_ESTATE,
+                     "profileme: tag's record has completed or been "
+                     "replaced (late report dropped)");
+}
+
 /* The live slot behind a tag, or a status saying why there is none. */
-static hwp_status hwp__pm_slot(hwp_pm *p, uint32_t tag, hwp_pm_slot **out) {
+HWP_INLINE hwp_status hwp__pm_slot(hwp_pm *p, uint32_t tag,
+                                   hwp_pm_slot **out) {
+    uint32_t i = (tag & ((1u << HWP__PM_TAG_BITS) - 1u)) - 1u; /* 0 wraps */
     *out = 0;
     if (!hwp__pm_ok(p)) return HWP_EINVAL;
-    if (tag - 1u >= p->d.ways || /* tag 0 wraps round */
-        p->slots[tag - 1].state != HWP__PM_LIVE)
-        return hwp__fail(&p->head, HWP_EINVAL, "profileme: tag not in flight");
-    *out = &p->slots[tag - 1];
-    return hwp__fail(&p->head, HWP_OK, "");
+    if (i < p->d.ways && p->slots[i].state == HWP__PM_LIVE &&
+        p->slots[i].gen == tag >> HWP__PM_TAG_BITS) {
+        *out = &p->slots[i];
+        return hwp__fail(&p->head, HWP_OK, "");
+    }
+    return hwp__pm_bad_tag(p, i);
 }
 
 HWP_API hwp_status hwp_pm_stage(hwp_pm *p, uint32_t tag, hwp_pm_stage_id st,
@@ -850,8 +1069,16 @@ HWP_API hwp_status hwp_pm_flush(hwp_pm *p) {
     return hwp__fail(&p->head, HWP_OK, "");
 }
 
+HWP_API hwp_status hwp_pm_reset(hwp_pm *p) {
+    hwp_pm_desc d;
+    if (!hwp__pm_ok(p)) return HWP_EINVAL;
+    d = p->d; /* init zeroes p: keep what it needs */
+    return hwp_pm_init(p, p->slots, HWP__PM_NEED(d.ways, d.buffer), &d,
+                       p->cost);
+}
+
 HWP_API uint64_t hwp_pm_fetched(const hwp_pm *p) {
-    return hwp__pm_ok(p) ? p->loaded - p->countdown : 0;
+    return hwp__pm_ok(p) ? p->fetched0 + (p->loaded - p->countdown) : 0;
 }
 
 HWP_API uint32_t hwp_pm_interval(const hwp_pm *p) {
@@ -862,46 +1089,142 @@ HWP_API uint32_t hwp_pm_window(const hwp_pm *p) {
     return hwp__pm_ok(p) ? p->d.window : 0;
 }
 
-/* The sampler's report, as text or as JSON (stable schema):
- * {"model":"profileme", "interval", "window", "ways", "buffer", "history",
- *  "paired", "fetched", "selected", "tagged", "dropped", "empty", "pairs",
- *  "retired", "aborted", "delivered", "discarded", "interrupts",
- *  "modelled_cycles" (numbers), "dist":"uniform|geometric|fixed",
- *  "unit":"insn|slot"} */
+HWP_API bool hwp_pm_paired(const hwp_pm *p) {
+    return hwp__pm_ok(p) && p->d.paired;
+}
+
+HWP_API hwp_status hwp_pm_get_stats(const hwp_pm *p, hwp_pm_stats *out) {
+    if (!hwp__pm_ok(p) || !out) return HWP_EINVAL;
+    *out = p->st;
+    out->events = hwp_pm_fetched(p);
+    return HWP_OK;
+}
+
+HWP_API hwp_status hwp_pm_get_desc(const hwp_pm *p, hwp_pm_desc *out) {
+    if (!hwp__pm_ok(p) || !out) return HWP_EINVAL;
+    *out = p->d;
+    return HWP_OK;
+}
+
+HWP_API hwp_status hwp_pm_set_deliver(hwp_pm *p, hwp_pm_deliver_fn fn,
+                                      void *user) {
+    if (!hwp__pm_ok(p)) return HWP_EINVAL;
+    p->d.deliver = fn;
+    p->d.user = user;
+    return hwp__fail(&p->head, HWP_OK, "");
+}
+
+/* The desc fields as the reports spell them, in desc order (seed apart:
+ * it is 64-bit and written in hex). */
+#define HWP__PM_NDESC 8u
+static const char *const hwp__pm_desc_names[HWP__PM_NDESC] = {
+    "interval", "dist", "unit", "paired", "window", "ways", "buffer",
+    "history"};
+static const char *const hwp__pm_desc_differs[HWP__PM_NDESC] = {
+    "profileme: desc field interval differs",
+    "profileme: desc field dist differs",
+    "profileme: desc field unit differs",
+    "profileme: desc field paired differs",
+    "profileme: desc field window differs",
+    "profileme: desc field ways differs",
+    "profileme: desc field buffer differs",
+    "profileme: desc field history differs"};
+
+static uint32_t *hwp__pm_desc_field(hwp_pm_desc *d, unsigned i) {
+    uint32_t *f[HWP__PM_NDESC];
+    f[0] = &d->interval; f[1] = &d->dist; f[2] = &d->unit;
+    f[3] = &d->paired; f[4] = &d->window; f[5] = &d->ways;
+    f[6] = &d->buffer; f[7] = &d->history;
+    return f[i];
+}
+
+/* The first desc field that differs (seed too when `seed`), or NULL. */
+static const char *hwp__pm_desc_diff(const hwp_pm_desc *a,
+                                     const hwp_pm_desc *b, bool seed) {
+    hwp_pm_desc x = *a, y = *b;
+    unsigned i;
+    if (seed && x.seed != y.seed) return "profileme: desc field seed differs";
+    for (i = 0; i < HWP__PM_NDESC; i++)
+        if (*hwp__pm_desc_field(&x, i) != *hwp__pm_desc_field(&y, i))
+            return hwp__pm_desc_differs[i];
+    return 0;
+}
+
+/* Counters, in hwp_pm_stats order (events first: derived, see get_stats). */
+#define HWP__PM_NSTATS 14u
+static const char *const hwp__pm_stat_names[HWP__PM_NSTATS] = {
+    "events", "dropped", "evicted", "cycles", "selected", "tagged",
+    "empty", "pairs", "retired", "aborted", "delivered", "discarded",
+    "interrupts", "late"};
+HWP_STATIC_ASSERT(pm_stats_are_14_counters,
+                  sizeof(hwp_pm_stats) == HWP__PM_NSTATS * sizeof(uint64_t));
+
+static uint64_t *hwp__pm_stat(hwp_pm_stats *st, unsigned i) {
+    return (uint64_t *)(void *)st + i; /* uint64_t fields, no padding */
+}
+
+HWP_API hwp_status hwp_pm_merge(hwp_pm *dst, const hwp_pm *src) {
+    hwp_pm_stats b;
+    const char *why;
+    unsigned i;
+    if (!hwp__pm_ok(dst) || !hwp__pm_ok(src)) return HWP_EINVAL;
+    why = hwp__pm_desc_diff(&dst->d, &src->d, false);
+    if (why) return hwp__fail(&dst->head, HWP_EMISMATCH, why);
+    hwp_pm_get_stats(src, &b);
+    /* events lives in fetched0; every other counter adds. */
+    dst->fetched0 += b.events;
+    for (i = 1; i < HWP__PM_NSTATS; i++)
+        *hwp__pm_stat(&dst->st, i) += *hwp__pm_stat(&b, i);
+    return hwp__fail(&dst->head, HWP_OK, "");
+}
+
+/* The sampler's report, as text or as JSON (see hwp_pm_write_json). */
 static void hwp__pm_report(const hwp_pm *p, const hwp_writer *w, bool json) {
-    static const char *const names[18] = {
-        "interval", "window", "ways", "buffer", "history", "paired",
-        "fetched", "selected", "tagged", "dropped", "empty", "pairs",
-        "retired", "aborted", "delivered", "discarded", "interrupts",
-        "modelled_cycles"};
-    static const char *const dist[] = {"uniform", "geometric", "fixed"};
-    uint64_t v[18];
+    hwp_pm_stats st;
+    hwp_pm_desc d;
     unsigned i;
     if (!hwp__pm_ok(p)) {
         hwp_put_str(w, json ? "null" : "profileme: not initialised\n");
         return;
     }
-    v[0] = p->d.interval; v[1] = p->d.window; v[2] = p->d.ways;
-    v[3] = p->d.buffer; v[4] = p->d.history; v[5] = p->d.paired;
-    v[6] = hwp_pm_fetched(p); v[7] = p->st.selected; v[8] = p->st.tagged;
-    v[9] = p->st.dropped; v[10] = p->st.empty; v[11] = p->st.pairs;
-    v[12] = p->st.retired; v[13] = p->st.aborted;
-    v[14] = p->st.delivered; v[15] = p->st.discarded;
-    v[16] = p->st.interrupts;
-    v[17] = hwp_cost_model_cycles(p->cost, HWP_MODEL_PROFILEME);
-    hwp_put_str(w, json ? "{\"model\":\"profileme\"" : "profileme sampler:");
-    for (i = 0; i < 18; i++) {
-        hwp_put_str(w, json ? "," : i % 6 == 0 ? "\n  " : " ");
-        if (json) hwp_put_json_str(w, names[i]);
-        else hwp_put_str(w, names[i]);
-        hwp_put_str(w, json ? ":" : "=");
-        hwp_put_u64(w, v[i]);
+    hwp_pm_get_stats(p, &st);
+    d = p->d;
+    if (json) {
+        hwp_put_json_envelope(w, "profileme", 1);
+        hwp_put_str(w, ",\"desc\":{");
+        hwp_put_json_str(w, "seed");
+        hwp_put_str(w, ":\"");
+        hwp_put_hex(w, d.seed);
+        hwp_put_str(w, "\"");
+    } else {
+        hwp_put_str(w, "profileme sampler:\n  seed=");
+        hwp_put_hex(w, d.seed);
     }
-    hwp_put_str(w, json ? ",\"dist\":\"" : "\n  dist=");
-    hwp_put_str(w, dist[p->d.dist]);
-    hwp_put_str(w, json ? "\",\"unit\":\"" : " unit=");
-    hwp_put_str(w, p->d.unit == HWP_PM_UNIT_SLOT ? "slot" : "insn");
-    hwp_put_str(w, json ? "\"}" : "\n");
+    for (i = 0; i < HWP__PM_NDESC; i++) {
+        if (json) {
+            hwp_put_json_u64(w, hwp__pm_desc_names[i],
+                             *hwp__pm_desc_field(&d, i));
+            continue;
+        }
+        hwp_put_str(w, " ");
+        hwp_put_str(w, hwp__pm_desc_names[i]);
+        hwp_put_str(w, "=");
+        hwp_put_u64(w, *hwp__pm_desc_field(&d, i));
+    }
+    hwp_put_str(w, json ? "},\"stats\":{" : "\n ");
+    for (i = 0; i < HWP__PM_NSTATS; i++) {
+        if (json) {
+            if (i) hwp_put_str(w, ",");
+            hwp_put_json_str(w, hwp__pm_stat_names[i]);
+            hwp_put_str(w, ":");
+        } else {
+            hwp_put_str(w, i == 7 ? "\n  " : " ");
+            hwp_put_str(w, hwp__pm_stat_names[i]);
+            hwp_put_str(w, "=");
+        }
+        hwp_put_u64(w, *hwp__pm_stat(&st, i));
+    }
+    hwp_put_str(w, json ? "}}" : "\n");
 }
 
 HWP_API void hwp_pm_write_text(const hwp_pm *p, const hwp_writer *w) {
@@ -910,6 +1233,123 @@ HWP_API void hwp_pm_write_text(const hwp_pm *p, const hwp_writer *w) {
 
 HWP_API void hwp_pm_write_json(const hwp_pm *p, const hwp_writer *w) {
     hwp__pm_report(p, w, true);
+}
+
+/* One JSON object of counters: the value of key names[i] into v[i]
+ * (a number or a "0x.." string). Another key is an error when `unknown`
+ * is not NULL (a desc must not half-load) and is skipped otherwise. */
+static bool hwp__pm_read_obj(hwp_json *j, const char *const *names,
+                             unsigned n, uint64_t *v, const char *unknown) {
+    char key[24];
+    unsigned i;
+    if (!hwp_json_object(j)) return false;
+    while (hwp_json_member(j, key, sizeof key)) {
+        for (i = 0; i < n && !hwp_json_key_is(key, names[i]); i++) {}
+        if (i < n) hwp_json_u64(j, &v[i]);
+        else if (unknown) return hwp_json_fail(j, unknown);
+        else hwp_json_skip(j);
+    }
+    return !j->why;
+}
+
+/* A desc object of 32-bit fields: field(d, i) for names[i]. */
+static bool hwp__pm_read_u32s(hwp_json *j, const char *const *names,
+                              unsigned n, uint32_t **field,
+                              const char *unknown) {
+    uint64_t v[16];
+    unsigned i;
+    hwp__zero(v, sizeof v);
+    if (!hwp__pm_read_obj(j, names, n, v, unknown)) return false;
+    for (i = 0; i < n; i++) {
+        if (v[i] > 0xFFFFFFFFu)
+            return hwp_json_fail(j, "profileme: desc value above 2^32-1");
+        *field[i] = (uint32_t)v[i];
+    }
+    return true;
+}
+
+static bool hwp__pm_read_pm_desc(hwp_json *j, hwp_pm_desc *d) {
+    static const char *const names[HWP__PM_NDESC + 1] = {
+        "interval", "dist", "unit", "paired", "window", "ways", "buffer",
+        "history", "seed"};
+    uint64_t v[HWP__PM_NDESC + 1];
+    unsigned i;
+    hwp__zero(v, sizeof v);
+    if (!hwp__pm_read_obj(j, names, HWP__PM_NDESC + 1, v,
+                          "profileme: unknown desc field"))
+        return false;
+    for (i = 0; i < HWP__PM_NDESC; i++) {
+        if (v[i] > 0xFFFFFFFFu)
+            return hwp_json_fail(j, "profileme: desc value above 2^32-1");
+        *hwp__pm_desc_field(d, i) = (uint32_t)v[i];
+    }
+    d->seed = v[HWP__PM_NDESC];
+    return true;
+}
+
+/* Read a sampler report: its desc into *d (always) and, when st is not
+ * NULL, its counters. */
+static hwp_status hwp__pm_read(hwp_pm_desc *d, hwp_pm_stats *st,
+                               const char *json, size_t n,
+                               hwp_json_err *err) {
+    hwp_json j;
+    char key[24];
+    bool have_desc = false;
+    hwp_status rc;
+    hwp__zero(d, sizeof *d);
+    if (st) hwp__zero(st, sizeof *st);
+    hwp_json_init(&j, json, n);
+    if (hwp_json_envelope(&j, "profileme", 1)) {
+        while (hwp_json_member(&j, key, sizeof key)) {
+            if (hwp_json_key_is(key, "desc")) {
+                have_desc = hwp__pm_read_pm_desc(&j, d);
+            } else if (hwp_json_key_is(key, "stats") && st) {
+                if (!hwp__pm_read_obj(&j, hwp__pm_stat_names, HWP__PM_NSTATS,
+                                      hwp__pm_stat(st, 0), 0))
+                    break;
+            } else {
+                hwp_json_skip(&j);
+            }
+        }
+        if (!have_desc && !j.why) hwp_json_fail(&j, "profileme: no desc");
+        hwp_json_end(&j);
+    }
+    rc = hwp_json_status(&j, err);
+    if (rc == HWP_OK) {
+        hwp_pm_desc o;
+        const char *why = hwp__pm_fill(&o, d);
+        if (why) {
+            if (err) err->offset = 0, err->why = why;
+            return HWP_EFORMAT;
+        }
+        *d = o;
+    }
+    return rc;
+}
+
+HWP_API hwp_status hwp_pm_read_desc(hwp_pm_desc *d, const char *json,
+                                    size_t n, hwp_json_err *err) {
+    if (!d || !json) return HWP_EINVAL;
+    return hwp__pm_read(d, 0, json, n, err);
+}
+
+HWP_API hwp_status hwp_pm_read_json(hwp_pm *p, const char *json, size_t n,
+                                    hwp_json_err *err) {
+    hwp_pm_desc d;
+    hwp_pm_stats st;
+    hwp_status rc;
+    const char *why;
+    if (!hwp__pm_ok(p) || !json) return HWP_EINVAL;
+    rc = hwp__pm_read(&d, &st, json, n, err);
+    if (rc != HWP_OK) return hwp__fail(&p->head, rc, "profileme: malformed report");
+    why = hwp__pm_desc_diff(&p->d, &d, true);
+    if (why) return hwp__fail(&p->head, HWP_EMISMATCH, why);
+    /* The counters are the report's; the counter state (countdown, PRNG)
+     * stays p's, so fetched continues from the report's events. */
+    p->fetched0 = st.events - (p->loaded - p->countdown); /* modular */
+    st.events = 0;
+    p->st = st;
+    return hwp__fail(&p->head, HWP_OK, "");
 }
 
 /* ---- per-PC table ------------------------------------------------------ */
@@ -923,11 +1363,19 @@ static const char *hwp__pm_table_fill(hwp_pm_table_desc *o,
     if (!o->window) o->window = HWP_PM_DEFAULT_WINDOW;
     if (!o->issue_width) o->issue_width = HWP_PM_DEFAULT_ISSUE_WIDTH;
     if (!o->near_cycles) o->near_cycles = HWP_PM_DEFAULT_NEAR_CYCLES;
+    if (!o->min_samples) o->min_samples = HWP_PM_MIN_SAMPLES;
     if (!hwp_is_pow2(o->capacity) || o->capacity < 8 ||
         o->capacity > (1u << 26))
-        return "profileme: table capacity must be a power of two in 8..2^26";
+        return "profileme table: capacity must be a power of two in 8..2^26";
+    if (o->interval > HWP_PM_MAX_INTERVAL)
+        return "profileme table: interval must be in 1..2^31-1";
     if (o->window > HWP_PM_MAX_WINDOW)
-        return "profileme: table window must be at most 65536";
+        return "profileme table: window must be in 1..65536";
+    if (o->issue_width > 64)
+        return "profileme table: issue_width must be in 1..64";
+    if (o->near_cycles > 0x10000u)
+        return "profileme table: near_cycles must be in 1..65536";
+    if (o->paired > 1) return "profileme table: paired must be 0 or 1";
     return 0;
 }
 
@@ -947,18 +1395,56 @@ HWP_API hwp_status hwp_pm_table_init(hwp_pm_table *t, void *storage,
     hwp__zero(t, sizeof *t);
     t->head.magic = HWP__PM_TABLE_MAGIC;
     why = hwp__pm_table_fill(&o, d); /* before o is read below */
-    rc = hwp__admit(&t->head, why, storage, bytes,
-                       HWP_PM_TABLE_BYTES(o.capacity));
+    rc = hwp__admit_mem(&t->head, why, &storage, &bytes,
+                        (size_t)o.capacity * sizeof(hwp_pm_entry));
     if (rc != HWP_OK) return rc;
     t->d = o;
     t->e = (hwp_pm_entry *)storage;
     t->limit = o.capacity - o.capacity / 8u;
-    hwp__zero(t->e, HWP_PM_TABLE_BYTES(o.capacity));
+    hwp__zero(t->e, (size_t)o.capacity * sizeof(hwp_pm_entry));
     return hwp__fail(&t->head, HWP_OK, "");
 }
 
 static bool hwp__pm_table_ok(const hwp_pm_table *t) {
     return t && t->head.magic == HWP__PM_TABLE_MAGIC && t->e;
+}
+
+HWP_API hwp_status hwp_pm_table_desc_for(const hwp_pm *p,
+                                         hwp_pm_table_desc *out) {
+    if (!hwp__pm_ok(p) || !out) return HWP_EINVAL;
+    hwp__zero(out, sizeof *out);
+    out->interval = p->d.interval;
+    out->window = p->d.window;
+    out->paired = p->d.paired;
+    return HWP_OK;
+}
+
+HWP_API hwp_status hwp_pm_table_reset(hwp_pm_table *t) {
+    hwp_pm_table_desc d;
+    if (!hwp__pm_table_ok(t)) return HWP_EINVAL;
+    d = t->d;
+    return hwp_pm_table_init(t, t->e, (size_t)d.capacity * sizeof(hwp_pm_entry),
+                             &d);
+}
+
+HWP_API hwp_status hwp_pm_table_flush(hwp_pm_table *t) {
+    if (!hwp__pm_table_ok(t)) return HWP_EINVAL;
+    return hwp__fail(&t->head, HWP_OK, "");
+}
+
+HWP_API hwp_status hwp_pm_table_get_stats(const hwp_pm_table *t,
+                                          hwp_pm_table_stats *out) {
+    if (!hwp__pm_table_ok(t) || !out) return HWP_EINVAL;
+    hwp__zero(out, sizeof *out);
+    out->used = t->used;
+    out->samples = t->samples;
+    out->empty = t->empty;
+    out->full = t->dropped;
+    out->zero_pc = t->zero_pc;
+    out->mismatched = t->mismatched;
+    out->dropped = t->dropped + t->zero_pc + t->mismatched;
+    out->events = t->samples + t->empty + out->dropped;
+    return HWP_OK;
 }
 
 /* Linear probing on a mixed PC; pc 0 marks a free slot. Returns the
@@ -993,6 +1479,7 @@ static bool hwp__pm_useful(const hwp_pm_record *a, const hwp_pm_record *b,
 static void hwp__pm_add_one(hwp_pm_table *t, hwp_pm_entry *e,
                             const hwp_pm_record *r) {
     uint32_t ev = r->events & ((1u << HWP_PM_NEVENTS) - 1u);
+    uint64_t ip;
     e->samples++;
     e->retired += (r->flags & HWP_PM_F_RETIRED) ? 1u : 0u;
     /* Only the set bits: most samples carry none or one event. */
@@ -1004,6 +1491,13 @@ static void hwp__pm_add_one(hwp_pm_table *t, hwp_pm_entry *e,
     e->lat_sum[3] += r->lat[3];
     e->lat_sum[4] += r->lat[4];
     e->lat_sum[5] += r->lat[5];
+    /* The in-progress latency's square, for the total latency's envelope;
+     * clamped so that one square cannot overflow. */
+    ip = (uint64_t)r->lat[0] + r->lat[1] + r->lat[2] + r->lat[3];
+    if (ip) {
+        ip = ip > 0x80000000u ? 0x80000000u : ip;
+        e->lat_sq = hwp_sat_add64(e->lat_sq, ip * ip);
+    }
     t->samples++;
 }
 
@@ -1055,12 +1549,23 @@ HWP_API hwp_status hwp_pm_table_add(hwp_pm_table *t, const hwp_pm_record *r,
     uint32_t i;
     if (!hwp__pm_table_ok(t) || (n && !r)) return HWP_EINVAL;
     for (i = 0; i < n; i++) {
-        hwp_pm_entry *e1 = hwp__pm_entry_for(t, &r[i]);
-        if ((r[i].flags & HWP_PM_F_FIRST) && i + 1 < n &&
-            (r[i + 1].flags & HWP_PM_F_SECOND)) {
+        bool pair = (r[i].flags & HWP_PM_F_FIRST) && i + 1 < n &&
+                    (r[i + 1].flags & HWP_PM_F_SECOND);
+        bool single = !(r[i].flags & (HWP_PM_F_FIRST | HWP_PM_F_SECOND));
+        /* A sample stands for S / 2 fetches in a paired table and S in a
+         * single one: a record of the other kind would skew every
+         * estimate, so it is counted and left out. */
+        if (t->d.paired ? !pair : !single) {
+            t->mismatched++;
+            continue;
+        }
+        if (pair) {
+            hwp_pm_entry *e1 = hwp__pm_entry_for(t, &r[i]);
             hwp_pm_entry *e2 = hwp__pm_entry_for(t, &r[i + 1]);
             hwp__pm_add_pair(t, e1, e2, &r[i], &r[i + 1]);
             i++;
+        } else {
+            hwp__pm_entry_for(t, &r[i]);
         }
     }
     return hwp__fail(&t->head, HWP_OK, "");
@@ -1086,38 +1591,74 @@ HWP_API const hwp_pm_entry *hwp_pm_table_at(const hwp_pm_table *t,
     return &t->e[i];
 }
 
+/* The table desc's fields as reports spell them, in desc order. */
+#define HWP__PMT_NDESC 7u
+static const char *const hwp__pmt_desc_names[HWP__PMT_NDESC] = {
+    "capacity", "interval", "window", "issue_width", "near_cycles",
+    "paired", "min_samples"};
+static const char *const hwp__pmt_desc_differs[HWP__PMT_NDESC] = {
+    "profileme table: desc field capacity differs",
+    "profileme table: desc field interval differs",
+    "profileme table: desc field window differs",
+    "profileme table: desc field issue_width differs",
+    "profileme table: desc field near_cycles differs",
+    "profileme table: desc field paired differs",
+    "profileme table: desc field min_samples differs"};
+HWP_STATIC_ASSERT(pm_table_desc_is_7_fields,
+                  sizeof(hwp_pm_table_desc) == HWP__PMT_NDESC * 4u);
+
+static uint32_t *hwp__pmt_desc_field(hwp_pm_table_desc *d, unsigned i) {
+    return (uint32_t *)(void *)d + i; /* uint32_t fields, no padding */
+}
+
+static const char *hwp__pmt_desc_diff(const hwp_pm_table_desc *a,
+                                      const hwp_pm_table_desc *b) {
+    hwp_pm_table_desc x = *a, y = *b;
+    unsigned i;
+    for (i = 0; i < HWP__PMT_NDESC; i++)
+        if (*hwp__pmt_desc_field(&x, i) != *hwp__pmt_desc_field(&y, i))
+            return hwp__pmt_desc_differs[i];
+    return 0;
+}
+
+/* Add s's counts into d (same PC). */
+static void hwp__pm_entry_add(hwp_pm_entry *d, const hwp_pm_entry *s) {
+    unsigned b;
+    d->samples += s->samples;
+    d->retired += s->retired;
+    for (b = 0; b < HWP_PM_NEVENTS; b++) d->events[b] += s->events[b];
+    for (b = 0; b < HWP_PM_LAT_COUNT; b++) d->lat_sum[b] += s->lat_sum[b];
+    d->lat_sq = hwp_sat_add64(d->lat_sq, s->lat_sq);
+    d->pair_samples += s->pair_samples;
+    d->in_progress += s->in_progress;
+    d->useful_fwd += s->useful_fwd;
+    d->useful_bwd += s->useful_bwd;
+    d->near += s->near;
+}
+
 HWP_API hwp_status hwp_pm_table_merge(hwp_pm_table *dst,
                                       const hwp_pm_table *src) {
-    uint32_t i, b;
+    uint32_t i;
+    const char *why;
     if (!hwp__pm_table_ok(dst) || !hwp__pm_table_ok(src)) return HWP_EINVAL;
-    if (dst->d.interval != src->d.interval || dst->d.window != src->d.window ||
-        dst->d.issue_width != src->d.issue_width ||
-        dst->d.near_cycles != src->d.near_cycles)
-        return hwp__fail(&dst->head, HWP_EMISMATCH,
-                         "profileme: tables use different S, W, C or X");
+    why = hwp__pmt_desc_diff(&dst->d, &src->d);
+    if (why) return hwp__fail(&dst->head, HWP_EMISMATCH, why);
     for (i = 0; i < src->d.capacity; i++) {
         const hwp_pm_entry *s = &src->e[i];
         hwp_pm_entry *d;
         if (!s->pc) continue;
         d = hwp__pm_lookup(dst, s->pc, true, &dst->used);
-        if (!d) {
+        if (!d) { /* dst is full: its samples are lost, and counted */
             dst->dropped += s->samples;
             continue;
         }
-        d->samples += s->samples;
-        d->retired += s->retired;
-        for (b = 0; b < HWP_PM_NEVENTS; b++) d->events[b] += s->events[b];
-        for (b = 0; b < HWP_PM_LAT_COUNT; b++) d->lat_sum[b] += s->lat_sum[b];
-        d->pair_samples += s->pair_samples;
-        d->in_progress += s->in_progress;
-        d->useful_fwd += s->useful_fwd;
-        d->useful_bwd += s->useful_bwd;
-        d->near += s->near;
+        hwp__pm_entry_add(d, s);
+        dst->samples += s->samples;
     }
-    dst->samples += src->samples;
     dst->empty += src->empty;
     dst->dropped += src->dropped;
     dst->zero_pc += src->zero_pc;
+    dst->mismatched += src->mismatched;
     return hwp__fail(&dst->head, HWP_OK, "");
 }
 
@@ -1126,6 +1667,15 @@ HWP_API uint64_t hwp_pm_count(const hwp_pm_entry *e, unsigned prop) {
     if (prop == HWP_PM_PROP_SAMPLES) return e->samples;
     if (prop == HWP_PM_PROP_RETIRED) return e->retired;
     return e->events[prop - 2u];
+}
+
+HWP_API uint32_t hwp_pm_table_min_samples(const hwp_pm_table *t) {
+    return hwp__pm_table_ok(t) ? t->d.min_samples : HWP_PM_MIN_SAMPLES;
+}
+
+HWP_API double hwp_pm_table_interval(const hwp_pm_table *t) {
+    if (!hwp__pm_table_ok(t)) return 0.0;
+    return (double)t->d.interval / (t->d.paired ? 2.0 : 1.0);
 }
 
 /* 5.1: kS estimates fN with coefficient of variation about sqrt(1/k).
@@ -1140,19 +1690,49 @@ HWP_API hwp_pm_est hwp_pm_estimate(uint64_t k, double S, double z) {
     r.cv = k ? hwp_sqrt(1.0 / kd) : 0.0;
     r.lo = (mid - half > 0.0 ? mid - half : 0.0) * S;
     r.hi = (mid + half) * S;
+    r.samples = k;
+    r.interval = S;
+    r.enough = k >= HWP_PM_MIN_SAMPLES;
     return r;
 }
 
 HWP_API hwp_pm_est hwp_pm_table_estimate(const hwp_pm_table *t,
                                          const hwp_pm_entry *e, unsigned prop,
                                          double z) {
-    return hwp_pm_estimate(hwp_pm_count(e, prop),
-                           hwp__pm_table_ok(t) ? (double)t->d.interval : 0.0,
-                           z);
+    hwp_pm_est r = hwp_pm_estimate(hwp_pm_count(e, prop),
+                                   hwp_pm_table_interval(t), z);
+    r.enough = r.samples >= hwp_pm_table_min_samples(t);
+    return r;
+}
+
+/* Total fetch -> retire-ready latency of I over the run from every sample:
+ * each sample stands for S fetches, so S x (sum of sampled latencies)
+ * estimates the total (the estimator of 5.1 applied to a sum). Sampling
+ * is close to Poisson, so the variance of the estimate is S^2 x (sum of
+ * squared latencies) and its cv sqrt(sum l^2) / sum l, which is 1/sqrt(k)
+ * when all latencies are equal: the envelope of Fig. 3. */
+HWP_API hwp_pm_est hwp_pm_latency_total(const hwp_pm_table *t,
+                                        const hwp_pm_entry *e, double z) {
+    hwp_pm_est r;
+    double S = hwp_pm_table_interval(t), sum, sd;
+    hwp__zero(&r, sizeof r);
+    r.interval = S;
+    if (!hwp__pm_table_ok(t) || !e) return r;
+    sum = (double)e->lat_sum[0] + (double)e->lat_sum[1] +
+          (double)e->lat_sum[2] + (double)e->lat_sum[3];
+    sd = hwp_sqrt((double)e->lat_sq);
+    r.samples = e->samples;
+    r.enough = e->samples >= t->d.min_samples;
+    r.value = S * sum;
+    r.cv = sum > 0.0 ? sd / sum : 0.0;
+    r.lo = S * (sum - z * sd > 0.0 ? sum - z * sd : 0.0);
+    r.hi = S * (sum + z * sd);
+    return r;
 }
 
 /* 5.2.3: issue slots wasted over all executions of I,
- * (L_I C S / 2) - (U_I W S). */
+ * (L_I C S / 2) - (U_I W S): L_I sums both samples of every pair, so the
+ * /2 is the two samples a pair takes per S. 0 without pairs. */
 HWP_API double hwp_pm_wasted_slots(const hwp_pm_table *t,
                                    const hwp_pm_entry *e) {
     double S, u;
@@ -1161,14 +1741,6 @@ HWP_API double hwp_pm_wasted_slots(const hwp_pm_table *t,
     u = (double)(e->useful_fwd + e->useful_bwd);
     return (double)e->in_progress * t->d.issue_width * S / 2.0 -
            u * t->d.window * S;
-}
-
-/* Total fetch -> retire-ready latency over all executions of I, L_I S / 2:
- * the latency-only view of Fig. 7's X axis. */
-HWP_API double hwp_pm_latency_total(const hwp_pm_table *t,
-                                    const hwp_pm_entry *e) {
-    if (!hwp__pm_table_ok(t) || !e) return 0.0;
-    return (double)e->in_progress * (double)t->d.interval / 2.0;
 }
 
 /* 5.2.4: instructions retiring within X cycles of I, per execution of I,
@@ -1182,6 +1754,47 @@ HWP_API double hwp_pm_ipc_near(const hwp_pm_table *t, const hwp_pm_entry *e) {
     return (1.0 + around) / (2.0 * t->d.near_cycles + 1.0);
 }
 
+static void hwp__pm_row(const hwp_pm_table *t, const hwp_pm_entry *e,
+                        unsigned by, double z, hwp_pm_row *r) {
+    r->pc = e->pc;
+    r->count = hwp_pm_table_estimate(t, e, HWP_PM_PROP_SAMPLES, z);
+    r->latency = hwp_pm_latency_total(t, e, z);
+    r->dcmiss = hwp_pm_table_estimate(t, e, HWP_PM_PROP_EVENT(HWP_EV_DCMISS),
+                                      z);
+    r->wasted_slots = hwp_pm_wasted_slots(t, e);
+    r->ipc_near = hwp_pm_ipc_near(t, e);
+    r->pair_samples = e->pair_samples;
+    r->cost = by == HWP_PM_RANK_WASTED   ? r->wasted_slots
+              : by == HWP_PM_RANK_SAMPLES ? r->count.value
+                                          : r->latency.value;
+}
+
+/* a before b in the ranking: higher cost, then lower PC. */
+static bool hwp__pm_row_before(const hwp_pm_row *a, const hwp_pm_row *b) {
+    return a->cost > b->cost || (a->cost == b->cost && a->pc < b->pc);
+}
+
+/* Keeps the best `cap` rows sorted in out by insertion: O(used x cap)
+ * worst case, no scratch memory (reports ask for a few dozen rows). */
+HWP_API size_t hwp_pm_table_rank(const hwp_pm_table *t, unsigned by, double z,
+                                 hwp_pm_row *out, size_t cap) {
+    size_t have = 0, j;
+    uint32_t i;
+    hwp_pm_row r;
+    if (!hwp__pm_table_ok(t) || by > HWP_PM_RANK_SAMPLES) return 0;
+    if (!out) cap = 0;
+    for (i = 0; cap && i < t->d.capacity; i++) {
+        if (!t->e[i].pc) continue;
+        hwp__pm_row(t, &t->e[i], by, z, &r);
+        if (have == cap && !hwp__pm_row_before(&r, &out[cap - 1])) continue;
+        j = have < cap ? have++ : cap - 1;
+        for (; j > 0 && hwp__pm_row_before(&r, &out[j - 1]); j--)
+            out[j] = out[j - 1];
+        out[j] = r;
+    }
+    return t->used;
+}
+
 HWP_API hwp_status hwp_pm_accuracy(const hwp_pm_table *t, unsigned prop,
                                    hwp_pm_truth_fn truth, void *ctx,
                                    double min_ek, hwp_pm_acc *out) {
@@ -1190,7 +1803,7 @@ HWP_API hwp_status hwp_pm_accuracy(const hwp_pm_table *t, unsigned prop,
     if (!hwp__pm_table_ok(t)) return HWP_EINVAL;
     if (!truth || !out || prop >= HWP_PM_PROP_COUNT) return HWP_EINVAL;
     hwp__zero(out, sizeof *out);
-    S = (double)t->d.interval;
+    S = hwp_pm_table_interval(t);
     for (i = 0; i < t->d.capacity; i++) {
         const hwp_pm_entry *e = &t->e[i];
         uint64_t n;
@@ -1219,125 +1832,310 @@ static const char *const hwp__pm_event_names[HWP_PM_NEVENTS] = {
     "taken", "mispred", "icmiss", "dcmiss", "itlbmiss",
     "dtlbmiss", "aborted", "trap", "indirect"};
 
+/* An estimate's value, or "-" below the advised minimum of samples. */
+static void hwp__pm_put_est(const hwp_writer *w, double v, bool enough,
+                            unsigned decimals) {
+    hwp_put_str(w, "  ");
+    if (enough) hwp_put_f64(w, v, decimals);
+    else hwp_put_str(w, "-");
+}
+
 HWP_API void hwp_pm_table_write_text(const hwp_pm_table *t,
                                      const hwp_writer *w, uint32_t top) {
-    uint64_t last_k = 0;
-    uint32_t shown, i, last_i = 0;
+    hwp_pm_row best, r, last;
+    uint32_t shown, i;
+    unsigned by;
+    bool found;
     if (!hwp__pm_table_ok(t)) return;
+    /* Total cost: wasted slots need pairs, latency needs a host that
+     * reports stages; without either the fetch estimate is all there is. */
+    by = t->d.paired ? HWP_PM_RANK_WASTED : HWP_PM_RANK_SAMPLES;
+    for (i = 0; !t->d.paired && i < t->d.capacity; i++)
+        if (t->e[i].pc && (t->e[i].lat_sum[0] | t->e[i].lat_sum[1] |
+                           t->e[i].lat_sum[2] | t->e[i].lat_sum[3])) {
+            by = HWP_PM_RANK_LATENCY;
+            break;
+        }
     hwp_put_str(w, "profileme table: ");
     hwp_put_u64(w, t->used);
     hwp_put_str(w, " PCs, ");
     hwp_put_u64(w, t->samples);
-    hwp_put_str(w, " samples, ");
-    hwp_put_u64(w, t->dropped);
-    hwp_put_str(w, " dropped (table full), S=");
-    hwp_put_u64(w, t->d.interval);
-    hwp_put_str(w, "\n  pc  samples  est.fetched  cv  retired  dcmiss"
-                   "  wasted_slots\n");
-    /* Top PCs by sample count (ties in slot order), by repeated selection:
+    hwp_put_str(w, " samples, one per ");
+    hwp_put_f64(w, hwp_pm_table_interval(t), 1);
+    hwp_put_str(w, " fetches; ");
+    hwp_put_u64(w, t->dropped + t->zero_pc + t->mismatched);
+    hwp_put_str(w, " records dropped\n  ranked by estimated total ");
+    hwp_put_str(w, by == HWP_PM_RANK_WASTED    ? "wasted issue slots"
+                   : by == HWP_PM_RANK_LATENCY ? "fetch->retire-ready cycles"
+                                               : "fetches (no latencies reported)");
+    hwp_put_str(w, "; estimates from fewer than ");
+    hwp_put_u64(w, t->d.min_samples);
+    hwp_put_str(w, " samples shown as -\n  pc  samples  est_fetches"
+                   "  est_latency_cycles  latency_cv  dcmiss_samples"
+                   "  est_wasted_slots\n");
+    /* Next best after the last row shown, by repeated selection:
      * O(top x capacity) and no scratch memory. */
+    hwp__zero(&last, sizeof last);
     for (shown = 0; shown < top; shown++) {
-        const hwp_pm_entry *e = 0;
-        hwp_pm_est est;
+        found = false;
         for (i = 0; i < t->d.capacity; i++) {
-            const hwp_pm_entry *c = &t->e[i];
-            bool after = !shown || c->samples < last_k ||
-                         (c->samples == last_k && i > last_i);
-            if (c->pc && after && (!e || c->samples > e->samples)) e = c;
+            if (!t->e[i].pc) continue;
+            hwp__pm_row(t, &t->e[i], by, 1.96, &r);
+            if (shown && !hwp__pm_row_before(&last, &r)) continue;
+            if (!found || hwp__pm_row_before(&r, &best)) best = r;
+            found = true;
         }
-        if (!e) break;
-        last_i = (uint32_t)(e - t->e);
-        last_k = e->samples;
-        est = hwp_pm_table_estimate(t, e, HWP_PM_PROP_SAMPLES, 1.96);
+        if (!found) break;
+        last = best;
         hwp_put_str(w, "  ");
-        hwp_put_hex(w, e->pc);
+        hwp_put_hex(w, best.pc);
         hwp_put_str(w, "  ");
-        hwp_put_u64(w, e->samples);
+        hwp_put_u64(w, best.count.samples);
+        hwp__pm_put_est(w, best.count.value, best.count.enough, 0);
+        hwp__pm_put_est(w, best.latency.value, best.latency.enough, 0);
+        hwp__pm_put_est(w, best.latency.cv, best.latency.enough, 3);
         hwp_put_str(w, "  ");
-        hwp_put_f64(w, est.value, 0);
-        hwp_put_str(w, "  ");
-        hwp_put_f64(w, est.cv, 3);
-        hwp_put_str(w, "  ");
-        hwp_put_u64(w, e->retired);
-        hwp_put_str(w, "  ");
-        hwp_put_u64(w, e->events[3]);
-        hwp_put_str(w, "  ");
-        hwp_put_f64(w, hwp_pm_wasted_slots(t, e), 0);
+        hwp_put_u64(w, best.dcmiss.samples);
+        hwp__pm_put_est(w, best.wasted_slots,
+                        t->d.paired && best.pair_samples >= t->d.min_samples,
+                        0);
         hwp_put_str(w, "\n");
     }
 }
 
-static void hwp__pm_json_u64(const hwp_writer *w, const char *key, uint64_t v,
-                             bool comma) {
-    if (comma) hwp_put_str(w, ",");
-    hwp_put_json_str(w, key);
-    hwp_put_str(w, ":");
-    hwp_put_u64(w, v);
+/* The table's counters in hwp_pm_table_stats order. */
+#define HWP__PMT_NSTATS 10u
+static const char *const hwp__pmt_stat_names[HWP__PMT_NSTATS] = {
+    "events", "dropped", "evicted", "cycles", "used", "samples", "empty",
+    "full", "zero_pc", "mismatched"};
+HWP_STATIC_ASSERT(pm_table_stats_are_10_counters,
+                  sizeof(hwp_pm_table_stats) ==
+                      HWP__PMT_NSTATS * sizeof(uint64_t));
+
+/* The first free slot: the entries are written from the one after it
+ * round the table, the order in which re-inserting them (read_json)
+ * puts every one back in its own slot (no probe run crosses a free
+ * slot). One is always free: the table fills to 7/8 at most. */
+static uint32_t hwp__pmt_free(const hwp_pm_table *t) {
+    uint32_t z = 0;
+    while (z < t->d.capacity && t->e[z].pc) z++;
+    return z;
 }
 
-/* JSON schema (stable): {"model":"profileme_table", "interval", "window",
- * "issue_width", "near_cycles", "capacity", "used", "samples", "empty",
- * "dropped", "zero_pc" (numbers), "pcs":[{"pc":"0x..", "samples",
- * "retired", "events":{"taken",...,"indirect"}, "lat_sum":[6 numbers in
- * HWP_PM_LAT_* order], "pair_samples", "in_progress", "useful_fwd",
- * "useful_bwd", "near", "est":kS, "cv", "wasted_slots", "ipc_near"}]}
- * with "pcs" in table slot order (unspecified; sort on the reader side). */
 HWP_API void hwp_pm_table_write_json(const hwp_pm_table *t,
                                      const hwp_writer *w) {
-    uint32_t i, b;
+    hwp_pm_table_stats st;
+    hwp_pm_table_desc d;
+    uint32_t i, k, b, mask, z;
     bool first = true;
     if (!hwp__pm_table_ok(t)) {
         hwp_put_str(w, "null");
         return;
     }
-    hwp_put_str(w, "{\"model\":\"profileme_table\"");
-    hwp__pm_json_u64(w, "interval", t->d.interval, true);
-    hwp__pm_json_u64(w, "window", t->d.window, true);
-    hwp__pm_json_u64(w, "issue_width", t->d.issue_width, true);
-    hwp__pm_json_u64(w, "near_cycles", t->d.near_cycles, true);
-    hwp__pm_json_u64(w, "capacity", t->d.capacity, true);
-    hwp__pm_json_u64(w, "used", t->used, true);
-    hwp__pm_json_u64(w, "samples", t->samples, true);
-    hwp__pm_json_u64(w, "empty", t->empty, true);
-    hwp__pm_json_u64(w, "dropped", t->dropped, true);
-    hwp__pm_json_u64(w, "zero_pc", t->zero_pc, true);
-    hwp_put_str(w, ",\"pcs\":[");
-    for (i = 0; i < t->d.capacity; i++) {
-        const hwp_pm_entry *e = &t->e[i];
-        hwp_pm_est est;
+    d = t->d;
+    hwp_pm_table_get_stats(t, &st);
+    hwp_put_json_envelope(w, "profileme_table", 1);
+    hwp_put_str(w, ",\"desc\":{");
+    for (i = 0; i < HWP__PMT_NDESC; i++) {
+        if (i) hwp_put_str(w, ",");
+        hwp_put_json_str(w, hwp__pmt_desc_names[i]);
+        hwp_put_str(w, ":");
+        hwp_put_u64(w, *hwp__pmt_desc_field(&d, i));
+    }
+    hwp_put_str(w, "},\"stats\":{");
+    for (i = 0; i < HWP__PMT_NSTATS; i++) {
+        if (i) hwp_put_str(w, ",");
+        hwp_put_json_str(w, hwp__pmt_stat_names[i]);
+        hwp_put_str(w, ":");
+        hwp_put_u64(w, ((const uint64_t *)(const void *)&st)[i]);
+    }
+    hwp_put_str(w, "},\"pcs\":[");
+    mask = d.capacity - 1u;
+    z = hwp__pmt_free(t);
+    for (k = 1; k <= d.capacity; k++) {
+        const hwp_pm_entry *e = &t->e[(z + k) & mask];
         if (!e->pc) continue;
         hwp_put_str(w, first ? "{\"pc\":\"" : ",{\"pc\":\"");
         first = false;
         hwp_put_hex(w, e->pc);
         hwp_put_str(w, "\"");
-        hwp__pm_json_u64(w, "samples", e->samples, true);
-        hwp__pm_json_u64(w, "retired", e->retired, true);
+        hwp_put_json_u64(w, "samples", e->samples);
+        hwp_put_json_u64(w, "retired", e->retired);
         hwp_put_str(w, ",\"events\":{");
-        for (b = 0; b < HWP_PM_NEVENTS; b++)
-            hwp__pm_json_u64(w, hwp__pm_event_names[b], e->events[b], b > 0);
+        for (b = 0; b < HWP_PM_NEVENTS; b++) {
+            if (b) hwp_put_str(w, ",");
+            hwp_put_json_str(w, hwp__pm_event_names[b]);
+            hwp_put_str(w, ":");
+            hwp_put_u64(w, e->events[b]);
+        }
         hwp_put_str(w, "},\"lat_sum\":[");
         for (b = 0; b < HWP_PM_LAT_COUNT; b++) {
             if (b) hwp_put_str(w, ",");
             hwp_put_u64(w, e->lat_sum[b]);
         }
         hwp_put_str(w, "]");
-        hwp__pm_json_u64(w, "pair_samples", e->pair_samples, true);
-        hwp__pm_json_u64(w, "in_progress", e->in_progress, true);
-        hwp__pm_json_u64(w, "useful_fwd", e->useful_fwd, true);
-        hwp__pm_json_u64(w, "useful_bwd", e->useful_bwd, true);
-        hwp__pm_json_u64(w, "near", e->near, true);
-        est = hwp_pm_table_estimate(t, e, HWP_PM_PROP_SAMPLES, 1.96);
-        hwp_put_str(w, ",\"est\":");
-        hwp_put_f64(w, est.value, 0);
-        hwp_put_str(w, ",\"cv\":");
-        hwp_put_f64(w, est.cv, 4);
-        hwp_put_str(w, ",\"wasted_slots\":");
-        hwp_put_f64(w, hwp_pm_wasted_slots(t, e), 1);
-        hwp_put_str(w, ",\"ipc_near\":");
-        hwp_put_f64(w, hwp_pm_ipc_near(t, e), 4);
+        hwp_put_json_u64(w, "lat_sq", e->lat_sq);
+        hwp_put_json_u64(w, "pair_samples", e->pair_samples);
+        hwp_put_json_u64(w, "in_progress", e->in_progress);
+        hwp_put_json_u64(w, "useful_fwd", e->useful_fwd);
+        hwp_put_json_u64(w, "useful_bwd", e->useful_bwd);
+        hwp_put_json_u64(w, "near", e->near);
+        /* Derived, for readers of the report; read_json recomputes them. */
+        hwp_put_json_f64(w, "est",
+                         hwp_pm_table_estimate(t, e, HWP_PM_PROP_SAMPLES,
+                                               1.96).value, 1);
+        hwp_put_json_f64(w, "cv", e->samples ? hwp_sqrt(1.0 / (double)e->samples)
+                                              : 0.0, 4);
+        hwp_put_json_f64(w, "latency", hwp_pm_latency_total(t, e, 1.96).value,
+                         1);
+        hwp_put_json_f64(w, "wasted_slots", hwp_pm_wasted_slots(t, e), 1);
+        hwp_put_json_f64(w, "ipc_near", hwp_pm_ipc_near(t, e), 4);
         hwp_put_str(w, "}");
     }
     hwp_put_str(w, "]}");
+}
+
+static bool hwp__pmt_read_desc_obj(hwp_json *j, hwp_pm_table_desc *d) {
+    uint32_t *field[HWP__PMT_NDESC];
+    unsigned i;
+    for (i = 0; i < HWP__PMT_NDESC; i++) field[i] = hwp__pmt_desc_field(d, i);
+    return hwp__pm_read_u32s(j, hwp__pmt_desc_names, HWP__PMT_NDESC, field,
+                             "profileme table: unknown desc field");
+}
+
+/* One "pcs" element into a fresh entry of t. */
+static bool hwp__pmt_read_entry(hwp_json *j, hwp_pm_table *t) {
+    hwp_pm_entry x, *e;
+    char key[24];
+    unsigned b;
+    hwp__zero(&x, sizeof x);
+    if (!hwp_json_object(j)) return false;
+    while (hwp_json_member(j, key, sizeof key)) {
+        if (hwp_json_key_is(key, "pc")) hwp_json_u64(j, &x.pc);
+        else if (hwp_json_key_is(key, "samples")) hwp_json_u64(j, &x.samples);
+        else if (hwp_json_key_is(key, "retired")) hwp_json_u64(j, &x.retired);
+        else if (hwp_json_key_is(key, "lat_sq")) hwp_json_u64(j, &x.lat_sq);
+        else if (hwp_json_key_is(key, "pair_samples"))
+            hwp_json_u64(j, &x.pair_samples);
+        else if (hwp_json_key_is(key, "in_progress"))
+            hwp_json_u64(j, &x.in_progress);
+        else if (hwp_json_key_is(key, "useful_fwd"))
+            hwp_json_u64(j, &x.useful_fwd);
+        else if (hwp_json_key_is(key, "useful_bwd"))
+            hwp_json_u64(j, &x.useful_bwd);
+        else if (hwp_json_key_is(key, "near")) hwp_json_u64(j, &x.near);
+        else if (hwp_json_key_is(key, "events")) {
+            if (!hwp_json_object(j)) return false;
+            while (hwp_json_member(j, key, sizeof key)) {
+                for (b = 0; b < HWP_PM_NEVENTS; b++)
+                    if (hwp_json_key_is(key, hwp__pm_event_names[b])) break;
+                if (b == HWP_PM_NEVENTS)
+                    return hwp_json_fail(j, "profileme table: unknown event");
+                hwp_json_u64(j, &x.events[b]);
+            }
+        } else if (hwp_json_key_is(key, "lat_sum")) {
+            if (!hwp_json_array(j)) return false;
+            for (b = 0; hwp_json_next(j); b++) {
+                if (b == HWP_PM_LAT_COUNT)
+                    return hwp_json_fail(j, "profileme table: lat_sum has 6 "
+                                            "values");
+                hwp_json_u64(j, &x.lat_sum[b]);
+            }
+            if (!j->why && b != HWP_PM_LAT_COUNT)
+                return hwp_json_fail(j, "profileme table: lat_sum has 6 values");
+        } else {
+            hwp_json_skip(j); /* derived values: recomputed */
+        }
+    }
+    if (j->why) return false;
+    if (!x.pc) return hwp_json_fail(j, "profileme table: pc must be nonzero");
+    if (hwp_pm_table_find(t, x.pc))
+        return hwp_json_fail(j, "profileme table: pc listed twice");
+    e = hwp__pm_lookup(t, x.pc, true, &t->used);
+    if (!e) return hwp_json_fail(j, "profileme table: more pcs than capacity "
+                                    "holds");
+    *e = x;
+    return true;
+}
+
+/* Read a table report: its desc into *d and, when t is not NULL, check
+ * it against t's and restore the profile into t. */
+static hwp_status hwp__pmt_read(hwp_pm_table_desc *d, hwp_pm_table *t,
+                                const char *json, size_t n,
+                                hwp_json_err *err) {
+    hwp_json j;
+    char key[24];
+    bool have_desc = false;
+    hwp_status rc;
+    hwp__zero(d, sizeof *d);
+    hwp_json_init(&j, json, n);
+    if (hwp_json_envelope(&j, "profileme_table", 1)) {
+        while (hwp_json_member(&j, key, sizeof key)) {
+            if (hwp_json_key_is(key, "desc")) {
+                hwp_pm_table_desc o;
+                const char *why;
+                if (!hwp__pmt_read_desc_obj(&j, d)) break;
+                why = hwp__pm_table_fill(&o, d);
+                if (why) {
+                    hwp_json_fail(&j, why);
+                    break;
+                }
+                *d = o;
+                have_desc = true;
+                if (!t) continue;
+                why = hwp__pmt_desc_diff(&t->d, d);
+                if (why) return hwp__fail(&t->head, HWP_EMISMATCH, why);
+                hwp_pm_table_reset(t);
+            } else if (!t) {
+                hwp_json_skip(&j);
+            } else if (!have_desc) {
+                hwp_json_fail(&j, "profileme table: desc must come first");
+            } else if (hwp_json_key_is(key, "stats")) {
+                uint64_t v[HWP__PMT_NSTATS];
+                hwp__zero(v, sizeof v);
+                if (!hwp__pm_read_obj(&j, hwp__pmt_stat_names,
+                                      HWP__PMT_NSTATS, v, 0))
+                    break;
+                /* events, dropped and used are derived */
+                t->samples = v[5];
+                t->empty = v[6];
+                t->dropped = v[7];
+                t->zero_pc = v[8];
+                t->mismatched = v[9];
+            } else if (hwp_json_key_is(key, "pcs")) {
+                if (!hwp_json_array(&j)) break;
+                while (hwp_json_next(&j))
+                    if (!hwp__pmt_read_entry(&j, t)) break;
+            } else {
+                hwp_json_skip(&j);
+            }
+        }
+        if (!have_desc && !j.why) hwp_json_fail(&j, "profileme table: no desc");
+        hwp_json_end(&j);
+    }
+    rc = hwp_json_status(&j, err);
+    if (t) {
+        if (rc != HWP_OK) {
+            if (have_desc) hwp_pm_table_reset(t); /* no half-loaded profile */
+            return hwp__fail(&t->head, rc, "profileme table: malformed report");
+        }
+        return hwp__fail(&t->head, HWP_OK, "");
+    }
+    return rc;
+}
+
+HWP_API hwp_status hwp_pm_table_read_desc(hwp_pm_table_desc *d,
+                                          const char *json, size_t n,
+                                          hwp_json_err *err) {
+    if (!d || !json) return HWP_EINVAL;
+    return hwp__pmt_read(d, 0, json, n, err);
+}
+
+HWP_API hwp_status hwp_pm_table_read_json(hwp_pm_table *t, const char *json,
+                                          size_t n, hwp_json_err *err) {
+    hwp_pm_table_desc d;
+    if (!hwp__pm_table_ok(t) || !json) return HWP_EINVAL;
+    return hwp__pmt_read(&d, t, json, n, err);
 }
 
 /* ---- path reconstruction ------------------------------------------------ */

@@ -150,6 +150,7 @@ static uint64_t run(uint64_t seed, uint32_t paired, uint32_t ways,
     nref = 0;
     memset(&td, 0, sizeof td);
     td.capacity = 1024;
+    td.paired = paired;
     CHECK_EQ(hwp_pm_table_init(&tab, tmem, 1024 * sizeof(hwp_pm_entry), &td),
              HWP_OK);
     memset(&d, 0, sizeof d);

@@ -1,4 +1,4 @@
-/* Statistical reproductions of ProfileMe's software side (seed 004):
+/* Statistical reproductions of ProfileMe's software side:
  *   5.1 / Fig. 3  kS is unbiased over seeds; about two thirds of the PCs
  *                 fall inside the one-standard-deviation envelope
  *                 y = 1 +/- 1/sqrt(k);
@@ -301,6 +301,7 @@ static void test_fig7_wasted_slots(void) {
     td.interval = S;
     td.window = W;
     td.issue_width = C;
+    td.paired = 1;
     CHECK_EQ(hwp_pm_table_init(&t, tmem, (size_t)1 << 22, &td), HWP_OK);
     memset(&d, 0, sizeof d);
     d.seed = 31;
@@ -340,7 +341,7 @@ static void test_fig7_wasted_slots(void) {
         const hwp_pm_entry *e = hwp_pm_table_find(&t, 0x1000 + 4 * i);
         tru_w[i] = (double)(C * ooo.prog[i]) - (double)ooo.useful[i];
         est_w[i] = hwp_pm_wasted_slots(&t, e);
-        est_l[i] = hwp_pm_latency_total(&t, e);
+        est_l[i] = hwp_pm_latency_total(&t, e, 1.96).value;
         printf("    %c%u  %6llu  %10llu  %11.0f  %11.0f  %11.0f  %+.3f  "
                "%.3f/%.3f\n", 'A' + i / NOPS, i % NOPS,
                (unsigned long long)(e ? e->pair_samples : 0),

@@ -1,0 +1,357 @@
+/* examples/common/hwx_path.c: the path profiler (Vaswani, Jacob &
+ * Srikant, Representing, Detecting and Profiling Paths in Hardware) as a
+ * session adapter: path stack + Hot Path Table + the path-based phase
+ * detector. Scored by the HPT's overlap percentage with the exact path
+ * profile (sec. 8.1, after Arnold & Ryder), the overlap of a perfect
+ * table of as many entries, and the agreement of the detector's phase
+ * changes with a basic-block-vector reference detector (Sherwood et al.)
+ * run beside it with exact=on. */
+#include "hwx_int.h"
+
+/* Intervals whose phase ids are kept for the report and the score. */
+#define HWX__PHASE_LOG 4096u
+
+typedef struct hwx__pathd {
+    hwp_path_desc p;
+    hwp_hpt_desc h;
+    hwp_phase_desc ph;
+    hwp_phase_desc bbv; /* the reference detector: same interval, 1024 counters */
+} hwx__pathd;
+
+typedef struct hwx__path {
+    hwp_path *path;
+    hwp_hpt *hpt;
+    hwp_phase *phase;
+    uint32_t *phase_ids;  /* detector's phase id per interval (bounded) */
+    uint64_t phase_n;     /* intervals seen                              */
+    hwp_phase *bbv;       /* reference detector, exact=on only           */
+    uint32_t *bbv_ids;
+    uint64_t bbv_n;
+    uint32_t bbv_insns;   /* instructions since the last branch          */
+    uint32_t path_pend;   /* block mode: instructions since the last branch */
+    uint32_t entries;     /* the HPT's entries and ways, as configured   */
+    uint32_t ways;
+    int started;
+} hwx__path;
+
+static void hwx__path_defaults(void *dv, const hwx_opts *o) {
+    (void)dv;
+    (void)o;
+}
+
+/* "512x4" -> 512, 4 */
+static hwp_status hwx__pair(const char *v, uint32_t *a, uint32_t *b, const char **why) {
+    char first[24];
+    size_t n = 0;
+    while (v[n] && v[n] != 'x') n++;
+    if (!v[n] || n == 0 || n >= sizeof first)
+        return hwx__bad(why, "hwx: expected ENTRIESxWAYS, e.g. 512x4");
+    hwp__copy(first, v, n);
+    first[n] = 0;
+    if (hwx__u32(first, a, why) != HWP_OK) return HWP_EINVAL;
+    return hwx__u32(v + n + 1, b, why);
+}
+
+static hwp_status hwx__path_set(void *dv, const char *k, const char *v, const char **why) {
+    static const char *const idx[] = {"plb", "pb", "p", NULL};
+    static const uint32_t idxv[] = {HWP_HPT_PLB, HWP_HPT_PB, HWP_HPT_P};
+    static const char *const repl[] = {"lfu", "lru", NULL};
+    static const uint32_t replv[] = {HWP_HPT_LFU, HWP_HPT_LRU};
+    static const char *const mode[] = {"bl", "wpp", NULL};
+    static const uint32_t modev[] = {HWP_PATH_BL, HWP_PATH_WPP};
+    hwx__pathd *d = (hwx__pathd *)dv;
+    if (hwx_streq(k, "hpt")) return hwx__pair(v, &d->h.entries, &d->h.ways, why);
+    if (hwx_streq(k, "index"))
+        return hwx__enum(v, idx, idxv, &d->h.index, "path_index: plb, pb or p", why);
+    if (hwx_streq(k, "repl"))
+        return hwx__enum(v, repl, replv, &d->h.repl, "path_repl: lfu or lru", why);
+    if (hwx_streq(k, "mode"))
+        return hwx__enum(v, mode, modev, &d->p.mode, "path_mode: bl or wpp", why);
+    if (hwx_streq(k, "depth")) return hwx__u32(v, &d->p.depth, why);
+    if (hwx_streq(k, "maxlen")) return hwx__u32(v, &d->p.max_len, why);
+    if (hwx_streq(k, "queue")) return hwx__u32(v, &d->p.queue, why);
+    if (hwx_streq(k, "interval")) return hwx__u64(v, &d->ph.interval, why);
+    if (hwx_streq(k, "threshold")) return hwx__u64(v, &d->ph.threshold, why);
+    if (hwx_streq(k, "counters")) return hwx__u32(v, &d->ph.counters, why);
+    return hwx__bad(why, "path: parameters are hpt, index, repl, mode, depth, maxlen, queue, "
+                         "interval, threshold, counters");
+}
+
+static void hwx__path_derive(hwx__pathd *d) {
+    d->bbv = d->ph;
+    d->bbv.counters = 1024;
+}
+
+static uint32_t hwx__path_wants(const hwx_opts *o) {
+    (void)o;
+    return 0;
+}
+
+static size_t hwx__path_bytes(const void *dv, const hwx_opts *o, const char **why) {
+    hwx__pathd d = *(const hwx__pathd *)dv;
+    size_t a, b, c;
+    (void)o;
+    hwx__path_derive(&d);
+    a = hwp_path_bytes(&d.p);
+    b = hwp_hpt_bytes(&d.h);
+    c = hwp_phase_bytes(&d.ph);
+    if (!a || !b || !c) return (size_t)hwx__bad(why, "path: invalid parameters");
+    return hwp__align(sizeof(hwp_path)) + hwp__align(a) + hwp__align(sizeof(hwp_hpt)) +
+           hwp__align(b) + hwp__align(sizeof(hwp_phase)) + hwp__align(c) +
+           hwp__align(HWX__PHASE_LOG * sizeof(uint32_t)) + hwp__align(sizeof(hwp_phase)) +
+           hwp__align(hwp_phase_bytes(&d.bbv)) + hwp__align(HWX__PHASE_LOG * sizeof(uint32_t));
+}
+
+static void hwx__on_interval(void *ctx, const hwp_phase_interval *r) {
+    hwx__path *m = (hwx__path *)ctx;
+    if (m->phase_n < HWX__PHASE_LOG) m->phase_ids[m->phase_n] = r->phase;
+    m->phase_n++;
+}
+
+static void hwx__on_bbv_interval(void *ctx, const hwp_phase_interval *r) {
+    hwx__path *m = (hwx__path *)ctx;
+    if (m->bbv_n < HWX__PHASE_LOG) m->bbv_ids[m->bbv_n] = r->phase;
+    m->bbv_n++;
+}
+
+/* Carve an instance and its storage, init it, fail with its reason. */
+#define HWX__INIT(s, cur, type, ptr, bytesfn, initfn, desc)                   \
+    do {                                                                      \
+        size_t k_ = bytesfn(desc);                                            \
+        ptr = (type *)hwp__carve(cur, sizeof(type));                          \
+        if (initfn(ptr, hwp__carve(cur, k_), k_, desc, &(s)->cost) != HWP_OK) \
+            return hwp__fail(&(s)->head, HWP_EINVAL, hwp_why(ptr));           \
+    } while (0)
+
+static hwp_status hwx__path_init(void *sv, void *dv, unsigned char **cur, hwx_session *s) {
+    hwx__path *m = (hwx__path *)sv;
+    hwx__pathd *d = (hwx__pathd *)dv;
+    hwx__path_derive(d);
+    d->ph.on_interval = hwx__on_interval;
+    d->ph.ctx = m;
+    HWX__INIT(s, cur, hwp_hpt, m->hpt, hwp_hpt_bytes, hwp_hpt_init, &d->h);
+    HWX__INIT(s, cur, hwp_phase, m->phase, hwp_phase_bytes, hwp_phase_init, &d->ph);
+    HWX__INIT(s, cur, hwp_path, m->path, hwp_path_bytes, hwp_path_init, &d->p);
+    m->phase_ids = (uint32_t *)hwp__carve(cur, HWX__PHASE_LOG * sizeof(uint32_t));
+    d->bbv.on_interval = hwx__on_bbv_interval;
+    d->bbv.ctx = m;
+    /* The reference detector is not hardware being modelled: no cost; it
+     * only runs beside the exact profile (accuracy). */
+    if (s->opts.exact) {
+        size_t k = hwp_phase_bytes(&d->bbv);
+        m->bbv = (hwp_phase *)hwp__carve(cur, sizeof(hwp_phase));
+        if (hwp_phase_init(m->bbv, hwp__carve(cur, k), k, &d->bbv, NULL) != HWP_OK)
+            return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->bbv));
+    }
+    m->bbv_ids = (uint32_t *)hwp__carve(cur, HWX__PHASE_LOG * sizeof(uint32_t));
+    if (hwp_path_attach(m->path, m->hpt, m->phase) != HWP_OK)
+        return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->path));
+    m->entries = m->hpt->desc.entries;
+    m->ways = m->hpt->desc.ways;
+    return HWP_OK;
+}
+
+static void hwx__path_insn(void *sv, const hwp_insn *in, uint64_t cycle) {
+    hwx__path *m = (hwx__path *)sv;
+    (void)cycle;
+    if (HWP_UNLIKELY(!m->started)) {
+        hwp_path_begin(m->path, in->pc); /* program entry, sec. 3 */
+        m->started = 1;
+    }
+    hwp_path_insn(m->path, in);
+    m->bbv_insns++;
+    if (m->bbv && hwp_cls_is_branch(in->cls)) {
+        hwp_phase_add_branch(m->bbv, in->pc, m->bbv_insns);
+        m->bbv_insns = 0;
+    }
+}
+
+static void hwx__path_block(void *sv, const hwx_block *b) {
+    hwx__path *m = (hwx__path *)sv;
+    const hwp_insn *last = b->last;
+    if (HWP_UNLIKELY(!m->started)) {
+        hwp_path_begin(m->path, b->pcs[0]);
+        m->started = 1;
+    }
+    m->path_pend += b->n;
+    m->bbv_insns += b->n;
+    if (hwp_cls_is_branch(last->cls)) {
+        hwp_path_branch(m->path, last->pc, last->next_pc, last->cls,
+                        (last->events & HWP_EV_TAKEN) != 0, m->path_pend, 0);
+        if (m->bbv) hwp_phase_add_branch(m->bbv, last->pc, m->bbv_insns);
+        m->path_pend = 0;
+        m->bbv_insns = 0;
+    }
+}
+
+static void hwx__path_flush(void *sv) { hwp_path_flush(((hwx__path *)sv)->path); }
+
+/* The HPT merges; the path stack and the phase detectors are one
+ * thread's stream and stay with dst. */
+static void hwx__path_merge(void *dv, const void *sv) {
+    hwp_hpt_merge(((hwx__path *)dv)->hpt, ((const hwx__path *)sv)->hpt);
+}
+
+static void hwx__path_text(const void *sv, const hwx_session *s, const hwp_writer *w) {
+    const hwx__path *m = (const hwx__path *)sv;
+    uint32_t top = s->opts.top;
+    hwp_path_row rows[32];
+    size_t n = hwp_hpt_export(m->hpt, rows, top < 32 ? top : 32), i;
+    if (n > (top < 32 ? top : 32)) n = top < 32 ? top : 32;
+    hwp_put_str(w, "\n-- hot paths: path stack + Hot Path Table (seed 003) --\n");
+    hwx__kv(w, "  HPT ", m->entries);
+    hwx__kv(w, "x", m->ways);
+    hwx__kv(w, ": paths ", m->path->paths);
+    hwx__kv(w, ", hits ", m->hpt->hits);
+    hwx__kv(w, ", misses ", m->hpt->misses);
+    hwp_put_str(w, "\n  start               len  directions         count   (exact)\n");
+    for (i = 0; i < n; i++) {
+        hwp_put_str(w, "  ");
+        hwp_put_hex(w, rows[i].pd.start);
+        hwp_put_str(w, "  ");
+        hwp_put_u64(w, hwp_path_pd_len(&rows[i].pd));
+        hwp_put_str(w, "  ");
+        hwp_put_hex(w, hwp_path_pd_dirs(&rows[i].pd));
+        hwp_put_str(w, "  ");
+        hwp_put_u64(w, rows[i].count);
+        if (s->exact) {
+            hwp_put_str(w, "  (");
+            hwp_put_u64(w, hwx__xtab_get(&s->exact->path, rows[i].pd.start, rows[i].pd.shape));
+            hwp_put_str(w, ")");
+        }
+        hwp_put_str(w, "\n");
+    }
+    hwx__kv(w, "\n-- phases: path-based detector (seed 003 sec. 6) --\n  intervals ",
+            m->phase->intervals);
+    hwx__kv(w, " of ", m->phase->desc.interval);
+    hwx__kv(w, " instructions, phase changes ", m->phase->changes);
+    hwx__kv(w, ", phases ", m->phase->next_id);
+    hwp_put_str(w, "\n  timeline (phase id per interval): ");
+    for (i = 0; i < m->phase_n && i < HWX__PHASE_LOG && i < 120; i++) {
+        uint32_t id = m->phase_ids[i];
+        char c = (char)(id < 10 ? '0' + id : id < 36 ? 'a' + (id - 10) : '+');
+        hwp_put(w, &c, 1);
+    }
+    hwp_put_str(w, m->phase_n > 120 ? "...\n" : "\n");
+}
+
+/* Phase id per interval, as far as the log reaches. */
+static void hwx__ids_json(const hwp_writer *w, const uint32_t *ids, uint64_t n) {
+    uint64_t i;
+    hwp_put_str(w, "[");
+    for (i = 0; i < n && i < HWX__PHASE_LOG; i++) {
+        if (i) hwp_put_str(w, ",");
+        hwp_put_u64(w, ids[i]);
+    }
+    hwp_put_str(w, "]");
+}
+
+static void hwx__path_json(const void *sv, const hwp_writer *w) {
+    const hwx__path *m = (const hwx__path *)sv;
+    hwp_put_str(w, ",\"pathprof\":{\"path\":");
+    hwp_path_write_json(m->path, w);
+    hwp_put_str(w, ",\"hpt\":");
+    hwp_hpt_write_json(m->hpt, w);
+    hwp_put_str(w, ",\"phase\":");
+    hwp_phase_write_json(m->phase, w);
+    hwp_put_str(w, ",\"phase_ids\":");
+    hwx__ids_json(w, m->phase_ids, m->phase_n);
+    hwp_put_str(w, ",\"bbv_ids\":");
+    hwx__ids_json(w, m->bbv_ids, m->bbv_n);
+    hwp_put_str(w, "}");
+}
+
+/* The HPT's rows, then a heap of as many exact path counts. */
+static size_t hwx__path_eval_bytes(const void *sv, const hwx_session *s) {
+    const hwx__path *m = (const hwx__path *)sv;
+    (void)s;
+    return hwp__align((size_t)m->entries * sizeof(hwp_path_row)) +
+           hwp__align((size_t)m->entries * sizeof(uint64_t));
+}
+
+/* The sum of the k largest counts in t, selected with a min-heap of k
+ * counts in heap[] (scratch): O(n log k), no sort of the whole table. */
+static uint64_t hwx__top_sum(const hwx_xtab *t, uint64_t *heap, uint32_t k) {
+    uint32_t have = 0, j, c;
+    uint64_t i, sum = 0;
+    for (i = 0; i <= t->mask && k; i++) {
+        uint64_t v = t->e[i].count;
+        if (!v) continue;
+        if (have < k) { /* sift up */
+            for (j = have++; j > 0 && heap[(j - 1) / 2] > v; j = (j - 1) / 2)
+                heap[j] = heap[(j - 1) / 2];
+            heap[j] = v;
+            continue;
+        }
+        if (v <= heap[0]) continue;
+        for (j = 0; (c = 2 * j + 1) < have; j = c) { /* sift the root down */
+            if (c + 1 < have && heap[c + 1] < heap[c]) c++;
+            if (heap[c] >= v) break;
+            heap[j] = heap[c];
+        }
+        heap[j] = v;
+    }
+    for (j = 0; j < have; j++) sum += heap[j];
+    return sum;
+}
+
+static void hwx__path_eval(void *sv, const hwx_session *s, unsigned char *cur,
+                           hwx_metric *out) {
+    const hwx__path *m = (const hwx__path *)sv;
+    /* Overlap percentage (Arnold & Ryder; sec. 8.1): the sum over paths
+     * of the smaller of the path's shares in the two profiles. Exact
+     * shares come from the exact profile's own path stack. */
+    hwp_path_row *rows = (hwp_path_row *)(void *)cur;
+    size_t n = hwp_hpt_export(m->hpt, rows, m->entries), i;
+    double hsum = 0, xsum = (double)s->exact->path.total, ov = 0;
+    if (n > m->entries) n = m->entries;
+    for (i = 0; i < n; i++) hsum += (double)rows[i].count;
+    for (i = 0; i < n && hsum > 0 && xsum > 0; i++) {
+        double hf = (double)rows[i].count / hsum;
+        double xf =
+            (double)hwx__xtab_get(&s->exact->path, rows[i].pd.start, rows[i].pd.shape) / xsum;
+        ov += hf < xf ? hf : xf;
+    }
+    out[0].valid = n > 0 && xsum > 0;
+    out[0].n = (uint32_t)n;
+    out[0].value = 100.0 * ov;
+    {
+        /* The reference: a perfect table of as many entries holds the
+         * exact top paths, so its overlap is their share of the flow, an
+         * upper bound on any table of that size (each path adds at most
+         * its exact share). Programs with a wide path working set (an
+         * interpreter) leave even this below 80%. */
+        uint32_t k = m->entries;
+        uint64_t *heap =
+            (uint64_t *)(void *)(cur + hwp__align((size_t)k * sizeof(hwp_path_row)));
+        out[1].valid = xsum > 0;
+        out[1].n = k;
+        out[1].value =
+            xsum > 0 ? 100.0 * (double)hwx__top_sum(&s->exact->path, heap, k) / xsum : 0.0;
+    }
+    if (m->phase_n > 1 && m->bbv_n > 1) {
+        uint64_t k, nn = m->phase_n < m->bbv_n ? m->phase_n : m->bbv_n, agree = 0;
+        if (nn > HWX__PHASE_LOG) nn = HWX__PHASE_LOG;
+        for (k = 1; k < nn; k++)
+            agree += (m->phase_ids[k] != m->phase_ids[k - 1]) ==
+                     (m->bbv_ids[k] != m->bbv_ids[k - 1]);
+        out[2].valid = 1;
+        out[2].n = (uint32_t)(nn - 1);
+        out[2].value = 100.0 * (double)agree / (double)(nn - 1);
+    }
+}
+
+static const hwx_metric_def hwx__path_metrics[] = {
+    {"hpt_overlap_pct", "  HPT overlap percentage (seed 003 8.1):      ", 2, "%"},
+    {"hpt_ideal_pct", "  perfect table of as many entries (ideal):   ", 2, "%"},
+    {"phase_agree_pct", "  phase changes agreeing with BBV reference:  ", 2, "%"},
+};
+
+const hwx_adapter hwx__adapter_path = {
+    "path", "pathprof", HWP_MODEL_PATH,
+    "hpt, index, repl, mode, depth, maxlen, queue, interval, threshold, counters",
+    sizeof(hwx__pathd), sizeof(hwx__path), hwx__path_metrics, 3,
+    hwx__path_defaults, hwx__path_set, hwx__path_wants, hwx__path_bytes, hwx__path_init,
+    hwx__path_insn, hwx__path_block, hwx__path_flush, hwx__path_merge, hwx__path_text,
+    hwx__path_json, hwx__path_eval_bytes, hwx__path_eval, NULL,
+};

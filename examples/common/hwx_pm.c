@@ -1,0 +1,181 @@
+/* examples/common/hwx_pm.c: ProfileMe (Dean et al., ProfileMe: Hardware
+ * Support for Instruction-Level Profiling on Out-of-Order Processors,
+ * MICRO 1997) as a session adapter: the sampler delivers into a profile
+ * table, scored by the fraction of instructions whose estimate lies
+ * inside the paper's 1/sqrt(E[k]) envelope (instructions with at least the
+ * advised minimum of expected samples, HWP_PM_MIN_SAMPLES). */
+#include "hwx_int.h"
+
+typedef struct hwx__pmd {
+    hwp_pm_desc p;
+    hwp_pm_table_desc t;
+} hwx__pmd;
+
+typedef struct hwx__pm {
+    hwp_pm *pm;
+    hwp_pm_table *tab;
+} hwx__pm;
+
+static void hwx__pm_defaults(void *dv, const hwx_opts *o) {
+    hwx__pmd *d = (hwx__pmd *)dv;
+    d->p.seed = o->seed;
+    d->p.deliver = hwp_pm_table_deliver;
+}
+
+static hwp_status hwx__pm_set(void *dv, const char *k, const char *v, const char **why) {
+    static const char *const dists[] = {"uniform", "geometric", "fixed", NULL};
+    static const uint32_t distv[] = {HWP_PM_DIST_UNIFORM, HWP_PM_DIST_GEOMETRIC,
+                                     HWP_PM_DIST_FIXED};
+    hwx__pmd *d = (hwx__pmd *)dv;
+    if (hwx_streq(k, "interval")) return hwx__u32(v, &d->p.interval, why);
+    if (hwx_streq(k, "paired")) return hwx__u32(v, &d->p.paired, why);
+    if (hwx_streq(k, "window")) return hwx__u32(v, &d->p.window, why);
+    if (hwx_streq(k, "buffer")) return hwx__u32(v, &d->p.buffer, why);
+    if (hwx_streq(k, "dist"))
+        return hwx__enum(v, dists, distv, &d->p.dist, "pm_dist: uniform, geometric or fixed",
+                         why);
+    if (hwx_streq(k, "table")) return hwx__u32(v, &d->t.capacity, why);
+    return hwx__bad(why, "pm: parameters are interval, paired, window, buffer, dist, table");
+}
+
+/* The table's estimators need the sampler's S, W and pairing (a pair is
+ * two samples per S); hwp_pm_table_desc_for gives the same once the
+ * sampler exists, but the storage is sized before it does. */
+static void hwx__pm_derive(hwx__pmd *d) {
+    d->t.interval = d->p.interval;
+    d->t.window = d->p.window;
+    d->t.paired = d->p.paired;
+}
+
+static uint32_t hwx__pm_wants(const hwx_opts *o) {
+    (void)o;
+    return 0;
+}
+
+static size_t hwx__pm_bytes(const void *dv, const hwx_opts *o, const char **why) {
+    hwx__pmd d = *(const hwx__pmd *)dv;
+    size_t a, b;
+    (void)o;
+    hwx__pm_derive(&d);
+    a = hwp_pm_bytes(&d.p);
+    b = hwp_pm_table_bytes(&d.t);
+    if (!a || !b) return (size_t)hwx__bad(why, "pm: invalid parameters");
+    return hwp__align(sizeof(hwp_pm)) + hwp__align(a) + hwp__align(sizeof(hwp_pm_table)) +
+           hwp__align(b);
+}
+
+static hwp_status hwx__pm_init(void *sv, void *dv, unsigned char **cur, hwx_session *s) {
+    hwx__pm *m = (hwx__pm *)sv;
+    hwx__pmd *d = (hwx__pmd *)dv;
+    size_t k;
+    hwx__pm_derive(d);
+    k = hwp_pm_table_bytes(&d->t);
+    m->tab = (hwp_pm_table *)hwp__carve(cur, sizeof(hwp_pm_table));
+    if (hwp_pm_table_init(m->tab, hwp__carve(cur, k), k, &d->t) != HWP_OK)
+        return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->tab));
+    d->p.user = m->tab;
+    k = hwp_pm_bytes(&d->p);
+    m->pm = (hwp_pm *)hwp__carve(cur, sizeof(hwp_pm));
+    if (hwp_pm_init(m->pm, hwp__carve(cur, k), k, &d->p, &s->cost) != HWP_OK)
+        return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->pm));
+    return HWP_OK;
+}
+
+static void hwx__pm_insn(void *sv, const hwp_insn *in, uint64_t cycle) {
+    hwp_pm_insn(((hwx__pm *)sv)->pm, in, cycle);
+}
+
+/* The fetch counter passes the block at once (sec. 4.1.1); a selected
+ * instruction gets its own record, as hwp_pm_insn would give it. */
+static void hwx__pm_block(void *sv, const hwx_block *b) {
+    hwp_pm *pm = ((hwx__pm *)sv)->pm;
+    uint32_t rem = b->n, k, j;
+    while (rem && (k = hwp_pm_fetch_block(pm, rem)) != 0) {
+        uint32_t idx = b->n - rem + k - 1;
+        hwp_insn in;
+        if (idx + 1 == b->n) {
+            in = *b->last;
+        } else {
+            hwp__zero(&in, sizeof in);
+            in.pc = b->pcs[idx];
+            in.next_pc = b->pcs[idx + 1];
+            for (j = 0; j < b->nmem; j++)
+                if (b->mem[j].pc == in.pc) in = b->mem[j];
+        }
+        hwp_pm_sample_insn(pm, &in, b->cycle + idx);
+        rem -= k;
+    }
+    if (b->last->cls == HWP_CLS_BR_COND)
+        hwp_pm_branch(pm, (b->last->events & HWP_EV_TAKEN) != 0);
+}
+
+static void hwx__pm_flush(void *sv) { hwp_pm_flush(((hwx__pm *)sv)->pm); }
+
+static void hwx__pm_merge(void *dv, const void *sv) {
+    hwp_pm_merge(((hwx__pm *)dv)->pm, ((const hwx__pm *)sv)->pm);
+    hwp_pm_table_merge(((hwx__pm *)dv)->tab, ((const hwx__pm *)sv)->tab);
+}
+
+/* The table's own report ranks by estimated total cost (latency, or
+ * wasted issue slots when paired) and prints every estimate with its
+ * sample count, "-" below the advised minimum. */
+static void hwx__pm_text(const void *sv, const hwx_session *s, const hwp_writer *w) {
+    const hwx__pm *m = (const hwx__pm *)sv;
+    hwp_put_str(w, "\n-- costliest instructions: ProfileMe samples (Dean et al., "
+                   "MICRO-30 1997) --\n");
+    hwp_pm_table_write_text(m->tab, w, s->opts.top);
+}
+
+static void hwx__pm_json(const void *sv, const hwp_writer *w) {
+    const hwx__pm *m = (const hwx__pm *)sv;
+    hwp_put_str(w, ",\"profileme\":{\"sampler\":");
+    hwp_pm_write_json(m->pm, w);
+    hwp_put_str(w, ",\"table\":");
+    hwp_pm_table_write_json(m->tab, w);
+    hwp_put_str(w, "}");
+}
+
+static uint64_t hwx__pm_truth(void *ctx, uint64_t pc) {
+    return hwx__xtab_get(&((const hwx_session *)ctx)->exact->pc, pc, 0);
+}
+
+static void hwx__pm_eval(void *sv, const hwx_session *s, unsigned char *scratch,
+                         hwx_metric *out) {
+    hwp_pm_acc pa;
+    (void)scratch;
+    const hwp_pm_table *t = ((hwx__pm *)sv)->tab;
+    if (hwp_pm_accuracy(t, HWP_PM_PROP_RETIRED, hwx__pm_truth, (void *)(uintptr_t)s,
+                        (double)hwp_pm_table_min_samples(t), &pa) == HWP_OK &&
+        pa.pcs) {
+        out[0].valid = 1;
+        out[0].n = (uint32_t)pa.pcs;
+        out[0].value = pa.in_envelope;
+    }
+}
+
+/* Event-free instructions pass the fetch counter in bulk; the host stops
+ * before the one the countdown selects (hwx__pm_until), so no selection
+ * falls inside. */
+static void hwx__pm_skip(void *sv, uint64_t n) {
+    hwp_pm *pm = ((hwx__pm *)sv)->pm;
+    for (; n > UINT32_MAX; n -= UINT32_MAX) hwp_pm_fetch_block(pm, UINT32_MAX);
+    hwp_pm_fetch_block(pm, (uint32_t)n);
+}
+
+static uint64_t hwx__pm_until(const void *sv) {
+    return hwp_pm_countdown(((const hwx__pm *)sv)->pm);
+}
+
+static const hwx_metric_def hwx__pm_metrics[] = {
+    {"pm_envelope_frac", "  ProfileMe retire-count estimates inside 1 +/- 1/sqrt(E[k]) "
+                         "(Dean et al. 5.1, E[k] >= 10): ", 3, ""},
+};
+
+const hwx_adapter hwx__adapter_pm = {
+    "pm", "profileme", HWP_MODEL_PROFILEME,
+    "interval, paired, window, buffer, dist, table",
+    sizeof(hwx__pmd), sizeof(hwx__pm), hwx__pm_metrics, 1,
+    hwx__pm_defaults, hwx__pm_set, hwx__pm_wants, hwx__pm_bytes, hwx__pm_init,
+    hwx__pm_insn, hwx__pm_block, hwx__pm_flush, hwx__pm_merge, hwx__pm_text,
+    hwx__pm_json, NULL, hwx__pm_eval, NULL, hwx__pm_skip, hwx__pm_until,
+};

@@ -1,0 +1,197 @@
+/* examples/common/hwx_strat.c: stratified sampling (Sastry, Bodik &
+ * Smith, Rapid Profiling via Stratified Sampling, ISCA 2001) as a session
+ * adapter: the hardware compressor's messages go to a host-side
+ * accumulator of (load pc, value) tuples; scored by the weighted
+ * invariance error against an accumulator filled from the exact profile
+ * (sec. 5.3.1). */
+#include "hwx_int.h"
+
+typedef struct hwx__stratd {
+    hwp_strat_desc s;
+    hwp_strat_acc_desc a;
+} hwx__stratd;
+
+typedef struct hwx__strat {
+    hwp_strat *strat;
+    hwp_strat_acc *acc;
+} hwx__strat;
+
+static void hwx__strat_defaults(void *dv, const hwx_opts *o) {
+    hwx__stratd *d = (hwx__stratd *)dv;
+    d->s.seed = o->seed;
+    d->s.on_interrupt = hwp_strat_acc_handler;
+}
+
+static hwp_status hwx__strat_set(void *dv, const char *k, const char *v, const char **why) {
+    static const char *const scheme[] = {"sampled", "tagged", "assoc", NULL};
+    static const uint32_t schemev[] = {HWP_STRAT_SAMPLED, HWP_STRAT_TAGGED, HWP_STRAT_ASSOC};
+    static const char *const sampler[] = {"periodic", "random", "countdown", NULL};
+    static const uint32_t samplerv[] = {HWP_STRAT_PERIODIC, HWP_STRAT_RANDOM,
+                                        HWP_STRAT_COUNTDOWN};
+    static const char *const hash[] = {"paper", "cheap", NULL}; /* sec. 3.5 or two multiplies */
+    static const uint32_t hashv[] = {HWP_STRAT_HASH_PAPER, HWP_STRAT_HASH_CHEAP};
+    hwx__stratd *d = (hwx__stratd *)dv;
+    if (hwx_streq(k, "scheme"))
+        return hwx__enum(v, scheme, schemev, &d->s.scheme,
+                         "strat_scheme: sampled, tagged or assoc", why);
+    if (hwx_streq(k, "sampler"))
+        return hwx__enum(v, sampler, samplerv, &d->s.sampler,
+                         "strat_sampler: periodic, random or countdown", why);
+    if (hwx_streq(k, "hash"))
+        return hwx__enum(v, hash, hashv, &d->s.hash, "strat_hash: paper or cheap", why);
+    if (hwx_streq(k, "rate")) return hwx__u32(v, &d->s.rate, why);
+    if (hwx_streq(k, "entries")) return hwx__u32(v, &d->s.entries, why);
+    if (hwx_streq(k, "ways")) return hwx__u32(v, &d->s.ways, why);
+    if (hwx_streq(k, "counter")) return hwx__u32(v, &d->s.counter, why);
+    if (hwx_streq(k, "l2")) return hwx__u32(v, &d->s.l2_entries, why);
+    if (hwx_streq(k, "queue")) return hwx__u32(v, &d->s.queue, why);
+    if (hwx_streq(k, "tuples")) return hwx__u32(v, &d->a.tuples, why);
+    return hwx__bad(why, "strat: parameters are scheme, hash, sampler, rate, entries, ways, "
+                         "counter, l2, queue, tuples");
+}
+
+static uint32_t hwx__strat_wants(const hwx_opts *o) {
+    (void)o;
+    return HWX_WANT_VALUES; /* load records carry them */
+}
+
+static size_t hwx__strat_bytes(const void *dv, const hwx_opts *o, const char **why) {
+    const hwx__stratd *d = (const hwx__stratd *)dv;
+    size_t a = hwp_strat_bytes(&d->s), b = hwp_strat_acc_bytes(&d->a);
+    (void)o;
+    if (!a || !b) return (size_t)hwx__bad(why, "strat: invalid parameters");
+    return hwp__align(sizeof(hwp_strat)) + hwp__align(a) + hwp__align(sizeof(hwp_strat_acc)) +
+           hwp__align(b);
+}
+
+static hwp_status hwx__strat_init(void *sv, void *dv, unsigned char **cur, hwx_session *s) {
+    hwx__strat *m = (hwx__strat *)sv;
+    hwx__stratd *d = (hwx__stratd *)dv;
+    size_t k = hwp_strat_acc_bytes(&d->a);
+    m->acc = (hwp_strat_acc *)hwp__carve(cur, sizeof(hwp_strat_acc));
+    if (hwp_strat_acc_init(m->acc, hwp__carve(cur, k), k, &d->a) != HWP_OK)
+        return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->acc));
+    d->s.ctx = m->acc;
+    k = hwp_strat_bytes(&d->s);
+    m->strat = (hwp_strat *)hwp__carve(cur, sizeof(hwp_strat));
+    if (hwp_strat_init(m->strat, hwp__carve(cur, k), k, &d->s, &s->cost) != HWP_OK)
+        return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->strat));
+    return HWP_OK;
+}
+
+static void hwx__strat_insn(void *sv, const hwp_insn *in, uint64_t cycle) {
+    (void)cycle;
+    hwp_strat_insn(((hwx__strat *)sv)->strat, in);
+}
+
+static void hwx__strat_block(void *sv, const hwx_block *b) {
+    hwp_strat *st = ((hwx__strat *)sv)->strat;
+    uint32_t j;
+    for (j = 0; j < b->nmem; j++) hwp_strat_insn(st, &b->mem[j]);
+    hwp_strat_insn(st, b->last);
+}
+
+static void hwx__strat_flush(void *sv) { hwp_strat_flush(((hwx__strat *)sv)->strat); }
+
+static void hwx__strat_merge(void *dv, const void *sv) {
+    hwp_strat_acc_merge(((hwx__strat *)dv)->acc, ((const hwx__strat *)sv)->acc);
+}
+
+static void hwx__strat_text(const void *sv, const hwx_session *s, const hwp_writer *w) {
+    const hwx__strat *m = (const hwx__strat *)sv;
+    hwp_strat_msg best[32], t;
+    uint32_t top = s->opts.top, cur = 0, n = 0, i, j, cap = top < 32 ? top : 32;
+    while (hwp_strat_acc_next(m->acc, &cur, &t)) {
+        if (t.kind != HWP_STRAT_KIND_VALUE) continue;
+        if (n == cap && t.count <= best[n - 1].count) continue;
+        j = n < cap ? n++ : n - 1; /* keep best[] sorted, descending */
+        while (j > 0 && best[j - 1].count < t.count) {
+            best[j] = best[j - 1];
+            j--;
+        }
+        best[j] = t;
+    }
+    hwp_put_str(w, "\n-- value invariance of the top loads: stratified sampling (seed 001) --\n");
+    hwp_put_str(w, "  load pc          value               est. count  invariance");
+    hwp_put_str(w, s->exact ? "  (exact)\n" : "\n");
+    for (i = 0; i < n; i++) {
+        hwp_put_str(w, "  ");
+        hwp_put_hex(w, best[i].pc);
+        hwp_put_str(w, "  ");
+        hwp_put_hex(w, best[i].w);
+        hwp_put_str(w, "  ");
+        hwp_put_u64(w, best[i].count);
+        hwp_put_str(w, "  ");
+        hwp_put_f64(w, hwp_strat_acc_invariance(m->acc, HWP_STRAT_KIND_VALUE, best[i].pc,
+                                                best[i].w),
+                    3);
+        if (s->exact) {
+            uint64_t pcn = hwx__xtab_get(&s->exact->pc, best[i].pc, 0);
+            hwp_put_str(w, "  (");
+            hwp_put_f64(w,
+                        pcn ? (double)hwx__xtab_get(&s->exact->val, best[i].pc, best[i].w) /
+                                  (double)pcn
+                            : 0.0,
+                        3);
+            hwp_put_str(w, ")");
+        }
+        hwp_put_str(w, "\n");
+    }
+}
+
+static void hwx__strat_json(const void *sv, const hwp_writer *w) {
+    const hwx__strat *m = (const hwx__strat *)sv;
+    hwp_put_str(w, ",\"stratified\":{\"compressor\":");
+    hwp_strat_write_json(m->strat, w);
+    hwp_put_str(w, ",\"profile\":");
+    hwp_strat_acc_write_json(m->acc, w);
+    hwp_put_str(w, "}");
+}
+
+/* The ideal accumulator: every exact (pc, value) tuple with its count. */
+static void hwx__strat_ideal_desc(const hwx_session *s, hwp_strat_acc_desc *d) {
+    hwp__zero(d, sizeof *d);
+    d->tuples = (uint32_t)(s->exact->val.used + 16);
+    d->pcs = (uint32_t)(s->exact->pc.used + 16);
+}
+
+static size_t hwx__strat_eval_bytes(const void *sv, const hwx_session *s) {
+    hwp_strat_acc_desc d;
+    (void)sv;
+    hwx__strat_ideal_desc(s, &d);
+    return hwp__align(sizeof(hwp_strat_acc)) + hwp__align(hwp_strat_acc_bytes(&d));
+}
+
+static void hwx__strat_eval(void *sv, const hwx_session *s, unsigned char *cur,
+                            hwx_metric *out) {
+    hwp_strat_acc_desc d;
+    hwp_strat_acc *ideal = (hwp_strat_acc *)(void *)cur;
+    unsigned char *mem = cur + hwp__align(sizeof(hwp_strat_acc));
+    hwp_strat_metric met;
+    uint64_t i;
+    hwx__strat_ideal_desc(s, &d);
+    if (hwp_strat_acc_init(ideal, mem, hwp_strat_acc_bytes(&d), &d) != HWP_OK) return;
+    for (i = 0; i <= s->exact->val.mask; i++) {
+        const hwx_xent *e = &s->exact->val.e[i];
+        if (e->count) hwp_strat_acc_add(ideal, HWP_STRAT_KIND_VALUE, e->k1, e->k2, e->count);
+    }
+    if (hwp_strat_invariance_error(ideal, ((hwx__strat *)sv)->acc, NULL, &met) == HWP_OK &&
+        met.tuples) {
+        out[0].valid = 1;
+        out[0].n = (uint32_t)met.tuples;
+        out[0].value = met.error_pct;
+    }
+}
+
+static const hwx_metric_def hwx__strat_metrics[] = {
+    {"strat_inv_err_pct", "  stratified weighted invariance error (001 5.3.1): ", 3, "%"},
+};
+
+const hwx_adapter hwx__adapter_strat = {
+    "strat", "stratified", HWP_MODEL_STRAT,
+    "scheme, hash, sampler, rate, entries, ways, counter, l2, queue, tuples",
+    sizeof(hwx__stratd), sizeof(hwx__strat), hwx__strat_metrics, 1,
+    hwx__strat_defaults, hwx__strat_set, hwx__strat_wants, hwx__strat_bytes, hwx__strat_init,
+    hwx__strat_insn, hwx__strat_block, hwx__strat_flush, hwx__strat_merge, hwx__strat_text,
+    hwx__strat_json, hwx__strat_eval_bytes, hwx__strat_eval, NULL,
+};

@@ -1,0 +1,1369 @@
+/* SPDX-License-Identifier: MIT */
+/* hwprof/core.h: a parameterised processor core fed the host's stream.
+ *
+ * The other models observe a pipeline; hosts (interpreters, QEMU,
+ * Valgrind) only retire instructions. This component turns the retired
+ * stream into what a real core would report for each instruction: where
+ * its fetch and its data access hit (L1I, L1D, L2, optional LLC, ITLB,
+ * DTLB), whether its branch was predicted, ProfileMe's stage timestamps
+ * (fetch, map, issue, ready to retire, retire) and event bits, and the
+ * modelled cycle, which a host uses as its clock. The default machine is
+ * ProfileMe's own, the Alpha 21264 (Dean et al., "ProfileMe: Hardware
+ * Support for Instruction-Level Profiling on Out-of-Order Processors",
+ * MICRO 1997, fig. 1; the figures are from Kessler, "The Alpha 21264
+ * Microprocessor", IEEE Micro 1999, and Leibholz & Razdan, "The Alpha
+ * 21264: A 500 MHz Out-of-Order Execution Microprocessor", CompCon 1997).
+ * docs/core.md is the guide; every default below says where it comes from.
+ *
+ * WHAT IS MODELLED
+ *   caches   set-associative, true LRU, write-allocate, non-inclusive (an
+ *            L2 eviction does not remove the line from L1), no write-back
+ *            traffic. An access that straddles two lines looks both up and
+ *            counts one reference, missed if either line missed (the policy
+ *            Valgrind's cachegrind documents); only the missing line goes
+ *            on to the next level. Instruction fetch is one reference per
+ *            instruction, of its length.
+ *   TLBs     set-associative LRU over pages; a miss adds the page-walk
+ *            latency (no page-table accesses through the caches).
+ *   branches conditional direction: the 21264's tournament predictor
+ *            (local history -> 3-bit counters, global history -> 2-bit
+ *            counters, a chooser indexed by global history), gshare, or
+ *            gselect (history bits concatenated with PC bits: cachegrind's
+ *            16K-counter table is gselect with 7 + 7 bits). Indirect jumps
+ *            and calls: a tagless table of last targets indexed by the low
+ *            PC bits. Returns: a return address stack (circular, overflow
+ *            overwrites the oldest); with HWP_CORE_NO_RAS returns are
+ *            taken as predicted and not counted (cachegrind assumes a
+ *            perfect return predictor). Direct branch targets are taken
+ *            as known at fetch.
+ *   timing   fetch groups of fetch_width ending at a taken branch; an
+ *            I-cache miss stalls fetch for the latency of the level that
+ *            hit; map = fetch + 2 (21264: fetch, slot, map), bounded by
+ *            the ROB (map waits for the retire of the instruction rob
+ *            older) and the issue window (map waits for the issue of the
+ *            instruction `window` older: a conservative in-order release
+ *            of issue-queue entries); issue at the first cycle >= map + 1
+ *            with its source registers ready and an issue slot free
+ *            (issue_width per cycle; in order: also not before the
+ *            previous issue); ready to retire = issue + latency (loads:
+ *            the latency of the level that hit, plus the walk on a DTLB
+ *            miss); retire in order, retire_width per cycle. After a
+ *            mispredicted branch fetch resumes at max(branch fetch +
+ *            mispredict, branch ready + 1). Only the committed path is
+ *            modelled: no wrong-path fetch, so HWP_EV_ABORTED never
+ *            appears and wrong-path cache pollution is absent.
+ *   modes    HWP_CORE_TIMING (default): every instruction timed.
+ *            HWP_CORE_CACHES: caches, TLBs and predictor only; the cycle
+ *            is a first-order additive estimate: 1/issue_width per
+ *            instruction plus each stall's latency (I-miss level latency,
+ *            load latency beyond an L1 hit, walks, mispredict).
+ *            HWP_CORE_SAMPLED: caches and predictor always, the additive
+ *            clock outside windows, pipeline timing for the instructions
+ *            a host asks for with hwp_core_window() (a ProfileMe
+ *            selection and the window around it).
+ *   wasted issue slots: for each timed instruction I, the issue slots
+ *            available while I was in progress (fetch to ready, as in
+ *            ProfileMe sec. 5.2.3: issue_width x (ready - fetch)) minus
+ *            the instructions that issued in that interval (all retire:
+ *            the committed path only). Exact, summed in the stats, and
+ *            per instruction through hwp_core_done() once every
+ *            instruction that could issue in the interval has been seen.
+ *
+ * API (hot paths inline, the rest with HWPROF_IMPL)
+ *   hwp_core_bytes(desc), HWP_CORE_BYTES(...), HWP_CORE_BYTES_DEFAULT
+ *   hwp_core_init(c, mem, n, desc, cost)  any alignment; cost may be NULL
+ *                                  (given, its clock advances with the
+ *                                  modelled cycle: hwp_cost_tick)
+ *   hwp_core_insn(c, insn, out)    one retired instruction; out may be NULL
+ *   hwp_core_insn_ex(c, insn, ops, out)  with length, access size, op
+ *                                  class and registers (ops may be NULL)
+ *   hwp_core_window(c, n)          sampled mode: time the next n
+ *   hwp_core_cycle(c)              the modelled clock
+ *   hwp_core_done(c, out, cap)     finished records (wasted slots known)
+ *   hwp_core_reset / flush / merge / get_stats
+ *   hwp_core_write_json / read_desc / read_json
+ * The handle's members are private.
+ */
+#ifndef HWPROF_CORE_H
+#define HWPROF_CORE_H
+
+#include "base.h"
+#include "cost.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { /* desc.mode */
+    HWP_CORE_TIMING = 1,  /* every instruction through the pipeline  */
+    HWP_CORE_CACHES = 2,  /* caches + predictor, additive clock      */
+    HWP_CORE_SAMPLED = 3  /* caches + predictor, timing in windows   */
+};
+enum { /* desc.order */
+    HWP_CORE_OOO = 1,     /* out of order issue, in-order retire      */
+    HWP_CORE_INORDER = 2  /* in-order issue                           */
+};
+enum { /* desc.bp */
+    HWP_CORE_TOURNAMENT = 1, /* 21264: local + global + chooser       */
+    HWP_CORE_GSHARE = 2,     /* (pc ^ history) indexes 2-bit counters */
+    HWP_CORE_GSELECT = 3     /* history bits above pc bits            */
+};
+enum { /* desc.flags */
+    HWP_CORE_NO_RAS = 1u,  /* no return stack: returns count as predicted
+                              and are not in the stats (cachegrind's
+                              assumption of a perfect return predictor) */
+    HWP_CORE_NO_TLB = 2u,  /* no ITLB/DTLB (caches only, as cachegrind) */
+    HWP_CORE_FLAGS_ALL = 3u
+};
+
+/* Operation classes of hwp_core_ops.op; 0 = from the hwp_insn class. */
+enum {
+    HWP_CORE_OP_AUTO = 0,
+    HWP_CORE_OP_INT,  /* lat_int  */
+    HWP_CORE_OP_MUL,  /* lat_mul  */
+    HWP_CORE_OP_DIV,  /* lat_div  */
+    HWP_CORE_OP_FP,   /* lat_fp   */
+    HWP_CORE_OP_FDIV, /* lat_fdiv */
+    HWP_CORE_OP_COUNT
+};
+
+/* One cache or TLB. sets = ways = line = 0 takes the level's default
+ * geometry; a partly given geometry must be complete (ways 0 is then an
+ * error). latency 0 takes the level's default. For a TLB, `line` is the
+ * page size and `latency` is unused (desc.walk is). `latency` is the
+ * whole load-to-use time from that level, not an addition to the
+ * levels above it. */
+typedef struct hwp_core_cache_desc {
+    uint32_t sets;    /* power of two                                  */
+    uint32_t ways;    /* >= 1                                          */
+    uint32_t line;    /* bytes, power of two, 4 .. 2^20 (TLB: 2^30)    */
+    uint32_t latency; /* load-to-use cycles on a hit at this level     */
+} hwp_core_cache_desc;
+
+/* Zero means the default for every field (21264 figures unless said). */
+typedef struct hwp_core_desc {
+    uint32_t mode;   /* HWP_CORE_*; 0 = HWP_CORE_TIMING                 */
+    uint32_t order;  /* HWP_CORE_OOO (default) or HWP_CORE_INORDER      */
+    uint32_t flags;  /* HWP_CORE_NO_RAS, HWP_CORE_NO_TLB; 0 = none      */
+    hwp_core_cache_desc l1i; /* 512 x 2 x 64 B = 64 KB, latency 1       */
+    hwp_core_cache_desc l1d; /* 512 x 2 x 64 B = 64 KB, latency 3       */
+    hwp_core_cache_desc l2;  /* 32768 x 1 x 64 B = 2 MB direct mapped,
+                                latency 12 (the 21264's board cache is
+                                1-16 MB direct mapped; size and latency
+                                our choice)                             */
+    hwp_core_cache_desc llc; /* all zero = no LLC (the default); given:
+                                latency 0 = 40 (our choice)             */
+    hwp_core_cache_desc itlb; /* 1 x 128 ways, 8 KB pages (fully
+                                 associative, 128 entries)              */
+    hwp_core_cache_desc dtlb; /* 1 x 128 ways, 8 KB pages               */
+    uint32_t memory;      /* cycles to memory after the last level: 80
+                             (our choice, ~130 ns at 600 MHz)           */
+    uint32_t walk;        /* TLB miss cycles: 30 (our choice; the 21264
+                             refills in PALcode)                        */
+    uint32_t bp;          /* HWP_CORE_TOURNAMENT (default), _GSHARE,
+                             _GSELECT                                   */
+    uint32_t bp_global;   /* global (gshare/gselect) 2-bit counters, and
+                             the chooser's: 4096, power of two          */
+    uint32_t bp_hist;     /* global history bits: 12 (tournament),
+                             log2(bp_global) for gshare; gselect takes
+                             log2(bp_global) - bp_hist pc bits          */
+    uint32_t bp_local;    /* local histories and 3-bit counters: 1024,
+                             power of two (tournament only)             */
+    uint32_t bp_local_hist; /* local history bits: 10                   */
+    uint32_t btb;         /* indirect target entries: 512, power of two
+                             (our choice, cachegrind's size)            */
+    uint32_t ras;         /* return address stack entries: 32 (ours)    */
+    uint32_t mispredict;  /* minimum cycles from a mispredicted branch's
+                             fetch to the correct path's fetch: 7       */
+    uint32_t fetch_width; /* 4                                          */
+    uint32_t issue_width; /* 4 (ProfileMe sec. 5.2.3: four sustainable) */
+    uint32_t retire_width; /* 8 (our choice; the 21264 peaks at 11)     */
+    uint32_t rob;         /* in-flight instructions: 80                 */
+    uint32_t window;      /* issue queue entries, <= rob: 20 (the integer
+                             queue)                                     */
+    uint32_t lat_int;     /* 1                                          */
+    uint32_t lat_mul;     /* 7                                          */
+    uint32_t lat_div;     /* 20 (our choice; the 21264 has no integer
+                             divide instruction)                        */
+    uint32_t lat_fp;      /* 4                                          */
+    uint32_t lat_fdiv;    /* 15 (double-precision divide, 21264)        */
+    uint32_t horizon;     /* cycles an issue may lie ahead of fetch, the
+                             size of the issue-slot ring: power of two,
+                             0 = the smallest that holds rob x (largest
+                             latency + mispredict)                       */
+} hwp_core_desc;
+
+/* The reports walk the desc as 48 uint32_t fields. */
+HWP_STATIC_ASSERT(core_desc_words, sizeof(hwp_core_desc) == 48u * 4u);
+
+/* The facts a richer host knows: hwp_core_insn_ex. Zero = unknown. */
+typedef struct hwp_core_ops {
+    uint8_t len;     /* instruction length in bytes                     */
+    uint8_t size;    /* data access size in bytes (0: 1)                */
+    uint8_t op;      /* HWP_CORE_OP_*                                   */
+    uint8_t nsrc, ndst; /* registers used (0..3) and written (0..2)     */
+    uint8_t src[3];  /* register numbers 1..255 (0 = none)              */
+    uint8_t dst[2];
+    uint8_t regs;    /* 1: the host supplies registers (even none)      */
+} hwp_core_ops;
+
+/* What the core reports for one instruction. Stage cycles are valid when
+ * `timed` is 1 (always in HWP_CORE_TIMING). */
+typedef struct hwp_core_out {
+    uint64_t fetch, map, issue, ready, retire;
+    uint64_t cycle;   /* the modelled clock after this instruction      */
+    uint32_t events;  /* HWP_EV_*: the host's TAKEN/TRAP/INDIRECT bits
+                         plus ICMISS, DCMISS, ITLBMISS, DTLBMISS, MISPRED */
+    uint8_t ilevel;   /* level the fetch hit: 1 L1, 2 L2, 3 LLC, 4 memory */
+    uint8_t dlevel;   /* the same for the data access; 0 none           */
+    uint8_t timed;
+    uint8_t pad_;
+} hwp_core_out;
+
+/* A finished timed instruction: its wasted issue slots are known. */
+typedef struct hwp_core_rec {
+    uint64_t pc;
+    uint64_t fetch, map, issue, ready, retire;
+    uint64_t wasted;  /* issue_width x (ready - fetch) - issues in it   */
+    uint32_t events;
+    uint32_t pad_;
+} hwp_core_rec;
+
+typedef struct hwp_core_stats {
+    uint64_t events;  /* instructions seen                              */
+    uint64_t dropped; /* instructions with an unknown class (ignored)   */
+    uint64_t evicted; /* valid lines and TLB entries replaced            */
+    uint64_t cycles;  /* the modelled clock                              */
+    uint64_t timed;   /* instructions through the pipeline model         */
+    uint64_t no_regs; /* timed without registers (no dependences)        */
+    /* caches: references and references that missed (cachegrind's
+     * counting: a straddling reference counts once); l2/llc split by
+     * the kind of reference that reached them: i(nstruction), r(ead),
+     * w(rite). */
+    uint64_t l1i_refs, l1i_misses;
+    uint64_t l1d_reads, l1d_read_misses, l1d_writes, l1d_write_misses;
+    uint64_t l2_irefs, l2_imisses, l2_rrefs, l2_rmisses, l2_wrefs, l2_wmisses;
+    uint64_t llc_refs, llc_misses;
+    uint64_t itlb_misses, dtlb_misses;
+    /* branches */
+    uint64_t cond, cond_mispredicts;
+    uint64_t indirect, indirect_mispredicts; /* jumps, calls via a register */
+    uint64_t returns, return_mispredicts;    /* through the RAS           */
+    /* timing */
+    uint64_t issue_slots;  /* issue_width x timed cycles                  */
+    uint64_t wasted_slots; /* sum over finished timed instructions         */
+    uint64_t finished;     /* timed instructions whose slots are summed    */
+} hwp_core_stats;
+
+/* One cache or TLB at run time. */
+typedef struct hwp__core_cache {
+    uint64_t *tag;     /* sets x ways block numbers, MRU first          */
+    uint64_t set_mask;
+    uint32_t ways, shift, latency, pad_;
+} hwp__core_cache;
+
+typedef struct hwp_core {
+    hwp_head head;
+    hwp_core_desc desc; /* defaults filled in                          */
+    hwp_cost *cost;
+    hwp_core_stats st;
+    hwp__core_cache l1i, l1d, l2, llc, itlb, dtlb;
+    uint32_t has_llc, has_tlb, ras_on, timing_all;
+    uint64_t last_iline, last_ipage, last_dpage;
+    uint64_t ibase, ifast;  /* fetches in [ibase, ibase + ifast) hit the
+                               MRU line whatever their length (<= 15)   */
+    uint64_t dbase, dline;  /* the MRU data line's address and size     */
+    /* predictor */
+    uint8_t *gctr, *chooser, *lctr;
+    uint16_t *lhist;
+    uint64_t *btb, *ras;
+    uint64_t ghist, gmask, hmask, lmask, lhmask, btb_mask;
+    uint32_t ras_top, ras_n, gsel_bits, pad0_;
+    uint8_t *ras_fuzzy;    /* 1: pushed without the call's length     */
+    uint64_t gsel_mask;
+    /* pipeline */
+    uint64_t *rob_ring;    /* retire cycle of the last rob instructions  */
+    uint64_t *win_ring;    /* issue cycle of the last window ones        */
+    uint8_t *slots;        /* issues per cycle, a ring of horizon cycles */
+    uint32_t *cum;         /* issues before each closed cycle (mod 2^32) */
+    hwp_core_rec *pend;    /* timed, wasted slots not yet known          */
+    hwp_core_rec *done;    /* finished, for hwp_core_done                */
+    uint32_t rob_i, win_i, pend_head, pend_n, done_head, done_n;
+    uint32_t rec_cap, hmask_slots;
+    uint32_t fetch_n, map_n, retire_n, cum_total;
+    uint64_t fetch_c, map_c, issue_c, issue_max, retire_c;
+    uint64_t redirect;     /* earliest next fetch                        */
+    uint64_t closed;       /* no issue can land below this cycle         */
+    uint64_t clock;        /* the modelled cycle                         */
+    uint32_t frac;         /* additive clock: 1/256 cycles               */
+    uint32_t frac_step;    /* 256 / issue_width                          */
+    uint64_t window_left;  /* sampled mode: instructions still to time   */
+    uint64_t ready[256];   /* register ready cycles                      */
+} hwp_core;
+
+#define HWP__CORE_MAGIC HWP__MAGIC('c', 'o', 'r', 'e')
+
+/* Storage, at compile time, from the desc's table sizes:
+ *   tags     cache lines + TLB entries over all levels (sets x ways)
+ *   counters predictor counters: bp_global (+ bp_global chooser and
+ *            bp_local 3-bit counters for the tournament)
+ *   local    bp_local for the tournament, else 0
+ *   btb, ras, rob, window, horizon as in the desc (ras 0 with NO_RAS)
+ * hwp_core_bytes(d) equals HWP_CORE_BYTES of the same figures. */
+#define HWP__CORE_A(n) ((((size_t)(n)) + 15u) & ~(size_t)15u)
+#define HWP_CORE_BYTES(tags, counters, local, btb, ras, rob, window, horizon) \
+    (HWP__CORE_A((size_t)(tags) * 8u) + HWP__CORE_A(counters) +            \
+     HWP__CORE_A((size_t)(local) * 2u) + HWP__CORE_A((size_t)(btb) * 8u) + \
+     HWP__CORE_A((size_t)(ras) * 9u) + HWP__CORE_A((size_t)(rob) * 8u) +   \
+     HWP__CORE_A((size_t)(window) * 8u) + HWP__CORE_A(horizon) +           \
+     HWP__CORE_A((size_t)(horizon) * 4u) +                                 \
+     2u * HWP__CORE_A((size_t)((rob) + 64u) * sizeof(hwp_core_rec)) +      \
+     (HWP__ALIGN - 1u))
+/* The default desc: L1s 2 x 1024 lines, L2 32768, TLBs 2 x 128; 4096
+ * global + 4096 chooser + 1024 local counters; horizon 32768. */
+#define HWP_CORE_BYTES_DEFAULT \
+    HWP_CORE_BYTES(1024u + 1024u + 32768u + 128u + 128u, 4096u + 4096u + 1024u, \
+                   1024u, 512u, 32u, 80u, 20u, 32768u)
+
+HWP_API size_t hwp_core_bytes(const hwp_core_desc *d);
+HWP_API hwp_status hwp_core_init(hwp_core *c, void *mem, size_t n,
+                                 const hwp_core_desc *d, hwp_cost *cost);
+HWP_API hwp_status hwp_core_reset(hwp_core *c);
+HWP_API hwp_status hwp_core_flush(hwp_core *c);
+HWP_API hwp_status hwp_core_merge(hwp_core *dst, const hwp_core *src);
+HWP_API hwp_status hwp_core_get_stats(const hwp_core *c, hwp_core_stats *out);
+HWP_API size_t hwp_core_done(hwp_core *c, hwp_core_rec *out, size_t cap);
+HWP_API void hwp_core_write_json(const hwp_core *c, const hwp_writer *w);
+HWP_API hwp_status hwp_core_read_desc(hwp_core_desc *d, const char *json,
+                                      size_t n, hwp_json_err *err);
+HWP_API hwp_status hwp_core_read_json(hwp_core *c, const char *json, size_t n,
+                                      hwp_json_err *err);
+HWP_API void hwp__core_timed(hwp_core *c, const hwp_insn *in,
+                             const hwp_core_ops *ops, hwp_core_out *o,
+                             uint32_t ilat, uint32_t dlat, uint32_t mis);
+HWP_API void hwp__core_rebase(hwp_core *c);
+
+/* ---- hot path ----------------------------------------------------------- */
+
+#define HWP__CORE_NONE (~(uint64_t)0)
+
+/* One reference to one block: true on a hit; the set is kept MRU first
+ * (true LRU). A miss fills the block, counting a valid victim. */
+HWP_INLINE bool hwp__core_ref(hwp__core_cache *k, uint64_t block,
+                              uint64_t *evicted) {
+    uint64_t *s = k->tag + (size_t)(block & k->set_mask) * k->ways;
+    uint64_t prev = s[0];
+    uint32_t i;
+    if (prev == block) return true;
+    for (i = 1; i < k->ways; i++) {
+        uint64_t t = s[i];
+        s[i] = prev;
+        if (t == block) {
+            s[0] = block;
+            return true;
+        }
+        prev = t;
+    }
+    if (prev != HWP__CORE_NONE) (*evicted)++;
+    s[0] = block;
+    return false;
+}
+
+/* L2 (and LLC) for a block that missed in an L1; kind 0 i, 1 r, 2 w.
+ * Returns the latency of the level that had it. */
+HWP_INLINE uint32_t hwp__core_outer(hwp_core *c, uint64_t addr,
+                                    unsigned kind, uint32_t *level) {
+    uint64_t *refs = &c->st.l2_irefs + 2u * kind;
+    refs[0]++;
+    if (hwp__core_ref(&c->l2, addr >> c->l2.shift, &c->st.evicted)) {
+        if (*level < 2) *level = 2;
+        return c->l2.latency;
+    }
+    refs[1]++;
+    if (c->has_llc) {
+        c->st.llc_refs++;
+        if (hwp__core_ref(&c->llc, addr >> c->llc.shift, &c->st.evicted)) {
+            if (*level < 3) *level = 3;
+            return c->llc.latency;
+        }
+        c->st.llc_misses++;
+    }
+    *level = 4;
+    return c->desc.memory;
+}
+
+/* A reference of `size` bytes at addr through an L1 (and on). Returns its
+ * latency (the slowest line), sets *level, counts one reference. */
+HWP_INLINE uint32_t hwp__core_access(hwp_core *c, hwp__core_cache *l1,
+                                     uint64_t addr, uint32_t size,
+                                     unsigned kind, uint32_t *level) {
+    uint64_t b1 = addr >> l1->shift;
+    uint64_t b2 = (addr + (size ? size - 1u : 0u)) >> l1->shift;
+    uint32_t lat = l1->latency, l;
+    *level = 1;
+    if (!hwp__core_ref(l1, b1, &c->st.evicted)) {
+        l = hwp__core_outer(c, addr, kind, level);
+        if (l > lat) lat = l;
+    }
+    if (HWP_UNLIKELY(b2 != b1)) {
+        if (!hwp__core_ref(l1, b2, &c->st.evicted)) {
+            l = hwp__core_outer(c, b2 << l1->shift, kind, level);
+            if (l > lat) lat = l;
+        }
+    }
+    return lat;
+}
+
+HWP_INLINE uint32_t hwp__core_tlb(hwp_core *c, hwp__core_cache *t,
+                                  uint64_t *last, uint64_t addr,
+                                  uint64_t *misses) {
+    uint64_t page = addr >> t->shift;
+    if (HWP_LIKELY(page == *last)) return 0;
+    *last = page;
+    if (hwp__core_ref(t, page, &c->st.evicted)) return 0;
+    (*misses)++;
+    return c->desc.walk;
+}
+
+/* Direction prediction and update; true when mispredicted. */
+HWP_INLINE bool hwp__core_cond(hwp_core *c, uint64_t pc, bool taken) {
+    uint64_t g = c->ghist;
+    bool pred, mis;
+    uint8_t *ctr;
+    if (c->desc.bp == HWP_CORE_TOURNAMENT) {
+        uint16_t *lh = &c->lhist[pc & c->lmask];
+        uint8_t *lc = &c->lctr[*lh & c->lhmask];
+        uint8_t *ch = &c->chooser[g & c->gmask];
+        bool lp = *lc >= 4, gp;
+        ctr = &c->gctr[g & c->gmask];
+        gp = *ctr >= 2;
+        pred = *ch >= 2 ? gp : lp;
+        if (lp != gp) { /* the chooser learns which one was right */
+            if (gp == taken) { if (*ch < 3) (*ch)++; }
+            else if (*ch) (*ch)--;
+        }
+        if (taken) { if (*lc < 7) (*lc)++; }
+        else if (*lc) (*lc)--;
+        *lh = (uint16_t)((*lh << 1) | (taken ? 1u : 0u));
+    } else if (c->desc.bp == HWP_CORE_GSHARE) {
+        ctr = &c->gctr[(pc ^ (g & c->hmask)) & c->gmask];
+        pred = *ctr >= 2;
+    } else {
+        ctr = &c->gctr[(((g & c->hmask) << c->gsel_bits) |
+                        (pc & c->gsel_mask)) & c->gmask];
+        pred = *ctr >= 2;
+    }
+    if (taken) { if (*ctr < 3) (*ctr)++; }
+    else if (*ctr) (*ctr)--;
+    c->ghist = (g << 1) | (taken ? 1u : 0u);
+    mis = pred != taken;
+    c->st.cond++;
+    c->st.cond_mispredicts += mis;
+    return mis;
+}
+
+HWP_INLINE bool hwp__core_target(hwp_core *c, uint64_t pc, uint64_t target) {
+    uint64_t *e = &c->btb[pc & c->btb_mask];
+    bool mis = *e != target;
+    *e = target;
+    c->st.indirect++;
+    c->st.indirect_mispredicts += mis;
+    return mis;
+}
+
+/* The instruction's length: the host's, or the fall-through distance of
+ * an instruction that did not jump (x86 instructions are 1..15 bytes);
+ * 1 when unknown (a taken branch), so it cannot straddle a line. */
+HWP_INLINE uint32_t hwp__core_len(const hwp_insn *in) {
+    uint64_t d = in->next_pc - in->pc;
+    return (!(in->events & HWP_EV_TAKEN) && d - 1u < 15u) ? (uint32_t)d : 1u;
+}
+
+/* Instruction fetch off the fast path: a new line (or a fetch that may
+ * straddle the end of the current one). The page can only change here. */
+HWP_INLINE uint32_t hwp__core_fetch(hwp_core *c, const hwp_insn *in,
+                                    uint32_t len, uint32_t *ilevel,
+                                    uint32_t *ilat) {
+    uint32_t ev = 0, l;
+    uint64_t pc = in->pc;
+    if (c->has_tlb && (pc >> c->itlb.shift) != c->last_ipage) {
+        uint32_t w = hwp__core_tlb(c, &c->itlb, &c->last_ipage, pc,
+                                   &c->st.itlb_misses);
+        if (w) { ev |= HWP_EV_ITLBMISS; *ilat += w; }
+    }
+    if ((pc >> c->l1i.shift) == c->last_iline &&
+        ((pc + len - 1u) >> c->l1i.shift) == c->last_iline)
+        return ev; /* the MRU line again: a hit that changes nothing */
+    l = hwp__core_access(c, &c->l1i, pc, len, 0, ilevel);
+    c->last_iline = (pc + len - 1u) >> c->l1i.shift;
+    c->ibase = c->last_iline << c->l1i.shift;
+    if (*ilevel > 1) {
+        c->st.l1i_misses++;
+        ev |= HWP_EV_ICMISS;
+        *ilat += l;
+    }
+    return ev;
+}
+
+/* Data access, branch prediction and the return stack. */
+HWP_INLINE uint32_t hwp__core_rest(hwp_core *c, const hwp_insn *in,
+                                   uint32_t len, bool len_known,
+                                   uint32_t size, uint32_t *dlevel,
+                                   uint32_t *dlat) {
+    uint32_t ev = 0, cls = in->cls;
+    uint64_t pc = in->pc;
+    if (cls == HWP_CLS_LOAD || cls == HWP_CLS_STORE) {
+        uint64_t a = in->addr;
+        unsigned kind = cls == HWP_CLS_LOAD ? 1u : 2u;
+        uint32_t l = c->l1d.latency;
+        if (c->has_tlb && (a >> c->dtlb.shift) != c->last_dpage) {
+            uint32_t w = hwp__core_tlb(c, &c->dtlb, &c->last_dpage, a,
+                                       &c->st.dtlb_misses);
+            if (w) { ev |= HWP_EV_DTLBMISS; *dlat += w; }
+        }
+        if (size > c->dline) size = c->dline;
+        if (a - c->dbase <= c->dline - size) {
+            *dlevel = 1; /* within the MRU line */
+        } else {
+            l = hwp__core_access(c, &c->l1d, a, size, kind, dlevel);
+            c->dbase = ((a + size - 1u) >> c->l1d.shift) << c->l1d.shift;
+        }
+        (&c->st.l1d_reads)[2u * (kind - 1u)]++;
+        if (*dlevel > 1) {
+            (&c->st.l1d_read_misses)[2u * (kind - 1u)]++;
+            ev |= HWP_EV_DCMISS;
+        }
+        *dlat += l;
+        return ev;
+    }
+    if (cls == HWP_CLS_BR_COND) {
+        if (hwp__core_cond(c, pc, (in->events & HWP_EV_TAKEN) != 0))
+            ev |= HWP_EV_MISPRED;
+    } else if (cls == HWP_CLS_INDIRECT ||
+               (cls == HWP_CLS_CALL && (in->events & HWP_EV_INDIRECT))) {
+        if (hwp__core_target(c, pc, in->next_pc)) ev |= HWP_EV_MISPRED;
+    } else if (cls == HWP_CLS_RET && c->ras_on) {
+        uint32_t t = c->ras_top;
+        bool mis = !c->ras_n ||
+                   (c->ras_fuzzy[t] ? in->next_pc - c->ras[t] >= 15u
+                                    : c->ras[t] != in->next_pc);
+        if (c->ras_n) {
+            c->ras_n--;
+            c->ras_top = t ? t - 1u : c->desc.ras - 1u;
+        }
+        c->st.returns++;
+        c->st.return_mispredicts += mis;
+        if (mis) ev |= HWP_EV_MISPRED;
+    }
+    if (cls == HWP_CLS_CALL && c->ras_on) {
+        /* The return address is the call's pc + length. A host that does
+         * not give the length of a (taken) call leaves it unknown: the
+         * return then counts as predicted when it lands 1..15 bytes after
+         * the call (x86's instruction lengths). */
+        uint32_t t = c->ras_top + 1u == c->desc.ras ? 0u : c->ras_top + 1u;
+        c->ras_fuzzy[t] = len_known ? 0u : 1u;
+        c->ras[t] = len_known ? pc + len : pc + 1u;
+        c->ras_top = t;
+        if (c->ras_n < c->desc.ras) c->ras_n++;
+    }
+    return ev;
+}
+
+/* The additive clock: 1/issue_width per instruction plus the stalls. */
+HWP_INLINE void hwp__core_additive(hwp_core *c, uint32_t ev, uint32_t ilat,
+                                   uint32_t dlat, uint32_t cls) {
+    uint64_t d;
+    c->frac += c->frac_step;
+    d = c->frac >> 8;
+    c->frac &= 255u;
+    d += ilat;
+    if (cls == HWP_CLS_LOAD && dlat > c->l1d.latency) d += dlat - c->l1d.latency;
+    if (ev & HWP_EV_MISPRED) d += c->desc.mispredict;
+    c->clock += d;
+}
+
+HWP_INLINE void hwp_core_insn_ex(hwp_core *c, const hwp_insn *in,
+                                 const hwp_core_ops *ops, hwp_core_out *out) {
+    /* Everything in locals until the end: a store through a uint8_t field
+     * of *out may alias *c, and would make the compiler reload it. */
+    hwp_core_out o;
+    uint32_t len = 0, ilat = 0, dlat = 0, ilevel = 1, dlevel = 0, ev;
+    uint32_t cls = in->cls;
+    uint64_t pc = in->pc, before = c->clock;
+    if (HWP_UNLIKELY(cls >= HWP_CLS_COUNT)) {
+        c->st.dropped++;
+        if (out) {
+            hwp__zero(out, sizeof *out);
+            out->cycle = c->clock;
+        }
+        return;
+    }
+    c->st.events++;
+    ev = in->events & (HWP_EV_TAKEN | HWP_EV_TRAP | HWP_EV_INDIRECT);
+    /* Fast path: at least 15 bytes before the end of the line fetched
+     * last, so the same line whatever the length: a hit on the MRU way. */
+    if (HWP_UNLIKELY(pc - c->ibase >= c->ifast)) {
+        len = ops && ops->len ? ops->len : hwp__core_len(in);
+        ev |= hwp__core_fetch(c, in, len, &ilevel, &ilat);
+    }
+    if (cls != HWP_CLS_OTHER) {
+        if (!len) len = ops && ops->len ? ops->len : hwp__core_len(in);
+        ev |= hwp__core_rest(c, in, len,
+                             (ops && ops->len) || !(in->events & HWP_EV_TAKEN),
+                             ops && ops->size ? ops->size : 1u, &dlevel, &dlat);
+    }
+    o.timed = 0;
+    if (c->timing_all || c->window_left) {
+        if (c->window_left) c->window_left--;
+        hwp__core_timed(c, in, ops, &o, ilat, dlat, ev);
+    } else {
+        hwp__core_additive(c, ev, ilat, dlat, cls);
+    }
+    if (c->cost) hwp_cost_tick(c->cost, c->clock - before);
+    if (out) {
+        if (o.timed) {
+            out->fetch = o.fetch;
+            out->map = o.map;
+            out->issue = o.issue;
+            out->ready = o.ready;
+            out->retire = o.retire;
+        }
+        out->cycle = c->clock;
+        out->events = ev;
+        out->ilevel = (uint8_t)ilevel;
+        out->dlevel = (uint8_t)dlevel;
+        out->timed = o.timed;
+    }
+}
+
+HWP_INLINE void hwp_core_insn(hwp_core *c, const hwp_insn *in,
+                              hwp_core_out *out) {
+    hwp_core_insn_ex(c, in, NULL, out);
+}
+
+/* Sampled mode: time the next n instructions through the pipeline (a
+ * ProfileMe selection with the window around it; a lead-in of about rob
+ * instructions fills the pipeline first). Ignored in the other modes. */
+HWP_INLINE void hwp_core_window(hwp_core *c, uint64_t n) {
+    if (c->desc.mode != HWP_CORE_SAMPLED) return;
+    if (!c->window_left) hwp__core_rebase(c);
+    if (n > c->window_left) c->window_left = n;
+}
+
+HWP_INLINE uint64_t hwp_core_cycle(const hwp_core *c) { return c->clock; }
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HWPROF_CORE_H */
+
+/* ======================================================================= */
+/* IMPLEMENTATION                                                          */
+/* ======================================================================= */
+#if defined(HWPROF_IMPL) && !defined(HWPROF_CORE_IMPL)
+#define HWPROF_CORE_IMPL
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+static void hwp__core_cache_default(hwp_core_cache_desc *k, uint32_t sets,
+                                    uint32_t ways, uint32_t line,
+                                    uint32_t lat) {
+    /* The geometry is the default only when none of it is given: a level
+     * with some fields set and ways (or sets, line) 0 is an error. */
+    if (!k->sets && !k->ways && !k->line) {
+        k->sets = sets;
+        k->ways = ways;
+        k->line = line;
+    }
+    if (!k->latency) k->latency = lat;
+}
+
+/* Largest latency any one instruction may see, for the horizon. */
+static uint64_t hwp__core_maxlat(const hwp_core_desc *o) {
+    uint64_t m = o->lat_int, mem = (uint64_t)o->l1d.latency + o->l2.latency +
+                                   o->memory + 2u * (uint64_t)o->walk;
+    if (o->lat_mul > m) m = o->lat_mul;
+    if (o->lat_div > m) m = o->lat_div;
+    if (o->lat_fp > m) m = o->lat_fp;
+    if (o->lat_fdiv > m) m = o->lat_fdiv;
+    if (o->llc.sets) mem += o->llc.latency;
+    if (mem > m) m = mem;
+    return m + o->mispredict + (uint64_t)o->l1i.latency + o->l2.latency +
+           o->llc.latency + o->memory + o->walk;
+}
+
+#define HWP__CORE_MAXLAT 65535u
+
+static const char *hwp__core_check_cache(const hwp_core_cache_desc *k,
+                                         const char *why_sets,
+                                         const char *why_ways,
+                                         const char *why_line,
+                                         const char *why_lat, uint32_t maxline) {
+    if (!hwp_is_pow2(k->sets) || k->sets > (1u << 24)) return why_sets;
+    if (!k->ways || k->ways > 1024u) return why_ways;
+    if (!hwp_is_pow2(k->line) || k->line < 4u || k->line > maxline)
+        return why_line;
+    if (k->latency > HWP__CORE_MAXLAT) return why_lat;
+    if ((uint64_t)k->sets * k->ways > (1u << 26)) return why_ways;
+    return NULL;
+}
+
+/* Fill the defaults; NULL when valid, else the reason. */
+static const char *hwp__core_fill(hwp_core_desc *o, const hwp_core_desc *d) {
+    const char *why;
+    if (d) *o = *d;
+    else hwp__zero(o, sizeof *o);
+    if (!o->mode) o->mode = HWP_CORE_TIMING;
+    if (!o->order) o->order = HWP_CORE_OOO;
+    hwp__core_cache_default(&o->l1i, 512u, 2u, 64u, 1u);
+    hwp__core_cache_default(&o->l1d, 512u, 2u, 64u, 3u);
+    hwp__core_cache_default(&o->l2, 32768u, 1u, 64u, 12u);
+    /* No LLC unless its geometry is given; its latency defaults to 40. */
+    if ((o->llc.sets || o->llc.ways || o->llc.line) && !o->llc.latency)
+        o->llc.latency = 40u;
+    hwp__core_cache_default(&o->itlb, 1u, 128u, 8192u, 0u);
+    hwp__core_cache_default(&o->dtlb, 1u, 128u, 8192u, 0u);
+    if (!o->memory) o->memory = 80u;
+    if (!o->walk) o->walk = 30u;
+    if (!o->bp) o->bp = HWP_CORE_TOURNAMENT;
+    if (!o->bp_global) o->bp_global = 4096u;
+    if (!o->bp_hist)
+        o->bp_hist = o->bp == HWP_CORE_TOURNAMENT ? 12u
+                   : o->bp == HWP_CORE_GSHARE ? hwp_log2(o->bp_global)
+                   : hwp_log2(o->bp_global) / 2u;
+    if (o->bp == HWP_CORE_TOURNAMENT) {
+        if (!o->bp_local) o->bp_local = 1024u;
+        if (!o->bp_local_hist) o->bp_local_hist = 10u;
+    }
+    if (!o->btb) o->btb = 512u;
+    if (!o->ras && !(o->flags & HWP_CORE_NO_RAS)) o->ras = 32u;
+    if (!o->mispredict) o->mispredict = 7u;
+    if (!o->fetch_width) o->fetch_width = 4u;
+    if (!o->issue_width) o->issue_width = 4u;
+    if (!o->retire_width) o->retire_width = 8u;
+    if (!o->rob) o->rob = 80u;
+    if (!o->window) o->window = o->rob < 20u ? o->rob : 20u;
+    if (!o->lat_int) o->lat_int = 1u;
+    if (!o->lat_mul) o->lat_mul = 7u;
+    if (!o->lat_div) o->lat_div = 20u;
+    if (!o->lat_fp) o->lat_fp = 4u;
+    if (!o->lat_fdiv) o->lat_fdiv = 15u;
+
+    if (o->mode > HWP_CORE_SAMPLED) return "core: mode must be HWP_CORE_TIMING, _CACHES or _SAMPLED";
+    if (o->order > HWP_CORE_INORDER) return "core: order must be HWP_CORE_OOO or HWP_CORE_INORDER";
+    if (o->flags & ~HWP_CORE_FLAGS_ALL) return "core: flags has unknown bits";
+    if ((why = hwp__core_check_cache(&o->l1i, "core: l1i.sets must be a power of two <= 2^24",
+             "core: l1i.ways must be in 1..1024 (sets x ways <= 2^26)",
+             "core: l1i.line must be a power of two in 4..2^20",
+             "core: l1i.latency must be <= 65535", 1u << 20)))
+        return why;
+    if ((why = hwp__core_check_cache(&o->l1d, "core: l1d.sets must be a power of two <= 2^24",
+             "core: l1d.ways must be in 1..1024 (sets x ways <= 2^26)",
+             "core: l1d.line must be a power of two in 4..2^20",
+             "core: l1d.latency must be <= 65535", 1u << 20)))
+        return why;
+    if ((why = hwp__core_check_cache(&o->l2, "core: l2.sets must be a power of two <= 2^24",
+             "core: l2.ways must be in 1..1024 (sets x ways <= 2^26)",
+             "core: l2.line must be a power of two in 4..2^20",
+             "core: l2.latency must be <= 65535", 1u << 20)))
+        return why;
+    if ((o->llc.sets || o->llc.ways || o->llc.line || o->llc.latency) &&
+        (why = hwp__core_check_cache(&o->llc, "core: llc.sets must be a power of two <= 2^24",
+             "core: llc.ways must be in 1..1024 (sets x ways <= 2^26)",
+             "core: llc.line must be a power of two in 4..2^20",
+             "core: llc.latency must be <= 65535", 1u << 20)))
+        return why;
+    if ((why = hwp__core_check_cache(&o->itlb, "core: itlb.sets must be a power of two <= 2^24",
+             "core: itlb.ways must be in 1..1024 (sets x ways <= 2^26)",
+             "core: itlb.line (page size) must be a power of two in 4..2^30",
+             "core: itlb.latency must be <= 65535", 1u << 30)))
+        return why;
+    if ((why = hwp__core_check_cache(&o->dtlb, "core: dtlb.sets must be a power of two <= 2^24",
+             "core: dtlb.ways must be in 1..1024 (sets x ways <= 2^26)",
+             "core: dtlb.line (page size) must be a power of two in 4..2^30",
+             "core: dtlb.latency must be <= 65535", 1u << 30)))
+        return why;
+    if (o->l1i.line > o->l2.line || o->l1d.line > o->l2.line)
+        return "core: l2.line must be >= the L1 lines";
+    if (o->memory > HWP__CORE_MAXLAT) return "core: memory must be <= 65535";
+    if (o->walk > HWP__CORE_MAXLAT) return "core: walk must be <= 65535";
+    if (o->bp > HWP_CORE_GSELECT) return "core: bp must be HWP_CORE_TOURNAMENT, _GSHARE or _GSELECT";
+    if (!hwp_is_pow2(o->bp_global) || o->bp_global > (1u << 24))
+        return "core: bp_global must be a power of two <= 2^24";
+    if (o->bp_hist > 63u) return "core: bp_hist must be <= 63";
+    if (o->bp == HWP_CORE_GSELECT && o->bp_hist > hwp_log2(o->bp_global))
+        return "core: bp_hist must be <= log2(bp_global) for gselect";
+    if (o->bp == HWP_CORE_TOURNAMENT) {
+        if (!hwp_is_pow2(o->bp_local) || o->bp_local > (1u << 24))
+            return "core: bp_local must be a power of two <= 2^24";
+        if (o->bp_local_hist > 16u) return "core: bp_local_hist must be <= 16";
+    } else if (o->bp_local || o->bp_local_hist) {
+        return "core: bp_local must be 0 unless bp is the tournament";
+    }
+    if (!hwp_is_pow2(o->btb) || o->btb > (1u << 24))
+        return "core: btb must be a power of two <= 2^24";
+    if ((o->flags & HWP_CORE_NO_RAS) ? o->ras != 0 : o->ras > (1u << 16))
+        return "core: ras must be in 1..65536 (0 with HWP_CORE_NO_RAS)";
+    if (o->mispredict > HWP__CORE_MAXLAT) return "core: mispredict must be <= 65535";
+    if (o->fetch_width > 64u) return "core: fetch_width must be in 1..64";
+    if (o->issue_width > 64u) return "core: issue_width must be in 1..64";
+    if (o->retire_width > 64u) return "core: retire_width must be in 1..64";
+    if (o->rob > 4096u) return "core: rob must be in 1..4096";
+    if (o->window > o->rob) return "core: window must be <= rob";
+    if (o->lat_int > HWP__CORE_MAXLAT) return "core: lat_int must be <= 65535";
+    if (o->lat_mul > HWP__CORE_MAXLAT) return "core: lat_mul must be <= 65535";
+    if (o->lat_div > HWP__CORE_MAXLAT) return "core: lat_div must be <= 65535";
+    if (o->lat_fp > HWP__CORE_MAXLAT) return "core: lat_fp must be <= 65535";
+    if (o->lat_fdiv > HWP__CORE_MAXLAT) return "core: lat_fdiv must be <= 65535";
+    {
+        uint64_t need = (uint64_t)(o->rob + o->fetch_width) * hwp__core_maxlat(o) + 64u;
+        uint64_t h = 1024u;
+        while (h < need) h <<= 1;
+        if (!o->horizon) {
+            if (h > (1u << 24))
+                return "core: horizon: rob x latencies exceed 2^24 cycles (lower rob or the latencies)";
+            o->horizon = (uint32_t)h;
+        }
+        if (!hwp_is_pow2(o->horizon) || o->horizon > (1u << 24))
+            return "core: horizon must be a power of two <= 2^24";
+        if (o->horizon < need)
+            return "core: horizon must cover rob x (largest latency + mispredict)";
+    }
+    return NULL;
+}
+
+static uint64_t hwp__core_tags(const hwp_core_desc *o) {
+    uint64_t t = (uint64_t)o->l1i.sets * o->l1i.ways +
+                 (uint64_t)o->l1d.sets * o->l1d.ways +
+                 (uint64_t)o->l2.sets * o->l2.ways +
+                 (uint64_t)o->itlb.sets * o->itlb.ways +
+                 (uint64_t)o->dtlb.sets * o->dtlb.ways;
+    if (o->llc.sets) t += (uint64_t)o->llc.sets * o->llc.ways;
+    return t;
+}
+
+static uint64_t hwp__core_counters(const hwp_core_desc *o) {
+    return o->bp == HWP_CORE_TOURNAMENT
+               ? 2u * (uint64_t)o->bp_global + o->bp_local
+               : o->bp_global;
+}
+
+HWP_API size_t hwp_core_bytes(const hwp_core_desc *d) {
+    hwp_core_desc o;
+    if (hwp__core_fill(&o, d)) return 0;
+    return HWP_CORE_BYTES(hwp__core_tags(&o), hwp__core_counters(&o),
+                          o.bp == HWP_CORE_TOURNAMENT ? o.bp_local : 0u,
+                          o.btb, o.ras, o.rob, o.window, o.horizon);
+}
+
+static void hwp__core_cache_set(hwp__core_cache *k, const hwp_core_cache_desc *d,
+                                uint64_t *tag) {
+    k->tag = tag;
+    k->set_mask = d->sets - 1u;
+    k->ways = d->ways;
+    k->shift = hwp_log2(d->line);
+    k->latency = d->latency;
+}
+
+/* Everything a reset clears: the machine's state and the counters. */
+static void hwp__core_clear(hwp_core *c) {
+    const hwp_core_desc *o = &c->desc;
+    uint64_t i, n = hwp__core_tags(o);
+    for (i = 0; i < n; i++) c->l1i.tag[i] = HWP__CORE_NONE;
+    /* Every counter starts at 0: strongly not taken, and the chooser
+     * strongly local (cachegrind's zeroed tables; the 21264's reset state
+     * is not documented). */
+    hwp__zero(c->gctr, (size_t)hwp__core_counters(o));
+    if (c->lhist) hwp__zero(c->lhist, (size_t)o->bp_local * 2u);
+    hwp__zero(c->btb, (size_t)o->btb * 8u);
+    if (c->ras) hwp__zero(c->ras, (size_t)o->ras * 9u);
+    hwp__zero(c->rob_ring, (size_t)o->rob * 8u);
+    hwp__zero(c->win_ring, (size_t)o->window * 8u);
+    hwp__zero(c->slots, o->horizon);
+    hwp__zero(c->cum, (size_t)o->horizon * 4u);
+    hwp__zero(&c->st, sizeof c->st);
+    hwp__zero(c->ready, sizeof c->ready);
+    c->last_iline = c->last_ipage = c->last_dpage = HWP__CORE_NONE;
+    /* No MRU line yet: the fast-path windows start at 2^63, an address
+     * no x86-64 or AArch64 access has (not canonical). */
+    c->ibase = c->dbase = (uint64_t)1 << 63;
+    c->ghist = 0;
+    c->ras_top = c->ras_n = 0;
+    c->rob_i = c->win_i = 0;
+    c->pend_head = c->pend_n = c->done_head = c->done_n = 0;
+    c->fetch_n = c->map_n = c->retire_n = c->cum_total = 0;
+    c->fetch_c = c->map_c = c->issue_c = c->issue_max = c->retire_c = 0;
+    c->redirect = c->closed = c->clock = 0;
+    c->frac = 0;
+    c->window_left = 0;
+}
+
+HWP_API hwp_status hwp_core_init(hwp_core *c, void *mem, size_t n,
+                                 const hwp_core_desc *d, hwp_cost *cost) {
+    hwp_core_desc o;
+    const char *why;
+    unsigned char *cur;
+    uint64_t *tags;
+    size_t need;
+    if (!c) return HWP_EINVAL;
+    hwp__zero(c, sizeof *c);
+    c->head.magic = HWP__CORE_MAGIC;
+    why = hwp__core_fill(&o, d);
+    need = why ? 0 : hwp_core_bytes(&o) - (HWP__ALIGN - 1u);
+    if (hwp__admit_mem(&c->head, why, &mem, &n, need) != HWP_OK)
+        return (hwp_status)c->head.status;
+    c->desc = o;
+    c->cost = cost;
+    cur = (unsigned char *)mem;
+    tags = (uint64_t *)hwp__carve(&cur, (size_t)hwp__core_tags(&o) * 8u);
+    hwp__core_cache_set(&c->l1i, &o.l1i, tags);
+    tags += (size_t)o.l1i.sets * o.l1i.ways;
+    hwp__core_cache_set(&c->l1d, &o.l1d, tags);
+    tags += (size_t)o.l1d.sets * o.l1d.ways;
+    hwp__core_cache_set(&c->l2, &o.l2, tags);
+    tags += (size_t)o.l2.sets * o.l2.ways;
+    hwp__core_cache_set(&c->itlb, &o.itlb, tags);
+    tags += (size_t)o.itlb.sets * o.itlb.ways;
+    hwp__core_cache_set(&c->dtlb, &o.dtlb, tags);
+    tags += (size_t)o.dtlb.sets * o.dtlb.ways;
+    c->has_llc = o.llc.sets != 0;
+    if (c->has_llc) hwp__core_cache_set(&c->llc, &o.llc, tags);
+    c->has_tlb = !(o.flags & HWP_CORE_NO_TLB);
+    c->ras_on = !(o.flags & HWP_CORE_NO_RAS);
+    c->timing_all = o.mode == HWP_CORE_TIMING;
+    c->gctr = (uint8_t *)hwp__carve(&cur, (size_t)hwp__core_counters(&o));
+    c->gmask = o.bp_global - 1u;
+    c->hmask = hwp_mask64(o.bp_hist);
+    if (o.bp == HWP_CORE_TOURNAMENT) {
+        c->chooser = c->gctr + o.bp_global;
+        c->lctr = c->chooser + o.bp_global;
+        c->lhist = (uint16_t *)hwp__carve(&cur, (size_t)o.bp_local * 2u);
+        c->lmask = o.bp_local - 1u;
+        c->lhmask = hwp_mask64(o.bp_local_hist) & (o.bp_local - 1u);
+        c->gmask &= c->hmask;
+    }
+    c->gsel_bits = o.bp == HWP_CORE_GSELECT ? hwp_log2(o.bp_global) - o.bp_hist : 0u;
+    c->gsel_mask = hwp_mask64(c->gsel_bits);
+    c->btb = (uint64_t *)hwp__carve(&cur, (size_t)o.btb * 8u);
+    c->btb_mask = o.btb - 1u;
+    if (o.ras) {
+        c->ras = (uint64_t *)hwp__carve(&cur, (size_t)o.ras * 9u);
+        c->ras_fuzzy = (uint8_t *)(c->ras + o.ras);
+    }
+    c->rob_ring = (uint64_t *)hwp__carve(&cur, (size_t)o.rob * 8u);
+    c->win_ring = (uint64_t *)hwp__carve(&cur, (size_t)o.window * 8u);
+    c->slots = (uint8_t *)hwp__carve(&cur, o.horizon);
+    c->cum = (uint32_t *)hwp__carve(&cur, (size_t)o.horizon * 4u);
+    c->rec_cap = o.rob + 64u;
+    c->pend = (hwp_core_rec *)hwp__carve(&cur, (size_t)c->rec_cap * sizeof(hwp_core_rec));
+    c->done = (hwp_core_rec *)hwp__carve(&cur, (size_t)c->rec_cap * sizeof(hwp_core_rec));
+    c->hmask_slots = o.horizon - 1u;
+    c->frac_step = 256u / o.issue_width;
+    c->ifast = o.l1i.line > 15u ? o.l1i.line - 15u : 0u;
+    c->dline = o.l1d.line;
+    hwp__core_clear(c);
+    return hwp__fail(&c->head, HWP_OK, "");
+}
+
+static bool hwp__core_ok(const hwp_core *c) {
+    return c && c->head.magic == HWP__CORE_MAGIC && c->gctr;
+}
+
+HWP_API hwp_status hwp_core_reset(hwp_core *c) {
+    if (!hwp__core_ok(c)) return HWP_EINVAL;
+    hwp__core_clear(c);
+    return hwp__fail(&c->head, HWP_OK, "");
+}
+
+/* Close issue-slot cycles below `upto`: no instruction can issue there
+ * any more (issue >= fetch, and fetch never goes back). */
+static void hwp__core_close(hwp_core *c, uint64_t upto) {
+    while (c->closed < upto) {
+        uint32_t k = (uint32_t)(c->closed & c->hmask_slots);
+        c->cum[k] = c->cum_total; /* issues before cycle `closed` */
+        c->cum_total += c->slots[k];
+        c->slots[k] = 0;
+        c->closed++;
+    }
+}
+
+/* Instructions issued in cycles [a, b): the closed part from the prefix
+ * counts, an open part (a forced finish) from the ring itself. */
+static uint64_t hwp__core_used(const hwp_core *c, uint64_t a, uint64_t b) {
+    uint64_t u = 0, e = b < c->closed ? b : c->closed;
+    if (a < e && c->closed - a <= c->desc.horizon)
+        u = (uint32_t)((e == c->closed ? c->cum_total
+                                       : c->cum[e & c->hmask_slots]) -
+                       c->cum[a & c->hmask_slots]);
+    for (e = a > c->closed ? a : c->closed; e < b; e++)
+        u += c->slots[e & c->hmask_slots];
+    return u;
+}
+
+/* Finish the oldest pending records: those whose interval [fetch, ready)
+ * is closed, or all with `force`. */
+static void hwp__core_finish(hwp_core *c, bool force) {
+    while (c->pend_n) {
+        hwp_core_rec *r = &c->pend[c->pend_head];
+        uint64_t slots, used;
+        uint32_t k;
+        if (!force && r->ready > c->closed) break;
+        slots = (uint64_t)c->desc.issue_width * (r->ready - r->fetch);
+        used = hwp__core_used(c, r->fetch, r->ready);
+        r->wasted = slots > used ? slots - used : 0;
+        c->st.wasted_slots += r->wasted;
+        c->st.finished++;
+        k = c->done_head + c->done_n;
+        if (k >= c->rec_cap) k -= c->rec_cap;
+        c->done[k] = *r;
+        if (c->done_n < c->rec_cap) c->done_n++;
+        else c->done_head = c->done_head + 1u == c->rec_cap ? 0u : c->done_head + 1u;
+        c->pend_head = c->pend_head + 1u == c->rec_cap ? 0u : c->pend_head + 1u;
+        c->pend_n--;
+    }
+}
+
+HWP_API void hwp__core_rebase(hwp_core *c) {
+    /* A new window after untimed instructions: finish what is pending,
+     * then start the pipeline empty at the additive clock. */
+    hwp__core_finish(c, true);
+    hwp__core_close(c, c->issue_max + 1u);
+    if (c->closed < c->clock) {
+        c->closed = c->clock;
+        c->cum_total = 0;
+    }
+    if (c->redirect < c->clock) c->redirect = c->clock;
+}
+
+HWP_API void hwp__core_timed(hwp_core *c, const hwp_insn *in,
+                             const hwp_core_ops *ops, hwp_core_out *o,
+                             uint32_t ilat, uint32_t dlat, uint32_t ev) {
+    const hwp_core_desc *d = &c->desc;
+    uint64_t f, m, is, rd, rt, t;
+    uint32_t lat, i;
+    hwp_core_rec *r;
+    /* fetch: a group of fetch_width, after any redirect, and no further
+     * ahead of map than the two front-end stages (a full ROB or window
+     * stalls fetch too) */
+    f = c->fetch_c;
+    if (c->redirect > f) {
+        f = c->redirect;
+        c->fetch_n = 0;
+    } else if (c->fetch_n >= d->fetch_width) {
+        f++;
+        c->fetch_n = 0;
+    }
+    if (c->map_c > f + 2u) {
+        f = c->map_c - 2u;
+        c->fetch_n = 0;
+    }
+    if (ilat) { /* the fetch waits for its line (and its page) */
+        f += ilat;
+        c->fetch_n = 0;
+    }
+    c->fetch_n++;
+    c->fetch_c = f;
+    hwp__core_close(c, f);
+    /* map: two stages after fetch, a free ROB entry and window entry */
+    m = f + 2u;
+    t = c->rob_ring[c->rob_i];
+    if (t > m) m = t;
+    t = c->win_ring[c->win_i];
+    if (t > m) m = t;
+    if (m < c->map_c) m = c->map_c;
+    if (m == c->map_c && c->map_n >= d->fetch_width) m++;
+    c->map_n = m == c->map_c ? c->map_n + 1u : 1u;
+    c->map_c = m;
+    /* issue: operands ready and a free slot */
+    is = m + 1u;
+    if (ops && ops->regs) {
+        for (i = 0; i < ops->nsrc && i < 3u; i++)
+            if (ops->src[i] && c->ready[ops->src[i]] > is)
+                is = c->ready[ops->src[i]];
+    } else {
+        c->st.no_regs++;
+    }
+    if (d->order == HWP_CORE_INORDER && is < c->issue_c) is = c->issue_c;
+    while (c->slots[is & c->hmask_slots] >= d->issue_width) is++;
+    c->slots[is & c->hmask_slots]++;
+    c->issue_c = is;
+    if (is > c->issue_max) c->issue_max = is;
+    switch (ops ? ops->op : 0u) {
+    case HWP_CORE_OP_MUL: lat = d->lat_mul; break;
+    case HWP_CORE_OP_DIV: lat = d->lat_div; break;
+    case HWP_CORE_OP_FP: lat = d->lat_fp; break;
+    case HWP_CORE_OP_FDIV: lat = d->lat_fdiv; break;
+    default: lat = in->cls == HWP_CLS_LOAD ? dlat : d->lat_int; break;
+    }
+    rd = is + lat;
+    if (ops && ops->regs)
+        for (i = 0; i < ops->ndst && i < 2u; i++)
+            if (ops->dst[i]) c->ready[ops->dst[i]] = rd;
+    /* retire: in order, retire_width a cycle, not before ready */
+    rt = rd > c->retire_c ? rd : c->retire_c;
+    if (rt == c->retire_c && c->retire_n >= d->retire_width) rt++;
+    c->retire_n = rt == c->retire_c ? c->retire_n + 1u : 1u;
+    c->retire_c = rt;
+    c->rob_ring[c->rob_i] = rt;
+    c->rob_i = c->rob_i + 1u == d->rob ? 0u : c->rob_i + 1u;
+    c->win_ring[c->win_i] = is;
+    c->win_i = c->win_i + 1u == d->window ? 0u : c->win_i + 1u;
+    /* where the next fetch may start */
+    if (ev & HWP_EV_MISPRED) {
+        t = f + d->mispredict;
+        c->redirect = rd + 1u > t ? rd + 1u : t;
+    } else if (ev & HWP_EV_TAKEN) {
+        c->redirect = f + 1u; /* a taken branch ends the fetch group */
+    }
+    if (rt > c->clock) {
+        c->st.issue_slots += (uint64_t)d->issue_width * (rt - c->clock);
+        c->clock = rt;
+    }
+    c->st.timed++;
+    o->fetch = f;
+    o->map = m;
+    o->issue = is;
+    o->ready = rd;
+    o->retire = rt;
+    o->timed = 1;
+    /* the record waits until no later issue can fall in [fetch, ready) */
+    hwp__core_finish(c, false);
+    if (c->pend_n == c->rec_cap) { /* cannot happen with fetch tied to
+                                      map; kept for safety */
+        c->pend_n--;
+        hwp__core_finish(c, true);
+    }
+    i = c->pend_head + c->pend_n;
+    if (i >= c->rec_cap) i -= c->rec_cap;
+    r = &c->pend[i];
+    r->pc = in->pc;
+    r->fetch = f;
+    r->map = m;
+    r->issue = is;
+    r->ready = rd;
+    r->retire = rt;
+    r->wasted = 0;
+    r->events = ev;
+    r->pad_ = 0;
+    c->pend_n++;
+}
+
+HWP_API hwp_status hwp_core_flush(hwp_core *c) {
+    if (!hwp__core_ok(c)) return HWP_EINVAL;
+    hwp__core_finish(c, true);
+    return hwp__fail(&c->head, HWP_OK, "");
+}
+
+HWP_API size_t hwp_core_done(hwp_core *c, hwp_core_rec *out, size_t cap) {
+    size_t n, i;
+    if (!hwp__core_ok(c)) return 0;
+    n = c->done_n;
+    if (!out) return n;
+    for (i = 0; i < n && i < cap; i++) {
+        out[i] = c->done[c->done_head];
+        c->done_head = c->done_head + 1u == c->rec_cap ? 0u : c->done_head + 1u;
+        c->done_n--;
+    }
+    return n;
+}
+
+HWP_API hwp_status hwp_core_get_stats(const hwp_core *c, hwp_core_stats *out) {
+    if (!hwp__core_ok(c) || !out) return HWP_EINVAL;
+    *out = c->st;
+    out->cycles = c->clock;
+    out->l1i_refs = c->st.events; /* one fetch reference an instruction */
+    return HWP_OK;
+}
+
+/* ---- merge and reports ------------------------------------------------ */
+
+#define HWP__CORE_STATS_N (sizeof(hwp_core_stats) / sizeof(uint64_t))
+
+/* The stats' JSON names, in struct order. */
+static const char *const hwp__core_stat_names[] = {
+    "events", "dropped", "evicted", "cycles", "timed", "no_regs",
+    "l1i_refs", "l1i_misses", "l1d_reads", "l1d_read_misses", "l1d_writes",
+    "l1d_write_misses", "l2_irefs", "l2_imisses", "l2_rrefs", "l2_rmisses",
+    "l2_wrefs", "l2_wmisses", "llc_refs", "llc_misses", "itlb_misses",
+    "dtlb_misses", "cond", "cond_mispredicts", "indirect",
+    "indirect_mispredicts", "returns", "return_mispredicts", "issue_slots",
+    "wasted_slots", "finished"};
+HWP_STATIC_ASSERT(core_stat_names,
+                  sizeof hwp__core_stat_names / sizeof *hwp__core_stat_names ==
+                      HWP__CORE_STATS_N);
+
+/* The desc as (name, pointer) pairs, for the writer, the reader and the
+ * mismatch reason. */
+#define HWP__CORE_DESC_N 48u
+static void hwp__core_desc_fields(const hwp_core_desc *d, const char **name,
+                                  const uint32_t **val) {
+    static const char *const n[HWP__CORE_DESC_N] = {
+        "mode", "order", "flags",
+        "l1i.sets", "l1i.ways", "l1i.line", "l1i.latency",
+        "l1d.sets", "l1d.ways", "l1d.line", "l1d.latency",
+        "l2.sets", "l2.ways", "l2.line", "l2.latency",
+        "llc.sets", "llc.ways", "llc.line", "llc.latency",
+        "itlb.sets", "itlb.ways", "itlb.line", "itlb.latency",
+        "dtlb.sets", "dtlb.ways", "dtlb.line", "dtlb.latency",
+        "memory", "walk", "bp", "bp_global", "bp_hist", "bp_local",
+        "bp_local_hist", "btb", "ras", "mispredict", "fetch_width",
+        "issue_width", "retire_width", "rob", "window", "lat_int", "lat_mul",
+        "lat_div", "lat_fp", "lat_fdiv", "horizon"};
+    const uint32_t *p = &d->mode;
+    unsigned i;
+    for (i = 0; i < HWP__CORE_DESC_N; i++) {
+        name[i] = n[i];
+        val[i] = p + i;
+    }
+}
+
+HWP_API hwp_status hwp_core_merge(hwp_core *dst, const hwp_core *src) {
+    const char *name[HWP__CORE_DESC_N];
+    const uint32_t *a[HWP__CORE_DESC_N], *b[HWP__CORE_DESC_N];
+    uint64_t *x;
+    const uint64_t *y;
+    unsigned i;
+    if (!hwp__core_ok(dst) || !hwp__core_ok(src)) return HWP_EINVAL;
+    hwp__core_desc_fields(&dst->desc, name, a);
+    hwp__core_desc_fields(&src->desc, name, b);
+    for (i = 0; i < HWP__CORE_DESC_N; i++)
+        if (*a[i] != *b[i]) {
+            dst->head.why = name[i]; /* the first differing desc field */
+            dst->head.status = HWP_EMISMATCH;
+            return HWP_EMISMATCH;
+        }
+    /* Counters add; the machine state (caches, predictor, pipeline) stays
+     * dst's: a merged profile is of two streams run on two cores. */
+    x = &dst->st.events;
+    y = &src->st.events;
+    for (i = 0; i < HWP__CORE_STATS_N; i++) x[i] += y[i];
+    dst->st.cycles = 0;
+    dst->clock += src->clock;
+    return hwp__fail(&dst->head, HWP_OK, "");
+}
+
+HWP_API void hwp_core_write_json(const hwp_core *c, const hwp_writer *w) {
+    const char *name[HWP__CORE_DESC_N];
+    const uint32_t *val[HWP__CORE_DESC_N];
+    hwp_core_stats st;
+    const uint64_t *sv = &st.events;
+    unsigned i;
+    if (!hwp__core_ok(c)) return;
+    hwp_core_get_stats(c, &st);
+    hwp_put_json_envelope(w, "core", 1);
+    hwp_put_str(w, ",\"desc\":{");
+    hwp__core_desc_fields(&c->desc, name, val);
+    for (i = 0; i < HWP__CORE_DESC_N; i++) {
+        if (i) hwp_put_str(w, ",");
+        hwp_put_json_str(w, name[i]);
+        hwp_put_str(w, ":");
+        hwp_put_u64(w, *val[i]);
+    }
+    hwp_put_str(w, "},\"stats\":{");
+    for (i = 0; i < HWP__CORE_STATS_N; i++) {
+        if (i) hwp_put_str(w, ",");
+        hwp_put_json_str(w, hwp__core_stat_names[i]);
+        hwp_put_str(w, ":");
+        hwp_put_u64(w, sv[i]);
+    }
+    hwp_put_str(w, "}}");
+}
+
+/* Reads {"model":"core","version":1,"desc":{...},"stats":{...}} into d
+ * and (when st is not NULL) st. Every desc field must be present. */
+static hwp_status hwp__core_read(hwp_core_desc *d, hwp_core_stats *st,
+                                 const char *json, size_t n,
+                                 hwp_json_err *err) {
+    hwp_json j;
+    char key[32];
+    const char *name[HWP__CORE_DESC_N];
+    const uint32_t *val[HWP__CORE_DESC_N];
+    uint64_t seen = 0, sseen = 0, v;
+    unsigned i;
+    hwp__zero(d, sizeof *d);
+    if (st) hwp__zero(st, sizeof *st);
+    hwp__core_desc_fields(d, name, val);
+    hwp_json_init(&j, json, n);
+    if (!hwp_json_envelope(&j, "core", 1)) return hwp_json_status(&j, err);
+    while (hwp_json_member(&j, key, sizeof key)) {
+        if (hwp_json_key_is(key, "desc")) {
+            if (!hwp_json_object(&j)) break;
+            while (hwp_json_member(&j, key, sizeof key)) {
+                for (i = 0; i < HWP__CORE_DESC_N; i++)
+                    if (hwp_json_key_is(key, name[i])) break;
+                if (i == HWP__CORE_DESC_N) {
+                    hwp_json_fail(&j, "core: unknown desc field");
+                    break;
+                }
+                if (!hwp_json_u64(&j, &v)) break;
+                if (v > 0xFFFFFFFFu) {
+                    hwp_json_fail(&j, "core: desc field over 32 bits");
+                    break;
+                }
+                *(uint32_t *)(void *)((unsigned char *)d +
+                                      ((const unsigned char *)val[i] -
+                                       (const unsigned char *)d)) = (uint32_t)v;
+                seen |= (uint64_t)1 << i;
+            }
+        } else if (hwp_json_key_is(key, "stats")) {
+            if (!hwp_json_object(&j)) break;
+            while (hwp_json_member(&j, key, sizeof key)) {
+                for (i = 0; i < HWP__CORE_STATS_N; i++)
+                    if (hwp_json_key_is(key, hwp__core_stat_names[i])) break;
+                if (i == HWP__CORE_STATS_N) {
+                    hwp_json_fail(&j, "core: unknown stats field");
+                    break;
+                }
+                if (!hwp_json_u64(&j, &v)) break;
+                if (st) (&st->events)[i] = v;
+                sseen |= (uint64_t)1 << i;
+            }
+        } else {
+            hwp_json_skip(&j);
+        }
+    }
+    hwp_json_end(&j);
+    if (!j.why && seen != hwp_mask64(HWP__CORE_DESC_N))
+        hwp_json_fail(&j, "core: desc field missing");
+    if (!j.why && st && sseen != hwp_mask64(HWP__CORE_STATS_N))
+        hwp_json_fail(&j, "core: stats field missing");
+    return hwp_json_status(&j, err);
+}
+
+HWP_API hwp_status hwp_core_read_desc(hwp_core_desc *d, const char *json,
+                                      size_t n, hwp_json_err *err) {
+    if (!d) return HWP_EINVAL;
+    return hwp__core_read(d, NULL, json, n, err);
+}
+
+HWP_API hwp_status hwp_core_read_json(hwp_core *c, const char *json, size_t n,
+                                      hwp_json_err *err) {
+    hwp_core_desc d;
+    hwp_core_stats st;
+    hwp_status s;
+    const char *name[HWP__CORE_DESC_N];
+    const uint32_t *a[HWP__CORE_DESC_N], *b[HWP__CORE_DESC_N];
+    unsigned i;
+    if (!hwp__core_ok(c)) return HWP_EINVAL;
+    s = hwp__core_read(&d, &st, json, n, err);
+    if (s != HWP_OK) return hwp__fail(&c->head, s, err ? err->why : "core: malformed report");
+    hwp__core_desc_fields(&c->desc, name, a);
+    hwp__core_desc_fields(&d, name, b);
+    for (i = 0; i < HWP__CORE_DESC_N; i++)
+        if (*a[i] != *b[i]) return hwp__fail(&c->head, HWP_EMISMATCH, name[i]);
+    /* The report holds the counters; the machine state is not in it. */
+    hwp__core_clear(c);
+    c->st = st;
+    c->clock = st.cycles;
+    c->st.cycles = 0;
+    return hwp__fail(&c->head, HWP_OK, "");
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HWPROF_IMPL */
