@@ -21,7 +21,7 @@
  *        host-reported events (misses, mispredictions, relative energy)
  *   5    Hot Path Table: entries x ways, 32-bit saturating accumulators,
  *        index p / pb / plb, LFU replacement (LRU for comparison), and
- *        hwprof's aging policy (a replacement priority halved periodically)
+ *        hwprof's aging policy (LFU with dynamic aging)
  *   6    path-based phase detection (accumulators indexed by a hash of the
  *        descriptor, signatures from their high-order bits, Manhattan
  *        distance against the previous interval and a table of past
@@ -81,9 +81,11 @@
  *   given to hwp_path_init (HWP_COST_PATH_STALL) and reads the operation
  *   latencies HWP_COST_PATH_* from it; a NULL cost skips the queue model.
  *   The HPT's update latency reaches the host through the path stack's
- *   queue; an aging pass (policy aging) occupies the table for one cycle
- *   per set (HWP_COST_PATH_HPT_AGE), charged to the cost given to
- *   hwp_hpt_init as a stall. The phase detector is off the commit path
+ *   queue. Policy aging (LFUDA) sets a newcomer's priority from one
+ *   register on the miss path, at no extra cycle; when that register
+ *   reaches 2^31 every priority is halved, a pass that occupies the
+ *   table for one cycle per set (HWP_COST_PATH_HPT_AGE), charged to the
+ *   cost given to hwp_hpt_init as a stall. The phase detector is off the commit path
  *   and charges nothing.
  *
  * Reports and the JSON schemas: docs/pathprof.md.
@@ -176,10 +178,12 @@ enum hwp_hpt_repl {
 };
 
 /* What decides the LFU victim. PLAIN is the paper's (section 5): the
- * accumulator itself. AGING is hwprof's: a replacement priority beside
- * the exact accumulator, grown like it and halved in every entry each
- * age_period paths, so a path that was hot early and then stops loses
- * its claim on its set (docs/pathprof.md, "Aging"). */
+ * accumulator itself. AGING is hwprof's: LFU with dynamic aging (LFUDA)
+ * on a replacement priority beside the exact accumulator. A hit grows
+ * the priority like the accumulator; a newcomer's priority starts at
+ * the last victim's (one register for the table), so paths that were
+ * hot early and then stop are overtaken by the rising floor instead of
+ * keeping their ways forever (docs/pathprof.md, "Aging"). */
 enum hwp_hpt_policy {
     HWP_HPT_PLAIN = 0,
     HWP_HPT_AGING
@@ -191,13 +195,7 @@ typedef struct hwp_hpt_desc {
     uint32_t index;   /* enum hwp_hpt_index; 0 = plb                     */
     uint32_t repl;    /* enum hwp_hpt_repl; 0 = LFU                      */
     uint32_t policy;  /* enum hwp_hpt_policy; 0 = plain (the paper's)    */
-    uint32_t age_period; /* AGING: paths between halvings, 1..2^31;
-                         0 -> HWP_HPT_AGE_PERIOD x entries              */
 } hwp_hpt_desc;
-
-/* The default aging period, in paths per table entry (measured on
- * gzip, python3 and sqlite3 traces: docs/pathprof.md, "Aging"). */
-#define HWP_HPT_AGE_PERIOD 128u
 
 typedef struct hwp_hpt_entry {
     hwp_path_pd pd;  /* shape == 0: empty                                */
@@ -235,7 +233,7 @@ typedef struct hwp_hpt {
     uint32_t aging;    /* 1 for policy AGING                             */
     uint32_t age4;     /* 1 for plb, 4 ways, LFU, aging: hwp_hpt_add's
                           second short path                              */
-    uint32_t age_left; /* AGING: paths until the next halving            */
+    uint32_t floor;    /* AGING: the last victim's priority              */
     uint64_t off_mask; /* dflt: set_mask << 5, see hwp_hpt_add          */
     uint64_t hits, misses;  /* paths added = hits + misses              */
     uint64_t evictions;     /* valid entries replaced                    */
@@ -346,10 +344,7 @@ HWP__PATH_HOT int hwp__hpt_add_dflt(hwp_hpt *h, const hwp_path_pd *pd,
     e = hwp__hpt_find4(set, start, shape);
     if (HWP_UNLIKELY(!e)) return hwp__hpt_miss(h, set, pd, value);
     hwp__hpt_hit(h, e, value);
-    if (age) {
-        e->stamp = hwp_sat_add(e->stamp, value, 0xFFFFFFFFu);
-        if (HWP_UNLIKELY(--h->age_left == 0)) hwp__hpt_age(h);
-    }
+    if (age) e->stamp = hwp_sat_add(e->stamp, value, 0xFFFFFFFFu);
     return 1;
 }
 
@@ -371,7 +366,6 @@ HWP__PATH_HOT int hwp_hpt_add(hwp_hpt *h, const hwp_path_pd *pd, uint32_t value)
         if (HWP_UNLIKELY(h->clock == 0xFFFFFFFFu)) hwp__hpt_restamp(h);
     } else if (h->aging) {
         e->stamp = hwp_sat_add(e->stamp, value, 0xFFFFFFFFu);
-        if (HWP_UNLIKELY(--h->age_left == 0)) hwp__hpt_age(h);
     }
     return 1;
 }
@@ -1221,8 +1215,7 @@ static const hwp__pp_field hwp__hpt_desc_f[] = {
     HWP__PPF(hwp_hpt_desc, "hpt", ways, 4, NULL, 0),
     HWP__PPF(hwp_hpt_desc, "hpt", index, 4, hwp__hpt_index_names, 3),
     HWP__PPF(hwp_hpt_desc, "hpt", repl, 4, hwp__hpt_repl_names, 2),
-    HWP__PPF(hwp_hpt_desc, "hpt", policy, 4, hwp__hpt_policy_names, 2),
-    HWP__PPF(hwp_hpt_desc, "hpt", age_period, 4, NULL, 0)};
+    HWP__PPF(hwp_hpt_desc, "hpt", policy, 4, hwp__hpt_policy_names, 2)};
 
 static const hwp__pp_field hwp__hpt_stats_f[] = {
     HWP__PPF(hwp_hpt_stats, "hpt", events, 8, NULL, 0),
@@ -1238,8 +1231,6 @@ static const hwp__pp_field hwp__hpt_stats_f[] = {
 static const char *hwp__hpt_fill(hwp_hpt_desc *d) {
     if (!d->entries) d->entries = 512;
     if (!d->ways) d->ways = 4;
-    if (!d->age_period && d->policy == HWP_HPT_AGING && d->entries <= (1u << 24))
-        d->age_period = HWP_HPT_AGE_PERIOD * d->entries;
     if (!hwp_is_pow2(d->entries) || d->entries > (1u << 24))
         return "hpt: entries must be a power of two up to 2^24";
     if (!hwp_is_pow2(d->ways) || d->ways > d->entries || d->ways > 256)
@@ -1249,9 +1240,6 @@ static const char *hwp__hpt_fill(hwp_hpt_desc *d) {
     if (d->policy > HWP_HPT_AGING) return "hpt: policy must be plain or aging";
     if (d->policy == HWP_HPT_AGING && d->repl != HWP_HPT_LFU)
         return "hpt: policy aging ages LFU priorities: it needs repl lfu";
-    if (d->policy != HWP_HPT_AGING && d->age_period)
-        return "hpt: age_period is for policy aging (leave it 0)";
-    if (d->age_period > (1u << 31)) return "hpt: age_period must be 1..2^31 paths";
     return NULL;
 }
 
@@ -1294,7 +1282,7 @@ HWP_API hwp_status hwp_hpt_reset(hwp_hpt *h) {
     if (!h || h->head.magic != HWP__HPT_MAGIC) return HWP_EINVAL;
     hwp__zero(h->e, (size_t)h->desc.entries * sizeof(hwp_hpt_entry));
     h->clock = 0;
-    h->age_left = h->desc.age_period;
+    h->floor = 0;
     h->hits = h->misses = 0;
     h->evictions = h->evicted_value = h->saturations = h->total = 0;
     h->agings = h->age_cycles = 0;
@@ -1338,14 +1326,16 @@ HWP_API void hwp__hpt_restamp(hwp_hpt *h) {
     h->clock = ways;
 }
 
-/* The aging pass: every entry's replacement priority is halved (one
- * shift per accumulator; the hardware walks the table a set per cycle,
- * which stalls the HPT for `sets` cycles). The accumulators stay exact:
- * they are the profile. */
+/* The aging pass, when the floor reaches half the priorities' 32 bits:
+ * every priority and the floor are halved (their order is kept; one
+ * shift per entry, a set per cycle in hardware, which stalls the HPT
+ * for `sets` cycles). The accumulators stay exact: they are the
+ * profile. */
 HWP_API void hwp__hpt_age(hwp_hpt *h) {
     uint32_t i, sets = h->set_mask + 1u;
     for (i = 0; i < h->desc.entries; i++) h->e[i].stamp >>= 1;
-    h->age_left = h->desc.age_period;
+    h->floor >>= 1;
+    h->floor = 0;
     h->agings++;
     if (h->cost) {
         uint64_t c = (uint64_t)hwp_cost_cycles(h->cost, HWP_COST_PATH_HPT_AGE) * sets;
@@ -1370,12 +1360,13 @@ HWP_API int hwp__hpt_miss(hwp_hpt *h, hwp_hpt_entry *set,
     if (set[v].pd.shape) {
         h->evictions++;
         h->evicted_value += set[v].acc;
+        if (h->aging) h->floor = set[v].stamp; /* LFUDA: the victim's priority */
     }
     set[v].pd = *pd;
     set[v].acc = value;
-    if (h->aging) {
-        set[v].stamp = value;
-        if (--h->age_left == 0) hwp__hpt_age(h);
+    if (h->aging) { /* the newcomer starts at the last victim's priority */
+        set[v].stamp = hwp_sat_add(h->floor, value, 0xFFFFFFFFu);
+        if (HWP_UNLIKELY(h->floor >= 0x80000000u)) hwp__hpt_age(h);
         return 0;
     }
     set[v].stamp = ++h->clock;
@@ -1486,6 +1477,7 @@ HWP_API hwp_status hwp_hpt_merge(hwp_hpt *dst, const hwp_hpt *src) {
     dst->agings += src->agings;
     dst->age_cycles += src->age_cycles;
     if (src->clock > dst->clock) dst->clock = src->clock;
+    if (src->floor > dst->floor) dst->floor = src->floor;
     return hwp__fail(&dst->head, HWP_OK, "");
 }
 
@@ -1513,8 +1505,7 @@ HWP_API void hwp_hpt_write_text(const hwp_hpt *h, const hwp_writer *w) {
     hwp_put_str_u64(w, " entries, ", h->desc.ways);
     hwp_put_str(w, "-way, ");
     hwp_put_str(w, h->desc.repl == HWP_HPT_LRU ? "LRU, " : "LFU, ");
-    if (h->aging) hwp_put_str_u64(w, "aging every ", h->desc.age_period);
-    if (h->aging) hwp_put_str(w, " paths, ");
+    if (h->aging) hwp_put_str(w, "aging (LFUDA), ");
     hwp_put_str(w, hwp__hpt_index_names[h->desc.index]);
     hwp_put_str_u64(w, " index\n  paths ", h->hits + h->misses);
     hwp_put_str_u64(w, ", hits ", h->hits);
@@ -1549,7 +1540,7 @@ HWP_API void hwp_hpt_write_json(const hwp_hpt *h, const hwp_writer *w) {
     hwp__pp_put(w, "desc", &h->desc, hwp__hpt_desc_f, HWP__PP_N(hwp__hpt_desc_f));
     hwp__pp_put(w, "stats", &st, hwp__hpt_stats_f, HWP__PP_N(hwp__hpt_stats_f));
     hwp_put_json_u64(w, "clock", h->clock);
-    hwp_put_json_u64(w, "age_left", h->age_left);
+    hwp_put_json_u64(w, "floor", h->floor);
     hwp_put_str(w, ",\"paths\":[");
     for (i = 0; i < h->desc.entries; i++) {
         const hwp_hpt_entry *e = h->e + i;
@@ -1609,7 +1600,7 @@ HWP_API hwp_status hwp_hpt_read_json(hwp_hpt *h, const char *json, size_t n,
     char key[16];
     const hwp__pp_field *f;
     const char *bad;
-    uint64_t clock = 0, age_left = 0;
+    uint64_t clock = 0, floor = 0;
     if (!h || h->head.magic != HWP__HPT_MAGIC) return HWP_EINVAL;
     hwp__zero(&d, sizeof d);
     hwp__zero(&st, sizeof st);
@@ -1630,8 +1621,8 @@ HWP_API hwp_status hwp_hpt_read_json(hwp_hpt *h, const char *json, size_t n,
             hwp__pp_read(&j, &st, hwp__hpt_stats_f, HWP__PP_N(hwp__hpt_stats_f));
         } else if (hwp_json_key_is(key, "clock")) {
             hwp_json_u64(&j, &clock);
-        } else if (hwp_json_key_is(key, "age_left")) {
-            hwp_json_u64(&j, &age_left);
+        } else if (hwp_json_key_is(key, "floor")) {
+            hwp_json_u64(&j, &floor);
         } else if (hwp_json_key_is(key, "paths")) {
             if (!hwp_json_array(&j)) break;
             while (hwp_json_next(&j))
@@ -1641,16 +1632,16 @@ HWP_API hwp_status hwp_hpt_read_json(hwp_hpt *h, const char *json, size_t n,
         }
     }
     hwp_json_end(&j);
-    if (!j.why && (clock > 0xFFFFFFFFu || age_left > h->desc.age_period ||
+    if (!j.why && (clock > 0xFFFFFFFFu || floor > 0xFFFFFFFFu ||
                    st.hits + st.misses != st.events))
-        hwp_json_fail(&j, "hpt: clock, age_left or the hit/miss counts are inconsistent");
+        hwp_json_fail(&j, "hpt: clock, floor or the hit/miss counts are inconsistent");
     if (j.why) {
         hwp_status s = hwp_json_status(&j, err);
         hwp_hpt_reset(h);
         return hwp__fail(&h->head, s, j.why);
     }
     h->clock = (uint32_t)clock;
-    h->age_left = (uint32_t)age_left;
+    h->floor = (uint32_t)floor;
     h->hits = st.hits;
     h->misses = st.misses;
     h->evictions = st.evicted;

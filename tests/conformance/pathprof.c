@@ -166,7 +166,7 @@ static void pp_conf_hpt_documented(void *v) {
 }
 
 static const char *const pp_conf_hpt_bad_f[] = {"entries", "ways", "index", "repl",
-                                                "policy", "age_period"};
+                                                "policy", "policy"};
 
 static void pp_conf_hpt_bad(void *v, size_t i) {
     hwp_hpt_desc *d = (hwp_hpt_desc *)v;
@@ -176,7 +176,7 @@ static void pp_conf_hpt_bad(void *v, size_t i) {
     case 2: d->index = 7; break;
     case 3: d->repl = 5; break;
     case 4: d->policy = 7; break;
-    default: d->age_period = 5; break; /* only for policy aging */
+    default: d->policy = HWP_HPT_AGING; d->repl = HWP_HPT_LRU; break;
     }
 }
 

@@ -941,10 +941,12 @@ static void test_phase_budget(void) {
 /* ---- HPT aging ------------------------------------------------------------- */
 
 /* A path hot early (1000 adds) then gone: under plain LFU it keeps its
- * way forever, so four later paths of 300 adds each compete for three
- * ways (each newcomer evicts the last one); under aging (halved every
- * 64 adds) its priority decays to 0 and all four later paths stay. The
- * accumulators stay exact either way. */
+ * way forever, so four later paths compete for three ways (each
+ * newcomer evicts the last one); under aging (LFUDA) each newcomer
+ * starts at the last victim's priority, the floor rises past the old
+ * path's 1000 and all four later paths stay. The accumulators stay
+ * exact either way. Then the aging pass: a floor past 2^31 halves every
+ * priority, one cycle per set charged to the cost. */
 static void test_hpt_aging(void) {
     hwp_hpt h;
     hwp_hpt_desc hd;
@@ -958,36 +960,37 @@ static void test_hpt_aging(void) {
         memset(&st, 0, sizeof st);
         hd.entries = 64;
         hd.policy = pol ? HWP_HPT_AGING : HWP_HPT_PLAIN;
-        hd.age_period = pol ? 64 : 0;
         if (!CHECK_EQ(hwp_hpt_init(&h, st_hpt, sizeof st_hpt, &hd, &c), HWP_OK)) return;
-        if (!CHECK_EQ(same_set(&h, pd, 5), 5)) return;
+        if (!CHECK_EQ(same_set(&h, pd, 6), 6)) return;
         for (i = 0; i < 1000; i++) hwp_hpt_add(&h, &pd[0], 1);
-        for (i = 0; i < 300; i++)
+        for (i = 0; i < 1000; i++)
             for (k = 1; k < 5; k++) hwp_hpt_add(&h, &pd[k], 1);
         CHECK_EQ(hwp_hpt_get_stats(&h, &st), HWP_OK);
         if (pol) {
             CHECK_EQ(hwp_hpt_lookup(&h, &pd[0]), 0);
             for (k = 1; k < 5; k++) CHECK(hwp_hpt_lookup(&h, &pd[k]) >= 100);
-            CHECK_EQ(st.agings, 2200 / 64);
-            /* one cycle per set (16 sets) per pass */
-            CHECK_EQ(st.cycles, (2200 / 64) * 16);
-        } else {
-            CHECK_EQ(hwp_hpt_lookup(&h, &pd[0]), 1000);
-            unsigned kept = 0;
-            for (k = 1; k < 5; k++) kept += hwp_hpt_lookup(&h, &pd[k]) >= 100;
-            CHECK(kept < 4); /* three ways for four paths */
             CHECK_EQ(st.agings, 0);
             CHECK_EQ(st.cycles, 0);
+        } else {
+            unsigned kept = 0;
+            CHECK_EQ(hwp_hpt_lookup(&h, &pd[0]), 1000);
+            for (k = 1; k < 5; k++) kept += hwp_hpt_lookup(&h, &pd[k]) >= 100;
+            CHECK(kept < 4); /* three ways for four paths */
         }
     }
-    CHECK_EQ(c.spent[HWP_COST_PATH_HPT_AGE], (2200 / 64) * 16);
+    /* the pass: four priorities near the top, then a miss */
+    CHECK_EQ(hwp_hpt_reset(&h), HWP_OK);
+    for (k = 0; k < 4; k++) hwp_hpt_add(&h, &pd[k], 0x90000000u + k);
+    hwp_hpt_add(&h, &pd[5], 1);
+    CHECK_EQ(hwp_hpt_get_stats(&h, &st), HWP_OK);
+    CHECK_EQ(st.agings, 1);
+    CHECK_EQ(st.cycles, 16); /* 64 entries / 4 ways */
+    CHECK_EQ(c.spent[HWP_COST_PATH_HPT_AGE], 16);
+    CHECK_EQ(hwp_hpt_lookup(&h, &pd[5]), 1);       /* exact accumulator */
+    CHECK_EQ(hwp_hpt_lookup(&h, &pd[1]), 0x90000001u);
     hd.repl = HWP_HPT_LRU;
     CHECK_EQ(hwp_hpt_init(&h, st_hpt, sizeof st_hpt, &hd, NULL), HWP_EINVAL);
     CHECK_HAS(hwp_why(&h), "policy");
-    memset(&hd, 0, sizeof hd);
-    hd.policy = HWP_HPT_AGING;
-    CHECK_EQ(hwp_hpt_init(&h, st_hpt, sizeof st_hpt, &hd, NULL), HWP_OK);
-    CHECK_EQ(h.desc.age_period, HWP_HPT_AGE_PERIOD * 512);
 }
 
 /* ---- the branch queue cost model (section 8.2) ------------------------- */
