@@ -92,7 +92,7 @@ for n in "${names[@]}"; do
   t=$work/$n.hwpt
   for r in $(seq "$runs"); do
     for m in "${models[@]}"; do
-      "$replay" "$t" "models=$m" | tail -1 |
+      "$replay" "$t" "models=$m" 2>&1 >/dev/null | tail -1 |
         sed -n 's/.*(\([0-9.]*\) ns\/record)/\1/p' >> "$work/$n.$m.ns"
     done
   done

@@ -6,7 +6,8 @@
  * cost shim's clock, and at the end prints what each model reports and
  * what the modelled hardware would have cost.
  *
- *   build/examples/quickstart [iterations]      (default 200000)
+ *   build/examples/quickstart [iterations]      (default 200000; 0 keeps
+ *                                               it; at most 10^9)
  */
 #define HWPROF_IMPL
 #define HWPROF_STDIO
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "hwx_arg.h" /* the option value rules every host follows */
 #include "synth.h"
 
 /* Models never allocate: the host hands them storage. A static arena
@@ -35,14 +37,21 @@ static void *take(size_t n) {
     return p;
 }
 
-static void check(hwp_status s, const char *what, const char *why) {
-    if (s != HWP_OK) {
-        fprintf(stderr, "quickstart: %s: %s (%s)\n", what, hwp_status_str(s), why);
-        exit(1);
-    }
-}
+/* Run `call` (an init), then, only after it returned, read the reason
+ * it left in `x`: a function's arguments are evaluated in no fixed
+ * order, so hwp_why(x) beside the call could read it before the init. */
+#define CHECK(call, what, x)                                                   \
+    do {                                                                       \
+        hwp_status st_ = (call);                                               \
+        if (st_ != HWP_OK) {                                                   \
+            fprintf(stderr, "quickstart: %s: %s (%s)\n", what, hwp_status_str(st_), \
+                    hwp_why(x));                                               \
+            exit(1);                                                           \
+        }                                                                      \
+    } while (0)
 
 typedef struct host {
+    uint64_t cycle; /* the host's clock: one cycle per instruction */
     hwp_cost cost;
     hwp_pm pm;
     hwp_pm_table pm_table;
@@ -59,7 +68,7 @@ typedef struct host {
 static void on_insn(void *ctx, const hwp_insn *in) {
     host *h = (host *)ctx;
     hwp_cost_tick(&h->cost, 1); /* the host's clock: one cycle per insn */
-    hwp_pm_insn(&h->pm, in, h->cost.clock);
+    hwp_pm_insn(&h->pm, in, ++h->cycle);
     hwp_path_insn(&h->path, in);
     hwp_cp_retire(&h->cp, in);
     hwp_strat_insn(&h->strat, in);
@@ -73,7 +82,7 @@ static void setup(host *h) {
     hwp_strat_desc sd = {0};
     hwp_strat_acc_desc sad = {0};
     hwp_rap_desc rd = {0};
-    check(hwp_cost_init(&h->cost, NULL), "cost", hwp_why(&h->cost));
+    CHECK(hwp_cost_init(&h->cost, NULL), "cost", &h->cost);
 
     /* ProfileMe: one sample every 1000 instructions on average; delivered
      * records are aggregated per PC by the software side (section 5). */
@@ -82,33 +91,27 @@ static void setup(host *h) {
     pmd.buffer = 64; /* amortise one interrupt over 64 records (4.3) */
     pmd.deliver = hwp_pm_table_deliver;
     pmd.user = &h->pm_table;
-    check(hwp_pm_init(&h->pm, take(hwp_pm_bytes(&pmd)), hwp_pm_bytes(&pmd), &pmd,
-                      &h->cost),
-          "profileme", hwp_why(&h->pm));
+    CHECK(hwp_pm_init(&h->pm, take(hwp_pm_bytes(&pmd)), hwp_pm_bytes(&pmd), &pmd,
+                      &h->cost), "profileme", &h->pm);
     hwp_pm_table_desc_for(&h->pm, &pmt); /* the sampler's S, W and pairing */
-    check(hwp_pm_table_init(&h->pm_table, take(hwp_pm_table_bytes(&pmt)),
-                            hwp_pm_table_bytes(&pmt), &pmt),
-          "profileme table", hwp_why(&h->pm_table));
+    CHECK(hwp_pm_table_init(&h->pm_table, take(hwp_pm_table_bytes(&pmt)),
+                            hwp_pm_table_bytes(&pmt), &pmt), "profileme table", &h->pm_table);
 
     /* Path profiler: Ball-Larus paths (zero desc), a 512 x 4 hot path
      * table, and a phase detector with 20000-instruction intervals. */
     phd.interval = 20000;
-    check(hwp_hpt_init(&h->hpt, take(hwp_hpt_bytes(NULL)), hwp_hpt_bytes(NULL),
-                       NULL, &h->cost),
-          "hpt", hwp_why(&h->hpt));
-    check(hwp_phase_init(&h->phase, take(hwp_phase_bytes(&phd)),
-                         hwp_phase_bytes(&phd), &phd, &h->cost),
-          "phase", hwp_why(&h->phase));
-    check(hwp_path_init(&h->path, take(hwp_path_bytes(NULL)), hwp_path_bytes(NULL),
-                        NULL, &h->cost),
-          "path", hwp_why(&h->path));
-    hwp_path_attach(&h->path, &h->hpt, &h->phase);
+    CHECK(hwp_hpt_init(&h->hpt, take(hwp_hpt_bytes(NULL)), hwp_hpt_bytes(NULL),
+                       NULL, &h->cost), "hpt", &h->hpt);
+    CHECK(hwp_phase_init(&h->phase, take(hwp_phase_bytes(&phd)),
+                         hwp_phase_bytes(&phd), &phd, &h->cost), "phase", &h->phase);
+    CHECK(hwp_path_init(&h->path, take(hwp_path_bytes(NULL)), hwp_path_bytes(NULL),
+                        NULL, &h->cost), "path", &h->path);
+    CHECK(hwp_path_attach(&h->path, &h->hpt, &h->phase), "path attach", &h->path);
 
     /* Co-processor running the paper's load-value profiling program. */
-    check(hwp_cp_init(&h->cp, take(hwp_cp_bytes(NULL)), hwp_cp_bytes(NULL), NULL,
-                      &h->cost),
-          "coproc", hwp_why(&h->cp));
-    check(hwp_cp_lvp_start(&h->cp, NULL), "coproc lvp", hwp_why(&h->cp));
+    CHECK(hwp_cp_init(&h->cp, take(hwp_cp_bytes(NULL)), hwp_cp_bytes(NULL), NULL,
+                      &h->cost), "coproc", &h->cp);
+    CHECK(hwp_cp_lvp_start(&h->cp, NULL), "coproc lvp", &h->cp);
 
     /* Stratified sampling, the paper's H[P_256]_2048 (zero desc), fed
      * <load pc, value> and <call pc, callee> tuples; the messages are
@@ -117,20 +120,17 @@ static void setup(host *h) {
     sd.select = HWP_STRAT_SEL(HWP_STRAT_KIND_VALUE) | HWP_STRAT_SEL(HWP_STRAT_KIND_CALL);
     sd.on_interrupt = hwp_strat_acc_handler;
     sd.ctx = &h->strat_acc;
-    check(hwp_strat_acc_init(&h->strat_acc, take(hwp_strat_acc_bytes(&sad)),
-                             hwp_strat_acc_bytes(&sad), &sad),
-          "stratified accumulator", hwp_why(&h->strat_acc));
-    check(hwp_strat_init(&h->strat, take(hwp_strat_bytes(&sd)), hwp_strat_bytes(&sd),
-                         &sd, &h->cost),
-          "stratified", hwp_why(&h->strat));
+    CHECK(hwp_strat_acc_init(&h->strat_acc, take(hwp_strat_acc_bytes(&sad)),
+                             hwp_strat_acc_bytes(&sad), &sad), "stratified accumulator", &h->strat_acc);
+    CHECK(hwp_strat_init(&h->strat, take(hwp_strat_bytes(&sd)), hwp_strat_bytes(&sd),
+                         &sd, &h->cost), "stratified", &h->strat);
 
     /* RAP over PCs in the paper's 8 KB with eps = 10% and its 1K stage-0
      * buffer: hot code ranges with a guaranteed error bound. */
     rd.eps = 0.10;
     rd.buffer = 1024;
-    check(hwp_rap_init(&h->rap, take(hwp_rap_bytes(&rd)), hwp_rap_bytes(&rd), &rd,
-                       &h->cost),
-          "rap", hwp_why(&h->rap));
+    CHECK(hwp_rap_init(&h->rap, take(hwp_rap_bytes(&rd)), hwp_rap_bytes(&rd), &rd,
+                       &h->cost), "rap", &h->rap);
 }
 
 static void section(const char *title) { printf("\n== %s\n", title); }
@@ -142,8 +142,16 @@ int main(int argc, char **argv) {
     size_t i, n;
     hwp_writer out = hwp_writer_stdio(stdout);
     synth prog;
-    uint64_t iters = argc > 1 ? strtoull(argv[1], NULL, 10) : 200000;
+    uint64_t iters = 200000;
+    const char *why = "";
 
+    if (argc > 2 || (argc == 2 && hwx_arg_u64("iterations", argv[1], 0, 1000000000, &iters,
+                                               &why) != HWP_OK)) {
+        fprintf(stderr, "quickstart: %s\nusage: quickstart [iterations]\n",
+                argc > 2 ? "one argument at most" : why);
+        return 1;
+    }
+    if (!iters) iters = 200000;
     setup(&h);
     prog.sink = on_insn;
     prog.ctx = &h;
@@ -175,8 +183,9 @@ int main(int argc, char **argv) {
     section("Stratified sampling: value and call-target profile");
     hwp_strat_acc_write_text(&h.strat_acc, &out);
     section("Co-processor: load-value invariance");
+    /* Queries return how many there are and write at most the cap. */
     n = hwp_cp_lvp_estimates(&h.cp, est, 16);
-    for (i = 0; i < n; i++)
+    for (i = 0; i < n && i < 16; i++)
         printf("  load %#llx value %llu invariance %.3f\n",
                (unsigned long long)est[i].pc, (unsigned long long)est[i].value,
                est[i].inv);

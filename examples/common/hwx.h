@@ -2,11 +2,15 @@
  * (the QEMU TCG plugin in examples/qemu, the Valgrind tool in
  * examples/valgrind) and the trace replayer (examples/replay).
  *
- * Written once so that both hosts parse the same options, feed the models
- * the same way, compute the same exact ground truth, print the same report
- * and read/write the same trace format. Like the library it is
- * FREESTANDING: no libc headers, no malloc. Memory comes from the host
- * (`*_bytes()` then init on caller memory), output goes through hwp_writer.
+ * Written once so that every host parses the same options, feeds the
+ * models the same way, computes the same exact ground truth, prints the
+ * same report and reads/writes the same trace format. The session knows
+ * no model: each model is an adapter (hwx_<model>.c) in one registry
+ * (hwx_int.h, HWX__ADAPTERS), so a model added there reaches every host.
+ * Like the library it is FREESTANDING: no libc headers, no malloc. Memory
+ * comes from the host (`*_bytes()` then init on caller memory), output
+ * goes through hwp_writer. Hosts with a C library also get hwx_host.h
+ * (checks before the guest starts, reports complete or absent).
  *
  * BUILD
  *   Meson: dependency `hwx_dep` (examples/common/meson.build) compiles the
@@ -16,27 +20,36 @@
  *   (Valgrind) takes `hwx_sources` and `hwx_inc`.
  *
  * OPTIONS (one "key=value" at a time, hwx_opts_set; same syntax in every
- * host, e.g. qemu -plugin ./libhwprof-tcg.so,rap=on,rap_kb=8,exact=on)
+ * host, e.g. qemu -plugin ./libhwprof-tcg.so,rap=on,rap_kb=8,exact=on).
+ * A value is taken whole or refused with the option's name and accepted
+ * range (hwx_arg.h); a number of 0 keeps the default.
  *   <model>=on|off        enable a model: pm, strat, rap, path, coproc
  *                         ("profileme", "stratified", "pathprof" also work)
  *   models=all|none|a+b   enable a set at once ('+' or ':' separated)
  *   <model>_<param>=V     a model's desc parameter (see docs/qemu.md); also
- *                         the shorthands key=pc|value|addr (RAP key),
+ *                         the shorthands key=pc|value|addr|target (RAP key),
  *                         hpt=512x4 (path profiler hot path table)
  *   exact=on|off          exact ground truth + accuracy report
- *   exact_mb=N            memory for the exact tables (default 256 MiB)
+ *   exact_mb=N            memory for the exact tables (default 256 MiB,
+ *                         at most 65536)
  *   seed=N                base seed for every model (default 1)
  *   top=N                 entries per report section (default 10)
  *   report=FILE json=FILE record=FILE   output files (host-side)
  *   values=on|off         read loaded values (memory callbacks)
  *   flush=N               flush the trace every N instructions (0: only
  *                         when a chunk fills and at exit)
- *   guest_base=N          QEMU -B offset if the host cannot find it
+ *   guest_base=N          QEMU -B offset if the host cannot find it (0:
+ *                         let the host find it)
  *
  * API
  *   hwx_opts_default(o)                       no model, exact off, values on
  *   hwx_opts_set(o, key, value, &why)         one option
  *   hwx_opts_parse(o, "k=v,k=v", &why)        comma-separated list
+ *   hwx_opts_validate(o, scratch, n, &why)    every enabled model's desc
+ *                                             checked by the model, and
+ *                                             (scratch of
+ *                                             hwx_opts_scratch_bytes(o))
+ *                                             every model built once
  *   hwx_opts_need_values(o)                   any enabled model reads loads
  *   hwx_session_bytes(o) / hwx_session_init(s, mem, bytes, o)
  *   hwx_session_insn(s, in)                   every retired instruction
@@ -47,6 +60,7 @@
  *   hwx_session_report_text/json(s, w)
  *   hwx_session_eval_bytes(s) / hwx_session_evaluate(s, scratch, bytes)
  *                                             metrics vs exact (exact=on)
+ *   hwx_session_metric(s, "rap_hot_err_pct", &m) one metric by its key
  *   hwx_x86_classify(bytes, len, &insn_len)   HWP_CLS_* from x86-64 bytes
  *   hwx_x86_decode(bytes, len, pc, &info)     the same plus target/indirect
  *   hwx_trace_*                               docs/trace-format.md
@@ -56,6 +70,7 @@
 
 #include "hwprof/base.h"
 #include "hwprof/cost.h"
+#include "hwx_arg.h" /* hwx_parse_u64, hwx_streq, ... */
 
 #ifdef __cplusplus
 extern "C" {
@@ -72,8 +87,9 @@ extern "C" {
 #define HWX_M_ALL ((1u << HWP_MODEL_COUNT) - 1u)
 
 /* What the RAP model is keyed on (the paper profiles code and value
- * ranges, seed 002 sec. 4). */
-enum { HWX_KEY_PC = 0, HWX_KEY_VALUE = 1, HWX_KEY_ADDR = 2 };
+ * ranges, Mysore et al. sec. 4). */
+enum { HWX_KEY_PC = 0, HWX_KEY_VALUE = 1, HWX_KEY_ADDR = 2,
+       HWX_KEY_TARGET = 3 /* where taken branches and calls go */ };
 
 #define HWX_PATH_MAX 256 /* file names                                  */
 #define HWX_MAX_PARAMS 32 /* model parameters kept as text               */
@@ -112,6 +128,18 @@ hwp_status hwx_opts_set(hwx_opts *o, const char *key, const char *value,
                         const char **why);
 /* "k=v,k=v,..." (the plugin's argument syntax as one string). */
 hwp_status hwx_opts_parse(hwx_opts *o, const char *list, const char **why);
+/* Check the options before the guest starts, so that a run is refused
+ * at once (non-zero exit) instead of failing in every vCPU's session:
+ * every enabled model's desc is built from the options and checked by
+ * the model itself; then, when `scratch` is non-NULL (at least
+ * hwx_opts_scratch_bytes(o), any alignment, freed by the caller after),
+ * every model is initialised there, which runs the checks that need an
+ * instance. *why names the option or the model's desc field and its
+ * accepted range. The exact tables are not built here: a host checks
+ * that hwx_session_bytes(o) can be allocated. */
+size_t hwx_opts_scratch_bytes(const hwx_opts *o);
+hwp_status hwx_opts_validate(const hwx_opts *o, void *scratch, size_t bytes,
+                             const char **why);
 /* Does any enabled model (or the exact profile) need load values? */
 bool hwx_opts_need_values(const hwx_opts *o);
 /* Does any enabled part need memory events (address) at all? */
@@ -263,15 +291,6 @@ hwp_status hwx_trace_open(hwx_trace_reader *r, const void *buf, size_t len);
 /* 1: *out holds the next record (r->vcpu says whose); 0: clean end;
  * -1: error (r->err_off, r->why). */
 int hwx_trace_next(hwx_trace_reader *r, hwp_insn *out);
-
-/* ---- small freestanding helpers shared by the hosts --------------------- */
-
-size_t hwx_strlen(const char *s);
-bool hwx_streq(const char *a, const char *b);
-/* Decimal or 0x-hex u64 with optional k/m/g suffix (x1024). */
-bool hwx_parse_u64(const char *s, uint64_t *v);
-/* Decimal double: [-]digits[.digits][e[-]digits] or a trailing %. */
-bool hwx_parse_f64(const char *s, double *v);
 
 #ifdef __cplusplus
 }

@@ -45,16 +45,16 @@ static void hwx__cp_defaults(void *dv, const hwx_opts *o) {
     d->s.seed = o->seed + 1;
 }
 
-static hwp_status hwx__cp_set(void *dv, const char *k, const char *v, const char **why) {
+static hwp_status hwx__cp_set(void *dv, const char *k, const char *opt,
+                              const char *v, const char **why) {
     hwx__cpd *d = (hwx__cpd *)dv;
-    if (hwx_streq(k, "buffer")) return hwx__u32(v, &d->c.buffer_bytes, why);
-    if (hwx_streq(k, "clock")) return hwx__u32(v, &d->c.clock_x16, why);
-    if (hwx_streq(k, "slots")) return hwx__u32(v, &d->l.slots, why);
-    if (hwx_streq(k, "loads")) return hwx__u32(v, &d->c.lvp_loads, why);
-    if (hwx_streq(k, "values")) return hwx__u32(v, &d->c.lvp_values, why);
-    if (hwx_streq(k, "simple_period")) return hwx__u32(v, &d->s.period, why);
-    return hwx__bad(why, "coproc: parameters are buffer, clock, slots, loads, values, "
-                         "simple_period");
+    if (hwx_streq(k, "buffer")) return hwx__u32(opt, v, &d->c.buffer_bytes, why);
+    if (hwx_streq(k, "clock")) return hwx__u32(opt, v, &d->c.clock_x16, why);
+    if (hwx_streq(k, "slots")) return hwx__u32(opt, v, &d->l.slots, why);
+    if (hwx_streq(k, "loads")) return hwx__u32(opt, v, &d->c.lvp_loads, why);
+    if (hwx_streq(k, "values")) return hwx__u32(opt, v, &d->c.lvp_values, why);
+    if (hwx_streq(k, "simple_period")) return hwx__u32(opt, v, &d->s.period, why);
+    return hwx__unknown(why);
 }
 
 static uint32_t hwx__cp_wants(const hwx_opts *o) {
@@ -66,7 +66,9 @@ static size_t hwx__cp_bytes(const void *dv, const hwx_opts *o, const char **why)
     const hwx__cpd *d = (const hwx__cpd *)dv;
     size_t a = hwp_cp_bytes(&d->c), b = hwp_cp_simple_bytes(&d->s);
     (void)o;
-    if (!a || !b) return (size_t)hwx__bad(why, "coproc: invalid parameters");
+    if (!a) HWX__WHY(hwp_cp, hwp_cp_init(&x_, m_, 0, &d->c, NULL), why);
+    else if (!b) HWX__WHY(hwp_cp_simple, hwp_cp_simple_init(&x_, m_, 0, &d->s, NULL), why);
+    if (!a || !b) return 0;
     return hwp__align(sizeof(hwp_cp)) + hwp__align(a) +
            HWX__NCPS * (hwp__align(sizeof(hwp_cp_simple)) + hwp__align(b));
 }
@@ -178,7 +180,7 @@ static void hwx__cp_text(const void *sv, const hwx_session *s, const hwp_writer 
         }
         best[j] = est[i];
     }
-    hwx__kv(w, "\n-- invariant loads: profiling co-processor (seed 000) --\n  samples ", st.tagged);
+    hwx__kv(w, "\n-- invariant loads: profiling co-processor (Zilles & Sohi, HPCA 2001) --\n  samples ", st.tagged);
     hwx__kv(w, ", dropped (buffer full) ", st.dropped);
     hwx__kv(w, ", interrupts ", st.interrupts);
     hwp_put_str(w, "\n  load pc          value               invariance");
@@ -190,16 +192,7 @@ static void hwx__cp_text(const void *sv, const hwx_session *s, const hwp_writer 
         hwp_put_hex(w, best[i].value);
         hwp_put_str(w, "  ");
         hwp_put_f64(w, best[i].inv, 3);
-        if (s->exact) {
-            uint64_t pcn = hwx__xtab_get(&s->exact->pc, best[i].pc, 0);
-            hwp_put_str(w, "  (");
-            hwp_put_f64(w,
-                        pcn ? (double)hwx__xtab_get(&s->exact->val, best[i].pc, best[i].value) /
-                                  (double)pcn
-                            : 0.0,
-                        3);
-            hwp_put_str(w, ")");
-        }
+        if (s->exact) hwx__exact_inv(w, s->exact, best[i].pc, best[i].value);
         hwp_put_str(w, "\n");
     }
 }
@@ -308,7 +301,7 @@ static void hwx__cp_eval_text(const hwx_metric *m, const hwp_writer *w) {
 static void hwx__cp_skip(void *sv, uint64_t n) { hwp_cp_tick(((hwx__cp *)sv)->cp, n); }
 
 static const hwx_metric_def hwx__cp_metrics[] = {
-    {"coproc_inv_err", "  co-processor weighted RMS invariance error (000 5.2): ", 4, ""},
+    {"coproc_inv_err", "  co-processor weighted RMS invariance error (Zilles & Sohi 5.2): ", 4, ""},
     {"coproc_simple_err", NULL, 4, ""},
     {"coproc_simple_sd", NULL, 4, ""},
 };

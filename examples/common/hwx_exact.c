@@ -7,7 +7,7 @@
  * found no room are counted in `dropped` and the report says the exact
  * profile is incomplete (raise exact_mb=).
  *
- * Paths are the acyclic intra-procedural paths of seed 003 sec. 3,
+ * Paths are the acyclic intra-procedural paths of Vaswani et al. sec. 3,
  * Table 1, detected with our own path stack (not the model's):
  *   call      push a path starting at the call's target
  *   return    pop (the path ends)
@@ -248,6 +248,8 @@ void hwx__exact_insn(hwx_exact *x, const hwp_insn *in) {
     if (x->rap_key == HWX_KEY_ADDR &&
         (in->cls == HWP_CLS_LOAD || in->cls == HWP_CLS_STORE))
         hwx__xtab_add(&x->key, in->addr, 0, 1, 0);
+    if (x->rap_key == HWX_KEY_TARGET && taken && in->cls != HWP_CLS_RET)
+        hwx__xtab_add(&x->key, in->next_pc, 0, 1, 0);
     hwx__exact_path(x, in);
 }
 

@@ -61,10 +61,14 @@ typedef struct hwx_adapter {
     const hwx_metric_def *metrics; /* nmetrics definitions, in report order */
     uint32_t nmetrics;
     void (*defaults)(void *d, const hwx_opts *o);
-    hwp_status (*set)(void *d, const char *key, const char *val, const char **why);
+    /* One parameter: key without the model prefix, opt as the user spelt
+     * it (for messages). An unknown key returns HWP_EINVAL with *why
+     * NULL: the caller names the parameters the adapter takes. */
+    hwp_status (*set)(void *d, const char *key, const char *opt, const char *val,
+                      const char **why);
     uint32_t (*wants)(const hwx_opts *o); /* HWX_WANT_* */
     /* Model storage after the state struct (each piece hwp__align'ed);
-     * 0 with *why set when a desc is invalid. */
+     * 0 with the model's own reason in *why when a desc is invalid. */
     size_t (*bytes)(const void *d, const hwx_opts *o, const char **why);
     /* Carve instances from *cur and init them; a failure returns the
      * status with the model's reason through hwp__fail(&s->head, ...). */
@@ -109,15 +113,28 @@ const hwx_adapter *hwx__adapter_of(uint32_t model);
 hwp_status hwx__model_param(uint32_t model, const char *key, const char *val,
                             const char **why);
 
-/* Shared by the adapters (hwx_session.c). */
+/* Shared by the adapters (hwx_session.c). Numbers take any value of
+ * their type here; the model's own check refuses what it cannot model. */
 hwp_status hwx__bad(const char **why, const char *reason);
-hwp_status hwx__u32(const char *v, uint32_t *out, const char **why);
-hwp_status hwx__u64(const char *v, uint64_t *out, const char **why);
-hwp_status hwx__f64(const char *v, double *out, const char **why);
-/* One of names[0..n) (NULL-terminated list) -> vals[i]. */
-hwp_status hwx__enum(const char *v, const char *const *names, const uint32_t *vals,
-                     uint32_t *out, const char *msg, const char **why);
+hwp_status hwx__unknown(const char **why); /* see hwx_adapter.set */
+hwp_status hwx__u32(const char *opt, const char *v, uint32_t *out, const char **why);
+hwp_status hwx__u64(const char *opt, const char *v, uint64_t *out, const char **why);
+hwp_status hwx__f64(const char *opt, const char *v, double *out, const char **why);
+/* One of names[] (NULL-terminated list) -> vals[i]. */
+hwp_status hwx__enum(const char *opt, const char *v, const char *const *names,
+                     const uint32_t *vals, uint32_t *out, const char **why);
+/* The model's reason for refusing a desc: its init checks the desc
+ * before the storage (base.h, hwp__admit), so none is given. `call` is
+ * the init call on a local instance `x_` with storage `m_`, 0 bytes. */
+#define HWX__WHY(type, call, why)                                           \
+    do {                                                                    \
+        type x_;                                                            \
+        unsigned char m_[HWP__ALIGN];                                       \
+        if ((call) != HWP_OK && (why)) *(why) = hwp_why(&x_);               \
+    } while (0)
 void hwx__pct(const hwp_writer *w, double num, double den);
+/* "  (0.873)": the exact share of `value` among the loads at `pc`. */
+void hwx__exact_inv(const hwp_writer *w, const hwx_exact *x, uint64_t pc, uint64_t value);
 void hwx__metric_text(const hwp_writer *w, const char *name, const hwx_metric *m,
                       unsigned dec, const char *unit);
 
@@ -139,7 +156,7 @@ typedef struct hwx_xtab {
 } hwx_xtab;
 
 /* Exact profiles of the stream. Path descriptors follow the Ball-Larus
- * style definition of seed 003 sec. 3 as hwx implements it: see
+ * style definition of Vaswani et al. sec. 3 as hwx implements it: see
  * hwx_exact.c. */
 struct hwx_exact {
     hwx_xtab pc;        /* pc -> executions, aux = taken (branches)      */

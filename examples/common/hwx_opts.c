@@ -1,75 +1,13 @@
-/* examples/common/hwx_opts.c: option parsing shared by every host, and
- * the small freestanding string helpers it needs. */
+/* examples/common/hwx_opts.c: the options every binary-translation host
+ * takes (hwx.h), parsed with hwx_arg.h's rules: a value is taken whole or
+ * refused with a message naming the option and its accepted range, and
+ * zero means the default wherever a number has one. */
 #include "hwx_int.h"
-
-size_t hwx_strlen(const char *s) {
-    size_t n = 0;
-    while (s[n]) n++;
-    return n;
-}
-
-bool hwx_streq(const char *a, const char *b) {
-    while (*a && *a == *b) a++, b++;
-    return *a == *b;
-}
 
 /* Does s start with prefix p? */
 static bool hwx__starts(const char *s, const char *p) {
     while (*p && *s == *p) s++, p++;
     return *p == 0;
-}
-
-bool hwx_parse_u64(const char *s, uint64_t *v) {
-    uint64_t x = 0, base = 10, mul = 1;
-    bool any = false;
-    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) base = 16, s += 2;
-    for (; *s; s++) {
-        uint64_t d;
-        char c = *s;
-        if (c >= '0' && c <= '9') d = (uint64_t)(c - '0');
-        else if (base == 16 && c >= 'a' && c <= 'f') d = (uint64_t)(c - 'a' + 10);
-        else if (base == 16 && c >= 'A' && c <= 'F') d = (uint64_t)(c - 'A' + 10);
-        else break;
-        if (x > (~(uint64_t)0 - d) / base) return false;
-        x = x * base + d;
-        any = true;
-    }
-    if (*s == 'k' || *s == 'K') mul = 1024, s++;
-    else if (*s == 'm' || *s == 'M') mul = 1024 * 1024, s++;
-    else if (*s == 'g' || *s == 'G') mul = 1024 * 1024 * 1024, s++;
-    if (!any || *s) return false;
-    if (x > ~(uint64_t)0 / mul) return false;
-    *v = x * mul;
-    return true;
-}
-
-bool hwx_parse_f64(const char *s, double *v) {
-    double x = 0, scale = 1;
-    bool neg = false, any = false;
-    if (*s == '-') neg = true, s++;
-    for (; *s >= '0' && *s <= '9'; s++) x = x * 10 + (*s - '0'), any = true;
-    if (*s == '.') {
-        for (s++; *s >= '0' && *s <= '9'; s++) {
-            scale *= 0.1;
-            x += (*s - '0') * scale;
-            any = true;
-        }
-    }
-    if (!any) return false;
-    if (*s == 'e' || *s == 'E') {
-        int e = 0, i;
-        bool eneg = false;
-        s++;
-        if (*s == '-') eneg = true, s++;
-        else if (*s == '+') s++;
-        if (!(*s >= '0' && *s <= '9')) return false;
-        for (; *s >= '0' && *s <= '9' && e < 400; s++) e = e * 10 + (*s - '0');
-        for (i = 0; i < e; i++) x = eneg ? x * 0.1 : x * 10;
-    }
-    if (*s == '%') x *= 0.01, s++;
-    if (*s) return false;
-    *v = neg ? -x : x;
-    return true;
 }
 
 /* The model a name or "name_param" key refers to (an adapter's name or
@@ -94,22 +32,20 @@ static int hwx__model_of(const char *key, const char **rest) {
     return best;
 }
 
-static hwp_status hwx__onoff(const char *v, uint32_t *out, const char **why) {
-    if (hwx_streq(v, "on") || hwx_streq(v, "1") || hwx_streq(v, "yes") ||
-        hwx_streq(v, "true"))
-        *out = 1;
-    else if (hwx_streq(v, "off") || hwx_streq(v, "0") || hwx_streq(v, "no") ||
-             hwx_streq(v, "false"))
-        *out = 0;
-    else
-        return hwx__bad(why, "hwx: expected on or off");
+static hwp_status hwx__onoff(const char *opt, const char *v, uint32_t *out,
+                             const char **why) {
+    static const char *const names[] = {"off", "on", "0", "1", "no", "yes", "false", "true", NULL};
+    uint32_t i;
+    if (hwx_arg_enum(opt, v, names, &i, why) != HWP_OK) return HWP_EINVAL;
+    *out = i & 1u;
     return HWP_OK;
 }
 
-static hwp_status hwx__copy_str(char *dst, const char *src, const char **why) {
+static hwp_status hwx__copy_str(const char *opt, char *dst, const char *src,
+                                const char **why) {
     size_t n = hwx_strlen(src);
-    if (n == 0) return hwx__bad(why, "hwx: empty file name");
-    if (n >= HWX_PATH_MAX) return hwx__bad(why, "hwx: file name too long");
+    if (n == 0) return hwx_arg_fail(opt, "expected a file name, got an empty one", why);
+    if (n >= HWX_PATH_MAX) return hwx_arg_fail(opt, "file name longer than 255 bytes", why);
     hwp__copy(dst, src, n + 1);
     return HWP_OK;
 }
@@ -130,7 +66,7 @@ static hwp_status hwx__param(hwx_opts *o, uint32_t model, const char *key,
     hwp_status st;
     size_t kn = hwx_strlen(key), vn = hwx_strlen(val);
     if (kn == 0 || kn >= HWX_PARAM_KEY || vn >= HWX_PARAM_VAL)
-        return hwx__bad(why, "hwx: model parameter name or value too long");
+        return hwx_arg_fail(key, "model parameter name or value too long", why);
     st = hwx__model_param(model, key, val, why);
     if (st != HWP_OK) return st;
     for (i = 0; i < o->nparam; i++)
@@ -138,7 +74,7 @@ static hwp_status hwx__param(hwx_opts *o, uint32_t model, const char *key,
             break;
     if (i == o->nparam) {
         if (o->nparam == HWX_MAX_PARAMS)
-            return hwx__bad(why, "hwx: too many model parameters");
+            return hwx_arg_fail(key, "more than 32 model parameters", why);
         o->nparam++;
     }
     o->param[i].model = model;
@@ -147,9 +83,9 @@ static hwp_status hwx__param(hwx_opts *o, uint32_t model, const char *key,
     return HWP_OK;
 }
 
-/* models=all|none|rap+path... */
-static hwp_status hwx__models_list(hwx_opts *o, const char *v,
-                                   const char **why) {
+/* models=all|none|rap+path... (an empty list is refused: "none" says
+ * that on purpose). */
+static hwp_status hwx__models_list(hwx_opts *o, const char *v, const char **why) {
     uint32_t set = 0;
     if (hwx_streq(v, "all")) {
         o->models = HWX_M_ALL;
@@ -159,6 +95,7 @@ static hwp_status hwx__models_list(hwx_opts *o, const char *v,
         o->models = 0;
         return HWP_OK;
     }
+    if (!*v) return hwx_arg_fail("models", "expected all, none or model names joined by +, got \"\"", why);
     while (*v) {
         char name[16];
         size_t n = 0;
@@ -166,14 +103,16 @@ static hwp_status hwx__models_list(hwx_opts *o, const char *v,
         int m;
         while (v[n] && v[n] != '+' && v[n] != ':') n++;
         if (n == 0 || n >= sizeof name)
-            return hwx__bad(why, "hwx: models= expects all, none or names joined by +");
+            return hwx_arg_fail("models", "expected all, none or model names joined by +", why);
         hwp__copy(name, v, n);
         name[n] = 0;
         m = hwx__model_of(name, &rest);
-        if (m < 0 || *rest) return hwx__bad(why, "hwx: unknown model name in models=");
+        if (m < 0 || *rest)
+            return hwx_arg_fail("models", "unknown model name (pm, strat, rap, path, coproc)", why);
         set |= 1u << m;
         v += n;
-        if (*v) v++;
+        if (*v && !*++v) /* a separator with no name after it */
+            return hwx_arg_fail("models", "expected a model name after the last +", why);
     }
     o->models = set;
     return HWP_OK;
@@ -181,60 +120,51 @@ static hwp_status hwx__models_list(hwx_opts *o, const char *v,
 
 hwp_status hwx_opts_set(hwx_opts *o, const char *key, const char *v,
                         const char **why) {
+    static const char *const keys[] = {"pc", "value", "addr", "target", NULL};
     const char *rest = "";
     uint32_t b;
+    uint64_t x;
     int m;
     if (why) *why = "";
     if (!o || !key || !v) return hwx__bad(why, "hwx: NULL option");
-    if (hwx_streq(key, "exact")) return hwx__onoff(v, &o->exact, why);
-    if (hwx_streq(key, "values")) return hwx__onoff(v, &o->values, why);
+    if (hwx_streq(key, "exact")) return hwx__onoff(key, v, &o->exact, why);
+    if (hwx_streq(key, "values")) return hwx__onoff(key, v, &o->values, why);
     if (hwx_streq(key, "models")) return hwx__models_list(o, v, why);
-    if (hwx_streq(key, "report")) return hwx__copy_str(o->report, v, why);
-    if (hwx_streq(key, "json")) return hwx__copy_str(o->json, v, why);
-    if (hwx_streq(key, "record")) return hwx__copy_str(o->record, v, why);
-    if (hwx_streq(key, "seed")) {
-        if (!hwx_parse_u64(v, &o->seed)) return hwx__bad(why, "hwx: seed must be an integer");
+    if (hwx_streq(key, "report")) return hwx__copy_str(key, o->report, v, why);
+    if (hwx_streq(key, "json")) return hwx__copy_str(key, o->json, v, why);
+    if (hwx_streq(key, "record")) return hwx__copy_str(key, o->record, v, why);
+    if (hwx_streq(key, "seed")) { /* 0: the default, 1 */
+        if (hwx_arg_u64(key, v, 0, ~(uint64_t)0, &x, why) != HWP_OK) return HWP_EINVAL;
+        o->seed = x ? x : 1;
         return HWP_OK;
     }
-    if (hwx_streq(key, "flush")) {
-        if (!hwx_parse_u64(v, &o->flush)) return hwx__bad(why, "hwx: flush must be an integer");
+    if (hwx_streq(key, "flush")) /* 0: off, the default */
+        return hwx_arg_u64(key, v, 0, ~(uint64_t)0, &o->flush, why);
+    if (hwx_streq(key, "guest_base")) { /* 0: found by the host, the default */
+        if (hwx_arg_u64(key, v, 0, ~(uint64_t)0, &o->guest_base, why) != HWP_OK)
+            return HWP_EINVAL;
+        o->guest_base_set = o->guest_base != 0;
         return HWP_OK;
     }
-    if (hwx_streq(key, "guest_base")) {
-        if (!hwx_parse_u64(v, &o->guest_base))
-            return hwx__bad(why, "hwx: guest_base must be an integer");
-        o->guest_base_set = 1;
+    if (hwx_streq(key, "top")) { /* 0: the default, 10 */
+        if (hwx_arg_u32(key, v, 0, 1000, &o->top, why) != HWP_OK) return HWP_EINVAL;
+        if (!o->top) o->top = 10;
         return HWP_OK;
     }
-    if (hwx_streq(key, "top")) {
-        uint64_t t;
-        if (!hwx_parse_u64(v, &t) || t == 0 || t > 1000)
-            return hwx__bad(why, "hwx: top must be in 1..1000");
-        o->top = (uint32_t)t;
+    if (hwx_streq(key, "exact_mb")) { /* 0: the default, 256 */
+        if (hwx_arg_u64(key, v, 0, 65536, &x, why) != HWP_OK) return HWP_EINVAL;
+        o->exact_bytes = (x ? x : 256) << 20;
         return HWP_OK;
     }
-    if (hwx_streq(key, "exact_mb")) {
-        uint64_t mb;
-        if (!hwx_parse_u64(v, &mb) || mb == 0 || mb > 65536)
-            return hwx__bad(why, "hwx: exact_mb must be in 1..65536");
-        o->exact_bytes = mb << 20;
-        return HWP_OK;
-    }
-    /* RAP shorthand key=pc|value|addr (also rap_key=). */
-    if (hwx_streq(key, "key") || hwx_streq(key, "rap_key")) {
-        if (hwx_streq(v, "pc")) o->rap_key = HWX_KEY_PC;
-        else if (hwx_streq(v, "value")) o->rap_key = HWX_KEY_VALUE;
-        else if (hwx_streq(v, "addr")) o->rap_key = HWX_KEY_ADDR;
-        else return hwx__bad(why, "hwx: key must be pc, value or addr");
-        return HWP_OK;
-    }
+    /* RAP shorthand key=pc|value|addr|target (also rap_key=). */
+    if (hwx_streq(key, "key") || hwx_streq(key, "rap_key")) /* HWX_KEY_* in order */
+        return hwx_arg_enum(key, v, keys, &o->rap_key, why);
     /* Path profiler shorthand hpt=ENTRIESxWAYS. */
-    if (hwx_streq(key, "hpt"))
-        return hwx__param(o, HWP_MODEL_PATH, "hpt", v, why);
+    if (hwx_streq(key, "hpt")) return hwx__param(o, HWP_MODEL_PATH, "hpt", v, why);
     m = hwx__model_of(key, &rest);
-    if (m < 0) return hwx__bad(why, "hwx: unknown option");
+    if (m < 0) return hwx_arg_fail(key, "unknown option (docs/qemu.md lists them)", why);
     if (*rest) return hwx__param(o, (uint32_t)m, rest, v, why);
-    if (hwx__onoff(v, &b, why) != HWP_OK) return HWP_EINVAL;
+    if (hwx__onoff(key, v, &b, why) != HWP_OK) return HWP_EINVAL;
     if (b) o->models |= 1u << m;
     else o->models &= ~(1u << m);
     return HWP_OK;
@@ -248,12 +178,12 @@ hwp_status hwx_opts_parse(hwx_opts *o, const char *list, const char **why) {
         hwp_status st;
         while (list[k] && list[k] != '=' && list[k] != ',') k++;
         if (list[k] != '=' || k == 0 || k >= sizeof key)
-            return hwx__bad(why, "hwx: expected key=value");
+            return hwx__bad(why, "hwx: expected key=value[,key=value...]");
         hwp__copy(key, list, k);
         key[k] = 0;
         list += k + 1;
         while (list[n] && list[n] != ',') n++;
-        if (n >= sizeof val) return hwx__bad(why, "hwx: option value too long");
+        if (n >= sizeof val) return hwx_arg_fail(key, "value longer than 255 bytes", why);
         hwp__copy(val, list, n);
         val[n] = 0;
         list += n;

@@ -40,20 +40,26 @@ static void hwx__path_defaults(void *dv, const hwx_opts *o) {
     (void)o;
 }
 
-/* "512x4" -> 512, 4 */
-static hwp_status hwx__pair(const char *v, uint32_t *a, uint32_t *b, const char **why) {
+/* "512x4" -> 512, 4; a zero keeps that field's default (0x0: both). */
+static hwp_status hwx__pair(const char *opt, const char *v, uint32_t *a, uint32_t *b,
+                            const char **why) {
     char first[24];
     size_t n = 0;
+    uint32_t x, y;
     while (v[n] && v[n] != 'x') n++;
     if (!v[n] || n == 0 || n >= sizeof first)
-        return hwx__bad(why, "hwx: expected ENTRIESxWAYS, e.g. 512x4");
+        return hwx_arg_fail(opt, "expected ENTRIESxWAYS, e.g. 512x4", why);
     hwp__copy(first, v, n);
     first[n] = 0;
-    if (hwx__u32(first, a, why) != HWP_OK) return HWP_EINVAL;
-    return hwx__u32(v + n + 1, b, why);
+    if (hwx__u32(opt, first, &x, why) != HWP_OK || hwx__u32(opt, v + n + 1, &y, why) != HWP_OK)
+        return HWP_EINVAL;
+    *a = x;
+    *b = y;
+    return HWP_OK;
 }
 
-static hwp_status hwx__path_set(void *dv, const char *k, const char *v, const char **why) {
+static hwp_status hwx__path_set(void *dv, const char *k, const char *opt,
+                              const char *v, const char **why) {
     static const char *const idx[] = {"plb", "pb", "p", NULL};
     static const uint32_t idxv[] = {HWP_HPT_PLB, HWP_HPT_PB, HWP_HPT_P};
     static const char *const repl[] = {"lfu", "lru", NULL};
@@ -63,23 +69,22 @@ static hwp_status hwx__path_set(void *dv, const char *k, const char *v, const ch
     static const char *const mode[] = {"bl", "wpp", NULL};
     static const uint32_t modev[] = {HWP_PATH_BL, HWP_PATH_WPP};
     hwx__pathd *d = (hwx__pathd *)dv;
-    if (hwx_streq(k, "hpt")) return hwx__pair(v, &d->h.entries, &d->h.ways, why);
+    if (hwx_streq(k, "hpt")) return hwx__pair(opt, v, &d->h.entries, &d->h.ways, why);
     if (hwx_streq(k, "index"))
-        return hwx__enum(v, idx, idxv, &d->h.index, "path_index: plb, pb or p", why);
+        return hwx__enum(opt, v, idx, idxv, &d->h.index, why);
     if (hwx_streq(k, "repl"))
-        return hwx__enum(v, repl, replv, &d->h.repl, "path_repl: lfu or lru", why);
+        return hwx__enum(opt, v, repl, replv, &d->h.repl, why);
     if (hwx_streq(k, "policy"))
-        return hwx__enum(v, pol, polv, &d->h.policy, "path_policy: lfu or aging", why);
+        return hwx__enum(opt, v, pol, polv, &d->h.policy, why);
     if (hwx_streq(k, "mode"))
-        return hwx__enum(v, mode, modev, &d->p.mode, "path_mode: bl or wpp", why);
-    if (hwx_streq(k, "depth")) return hwx__u32(v, &d->p.depth, why);
-    if (hwx_streq(k, "maxlen")) return hwx__u32(v, &d->p.max_len, why);
-    if (hwx_streq(k, "queue")) return hwx__u32(v, &d->p.queue, why);
-    if (hwx_streq(k, "interval")) return hwx__u64(v, &d->ph.interval, why);
-    if (hwx_streq(k, "threshold")) return hwx__u64(v, &d->ph.threshold, why);
-    if (hwx_streq(k, "counters")) return hwx__u32(v, &d->ph.counters, why);
-    return hwx__bad(why, "path: parameters are hpt, index, repl, policy, mode, depth, maxlen, "
-                         "queue, interval, threshold, counters");
+        return hwx__enum(opt, v, mode, modev, &d->p.mode, why);
+    if (hwx_streq(k, "depth")) return hwx__u32(opt, v, &d->p.depth, why);
+    if (hwx_streq(k, "maxlen")) return hwx__u32(opt, v, &d->p.max_len, why);
+    if (hwx_streq(k, "queue")) return hwx__u32(opt, v, &d->p.queue, why);
+    if (hwx_streq(k, "interval")) return hwx__u64(opt, v, &d->ph.interval, why);
+    if (hwx_streq(k, "threshold")) return hwx__u64(opt, v, &d->ph.threshold, why);
+    if (hwx_streq(k, "counters")) return hwx__u32(opt, v, &d->ph.counters, why);
+    return hwx__unknown(why);
 }
 
 /* The BBV reference: Sherwood et al.'s tracker at the path detector's
@@ -102,7 +107,10 @@ static size_t hwx__path_bytes(const void *dv, const hwx_opts *o, const char **wh
     a = hwp_path_bytes(&d.p);
     b = hwp_hpt_bytes(&d.h);
     c = hwp_phase_bytes(&d.ph);
-    if (!a || !b || !c) return (size_t)hwx__bad(why, "path: invalid parameters");
+    if (!a) HWX__WHY(hwp_path, hwp_path_init(&x_, m_, 0, &d.p, NULL), why);
+    else if (!b) HWX__WHY(hwp_hpt, hwp_hpt_init(&x_, m_, 0, &d.h, NULL), why);
+    else if (!c) HWX__WHY(hwp_phase, hwp_phase_init(&x_, m_, 0, &d.ph, NULL), why);
+    if (!a || !b || !c) return 0;
     return hwp__align(sizeof(hwp_path)) + hwp__align(a) + hwp__align(sizeof(hwp_hpt)) +
            hwp__align(b) + hwp__align(sizeof(hwp_phase)) + hwp__align(c) +
            hwp__align(HWX__PHASE_LOG * sizeof(uint32_t)) + hwp__align(sizeof(hwp_phase)) +
@@ -213,7 +221,7 @@ static void hwx__path_text(const void *sv, const hwx_session *s, const hwp_write
     hwp_path_get_stats(m->path, &ps);
     hwp_hpt_get_stats(m->hpt, &hs);
     hwp_phase_get_stats(m->phase, &phs);
-    hwp_put_str(w, "\n-- hot paths: path stack + Hot Path Table (Vaswani et al.) --\n");
+    hwp_put_str(w, "\n-- hot paths: path stack + Hot Path Table (Vaswani et al., 2004) --\n");
     hwx__kv(w, "  HPT ", m->entries);
     hwx__kv(w, "x", m->ways);
     hwx__kv(w, ": paths ", ps.paths);
@@ -357,9 +365,9 @@ static void hwx__path_eval(void *sv, const hwx_session *s, unsigned char *cur,
 }
 
 static const hwx_metric_def hwx__path_metrics[] = {
-    {"hpt_overlap_pct", "  HPT overlap percentage (Vaswani et al. 8.1):", 2, "%"},
-    {"hpt_ideal_pct", "  perfect table of as many entries (ideal):   ", 2, "%"},
-    {"phase_agree_pct", "  phase changes agreeing with BBV reference:  ", 2, "%"},
+    {"hpt_overlap_pct", "  HPT overlap percentage (Vaswani et al. 8.1):  ", 2, "%"},
+    {"hpt_ideal_pct", "  perfect table of as many entries (ideal):    ", 2, "%"},
+    {"phase_agree_pct", "  phase changes agreeing with BBV reference:   ", 2, "%"},
 };
 
 const hwx_adapter hwx__adapter_path = {
@@ -368,5 +376,5 @@ const hwx_adapter hwx__adapter_path = {
     sizeof(hwx__pathd), sizeof(hwx__path), hwx__path_metrics, 3,
     hwx__path_defaults, hwx__path_set, hwx__path_wants, hwx__path_bytes, hwx__path_init,
     hwx__path_insn, hwx__path_block, hwx__path_flush, hwx__path_merge, hwx__path_text,
-    hwx__path_json, hwx__path_eval_bytes, hwx__path_eval, NULL,
+    hwx__path_json, hwx__path_eval_bytes, hwx__path_eval, NULL, NULL, NULL,
 };

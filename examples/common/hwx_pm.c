@@ -22,20 +22,20 @@ static void hwx__pm_defaults(void *dv, const hwx_opts *o) {
     d->p.deliver = hwp_pm_table_deliver;
 }
 
-static hwp_status hwx__pm_set(void *dv, const char *k, const char *v, const char **why) {
+static hwp_status hwx__pm_set(void *dv, const char *k, const char *opt,
+                              const char *v, const char **why) {
     static const char *const dists[] = {"uniform", "geometric", "fixed", NULL};
     static const uint32_t distv[] = {HWP_PM_DIST_UNIFORM, HWP_PM_DIST_GEOMETRIC,
                                      HWP_PM_DIST_FIXED};
     hwx__pmd *d = (hwx__pmd *)dv;
-    if (hwx_streq(k, "interval")) return hwx__u32(v, &d->p.interval, why);
-    if (hwx_streq(k, "paired")) return hwx__u32(v, &d->p.paired, why);
-    if (hwx_streq(k, "window")) return hwx__u32(v, &d->p.window, why);
-    if (hwx_streq(k, "buffer")) return hwx__u32(v, &d->p.buffer, why);
+    if (hwx_streq(k, "interval")) return hwx__u32(opt, v, &d->p.interval, why);
+    if (hwx_streq(k, "paired")) return hwx__u32(opt, v, &d->p.paired, why);
+    if (hwx_streq(k, "window")) return hwx__u32(opt, v, &d->p.window, why);
+    if (hwx_streq(k, "buffer")) return hwx__u32(opt, v, &d->p.buffer, why);
     if (hwx_streq(k, "dist"))
-        return hwx__enum(v, dists, distv, &d->p.dist, "pm_dist: uniform, geometric or fixed",
-                         why);
-    if (hwx_streq(k, "table")) return hwx__u32(v, &d->t.capacity, why);
-    return hwx__bad(why, "pm: parameters are interval, paired, window, buffer, dist, table");
+        return hwx__enum(opt, v, dists, distv, &d->p.dist, why);
+    if (hwx_streq(k, "table")) return hwx__u32(opt, v, &d->t.capacity, why);
+    return hwx__unknown(why);
 }
 
 /* The table's estimators need the sampler's S, W and pairing (a pair is
@@ -59,7 +59,9 @@ static size_t hwx__pm_bytes(const void *dv, const hwx_opts *o, const char **why)
     hwx__pm_derive(&d);
     a = hwp_pm_bytes(&d.p);
     b = hwp_pm_table_bytes(&d.t);
-    if (!a || !b) return (size_t)hwx__bad(why, "pm: invalid parameters");
+    if (!a) HWX__WHY(hwp_pm, hwp_pm_init(&x_, m_, 0, &d.p, NULL), why);
+    else if (!b) HWX__WHY(hwp_pm_table, hwp_pm_table_init(&x_, m_, 0, &d.t), why);
+    if (!a || !b) return 0;
     return hwp__align(sizeof(hwp_pm)) + hwp__align(a) + hwp__align(sizeof(hwp_pm_table)) +
            hwp__align(b);
 }
@@ -120,10 +122,9 @@ static void hwx__pm_merge(void *dv, const void *sv) {
  * wasted issue slots when paired) and prints every estimate with its
  * sample count, "-" below the advised minimum. */
 static void hwx__pm_text(const void *sv, const hwx_session *s, const hwp_writer *w) {
-    const hwx__pm *m = (const hwx__pm *)sv;
     hwp_put_str(w, "\n-- costliest instructions: ProfileMe samples (Dean et al., "
                    "MICRO-30 1997) --\n");
-    hwp_pm_table_write_text(m->tab, w, s->opts.top);
+    hwp_pm_table_write_text(((const hwx__pm *)sv)->tab, w, s->opts.top);
 }
 
 static void hwx__pm_json(const void *sv, const hwp_writer *w) {

@@ -1,6 +1,6 @@
 /* examples/common/hwx_rap.c: RAP (Mysore et al., Profiling over Adaptive
  * Ranges, CGO 2006) as a session adapter: hot code, value or address
- * ranges (key=pc|value|addr), scored by the average error on the hot
+ * ranges (key=pc|value|addr|target), scored by the average error on the hot
  * ranges against the exact range counts (sec. 4.3). */
 #include "hwx_int.h"
 
@@ -12,33 +12,39 @@ typedef struct hwx__rap {
 
 static void hwx__rap_defaults(void *dv, const hwx_opts *o) {
     hwp_rap_desc *d = (hwp_rap_desc *)dv;
-    d->source = o->rap_key == HWX_KEY_VALUE  ? HWP_RAP_SRC_VALUE
-                : o->rap_key == HWX_KEY_ADDR ? HWP_RAP_SRC_ADDR
-                                             : HWP_RAP_SRC_PC;
+    d->source = o->rap_key == HWX_KEY_VALUE    ? HWP_RAP_SRC_VALUE
+                : o->rap_key == HWX_KEY_ADDR   ? HWP_RAP_SRC_ADDR
+                : o->rap_key == HWX_KEY_TARGET ? HWP_RAP_SRC_NEXT_PC
+                                               : HWP_RAP_SRC_PC;
     d->buffer = 1024; /* the stage-0 combining buffer, 1K as in sec. 3.3 */
     d->cls_mask = o->rap_key == HWX_KEY_VALUE  ? HWP_CLS_BIT(HWP_CLS_LOAD)
                   : o->rap_key == HWX_KEY_ADDR
                       ? HWP_CLS_BIT(HWP_CLS_LOAD) | HWP_CLS_BIT(HWP_CLS_STORE)
+                  : o->rap_key == HWX_KEY_TARGET
+                      ? HWP_CLS_BIT(HWP_CLS_BR_COND) | HWP_CLS_BIT(HWP_CLS_JUMP) |
+                            HWP_CLS_BIT(HWP_CLS_CALL) | HWP_CLS_BIT(HWP_CLS_INDIRECT)
                       : 0;
+    /* Targets of transfers that happened: taken branches and calls. */
+    d->ev_mask = o->rap_key == HWX_KEY_TARGET ? HWP_EV_TAKEN : 0;
 }
 
-static hwp_status hwx__rap_set(void *dv, const char *k, const char *v, const char **why) {
+static hwp_status hwx__rap_set(void *dv, const char *k, const char *opt,
+                              const char *v, const char **why) {
     hwp_rap_desc *d = (hwp_rap_desc *)dv;
     if (hwx_streq(k, "kb")) {
-        uint32_t kb;
-        if (hwx__u32(v, &kb, why) != HWP_OK) return HWP_EINVAL;
-        if (kb == 0 || kb > (1u << 20)) return hwx__bad(why, "rap_kb: 1..2^20");
+        uint32_t kb; /* 0: the model's default node count */
+        if (hwx_arg_u32(opt, v, 0, 1u << 20, &kb, why) != HWP_OK) return HWP_EINVAL;
         d->nodes = kb * 1024u / (uint32_t)sizeof(hwp_rap_node); /* sec. 3.4 */
         return HWP_OK;
     }
-    if (hwx_streq(k, "eps")) return hwx__f64(v, &d->eps, why);
-    if (hwx_streq(k, "b")) return hwx__u32(v, &d->branching, why);
-    if (hwx_streq(k, "q")) return hwx__u32(v, &d->q, why);
-    if (hwx_streq(k, "buffer")) return hwx__u32(v, &d->buffer, why);
-    if (hwx_streq(k, "bits")) return hwx__u32(v, &d->key_bits, why);
-    if (hwx_streq(k, "hot")) return hwx__f64(v, &d->hot, why);
-    if (hwx_streq(k, "first_merge")) return hwx__u64(v, &d->first_merge, why);
-    return hwx__bad(why, "rap: parameters are kb, eps, b, q, buffer, bits, hot, first_merge");
+    if (hwx_streq(k, "eps")) return hwx__f64(opt, v, &d->eps, why);
+    if (hwx_streq(k, "b")) return hwx__u32(opt, v, &d->branching, why);
+    if (hwx_streq(k, "q")) return hwx__u32(opt, v, &d->q, why);
+    if (hwx_streq(k, "buffer")) return hwx__u32(opt, v, &d->buffer, why);
+    if (hwx_streq(k, "bits")) return hwx__u32(opt, v, &d->key_bits, why);
+    if (hwx_streq(k, "hot")) return hwx__f64(opt, v, &d->hot, why);
+    if (hwx_streq(k, "first_merge")) return hwx__u64(opt, v, &d->first_merge, why);
+    return hwx__unknown(why);
 }
 
 static uint32_t hwx__rap_wants(const hwx_opts *o) {
@@ -50,7 +56,10 @@ static uint32_t hwx__rap_wants(const hwx_opts *o) {
 static size_t hwx__rap_bytes(const void *dv, const hwx_opts *o, const char **why) {
     size_t k = hwp_rap_bytes((const hwp_rap_desc *)dv);
     (void)o;
-    if (!k) return (size_t)hwx__bad(why, "rap: invalid parameters");
+    if (!k) {
+        HWX__WHY(hwp_rap, hwp_rap_init(&x_, m_, 0, (const hwp_rap_desc *)dv, NULL), why);
+        return 0;
+    }
     return hwp__align(sizeof(hwp_rap)) + hwp__align(k);
 }
 
@@ -104,8 +113,9 @@ static void hwx__rap_text(const void *sv, const hwx_session *s, const hwp_writer
     hwp_put_str(w, "\n-- hot ");
     hwp_put_str(w, s->opts.rap_key == HWX_KEY_PC      ? "code"
                    : s->opts.rap_key == HWX_KEY_VALUE ? "value"
-                                                      : "address");
-    hwx__kv(w, " ranges: RAP (seed 002) --\n  ", rap->nodes);
+                   : s->opts.rap_key == HWX_KEY_ADDR  ? "address"
+                                                      : "target");
+    hwx__kv(w, " ranges: RAP (Mysore et al., CGO 2006) --\n  ", rap->nodes);
     hwx__kv(w, " of ", rap->cap);
     hwp_put_str(w, " nodes, eps ");
     hwp_put_f64(w, rap->desc.eps, 3);
@@ -156,7 +166,7 @@ static uint64_t hwx__rap_until(const void *sv) {
 }
 
 static const hwx_metric_def hwx__rap_metrics[] = {
-    {"rap_hot_err_pct", "  RAP avg error on hot ranges (seed 002 4.3): ", 3, "%"},
+    {"rap_hot_err_pct", "  RAP avg error on hot ranges (Mysore et al. 4.3): ", 3, "%"},
 };
 
 const hwx_adapter hwx__adapter_rap = {

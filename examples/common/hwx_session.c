@@ -46,38 +46,41 @@ hwp_status hwx__bad(const char **why, const char *reason) {
     return HWP_EINVAL;
 }
 
-hwp_status hwx__u32(const char *v, uint32_t *out, const char **why) {
-    uint64_t x;
-    if (!hwx_parse_u64(v, &x) || x > 0xFFFFFFFFu)
-        return hwx__bad(why, "hwx: expected an integer below 2^32");
-    *out = (uint32_t)x;
-    return HWP_OK;
+hwp_status hwx__unknown(const char **why) {
+    if (why) *why = NULL;
+    return HWP_EINVAL;
 }
 
-hwp_status hwx__u64(const char *v, uint64_t *out, const char **why) {
-    if (!hwx_parse_u64(v, out)) return hwx__bad(why, "hwx: expected an integer below 2^64");
-    return HWP_OK;
+hwp_status hwx__u32(const char *opt, const char *v, uint32_t *out, const char **why) {
+    return hwx_arg_u32(opt, v, 0, 0xFFFFFFFFu, out, why);
 }
 
-hwp_status hwx__f64(const char *v, double *out, const char **why) {
-    if (!hwx_parse_f64(v, out)) return hwx__bad(why, "hwx: expected a number");
-    return HWP_OK;
+hwp_status hwx__u64(const char *opt, const char *v, uint64_t *out, const char **why) {
+    return hwx_arg_u64(opt, v, 0, ~(uint64_t)0, out, why);
 }
 
-hwp_status hwx__enum(const char *v, const char *const *names, const uint32_t *vals,
-                     uint32_t *out, const char *msg, const char **why) {
+hwp_status hwx__f64(const char *opt, const char *v, double *out, const char **why) {
+    return hwx_arg_f64(opt, v, -1e300, 0, 1e300, 0, out, why);
+}
+
+hwp_status hwx__enum(const char *opt, const char *v, const char *const *names,
+                     const uint32_t *vals, uint32_t *out, const char **why) {
     uint32_t i;
-    for (i = 0; names[i]; i++)
-        if (hwx_streq(v, names[i])) {
-            *out = vals[i];
-            return HWP_OK;
-        }
-    return hwx__bad(why, msg);
+    if (hwx_arg_enum(opt, v, names, &i, why) != HWP_OK) return HWP_EINVAL;
+    *out = vals[i];
+    return HWP_OK;
 }
 
 void hwx__pct(const hwp_writer *w, double num, double den) {
     hwp_put_f64(w, den > 0 ? 100.0 * num / den : 0.0, 2);
     hwp_put_str(w, "%");
+}
+
+void hwx__exact_inv(const hwp_writer *w, const hwx_exact *x, uint64_t pc, uint64_t value) {
+    uint64_t pcn = hwx__xtab_get(&x->pc, pc, 0);
+    hwp_put_str(w, "  (");
+    hwp_put_f64(w, pcn ? (double)hwx__xtab_get(&x->val, pc, value) / (double)pcn : 0.0, 3);
+    hwp_put_str(w, ")");
 }
 
 void hwx__metric_text(const hwp_writer *w, const char *name, const hwx_metric *m,
@@ -93,16 +96,36 @@ void hwx__metric_text(const hwp_writer *w, const char *name, const hwx_metric *m
 
 /* ---- descs from the options ------------------------------------------------- */
 
+/* One parameter into adapter a's desc; the refusal names the option as
+ * "<model>_<key>" and, for an unknown key, the ones the model takes. */
+static hwp_status hwx__set(const hwx_adapter *a, void *d, const char *key, const char *val,
+                           const char **why) {
+    char opt[48];
+    size_t n = hwx_strlen(a->name), k = hwx_strlen(key);
+    const char *r = "";
+    if (n + 1 + k >= sizeof opt) k = sizeof opt - n - 2;
+    hwp__copy(opt, a->name, n);
+    opt[n] = '_';
+    hwp__copy(opt + n + 1, key, k);
+    opt[n + 1 + k] = 0;
+    if (a->set(d, key, opt, val, &r) == HWP_OK) return HWP_OK;
+    if (!r) return hwx_arg_fail2(opt, "unknown parameter; the model takes ", a->params, why);
+    if (why) *why = r;
+    return HWP_EINVAL;
+}
+
 /* Adapter a's desc bundle from the options: the host's defaults, then
  * every stored parameter of its model in the order given. */
 static hwp_status hwx__desc(const hwx_adapter *a, const hwx_opts *o, hwx__descbuf *d,
                             const char **why) {
     uint32_t i;
     hwp__zero(d, sizeof *d);
+    if (a->desc_size > sizeof *d || a->state_size == 0)
+        return hwx_arg_fail(a->name, "adapter desc larger than HWX_DESC_MAX", why);
     a->defaults(d, o);
     for (i = 0; i < o->nparam; i++)
         if (o->param[i].model == a->model &&
-            a->set(d, o->param[i].key, o->param[i].val, why) != HWP_OK)
+            hwx__set(a, d, o->param[i].key, o->param[i].val, why) != HWP_OK)
             return HWP_EINVAL;
     return HWP_OK;
 }
@@ -116,7 +139,7 @@ hwp_status hwx__model_param(uint32_t model, const char *key, const char *val,
     hwx_opts_default(&o);
     hwp__zero(&d, sizeof d);
     a->defaults(&d, &o);
-    if (a->set(&d, key, val, why) != HWP_OK) return HWP_EINVAL;
+    if (hwx__set(a, &d, key, val, why) != HWP_OK) return HWP_EINVAL;
     if (!a->bytes(&d, &o, why)) return HWP_EINVAL;
     return HWP_OK;
 }
@@ -187,6 +210,52 @@ hwp_status hwx_session_init(hwx_session *s, void *mem, size_t bytes,
     }
     s->head.magic = HWX__MAGIC;
     return hwp__fail(&s->head, HWP_OK, "");
+}
+
+size_t hwx_opts_scratch_bytes(const hwx_opts *o) {
+    hwx_opts m;
+    size_t n;
+    if (!o) return 0;
+    m = *o;
+    m.exact = 0; /* the exact tables hold no model check */
+    n = hwx_session_bytes(&m);
+    return n ? hwp__align(sizeof(hwx_session)) + n + HWP__ALIGN : 0;
+}
+
+hwp_status hwx_opts_validate(const hwx_opts *o, void *scratch, size_t bytes,
+                             const char **why) {
+    uint32_t i;
+    const char *r = "";
+    if (why) *why = "";
+    if (!o) return hwx__bad(why, "hwx: NULL options");
+    /* Every enabled model's desc from the options, checked by the model
+     * (its *_bytes, and its init's reason when that refuses it). */
+    for (i = 0; i < hwx__nadapters; i++) {
+        const hwx_adapter *a = hwx__registry[i];
+        hwx__descbuf d;
+        if (!(o->models & (1u << a->model))) continue;
+        r = "";
+        if (hwx__desc(a, o, &d, &r) != HWP_OK || !a->bytes(&d, o, &r))
+            return hwx_arg_fail2(a->name, "", r && r[0] ? r : "invalid parameters", why);
+    }
+    if (!scratch) return HWP_OK;
+    /* Then the models themselves, in scratch: their inits and what runs
+     * after them (co-processor programs, path profiler wiring). */
+    if (bytes < hwx_opts_scratch_bytes(o))
+        return hwx__bad(why, "hwx: validation scratch smaller than hwx_opts_scratch_bytes()");
+    {
+        hwx_opts m = *o;
+        unsigned char *cur = (unsigned char *)scratch;
+        hwx_session *s;
+        cur += (HWP__ALIGN - ((uintptr_t)cur & (HWP__ALIGN - 1))) & (HWP__ALIGN - 1);
+        s = (hwx_session *)(void *)cur;
+        cur += hwp__align(sizeof *s);
+        m.exact = 0;
+        if (hwx_session_init(s, cur, bytes - (size_t)(cur - (unsigned char *)scratch), &m) !=
+            HWP_OK)
+            return hwx__bad(why, hwp_why(s));
+    }
+    return HWP_OK;
 }
 
 void hwx_session_insn(hwx_session *s, const hwp_insn *in) {

@@ -22,7 +22,8 @@ static void hwx__strat_defaults(void *dv, const hwx_opts *o) {
     d->s.on_interrupt = hwp_strat_acc_handler;
 }
 
-static hwp_status hwx__strat_set(void *dv, const char *k, const char *v, const char **why) {
+static hwp_status hwx__strat_set(void *dv, const char *k, const char *opt,
+                              const char *v, const char **why) {
     static const char *const scheme[] = {"sampled", "tagged", "assoc", NULL};
     static const uint32_t schemev[] = {HWP_STRAT_SAMPLED, HWP_STRAT_TAGGED, HWP_STRAT_ASSOC};
     static const char *const sampler[] = {"periodic", "random", "countdown", NULL};
@@ -32,22 +33,19 @@ static hwp_status hwx__strat_set(void *dv, const char *k, const char *v, const c
     static const uint32_t hashv[] = {HWP_STRAT_HASH_PAPER, HWP_STRAT_HASH_CHEAP};
     hwx__stratd *d = (hwx__stratd *)dv;
     if (hwx_streq(k, "scheme"))
-        return hwx__enum(v, scheme, schemev, &d->s.scheme,
-                         "strat_scheme: sampled, tagged or assoc", why);
+        return hwx__enum(opt, v, scheme, schemev, &d->s.scheme, why);
     if (hwx_streq(k, "sampler"))
-        return hwx__enum(v, sampler, samplerv, &d->s.sampler,
-                         "strat_sampler: periodic, random or countdown", why);
+        return hwx__enum(opt, v, sampler, samplerv, &d->s.sampler, why);
     if (hwx_streq(k, "hash"))
-        return hwx__enum(v, hash, hashv, &d->s.hash, "strat_hash: paper or cheap", why);
-    if (hwx_streq(k, "rate")) return hwx__u32(v, &d->s.rate, why);
-    if (hwx_streq(k, "entries")) return hwx__u32(v, &d->s.entries, why);
-    if (hwx_streq(k, "ways")) return hwx__u32(v, &d->s.ways, why);
-    if (hwx_streq(k, "counter")) return hwx__u32(v, &d->s.counter, why);
-    if (hwx_streq(k, "l2")) return hwx__u32(v, &d->s.l2_entries, why);
-    if (hwx_streq(k, "queue")) return hwx__u32(v, &d->s.queue, why);
-    if (hwx_streq(k, "tuples")) return hwx__u32(v, &d->a.tuples, why);
-    return hwx__bad(why, "strat: parameters are scheme, hash, sampler, rate, entries, ways, "
-                         "counter, l2, queue, tuples");
+        return hwx__enum(opt, v, hash, hashv, &d->s.hash, why);
+    if (hwx_streq(k, "rate")) return hwx__u32(opt, v, &d->s.rate, why);
+    if (hwx_streq(k, "entries")) return hwx__u32(opt, v, &d->s.entries, why);
+    if (hwx_streq(k, "ways")) return hwx__u32(opt, v, &d->s.ways, why);
+    if (hwx_streq(k, "counter")) return hwx__u32(opt, v, &d->s.counter, why);
+    if (hwx_streq(k, "l2")) return hwx__u32(opt, v, &d->s.l2_entries, why);
+    if (hwx_streq(k, "queue")) return hwx__u32(opt, v, &d->s.queue, why);
+    if (hwx_streq(k, "tuples")) return hwx__u32(opt, v, &d->a.tuples, why);
+    return hwx__unknown(why);
 }
 
 static uint32_t hwx__strat_wants(const hwx_opts *o) {
@@ -59,7 +57,9 @@ static size_t hwx__strat_bytes(const void *dv, const hwx_opts *o, const char **w
     const hwx__stratd *d = (const hwx__stratd *)dv;
     size_t a = hwp_strat_bytes(&d->s), b = hwp_strat_acc_bytes(&d->a);
     (void)o;
-    if (!a || !b) return (size_t)hwx__bad(why, "strat: invalid parameters");
+    if (!a) HWX__WHY(hwp_strat, hwp_strat_init(&x_, m_, 0, &d->s, NULL), why);
+    else if (!b) HWX__WHY(hwp_strat_acc, hwp_strat_acc_init(&x_, m_, 0, &d->a), why);
+    if (!a || !b) return 0;
     return hwp__align(sizeof(hwp_strat)) + hwp__align(a) + hwp__align(sizeof(hwp_strat_acc)) +
            hwp__align(b);
 }
@@ -111,7 +111,7 @@ static void hwx__strat_text(const void *sv, const hwx_session *s, const hwp_writ
         }
         best[j] = t;
     }
-    hwp_put_str(w, "\n-- value invariance of the top loads: stratified sampling (seed 001) --\n");
+    hwp_put_str(w, "\n-- value invariance of the top loads: stratified sampling (Sastry et al., ISCA 2001) --\n");
     hwp_put_str(w, "  load pc          value               est. count  invariance");
     hwp_put_str(w, s->exact ? "  (exact)\n" : "\n");
     for (i = 0; i < n; i++) {
@@ -125,16 +125,7 @@ static void hwx__strat_text(const void *sv, const hwx_session *s, const hwp_writ
         hwp_put_f64(w, hwp_strat_acc_invariance(m->acc, HWP_STRAT_KIND_VALUE, best[i].pc,
                                                 best[i].w),
                     3);
-        if (s->exact) {
-            uint64_t pcn = hwx__xtab_get(&s->exact->pc, best[i].pc, 0);
-            hwp_put_str(w, "  (");
-            hwp_put_f64(w,
-                        pcn ? (double)hwx__xtab_get(&s->exact->val, best[i].pc, best[i].w) /
-                                  (double)pcn
-                            : 0.0,
-                        3);
-            hwp_put_str(w, ")");
-        }
+        if (s->exact) hwx__exact_inv(w, s->exact, best[i].pc, best[i].w);
         hwp_put_str(w, "\n");
     }
 }
@@ -184,7 +175,7 @@ static void hwx__strat_eval(void *sv, const hwx_session *s, unsigned char *cur,
 }
 
 static const hwx_metric_def hwx__strat_metrics[] = {
-    {"strat_inv_err_pct", "  stratified weighted invariance error (001 5.3.1): ", 3, "%"},
+    {"strat_inv_err_pct", "  stratified weighted invariance error (Sastry et al. 5.3.1): ", 3, "%"},
 };
 
 const hwx_adapter hwx__adapter_strat = {
@@ -193,5 +184,5 @@ const hwx_adapter hwx__adapter_strat = {
     sizeof(hwx__stratd), sizeof(hwx__strat), hwx__strat_metrics, 1,
     hwx__strat_defaults, hwx__strat_set, hwx__strat_wants, hwx__strat_bytes, hwx__strat_init,
     hwx__strat_insn, hwx__strat_block, hwx__strat_flush, hwx__strat_merge, hwx__strat_text,
-    hwx__strat_json, hwx__strat_eval_bytes, hwx__strat_eval, NULL,
+    hwx__strat_json, hwx__strat_eval_bytes, hwx__strat_eval, NULL, NULL, NULL,
 };

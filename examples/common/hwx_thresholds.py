@@ -1,11 +1,11 @@
-"""The issue-8 accuracy thresholds on an hwx JSON report, shared by the
-hosts' real-program tests (examples/qemu/tests/check_accuracy.py; the
+"""The accuracy thresholds on an hwx JSON report, shared by the hosts'
+real-program tests (examples/qemu/tests/check_accuracy.py; the
 Valgrind tool's tests can import it too: put examples/common on
 PYTHONPATH).
 
 check_report(rep, check) calls check(label, ok, value) once per threshold:
   RAP 8 KB, eps = 10%: average error on hot ranges <= 3%
-  HPT 512 x 4: overlap percentage >= 80% (the issue's figure), except on a
+  HPT 512 x 4: overlap percentage >= 80%, except on a
                program the caller declares wide_paths=True: see below
   stratified H[P_256]_2048: weighted invariance error <= 5%
   ProfileMe: fraction inside the 1/sqrt(k) envelope in [0.55, 0.80]
@@ -33,8 +33,8 @@ gives no figure for tables this far below a program's working set. On
 python3.11 the LFU table measures 0.805-0.810 of the ideal (61.9-62.2%
 against 76.8-76.9%, both hosts); where it loses a fifth of what a
 perfect table keeps (set churn, not missing aging) is measured in
-docs/pathprof.md, "Real programs". gzip and bzip2 keep the absolute 80% check; the issue
-requires it on at least two programs."""
+docs/pathprof.md, "Real programs". gzip and bzip2 keep the absolute 80%
+check, so it holds on at least two programs."""
 
 import sys
 

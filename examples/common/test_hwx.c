@@ -1,7 +1,11 @@
 /* Unit tests for examples/common (hwx): x86 classifier, options, trace
  * format (round trip, truncation and corruption with the error offset),
  * exact ground truth against independent counts, session reports. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "hwx_int.h"
+#include "hwx_host.h"
+
+#include <sys/mman.h>
 
 #include "harness.h"
 
@@ -108,16 +112,118 @@ static void test_opts(void) {
     CHECK_EQ(hwx_opts_set(&o, "exact_mb", "16", &why), HWP_OK);
     CHECK_EQ(o.exact_bytes, 16u << 20);
     CHECK_EQ(hwx_opts_set(&o, "exact", "maybe", &why), HWP_EINVAL);
-    CHECK_HAS(why, "on or off");
+    CHECK_HAS(why, "exact: expected one of off, on");
     CHECK_EQ(hwx_opts_set(&o, "bogus", "1", &why), HWP_EINVAL);
     CHECK_HAS(why, "unknown option");
     CHECK_EQ(hwx_opts_parse(&o, "exact", &why), HWP_EINVAL);
     CHECK_HAS(why, "key=value");
-    CHECK_EQ(hwx_opts_set(&o, "top", "0", &why), HWP_EINVAL);
+    CHECK_EQ(hwx_opts_set(&o, "top", "0", &why), HWP_OK); /* zero: the default */
+    CHECK_EQ(o.top, 10);
     CHECK_EQ(hwx_opts_set(&o, "models", "all", &why), HWP_OK);
     CHECK_EQ(o.models, HWX_M_ALL);
     CHECK_EQ(hwx_opts_set(&o, "models", "none", &why), HWP_OK);
     CHECK_EQ(o.models, 0);
+}
+
+/* Bad option values are refused whole, with a message naming the option
+ * and what it accepts; zero keeps the default wherever a number has one. */
+static void test_opts_refused(void) {
+    static const struct {
+        const char *key, *val, *want;
+    } bad[] = {
+        {"seed", "abc", "seed: expected an integer in 0..18446744073709551615, got \"abc\""},
+        {"seed", "-1", "seed: expected an integer in"},
+        {"top", "1001", "top: expected an integer in 0..1000"},
+        {"top", "8kx", "top: expected an integer"},
+        {"exact_mb", "65537", "exact_mb: expected an integer in 0..65536"},
+        {"rap_kb", "abc", "rap_kb: expected an integer in 0..1048576"},
+        {"rap_q", "1.5", "rap_q: expected an integer"},
+        {"rap_zz", "1", "rap_zz: unknown parameter; the model takes kb, eps"},
+        {"rap_eps", "2", "eps"},
+        {"strat_scheme", "x", "strat_scheme: expected one of sampled, tagged or assoc"},
+        {"key", "pcs", "key: expected one of pc, value, addr or target"},
+        {"models", "", "models: expected all, none or model names"},
+        {"models", "rap+", "models"},
+        {"report", "", "report: expected a file name"},
+        {"hpt", "512", "path_hpt: expected ENTRIESxWAYS"},
+        {"hpt", "512x", "path_hpt: expected an integer"},
+    };
+    unsigned i;
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        hwx_opts o;
+        const char *why = "";
+        hwx_opts_default(&o);
+        if (!CHECK_EQ(hwx_opts_set(&o, bad[i].key, bad[i].val, &why), HWP_EINVAL))
+            printf("    %s=%s accepted\n", bad[i].key, bad[i].val);
+        CHECK_HAS(why, bad[i].want);
+    }
+}
+
+/* Zero means the default: rap_kb=0 and hpt=0x0 size the session exactly
+ * as leaving them out does. */
+static void test_opts_zero_default(void) {
+    hwx_opts a, b;
+    const char *why = "";
+    hwx_opts_default(&a);
+    hwx_opts_default(&b);
+    CHECK_EQ(hwx_opts_parse(&a, "models=rap+path", &why), HWP_OK);
+    CHECK_EQ(hwx_opts_parse(&b, "models=rap+path,rap_kb=0,hpt=0x0,exact_mb=0,seed=0", &why),
+             HWP_OK);
+    CHECK_EQ(hwx_session_bytes(&a), hwx_session_bytes(&b));
+    CHECK_EQ(b.exact_bytes, a.exact_bytes);
+    CHECK_EQ(b.seed, a.seed);
+}
+
+/* Values in range for the parser but impossible for the model are
+ * refused by hwx_opts_validate with the model's own reason, before any
+ * session is built: coproc_slots=3 (the co-processor's value profiler
+ * needs a power of two) passes hwx_opts_set and only the model's program
+ * start, run on the scratch, refuses it. */
+static void test_opts_validate(void) {
+    hwx_opts o;
+    const char *why = "";
+    size_t n;
+    void *scratch;
+    hwx_opts_default(&o);
+    CHECK_EQ(hwx_opts_parse(&o, "models=all,coproc_slots=3", &why), HWP_OK);
+    CHECK_EQ(hwx_opts_validate(&o, NULL, 0, &why), HWP_OK); /* descs alone are fine */
+    n = hwx_opts_scratch_bytes(&o);
+    scratch = malloc(n);
+    if (CHECK(scratch != NULL)) {
+        CHECK_EQ(hwx_opts_validate(&o, scratch, n, &why), HWP_EINVAL);
+        CHECK_HAS(why, "slots");
+        CHECK_EQ(hwx_opts_set(&o, "coproc_slots", "4", &why), HWP_OK);
+        CHECK_EQ(hwx_opts_validate(&o, scratch, n, &why), HWP_OK);
+        CHECK_EQ(hwx_opts_validate(&o, scratch, n - 64, &why), HWP_EINVAL); /* too small */
+    }
+    free(scratch);
+    /* A desc the model refuses by itself: the model's reason, named. */
+    hwx_opts_default(&o);
+    o.models = HWX_M_RAP;
+    hwp__copy(o.param[0].key, "eps", 4);
+    hwp__copy(o.param[0].val, "2", 2);
+    o.param[0].model = HWP_MODEL_RAP;
+    o.nparam = 1;
+    if (CHECK_EQ(hwx_opts_validate(&o, NULL, 0, &why), HWP_EINVAL)) CHECK_HAS(why, "eps");
+}
+
+/* hwx_host_read: a readable range is copied, an unmapped one is refused
+ * without a signal. */
+static void test_host_read(void) {
+    static const char src[8] = "hwprof!";
+    char buf[8] = {0};
+    CHECK(hwx_host_read((uint64_t)(uintptr_t)src, buf, sizeof buf));
+    CHECK_STR(buf, "hwprof!");
+    CHECK(!hwx_host_read(8, buf, sizeof buf));                     /* page 0 */
+    {
+        void *pg = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (CHECK(pg != MAP_FAILED)) {
+            CHECK(hwx_host_read((uint64_t)(uintptr_t)pg, buf, sizeof buf));
+            munmap(pg, 4096);                                         /* now unmapped */
+            CHECK(!hwx_host_read((uint64_t)(uintptr_t)pg + 0x10, buf, sizeof buf));
+        }
+    }
+    CHECK(!hwx_host_read(~(uint64_t)0 - 2, buf, sizeof buf));      /* wraps */
 }
 
 static void test_parse_numbers(void) {
@@ -381,7 +487,7 @@ static void test_exact_counts(void) {
 
 /* A hand-traced program: main calls f twice; f has a loop of 3 iterations
  * with a forward branch inside. Expected paths written out by hand from
- * seed 003 Table 1. */
+ * Vaswani et al. Table 1. */
 static void test_exact_paths(void) {
     hwx_opts o;
     void *mem;
@@ -832,6 +938,10 @@ int main(int argc, char **argv) {
     HWT_RUN(test_x86_vectors);
     HWT_RUN(test_x86_truncated);
     HWT_RUN(test_opts);
+    HWT_RUN(test_opts_refused);
+    HWT_RUN(test_opts_zero_default);
+    HWT_RUN(test_opts_validate);
+    HWT_RUN(test_host_read);
     HWT_RUN(test_parse_numbers);
     HWT_RUN(test_trace_roundtrip);
     HWT_RUN(test_trace_truncated);

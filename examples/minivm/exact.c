@@ -83,7 +83,7 @@ void mvx_free(mvx *x) {
     memset(x, 0, sizeof *x);
 }
 
-/* ---- reference paths (seed 003, section 3, Table 1: BL paths) ----------
+/* ---- reference paths (Vaswani et al., section 3, Table 1: BL paths) ----------
  * call: update-count, push a path starting at the callee
  * return: update-count, pop
  * forward branch: update;  backward branch (taken, to an address at or

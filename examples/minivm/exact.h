@@ -29,7 +29,7 @@ void mvx_map_add(mvx_map *m, uint64_t a, uint64_t b, uint64_t n);
 uint64_t mvx_map_get(const mvx_map *m, uint64_t a, uint64_t b);
 void mvx_map_free(mvx_map *m);
 
-/* One entry of the reference path stack (paper seed 003, Table 1). A path
+/* One entry of the reference path stack (Vaswani et al., Table 1). A path
  * is named as the paper's descriptor names it: its start and the branch
  * directions below a leading 1 bit (newest branch in bit 0), so the
  * reference and the Hot Path Table speak of the same paths. */

@@ -8,12 +8,15 @@
  *                        they give and the agreement with hwprof's
  *     --report=text|json print every model's report
  *     --seed=N           seed of every model (default 1)
- *     --pm-interval=N    ProfileMe's mean bytecodes per sample (1000)
+ *     --pm-interval=N    ProfileMe's mean bytecodes per sample (1000;
+ *                        2..2^31-1)
  *     --interval=N       phase interval in bytecodes (100000)
- *     --heap=CELLS       heap size in 16-byte cells (4194304)
+ *     --heap=CELLS       heap size in 16-byte cells (4194304; 16..2^30)
  *     --stats            bytecodes, virtual cycles, profiling overhead
  *     --min-agree=F      exit 4 if precision or recall of any decision
- *                        kind is below F (with --exact)
+ *                        kind is below F, in [0, 1] (with --exact)
+ * A number of 0 keeps the default. A value is taken whole or refused with
+ * the option's accepted range (examples/common/hwx_arg.h).
  * With profiling on, the tiering decisions and RAP's hot regions are
  * printed (lines starting "hwprof"); --exact adds "exact" lines and
  * "agreement" lines.
@@ -26,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hwx_arg.h" /* the option value rules every host follows */
 #include "prof.h"
 
 static char *mv__slurp(const char *path, char *err, size_t cap) {
@@ -97,15 +101,19 @@ static void mv__usage(void) {
             "              [--stats] [--min-agree=F] PROGRAM.mvs\n");
 }
 
-static int mv__num(const char *arg, const char *opt, uint64_t *v) {
+/* --opt=N in lo..hi, 0 keeping *v (the default); exits 1 with the
+ * option's range on anything else. */
+static int mv__num(const char *arg, const char *opt, uint64_t lo, uint64_t hi, uint64_t *v) {
     size_t n = strlen(opt);
-    char *end;
+    const char *why = "";
+    uint64_t x;
     if (strncmp(arg, opt, n) || arg[n] != '=') return 0;
-    *v = strtoull(arg + n + 1, &end, 0);
-    if (*end || end == arg + n + 1) {
-        fprintf(stderr, "minivm: %s expects a number\n", opt);
+    if (hwx_arg_u64(opt, arg + n + 1, 0, hi, &x, &why) != HWP_OK ||
+        (x && x < lo && hwx_arg_u64(opt, arg + n + 1, lo, hi, &x, &why) != HWP_OK)) {
+        fprintf(stderr, "minivm: %s\n", why);
         exit(1);
     }
+    if (x) *v = x;
     return 1;
 }
 
@@ -117,6 +125,7 @@ int main(int argc, char **argv) {
     uint64_t seed = 1, pm_interval = 1000, interval = 100000, heap = 1u << 22;
     unsigned models = 0;
     char err[512], *src;
+    const char *why = "";
     mv_prog prog;
     mv_vm vm;
     mvp prof;
@@ -137,11 +146,22 @@ int main(int argc, char **argv) {
         } else if (!strcmp(a, "--stats")) {
             stats = 1;
         } else if (!strncmp(a, "--report=", 9)) {
-            report = a + 9;
+            static const char *const kinds[] = {"text", "json", NULL};
+            uint32_t k;
+            if (hwx_arg_enum("--report", a + 9, kinds, &k, &why) != HWP_OK) {
+                fprintf(stderr, "minivm: %s\n", why);
+                return 1;
+            }
+            report = kinds[k];
         } else if (!strncmp(a, "--min-agree=", 12)) {
-            min_agree = strtod(a + 12, NULL);
-        } else if (mv__num(a, "--seed", &seed) || mv__num(a, "--pm-interval", &pm_interval) ||
-                   mv__num(a, "--interval", &interval) || mv__num(a, "--heap", &heap)) {
+            if (hwx_arg_f64("--min-agree", a + 12, 0, 0, 1, 0, &min_agree, &why) != HWP_OK) {
+                fprintf(stderr, "minivm: %s\n", why);
+                return 1;
+            }
+        } else if (mv__num(a, "--seed", 1, UINT64_MAX, &seed) ||
+                   mv__num(a, "--pm-interval", 2, 0x7FFFFFFF, &pm_interval) ||
+                   mv__num(a, "--interval", 1, UINT64_MAX, &interval) ||
+                   mv__num(a, "--heap", 16, 1u << 30, &heap)) {
             continue;
         } else if (a[0] == '-' || path) {
             mv__usage();
@@ -152,11 +172,6 @@ int main(int argc, char **argv) {
     }
     if (!path) {
         mv__usage();
-        return 1;
-    }
-    if (pm_interval < 2 || pm_interval > 0x7FFFFFFF || interval < 1 || heap < 16 ||
-        heap > (1u << 30)) {
-        fprintf(stderr, "minivm: option out of range\n");
         return 1;
     }
     src = mv__slurp(path, err, sizeof err);

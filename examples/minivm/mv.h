@@ -1,5 +1,5 @@
 /* minivm: a small dynamically typed bytecode VM, the language-VM host of
- * hwprof (issue 10).
+ * hwprof.
  *
  *   mv_asm.c   text assembler (.mvs -> mv_prog), errors as file:line:col
  *   mv_vm.c    the interpreter loop; feeds hwprof through prof.h

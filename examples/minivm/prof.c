@@ -376,7 +376,7 @@ void mvp_print_regions(const mvp *p, FILE *f) {
     if (p->on & MVP_RAP) {
         hwp_rap_range r[16];
         size_t n, i;
-        /* Hot ranges (seed 002, sec. 4.1) at 10% of the events: the code
+        /* Hot ranges (Mysore et al., sec. 4.1) at 10% of the events: the code
          * a JIT should look at first, the heap a GC or prefetcher should. */
         n = hwp_rap_hot(&p->rap_code, 0.10, r, 16);
         for (i = 0; i < n && i < 16; i++) {

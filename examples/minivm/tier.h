@@ -3,7 +3,7 @@
  * hwprof's models produce (prof.c) and on the exact one (exact.c), so
  * --exact can report how far the cheap profile leads the JIT astray.
  *
- * Decisions (issue 10):
+ * Decisions:
  *   trace     a hot path: its share of path executions >= trace_share
  *   load      a hot load (>= hot_share of load executions and at least
  *             min_execs executions) whose most

@@ -12,7 +12,10 @@
  *
  * Every vCPU stream in the trace gets its own session (as in the plugin);
  * they are merged at the end. Prints the text report on stdout (or
- * report=FILE) and the JSON report to json=FILE. */
+ * report=FILE) and the JSON report to json=FILE; the timing line goes to
+ * stderr. Options, model descs and output paths are checked before the
+ * trace is read; a report that cannot be written completely is an error
+ * (exit 3) and leaves no partial file. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +28,7 @@
 #include <unistd.h>
 
 #define HWPROF_STDIO
-#include "hwx.h"
+#include "hwx_host.h"
 
 #define REPLAY_MAX_VCPUS 256
 
@@ -135,6 +138,23 @@ static int dump_keys(const char *key, const char *path, const char *out) {
     return 0;
 }
 
+/* One report through hwx_out (complete or absent); 0 or 3. */
+static int write_report(const char *path, const hwx_session *all, int json) {
+    hwx_out out;
+    const char *why = "";
+    if (hwx_out_open(&out, path, &why) != HWP_OK) {
+        fprintf(stderr, "hwprof-replay: %s\n", why);
+        return 3;
+    }
+    if (json) hwx_session_report_json(all, &out.w);
+    else hwx_session_report_text(all, &out.w);
+    if (hwx_out_close(&out, &why) != HWP_OK) {
+        fprintf(stderr, "hwprof-replay: %s\n", why);
+        return 3;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     static hwx_session *sess[REPLAY_MAX_VCPUS];
     hwx_opts o;
@@ -145,9 +165,7 @@ int main(int argc, char **argv) {
     const char *why = "";
     size_t len, bytes;
     double t0, t1;
-    int i, rc;
-    FILE *f;
-    hwp_writer w;
+    int i, rc, wrc;
     if (argc >= 3 && !strcmp(argv[1], "--check")) return check_only(argv[2]);
     if (argc >= 5 && !strcmp(argv[1], "--dump")) return dump_keys(argv[2], argv[3], argv[4]);
     if (argc < 2 || argv[1][0] == '-') {
@@ -158,14 +176,14 @@ int main(int argc, char **argv) {
     hwx_opts_default(&o);
     for (i = 2; i < argc; i++)
         if (hwx_opts_parse(&o, argv[i], &why) != HWP_OK) {
-            fprintf(stderr, "hwprof-replay: %s: %s\n", argv[i], why);
+            fprintf(stderr, "hwprof-replay: %s\n", why);
             return 2;
         }
-    bytes = hwx_session_bytes(&o);
-    if (!bytes) {
-        fprintf(stderr, "hwprof-replay: invalid model parameters\n");
+    if (hwx_host_check(&o, &why) != HWP_OK) {
+        fprintf(stderr, "hwprof-replay: %s\n", why);
         return 2;
     }
+    bytes = hwx_session_bytes(&o);
     buf = map_file(argv[1], &len);
     if (hwx_trace_open(&r, buf, len) != HWP_OK) {
         fprintf(stderr, "hwprof-replay: %s: offset %zu: %s\n", argv[1], r.err_off, r.why);
@@ -197,7 +215,10 @@ int main(int argc, char **argv) {
         if (!sess[i]) continue;
         hwx_session_finish(sess[i]);
         if (!all) all = sess[i];
-        else hwx_session_merge(all, sess[i]);
+        else if (hwx_session_merge(all, sess[i]) != HWP_OK) {
+            fprintf(stderr, "hwprof-replay: merge: %s\n", hwp_why(all));
+            return 1;
+        }
     }
     if (!all) {
         fprintf(stderr, "hwprof-replay: no records\n");
@@ -210,18 +231,11 @@ int main(int argc, char **argv) {
             fprintf(stderr, "hwprof-replay: accuracy: %s\n", scratch ? hwp_why(all) : "out of memory");
         free(scratch);
     }
-    f = o.report[0] ? fopen(o.report, "w") : stdout;
-    if (!f) f = stdout;
-    w = hwp_writer_stdio(f);
-    hwx_session_report_text(all, &w);
-    fprintf(f, "replay: %llu records in %.3f s CPU (%.1f ns/record)\n",
+    wrc = write_report(o.report, all, 0);
+    if (o.json[0] && !wrc) wrc = write_report(o.json, all, 1);
+    fprintf(stderr, "replay: %llu records in %.3f s CPU (%.1f ns/record)\n",
             (unsigned long long)r.records, t1 - t0,
             r.records ? 1e9 * (t1 - t0) / (double)r.records : 0.0);
-    if (f != stdout) fclose(f);
-    if (o.json[0] && (f = fopen(o.json, "w"))) {
-        w = hwp_writer_stdio(f);
-        hwx_session_report_json(all, &w);
-        fclose(f);
-    }
+    if (wrc) return wrc;
     return rc < 0 ? 1 : 0;
 }

@@ -1,4 +1,4 @@
-/* examples/valgrind/hw_main.c: hwprof as a Valgrind tool (issue 9).
+/* examples/valgrind/hw_main.c: hwprof as a Valgrind tool.
  *
  *   VALGRIND_LIB=<build>/examples/valgrind/lib valgrind --tool=hwprof \
  *       [--hwprof-deterministic=yes|no] [--hwprof-random-seed=N] \
@@ -44,6 +44,7 @@
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
 #include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_machine.h"
 #include "pub_tool_options.h"
@@ -425,21 +426,32 @@ static IRSB *hw_instrument(VgCallbackClosure *closure, IRSB *sbIn,
 
 /* ---- output --------------------------------------------------------------- */
 
-/* A buffered file behind an hwp_writer; fd -1 writes to the Valgrind log. */
+/* A buffered file behind an hwp_writer; fd -1 writes to the Valgrind log.
+ * The same protocol as the C-library hosts (examples/common/hwx_host.h):
+ * a file is written to a temporary beside its target, every write is
+ * checked, and only a complete file is renamed over the target; a target
+ * that is not a regular file (a device such as /dev/full, a pipe) is
+ * written in place, checked the same way. */
 typedef struct hw_fileout {
     Int fd;
     UInt len;
+    Int err;              /* first failed write or close, 0: none        */
+    Bool direct;          /* writing the target itself                   */
+    HChar path[HWX_PATH_MAX];
+    HChar tmp[HWX_PATH_MAX + 32];
     HChar buf[65536 + 1]; /* + the NUL VG_(printf) needs */
 } hw_fileout;
 
 static void hw_fileout_flush(hw_fileout *f) {
-    if (f->len) {
-        if (f->fd >= 0) {
-            VG_(write)(f->fd, f->buf, (Int)f->len);
-        } else {
-            f->buf[f->len] = '\0';
-            VG_(printf)("%s", f->buf);
-        }
+    UInt off = 0;
+    if (f->len && f->fd < 0) {
+        f->buf[f->len] = '\0';
+        VG_(printf)("%s", f->buf);
+    }
+    while (f->fd >= 0 && off < f->len && !f->err) {
+        Int k = VG_(write)(f->fd, f->buf + off, (Int)(f->len - off));
+        if (k <= 0) f->err = k < 0 ? -k : VKI_ENOSPC;
+        else off += (UInt)k;
     }
     f->len = 0;
 }
@@ -457,39 +469,89 @@ static void hw_fileout_write(void *ctx, const char *s, size_t n) {
     }
 }
 
-/* A writer to `path` ("" means the Valgrind log); NULL if it cannot be
- * opened. */
-static hw_fileout *hw_fileout_open(const HChar *path, hwp_writer *w) {
+/* Is `path` an existing directory (1), another non-regular file (2), a
+ * regular file or absent (0)? */
+static Int hw_path_kind(const HChar *path) {
+    struct vg_stat st;
+    if (sr_isError(VG_(stat)(path, &st))) return 0;
+    if (VKI_S_ISDIR(st.mode)) return 1;
+    return VKI_S_ISREG(st.mode) ? 0 : 2;
+}
+
+/* A writer to `path` ("" means the Valgrind log); NULL with the reason
+ * printed if it cannot be opened. */
+static hw_fileout *hw_fileout_open(const HChar *opt, const HChar *path, hwp_writer *w) {
     hw_fileout *f = VG_(malloc)("hwprof.out", sizeof *f);
-    f->len = 0;
+    SysRes r;
+    Int kind = path[0] ? hw_path_kind(path) : 0;
+    VG_(memset)(f, 0, sizeof *f - sizeof f->buf);
     f->fd = -1;
-    if (path[0]) {
-        SysRes r = VG_(open)(path, VKI_O_CREAT | VKI_O_WRONLY | VKI_O_TRUNC, 0644);
-        if (sr_isError(r)) {
-            VG_(umsg)("hwprof: cannot open %s for writing\n", path);
-            VG_(free)(f);
-            return NULL;
-        }
-        f->fd = (Int)sr_Res(r);
-    }
     w->write = hw_fileout_write;
     w->ctx = f;
+    if (!path[0]) return f;
+    if (kind == 1 || VG_(strlen)(path) >= sizeof f->path) {
+        VG_(umsg)("hwprof: %s=%s: %s\n", opt, path,
+                  kind == 1 ? "is a directory" : "path too long");
+        VG_(free)(f);
+        return NULL;
+    }
+    VG_(strcpy)(f->path, path);
+    f->direct = kind == 2;
+    if (!f->direct)
+        VG_(sprintf)(f->tmp, "%s.tmp.%d", path, VG_(getpid)());
+    r = VG_(open)(f->direct ? path : f->tmp, VKI_O_CREAT | VKI_O_WRONLY | VKI_O_TRUNC, 0644);
+    if (sr_isError(r)) {
+        VG_(umsg)("hwprof: %s=%s: cannot open for writing (errno %lu)\n", opt, path,
+                  (unsigned long)sr_Err(r));
+        VG_(free)(f);
+        return NULL;
+    }
+    f->fd = (Int)sr_Res(r);
     return f;
 }
 
-static void hw_fileout_close(hw_fileout *f) {
+/* Complete the file; False (reason printed, no partial file left) if any
+ * write, the close or the rename failed. */
+static Bool hw_fileout_close(const HChar *opt, hw_fileout *f) {
+    Bool ok;
     hw_fileout_flush(f);
     if (f->fd >= 0) VG_(close)(f->fd);
+    if (!f->err && f->tmp[0] && VG_(rename)(f->tmp, f->path) != 0) f->err = -1;
+    ok = f->err == 0;
+    if (!ok) {
+        if (f->tmp[0]) VG_(unlink)(f->tmp);
+        if (f->err > 0)
+            VG_(umsg)("hwprof: %s=%s: write failed (errno %d), no report written\n", opt,
+                      f->path, f->err);
+        else
+            VG_(umsg)("hwprof: %s=%s: cannot rename %s into place, no report written\n", opt,
+                      f->path, f->tmp);
+    }
     VG_(free)(f);
+    return ok;
 }
 
-static void hw_report(const HChar *path, Bool json) {
+/* At start: can `path` be written? Opens (and, for a file, removes) the
+ * temporary the report will use. */
+static Bool hw_path_check(const HChar *opt, const HChar *path) {
     hwp_writer w;
-    hw_fileout *f = hw_fileout_open(path, &w);
-    if (!f) return;
+    hw_fileout *f;
+    if (!path[0]) return True;
+    f = hw_fileout_open(opt, path, &w);
+    if (!f) return False;
+    if (f->fd >= 0) VG_(close)(f->fd);
+    if (f->tmp[0]) VG_(unlink)(f->tmp);
+    VG_(free)(f);
+    return True;
+}
+
+static Bool hw_report(const HChar *opt, const HChar *path, Bool json) {
+    hwp_writer w;
+    hw_fileout *f = hw_fileout_open(opt, path, &w);
+    if (!f) return False;
     if (json) hw_host_report_json(&hw_host_state, &w);
     else hw_host_report_text(&hw_host_state, &w);
-    hw_fileout_close(f);
+    return hw_fileout_close(opt, f);
 }
 
 static hw_fileout *hw_record_file;
@@ -511,7 +573,11 @@ static Bool hw_process_cmd_line_option(const HChar *arg) {
     const HChar *s;
     if VG_BOOL_CLO(arg, "--hwprof-deterministic", hw_deterministic) {}
     else if VG_STR_CLO(arg, "--hwprof-random-seed", s) {
-        hw_random_seed = VG_(strtoull10)(s, NULL);
+        const char *why = "";
+        uint64_t v;
+        if (hwx_arg_u64("--hwprof-random-seed", s, 0, ~(uint64_t)0, &v, &why) != HWP_OK)
+            VG_(fmsg_bad_option)(arg, "%s\n", why);
+        hw_random_seed = v;
     } else if (arg[0] == '-' && arg[1] == '-') {
         const char *why = "";
         if (hw_host_option(&hw_host_state, arg + 2, &why) != HWP_OK) {
@@ -536,34 +602,83 @@ static void hw_print_usage(void) {
 
 static void hw_print_debug_usage(void) { VG_(printf)("    (none)\n"); }
 
+/* MemTotal of /proc/meminfo in bytes, 0 if unknown. */
+static ULong hw_mem_total(void) {
+    HChar buf[512];
+    const HChar *p;
+    ULong kb = 0;
+    Int n;
+    SysRes r = VG_(open)("/proc/meminfo", VKI_O_RDONLY, 0);
+    if (sr_isError(r)) return 0;
+    n = VG_(read)((Int)sr_Res(r), buf, sizeof buf - 1);
+    VG_(close)((Int)sr_Res(r));
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    p = VG_(strstr)(buf, "MemTotal:");
+    if (!p) return 0;
+    for (p += 9; *p == ' '; p++) {}
+    for (; *p >= '0' && *p <= '9'; p++) kb = kb * 10 + (ULong)(*p - '0');
+    return kb * 1024;
+}
+
+/* Before the guest starts, as the C-library hosts do (hwx_host_check):
+ * the options and every model desc, the models built once in scratch,
+ * one session's memory against physical memory, the output paths. A
+ * refusal ends the run with exit status 1, the reason on stderr. */
+static void hw_check_start(const hwx_opts *o) {
+    const char *why = "";
+    SizeT n = hwx_opts_scratch_bytes(o);
+    ULong total = hw_mem_total();
+    void *scratch;
+    if (hwx_opts_validate(o, NULL, 0, &why) == HWP_OK && n) {
+        scratch = VG_(malloc)("hwprof.check", n);
+        hwx_opts_validate(o, scratch, n, &why);
+        VG_(free)(scratch);
+    }
+    if (!why[0] && total && hwx_session_bytes(o) > total)
+        why = o->exact ? "exact_mb: one session's exact tables exceed physical memory"
+                       : "hwprof: one session exceeds physical memory";
+    if (why[0]) {
+        VG_(fmsg)("hwprof: %s\n", why);
+        VG_(exit)(1);
+    }
+    if (!hw_path_check("report", o->report) || !hw_path_check("json", o->json))
+        VG_(exit)(1);
+}
+
 static void hw_post_clo_init(void) {
     const hwx_opts *o = hw_host_state.opts;
+    hw_check_start(o);
     /* One control transfer per superblock (see the top comment). */
     VG_(clo_vex_control).guest_chase = False;
     VG_(clo_vex_control).iropt_unroll_thresh = 0;
     hw_threads = VG_(calloc)("hwprof.threads", VG_N_THREADS, sizeof *hw_threads);
     hw_need_memory = hwx_opts_need_memory(o);
     if (o->record[0]) {
-        hw_record_file = hw_fileout_open(o->record, &hw_record_writer);
+        hw_record_file = hw_fileout_open("record", o->record, &hw_record_writer);
         if (!hw_record_file) VG_(exit)(1);
         hwx_trace_write_header(&hw_record_writer);
         hw_host_state.record = &hw_record_writer;
     }
 }
 
+/* A report or recording that could not be written completely ends the
+ * run with exit status 3 (the client's own status otherwise). */
 static void hw_fini(Int exitcode) {
     const hwx_opts *o = hw_host_state.opts;
+    Bool ok = True;
     UInt t;
     (void)exitcode;
     for (t = 0; t < VG_N_THREADS; t++)
         if (hw_threads[t]) hw_thread_flush(hw_threads[t]);
     if (hw_record_file) {
         hw_host_record_end(&hw_host_state, hw_threads, VG_N_THREADS);
-        hw_fileout_close(hw_record_file);
+        ok = hw_fileout_close("record", hw_record_file);
     }
     hw_host_finish(&hw_host_state, hw_threads, VG_N_THREADS);
-    hw_report(o->report, False);
-    if (o->json[0]) hw_report(o->json, True);
+    ok = hw_report("report", o->report, False) && ok;
+    if (o->json[0]) ok = hw_report("json", o->json, True) && ok;
+    if (!ok) VG_(exit)(3);
 }
 
 static void hw_pre_clo_init(void) {

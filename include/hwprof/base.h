@@ -893,7 +893,9 @@ static bool hwp__json_more(hwp_json *j, char close) {
     return true;
 }
 
-HWP_API bool hwp_json_next(hwp_json *j) { return hwp__json_more(j, ']'); }
+HWP_API bool hwp_json_next(hwp_json *j) {
+    return hwp__json_more(j, ']');
+}
 
 HWP_API bool hwp_json_str(hwp_json *j, char *buf, size_t cap) {
     size_t k = 0;

@@ -755,37 +755,32 @@ static const char *hwp__core_fill(hwp_core_desc *o, const hwp_core_desc *d) {
     if (o->mode > HWP_CORE_SAMPLED) return "core: mode must be HWP_CORE_TIMING, _CACHES or _SAMPLED";
     if (o->order > HWP_CORE_INORDER) return "core: order must be HWP_CORE_OOO or HWP_CORE_INORDER";
     if (o->flags & ~HWP_CORE_FLAGS_ALL) return "core: flags has unknown bits";
-    if ((why = hwp__core_check_cache(&o->l1i, "core: l1i.sets must be a power of two <= 2^24",
-             "core: l1i.ways must be in 1..1024 (sets x ways <= 2^26)",
-             "core: l1i.line must be a power of two in 4..2^20",
-             "core: l1i.latency must be <= 65535", 1u << 20)))
-        return why;
-    if ((why = hwp__core_check_cache(&o->l1d, "core: l1d.sets must be a power of two <= 2^24",
-             "core: l1d.ways must be in 1..1024 (sets x ways <= 2^26)",
-             "core: l1d.line must be a power of two in 4..2^20",
-             "core: l1d.latency must be <= 65535", 1u << 20)))
-        return why;
-    if ((why = hwp__core_check_cache(&o->l2, "core: l2.sets must be a power of two <= 2^24",
-             "core: l2.ways must be in 1..1024 (sets x ways <= 2^26)",
-             "core: l2.line must be a power of two in 4..2^20",
-             "core: l2.latency must be <= 65535", 1u << 20)))
-        return why;
-    if ((o->llc.sets || o->llc.ways || o->llc.line || o->llc.latency) &&
-        (why = hwp__core_check_cache(&o->llc, "core: llc.sets must be a power of two <= 2^24",
-             "core: llc.ways must be in 1..1024 (sets x ways <= 2^26)",
-             "core: llc.line must be a power of two in 4..2^20",
-             "core: llc.latency must be <= 65535", 1u << 20)))
-        return why;
-    if ((why = hwp__core_check_cache(&o->itlb, "core: itlb.sets must be a power of two <= 2^24",
-             "core: itlb.ways must be in 1..1024 (sets x ways <= 2^26)",
-             "core: itlb.line (page size) must be a power of two in 4..2^30",
-             "core: itlb.latency must be <= 65535", 1u << 30)))
-        return why;
-    if ((why = hwp__core_check_cache(&o->dtlb, "core: dtlb.sets must be a power of two <= 2^24",
-             "core: dtlb.ways must be in 1..1024 (sets x ways <= 2^26)",
-             "core: dtlb.line (page size) must be a power of two in 4..2^30",
-             "core: dtlb.latency must be <= 65535", 1u << 30)))
-        return why;
+    {
+        /* One row of reasons per level, in the desc's order. */
+#define HWP__CORE_WHY(lv, what)                                          \
+    {"core: " lv ".sets must be a power of two <= 2^24",                 \
+     "core: " lv ".ways must be in 1..1024 (sets x ways <= 2^26)",       \
+     "core: " lv ".line" what, "core: " lv ".latency must be <= 65535"}
+        static const char *const whys[6][4] = {
+            HWP__CORE_WHY("l1i", " must be a power of two in 4..2^20"),
+            HWP__CORE_WHY("l1d", " must be a power of two in 4..2^20"),
+            HWP__CORE_WHY("l2", " must be a power of two in 4..2^20"),
+            HWP__CORE_WHY("llc", " must be a power of two in 4..2^20"),
+            HWP__CORE_WHY("itlb", " (page size) must be a power of two in 4..2^30"),
+            HWP__CORE_WHY("dtlb", " (page size) must be a power of two in 4..2^30")};
+#undef HWP__CORE_WHY
+        const hwp_core_cache_desc *lv[6];
+        unsigned i;
+        lv[0] = &o->l1i; lv[1] = &o->l1d; lv[2] = &o->l2;
+        lv[3] = &o->llc; lv[4] = &o->itlb; lv[5] = &o->dtlb;
+        for (i = 0; i < 6; i++) {
+            if (i == 3 && !o->llc.sets && !o->llc.ways && !o->llc.line && !o->llc.latency)
+                continue; /* no LLC */
+            if ((why = hwp__core_check_cache(lv[i], whys[i][0], whys[i][1], whys[i][2],
+                                             whys[i][3], i < 4 ? 1u << 20 : 1u << 30)))
+                return why;
+        }
+    }
     if (o->l1i.line > o->l2.line || o->l1d.line > o->l2.line)
         return "core: l2.line must be >= the L1 lines";
     if (o->memory > HWP__CORE_MAXLAT) return "core: memory must be <= 65535";

@@ -590,7 +590,8 @@ HWP_API const hwp_pm_entry *hwp_pm_table_find(const hwp_pm_table *t,
 /* Entry slot i in 0..capacity-1, or NULL when that slot is unused. */
 HWP_API const hwp_pm_entry *hwp_pm_table_at(const hwp_pm_table *t, uint32_t i);
 /* The table's PCs ranked by estimated total cost (HWP_PM_RANK_*, highest
- * first, ties by PC): returns how many PCs there are and writes the first
+ * first, ties by PC; PCs with fewer than min_samples samples after the
+ * others): returns how many PCs there are and writes the first
  * min(that, cap). z: normal quantile of the intervals (1.96 for 95%). */
 HWP_API size_t hwp_pm_table_rank(const hwp_pm_table *t, unsigned by, double z,
                                  hwp_pm_row *out, size_t cap);
@@ -620,7 +621,7 @@ HWP_API hwp_status hwp_pm_accuracy(const hwp_pm_table *t, unsigned prop,
  * "-" below min_samples. */
 HWP_API void hwp_pm_table_write_text(const hwp_pm_table *t,
                                      const hwp_writer *w, uint32_t top);
-/* {"model":"profileme_table","version":1,"desc":{...},"stats":{...},
+/* {"model":"pm_table","version":1,"desc":{...},"stats":{...},
  *  "pcs":[{"pc":"0x..","samples","retired","events":{"taken",...},
  *  "lat_sum":[6],"lat_sq","pair_samples","in_progress","useful_fwd",
  *  "useful_bwd","near", then derived: "est","cv","latency","wasted_slots",
@@ -1769,8 +1770,11 @@ static void hwp__pm_row(const hwp_pm_table *t, const hwp_pm_entry *e,
                                           : r->latency.value;
 }
 
-/* a before b in the ranking: higher cost, then lower PC. */
+/* a before b in the ranking: PCs with the advised minimum of samples
+ * first (the others have no estimate to show), then higher cost, then
+ * lower PC. */
 static bool hwp__pm_row_before(const hwp_pm_row *a, const hwp_pm_row *b) {
+    if (a->count.enough != b->count.enough) return a->count.enough;
     return a->cost > b->cost || (a->cost == b->cost && a->pc < b->pc);
 }
 
@@ -1849,11 +1853,11 @@ HWP_API void hwp_pm_table_write_text(const hwp_pm_table *t,
     if (!hwp__pm_table_ok(t)) return;
     /* Total cost: wasted slots need pairs, latency needs a host that
      * reports stages; without either the fetch estimate is all there is. */
-    by = t->d.paired ? HWP_PM_RANK_WASTED : HWP_PM_RANK_SAMPLES;
-    for (i = 0; !t->d.paired && i < t->d.capacity; i++)
+    by = HWP_PM_RANK_SAMPLES;
+    for (i = 0; i < t->d.capacity; i++)
         if (t->e[i].pc && (t->e[i].lat_sum[0] | t->e[i].lat_sum[1] |
                            t->e[i].lat_sum[2] | t->e[i].lat_sum[3])) {
-            by = HWP_PM_RANK_LATENCY;
+            by = t->d.paired ? HWP_PM_RANK_WASTED : HWP_PM_RANK_LATENCY;
             break;
         }
     hwp_put_str(w, "profileme table: ");
@@ -1934,7 +1938,7 @@ HWP_API void hwp_pm_table_write_json(const hwp_pm_table *t,
     }
     d = t->d;
     hwp_pm_table_get_stats(t, &st);
-    hwp_put_json_envelope(w, "profileme_table", 1);
+    hwp_put_json_envelope(w, "pm_table", 1);
     hwp_put_str(w, ",\"desc\":{");
     for (i = 0; i < HWP__PMT_NDESC; i++) {
         if (i) hwp_put_str(w, ",");
@@ -2069,7 +2073,7 @@ static hwp_status hwp__pmt_read(hwp_pm_table_desc *d, hwp_pm_table *t,
     hwp_status rc;
     hwp__zero(d, sizeof *d);
     hwp_json_init(&j, json, n);
-    if (hwp_json_envelope(&j, "profileme_table", 1)) {
+    if (hwp_json_envelope(&j, "pm_table", 1)) {
         while (hwp_json_member(&j, key, sizeof key)) {
             if (hwp_json_key_is(key, "desc")) {
                 hwp_pm_table_desc o;

@@ -809,7 +809,7 @@ static void test_reports(void) {
     hwp_pm_table_add(&t, &r, 1);
     w = hwp_writer_buf(&bw, buf, sizeof buf);
     hwp_pm_table_write_json(&t, &w);
-    CHECK_HAS(buf, "{\"model\":\"profileme_table\",\"version\":1,"
+    CHECK_HAS(buf, "{\"model\":\"pm_table\",\"version\":1,"
                    "\"desc\":{\"capacity\":16,\"interval\":10,");
     CHECK_HAS(buf, "\"pcs\":[{\"pc\":\"0x1234\",\"samples\":2,\"retired\":2,");
     CHECK_HAS(buf, "\"dcmiss\":2,");
@@ -1038,6 +1038,7 @@ static void test_rank(void) {
     hwp_pm_record r;
     hwp_pm_row rows[3];
     uint32_t i;
+    memset(rows, 0, sizeof rows);
     memset(&d, 0, sizeof d);
     d.capacity = 16;
     d.interval = 10;
@@ -1066,6 +1067,14 @@ static void test_rank(void) {
     CHECK_NEAR(rows[1].cost, 30 * 10.0, 1e-9);
     CHECK_EQ(hwp_pm_table_rank(&t, HWP_PM_RANK_SAMPLES, 1.96, rows, 3), 3);
     CHECK(rows[0].pc == 0xA && rows[1].pc == 0xB && rows[2].pc == 0xC);
+    /* Below the advised minimum, a costlier estimate still ranks after
+     * every PC that has one: 0xD, 2 samples of 1000 cycles. */
+    r = mkrec(0xD, HWP_PM_F_RETIRED, 0);
+    r.lat[HWP_PM_LAT_ISSUE_RR] = 1000;
+    hwp_pm_table_add(&t, &r, 1);
+    hwp_pm_table_add(&t, &r, 1);
+    CHECK_EQ(hwp_pm_table_rank(&t, HWP_PM_RANK_LATENCY, 1.96, rows, 3), 4);
+    CHECK(rows[0].pc == 0xB && rows[1].pc == 0xA && rows[2].pc == 0xD);
     CHECK_EQ(hwp_pm_table_rank(&t, 7, 1.96, rows, 3), 0);
 }
 

@@ -107,6 +107,28 @@ for f in "$broken"/*.mvs; do
   fi
 done
 
+# Bad option values: exit 1, the option and its range named, nothing run.
+badopt() {
+  local want=$1 err rc
+  shift
+  err=$("$vm" "$@" "$progs/fib.mvs" 2>&1 >/dev/null)
+  rc=$?
+  checks=$((checks + 1))
+  if [ $rc -eq 1 ] && [[ "$err" == *"$want"* ]]; then echo "ok   $*"; else fail "$*: exit $rc [$err]"; fi
+}
+badopt "--min-agree: expected a number in [0, 1]" --exact --min-agree=abc
+badopt "--min-agree: expected a number in [0, 1]" --exact --min-agree=0.9x
+badopt "--report: expected one of text or json" --prof=all --report=xml
+badopt "--seed: expected an integer in 0.." --prof=all --seed=-1
+badopt "--pm-interval: expected an integer in 2..2147483647" --prof=all --pm-interval=1
+badopt "--heap: expected an integer" --heap=12q
+checks=$((checks + 1))
+if out=$("$vm" --prof=all --seed=0 --pm-interval=0 "$progs/fib.mvs" 2>/dev/null) && [ "$out" = 196418 ]; then
+  echo "ok   zero keeps the defaults"
+else
+  fail "zero keeps the defaults: [$out]"
+fi
+
 # A NUL byte is located like any other bad character.
 printf '.func main 0 0\n push 1\x00\n ret\n.end\n' > /tmp/minivm-nul-$$.mvs
 checks=$((checks + 1))

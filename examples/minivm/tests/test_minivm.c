@@ -381,7 +381,7 @@ static void test_event_accounting(void) {
     CHECK_EQ(report_u64(report, "\"cost\"", "\"host_clock\":"), 80);
 }
 
-/* The exact profile's BL paths for the loop, by hand (paper seed 003,
+/* The exact profile's BL paths for the loop, by hand (Vaswani et al.,
  * Table 1): the first trip starts at main's entry; the back edge ends a
  * path (jz not taken = 0, jmp taken = 1: shape 0b101) and starts the next
  * at `top`; the last trip leaves through jz taken (forward, 1) and ends at

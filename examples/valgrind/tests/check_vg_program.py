@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A real program under the hwprof Valgrind tool, run twice with every
-model and exact=on (issue 9):
+model and exact=on:
   determinism: the text and JSON reports of the two runs are
     byte-identical (--exact-reports), or without that flag the instruction
     counts agree within 0.5%. Both runs (and the native one) go through
@@ -8,7 +8,7 @@ model and exact=on (issue 9):
     glibc's cached pid (a loaded value) is the same too, and a fixed
     environment, working directory and input path (guest_env, guest_dir),
     so the figures do not move with the build directory or the runner;
-  accuracy: the QEMU issue's thresholds (examples/common/hwx_thresholds.py)
+  accuracy: the thresholds (examples/common/hwx_thresholds.py)
     on the session's JSON;
   the program's output equals its native output, and VEX and the byte
     decoder agree on every branch but jumps to the next instruction.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Cross-check of the two hosts (issue 9): the Valgrind tool and the QEMU
+"""Cross-check of the two hosts: the Valgrind tool and the QEMU
 plugin on the same program (probe.c) with N and 2N loop iterations.
 
 Whole-program counts differ a little between the hosts for reasons

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The build's real-trace fixture (vg_fixture.py: gzip -n -6 of 128 KiB,
 recorded by the Valgrind tool in the same run that wrote its live reports)
-through hwprof-replay (issue 9, issue 8 item 5):
+through hwprof-replay:
 
   (a) replaying the trace with the live run's options (MODEL_OPTS) gives
       the live report byte for byte: the text report is the tool's own
@@ -11,7 +11,7 @@ through hwprof-replay (issue 9, issue 8 item 5):
       counters, loads with no value view) describes translation and
       syscalls, which a trace does not hold; the replayer's last line is
       its own timing;
-  (b) the issue's accuracy thresholds (hwx_thresholds.check_report) on
+  (b) the accuracy thresholds (hwx_thresholds.check_report) on
       the replayed JSON;
   (c) the fixture cut at several offsets (inside the header, a chunk
       header, a checksum, a payload, at a chunk boundary, inside and
@@ -55,11 +55,10 @@ rep_json_path = os.path.join(work, "replay.json")
 r = subprocess.run([replay, trace] + MODEL_OPTS + [f"json={rep_json_path}"],
                    capture_output=True, timeout=300)
 check("replay exits 0", r.returncode == 0, r.stderr.decode()[-400:])
-rep_txt = r.stdout
-body, _, timing = rep_txt.rstrip(b"\n").rpartition(b"\n")
-body += b"\n"
+body = r.stdout
+timing = r.stderr.rstrip(b"\n").rpartition(b"\n")[2]
 n = live["stream"]["instructions"]
-check("replayer's last line is its timing, over every record",
+check("replayer's timing line goes to stderr, over every record",
       re.fullmatch(rb"replay: (\d+) records in [0-9.]+ s CPU \([0-9.]+ ns/record\)", timing)
       is not None and int(timing.split()[1]) == n, timing.decode())
 host_part = live_txt[:len(live_txt) - len(body)]
@@ -71,7 +70,7 @@ check("live JSON's session object = the replay's JSON, byte for byte",
       live_json.endswith(b',"session":' + rep_json.rstrip(b"\n") + b"\n}\n"),
       (len(live_json), len(rep_json)))
 
-# (b) the issue's thresholds hold on the replayed stream.
+# (b) the accuracy thresholds hold on the replayed stream.
 check_report(json.loads(rep_json), check)
 
 # (c) truncations. Chunk boundaries come from reading the headers here

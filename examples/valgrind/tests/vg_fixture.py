@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Real programs under the hwprof Valgrind tool, made repeatable: the
 generated inputs and the run recipe shared by the real-program tests
-(check_vg_program.py), the build's real-trace fixture (issue 9: "the test
+(check_vg_program.py), the build's real-trace fixture ("the test
 suite's real-trace fixtures come from this tool") and bench/real_trace.sh.
 
   vg_fixture.py input FILE BYTES [SEED]
@@ -33,12 +33,12 @@ from hwx_thresholds import guest_env  # noqa: E402  shared with the QEMU tests
 
 # 128 KiB, as in the gzip test: 17.5 M records, 70 MB of trace, about
 # 3 s under the tool with exact=on on this machine. At 64 KiB ProfileMe's
-# envelope fraction sits at the issue's 0.80 limit (0.786 to 0.814 as the
+# envelope fraction sits at the 0.80 limit (0.786 to 0.814 as the
 # size of the environment shifts the stream by a few instructions); at
 # 128 KiB it was 0.741-0.744 under the same shifts, and is 0.759 in the
 # fixed environment of guest_env() and guest_dir().
 FIXTURE_BYTES = 131072
-# Every model with exact ground truth, at the sizes the issue's accuracy
+# Every model with exact ground truth, at the sizes the accuracy
 # thresholds are stated for; the real-program tests (check_vg_program.py)
 # and the fixture both run with these.
 MODEL_OPTS = ["models=all", "exact=on", "rap_kb=8", "rap_eps=0.1", "hpt=512x4"]
