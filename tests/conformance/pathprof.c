@@ -67,7 +67,12 @@ static void pp_conf_feed_phase(void *x, uint64_t seed, uint64_t first, uint64_t 
 
 /* ---- path stack -------------------------------------------------------- */
 
-static void pp_conf_path_small(void *d) { memset(d, 0, sizeof(hwp_path_desc)); }
+/* Small descs differ from the defaults, so the driver's merge with a
+ * documented instance must be refused. */
+static void pp_conf_path_small(void *d) {
+    memset(d, 0, sizeof(hwp_path_desc));
+    ((hwp_path_desc *)d)->depth = 16;
+}
 
 static void pp_conf_path_documented(void *v) {
     hwp_path_desc *d = (hwp_path_desc *)v;
@@ -153,7 +158,10 @@ static const char *pp_conf_path_check(const void *whole, const void *merged) {
 
 /* ---- Hot Path Table ---------------------------------------------------- */
 
-static void pp_conf_hpt_small(void *d) { memset(d, 0, sizeof(hwp_hpt_desc)); }
+static void pp_conf_hpt_small(void *d) {
+    memset(d, 0, sizeof(hwp_hpt_desc));
+    ((hwp_hpt_desc *)d)->entries = 1024;
+}
 
 static void pp_conf_hpt_documented(void *v) {
     hwp_hpt_desc *d = (hwp_hpt_desc *)v;
@@ -209,10 +217,10 @@ static hwp_status pp_conf_hpt_read_json(void *x, const char *s, size_t n, hwp_js
  * the whole stream's paths and counts; the hit/miss split differs (a
  * path first seen in each half misses twice), the adds do not. */
 static const char *pp_conf_hpt_check(const void *whole, const void *merged) {
-    static hwp_path_row a[512], b[512];
+    static hwp_path_row a[1024], b[1024];
     const hwp_hpt *w = (const hwp_hpt *)whole, *m = (const hwp_hpt *)merged;
     hwp_hpt_stats sa, sb;
-    size_t na = hwp_hpt_export(w, a, 512), nb = hwp_hpt_export(m, b, 512), i;
+    size_t na = hwp_hpt_export(w, a, 1024), nb = hwp_hpt_export(m, b, 1024), i;
     hwp_hpt_get_stats(w, &sa);
     hwp_hpt_get_stats(m, &sb);
     if (sa.events != sb.events || sa.total != sb.total)
