@@ -66,10 +66,13 @@ typedef struct model_ctx {
 
 /* The cost is initialised first: hwp_path_init reads the operation
  * latencies from it. */
-static void model_setup(model_ctx *m, int phase, int cost) {
+static void model_setup(model_ctx *m, int phase, int cost, int aging) {
+    hwp_hpt_desc hd;
+    memset(&hd, 0, sizeof hd);
+    hd.policy = aging ? HWP_HPT_AGING : HWP_HPT_PLAIN;
     hwp_cost_init(&m->c, NULL);
     hwp_path_init(&m->p, st_path, sizeof st_path, NULL, cost ? &m->c : NULL);
-    hwp_hpt_init(&m->h, st_hpt, sizeof st_hpt, NULL, NULL);
+    hwp_hpt_init(&m->h, st_hpt, sizeof st_hpt, &hd, NULL);
     hwp_phase_init(&m->ph, st_phase, sizeof st_phase, NULL, NULL);
     hwp_path_attach(&m->p, &m->h, phase ? &m->ph : NULL);
     hwp_path_begin(&m->p, 0x1000);
@@ -85,7 +88,7 @@ static uint64_t run_model(void *ctx, uint64_t iters) {
     for (it = 0; it < iters; it++)
         for (b = trace; b != end; b++)
             hwp_path_branch(&m->p, b->pc, b->next, b->cls, b->taken, b->insns, 0);
-    return m->p.paths + m->h.hits;
+    return m->p.paths + m->h.hits + m->h.misses;
 }
 
 /* The same stream as instruction records: insns - 1 plain instructions
@@ -109,7 +112,7 @@ static uint64_t run_insn(void *ctx, uint64_t iters) {
             in.events = b->taken ? HWP_EV_TAKEN : 0;
             hwp_path_insn(&m->p, &in);
         }
-    return m->p.paths + m->h.hits;
+    return m->p.paths + m->h.hits + m->h.misses;
 }
 
 static uint64_t run_bbv(void *ctx, uint64_t iters) {
@@ -195,7 +198,7 @@ static uint64_t run_sw(void *ctx, uint64_t iters) {
 }
 
 int main(int argc, char **argv) {
-    static model_ctx m1, m2, m3, m4, m5;
+    static model_ctx m1, m2, m3, m4, m5, m6;
     uint64_t ninsn = 0;
     size_t i;
     static sw_prof sw;
@@ -205,11 +208,12 @@ int main(int argc, char **argv) {
     hwb_begin(argc, argv);
     pp_init(&g, record, NULL, 5);
     pp_main(&g, &mf, 20000);
-    model_setup(&m1, 0, 0);
-    model_setup(&m2, 1, 0);
-    model_setup(&m3, 1, 1);
-    model_setup(&m4, 0, 1);
-    model_setup(&m5, 0, 1);
+    model_setup(&m1, 0, 0, 0);
+    model_setup(&m2, 1, 0, 0);
+    model_setup(&m3, 1, 1, 0);
+    model_setup(&m4, 0, 1, 0);
+    model_setup(&m5, 0, 1, 0);
+    model_setup(&m6, 0, 0, 1);
     other_rec.cls = HWP_CLS_OTHER;
     for (i = 0; i < ntrace; i++) ninsn += trace[i].insns;
     hwp_phase_init(&bbv, st_bbv, sizeof st_bbv, NULL, NULL);
@@ -219,6 +223,7 @@ int main(int argc, char **argv) {
     sw.stk[0].shape = 1;
     hwb_run("pathprof/stack+hpt", run_model, &m1, ntrace);
     hwb_run("pathprof/stack+hpt+cost", run_model, &m4, ntrace);
+    hwb_run("pathprof/stack+hpt_aging", run_model, &m6, ntrace);
     hwb_run("pathprof/stack+hpt+phase", run_model, &m2, ntrace);
     hwb_run("pathprof/full+queue", run_model, &m3, ntrace);
     hwb_run("pathprof/insn+cost", run_insn, &m5, ninsn);

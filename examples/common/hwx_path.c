@@ -4,8 +4,8 @@
  * detector. Scored by the HPT's overlap percentage with the exact path
  * profile (sec. 8.1, after Arnold & Ryder), the overlap of a perfect
  * table of as many entries, and the agreement of the detector's phase
- * changes with a basic-block-vector reference detector (Sherwood et al.)
- * run beside it with exact=on. */
+ * changes with a basic-block-vector detector (Sherwood et al.) at the
+ * same hardware budget, run beside it with exact=on. */
 #include "hwx_int.h"
 
 /* Intervals whose phase ids are kept for the report and the score. */
@@ -15,7 +15,7 @@ typedef struct hwx__pathd {
     hwp_path_desc p;
     hwp_hpt_desc h;
     hwp_phase_desc ph;
-    hwp_phase_desc bbv; /* the reference detector: same interval, 1024 counters */
+    hwp_phase_desc bbv; /* the BBV detector at the same hardware budget */
 } hwx__pathd;
 
 typedef struct hwx__path {
@@ -31,6 +31,7 @@ typedef struct hwx__path {
     uint32_t path_pend;   /* block mode: instructions since the last branch */
     uint32_t entries;     /* the HPT's entries and ways, as configured   */
     uint32_t ways;
+    uint64_t interval;    /* the detector's interval, as configured     */
     int started;
 } hwx__path;
 
@@ -63,6 +64,8 @@ static hwp_status hwx__path_set(void *dv, const char *k, const char *opt,
     static const uint32_t idxv[] = {HWP_HPT_PLB, HWP_HPT_PB, HWP_HPT_P};
     static const char *const repl[] = {"lfu", "lru", NULL};
     static const uint32_t replv[] = {HWP_HPT_LFU, HWP_HPT_LRU};
+    static const char *const pol[] = {"lfu", "aging", NULL};
+    static const uint32_t polv[] = {HWP_HPT_PLAIN, HWP_HPT_AGING};
     static const char *const mode[] = {"bl", "wpp", NULL};
     static const uint32_t modev[] = {HWP_PATH_BL, HWP_PATH_WPP};
     hwx__pathd *d = (hwx__pathd *)dv;
@@ -71,6 +74,8 @@ static hwp_status hwx__path_set(void *dv, const char *k, const char *opt,
         return hwx__enum(opt, v, idx, idxv, &d->h.index, why);
     if (hwx_streq(k, "repl"))
         return hwx__enum(opt, v, repl, replv, &d->h.repl, why);
+    if (hwx_streq(k, "policy"))
+        return hwx__enum(opt, v, pol, polv, &d->h.policy, why);
     if (hwx_streq(k, "mode"))
         return hwx__enum(opt, v, mode, modev, &d->p.mode, why);
     if (hwx_streq(k, "depth")) return hwx__u32(opt, v, &d->p.depth, why);
@@ -82,9 +87,11 @@ static hwp_status hwx__path_set(void *dv, const char *k, const char *opt,
     return hwx__unknown(why);
 }
 
+/* The BBV reference: Sherwood et al.'s tracker at the path detector's
+ * hardware budget (hwp_phase_bbv_desc); an invalid path desc leaves it
+ * as the path desc, which the path detector's own init then refuses. */
 static void hwx__path_derive(hwx__pathd *d) {
-    d->bbv = d->ph;
-    d->bbv.counters = 1024;
+    if (hwp_phase_bbv_desc(&d->ph, &d->bbv) != HWP_OK) d->bbv = d->ph;
 }
 
 static uint32_t hwx__path_wants(const hwx_opts *o) {
@@ -154,8 +161,10 @@ static hwp_status hwx__path_init(void *sv, void *dv, unsigned char **cur, hwx_se
     m->bbv_ids = (uint32_t *)hwp__carve(cur, HWX__PHASE_LOG * sizeof(uint32_t));
     if (hwp_path_attach(m->path, m->hpt, m->phase) != HWP_OK)
         return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->path));
-    m->entries = m->hpt->desc.entries;
-    m->ways = m->hpt->desc.ways;
+    /* the HPT's geometry as configured (zero: the documented 512 x 4) */
+    m->entries = d->h.entries ? d->h.entries : 512;
+    m->ways = d->h.ways ? d->h.ways : 4;
+    m->interval = d->ph.interval ? d->ph.interval : 10000000u;
     return HWP_OK;
 }
 
@@ -204,14 +213,20 @@ static void hwx__path_text(const void *sv, const hwx_session *s, const hwp_write
     const hwx__path *m = (const hwx__path *)sv;
     uint32_t top = s->opts.top;
     hwp_path_row rows[32];
+    hwp_path_stats ps;
+    hwp_hpt_stats hs;
+    hwp_phase_stats phs;
     size_t n = hwp_hpt_export(m->hpt, rows, top < 32 ? top : 32), i;
     if (n > (top < 32 ? top : 32)) n = top < 32 ? top : 32;
+    hwp_path_get_stats(m->path, &ps);
+    hwp_hpt_get_stats(m->hpt, &hs);
+    hwp_phase_get_stats(m->phase, &phs);
     hwp_put_str(w, "\n-- hot paths: path stack + Hot Path Table (Vaswani et al., 2004) --\n");
     hwx__kv(w, "  HPT ", m->entries);
     hwx__kv(w, "x", m->ways);
-    hwx__kv(w, ": paths ", m->path->paths);
-    hwx__kv(w, ", hits ", m->hpt->hits);
-    hwx__kv(w, ", misses ", m->hpt->misses);
+    hwx__kv(w, ": paths ", ps.paths);
+    hwx__kv(w, ", hits ", hs.hits);
+    hwx__kv(w, ", misses ", hs.misses);
     hwp_put_str(w, "\n  start               len  directions         count   (exact)\n");
     for (i = 0; i < n; i++) {
         hwp_put_str(w, "  ");
@@ -230,10 +245,10 @@ static void hwx__path_text(const void *sv, const hwx_session *s, const hwp_write
         hwp_put_str(w, "\n");
     }
     hwx__kv(w, "\n-- phases: path-based detector (Vaswani et al. sec. 6) --\n  intervals ",
-            m->phase->intervals);
-    hwx__kv(w, " of ", m->phase->desc.interval);
-    hwx__kv(w, " instructions, phase changes ", m->phase->changes);
-    hwx__kv(w, ", phases ", m->phase->next_id);
+            phs.intervals);
+    hwx__kv(w, " of ", m->interval);
+    hwx__kv(w, " instructions, phase changes ", phs.changes);
+    hwx__kv(w, ", phases ", phs.phases);
     hwp_put_str(w, "\n  timeline (phase id per interval): ");
     for (i = 0; i < m->phase_n && i < HWX__PHASE_LOG && i < 120; i++) {
         uint32_t id = m->phase_ids[i];
@@ -357,7 +372,7 @@ static const hwx_metric_def hwx__path_metrics[] = {
 
 const hwx_adapter hwx__adapter_path = {
     "path", "pathprof", HWP_MODEL_PATH,
-    "hpt, index, repl, mode, depth, maxlen, queue, interval, threshold, counters",
+    "hpt, index, repl, policy, mode, depth, maxlen, queue, interval, threshold, counters",
     sizeof(hwx__pathd), sizeof(hwx__path), hwx__path_metrics, 3,
     hwx__path_defaults, hwx__path_set, hwx__path_wants, hwx__path_bytes, hwx__path_init,
     hwx__path_insn, hwx__path_block, hwx__path_flush, hwx__path_merge, hwx__path_text,

@@ -352,12 +352,15 @@ void mvp_summary(const mvp *p, mvt_profile *out) {
         out->have |= 1u << MVT_LOAD | 1u << MVT_INLINE;
     }
     if (p->on & MVP_PATH) {
-        size_t n = 0, i;
-        out->paths = calloc(p->hpt.desc.entries, sizeof *out->paths);
+        size_t n = 0, i, avail = hwp_hpt_export(&p->hpt, NULL, 0);
+        hwp_hpt_stats hs;
+        hwp_hpt_get_stats(&p->hpt, &hs);
+        out->paths = calloc(avail + 1, sizeof *out->paths);
         out->phases = calloc(p->nphase_changes + 1, sizeof *out->phases);
         if (out->paths && out->phases) {
-            hwp_path_row *rows = calloc(p->hpt.desc.entries, sizeof *rows);
-            if (rows) n = hwp_hpt_export(&p->hpt, rows, p->hpt.desc.entries);
+            hwp_path_row *rows = calloc(avail + 1, sizeof *rows);
+            if (rows) n = hwp_hpt_export(&p->hpt, rows, avail);
+            if (n > avail) n = avail;
             for (i = 0; i < n; i++) {
                 out->paths[i].start = rows[i].pd.start;
                 out->paths[i].id = rows[i].pd.shape;
@@ -366,7 +369,7 @@ void mvp_summary(const mvp *p, mvt_profile *out) {
             free(rows);
             out->npaths = n;
             /* the share's denominator: every path the HPT was offered */
-            out->path_total = p->hpt.total;
+            out->path_total = hs.total;
             for (i = 0; i < p->nphase_changes; i++)
                 out->phases[out->nphases++] = p->phase_changes[i];
             out->have |= 1u << MVT_TRACE | 1u << MVT_PHASE;

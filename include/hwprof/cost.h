@@ -95,6 +95,7 @@ typedef enum hwp_model {
     X(PATH_BR_INDIRECT, PATH, 5, 0, "indirect branch service time (BL, HPT miss), Vaswani et al. sec. 8.2; checked like BR_BACKWARD") \
     X(PATH_BR_CALL, PATH, 2, 0, "call service time (BL), Vaswani et al. sec. 8.2; checked like BR_BACKWARD") \
     X(PATH_STALL, PATH, 1, 1, "commit stall cycle while the branch queue is full") \
+    X(PATH_HPT_AGE, PATH, 1, 1, "HPT aging pass, per set: one read-shift-write of a set's priorities; hwprof's aging policy, the paper has none") \
     /* Co-processor (Zilles & Sohi, sections 3.4 and 4).                          */   \
     X(COPROC_INTERRUPT, COPROC, 214, 1, "per interrupt; Zilles & Sohi gives none, figure from Sastry et al. sec. 5.3.2") \
     X(COPROC_SAMPLE, COPROC, 20, 1, "handler time per sample or slot copied out: 10-30, Zilles & Sohi sec. 3.4") \

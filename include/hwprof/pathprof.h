@@ -1,4 +1,5 @@
-/* hwprof/pathprof.h: hardware path detection and profiling (seed 003).
+/* SPDX-License-Identifier: MIT */
+/* hwprof/pathprof.h: hardware path detection and profiling.
  *
  * A software model of Vaswani, Jacob & Srikant, "Representing, Detecting
  * and Profiling Paths in Hardware" (IISc-CSA-TR-2004-2). The host reports
@@ -19,11 +20,13 @@
  *        the block event count of every branch: branches, instructions or
  *        host-reported events (misses, mispredictions, relative energy)
  *   5    Hot Path Table: entries x ways, 32-bit saturating accumulators,
- *        index p / pb / plb, LFU replacement (LRU for comparison)
+ *        index p / pb / plb, LFU replacement (LRU for comparison), and
+ *        hwprof's aging policy (LFU with dynamic aging)
  *   6    path-based phase detection (accumulators indexed by a hash of the
  *        descriptor, signatures from their high-order bits, Manhattan
  *        distance against the previous interval and a table of past
- *        phases) and, beside it, the BBV detector of Sherwood et al.
+ *        phases) and, beside it, the BBV detector of Sherwood, Sair &
+ *        Calder ("Phase Tracking and Prediction", ISCA 2003)
  *   8.1  overlap percentage (Arnold & Ryder) as a reusable function
  *   8.2  latency model: push 1, pop 1 + HPT update, HPT miss log2(ways),
  *        a branch queue (default 4) and commit stalls when it is full
@@ -38,40 +41,38 @@
  *   start, 64 direction bits and a length (that is 135 bits), so the
  *   maximum path length is configurable from 1 to 63 (default 32).
  *
- * API (hot paths are static inline; everything else needs HWPROF_IMPL)
+ * API (hot paths are static inline; everything else needs HWPROF_IMPL).
+ * Three components, each with the hwprof contract (docs/ARCHITECTURE.md):
+ * X_bytes, HWP_X_BYTES, X_init (storage of any alignment), X_reset,
+ * X_flush, X_merge, X_get_stats, X_write_json, X_read_desc, X_read_json.
  *   descriptors
  *     hwp_path_pd_len(pd)  hwp_path_pd_dir(pd, i)  hwp_path_pd_dirs(pd)
  *     hwp_path_pd_eq(a, b)  hwp_path_pd_hash(pd)
+ *     hwp_path_decode(pd, map, ctx, out, cap)   the blocks a path covers
  *   path stack (hwp_path)
- *     hwp_path_bytes(d)  hwp_path_init(p, storage, bytes, d, cost)
  *     hwp_path_attach(p, hpt, phase)    wire the HPT / phase detector
  *     hwp_path_branch(p, pc, next_pc, cls, taken, insns, events)   inline
  *     hwp_path_insn(p, insn)            the shared hwp_insn record, inline
  *     hwp_path_begin(p, pc)             push a fresh path at pc (entry)
  *     hwp_path_unwind(p, n, emit)       pop n entries (longjmp, unwind)
  *     hwp_path_flush(p)                 pop and emit every entry (exit)
- *     hwp_path_reset(p)  hwp_path_overhead_pct(p)
- *     hwp_path_write_text(p, w)  hwp_path_write_json(p, w)
+ *     hwp_path_overhead_pct(p)  hwp_path_write_text(p, w)
  *   Hot Path Table (hwp_hpt)
- *     hwp_hpt_bytes(d)  hwp_hpt_init(h, storage, bytes, d, cost)
  *     hwp_hpt_add(h, pd, value)         inline; returns 1 on a hit
  *     hwp_hpt_lookup(h, pd)  hwp_hpt_export(h, rows, cap)
- *     hwp_hpt_merge(dst, src)  hwp_hpt_reset(h)
- *     hwp_hpt_write_text(h, w)  hwp_hpt_write_json(h, w)
- *   phase detectors (hwp_phase: one type, path-based or BBV by what the
- *   host feeds it)
- *     hwp_phase_bytes(d)  hwp_phase_init(ph, storage, bytes, d, cost)
+ *     hwp_hpt_write_text(h, w)
+ *   phase detectors (hwp_phase: path-based or BBV, desc.kind)
  *     hwp_phase_add_path(ph, pd, insns)    inline, path-based (sec. 6)
  *     hwp_phase_add_branch(ph, pc, insns)  inline, BBV (Sherwood et al.)
- *     hwp_phase_reset(ph)
- *     hwp_phase_write_text(ph, w)  hwp_phase_write_json(ph, w)
+ *     hwp_phase_hw_bytes(d)  hwp_phase_bbv_desc(path_desc, out)
+ *     hwp_phase_write_text(ph, w)
  *   metrics
  *     hwp_path_overlap(a, na, b, nb)     overlap percentage (sorts a, b)
  *     hwp_phase_score(ref, det, n, min_run, out)
  *                                        sensitivity, false positives,
  *                                        same-phase accuracy, stability
  *
- * COMPILE-TIME SIZES
+ * COMPILE-TIME SIZES (equal to the *_bytes() of the matching desc)
  *   HWP_PATH_BYTES(depth, queue)  (queue 0 for HWP_PATH_QUEUE_NONE)
  *   HWP_HPT_BYTES(entries)  HWP_PHASE_BYTES(counters, table)
  *
@@ -79,9 +80,13 @@
  *   The path stack's branch-queue model charges commit stalls to the cost
  *   given to hwp_path_init (HWP_COST_PATH_STALL) and reads the operation
  *   latencies HWP_COST_PATH_* from it; a NULL cost skips the queue model.
- *   hwp_hpt_init and hwp_phase_init take a cost for the common shape but
- *   charge nothing: the HPT's latency reaches the host through the path
- *   stack's queue and the detector is off the commit path.
+ *   The HPT's update latency reaches the host through the path stack's
+ *   queue. Policy aging (LFUDA) sets a newcomer's priority from one
+ *   register on the miss path, at no extra cycle; when that register
+ *   reaches 2^31 every priority is halved, a pass that occupies the
+ *   table for one cycle per set (HWP_COST_PATH_HPT_AGE), charged to the
+ *   cost given to hwp_hpt_init as a stall. The phase detector is off the commit path
+ *   and charges nothing.
  *
  * Reports and the JSON schemas: docs/pathprof.md.
  */
@@ -172,60 +177,107 @@ enum hwp_hpt_repl {
     HWP_HPT_LRU      /* least recently used, for comparison            */
 };
 
+/* What decides the LFU victim. PLAIN is the paper's (section 5): the
+ * accumulator itself. AGING is hwprof's: LFU with dynamic aging (LFUDA)
+ * on a replacement priority beside the exact accumulator. A hit grows
+ * the priority like the accumulator; a newcomer's priority starts at
+ * the last victim's (one register for the table), so paths that were
+ * hot early and then stop are overtaken by the rising floor instead of
+ * keeping their ways forever (docs/pathprof.md, "Aging"). */
+enum hwp_hpt_policy {
+    HWP_HPT_PLAIN = 0,
+    HWP_HPT_AGING
+};
+
 typedef struct hwp_hpt_desc {
     uint32_t entries; /* total entries, power of two; 0 -> 512           */
     uint32_t ways;    /* associativity, power of two <= entries; 0 -> 4  */
     uint32_t index;   /* enum hwp_hpt_index; 0 = plb                     */
     uint32_t repl;    /* enum hwp_hpt_repl; 0 = LFU                      */
+    uint32_t policy;  /* enum hwp_hpt_policy; 0 = plain (the paper's)    */
 } hwp_hpt_desc;
 
 typedef struct hwp_hpt_entry {
     hwp_path_pd pd;  /* shape == 0: empty                                */
     uint32_t acc;    /* 32-bit saturating accumulator                    */
-    uint32_t stamp;  /* last use, for LRU                                */
+    uint32_t stamp;  /* last use (LRU) or replacement priority (AGING)   */
 } hwp_hpt_entry;
 
 HWP_STATIC_ASSERT(hpt_entry_is_24_bytes, sizeof(hwp_hpt_entry) == 24);
 
+/* The HPT's public counters: events = paths added, dropped = adds whose
+ * value the saturated accumulator could not hold, evicted = valid
+ * entries replaced (merges included), cycles = aging passes' stalls. */
+typedef struct hwp_hpt_stats {
+    uint64_t events, dropped, evicted, cycles;
+    uint64_t hits, misses;
+    uint64_t evicted_value; /* accumulated value the evictions lost     */
+    uint64_t total;         /* sum of every value added                 */
+    uint64_t agings;        /* aging passes (policy AGING)              */
+} hwp_hpt_stats;
+
+/* All members are private (exposed only for static allocation). */
 typedef struct hwp_hpt {
     hwp_head head;
     hwp_hpt_desc desc; /* with defaults filled in                       */
     hwp_hpt_entry *e;  /* sets * ways entries in the host's storage      */
+    hwp_cost *cost;
     uint64_t kmask;    /* shape bits the index sees: all (plb), none (p)  */
     uint32_t set_mask, way_shift;
     uint32_t set_bytes;/* ways * sizeof(hwp_hpt_entry)                    */
     uint32_t clock;    /* LRU time                                       */
     uint32_t lru;      /* 1 when the replacement policy is LRU           */
-    uint32_t dflt;     /* 1 for plb, 4 ways, LFU: the paper's default,
-                          which hwp_hpt_add handles on its short path    */
+    uint32_t dflt;     /* 1 for plb, 4 ways, LFU, plain: the paper's
+                          default, which hwp_hpt_add handles on its short
+                          path                                           */
+    uint32_t aging;    /* 1 for policy AGING                             */
+    uint32_t age4;     /* 1 for plb, 4 ways, LFU, aging: hwp_hpt_add's
+                          second short path                              */
+    uint32_t floor;    /* AGING: the last victim's priority              */
     uint64_t off_mask; /* dflt: set_mask << 5, see hwp_hpt_add          */
     uint64_t hits, misses;  /* paths added = hits + misses              */
     uint64_t evictions;     /* valid entries replaced                    */
     uint64_t evicted_value; /* their accumulated values, lost            */
     uint64_t saturations;   /* adds that hit the accumulator's ceiling   */
     uint64_t total;         /* sum of every value added                  */
+    uint64_t agings, age_cycles;
 } hwp_hpt;
 
-#define HWP_HPT_BYTES(entries) ((size_t)(entries) * sizeof(hwp_hpt_entry))
+#define HWP_HPT_BYTES(entries) \
+    ((size_t)(entries) * sizeof(hwp_hpt_entry) + (HWP__ALIGN - 1u))
 
 HWP_API size_t hwp_hpt_bytes(const hwp_hpt_desc *d);
 HWP_API hwp_status hwp_hpt_init(hwp_hpt *h, void *storage, size_t bytes,
                                 const hwp_hpt_desc *d, hwp_cost *cost);
-HWP_API void hwp_hpt_reset(hwp_hpt *h);
+HWP_API hwp_status hwp_hpt_reset(hwp_hpt *h);
+/* Nothing is buffered: the table is always up to date. */
+HWP_API hwp_status hwp_hpt_flush(hwp_hpt *h);
 /* The accumulator for pd, 0 when it is not in the table. */
 HWP_API uint32_t hwp_hpt_lookup(const hwp_hpt *h, const hwp_path_pd *pd);
-/* The hottest min(cap, valid) entries, by count descending (ties by
- * start, then shape); returns how many rows were written. */
+/* The valid entries, hottest first (count descending, ties by start,
+ * then shape): returns how many the table holds and writes the hottest
+ * min(that, cap) to rows (rows may be NULL when cap is 0). */
 HWP_API size_t hwp_hpt_export(const hwp_hpt *h, hwp_path_row *rows,
                               size_t cap);
-/* Adds every entry of src into dst as if its paths arrived again (what
- * loading one table into another would do). Same desc required. */
+/* Folds src's entries into dst set by set: each set keeps the `ways`
+ * hottest of the union (same path: accumulators added; hottest by the
+ * accumulator, or by the aging priority under AGING), as a table that
+ * had seen both streams keeps its hot paths. Equal to the whole stream
+ * when no set overflows; otherwise it keeps every path whose merged
+ * count is among its set's `ways` largest (the whole stream's LFU may
+ * have evicted some of them). Charges no cycles. Same desc required. */
 HWP_API hwp_status hwp_hpt_merge(hwp_hpt *dst, const hwp_hpt *src);
+HWP_API hwp_status hwp_hpt_get_stats(const hwp_hpt *h, hwp_hpt_stats *out);
 HWP_API void hwp_hpt_write_text(const hwp_hpt *h, const hwp_writer *w);
 HWP_API void hwp_hpt_write_json(const hwp_hpt *h, const hwp_writer *w);
+HWP_API hwp_status hwp_hpt_read_desc(hwp_hpt_desc *d, const char *json,
+                                     size_t n, hwp_json_err *err);
+HWP_API hwp_status hwp_hpt_read_json(hwp_hpt *h, const char *json, size_t n,
+                                     hwp_json_err *err);
 HWP_API int hwp__hpt_miss(hwp_hpt *h, hwp_hpt_entry *set,
                           const hwp_path_pd *pd, uint32_t value);
 HWP_API void hwp__hpt_restamp(hwp_hpt *h);
+HWP_API void hwp__hpt_age(hwp_hpt *h);
 
 /* The key the index function sees: plb hashes start ^ shape (the shape
  * carries both the length, as the sentinel's position, and the
@@ -276,9 +328,12 @@ HWP_INLINE void hwp__hpt_hit(hwp_hpt *h, hwp_hpt_entry *e, uint32_t value) {
     h->hits++;
 }
 
-/* hwp_hpt_add for a table with h->dflt set (plb, 4 ways, LFU). */
+/* hwp_hpt_add for a table with h->dflt set (plb, 4 ways, LFU), or with
+ * h->age4 (the same under policy aging: `age` is 1, a constant at every
+ * call site, and a hit also grows the replacement priority and counts
+ * down to the next aging pass). */
 HWP__PATH_HOT int hwp__hpt_add_dflt(hwp_hpt *h, const hwp_path_pd *pd,
-                                    uint32_t value) {
+                                    uint32_t value, const int age) {
     uint64_t start = pd->start, shape = pd->shape;
     /* the set hwp__hpt_set picks, in bytes: index * 4 ways * 24 bytes =
      * (index << 5) * 3, and index << 5 is the hash shifted 5 bits less */
@@ -289,6 +344,7 @@ HWP__PATH_HOT int hwp__hpt_add_dflt(hwp_hpt *h, const hwp_path_pd *pd,
     e = hwp__hpt_find4(set, start, shape);
     if (HWP_UNLIKELY(!e)) return hwp__hpt_miss(h, set, pd, value);
     hwp__hpt_hit(h, e, value);
+    if (age) e->stamp = hwp_sat_add(e->stamp, value, 0xFFFFFFFFu);
     return 1;
 }
 
@@ -298,7 +354,8 @@ HWP__PATH_HOT int hwp__hpt_add_dflt(hwp_hpt *h, const hwp_path_pd *pd,
 HWP__PATH_HOT int hwp_hpt_add(hwp_hpt *h, const hwp_path_pd *pd, uint32_t value) {
     hwp_hpt_entry *set, *e;
     /* plb, 4 ways, LFU: one test for all three */
-    if (HWP_LIKELY(h->dflt)) return hwp__hpt_add_dflt(h, pd, value);
+    if (HWP_LIKELY(h->dflt)) return hwp__hpt_add_dflt(h, pd, value, 0);
+    if (h->age4) return hwp__hpt_add_dflt(h, pd, value, 1);
     h->total += value;
     set = hwp__hpt_set(h, pd);
     e = hwp__hpt_find(h, set, pd);
@@ -307,6 +364,8 @@ HWP__PATH_HOT int hwp_hpt_add(hwp_hpt *h, const hwp_path_pd *pd, uint32_t value)
     if (h->lru) {
         e->stamp = ++h->clock;
         if (HWP_UNLIKELY(h->clock == 0xFFFFFFFFu)) hwp__hpt_restamp(h);
+    } else if (h->aging) {
+        e->stamp = hwp_sat_add(e->stamp, value, 0xFFFFFFFFu);
     }
     return 1;
 }
@@ -321,19 +380,45 @@ typedef struct hwp_phase_interval {
     uint32_t changed;  /* 1 when the phase differs from the previous     */
 } hwp_phase_interval;
 
+/* What the detector's accumulators are indexed by. The structure is the
+ * same (section 6 builds the path detector on Sherwood et al.'s); the
+ * kind says which hot path the host feeds (hwp_phase_add_path or
+ * hwp_phase_add_branch) and is written in the report. */
+enum hwp_phase_kind {
+    HWP_PHASE_PATH = 0, /* path descriptors, instructions along the path */
+    HWP_PHASE_BBV       /* branch addresses, instructions since the last
+                           branch: Sherwood, Sair & Calder's tracker     */
+};
+
 typedef struct hwp_phase_desc {
+    uint32_t kind;     /* enum hwp_phase_kind; 0 = path                  */
     uint32_t counters; /* accumulators, power of two 1..1024; 0 -> 32    */
     uint32_t sig_bits; /* high-order bits kept per accumulator 1..8; 0->6 */
     uint32_t table;    /* past phase signatures 1..1024; 0 -> 32         */
-    uint32_t pad;
-    uint64_t interval; /* instructions per interval, <= 2^31; 0 -> 10M   */
+    uint64_t interval; /* instructions per interval, 1..2^31; 0 -> 10M   */
     uint64_t threshold;/* Manhattan distance in instructions below which
-                          two signatures are one phase; 0 -> 6/10 of the
-                          interval (the paper's optimum: 6M of 10M)      */
+                          two signatures are one phase, 1..2 x interval;
+                          0 -> 6/10 of the interval (the paper's optimum:
+                          6M of 10M)                                     */
     void (*on_interval)(void *ctx, const hwp_phase_interval *r);
     void *ctx;
 } hwp_phase_desc;
 
+/* events = paths or branches fed, dropped = 0 (nothing is lost: the
+ * accumulators saturate at 32 bits, far above an interval), evicted =
+ * past-phase signatures replaced in the full table, cycles = 0 (off the
+ * commit path). */
+typedef struct hwp_phase_stats {
+    uint64_t events, dropped, evicted, cycles;
+    uint64_t insns;     /* instructions fed                              */
+    uint64_t intervals; /* intervals closed                              */
+    uint64_t phases;    /* phase ids handed out                          */
+    uint64_t changes;   /* intervals whose phase differs from the last   */
+    uint64_t phase;     /* the last interval's phase                     */
+    uint64_t distance;  /* its distance to the interval before           */
+} hwp_phase_stats;
+
+/* All members are private (exposed only for static allocation). */
 typedef struct hwp_phase {
     hwp_head head;
     hwp_phase_desc desc; /* with defaults filled in                     */
@@ -344,27 +429,55 @@ typedef struct hwp_phase {
     uint32_t mask, shift, sig_max, used; /* used: valid table entries    */
     uint32_t next_id, clock;
     uint64_t fill;       /* instructions in the open interval            */
-    uint64_t intervals, changes;
+    uint64_t intervals, changes, adds, insns, replaced;
     hwp_phase_interval last;
 } hwp_phase;
 
+#define HWP__PHASE_R16(n) (((size_t)(n) + 15u) / 16u * 16u)
 #define HWP_PHASE_BYTES(counters, table)                                    \
-    (((size_t)(counters) * 4u + 15u) / 16u * 16u +                          \
-     ((size_t)(counters) + 15u) / 16u * 16u * 2u +                          \
-     ((size_t)(counters) * (table) + 15u) / 16u * 16u +                     \
-     ((size_t)(table) * 4u + 15u) / 16u * 16u * 2u)
+    (HWP__PHASE_R16((size_t)(counters) * 4u) +                              \
+     HWP__PHASE_R16(counters) * 2u +                                        \
+     HWP__PHASE_R16((size_t)(counters) * (table)) +                         \
+     HWP__PHASE_R16((size_t)(table) * 4u) * 2u + (HWP__ALIGN - 1u))
 
 HWP_API size_t hwp_phase_bytes(const hwp_phase_desc *d);
 HWP_API hwp_status hwp_phase_init(hwp_phase *ph, void *storage, size_t bytes,
                                   const hwp_phase_desc *d, hwp_cost *cost);
-HWP_API void hwp_phase_reset(hwp_phase *ph);
+HWP_API hwp_status hwp_phase_reset(hwp_phase *ph);
+/* The open (partial) interval stays open: a signature of fewer
+ * instructions than the interval is not comparable with the others
+ * (the threshold is in instructions of a whole interval). */
+HWP_API hwp_status hwp_phase_flush(hwp_phase *ph);
+/* Adds src's counters into dst (events, instructions, intervals,
+ * changes; phase ids are local to each detector, so phases adds too: an
+ * upper bound on the distinct phases of both). The signatures are not
+ * merged: a detector is a per-stream tracker. */
+HWP_API hwp_status hwp_phase_merge(hwp_phase *dst, const hwp_phase *src);
+HWP_API hwp_status hwp_phase_get_stats(const hwp_phase *ph, hwp_phase_stats *out);
 HWP_API void hwp_phase_write_text(const hwp_phase *ph, const hwp_writer *w);
 HWP_API void hwp_phase_write_json(const hwp_phase *ph, const hwp_writer *w);
+HWP_API hwp_status hwp_phase_read_desc(hwp_phase_desc *d, const char *json,
+                                       size_t n, hwp_json_err *err);
+HWP_API hwp_status hwp_phase_read_json(hwp_phase *ph, const char *json, size_t n,
+                                       hwp_json_err *err);
+/* The detector's storage in hardware, in bytes (0 for an invalid desc):
+ * the accumulators (wide enough to count a whole interval), the previous
+ * interval's signature and the past-signature table with a phase id per
+ * entry, at sig_bits per counter. */
+HWP_API size_t hwp_phase_hw_bytes(const hwp_phase_desc *d);
+/* The BBV baseline the paper compares with (Sherwood et al.'s phase
+ * tracker: branch addresses hashed into the accumulators, 6-bit
+ * signatures, a table of past signatures) at the hardware budget of the
+ * detector `like`: the same accumulators, signature width, table and
+ * threshold, so hwp_phase_hw_bytes is equal. */
+HWP_API hwp_status hwp_phase_bbv_desc(const hwp_phase_desc *like,
+                                      hwp_phase_desc *out);
 HWP_API void hwp__phase_close(hwp_phase *ph);
 
 HWP__PATH_HOT void hwp__phase_add(hwp_phase *ph, uint64_t key, uint32_t insns) {
     uint32_t *a = ph->acc + hwp__path_index(key, ph->mask);
     *a = hwp_sat_add(*a, insns, 0xFFFFFFFFu);
+    ph->adds++;
     ph->fill += insns;
     if (HWP_UNLIKELY(ph->fill >= ph->desc.interval)) hwp__phase_close(ph);
 }
@@ -493,7 +606,7 @@ typedef struct hwp_path {
     uint8_t sinks;        /* HWP__PATH_SINK_PHASE | HWP__PATH_SINK_CB    */
     uint8_t plain;        /* the HPT is dflt (plb, 4 ways, LFU): 2 when
                              it is the only sink, 3 beside other sinks;
-                             0 otherwise                                 */
+                             4 for its aging twin alone; 0 otherwise     */
     uint8_t qfast;        /* HWP__PATH_Q when a cost is attached: the
                              short paths then run the queue model too   */
     uint8_t pad[2];
@@ -516,15 +629,53 @@ typedef struct hwp_path {
     uint64_t busy;        /* when the profiler finishes its last branch  */
     uint64_t stall_q8, charged; /* stall time and cycles charged so far;
                              clk - stall_q8 is the host's own time       */
+    uint64_t expect;      /* where the next branch's block starts: the
+                             last branch's next_pc (0: not known)        */
     /* statistics */
     uint64_t branches, paths, ignored, splits;
     uint64_t overflows, underflows, cold_starts, spills, fills;
-    uint64_t unwound, max_n;
+    uint64_t unwound, max_n, unchained;
 } hwp_path;
 
+/* The path stack's public counters. events = branches decoded; dropped =
+ * completed paths ignored because their start was lost (an overflow
+ * under DROP, a branch whose block did not chain, or an unwind past the
+ * stack's contents); evicted = entries pushed off the bottom of a full
+ * stack (overflows: a path deeper than the stack); cycles = commit stall
+ * cycles charged by the branch-queue model. */
+typedef struct hwp_path_stats {
+    uint64_t events, dropped, evicted, cycles;
+    uint64_t paths;          /* completed paths handed to the consumers   */
+    uint64_t splits;         /* paths cut at max_len                      */
+    uint64_t underflows;     /* branches that met an empty stack after an
+                                overflow (a dropped or spilled frame)     */
+    uint64_t cold_starts;    /* ... with no frame lost: a start mid-run   */
+    uint64_t spills, fills;  /* SPILL policy traffic                      */
+    uint64_t unwound;        /* entries popped by hwp_path_unwind         */
+    uint64_t max_depth_used; /* the deepest the stack has been            */
+    uint64_t unchained;      /* branches at an address below the previous
+                                branch's next_pc: a lost record; the open
+                                path is marked incomplete (dropped)       */
+    uint64_t host_cycles;    /* the host's modelled time, stalls excluded */
+} hwp_path_stats;
+
 #define HWP_PATH_BYTES(depth, queue)                                        \
-    ((size_t)(depth) * sizeof(hwp_path_entry) +                             \
-     ((size_t)(queue) + 1u) * 8u + 15u) / 16u * 16u
+    (((size_t)(depth) * sizeof(hwp_path_entry) +                            \
+      ((size_t)(queue) + 1u) * 8u + 15u) / 16u * 16u + (HWP__ALIGN - 1u))
+
+/* A basic block as the host's block map describes it, for decoding a
+ * path back to its blocks (hwp_path_decode). */
+typedef struct hwp_path_block {
+    uint64_t branch_pc;   /* the branch that ends the block              */
+    uint64_t target;      /* its direct target; 0 if indirect or a return */
+    uint64_t fallthrough; /* the address after the branch                 */
+    uint32_t cls;         /* the branch's HWP_CLS_* class                 */
+    uint32_t pad;
+} hwp_path_block;
+
+/* The host's block map: fill *b for the block starting at `start`;
+ * false when no block starts there. */
+typedef bool (*hwp_path_block_fn)(void *ctx, uint64_t start, hwp_path_block *b);
 
 HWP_API size_t hwp_path_bytes(const hwp_path_desc *d);
 HWP_API hwp_status hwp_path_init(hwp_path *p, void *storage, size_t bytes,
@@ -534,10 +685,34 @@ HWP_API hwp_status hwp_path_attach(hwp_path *p, hwp_hpt *hpt,
 HWP_API hwp_status hwp_path_begin(hwp_path *p, uint64_t pc);
 HWP_API hwp_status hwp_path_unwind(hwp_path *p, uint32_t n, bool emit);
 HWP_API hwp_status hwp_path_flush(hwp_path *p);
-HWP_API void hwp_path_reset(hwp_path *p);
+HWP_API hwp_status hwp_path_reset(hwp_path *p);
+/* Adds src's counters into dst (the stack's profile is its counters;
+ * its paths went to the HPT, merged with hwp_hpt_merge). The stacks'
+ * contents are not merged: a stream cut in two leaves the first half's
+ * open paths in the first stack (emitted by its flush) and starts the
+ * second half on an empty stack (cold starts), so merged counts differ
+ * from the whole stream's by at most the depth of the cut. */
+HWP_API hwp_status hwp_path_merge(hwp_path *dst, const hwp_path *src);
+HWP_API hwp_status hwp_path_get_stats(const hwp_path *p, hwp_path_stats *out);
 HWP_API double hwp_path_overhead_pct(const hwp_path *p);
 HWP_API void hwp_path_write_text(const hwp_path *p, const hwp_writer *w);
 HWP_API void hwp_path_write_json(const hwp_path *p, const hwp_writer *w);
+HWP_API hwp_status hwp_path_read_desc(hwp_path_desc *d, const char *json,
+                                      size_t n, hwp_json_err *err);
+HWP_API hwp_status hwp_path_read_json(hwp_path *p, const char *json, size_t n,
+                                      hwp_json_err *err);
+/* The blocks path pd covers, decoded with the stack's PPCR (its desc)
+ * and the host's block map: returns how many there are and writes the
+ * first min(that, cap) block start addresses to out (out may be NULL
+ * when cap is 0); 0 when the map and the descriptor disagree (an
+ * unknown block, an indirect target inside the path, direction bits
+ * left over). The list ends with the block whose branch ended the path
+ * (a pop, or the split at max_len); a path emitted by flush or unwind
+ * ends with its last recorded branch. */
+HWP_API size_t hwp_path_decode(const hwp_path *p, const hwp_path_pd *pd,
+                               hwp_path_block_fn map, void *ctx,
+                               uint64_t *out, size_t cap);
+HWP_API void hwp__path_unchained(hwp_path *p);
 HWP_API void hwp__path_overflow(hwp_path *p);
 HWP_API void hwp__path_underflow(hwp_path *p, uint64_t pc);
 HWP_API uint64_t hwp__path_stall(hwp_path *p, uint64_t t, uint64_t e);
@@ -605,9 +780,11 @@ HWP__PATH_HOT uint64_t hwp__path_emit_v(hwp_path *p, const hwp_path_entry *e,
     }
     p->paths++;
     if (HWP_LIKELY(p->plain == 2)) /* the default HPT alone: one test */
-        return hwp__hpt_add_dflt(p->hpt, &e->pd, value) ? p->lat_hit : p->lat_miss;
+        return hwp__hpt_add_dflt(p->hpt, &e->pd, value, 0) ? p->lat_hit : p->lat_miss;
+    if (p->plain == 4) /* the default HPT under aging, alone */
+        return hwp__hpt_add_dflt(p->hpt, &e->pd, value, 1) ? p->lat_hit : p->lat_miss;
     if (p->plain == 3)
-        lat = hwp__hpt_add_dflt(p->hpt, &e->pd, value) ? p->lat_hit : p->lat_miss;
+        lat = hwp__hpt_add_dflt(p->hpt, &e->pd, value, 0) ? p->lat_hit : p->lat_miss;
     else if (p->hpt)
         lat = hwp_hpt_add(p->hpt, &e->pd, value) ? p->lat_hit : p->lat_miss;
     if (HWP_UNLIKELY(p->sinks)) {
@@ -830,12 +1007,195 @@ static void hwp__path_sort(hwp_path_row *r, size_t n, hwp__path_order after) {
     }
 }
 
+/* A path descriptor's JSON members: the start and the direction bits
+ * as hex strings (a 64-bit value above 2^53 does not survive a JSON
+ * number in most readers), the length as a number. */
 static void hwp__path_pd_json(const hwp_writer *w, const hwp_path_pd *pd) {
-    hwp_put_str(w, "{\"start\":\"");
-    hwp_put_hex(w, pd->start);
-    hwp_put_str(w, "\"");
-    hwp_put_str_u64(w, ",\"len\":", hwp_path_pd_len(pd));
-    hwp_put_str_u64(w, ",\"dirs\":", hwp_path_pd_dirs(pd));
+    hwp_put_json_hex(w, "start", pd->start);
+    hwp_put_json_u64(w, "len", hwp_path_pd_len(pd));
+    hwp_put_json_hex(w, "dirs", hwp_path_pd_dirs(pd));
+}
+
+/* The reverse, one member at a time: false when key is not one of the
+ * three. The shape is rebuilt (and checked) by hwp__path_pd_make. */
+static bool hwp__path_pd_member(hwp_json *j, const char *key, uint64_t *start,
+                                uint64_t *len, uint64_t *dirs) {
+    if (hwp_json_key_is(key, "start")) return hwp_json_u64(j, start);
+    if (hwp_json_key_is(key, "len")) return hwp_json_u64(j, len);
+    if (hwp_json_key_is(key, "dirs")) return hwp_json_u64(j, dirs);
+    return false;
+}
+
+static bool hwp__path_pd_make(hwp_json *j, hwp_path_pd *pd, uint64_t start,
+                              uint64_t len, uint64_t dirs) {
+    if (len > HWP_PATH_MAX_LEN || (dirs >> len) != 0)
+        return hwp_json_fail(j, "json: a path's dirs do not fit its len (0..63)");
+    pd->start = start;
+    pd->shape = (uint64_t)1 << len | dirs;
+    return true;
+}
+
+/* Desc and stats members as tables, so the writer, the readers and the
+ * mismatch check walk one list per struct. size: 1, 4 or 8 bytes; 5 is
+ * the path stack's PPCR (five bytes, an array). names: an enum's names
+ * (written as strings), or NULL for a number. */
+typedef struct hwp__pp_field {
+    const char *key;
+    size_t off;
+    uint32_t size;
+    const char *const *names;
+    uint32_t nnames;
+    const char *why; /* the reason when two descs differ here */
+} hwp__pp_field;
+
+/* One row: struct T's member f, in component M's JSON. */
+#define HWP__PPF(T, M, f, sz, names, nn) \
+    {#f, offsetof(T, f), sz, names, nn, M ": merge or read of another desc (" #f " differs)"}
+
+#define HWP__PP_N(a) (sizeof(a) / sizeof((a)[0]))
+
+static uint64_t hwp__pp_get(const void *base, const hwp__pp_field *f) {
+    const unsigned char *p = (const unsigned char *)base + f->off;
+    uint64_t v8;
+    uint32_t v4;
+    if (f->size == 1) return *p;
+    if (f->size == 4) {
+        hwp__copy(&v4, p, 4);
+        return v4;
+    }
+    hwp__copy(&v8, p, 8);
+    return v8;
+}
+
+static void hwp__pp_set(void *base, const hwp__pp_field *f, uint64_t v) {
+    unsigned char *p = (unsigned char *)base + f->off;
+    uint32_t v4 = (uint32_t)v;
+    if (f->size == 1) *p = (unsigned char)v;
+    else if (f->size == 4) hwp__copy(p, &v4, 4);
+    else hwp__copy(p, &v, 8);
+}
+
+/* ,"key":{...every field...} */
+static void hwp__pp_put(const hwp_writer *w, const char *key, const void *base,
+                        const hwp__pp_field *f, size_t n) {
+    size_t i, k;
+    hwp_put(w, ",", 1);
+    hwp_put_json_str(w, key);
+    hwp_put(w, ":{", 2);
+    for (i = 0; i < n; i++) {
+        if (i) hwp_put(w, ",", 1);
+        hwp_put_json_str(w, f[i].key);
+        hwp_put(w, ":", 1);
+        if (f[i].size == 5) {
+            const unsigned char *p = (const unsigned char *)base + f[i].off;
+            hwp_put(w, "[", 1);
+            for (k = 0; k < 5; k++) {
+                if (k) hwp_put(w, ",", 1);
+                hwp_put_u64(w, p[k]);
+            }
+            hwp_put(w, "]", 1);
+        } else if (f[i].names) {
+            uint64_t v = hwp__pp_get(base, &f[i]);
+            hwp_put_json_str(w, v < f[i].nnames ? f[i].names[v] : "?");
+        } else {
+            hwp_put_u64(w, hwp__pp_get(base, &f[i]));
+        }
+    }
+    hwp_put(w, "}", 1);
+}
+
+/* Reads an object written by hwp__pp_put into base: every key must be
+ * one of the table's, each at most once; absent ones stay zero (zero is
+ * every desc field's default). */
+static bool hwp__pp_read(hwp_json *j, void *base, const hwp__pp_field *f,
+                         size_t n) {
+    char key[32], name[32];
+    uint32_t seen = 0;
+    size_t i, at;
+    if (!hwp_json_object(j)) return false;
+    while (hwp_json_member(j, key, sizeof key)) {
+        for (i = 0; i < n && !hwp_json_key_is(key, f[i].key); i++) {}
+        if (i == n) return hwp_json_fail(j, "json: unknown field");
+        if (seen >> i & 1u) return hwp_json_fail(j, "json: field given twice");
+        seen |= 1u << i;
+        at = j->pos;
+        if (f[i].size == 5) {
+            unsigned char *p = (unsigned char *)base + f[i].off;
+            size_t k = 0;
+            if (!hwp_json_array(j)) return false;
+            while (hwp_json_next(j)) {
+                uint64_t v;
+                if (!hwp_json_u64(j, &v)) return false;
+                if (k == 5 || v > 255) return hwp_json_fail(j, "json: ops is five bytes");
+                p[k++] = (unsigned char)v;
+            }
+            if (j->why) return false;
+        } else if (f[i].names) {
+            uint32_t e;
+            if (!hwp_json_str(j, name, sizeof name)) return false;
+            for (e = 0; e < f[i].nnames && !hwp_json_key_is(name, f[i].names[e]); e++) {}
+            if (e == f[i].nnames) {
+                j->pos = at;
+                return hwp_json_fail(j, "json: unknown enum name");
+            }
+            hwp__pp_set(base, &f[i], e);
+        } else {
+            uint64_t v;
+            if (!hwp_json_u64(j, &v)) return false;
+            if (f[i].size < 8 && v >> (8 * f[i].size)) {
+                j->pos = at;
+                return hwp_json_fail(j, "json: value out of the field's range");
+            }
+            hwp__pp_set(base, &f[i], v);
+        }
+    }
+    return !j->why;
+}
+
+/* The first field where a and b differ, or NULL. */
+static const hwp__pp_field *hwp__pp_diff(const void *a, const void *b,
+                                const hwp__pp_field *f, size_t n) {
+    size_t i, k;
+    for (i = 0; i < n; i++) {
+        if (f[i].size == 5) {
+            for (k = 0; k < 5; k++)
+                if (((const unsigned char *)a)[f[i].off + k] !=
+                    ((const unsigned char *)b)[f[i].off + k])
+                    return &f[i];
+        } else if (hwp__pp_get(a, &f[i]) != hwp__pp_get(b, &f[i])) {
+            return &f[i];
+        }
+    }
+    return NULL;
+}
+
+/* A report's frame: the envelope, then the "desc" member. Leaves j at
+ * the members after "desc" (stats and payload). */
+static bool hwp__pp_open(hwp_json *j, const char *model, void *desc,
+                         const hwp__pp_field *f, size_t n) {
+    char key[16];
+    if (!hwp_json_envelope(j, model, 1)) return false;
+    if (!hwp_json_member(j, key, sizeof key) || !hwp_json_key_is(key, "desc"))
+        return hwp_json_fail(j, "json: \"desc\" must follow \"version\"");
+    return hwp__pp_read(j, desc, f, n);
+}
+
+/* read_desc for any component: the frame, then the rest skipped (but
+ * well formed). */
+static hwp_status hwp__pp_read_desc(void *desc, size_t dsize, const char *model,
+                                    const hwp__pp_field *f, size_t n,
+                                    const char *json, size_t len,
+                                    hwp_json_err *err) {
+    hwp_json j;
+    if (!desc) return HWP_EINVAL;
+    hwp__zero(desc, dsize);
+    hwp_json_init(&j, json, len);
+    if (hwp__pp_open(&j, model, desc, f, n)) {
+        while (hwp_json_member(&j, NULL, 0))
+            if (!hwp_json_skip(&j)) break;
+        hwp_json_end(&j);
+    }
+    return hwp_json_status(&j, err);
 }
 
 /* Direction bits as a string of 0/1, first branch first. */
@@ -846,27 +1206,48 @@ static void hwp__path_put_dirs(const hwp_writer *w, const hwp_path_pd *pd) {
 
 /* ---- Hot Path Table ---------------------------------------------------- */
 
-static hwp_status hwp__hpt_fill(hwp_hpt_desc *d, const char **why) {
+static const char *const hwp__hpt_index_names[] = {"plb", "pb", "p"};
+static const char *const hwp__hpt_repl_names[] = {"lfu", "lru"};
+static const char *const hwp__hpt_policy_names[] = {"plain", "aging"};
+
+static const hwp__pp_field hwp__hpt_desc_f[] = {
+    HWP__PPF(hwp_hpt_desc, "hpt", entries, 4, NULL, 0),
+    HWP__PPF(hwp_hpt_desc, "hpt", ways, 4, NULL, 0),
+    HWP__PPF(hwp_hpt_desc, "hpt", index, 4, hwp__hpt_index_names, 3),
+    HWP__PPF(hwp_hpt_desc, "hpt", repl, 4, hwp__hpt_repl_names, 2),
+    HWP__PPF(hwp_hpt_desc, "hpt", policy, 4, hwp__hpt_policy_names, 2)};
+
+static const hwp__pp_field hwp__hpt_stats_f[] = {
+    HWP__PPF(hwp_hpt_stats, "hpt", events, 8, NULL, 0),
+    HWP__PPF(hwp_hpt_stats, "hpt", dropped, 8, NULL, 0),
+    HWP__PPF(hwp_hpt_stats, "hpt", evicted, 8, NULL, 0),
+    HWP__PPF(hwp_hpt_stats, "hpt", cycles, 8, NULL, 0),
+    HWP__PPF(hwp_hpt_stats, "hpt", hits, 8, NULL, 0),
+    HWP__PPF(hwp_hpt_stats, "hpt", misses, 8, NULL, 0),
+    HWP__PPF(hwp_hpt_stats, "hpt", evicted_value, 8, NULL, 0),
+    HWP__PPF(hwp_hpt_stats, "hpt", total, 8, NULL, 0),
+    HWP__PPF(hwp_hpt_stats, "hpt", agings, 8, NULL, 0)};
+
+static const char *hwp__hpt_fill(hwp_hpt_desc *d) {
     if (!d->entries) d->entries = 512;
     if (!d->ways) d->ways = 4;
-    *why = "";
     if (!hwp_is_pow2(d->entries) || d->entries > (1u << 24))
-        *why = "hpt: entries must be a power of two up to 2^24";
-    else if (!hwp_is_pow2(d->ways) || d->ways > d->entries || d->ways > 256)
-        *why = "hpt: ways must be a power of two, at most 256 and entries";
-    else if (d->index > HWP_HPT_P)
-        *why = "hpt: index must be plb, pb or p";
-    else if (d->repl > HWP_HPT_LRU)
-        *why = "hpt: replacement must be LFU or LRU";
-    return **why ? HWP_EINVAL : HWP_OK;
+        return "hpt: entries must be a power of two up to 2^24";
+    if (!hwp_is_pow2(d->ways) || d->ways > d->entries || d->ways > 256)
+        return "hpt: ways must be a power of two, at most 256 and entries";
+    if (d->index > HWP_HPT_P) return "hpt: index must be plb, pb or p";
+    if (d->repl > HWP_HPT_LRU) return "hpt: repl must be lfu or lru";
+    if (d->policy > HWP_HPT_AGING) return "hpt: policy must be plain or aging";
+    if (d->policy == HWP_HPT_AGING && d->repl != HWP_HPT_LFU)
+        return "hpt: policy aging ages LFU priorities: it needs repl lfu";
+    return NULL;
 }
 
 HWP_API size_t hwp_hpt_bytes(const hwp_hpt_desc *d) {
     hwp_hpt_desc c;
-    const char *why;
     hwp__zero(&c, sizeof c);
     if (d) c = *d;
-    return hwp__hpt_fill(&c, &why) == HWP_OK ? HWP_HPT_BYTES(c.entries) : 0;
+    return hwp__hpt_fill(&c) ? 0 : HWP_HPT_BYTES(c.entries);
 }
 
 HWP_API hwp_status hwp_hpt_init(hwp_hpt *h, void *storage, size_t bytes,
@@ -877,31 +1258,54 @@ HWP_API hwp_status hwp_hpt_init(hwp_hpt *h, void *storage, size_t bytes,
     hwp__zero(&c, sizeof c);
     if (d) c = *d;
     hwp__zero(h, sizeof *h);
-    if (hwp__hpt_fill(&c, &why) != HWP_OK)
-        return hwp__fail(&h->head, HWP_EINVAL, why);
-    if (hwp__admit(&h->head, NULL, storage, bytes, HWP_HPT_BYTES(c.entries)))
+    why = hwp__hpt_fill(&c); /* before the size below reads c */
+    if (hwp__admit_mem(&h->head, why, &storage, &bytes,
+                       (size_t)c.entries * sizeof(hwp_hpt_entry)))
         return (hwp_status)h->head.status;
     h->desc = c;
     h->e = (hwp_hpt_entry *)storage;
+    h->cost = cost;
     h->way_shift = hwp_log2(c.ways);
     h->set_mask = c.entries / c.ways - 1;
     h->set_bytes = c.ways * (uint32_t)sizeof(hwp_hpt_entry);
     h->kmask = c.index == HWP_HPT_P ? 0 : ~(uint64_t)0;
     h->lru = c.repl == HWP_HPT_LRU;
-    h->dflt = c.index == HWP_HPT_PLB && c.ways == 4 && !h->lru;
+    h->aging = c.policy == HWP_HPT_AGING;
+    h->dflt = c.index == HWP_HPT_PLB && c.ways == 4 && !h->lru && !h->aging;
+    h->age4 = c.index == HWP_HPT_PLB && c.ways == 4 && h->aging;
     h->off_mask = (uint64_t)h->set_mask << 5;
-    (void)cost; /* its latency reaches the host via the path stack's queue */
     h->head.magic = HWP__HPT_MAGIC; /* only a successful init is valid */
-    hwp_hpt_reset(h);
+    return hwp_hpt_reset(h);
+}
+
+HWP_API hwp_status hwp_hpt_reset(hwp_hpt *h) {
+    if (!h || h->head.magic != HWP__HPT_MAGIC) return HWP_EINVAL;
+    hwp__zero(h->e, (size_t)h->desc.entries * sizeof(hwp_hpt_entry));
+    h->clock = 0;
+    h->floor = 0;
+    h->hits = h->misses = 0;
+    h->evictions = h->evicted_value = h->saturations = h->total = 0;
+    h->agings = h->age_cycles = 0;
     return hwp__fail(&h->head, HWP_OK, "");
 }
 
-HWP_API void hwp_hpt_reset(hwp_hpt *h) {
-    if (!h || h->head.magic != HWP__HPT_MAGIC || !h->e) return;
-    hwp__zero(h->e, HWP_HPT_BYTES(h->desc.entries));
-    h->clock = 0;
-    h->hits = h->misses = 0;
-    h->evictions = h->evicted_value = h->saturations = h->total = 0;
+HWP_API hwp_status hwp_hpt_flush(hwp_hpt *h) {
+    if (!h || h->head.magic != HWP__HPT_MAGIC) return HWP_EINVAL;
+    return hwp__fail(&h->head, HWP_OK, "");
+}
+
+HWP_API hwp_status hwp_hpt_get_stats(const hwp_hpt *h, hwp_hpt_stats *out) {
+    if (!h || !out || h->head.magic != HWP__HPT_MAGIC) return HWP_EINVAL;
+    out->events = h->hits + h->misses;
+    out->dropped = h->saturations;
+    out->evicted = h->evictions;
+    out->cycles = h->age_cycles;
+    out->hits = h->hits;
+    out->misses = h->misses;
+    out->evicted_value = h->evicted_value;
+    out->total = h->total;
+    out->agings = h->agings;
+    return HWP_OK;
 }
 
 /* LRU stamps are 32 bits: when the clock would wrap, renumber every set
@@ -922,24 +1326,49 @@ HWP_API void hwp__hpt_restamp(hwp_hpt *h) {
     h->clock = ways;
 }
 
-/* The miss path: pick the victim, the smallest accumulator for LFU or the oldest stamp for
- * LRU, empty entries first, the lowest way on ties (section 5). */
+/* The aging pass, when the floor reaches half the priorities' 32 bits:
+ * every priority and the floor are halved (their order is kept; one
+ * shift per entry, a set per cycle in hardware, which stalls the HPT
+ * for `sets` cycles). The accumulators stay exact: they are the
+ * profile. */
+HWP_API void hwp__hpt_age(hwp_hpt *h) {
+    uint32_t i, sets = h->set_mask + 1u;
+    for (i = 0; i < h->desc.entries; i++) h->e[i].stamp >>= 1;
+    h->floor >>= 1;
+    h->floor = 0;
+    h->agings++;
+    if (h->cost) {
+        uint64_t c = (uint64_t)hwp_cost_cycles(h->cost, HWP_COST_PATH_HPT_AGE) * sets;
+        hwp_cost_stall(h->cost, HWP_COST_PATH_HPT_AGE, c);
+        h->age_cycles += c;
+    }
+}
+
+/* The miss path: pick the victim, the smallest accumulator for LFU, the
+ * smallest priority under AGING or the oldest stamp for LRU, empty
+ * entries first, the lowest way on ties (section 5). */
 HWP_API int hwp__hpt_miss(hwp_hpt *h, hwp_hpt_entry *set,
                           const hwp_path_pd *pd, uint32_t value) {
     uint32_t w, v = 0, ways = 1u << h->way_shift;
-    bool lru = h->lru != 0;
+    bool st = h->lru || h->aging;
     for (w = 1; w < ways && set[v].pd.shape; w++) {
-        uint32_t kw = lru ? set[w].stamp : set[w].acc;
-        uint32_t kv = lru ? set[v].stamp : set[v].acc;
+        uint32_t kw = st ? set[w].stamp : set[w].acc;
+        uint32_t kv = st ? set[v].stamp : set[v].acc;
         if (!set[w].pd.shape || kw < kv) v = w;
     }
     h->misses++;
     if (set[v].pd.shape) {
         h->evictions++;
         h->evicted_value += set[v].acc;
+        if (h->aging) h->floor = set[v].stamp; /* LFUDA: the victim's priority */
     }
     set[v].pd = *pd;
     set[v].acc = value;
+    if (h->aging) { /* the newcomer starts at the last victim's priority */
+        set[v].stamp = hwp_sat_add(h->floor, value, 0xFFFFFFFFu);
+        if (HWP_UNLIKELY(h->floor >= 0x80000000u)) hwp__hpt_age(h);
+        return 0;
+    }
     set[v].stamp = ++h->clock;
     if (h->clock == 0xFFFFFFFFu) hwp__hpt_restamp(h);
     return 0;
@@ -955,12 +1384,15 @@ HWP_API uint32_t hwp_hpt_lookup(const hwp_hpt *h, const hwp_path_pd *pd) {
 
 HWP_API size_t hwp_hpt_export(const hwp_hpt *h, hwp_path_row *rows,
                               size_t cap) {
-    size_t i, n = 0;
-    if (!h || h->head.magic != HWP__HPT_MAGIC || !rows || !cap) return 0;
+    size_t i, n = 0, valid = 0;
+    if (!h || h->head.magic != HWP__HPT_MAGIC) return 0;
+    if (!rows) cap = 0;
     /* Keep the best `cap` in a heap whose root is the worst of them. */
     for (i = 0; i < h->desc.entries; i++) {
         hwp_path_row r;
         if (!h->e[i].pd.shape) continue;
+        valid++;
+        if (!cap) continue;
         r.pd = h->e[i].pd;
         r.count = h->e[i].acc;
         if (n < cap) {
@@ -978,32 +1410,79 @@ HWP_API size_t hwp_hpt_export(const hwp_hpt *h, hwp_path_row *rows,
         }
     }
     hwp__path_sort(rows, n, hwp__path_after_count);
-    return n;
+    return valid;
+}
+
+/* Does entry a rank below entry b for keeping (merge): by priority under
+ * AGING, else by accumulator; empty entries rank lowest. */
+static bool hwp__hpt_colder(const hwp_hpt *h, const hwp_hpt_entry *a,
+                            const hwp_hpt_entry *b) {
+    if (!a->pd.shape || !b->pd.shape) return !a->pd.shape && b->pd.shape;
+    return h->aging ? a->stamp < b->stamp : a->acc < b->acc;
 }
 
 HWP_API hwp_status hwp_hpt_merge(hwp_hpt *dst, const hwp_hpt *src) {
-    size_t i;
+    const hwp__pp_field *f;
+    uint32_t s, w, v, ways;
     if (!dst || !src || dst->head.magic != HWP__HPT_MAGIC ||
         src->head.magic != HWP__HPT_MAGIC)
         return HWP_EINVAL;
-    if (dst->desc.entries != src->desc.entries ||
-        dst->desc.ways != src->desc.ways ||
-        dst->desc.index != src->desc.index || dst->desc.repl != src->desc.repl)
-        return hwp__fail(&dst->head, HWP_EMISMATCH,
-                         "hpt: merge needs tables built from the same desc");
+    if ((f = hwp__pp_diff(&dst->desc, &src->desc, hwp__hpt_desc_f,
+                          HWP__PP_N(hwp__hpt_desc_f))) != NULL)
+        return hwp__fail(&dst->head, HWP_EMISMATCH, f->why);
     if (dst == src)
         return hwp__fail(&dst->head, HWP_EINVAL, "hpt: cannot merge into itself");
-    for (i = 0; i < src->desc.entries; i++)
-        if (src->e[i].pd.shape) hwp_hpt_add(dst, &src->e[i].pd, src->e[i].acc);
+    ways = 1u << dst->way_shift;
+    /* Set by set (both tables index alike): a path in both adds its
+     * accumulators; a path only in src replaces dst's coldest way when it
+     * is hotter than that way, else it is the one left out. Never through
+     * hwp_hpt_add, whose LFU would let a newcomer evict a hotter entry. */
+    for (s = 0; s <= dst->set_mask; s++) {
+        hwp_hpt_entry *ds = dst->e + ((size_t)s << dst->way_shift);
+        const hwp_hpt_entry *ss = src->e + ((size_t)s << src->way_shift);
+        for (w = 0; w < ways; w++) {
+            const hwp_hpt_entry *e = ss + w;
+            hwp_hpt_entry *cold = ds;
+            if (!e->pd.shape) continue;
+            for (v = 0; v < ways && !hwp_path_pd_eq(&ds[v].pd, &e->pd); v++) {}
+            if (v < ways) {
+                uint64_t a = (uint64_t)ds[v].acc + e->acc;
+                if (a > 0xFFFFFFFFu) dst->saturations++;
+                ds[v].acc = a > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)a;
+                if (dst->aging) ds[v].stamp = hwp_sat_add(ds[v].stamp, e->stamp, 0xFFFFFFFFu);
+                else if (e->stamp > ds[v].stamp) ds[v].stamp = e->stamp;
+                continue;
+            }
+            for (v = 1; v < ways; v++)
+                if (hwp__hpt_colder(dst, ds + v, cold)) cold = ds + v;
+            if (cold->pd.shape && !hwp__hpt_colder(dst, cold, e)) {
+                /* src's path is the coldest: it is the one evicted */
+                dst->evictions++;
+                dst->evicted_value += e->acc;
+                continue;
+            }
+            if (cold->pd.shape) {
+                dst->evictions++;
+                dst->evicted_value += cold->acc;
+            }
+            *cold = *e;
+        }
+    }
+    dst->hits += src->hits;
+    dst->misses += src->misses;
+    dst->evictions += src->evictions;
+    dst->evicted_value += src->evicted_value;
+    dst->saturations += src->saturations;
+    dst->total += src->total;
+    dst->agings += src->agings;
+    dst->age_cycles += src->age_cycles;
+    if (src->clock > dst->clock) dst->clock = src->clock;
+    if (src->floor > dst->floor) dst->floor = src->floor;
     return hwp__fail(&dst->head, HWP_OK, "");
 }
 
-static const char *hwp__hpt_index_name(uint32_t i) {
-    return i == HWP_HPT_PB ? "pb" : i == HWP_HPT_P ? "p" : "plb";
-}
-
-/* Walks the valid entries hottest first without extra storage: each step
- * finds the best entry ranked after the previous one (O(n) per row). */
+/* The hottest valid entry ranked after prev (count descending, then
+ * slot): the text report's top 20, O(entries) per row. */
 static const hwp_hpt_entry *hwp__hpt_next(const hwp_hpt *h,
                                           const hwp_hpt_entry *prev) {
     const hwp_hpt_entry *best = 0;
@@ -1026,7 +1505,8 @@ HWP_API void hwp_hpt_write_text(const hwp_hpt *h, const hwp_writer *w) {
     hwp_put_str_u64(w, " entries, ", h->desc.ways);
     hwp_put_str(w, "-way, ");
     hwp_put_str(w, h->desc.repl == HWP_HPT_LRU ? "LRU, " : "LFU, ");
-    hwp_put_str(w, hwp__hpt_index_name(h->desc.index));
+    if (h->aging) hwp_put_str(w, "aging (LFUDA), ");
+    hwp_put_str(w, hwp__hpt_index_names[h->desc.index]);
     hwp_put_str_u64(w, " index\n  paths ", h->hits + h->misses);
     hwp_put_str_u64(w, ", hits ", h->hits);
     hwp_put_str_u64(w, ", misses ", h->misses);
@@ -1045,82 +1525,231 @@ HWP_API void hwp_hpt_write_text(const hwp_hpt *h, const hwp_writer *w) {
     }
 }
 
+/* One pass over the table in slot order (O(entries)); each path carries
+ * its slot so a reader restores the table exactly. Hosts sort with
+ * hwp_hpt_export. */
 HWP_API void hwp_hpt_write_json(const hwp_hpt *h, const hwp_writer *w) {
-    const hwp_hpt_entry *e = 0;
+    hwp_hpt_stats st;
     bool first = true;
-    if (!h || h->head.magic != HWP__HPT_MAGIC) {
+    size_t i;
+    if (hwp_hpt_get_stats(h, &st) != HWP_OK) {
         hwp_put_str(w, "null");
         return;
     }
-    hwp_put_str(w, "{\"model\":\"hpt\",\"index\":");
-    hwp_put_json_str(w, hwp__hpt_index_name(h->desc.index));
-    hwp_put_str(w, ",\"repl\":");
-    hwp_put_json_str(w, h->desc.repl == HWP_HPT_LRU ? "lru" : "lfu");
-    hwp_put_json_u64(w, "entries", h->desc.entries);
-    hwp_put_json_u64(w, "ways", h->desc.ways);
-    hwp_put_json_u64(w, "adds", h->hits + h->misses);
-    hwp_put_json_u64(w, "hits", h->hits);
-    hwp_put_json_u64(w, "misses", h->misses);
-    hwp_put_json_u64(w, "evictions", h->evictions);
-    hwp_put_json_u64(w, "evicted_value", h->evicted_value);
-    hwp_put_json_u64(w, "saturations", h->saturations);
-    hwp_put_json_u64(w, "total", h->total);
+    hwp_put_json_envelope(w, "hpt", 1);
+    hwp__pp_put(w, "desc", &h->desc, hwp__hpt_desc_f, HWP__PP_N(hwp__hpt_desc_f));
+    hwp__pp_put(w, "stats", &st, hwp__hpt_stats_f, HWP__PP_N(hwp__hpt_stats_f));
+    hwp_put_json_u64(w, "clock", h->clock);
+    hwp_put_json_u64(w, "floor", h->floor);
     hwp_put_str(w, ",\"paths\":[");
-    while ((e = hwp__hpt_next(h, e)) != 0) {
-        if (!first) hwp_put_str(w, ",");
+    for (i = 0; i < h->desc.entries; i++) {
+        const hwp_hpt_entry *e = h->e + i;
+        if (!e->pd.shape) continue;
+        hwp_put_str(w, first ? "{" : ",{");
         first = false;
+        hwp_put_str_u64(w, "\"slot\":", i);
         hwp__path_pd_json(w, &e->pd);
         hwp_put_json_u64(w, "count", e->acc);
+        hwp_put_json_u64(w, "stamp", e->stamp);
         hwp_put_str(w, "}");
     }
     hwp_put_str(w, "]}");
 }
 
+HWP_API hwp_status hwp_hpt_read_desc(hwp_hpt_desc *d, const char *json,
+                                     size_t n, hwp_json_err *err) {
+    return hwp__pp_read_desc(d, sizeof *d, "hpt", hwp__hpt_desc_f,
+                             HWP__PP_N(hwp__hpt_desc_f), json, n, err);
+}
+
+/* One "paths" element into its slot. */
+static bool hwp__hpt_read_entry(hwp_json *j, hwp_hpt *h) {
+    char key[16];
+    uint64_t slot = ~(uint64_t)0, start = 0, len = 0, dirs = 0, acc = 0, stamp = 0;
+    hwp_path_pd pd;
+    size_t at, end;
+    if (!hwp_json_object(j)) return false;
+    at = j->pos - 1;
+    while (hwp_json_member(j, key, sizeof key)) {
+        if (hwp_json_key_is(key, "slot")) hwp_json_u64(j, &slot);
+        else if (hwp_json_key_is(key, "count")) hwp_json_u64(j, &acc);
+        else if (hwp_json_key_is(key, "stamp")) hwp_json_u64(j, &stamp);
+        else if (!hwp__path_pd_member(j, key, &start, &len, &dirs) && !j->why)
+            return hwp_json_fail(j, "json: unknown field");
+    }
+    if (j->why || !hwp__path_pd_make(j, &pd, start, len, dirs)) return false;
+    end = j->pos;
+    j->pos = at; /* errors below point at the element */
+    if (slot >= h->desc.entries || acc > 0xFFFFFFFFu || stamp > 0xFFFFFFFFu ||
+        h->e[slot].pd.shape)
+        return hwp_json_fail(j, "hpt: a path's slot, count or stamp is out of range");
+    if ((size_t)(hwp__hpt_set(h, &pd) - h->e) != (slot >> h->way_shift << h->way_shift))
+        return hwp_json_fail(j, "hpt: a path is in a slot its index does not map to");
+    h->e[slot].pd = pd;
+    h->e[slot].acc = (uint32_t)acc;
+    h->e[slot].stamp = (uint32_t)stamp;
+    j->pos = end;
+    return true;
+}
+
+HWP_API hwp_status hwp_hpt_read_json(hwp_hpt *h, const char *json, size_t n,
+                                     hwp_json_err *err) {
+    hwp_hpt_desc d;
+    hwp_hpt_stats st;
+    hwp_json j;
+    char key[16];
+    const hwp__pp_field *f;
+    const char *bad;
+    uint64_t clock = 0, floor = 0;
+    if (!h || h->head.magic != HWP__HPT_MAGIC) return HWP_EINVAL;
+    hwp__zero(&d, sizeof d);
+    hwp__zero(&st, sizeof st);
+    hwp_json_init(&j, json, n);
+    if (!hwp__pp_open(&j, "hpt", &d, hwp__hpt_desc_f, HWP__PP_N(hwp__hpt_desc_f)))
+        return hwp__fail(&h->head, hwp_json_status(&j, err), j.why);
+    bad = hwp__hpt_fill(&d);
+    if (!bad && (f = hwp__pp_diff(&h->desc, &d, hwp__hpt_desc_f, HWP__PP_N(hwp__hpt_desc_f))) != NULL)
+        bad = f->why;
+    if (bad) {
+        hwp_json_fail(&j, "hpt: the report's desc differs from the table's");
+        hwp_json_status(&j, err);
+        return hwp__fail(&h->head, HWP_EMISMATCH, bad);
+    }
+    hwp_hpt_reset(h);
+    while (hwp_json_member(&j, key, sizeof key)) {
+        if (hwp_json_key_is(key, "stats")) {
+            hwp__pp_read(&j, &st, hwp__hpt_stats_f, HWP__PP_N(hwp__hpt_stats_f));
+        } else if (hwp_json_key_is(key, "clock")) {
+            hwp_json_u64(&j, &clock);
+        } else if (hwp_json_key_is(key, "floor")) {
+            hwp_json_u64(&j, &floor);
+        } else if (hwp_json_key_is(key, "paths")) {
+            if (!hwp_json_array(&j)) break;
+            while (hwp_json_next(&j))
+                if (!hwp__hpt_read_entry(&j, h)) break;
+        } else {
+            hwp_json_fail(&j, "json: unknown field");
+        }
+    }
+    hwp_json_end(&j);
+    if (!j.why && (clock > 0xFFFFFFFFu || floor > 0xFFFFFFFFu ||
+                   st.hits + st.misses != st.events))
+        hwp_json_fail(&j, "hpt: clock, floor or the hit/miss counts are inconsistent");
+    if (j.why) {
+        hwp_status s = hwp_json_status(&j, err);
+        hwp_hpt_reset(h);
+        return hwp__fail(&h->head, s, j.why);
+    }
+    h->clock = (uint32_t)clock;
+    h->floor = (uint32_t)floor;
+    h->hits = st.hits;
+    h->misses = st.misses;
+    h->evictions = st.evicted;
+    h->evicted_value = st.evicted_value;
+    h->saturations = st.dropped;
+    h->total = st.total;
+    h->agings = st.agings;
+    h->age_cycles = st.cycles;
+    hwp_json_status(&j, err);
+    return hwp__fail(&h->head, HWP_OK, "");
+}
+
 /* ---- phase detection --------------------------------------------------- */
 
-static hwp_status hwp__phase_fill(hwp_phase_desc *d, const char **why) {
+static const char *const hwp__phase_kind_names[] = {"path", "bbv"};
+
+static const hwp__pp_field hwp__phase_desc_f[] = {
+    HWP__PPF(hwp_phase_desc, "phase", kind, 4, hwp__phase_kind_names, 2),
+    HWP__PPF(hwp_phase_desc, "phase", counters, 4, NULL, 0),
+    HWP__PPF(hwp_phase_desc, "phase", sig_bits, 4, NULL, 0),
+    HWP__PPF(hwp_phase_desc, "phase", table, 4, NULL, 0),
+    HWP__PPF(hwp_phase_desc, "phase", interval, 8, NULL, 0),
+    HWP__PPF(hwp_phase_desc, "phase", threshold, 8, NULL, 0)};
+
+static const hwp__pp_field hwp__phase_stats_f[] = {
+    HWP__PPF(hwp_phase_stats, "phase", events, 8, NULL, 0),
+    HWP__PPF(hwp_phase_stats, "phase", dropped, 8, NULL, 0),
+    HWP__PPF(hwp_phase_stats, "phase", evicted, 8, NULL, 0),
+    HWP__PPF(hwp_phase_stats, "phase", cycles, 8, NULL, 0),
+    HWP__PPF(hwp_phase_stats, "phase", insns, 8, NULL, 0),
+    HWP__PPF(hwp_phase_stats, "phase", intervals, 8, NULL, 0),
+    HWP__PPF(hwp_phase_stats, "phase", phases, 8, NULL, 0),
+    HWP__PPF(hwp_phase_stats, "phase", changes, 8, NULL, 0),
+    HWP__PPF(hwp_phase_stats, "phase", phase, 8, NULL, 0),
+    HWP__PPF(hwp_phase_stats, "phase", distance, 8, NULL, 0)};
+
+static const char *hwp__phase_fill(hwp_phase_desc *d) {
     if (!d->counters) d->counters = 32;
     if (!d->sig_bits) d->sig_bits = 6;
     if (!d->table) d->table = 32;
     if (!d->interval) d->interval = 10000000u;
     if (!d->threshold) d->threshold = d->interval / 10u * 6u + d->interval % 10u * 6u / 10u;
-    *why = "";
+    if (!d->threshold) d->threshold = 1; /* intervals under 2 instructions */
+    if (d->kind > HWP_PHASE_BBV) return "phase: kind must be path or bbv";
     if (!hwp_is_pow2(d->counters) || d->counters > 1024)
-        *why = "phase: counters must be a power of two up to 1024";
-    else if (d->sig_bits > 8)
-        *why = "phase: sig_bits must be 1..8";
-    else if (d->table > 1024)
-        *why = "phase: table must be 1..1024";
-    else if (d->interval > (1ull << 31))
-        *why = "phase: interval must be at most 2^31 instructions";
-    return **why ? HWP_EINVAL : HWP_OK;
+        return "phase: counters must be a power of two up to 1024";
+    if (d->sig_bits > 8) return "phase: sig_bits must be 1..8";
+    if (d->table > 1024) return "phase: table must be 1..1024";
+    if (d->interval > (1ull << 31))
+        return "phase: interval must be 1..2^31 instructions (0 for 10M)";
+    if (d->threshold > 2 * d->interval)
+        return "phase: threshold must be 1..2 x interval (a larger one never "
+               "sees a change)";
+    return NULL;
 }
 
 HWP_API size_t hwp_phase_bytes(const hwp_phase_desc *d) {
     hwp_phase_desc c;
-    const char *why;
     hwp__zero(&c, sizeof c);
     if (d) c = *d;
-    return hwp__phase_fill(&c, &why) == HWP_OK
-               ? HWP_PHASE_BYTES(c.counters, c.table)
-               : 0;
+    return hwp__phase_fill(&c) ? 0 : HWP_PHASE_BYTES(c.counters, c.table);
+}
+
+/* Accumulator width: enough to count a whole interval. */
+static unsigned hwp__phase_acc_bits(const hwp_phase_desc *d) {
+    return hwp_log2(d->interval) + !hwp_is_pow2(d->interval);
+}
+
+HWP_API size_t hwp_phase_hw_bytes(const hwp_phase_desc *d) {
+    hwp_phase_desc c;
+    uint64_t bits;
+    hwp__zero(&c, sizeof c);
+    if (d) c = *d;
+    if (hwp__phase_fill(&c)) return 0;
+    bits = (uint64_t)c.counters * hwp__phase_acc_bits(&c) +   /* accumulators */
+           (uint64_t)c.counters * c.sig_bits +                /* previous     */
+           (uint64_t)c.table * (c.counters * c.sig_bits +     /* past table   */
+                                hwp_log2(c.table) + 1u);      /* + phase id   */
+    return (size_t)((bits + 7u) / 8u);
+}
+
+HWP_API hwp_status hwp_phase_bbv_desc(const hwp_phase_desc *like,
+                                      hwp_phase_desc *out) {
+    hwp_phase_desc c;
+    if (!out) return HWP_EINVAL;
+    hwp__zero(&c, sizeof c);
+    if (like) c = *like;
+    if (hwp__phase_fill(&c)) return HWP_EINVAL;
+    c.kind = HWP_PHASE_BBV;
+    *out = c;
+    return HWP_OK;
 }
 
 HWP_API hwp_status hwp_phase_init(hwp_phase *ph, void *storage, size_t bytes,
                                   const hwp_phase_desc *d, hwp_cost *cost) {
     hwp_phase_desc c;
     const char *why;
-    unsigned char *cur = (unsigned char *)storage;
+    unsigned char *cur;
     unsigned lg;
     if (!ph) return HWP_EINVAL;
     hwp__zero(&c, sizeof c);
     if (d) c = *d;
     hwp__zero(ph, sizeof *ph);
-    if (hwp__phase_fill(&c, &why) != HWP_OK)
-        return hwp__fail(&ph->head, HWP_EINVAL, why);
-    if (hwp__admit(&ph->head, NULL, storage, bytes,
-                          HWP_PHASE_BYTES(c.counters, c.table)))
+    why = hwp__phase_fill(&c); /* before the size below reads c */
+    if (hwp__admit_mem(&ph->head, why, &storage, &bytes,
+                       HWP_PHASE_BYTES(c.counters, c.table) - (HWP__ALIGN - 1u)))
         return (hwp_status)ph->head.status;
+    cur = (unsigned char *)storage;
     ph->desc = c;
     ph->acc = (uint32_t *)hwp__carve(&cur, (size_t)c.counters * 4u);
     ph->prev = (uint8_t *)hwp__carve(&cur, c.counters);
@@ -1132,22 +1761,62 @@ HWP_API hwp_status hwp_phase_init(hwp_phase *ph, void *storage, size_t bytes,
     /* Keep the top sig_bits of a counter that can reach the interval
      * length: ceil(log2(interval)) bits wide (Sherwood et al. compress
      * their 24-bit counters the same way for 10M intervals). */
-    lg = hwp_log2(c.interval) + !hwp_is_pow2(c.interval);
+    lg = hwp__phase_acc_bits(&c);
     ph->shift = lg > c.sig_bits ? lg - c.sig_bits : 0;
     ph->sig_max = (1u << c.sig_bits) - 1;
     (void)cost; /* the detector is off the commit path: it costs nothing */
     ph->head.magic = HWP__PHASE_MAGIC;
-    hwp_phase_reset(ph);
-    return hwp__fail(&ph->head, HWP_OK, "");
+    return hwp_phase_reset(ph);
 }
 
-HWP_API void hwp_phase_reset(hwp_phase *ph) {
-    if (!ph || ph->head.magic != HWP__PHASE_MAGIC || !ph->acc) return;
+HWP_API hwp_status hwp_phase_reset(hwp_phase *ph) {
+    if (!ph || ph->head.magic != HWP__PHASE_MAGIC) return HWP_EINVAL;
     hwp__zero(ph->acc, (size_t)ph->desc.counters * 4u);
     hwp__zero(ph->prev, ph->desc.counters);
     ph->used = ph->next_id = ph->clock = 0;
     ph->fill = ph->intervals = ph->changes = 0;
+    ph->adds = ph->insns = ph->replaced = 0;
     hwp__zero(&ph->last, sizeof ph->last);
+    return hwp__fail(&ph->head, HWP_OK, "");
+}
+
+HWP_API hwp_status hwp_phase_flush(hwp_phase *ph) {
+    if (!ph || ph->head.magic != HWP__PHASE_MAGIC) return HWP_EINVAL;
+    return hwp__fail(&ph->head, HWP_OK, "");
+}
+
+HWP_API hwp_status hwp_phase_get_stats(const hwp_phase *ph, hwp_phase_stats *out) {
+    if (!ph || !out || ph->head.magic != HWP__PHASE_MAGIC) return HWP_EINVAL;
+    out->events = ph->adds;
+    out->dropped = 0;
+    out->evicted = ph->replaced;
+    out->cycles = 0;
+    out->insns = ph->insns + ph->fill;
+    out->intervals = ph->intervals;
+    out->phases = ph->next_id;
+    out->changes = ph->changes;
+    out->phase = ph->last.phase;
+    out->distance = ph->last.distance;
+    return HWP_OK;
+}
+
+HWP_API hwp_status hwp_phase_merge(hwp_phase *dst, const hwp_phase *src) {
+    const hwp__pp_field *f;
+    if (!dst || !src || dst->head.magic != HWP__PHASE_MAGIC ||
+        src->head.magic != HWP__PHASE_MAGIC)
+        return HWP_EINVAL;
+    if ((f = hwp__pp_diff(&dst->desc, &src->desc, hwp__phase_desc_f,
+                          HWP__PP_N(hwp__phase_desc_f))) != NULL)
+        return hwp__fail(&dst->head, HWP_EMISMATCH, f->why);
+    if (dst == src)
+        return hwp__fail(&dst->head, HWP_EINVAL, "phase: cannot merge into itself");
+    dst->adds += src->adds;
+    dst->insns += src->insns + src->fill;
+    dst->intervals += src->intervals;
+    dst->changes += src->changes;
+    dst->replaced += src->replaced;
+    dst->next_id += src->next_id;
+    return hwp__fail(&dst->head, HWP_OK, "");
 }
 
 static uint64_t hwp__phase_dist(const hwp_phase *ph, const uint8_t *a,
@@ -1199,6 +1868,7 @@ HWP_API void hwp__phase_close(hwp_phase *ph) {
             for (slot = 1; slot < ph->used; slot++)
                 if (ph->tab_stamp[slot] < ph->tab_stamp[lru]) lru = slot;
             i = lru;
+            ph->replaced++;
         }
     }
     hwp__copy(ph->tab_sig + (size_t)i * ph->desc.counters, ph->cur,
@@ -1206,7 +1876,11 @@ HWP_API void hwp__phase_close(hwp_phase *ph) {
     ph->tab_id[i] = r.phase;
     ph->tab_stamp[i] = ++ph->clock;
     hwp__copy(ph->prev, ph->cur, ph->desc.counters);
-    ph->fill -= ph->fill < ph->desc.interval ? ph->fill : ph->desc.interval;
+    {
+        uint64_t closed = ph->fill < ph->desc.interval ? ph->fill : ph->desc.interval;
+        ph->fill -= closed;
+        ph->insns += closed;
+    }
     ph->intervals++;
     ph->changes += r.changed;
     ph->last = r;
@@ -1227,22 +1901,77 @@ HWP_API void hwp_phase_write_text(const hwp_phase *ph, const hwp_writer *w) {
 }
 
 HWP_API void hwp_phase_write_json(const hwp_phase *ph, const hwp_writer *w) {
-    if (!ph || ph->head.magic != HWP__PHASE_MAGIC) {
+    hwp_phase_stats st;
+    if (hwp_phase_get_stats(ph, &st) != HWP_OK) {
         hwp_put_str(w, "null");
         return;
     }
-    hwp_put_str(w, "{\"model\":\"phase\"");
-    hwp_put_json_u64(w, "counters", ph->desc.counters);
-    hwp_put_json_u64(w, "sig_bits", ph->desc.sig_bits);
-    hwp_put_json_u64(w, "table", ph->desc.table);
-    hwp_put_json_u64(w, "interval", ph->desc.interval);
-    hwp_put_json_u64(w, "threshold", ph->desc.threshold);
-    hwp_put_json_u64(w, "intervals", ph->intervals);
-    hwp_put_json_u64(w, "phases", ph->next_id);
-    hwp_put_json_u64(w, "changes", ph->changes);
-    hwp_put_json_u64(w, "phase", ph->last.phase);
-    hwp_put_json_u64(w, "last_distance", ph->last.distance);
+    hwp_put_json_envelope(w, "phase", 1);
+    hwp__pp_put(w, "desc", &ph->desc, hwp__phase_desc_f, HWP__PP_N(hwp__phase_desc_f));
+    hwp__pp_put(w, "stats", &st, hwp__phase_stats_f, HWP__PP_N(hwp__phase_stats_f));
+    hwp_put_json_u64(w, "hw_bytes", hwp_phase_hw_bytes(&ph->desc));
+    hwp_put_json_u64(w, "open_insns", ph->fill);
     hwp_put_str(w, "}");
+}
+
+HWP_API hwp_status hwp_phase_read_desc(hwp_phase_desc *d, const char *json,
+                                       size_t n, hwp_json_err *err) {
+    return hwp__pp_read_desc(d, sizeof *d, "phase", hwp__phase_desc_f,
+                             HWP__PP_N(hwp__phase_desc_f), json, n, err);
+}
+
+/* Restores the report's counters (what merge and the report use); the
+ * signatures are not in the report, so a restored detector starts its
+ * next interval without a previous one to compare with. */
+HWP_API hwp_status hwp_phase_read_json(hwp_phase *ph, const char *json, size_t n,
+                                       hwp_json_err *err) {
+    hwp_phase_desc d;
+    hwp_phase_stats st;
+    hwp_json j;
+    char key[16];
+    const hwp__pp_field *f;
+    const char *bad;
+    uint64_t open = 0, hwb = 0;
+    if (!ph || ph->head.magic != HWP__PHASE_MAGIC) return HWP_EINVAL;
+    hwp__zero(&d, sizeof d);
+    hwp__zero(&st, sizeof st);
+    hwp_json_init(&j, json, n);
+    if (!hwp__pp_open(&j, "phase", &d, hwp__phase_desc_f, HWP__PP_N(hwp__phase_desc_f)))
+        return hwp__fail(&ph->head, hwp_json_status(&j, err), j.why);
+    bad = hwp__phase_fill(&d);
+    if (!bad && (f = hwp__pp_diff(&ph->desc, &d, hwp__phase_desc_f, HWP__PP_N(hwp__phase_desc_f))) != NULL)
+        bad = f->why;
+    if (bad) {
+        hwp_json_fail(&j, "phase: the report's desc differs from the detector's");
+        hwp_json_status(&j, err);
+        return hwp__fail(&ph->head, HWP_EMISMATCH, bad);
+    }
+    while (hwp_json_member(&j, key, sizeof key)) {
+        if (hwp_json_key_is(key, "stats"))
+            hwp__pp_read(&j, &st, hwp__phase_stats_f, HWP__PP_N(hwp__phase_stats_f));
+        else if (hwp_json_key_is(key, "open_insns")) hwp_json_u64(&j, &open);
+        else if (hwp_json_key_is(key, "hw_bytes")) hwp_json_u64(&j, &hwb);
+        else hwp_json_fail(&j, "json: unknown field");
+    }
+    hwp_json_end(&j);
+    if (!j.why && (open >= ph->desc.interval || open > st.insns ||
+                   st.phases > 0xFFFFFFFFu || st.phase > 0xFFFFFFFFu ||
+                   (st.phases && st.phase >= st.phases) || st.changes > st.intervals))
+        hwp_json_fail(&j, "phase: open_insns, phases or changes are inconsistent");
+    if (j.why) return hwp__fail(&ph->head, hwp_json_status(&j, err), j.why);
+    hwp_phase_reset(ph);
+    ph->adds = st.events;
+    ph->replaced = st.evicted;
+    ph->fill = open;
+    ph->insns = st.insns - open;
+    ph->intervals = st.intervals;
+    ph->next_id = (uint32_t)st.phases;
+    ph->changes = st.changes;
+    ph->last.phase = (uint32_t)st.phase;
+    ph->last.distance = st.distance;
+    ph->last.index = st.intervals ? st.intervals - 1 : 0;
+    hwp_json_status(&j, err);
+    return hwp__fail(&ph->head, HWP_OK, "");
 }
 
 /* ---- path stack -------------------------------------------------------- */
@@ -1282,9 +2011,9 @@ static hwp_status hwp__path_fill(hwp_path_desc *d, const char **why) {
     if (!d->cycles_per_insn_q8) d->cycles_per_insn_q8 = 256;
     for (i = 0; i < HWP_PATH_BT_COUNT; i++) {
         if (d->ops[i] > 15)
-            *why = "path: a PPCR entry has bits beyond update/count/pop/push";
+            *why = "path: ops (the PPCR): an entry has bits beyond update/count/pop/push";
         else if ((d->ops[i] & 3) == 3)
-            *why = "path: a PPCR entry may not both update and update-count";
+            *why = "path: ops (the PPCR): an entry may not both update and update-count";
     }
     if (**why) return HWP_EINVAL;
     if (d->ext_max > 7)
@@ -1345,8 +2074,8 @@ HWP_API hwp_status hwp_path_init(hwp_path *p, void *storage, size_t bytes,
     if (hwp__path_fill(&c, &why) != HWP_OK)
         return hwp__fail(&p->head, HWP_EINVAL, why);
     p->qslots = hwp__path_qslots(&c);
-    if (hwp__admit(&p->head, NULL, storage, bytes,
-                          HWP_PATH_BYTES(c.depth, p->qslots - 1u)))
+    if (hwp__admit_mem(&p->head, NULL, &storage, &bytes,
+                       HWP_PATH_BYTES(c.depth, p->qslots - 1u) - (HWP__ALIGN - 1u)))
         return (hwp_status)p->head.status;
     p->desc = c;
     p->stack = (hwp_path_entry *)storage;
@@ -1410,7 +2139,8 @@ HWP_API hwp_status hwp_path_attach(hwp_path *p, hwp_hpt *hpt,
     p->phase = phase;
     p->sinks = (uint8_t)((phase ? HWP__PATH_SINK_PHASE : 0) |
                          (p->desc.on_path ? HWP__PATH_SINK_CB : 0));
-    p->plain = (uint8_t)(hpt && hpt->dflt ? 2 + (p->sinks != 0) : 0);
+    p->plain = (uint8_t)(hpt && hpt->dflt ? 2 + (p->sinks != 0)
+                         : hpt && hpt->age4 && !p->sinks ? 4 : 0);
     p->lat_hit = (uint64_t)hwp_cost_cycles(p->cost, HWP_COST_PATH_HPT_UPDATE) << 8;
     p->lat_miss = hpt ? ((uint64_t)hwp_cost_cycles(p->cost, HWP_COST_PATH_HPT_MISS) *
                          hwp_log2(hpt->desc.ways)) << 8
@@ -1418,8 +2148,8 @@ HWP_API hwp_status hwp_path_attach(hwp_path *p, hwp_hpt *hpt,
     return hwp__fail(&p->head, HWP_OK, "");
 }
 
-HWP_API void hwp_path_reset(hwp_path *p) {
-    if (!p || p->head.magic != HWP__PATH_MAGIC || !p->stack) return;
+HWP_API hwp_status hwp_path_reset(hwp_path *p) {
+    if (!p || p->head.magic != HWP__PATH_MAGIC) return HWP_EINVAL;
     p->tp = p->stack;
     p->n = p->lost = 0;
     hwp__path_arm(p);
@@ -1429,7 +2159,37 @@ HWP_API void hwp_path_reset(hwp_path *p) {
     p->clk = p->busy = p->stall_q8 = p->charged = 0;
     p->branches = p->paths = p->ignored = p->splits = 0;
     p->overflows = p->underflows = p->cold_starts = p->spills = p->fills = 0;
-    p->unwound = p->max_n = 0;
+    p->unwound = p->max_n = p->unchained = 0;
+    p->expect = 0;
+    return hwp__fail(&p->head, HWP_OK, "");
+}
+
+/* A branch below the previous branch's next_pc: the host lost a record
+ * (or its blocks do not chain), so the open path holds a wrong
+ * sequence. It is marked incomplete, which makes its pop an ignored
+ * path (dropped), never a wrong one in the profile. */
+HWP_API void hwp__path_unchained(hwp_path *p) {
+    p->unchained++;
+    if (p->n) p->tp->incomplete = 1;
+}
+
+HWP_API hwp_status hwp_path_get_stats(const hwp_path *p, hwp_path_stats *out) {
+    if (!p || !out || p->head.magic != HWP__PATH_MAGIC) return HWP_EINVAL;
+    out->events = p->branches;
+    out->dropped = p->ignored;
+    out->evicted = p->overflows;
+    out->cycles = p->stall_q8 >> 8;
+    out->paths = p->paths;
+    out->splits = p->splits;
+    out->underflows = p->underflows;
+    out->cold_starts = p->cold_starts;
+    out->spills = p->spills;
+    out->fills = p->fills;
+    out->unwound = p->unwound;
+    out->max_depth_used = p->max_n;
+    out->unchained = p->unchained;
+    out->host_cycles = (p->clk - p->stall_q8) >> 8;
+    return HWP_OK;
 }
 
 /* The short paths need a top entry: HWP__PATH_FAST is set on the
@@ -1516,6 +2276,9 @@ HWP_API void hwp__path_step(hwp_path *p, uint64_t pc, uint64_t next_pc,
 
 /* hwp_path_insn's branch: the block ends here. */
 HWP_API void hwp__path_insn_branch(hwp_path *p, const hwp_insn *in) {
+    /* the block runs from the last branch's next_pc to this branch */
+    if (HWP_UNLIKELY(in->pc < p->expect)) hwp__path_unchained(p);
+    p->expect = in->next_pc;
     hwp_path_branch(p, in->pc, in->next_pc, in->cls,
                     (in->events & HWP_EV_TAKEN) != 0, p->pend_insns,
                     p->pend_events);
@@ -1583,6 +2346,7 @@ HWP_API hwp_status hwp_path_begin(hwp_path *p, uint64_t pc) {
     hwp__path_fresh(p->tp, pc);
     if (p->n == 1) hwp__path_arm(p);
     if (p->n > p->max_n) p->max_n = p->n;
+    p->expect = pc;
     return hwp__fail(&p->head, HWP_OK, "");
 }
 
@@ -1594,7 +2358,8 @@ HWP_API hwp_status hwp_path_unwind(hwp_path *p, uint32_t n, bool emit) {
     below = p->desc.overflow == HWP_PATH_SPILL ? p->spills - p->fills : p->lost;
     if (n > p->n + below)
         return hwp__fail(&p->head, HWP_EINVAL,
-                         "path: unwind asks for more entries than the stack holds");
+                         "path: unwind n exceeds the entries the stack holds "
+                         "(on chip, spilled or dropped)");
     for (; n && p->n; n--) {
         if (emit) hwp__path_emit(p, p->tp);
         p->tp = p->tp == p->stack ? p->end - 1 : p->tp - 1;
@@ -1612,6 +2377,7 @@ HWP_API hwp_status hwp_path_unwind(hwp_path *p, uint32_t n, bool emit) {
         p->unwound++;
     }
     hwp__path_arm(p);
+    p->expect = 0; /* control went elsewhere: the next branch starts anew */
     return hwp__fail(&p->head, HWP_OK, "");
 }
 
@@ -1620,23 +2386,18 @@ HWP_API hwp_status hwp_path_flush(hwp_path *p) {
     return hwp_path_unwind(p, p->n, true);
 }
 
-static const char *hwp__path_mode_name(uint32_t m) {
-    static const char *const names[] = {"bl", "wpp", "ext_loop", "ext_call",
-                                        "custom"};
-    return m <= HWP_PATH_CUSTOM ? names[m] : "?";
-}
-
-static const char *hwp__path_metric_name(uint32_t m) {
-    static const char *const names[] = {"paths", "branches", "insns", "events"};
-    return m <= HWP_PATH_M_EVENTS ? names[m] : "?";
-}
+static const char *const hwp__path_mode_names[] = {"bl", "wpp", "ext_loop",
+                                                    "ext_call", "custom"};
+static const char *const hwp__path_metric_names[] = {"paths", "branches",
+                                                      "insns", "events"};
+static const char *const hwp__path_overflow_names[] = {"drop", "spill"};
 
 HWP_API void hwp_path_write_text(const hwp_path *p, const hwp_writer *w) {
     if (!p || p->head.magic != HWP__PATH_MAGIC) return;
     hwp_put_str(w, "path stack: ");
-    hwp_put_str(w, hwp__path_mode_name(p->desc.mode));
+    hwp_put_str(w, hwp__path_mode_names[p->desc.mode]);
     hwp_put_str(w, " paths, metric ");
-    hwp_put_str(w, hwp__path_metric_name(p->desc.metric));
+    hwp_put_str(w, hwp__path_metric_names[p->desc.metric]);
     hwp_put_str_u64(w, ", depth ", p->desc.depth);
     hwp_put_str_u64(w, ", max length ", p->desc.max_len);
     hwp_put_str_u64(w, "\n  branches ", p->branches);
@@ -1654,35 +2415,212 @@ HWP_API void hwp_path_write_text(const hwp_path *p, const hwp_writer *w) {
     hwp_put_str(w, "%\n");
 }
 
+
+/* Every desc field but the callbacks (a report cannot hold them: a
+ * reader of a SPILL desc adds its own spill and fill). queue is written
+ * as given: HWP_PATH_QUEUE_NONE is 4294967295. */
+static const hwp__pp_field hwp__path_desc_f[] = {
+    HWP__PPF(hwp_path_desc, "path", mode, 4, hwp__path_mode_names, 5),
+    HWP__PPF(hwp_path_desc, "path", ops, 5, NULL, 0),
+    HWP__PPF(hwp_path_desc, "path", ext_loops, 1, NULL, 0),
+    HWP__PPF(hwp_path_desc, "path", ext_calls, 1, NULL, 0),
+    HWP__PPF(hwp_path_desc, "path", ext_max, 4, NULL, 0),
+    HWP__PPF(hwp_path_desc, "path", max_len, 4, NULL, 0),
+    HWP__PPF(hwp_path_desc, "path", depth, 4, NULL, 0),
+    HWP__PPF(hwp_path_desc, "path", counter_bits, 4, NULL, 0),
+    HWP__PPF(hwp_path_desc, "path", metric, 4, hwp__path_metric_names, 4),
+    HWP__PPF(hwp_path_desc, "path", event_mask, 4, NULL, 0),
+    HWP__PPF(hwp_path_desc, "path", overflow, 4, hwp__path_overflow_names, 2),
+    HWP__PPF(hwp_path_desc, "path", queue, 4, NULL, 0),
+    HWP__PPF(hwp_path_desc, "path", cycles_per_insn_q8, 4, NULL, 0)};
+
+static const hwp__pp_field hwp__path_stats_f[] = {
+    HWP__PPF(hwp_path_stats, "path", events, 8, NULL, 0),
+    HWP__PPF(hwp_path_stats, "path", dropped, 8, NULL, 0),
+    HWP__PPF(hwp_path_stats, "path", evicted, 8, NULL, 0),
+    HWP__PPF(hwp_path_stats, "path", cycles, 8, NULL, 0),
+    HWP__PPF(hwp_path_stats, "path", paths, 8, NULL, 0),
+    HWP__PPF(hwp_path_stats, "path", splits, 8, NULL, 0),
+    HWP__PPF(hwp_path_stats, "path", underflows, 8, NULL, 0),
+    HWP__PPF(hwp_path_stats, "path", cold_starts, 8, NULL, 0),
+    HWP__PPF(hwp_path_stats, "path", spills, 8, NULL, 0),
+    HWP__PPF(hwp_path_stats, "path", fills, 8, NULL, 0),
+    HWP__PPF(hwp_path_stats, "path", unwound, 8, NULL, 0),
+    HWP__PPF(hwp_path_stats, "path", max_depth_used, 8, NULL, 0),
+    HWP__PPF(hwp_path_stats, "path", unchained, 8, NULL, 0),
+    HWP__PPF(hwp_path_stats, "path", host_cycles, 8, NULL, 0)};
+
+HWP_API hwp_status hwp_path_merge(hwp_path *dst, const hwp_path *src) {
+    const hwp__pp_field *f;
+    if (!dst || !src || dst->head.magic != HWP__PATH_MAGIC ||
+        src->head.magic != HWP__PATH_MAGIC)
+        return HWP_EINVAL;
+    if ((f = hwp__pp_diff(&dst->desc, &src->desc, hwp__path_desc_f,
+                          HWP__PP_N(hwp__path_desc_f))) != NULL)
+        return hwp__fail(&dst->head, HWP_EMISMATCH, f->why);
+    if (dst == src)
+        return hwp__fail(&dst->head, HWP_EINVAL, "path: cannot merge into itself");
+    dst->branches += src->branches;
+    dst->paths += src->paths;
+    dst->ignored += src->ignored;
+    dst->splits += src->splits;
+    dst->overflows += src->overflows;
+    dst->underflows += src->underflows;
+    dst->cold_starts += src->cold_starts;
+    dst->spills += src->spills;
+    dst->fills += src->fills;
+    dst->unwound += src->unwound;
+    dst->unchained += src->unchained;
+    if (src->max_n > dst->max_n) dst->max_n = src->max_n;
+    /* the host's time and the stalls add; charged follows the stalls so
+     * dst's next stall charges only new cycles */
+    dst->clk += src->clk;
+    dst->stall_q8 += src->stall_q8;
+    dst->charged = dst->stall_q8 >> 8;
+    return hwp__fail(&dst->head, HWP_OK, "");
+}
+
 HWP_API void hwp_path_write_json(const hwp_path *p, const hwp_writer *w) {
-    if (!p || p->head.magic != HWP__PATH_MAGIC) {
+    hwp_path_stats st;
+    if (hwp_path_get_stats(p, &st) != HWP_OK) {
         hwp_put_str(w, "null");
         return;
     }
-    hwp_put_str(w, "{\"model\":\"pathprof\",\"mode\":");
-    hwp_put_json_str(w, hwp__path_mode_name(p->desc.mode));
-    hwp_put_str(w, ",\"metric\":");
-    hwp_put_json_str(w, hwp__path_metric_name(p->desc.metric));
-    hwp_put_json_u64(w, "depth", p->desc.depth);
-    hwp_put_json_u64(w, "max_len", p->desc.max_len);
-    hwp_put_json_u64(w, "counter_bits", p->desc.counter_bits);
-    hwp_put_json_u64(w, "queue", p->desc.queue == HWP_PATH_QUEUE_NONE ? 0 : p->desc.queue);
-    hwp_put_json_u64(w, "branches", p->branches);
-    hwp_put_json_u64(w, "paths", p->paths);
-    hwp_put_json_u64(w, "ignored", p->ignored);
-    hwp_put_json_u64(w, "splits", p->splits);
-    hwp_put_json_u64(w, "overflows", p->overflows);
-    hwp_put_json_u64(w, "underflows", p->underflows);
-    hwp_put_json_u64(w, "cold_starts", p->cold_starts);
-    hwp_put_json_u64(w, "spills", p->spills);
-    hwp_put_json_u64(w, "fills", p->fills);
-    hwp_put_json_u64(w, "unwound", p->unwound);
-    hwp_put_json_u64(w, "max_depth_used", p->max_n);
-    hwp_put_json_u64(w, "stall_cycles", p->stall_q8 >> 8);
-    hwp_put_json_u64(w, "host_cycles", (p->clk - p->stall_q8) >> 8);
-    hwp_put_str(w, ",\"overhead_pct\":");
-    hwp_put_f64(w, hwp_path_overhead_pct(p), 4);
+    hwp_put_json_envelope(w, "path", 1);
+    hwp__pp_put(w, "desc", &p->desc, hwp__path_desc_f, HWP__PP_N(hwp__path_desc_f));
+    hwp__pp_put(w, "stats", &st, hwp__path_stats_f, HWP__PP_N(hwp__path_stats_f));
+    /* the queue model's clocks in its 1/256-cycle unit, so a reader
+     * restores the overhead exactly */
+    hwp_put_json_u64(w, "clk_q8", p->clk);
+    hwp_put_json_u64(w, "stall_q8", p->stall_q8);
+    hwp_put_json_f64(w, "overhead_pct", hwp_path_overhead_pct(p), 4);
     hwp_put_str(w, "}");
+}
+
+HWP_API hwp_status hwp_path_read_desc(hwp_path_desc *d, const char *json,
+                                      size_t n, hwp_json_err *err) {
+    return hwp__pp_read_desc(d, sizeof *d, "path", hwp__path_desc_f,
+                             HWP__PP_N(hwp__path_desc_f), json, n, err);
+}
+
+/* Restores the counters (the stack's profile); the stack itself is
+ * empty afterwards, as after a flush. */
+HWP_API hwp_status hwp_path_read_json(hwp_path *p, const char *json, size_t n,
+                                      hwp_json_err *err) {
+    hwp_path_desc d;
+    hwp_path_stats st;
+    hwp_json j;
+    char key[16];
+    const hwp__pp_field *f;
+    uint64_t clk = 0, stall = 0;
+    double pct;
+    if (!p || p->head.magic != HWP__PATH_MAGIC) return HWP_EINVAL;
+    hwp__zero(&d, sizeof d);
+    hwp__zero(&st, sizeof st);
+    hwp_json_init(&j, json, n);
+    if (!hwp__pp_open(&j, "path", &d, hwp__path_desc_f, HWP__PP_N(hwp__path_desc_f)))
+        return hwp__fail(&p->head, hwp_json_status(&j, err), j.why);
+    /* the report has no callbacks: compare with the stack's desc as if
+     * it had none either */
+    d.on_path = p->desc.on_path;
+    d.spill = p->desc.spill;
+    d.fill = p->desc.fill;
+    d.ctx = p->desc.ctx;
+    if ((f = hwp__pp_diff(&p->desc, &d, hwp__path_desc_f,
+                          HWP__PP_N(hwp__path_desc_f))) != NULL) {
+        hwp_json_fail(&j, "path: the report's desc differs from the stack's");
+        hwp_json_status(&j, err);
+        return hwp__fail(&p->head, HWP_EMISMATCH, f->why);
+    }
+    while (hwp_json_member(&j, key, sizeof key)) {
+        if (hwp_json_key_is(key, "stats"))
+            hwp__pp_read(&j, &st, hwp__path_stats_f, HWP__PP_N(hwp__path_stats_f));
+        else if (hwp_json_key_is(key, "clk_q8")) hwp_json_u64(&j, &clk);
+        else if (hwp_json_key_is(key, "stall_q8")) hwp_json_u64(&j, &stall);
+        else if (hwp_json_key_is(key, "overhead_pct")) hwp_json_f64(&j, &pct);
+        else hwp_json_fail(&j, "json: unknown field");
+    }
+    hwp_json_end(&j);
+    if (!j.why && (stall > clk || stall >> 8 != st.cycles ||
+                   (clk - stall) >> 8 != st.host_cycles))
+        hwp_json_fail(&j, "path: clk_q8 and stall_q8 disagree with the stats");
+    if (j.why) return hwp__fail(&p->head, hwp_json_status(&j, err), j.why);
+    hwp_path_reset(p);
+    p->branches = st.events;
+    p->ignored = st.dropped;
+    p->overflows = st.evicted;
+    p->paths = st.paths;
+    p->splits = st.splits;
+    p->underflows = st.underflows;
+    p->cold_starts = st.cold_starts;
+    p->spills = st.spills;
+    p->fills = st.fills;
+    p->unwound = st.unwound;
+    p->max_n = st.max_depth_used;
+    p->unchained = st.unchained;
+    p->clk = clk;
+    p->stall_q8 = stall;
+    p->charged = stall >> 8;
+    hwp_json_status(&j, err);
+    return hwp__fail(&p->head, HWP_OK, "");
+}
+
+HWP_API size_t hwp_path_decode(const hwp_path *p, const hwp_path_pd *pd,
+                               hwp_path_block_fn map, void *ctx,
+                               uint64_t *out, size_t cap) {
+    unsigned len, used = 0;
+    uint32_t ext = 0;
+    uint64_t addr;
+    size_t n = 0, guard;
+    if (!p || p->head.magic != HWP__PATH_MAGIC || !pd || !map || !pd->shape) return 0;
+    if (!out) cap = 0;
+    len = hwp_path_pd_len(pd);
+    addr = pd->start;
+    /* a path holds at most max_len recorded branches, and between two of
+     * them at most the calls a BL path steps over: bound the walk */
+    for (guard = 0; guard < 4096; guard++) {
+        hwp_path_block b;
+        bool taken = true, bit = false;
+        uint32_t x, ops;
+        if (!map(ctx, addr, &b) || b.cls >= HWP_CLS_COUNT || !hwp_cls_is_branch(b.cls))
+            return 0;
+        if (b.cls == HWP_CLS_BR_COND || b.cls == HWP_CLS_JUMP || b.cls == HWP_CLS_INDIRECT) {
+            /* these record a direction in every preset (Tables 1 and 2) */
+            if (used == len) return n; /* the path ended before this branch */
+            bit = hwp_path_pd_dir(pd, used) != 0;
+            if (b.cls == HWP_CLS_JUMP && !bit) return 0; /* always taken */
+            taken = bit;
+        }
+        x = b.cls * 2u + (taken && b.target && b.target <= b.branch_pc);
+        if (b.cls == HWP_CLS_INDIRECT) x = b.cls * 2u;
+        ops = p->opx[x];
+        if (ops & HWP__PATH_EXT) { /* the extension counter, as the stack runs it */
+            if (b.cls == HWP_CLS_RET) {
+                if (ext) { ext--; ops = HWP_PATH_OP_UPDATE; }
+            } else if (ext < p->ext_max) {
+                ext++;
+                ops = HWP_PATH_OP_UPDATE;
+            }
+        }
+        if (n < cap) out[n] = addr;
+        n++;
+        if (ops & HWP_PATH_OP_UPDATE) {
+            if (used == len) return 0;
+            if (hwp_path_pd_dir(pd, used) != (unsigned)taken) return 0;
+            used++;
+        }
+        if (ops & HWP_PATH_OP_POP) return used == len ? n : 0;
+        if ((ops & HWP_PATH_OP_UPDATE) && used == p->desc.max_len) return n; /* split */
+        if ((ops & HWP_PATH_OP_PUSH) && b.cls == HWP_CLS_CALL) {
+            addr = b.fallthrough; /* the caller's path resumes after the call */
+        } else if (taken) {
+            if (!b.target) return 0; /* an indirect target inside a path */
+            addr = b.target;
+        } else {
+            addr = b.fallthrough;
+        }
+    }
+    return 0;
 }
 
 /* ---- metrics ----------------------------------------------------------- */

@@ -1,5 +1,5 @@
 /* tests/pathprof/queue_ref.h: a test-only reference for the branch queue
- * of seed 003 (section 8.2), to check the model's queue timing on long
+ * of Vaswani et al. (section 8.2), to check the model's queue timing on long
  * random streams.
  *
  * Written from the paper's description, not from pathprof.h, and in a

@@ -163,10 +163,13 @@ static void test_desc_validation(void) {
     d.mode = 9;
     CHECK_EQ(hwp_path_init(&p, st_path, sizeof st_path, &d, NULL), HWP_EINVAL);
     d.mode = 0;
-    CHECK_EQ(hwp_path_init(&p, st_path + 8, sizeof st_path - 8, &d, NULL), HWP_EINVAL);
-    CHECK_HAS(hwp_why(&p), "aligned");
-    CHECK_EQ(hwp_path_init(&p, st_path, hwp_path_bytes(&d) - 1, &d, NULL), HWP_ENOSPC);
-    CHECK_EQ(hwp_path_init(&p, st_path, hwp_path_bytes(&d), &d, NULL), HWP_OK);
+    /* storage of any alignment: bytes() covers the worst padding (15
+     * bytes at an address 1 past a 16-byte boundary) */
+    CHECK_EQ(hwp_path_init(&p, st_path + 8, sizeof st_path - 8, &d, NULL), HWP_OK);
+    CHECK_EQ(hwp_path_init(&p, st_path + 1, hwp_path_bytes(&d) - 1, &d, NULL), HWP_ENOSPC);
+    CHECK_HAS(hwp_why(&p), "storage");
+    CHECK_EQ(hwp_path_init(&p, st_path + 1, hwp_path_bytes(&d), &d, NULL), HWP_OK);
+    CHECK_EQ(hwp_path_init(&p, NULL, hwp_path_bytes(&d), &d, NULL), HWP_EINVAL);
     d.queue = HWP_PATH_QUEUE_NONE;
     CHECK_EQ(hwp_path_bytes(&d), HWP_PATH_BYTES(32, 0));
 
@@ -182,7 +185,7 @@ static void test_desc_validation(void) {
     hd.index = 7;
     CHECK_EQ(hwp_hpt_init(&h, st_hpt, sizeof st_hpt, &hd, NULL), HWP_EINVAL);
     hd.index = 0;
-    CHECK_EQ(hwp_hpt_init(&h, st_hpt, HWP_HPT_BYTES(64) - 1, &hd, NULL), HWP_ENOSPC);
+    CHECK_EQ(hwp_hpt_init(&h, st_hpt + 1, HWP_HPT_BYTES(64) - 1, &hd, NULL), HWP_ENOSPC);
     CHECK_EQ(hwp_hpt_export(&h, NULL, 0), 0); /* a failed init is no handle */
     CHECK_EQ(hwp_hpt_lookup(&h, NULL), 0);
 
@@ -662,19 +665,332 @@ static void test_hpt_export_merge(void) {
         hwp_hpt_add(&h, &pd, i * 3);
         hwp_hpt_add(&h2, &pd, i);
     }
-    CHECK_EQ(hwp_hpt_export(&h, rows, 3), 3);
+    /* (out, cap): the number available, the hottest cap written */
+    CHECK_EQ(hwp_hpt_export(&h, NULL, 0), 10);
+    CHECK_EQ(hwp_hpt_export(&h, rows, 3), 10);
     CHECK_EQ(rows[0].count, 30);
     CHECK_EQ(rows[1].count, 27);
     CHECK_EQ(rows[2].count, 24);
     CHECK_EQ(rows[0].pd.start, 0xA000);
     CHECK_EQ(hwp_hpt_merge(&h, &h2), HWP_OK);
-    CHECK_EQ(hwp_hpt_export(&h, rows, 8), 8);
+    CHECK_EQ(hwp_hpt_export(&h, rows, 8), 10);
     CHECK_EQ(rows[0].count, 40);
     CHECK_EQ(rows[7].count, 12); /* i = 3: 9 + 3 */
     hd.ways = 2;
     CHECK_EQ(hwp_hpt_init(&h2, st2, sizeof st2, &hd, NULL), HWP_OK);
     CHECK_EQ(hwp_hpt_merge(&h, &h2), HWP_EMISMATCH);
-    CHECK_HAS(hwp_why(&h), "same desc");
+    CHECK_HAS(hwp_why(&h), "ways");
+}
+
+/* Paths of one set of a 64 x 4 table (plb index), found by search. */
+static unsigned same_set(const hwp_hpt *h, hwp_path_pd *out, unsigned n) {
+    hwp_path_pd first = mkpd(0x40000, 3);
+    const hwp_hpt_entry *set = hwp__hpt_set(h, &first);
+    unsigned k = 0, i;
+    for (i = 0; k < n && i < 100000; i++) {
+        hwp_path_pd pd = mkpd(0x40000 + 4 * i, 3);
+        if (hwp__hpt_set(h, &pd) == set) out[k++] = pd;
+    }
+    return k;
+}
+
+/* Merging must not let a cold newcomer displace a hot entry: dst's set
+ * holds four hot paths (100 each), src brings a fifth, cold one (1)
+ * for the same set. The old merge re-added src's entries with
+ * hwp_hpt_add, whose LFU miss evicted one of the hot paths (checked: it
+ * fails on that code). Then the other way round: src's hot paths must
+ * displace dst's cold ones, and of src's own entries none may evict
+ * another. */
+static void test_hpt_merge_keeps_hot(void) {
+    hwp_hpt a, b;
+    hwp_hpt_desc hd;
+    hwp_path_pd pd[8];
+    static unsigned char sa[HWP_HPT_BYTES(64)], sb[HWP_HPT_BYTES(64)];
+    hwp_hpt_stats st;
+    unsigned i;
+    memset(&hd, 0, sizeof hd);
+    memset(&st, 0, sizeof st);
+    hd.entries = 64;
+    CHECK_EQ(hwp_hpt_init(&a, sa, sizeof sa, &hd, NULL), HWP_OK);
+    CHECK_EQ(hwp_hpt_init(&b, sb, sizeof sb, &hd, NULL), HWP_OK);
+    if (!CHECK_EQ(same_set(&a, pd, 8), 8)) return;
+    for (i = 0; i < 4; i++) hwp_hpt_add(&a, &pd[i], 100);
+    hwp_hpt_add(&b, &pd[4], 1);
+    CHECK_EQ(hwp_hpt_merge(&a, &b), HWP_OK);
+    for (i = 0; i < 4; i++) CHECK_EQ(hwp_hpt_lookup(&a, &pd[i]), 100);
+    CHECK_EQ(hwp_hpt_lookup(&a, &pd[4]), 0);
+    CHECK_EQ(hwp_hpt_get_stats(&a, &st), HWP_OK);
+    CHECK_EQ(st.evicted, 1); /* the cold path is the one left out */
+    CHECK_EQ(st.events, 5);
+    CHECK_EQ(st.cycles, 0);  /* merging charges nothing */
+
+    /* dst cold (1, 2, 3, 4), src hot (50..53 on four new paths) */
+    CHECK_EQ(hwp_hpt_reset(&a), HWP_OK);
+    CHECK_EQ(hwp_hpt_reset(&b), HWP_OK);
+    for (i = 0; i < 4; i++) hwp_hpt_add(&a, &pd[i], i + 1);
+    for (i = 0; i < 4; i++) hwp_hpt_add(&b, &pd[4 + i], 53 - i);
+    CHECK_EQ(hwp_hpt_merge(&a, &b), HWP_OK);
+    for (i = 0; i < 4; i++) CHECK_EQ(hwp_hpt_lookup(&a, &pd[4 + i]), 53 - i);
+    CHECK_EQ(hwp_hpt_export(&a, NULL, 0), 4);
+
+    /* a path in both adds up */
+    CHECK_EQ(hwp_hpt_reset(&a), HWP_OK);
+    CHECK_EQ(hwp_hpt_reset(&b), HWP_OK);
+    hwp_hpt_add(&a, &pd[0], 7);
+    hwp_hpt_add(&b, &pd[0], 5);
+    CHECK_EQ(hwp_hpt_merge(&a, &b), HWP_OK);
+    CHECK_EQ(hwp_hpt_lookup(&a, &pd[0]), 12);
+}
+
+/* ---- bad input ------------------------------------------------------------ */
+
+/* One branch record through hwp_path_insn (the record path checks
+ * that blocks chain). */
+static void insn_br(hwp_path *p, uint64_t pc, uint64_t next, int taken) {
+    hwp_insn in;
+    memset(&in, 0, sizeof in);
+    in.pc = pc;
+    in.next_pc = next;
+    in.cls = HWP_CLS_BR_COND;
+    in.events = taken ? HWP_EV_TAKEN : 0;
+    hwp_path_insn(p, &in);
+}
+
+/* A lost record: the branch at 0x2004 lies below the previous branch's
+ * next_pc (0x3000), so the blocks do not chain and the open path holds
+ * a wrong sequence. It must be counted and the path dropped, never
+ * emitted (checked: the code before the chain check emitted it as a
+ * path "11" from 0x1000). */
+static void test_unchained_blocks(void) {
+    hwp_path p;
+    hwp_path_desc d;
+    hwp_path_stats st;
+    seq q;
+    memset(&d, 0, sizeof d);
+    memset(&st, 0, sizeof st);
+    open_seq(&p, &d, &q);
+    hwp_path_begin(&p, 0x1000);
+    insn_br(&p, 0x1004, 0x3000, 1);
+    insn_br(&p, 0x2004, 0x1000, 1);
+    CHECK_EQ(q.n, 0);
+    CHECK_EQ(hwp_path_get_stats(&p, &st), HWP_OK);
+    CHECK_EQ(st.unchained, 1);
+    CHECK_EQ(st.dropped, 1);
+    /* the next path chains again and is kept */
+    insn_br(&p, 0x1008, 0x1000, 1);
+    CHECK_EQ(q.n, 1);
+    CHECK(seq_is(&q, 0, 0x1000, "1"));
+    CHECK_EQ(hwp_path_get_stats(&p, &st), HWP_OK);
+    CHECK_EQ(st.unchained, 1);
+}
+
+/* A call chain deeper than the stack: the overflowing frames are
+ * counted (evicted), and the returns into frames whose entry was lost
+ * give ignored paths (dropped), both in the stats and the report. A
+ * queue of zero entries or a BBV interval of zero is the default (the
+ * contract's zero-is-default); out-of-range values name their field. */
+static void test_bad_input(void) {
+    hwp_path p;
+    hwp_path_desc d;
+    hwp_path_stats st;
+    hwp_phase ph;
+    hwp_phase_desc pd;
+    hwp_bufwriter bw;
+    static char buf[4096];
+    hwp_writer w;
+    seq q;
+    unsigned i;
+    memset(&d, 0, sizeof d);
+    memset(&st, 0, sizeof st);
+    d.depth = 4;
+    open_seq(&p, &d, &q);
+    hwp_path_begin(&p, 0x1000);
+    for (i = 0; i < 10; i++) /* ten nested calls */
+        hwp_path_branch(&p, 0x1000 + 0x100 * i + 4, 0x1000 + 0x100 * (i + 1),
+                        HWP_CLS_CALL, true, 1, 0);
+    for (i = 10; i-- > 0;) /* and their returns */
+        hwp_path_branch(&p, 0x1000 + 0x100 * (i + 1) + 0x80, 0x1000 + 0x100 * i + 8,
+                        HWP_CLS_RET, true, 1, 0);
+    CHECK_EQ(hwp_path_get_stats(&p, &st), HWP_OK);
+    CHECK_EQ(st.evicted, 7);  /* 11 frames in 4 entries */
+    CHECK_EQ(st.paths, 4);    /* the 4 innermost returns complete paths */
+    CHECK_EQ(st.dropped, 6);  /* 6 returns land in a lost frame */
+    CHECK_EQ(st.max_depth_used, 4);
+    w = hwp_writer_buf(&bw, buf, sizeof buf);
+    hwp_path_write_json(&p, &w);
+    CHECK_HAS(buf, "\"dropped\":6,\"evicted\":7");
+    CHECK_EQ(hwp_path_unwind(&p, 100, false), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&p), "unwind n");
+
+    memset(&d, 0, sizeof d);
+    d.queue = 0;
+    CHECK_EQ(hwp_path_init(&p, st_path, sizeof st_path, &d, NULL), HWP_OK);
+    CHECK_EQ(p.desc.queue, 4);
+    d.queue = 1025;
+    CHECK_EQ(hwp_path_init(&p, st_path, sizeof st_path, &d, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&p), "queue");
+
+    memset(&pd, 0, sizeof pd);
+    CHECK_EQ(hwp_phase_init(&ph, st_phase, sizeof st_phase, &pd, NULL), HWP_OK);
+    CHECK_EQ(ph.desc.interval, 10000000u);
+    pd.interval = 1000;
+    pd.threshold = 2001; /* beyond any Manhattan distance of 1000 insns */
+    CHECK_EQ(hwp_phase_init(&ph, st_phase, sizeof st_phase, &pd, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&ph), "threshold");
+    pd.threshold = 0;
+    pd.interval = (uint64_t)1 << 32;
+    CHECK_EQ(hwp_phase_init(&ph, st_phase, sizeof st_phase, &pd, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&ph), "interval");
+}
+
+/* ---- decoding a path back to its blocks --------------------------------- */
+
+/* A block map of a small function: B0 0x100..0x10c (cond: taken 0x200,
+ * else 0x110), B1 0x110..0x11c (call 0x800, returns to 0x120), B2
+ * 0x120..0x12c (jump 0x200), B3 0x200..0x20c (cond back-edge to 0x100,
+ * else 0x210), B4 0x210..0x214 (ret); the callee 0x800..0x804 (ret). */
+static bool block_map(void *ctx, uint64_t start, hwp_path_block *b) {
+    static const hwp_path_block map[] = {
+        {0x10c, 0x200, 0x110, HWP_CLS_BR_COND, 0}, {0x11c, 0x800, 0x120, HWP_CLS_CALL, 0},
+        {0x12c, 0x200, 0x130, HWP_CLS_JUMP, 0},    {0x20c, 0x100, 0x210, HWP_CLS_BR_COND, 0},
+        {0x214, 0, 0x218, HWP_CLS_RET, 0},         {0x804, 0, 0x808, HWP_CLS_RET, 0}};
+    static const uint64_t starts[] = {0x100, 0x110, 0x120, 0x200, 0x210, 0x800};
+    unsigned i;
+    (void)ctx;
+    for (i = 0; i < 6; i++)
+        if (starts[i] == start) {
+            *b = map[i];
+            return true;
+        }
+    return false;
+}
+
+/* The paths the stack records on this function decode back to the
+ * blocks the branches ran through. */
+static void test_decode(void) {
+    hwp_path p;
+    hwp_path_desc d;
+    hwp_path_pd pd;
+    uint64_t out[8];
+    seq q;
+    memset(&d, 0, sizeof d);
+    open_seq(&p, &d, &q);
+    hwp_path_begin(&p, 0x100);
+    /* B0 not taken, B1 calls (callee returns), B2 jumps, B3 back-edge */
+    hwp_path_branch(&p, 0x10c, 0x110, HWP_CLS_BR_COND, false, 4, 0);
+    hwp_path_branch(&p, 0x11c, 0x800, HWP_CLS_CALL, true, 4, 0);
+    hwp_path_branch(&p, 0x804, 0x120, HWP_CLS_RET, true, 2, 0);
+    hwp_path_branch(&p, 0x12c, 0x200, HWP_CLS_JUMP, true, 4, 0);
+    hwp_path_branch(&p, 0x20c, 0x100, HWP_CLS_BR_COND, true, 4, 0);
+    /* B0 taken, B3 falls out, B4 returns */
+    hwp_path_branch(&p, 0x10c, 0x200, HWP_CLS_BR_COND, true, 4, 0);
+    hwp_path_branch(&p, 0x20c, 0x210, HWP_CLS_BR_COND, false, 4, 0);
+    hwp_path_branch(&p, 0x214, 0x999, HWP_CLS_RET, true, 2, 0);
+    if (!CHECK_EQ(q.n, 3)) return;
+    /* q: the callee's path, then the two of the function */
+    CHECK(seq_is(&q, 0, 0x800, ""));
+    CHECK(seq_is(&q, 1, 0x100, "011"));
+    CHECK(seq_is(&q, 2, 0x100, "10"));
+    pd.start = 0x100;
+    pd.shape = 0xB; /* sentinel + 011 */
+    CHECK_EQ(hwp_path_decode(&p, &pd, block_map, NULL, NULL, 0), 4);
+    CHECK_EQ(hwp_path_decode(&p, &pd, block_map, NULL, out, 8), 4);
+    CHECK_EQ(out[0], 0x100);
+    CHECK_EQ(out[1], 0x110);
+    CHECK_EQ(out[2], 0x120);
+    CHECK_EQ(out[3], 0x200);
+    CHECK_EQ(hwp_path_decode(&p, &pd, block_map, NULL, out, 2), 4);
+    pd.shape = 0x6; /* sentinel + 10 */
+    CHECK_EQ(hwp_path_decode(&p, &pd, block_map, NULL, out, 8), 3);
+    CHECK_EQ(out[1], 0x200);
+    CHECK_EQ(out[2], 0x210);
+    pd.start = 0x800;
+    pd.shape = 1;
+    CHECK_EQ(hwp_path_decode(&p, &pd, block_map, NULL, out, 8), 1);
+    /* disagreements give 0: an unknown start, a jump recorded not taken,
+     * bits left over after the path's pop */
+    pd.start = 0x104;
+    CHECK_EQ(hwp_path_decode(&p, &pd, block_map, NULL, out, 8), 0);
+    pd.start = 0x100;
+    pd.shape = 0x4; /* 00: B2's jump not taken */
+    CHECK_EQ(hwp_path_decode(&p, &pd, block_map, NULL, out, 8), 0);
+    pd.shape = 0x2D; /* 01101: a bit after B3's back-edge */
+    CHECK_EQ(hwp_path_decode(&p, &pd, block_map, NULL, out, 8), 0);
+}
+
+/* ---- phase detectors at one hardware budget ---------------------------- */
+
+static void test_phase_budget(void) {
+    hwp_phase_desc path, bbv;
+    memset(&path, 0, sizeof path);
+    /* the defaults: 32 accumulators of 24 bits (10M-instruction
+     * intervals), a 6-bit previous signature each, 32 past signatures
+     * of 32 x 6 bits plus a 6-bit phase id: 96 + 24 + 32 * 198 / 8 */
+    CHECK_EQ(hwp_phase_hw_bytes(&path), 96 + 24 + 792);
+    CHECK_EQ(hwp_phase_bbv_desc(&path, &bbv), HWP_OK);
+    CHECK_EQ(bbv.kind, HWP_PHASE_BBV);
+    CHECK_EQ(hwp_phase_hw_bytes(&bbv), hwp_phase_hw_bytes(&path));
+    CHECK_EQ(bbv.counters, 32);
+    CHECK_EQ(bbv.sig_bits, 6);
+    CHECK_EQ(bbv.threshold, 6000000u);
+    path.counters = 30;
+    CHECK_EQ(hwp_phase_bbv_desc(&path, &bbv), HWP_EINVAL);
+    CHECK_EQ(hwp_phase_hw_bytes(&path), 0);
+}
+
+/* ---- HPT aging ------------------------------------------------------------- */
+
+/* A path hot early (1000 adds) then gone: under plain LFU it keeps its
+ * way forever, so four later paths compete for three ways (each
+ * newcomer evicts the last one); under aging (LFUDA) each newcomer
+ * starts at the last victim's priority, the floor rises past the old
+ * path's 1000 and all four later paths stay. The accumulators stay
+ * exact either way. Then the aging pass: a floor past 2^31 halves every
+ * priority, one cycle per set charged to the cost. */
+static void test_hpt_aging(void) {
+    hwp_hpt h;
+    hwp_hpt_desc hd;
+    hwp_hpt_stats st;
+    hwp_path_pd pd[8];
+    hwp_cost c;
+    unsigned i, k, pol;
+    CHECK_EQ(hwp_cost_init(&c, NULL), HWP_OK);
+    for (pol = 0; pol < 2; pol++) {
+        memset(&hd, 0, sizeof hd);
+        memset(&st, 0, sizeof st);
+        hd.entries = 64;
+        hd.policy = pol ? HWP_HPT_AGING : HWP_HPT_PLAIN;
+        if (!CHECK_EQ(hwp_hpt_init(&h, st_hpt, sizeof st_hpt, &hd, &c), HWP_OK)) return;
+        if (!CHECK_EQ(same_set(&h, pd, 6), 6)) return;
+        for (i = 0; i < 1000; i++) hwp_hpt_add(&h, &pd[0], 1);
+        for (i = 0; i < 1000; i++)
+            for (k = 1; k < 5; k++) hwp_hpt_add(&h, &pd[k], 1);
+        CHECK_EQ(hwp_hpt_get_stats(&h, &st), HWP_OK);
+        if (pol) {
+            CHECK_EQ(hwp_hpt_lookup(&h, &pd[0]), 0);
+            for (k = 1; k < 5; k++) CHECK(hwp_hpt_lookup(&h, &pd[k]) >= 100);
+            CHECK_EQ(st.agings, 0);
+            CHECK_EQ(st.cycles, 0);
+        } else {
+            unsigned kept = 0;
+            CHECK_EQ(hwp_hpt_lookup(&h, &pd[0]), 1000);
+            for (k = 1; k < 5; k++) kept += hwp_hpt_lookup(&h, &pd[k]) >= 100;
+            CHECK(kept < 4); /* three ways for four paths */
+        }
+    }
+    /* the pass: four priorities near the top, then a miss */
+    CHECK_EQ(hwp_hpt_reset(&h), HWP_OK);
+    for (k = 0; k < 4; k++) hwp_hpt_add(&h, &pd[k], 0x90000000u + k);
+    hwp_hpt_add(&h, &pd[5], 1);
+    CHECK_EQ(hwp_hpt_get_stats(&h, &st), HWP_OK);
+    CHECK_EQ(st.agings, 1);
+    CHECK_EQ(st.cycles, 16); /* 64 entries / 4 ways */
+    CHECK_EQ(c.spent[HWP_COST_PATH_HPT_AGE], 16);
+    CHECK_EQ(hwp_hpt_lookup(&h, &pd[5]), 1);       /* exact accumulator */
+    CHECK_EQ(hwp_hpt_lookup(&h, &pd[1]), 0x90000001u);
+    hd.repl = HWP_HPT_LRU;
+    CHECK_EQ(hwp_hpt_init(&h, st_hpt, sizeof st_hpt, &hd, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&h), "policy");
 }
 
 /* ---- the branch queue cost model (section 8.2) ------------------------- */
@@ -1105,16 +1421,16 @@ static void test_reports(void) {
     }
     w = hwp_writer_buf(&bw, buf, sizeof buf);
     hwp_path_write_json(&p, &w);
-    CHECK_HAS(buf, "{\"model\":\"pathprof\",\"mode\":\"bl\"");
+    CHECK_HAS(buf, "{\"model\":\"path\",\"version\":1,\"desc\":{\"mode\":\"bl\"");
     CHECK_HAS(buf, "\"paths\":50");
     CHECK_HAS(buf, "\"overhead_pct\":");
     w = hwp_writer_buf(&bw, buf, sizeof buf);
     hwp_hpt_write_json(&h, &w);
     CHECK_HAS(buf, "\"repl\":\"lfu\"");
     /* 17 of the 50 iterations took the first branch ("11", dirs 3),
-     * 33 did not ("01", dirs 1); hottest first */
-    CHECK_HAS(buf, "\"paths\":[{\"start\":\"0x100\",\"len\":2,\"dirs\":1,\"count\":33},"
-                   "{\"start\":\"0x100\",\"len\":2,\"dirs\":3,\"count\":17}]");
+     * 33 did not ("01", dirs 1); table order, dirs as hex strings */
+    CHECK_HAS(buf, "\"start\":\"0x100\",\"len\":2,\"dirs\":\"0x1\",\"count\":33");
+    CHECK_HAS(buf, "\"start\":\"0x100\",\"len\":2,\"dirs\":\"0x3\",\"count\":17");
     w = hwp_writer_buf(&bw, buf, sizeof buf);
     hwp_phase_write_json(&ph, &w);
     CHECK_HAS(buf, "\"interval\":10000000");
@@ -1145,6 +1461,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_hpt_replacement);
     HWT_RUN(test_hpt_index_functions);
     HWT_RUN(test_hpt_export_merge);
+    HWT_RUN(test_hpt_merge_keeps_hot);
     HWT_RUN(test_queue_cost);
     HWT_RUN(test_queue_reference);
     HWT_RUN(test_phase_bbv_unit);
@@ -1153,5 +1470,10 @@ int main(int argc, char **argv) {
     HWT_RUN(test_phase_score);
     HWT_RUN(test_property_random);
     HWT_RUN(test_reports);
+    HWT_RUN(test_unchained_blocks);
+    HWT_RUN(test_bad_input);
+    HWT_RUN(test_decode);
+    HWT_RUN(test_phase_budget);
+    HWT_RUN(test_hpt_aging);
     return hwt_end();
 }

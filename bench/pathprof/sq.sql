@@ -1,0 +1,8 @@
+CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c INTEGER);
+WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM r WHERE i < 20000)
+INSERT INTO t SELECT i, printf('v%d', i*7919 % 10007), i % 97 FROM r;
+CREATE INDEX tc ON t(c);
+SELECT c, count(*), sum(length(b)) FROM t GROUP BY c ORDER BY 2 DESC LIMIT 3;
+SELECT count(*) FROM t x JOIN t y ON x.c = y.c AND y.a < 300 WHERE x.a % 13 = 0;
+UPDATE t SET b = upper(b) WHERE a % 3 = 0;
+SELECT b FROM t WHERE b LIKE 'V1%' ORDER BY b LIMIT 2;
