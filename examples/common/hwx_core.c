@@ -145,7 +145,9 @@ static void hwx__core_text(const void *sv, const hwx_session *s, const hwp_write
                    st.l2_imisses + st.l2_rmisses + st.l2_wmisses,
                    st.l2_irefs + st.l2_rrefs + st.l2_wrefs);
     hwx__core_line(w, "  cond. mispredicts   ", st.cond_mispredicts, st.cond);
-    hwx__core_line(w, "  wasted issue slots  ", st.wasted_slots, st.issue_slots);
+    /* Not a share of issue_slots: the in-progress intervals of different
+     * instructions overlap, so their wasted slots may sum beyond it. */
+    hwx__core_line(w, "  wasted issue slots  ", st.wasted_slots, 0);
     if (st.no_regs)
         hwp_put_str(w, "  (no registers from this host: timing without dependences)\n");
 }
