@@ -1070,6 +1070,13 @@ static void test_core_feeds_pm(void) {
         free(m);
     }
 
+    /* Bad core parameters are refused with the core's reason. */
+    hwx_opts_default(&o);
+    CHECK_EQ(hwx_opts_parse(&o, "core=on,core_l1d_sets=3", &why), HWP_EINVAL);
+    CHECK_HAS(why, "l1d.sets must be a power of two");
+    CHECK_EQ(hwx_opts_parse(&o, "core_mode=fast", &why), HWP_EINVAL);
+    CHECK_HAS(why, "full, caches or sampled");
+
     /* models=all leaves the core off. */
     hwx_opts_default(&o);
     CHECK_EQ(hwx_opts_parse(&o, "models=all", &why), HWP_OK);
