@@ -4,7 +4,7 @@
  * It keeps, completely and exactly, the information hwprof summarises:
  * a hash table of every TB executed (its count; per-PC counts and code
  * range counts follow from it), every acyclic path (start, direction bits:
- * the Table 1 rules of seed 003, as in hwx_exact.c) and, with values=on,
+ * the Table 1 rules of Vaswani, Jacob & Srikant, as in hwx_exact.c) and, with values=on,
  * every (load pc, loaded value) pair. Like QEMU's contrib hotblocks plugin
  * but complete: tables grow (rehash) instead of dropping. Written for this
  * benchmark; built by examples/qemu/meson.build.
@@ -117,7 +117,7 @@ static void tab_add(table *t, uint64_t k1, uint64_t k2, uint64_t n) {
     }
 }
 
-/* ---- paths (seed 003 Table 1, as hwx_exact.c) ----------------------------- */
+/* ---- paths (Vaswani et al., Table 1, as hwx_exact.c) ----------------------------- */
 
 static void pop(vcpu *v) {
     if (!v->depth) return;

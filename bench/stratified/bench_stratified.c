@@ -1,4 +1,6 @@
-/* Benchmarks of the stratified-sampling compressors (seed 001) on a
+/* SPDX-License-Identifier: MIT */
+/* Benchmarks of the stratified-sampling compressors (Sastry, Bodik and
+ * Smith, "Rapid Profiling via Stratified Sampling", ISCA 2001) on a
  * Zipf-distributed <pc, value> tuple stream, beside the peer: an exact
  * open-addressing hash-table count of the same stream (tests/stratified/
  * ref.h), measured in the same run. The handler folds nothing (it sums
@@ -33,7 +35,19 @@ static uint64_t run_strat(void *p, uint64_t iters) {
     unsigned k;
     for (it = 0; it < iters; it++)
         for (k = 0; k < N_EV; k++) hwp_strat_push(&c->s, 0, pcs[k], vals[k]);
-    return c->sink + c->s.st.messages;
+    return c->sink;
+}
+
+/* The same with each pc's half of the hash computed ahead, as a host
+ * caches it per translated instruction (hwp_strat_pc_key). */
+static uint32_t keys[N_EV];
+static uint64_t run_strat_key(void *p, uint64_t iters) {
+    ctx *c = (ctx *)p;
+    uint64_t it;
+    unsigned k;
+    for (it = 0; it < iters; it++)
+        for (k = 0; k < N_EV; k++) hwp_strat_push_key(&c->s, keys[k], 0, pcs[k], vals[k]);
+    return c->sink;
 }
 
 static uint64_t run_exact(void *p, uint64_t iters) {
@@ -50,25 +64,33 @@ static hwp_strat_msg msgs[N_EV];
 static uint64_t run_fold(void *p, uint64_t iters) {
     hwp_strat_acc *a = (hwp_strat_acc *)p;
     uint64_t it;
+    hwp_strat_acc_stats st;
     for (it = 0; it < iters; it++) hwp_strat_acc_fold(a, msgs, N_EV);
-    return a->total;
+    return hwp_strat_acc_get_stats(a, &st) == HWP_OK ? st.total : 0;
 }
 
-static void bench(const char *name, hwp_strat_desc d) {
+static void bench_with(const char *name, hwp_strat_desc d,
+                       uint64_t (*run)(void *, uint64_t)) {
     static ctx c;
+    unsigned k;
     size_t n;
     d.on_interrupt = sum_handler;
     d.ctx = &c;
     d.seed = 1;
     n = hwp_strat_bytes(&d);
-    c.raw = malloc(n + 16);
-    if (hwp_strat_init(&c.s, (void *)(((uintptr_t)c.raw + 15) & ~(uintptr_t)15), n, &d,
+    c.raw = malloc(n);
+    if (hwp_strat_init(&c.s, c.raw, n, &d,
                        NULL) != HWP_OK) {
         fprintf(stderr, "%s: %s\n", name, hwp_why(&c.s));
         exit(1);
     }
-    hwb_run(name, run_strat, &c, N_EV);
+    for (k = 0; k < N_EV; k++) keys[k] = hwp_strat_pc_key(&c.s, 0, pcs[k]);
+    hwb_run(name, run, &c, N_EV);
     free(c.raw);
+}
+
+static void bench(const char *name, hwp_strat_desc d) {
+    bench_with(name, d, run_strat);
 }
 
 int main(int argc, char **argv) {
@@ -92,6 +114,8 @@ int main(int argc, char **argv) {
         msgs[k].count = 256;
         msgs[k].kind = 0;
         msgs[k].stratum = 0;
+        msgs[k].samples = 1;
+        msgs[k].reserved = 0;
     }
     ref_init(&exact, 1u << 17);
     run_exact(&exact, 1); /* grow the table before timing */
@@ -107,6 +131,8 @@ int main(int argc, char **argv) {
     bench("strat/CR_256", d);
     D0();
     bench("strat/H[P_256]_2048", d);
+    D0();
+    bench_with("strat/H[P_256]_2048_pckey", d, run_strat_key);
     D0(); d.hash = HWP_STRAT_HASH_CHEAP;
     bench("strat/H[P_256]_2048_cheap", d);
     D0(); d.sampler = HWP_STRAT_RANDOM; d.counter = 1;
@@ -124,8 +150,8 @@ int main(int argc, char **argv) {
 #undef D0
 
     ab = hwp_strat_acc_bytes(NULL);
-    accmem = malloc(ab + 16);
-    hwp_strat_acc_init(&acc, (void *)(((uintptr_t)accmem + 15) & ~(uintptr_t)15), ab, NULL);
+    accmem = malloc(ab);
+    hwp_strat_acc_init(&acc, accmem, ab, NULL);
     hwb_run("strat/acc_fold_per_message", run_fold, &acc, N_EV);
     free(accmem);
     return hwb_end();

@@ -53,9 +53,19 @@ static uint32_t hwx__strat_wants(const hwx_opts *o) {
     return HWX_WANT_VALUES; /* load records carry them */
 }
 
+/* The profile keeps the sampler's stratum sizes, so that its estimates
+ * are the library's C estimator (section 3.1); the other schemes' counts
+ * need none. */
+static hwp_strat_acc_desc hwx__strat_accd(const hwx__stratd *d) {
+    hwp_strat_acc_desc a = d->a;
+    if (d->s.scheme == HWP_STRAT_SAMPLED) a.strata = d->s.entries ? d->s.entries : 2048u;
+    return a;
+}
+
 static size_t hwx__strat_bytes(const void *dv, const hwx_opts *o, const char **why) {
     const hwx__stratd *d = (const hwx__stratd *)dv;
-    size_t a = hwp_strat_bytes(&d->s), b = hwp_strat_acc_bytes(&d->a);
+    hwp_strat_acc_desc ad = hwx__strat_accd(d);
+    size_t a = hwp_strat_bytes(&d->s), b = hwp_strat_acc_bytes(&ad);
     (void)o;
     if (!a) HWX__WHY(hwp_strat, hwp_strat_init(&x_, m_, 0, &d->s, NULL), why);
     else if (!b) HWX__WHY(hwp_strat_acc, hwp_strat_acc_init(&x_, m_, 0, &d->a), why);
@@ -67,9 +77,10 @@ static size_t hwx__strat_bytes(const void *dv, const hwx_opts *o, const char **w
 static hwp_status hwx__strat_init(void *sv, void *dv, unsigned char **cur, hwx_session *s) {
     hwx__strat *m = (hwx__strat *)sv;
     hwx__stratd *d = (hwx__stratd *)dv;
-    size_t k = hwp_strat_acc_bytes(&d->a);
+    hwp_strat_acc_desc ad = hwx__strat_accd(d);
+    size_t k = hwp_strat_acc_bytes(&ad);
     m->acc = (hwp_strat_acc *)hwp__carve(cur, sizeof(hwp_strat_acc));
-    if (hwp_strat_acc_init(m->acc, hwp__carve(cur, k), k, &d->a) != HWP_OK)
+    if (hwp_strat_acc_init(m->acc, hwp__carve(cur, k), k, &ad) != HWP_OK)
         return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->acc));
     d->s.ctx = m->acc;
     k = hwp_strat_bytes(&d->s);
@@ -97,35 +108,38 @@ static void hwx__strat_merge(void *dv, const void *sv) {
     hwp_strat_acc_merge(((hwx__strat *)dv)->acc, ((const hwx__strat *)sv)->acc);
 }
 
+/* The loads a JIT would specialise first: the most invariant ones with
+ * enough samples to say so, each with its top value, the library's
+ * estimate of that value's count and the 95% interval of the
+ * invariance. */
 static void hwx__strat_text(const void *sv, const hwx_session *s, const hwp_writer *w) {
     const hwx__strat *m = (const hwx__strat *)sv;
-    hwp_strat_msg best[32], t;
-    uint32_t top = s->opts.top, cur = 0, n = 0, i, j, cap = top < 32 ? top : 32;
-    while (hwp_strat_acc_next(m->acc, &cur, &t)) {
-        if (t.kind != HWP_STRAT_KIND_VALUE) continue;
-        if (n == cap && t.count <= best[n - 1].count) continue;
-        j = n < cap ? n++ : n - 1; /* keep best[] sorted, descending */
-        while (j > 0 && best[j - 1].count < t.count) {
-            best[j] = best[j - 1];
-            j--;
-        }
-        best[j] = t;
-    }
-    hwp_put_str(w, "\n-- value invariance of the top loads: stratified sampling (Sastry et al., ISCA 2001) --\n");
-    hwp_put_str(w, "  load pc          value               est. count  invariance");
+    hwp_strat_pc rows[32];
+    uint32_t top = s->opts.top, cap = top < 32 ? top : 32;
+    size_t n = hwp_strat_acc_top_pcs(m->acc, HWP_STRAT_KIND_VALUE, rows, cap), i;
+    hwp_put_str(w, "\n-- value invariance of the most invariant loads: stratified sampling "
+                   "(Sastry et al., ISCA 2001) --\n");
+    hwp_put_str(w, "  load pc          value               est. count  samples  invariance [95%]");
     hwp_put_str(w, s->exact ? "  (exact)\n" : "\n");
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < n && i < cap; i++) {
+        hwp_strat_value v;
+        if (!hwp_strat_acc_top_values(m->acc, HWP_STRAT_KIND_VALUE, rows[i].pc, &v, 1)) continue;
         hwp_put_str(w, "  ");
-        hwp_put_hex(w, best[i].pc);
+        hwp_put_hex(w, rows[i].pc);
         hwp_put_str(w, "  ");
-        hwp_put_hex(w, best[i].w);
+        hwp_put_hex(w, v.w);
         hwp_put_str(w, "  ");
-        hwp_put_u64(w, best[i].count);
+        hwp_put_f64(w, v.estimate, 0);
         hwp_put_str(w, "  ");
-        hwp_put_f64(w, hwp_strat_acc_invariance(m->acc, HWP_STRAT_KIND_VALUE, best[i].pc,
-                                                best[i].w),
-                    3);
-        if (s->exact) hwx__exact_inv(w, s->exact, best[i].pc, best[i].w);
+        hwp_put_u64(w, rows[i].samples);
+        hwp_put_str(w, "  ");
+        hwp_put_f64(w, rows[i].invariance, 3);
+        hwp_put_str(w, " [");
+        hwp_put_f64(w, rows[i].lo, 3);
+        hwp_put_str(w, ", ");
+        hwp_put_f64(w, rows[i].hi, 3);
+        hwp_put_str(w, "]");
+        if (s->exact) hwx__exact_inv(w, s->exact, rows[i].pc, v.w);
         hwp_put_str(w, "\n");
     }
 }

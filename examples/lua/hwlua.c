@@ -112,7 +112,8 @@ static unsigned hwlua__source(const Proto *p) {
 /* Everything fetched since the last sync up to, not including, the
  * bytecode at hand goes to the session: the pending record, then the
  * event-free bytecodes in bulk. Returns 1 if `at` is the bytecode of the
- * pending record (a second hook of the same bytecode). */
+ * pending record (a second hook of the same bytecode); `at` NULL hands
+ * over everything (the end of the run). */
 static int hwlua__sync(const Instruction *at) {
     long k = G.base - hwlua_left; /* bytecodes fetched since the last sync */
     if (G.have_cur && k == 0 && G.cur.pc == (uint64_t)(uintptr_t)at) return 1;
@@ -120,6 +121,7 @@ static int hwlua__sync(const Instruction *at) {
         hwx_session_insn(G.s, &G.cur);
         G.have_cur = 0;
     }
+    if (!at) k++; /* the end of the run: no bytecode at hand */
     if (k > 1) hwx_session_skip(G.s, (uint64_t)(k - 1));
     return 0;
 }
@@ -344,9 +346,9 @@ static void hwlua__decide(const hwlua_map *m, double share, uint64_t total,
         ex = (double)e->v[0] >= share * (double)total;
         if (rap) {
             hwp_rap_est est;
-            /* Lower bound on the key's own count: RAP never overstates. */
+            /* The key's estimate, between RAP's two bounds. */
             if (hwp_rap_query(rap, e->key, e->key, &est) == HWP_OK)
-                mo = (double)est.lower >= share * (double)total;
+                mo = est.estimate >= share * (double)total;
         }
         a->exact += ex;
         a->model += mo;
@@ -437,7 +439,7 @@ __attribute__((constructor)) static void hwlua__start(void) {
     const char *env = getenv("HWPROF"), *why = NULL;
     char buf[4096], *save = NULL, *kv;
     size_t n;
-    int user_key = 0;
+    int user_key = 0, user_eps = 0;
     G.tier.func_share = 0.01;
     G.tier.loop_share = 0.01;
     if (!env || !*env) return;
@@ -452,11 +454,21 @@ __attribute__((constructor)) static void hwlua__start(void) {
         if ((why = hwlua__opt(&G.tier, kv, eq + 1, &mine)) != NULL) hwlua__fail(why);
         if (!mine && hwx_opts_set(&G.o, kv, eq + 1, &why) != HWP_OK) hwlua__fail(why);
         user_key |= hwx_streq(kv, "key") || hwx_streq(kv, "rap_key");
+        user_eps |= hwx_streq(kv, "rap_eps");
     }
     /* A VM's RAP profiles where control goes: call targets and loop
      * headers, unless the user chose another key. */
     if (!user_key && hwx_opts_set(&G.o, "rap_key", "target", &why) != HWP_OK)
         hwlua__fail(why);
+    /* RAP's counts are within eps * n: a decision at a share s of the
+     * events needs eps <= s, so the smaller share sets the default. */
+    if (!user_eps) {
+        char eps[32];
+        snprintf(eps, sizeof eps, "%g",
+                 G.tier.func_share < G.tier.loop_share ? G.tier.func_share
+                                                       : G.tier.loop_share);
+        if (hwx_opts_set(&G.o, "rap_eps", eps, &why) != HWP_OK) hwlua__fail(why);
+    }
     if (hwx_host_check(&G.o, &why) != HWP_OK) hwlua__fail(why);
     n = hwx_session_bytes(&G.o);
     G.s = (hwx_session *)malloc(sizeof *G.s);

@@ -48,15 +48,18 @@ void hwlua_ret(const Instruction *at);
 void hwlua_load(const Instruction *at, const TValue *v);
 void hwlua_operands(const Instruction *at, const TValue *a, const TValue *b);
 
-#define HWLUA__IF(bit, call) \
-    (l_unlikely(hwlua_on & (bit)) ? (void)(call) : (void)0)
-
 #define HWLUA_LOCALS long hwl_left = hwlua_left
 #define HWLUA_SAVE() (hwlua_left = hwl_left)
 #define HWLUA_RELOAD() (hwl_left = hwlua_left)
+
+/* The glue reads the countdown to learn how many bytecodes went by, and
+ * may restart it. */
+#define HWLUA__IF(bit, call) \
+    (l_unlikely(hwlua_on & (bit)) \
+         ? (void)(HWLUA_SAVE(), (call), HWLUA_RELOAD()) : (void)0)
 #define HWLUA_FETCH(p, at) \
-    (l_unlikely(--hwl_left == 0) ? (void)(hwl_left = hwlua_select(p, at)) \
-                                 : (void)0)
+    (l_unlikely(--hwl_left == 0) \
+         ? (void)(HWLUA_SAVE(), hwl_left = hwlua_select(p, at)) : (void)0)
 #define HWLUA_COND(at, taken) HWLUA__IF(HWLUA_EV_COND, hwlua_cond(at, taken))
 #define HWLUA_JUMP(p, at, target) \
     HWLUA__IF(HWLUA_EV_JUMP, hwlua_jump(p, at, target))

@@ -243,6 +243,7 @@ int mvp_init(mvp *p, const mvp_opts *o, const mv_prog *prog, char *err,
         d.hash = HWP_STRAT_HASH_CHEAP; /* two multiplies, not 16 lookups */
         d.on_interrupt = hwp_strat_acc_handler;
         d.ctx = &p->strat_acc;
+        ad.strata = d.entries; /* the library's estimator: stratum sizes */
         MVP__INIT("stratified accumulator", hwp_strat_acc_init,
                   hwp_strat_acc_bytes(&ad), &p->strat_acc, &ad);
         MVP__INIT("stratified", hwp_strat_init,
@@ -341,9 +342,11 @@ void mvp_summary(const mvp *p, mvt_profile *out) {
         uint32_t cur = 0;
         mvx_tally_init(&t, p->prog);
         while (hwp_strat_acc_next(&p->strat_acc, &cur, &m)) {
-            if (m.kind == HWP_STRAT_KIND_VALUE) mvx_tally_load(&t, m.pc, m.w, m.count);
-            else if (m.kind == HWP_STRAT_KIND_CALL) mvx_tally_target(&t, m.pc, m.w, m.count);
-            else if (m.kind == MVP_KIND_RECEIVER) mvx_tally_type(&t, m.pc, m.w, m.count);
+            /* the library's estimate of the tuple's events (section 3.1) */
+            uint64_t c = (uint64_t)(hwp_strat_acc_estimate(&p->strat_acc, m.kind, m.pc, m.w) + 0.5);
+            if (m.kind == HWP_STRAT_KIND_VALUE) mvx_tally_load(&t, m.pc, m.w, c);
+            else if (m.kind == HWP_STRAT_KIND_CALL) mvx_tally_target(&t, m.pc, m.w, c);
+            else if (m.kind == MVP_KIND_RECEIVER) mvx_tally_type(&t, m.pc, m.w, c);
         }
         mvx_tally_finish(&t, out);
         out->have |= 1u << MVT_LOAD | 1u << MVT_INLINE;

@@ -1,5 +1,8 @@
-/* examples/qemu/hwprof_tcg.c: libhwprof-tcg.so, a QEMU 7.2 TCG plugin
- * (API v1) that runs the hwprof models on an unmodified Linux program.
+/* examples/qemu/hwprof_tcg.c: a QEMU TCG plugin that runs the hwprof
+ * models on an unmodified Linux program (user mode) or a whole machine
+ * (system mode, API 4 build only). One source, two builds:
+ *   libhwprof-tcg.so     plugin API 1, QEMU 7.2 (Debian 12's qemu-user)
+ *   libhwprof-tcg-v4.so  plugin API 4, QEMU 9.1 .. 10.x
  *
  *   qemu-x86_64 -plugin ./libhwprof-tcg.so,rap=on,exact=on,report=r.txt prog
  *
@@ -27,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define HWPROF_STDIO
@@ -36,7 +40,9 @@
 HWQ_PLUGIN_EXPORT int qemu_plugin_version = HWQ_PLUGIN_API_VERSION;
 
 #define HWQ_MAX_VCPUS 1024
-#define HWQ_MAX_TB_INSNS 512 /* TCG_MAX_INSNS in 7.2 */
+#define HWQ_MAX_TB_INSNS 512 /* TCG_MAX_INSNS in 7.2 and 10.0 */
+/* x86-64 canonical addresses with bit 47 set are the kernel's half. */
+#define HWQ_KERNEL_BASE 0xffff800000000000ull
 
 /* What translation learnt about one TB. Kept for the life of the process
  * (a retranslated TB gets a new one): QEMU has no TB-free callback. */
@@ -81,7 +87,30 @@ static struct {
     FILE *trace;
     uint64_t dropped_vcpus;         /* vCPU indices beyond the table     */
     uint64_t tbs, tb_bytes;         /* translation statistics            */
+    uint64_t bad_reads;             /* loaded values that could not be read
+                                       safely (skipped, value 0)          */
+    int system;                     /* system emulation (API 4 build)    */
+    int floor;                      /* HWQ_FLOOR_*: bench/qemu's floors  */
+    int exiting;                    /* 0, 1 report being written, 2 done */
+#if HWQ_API >= 2
+    /* Per-vCPU instruction counts kept by inline ops (no callback):
+     * user and kernel code apart. */
+    struct qemu_plugin_scoreboard *sb;
+#endif
 } hwq = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* floor=: what the API itself costs, for bench/qemu: no model runs, the
+ * plugin only registers the named kind of callback, which returns at once. */
+enum { HWQ_FLOOR_OFF, HWQ_FLOOR_TB, HWQ_FLOOR_MEM, HWQ_FLOOR_COND };
+
+#if HWQ_API >= 2
+typedef struct hwq_slot {
+    uint64_t user, kernel; /* instructions executed, by privilege      */
+    uint64_t countdown;    /* floor=cond: decremented inline per TB     */
+} hwq_slot;
+#define HWQ_U64(member) \
+    ((qemu_plugin_u64){hwq.sb, offsetof(hwq_slot, member)})
+#endif
 
 /* ---- output ---------------------------------------------------------------- */
 
@@ -93,17 +122,6 @@ static void hwq_trace_write(void *ctx, const char *s, size_t n) {
     pthread_mutex_lock(&hwq.lock);
     fwrite(s, 1, n, hwq.trace);
     pthread_mutex_unlock(&hwq.lock);
-}
-
-/* Open `name`, or name.PID in a forked child so it does not overwrite its
- * parent's file. */
-static FILE *hwq_open(const char *name) {
-    char buf[HWX_PATH_MAX + 24];
-    if (getpid() != hwq.pid) {
-        snprintf(buf, sizeof buf, "%s.%ld", name, (long)getpid());
-        name = buf;
-    }
-    return fopen(name, "w");
 }
 
 /* ---- the event stream ------------------------------------------------------ */
@@ -223,15 +241,72 @@ static void hwq_tb_exec_insns(unsigned int vcpu_index, void *udata) {
     hwq_tb_start(vcpu_index, udata, hwq_emit_insns);
 }
 
+#if HWQ_API == 1
+/* Host ranges known readable, from /proc/self/maps, re-read when an
+ * address falls outside all of them. A wrong guest_base= would otherwise
+ * send the read to an unmapped address and QEMU would blame the guest for
+ * the SIGSEGV. With the right base the access just succeeded, so the page
+ * is mapped and the check only costs a compare against the last range. */
+#define HWQ_MAX_RANGES 4096
+static struct {
+    pthread_mutex_t lock;
+    uint32_t n;
+    uint64_t lo[HWQ_MAX_RANGES], hi[HWQ_MAX_RANGES];
+} hwq_maps = {.lock = PTHREAD_MUTEX_INITIALIZER};
+static __thread uint64_t hwq_ok_lo, hwq_ok_hi; /* last range that held */
+
+static void hwq_maps_reload(void) {
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    uint32_t n = 0;
+    if (!f) return;
+    while (n < HWQ_MAX_RANGES && fgets(line, sizeof line, f)) {
+        unsigned long long lo, hi;
+        char perm[8];
+        if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perm) == 3 && perm[0] == 'r') {
+            hwq_maps.lo[n] = lo;
+            hwq_maps.hi[n++] = hi;
+        }
+    }
+    fclose(f);
+    hwq_maps.n = n;
+}
+
+/* Is [a, a + len) inside one readable host mapping? */
+static int hwq_readable(uint64_t a, unsigned len) {
+    uint32_t i;
+    int pass, ok = 0;
+    if (a >= hwq_ok_lo && a + len <= hwq_ok_hi && a + len > a) return 1;
+    pthread_mutex_lock(&hwq_maps.lock);
+    for (pass = 0; pass < 2 && !ok; pass++) {
+        if (pass) hwq_maps_reload();
+        for (i = 0; i < hwq_maps.n; i++) {
+            if (a >= hwq_maps.lo[i] && a + len <= hwq_maps.hi[i] && a + len > a) {
+                hwq_ok_lo = hwq_maps.lo[i];
+                hwq_ok_hi = hwq_maps.hi[i];
+                ok = 1;
+                break;
+            }
+        }
+    }
+    pthread_mutex_unlock(&hwq_maps.lock);
+    return ok;
+}
+
 /* The loaded value, read back from guest memory right after the access
  * (user mode: host address = guest address + guest_base); fixed-size
- * reads, the first 8 bytes of a wider access. */
+ * reads, the first 8 bytes of a wider access. An address that is not
+ * readable (wrong guest_base=) is counted and read as 0. */
 static uint64_t hwq_value(uint64_t vaddr, unsigned shift) {
     const void *p = (const void *)(uintptr_t)(vaddr + hwq.guest_base);
     uint8_t b;
     uint16_t h;
     uint32_t w;
     uint64_t d;
+    if (!hwq_readable(vaddr + hwq.guest_base, 1u << (shift > 3 ? 3 : shift))) {
+        __atomic_add_fetch(&hwq.bad_reads, 1, __ATOMIC_RELAXED);
+        return 0;
+    }
     switch (shift) {
     case 0: memcpy(&b, p, 1); return b;
     case 1: memcpy(&h, p, 2); return h;
@@ -239,6 +314,22 @@ static uint64_t hwq_value(uint64_t vaddr, unsigned shift) {
     default: memcpy(&d, p, 8); return d;
     }
 }
+#define HWQ_VALUE(info, vaddr) hwq_value(vaddr, qemu_plugin_mem_size_shift(info))
+#else
+/* API 4 hands the callback the value the access moved: no guest memory
+ * is read again, so no guest_base and no unsafe read. */
+static uint64_t hwq_value(qemu_plugin_meminfo_t info) {
+    qemu_plugin_mem_value m = qemu_plugin_mem_get_value(info);
+    switch (m.type) {
+    case QEMU_PLUGIN_MEM_VALUE_U8: return m.data.u8;
+    case QEMU_PLUGIN_MEM_VALUE_U16: return m.data.u16;
+    case QEMU_PLUGIN_MEM_VALUE_U32: return m.data.u32;
+    case QEMU_PLUGIN_MEM_VALUE_U64: return m.data.u64;
+    default: return m.data.u128.low;
+    }
+}
+#define HWQ_VALUE(info, vaddr) ((void)(vaddr), hwq_value(info))
+#endif
 
 /* One record per memory instruction: its first access gives the address,
  * its first load (if any) the class LOAD, that load's address and value;
@@ -265,7 +356,49 @@ static void hwq_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
     if (r->cls == HWP_CLS_LOAD || qemu_plugin_mem_is_store(info)) return;
     r->cls = HWP_CLS_LOAD;
     r->addr = vaddr;
-    if (hwq.need_values) r->value = hwq_value(vaddr, qemu_plugin_mem_size_shift(info));
+    if (hwq.need_values) r->value = HWQ_VALUE(info, vaddr);
+}
+
+static void hwq_floor_tb(unsigned int vcpu_index, void *udata) {
+    (void)vcpu_index;
+    (void)udata;
+}
+
+static void hwq_floor_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
+                          uint64_t vaddr, void *udata) {
+    (void)vcpu_index;
+    (void)info;
+    (void)vaddr;
+    (void)udata;
+}
+
+static void hwq_floor_trans(struct qemu_plugin_tb *tb, size_t n) {
+    size_t i;
+    switch (hwq.floor) {
+    case HWQ_FLOOR_TB:
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, hwq_floor_tb, QEMU_PLUGIN_CB_NO_REGS, NULL);
+        break;
+    case HWQ_FLOOR_MEM:
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, hwq_floor_tb, QEMU_PLUGIN_CB_NO_REGS, NULL);
+        for (i = 0; i < n; i++)
+            qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, i), hwq_floor_mem,
+                                             QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, NULL);
+        break;
+#if HWQ_API >= 2
+    case HWQ_FLOOR_COND:
+        /* ProfileMe's fetch countdown as the API allows it: an inline
+         * subtract per TB and a callback only when the count has run out
+         * (which would re-arm it; starting from 0 the count wraps to
+         * 2^64 - n, so in a floor run it never reaches 0 again). */
+        qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb, QEMU_PLUGIN_INLINE_ADD_U64,
+                                                          HWQ_U64(countdown), -(uint64_t)n);
+        qemu_plugin_register_vcpu_tb_exec_cond_cb(tb, hwq_floor_tb, QEMU_PLUGIN_CB_NO_REGS,
+                                                  QEMU_PLUGIN_COND_EQ, HWQ_U64(countdown), 0,
+                                                  NULL);
+        break;
+#endif
+    default: break;
+    }
 }
 
 static void hwq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
@@ -273,7 +406,25 @@ static void hwq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     hwq_tb *t;
     struct qemu_plugin_insn *last;
     hwx_x86_info info;
+    const uint8_t *code;
+#if HWQ_API >= 2
+    uint8_t copy[16];
+#endif
     (void)id;
+#if HWQ_API >= 2
+    /* Instruction counts by privilege: one inline add per TB, no call. */
+    if (n)
+        qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
+            tb, QEMU_PLUGIN_INLINE_ADD_U64,
+            qemu_plugin_tb_vaddr(tb) >= HWQ_KERNEL_BASE ? HWQ_U64(kernel) : HWQ_U64(user),
+            n);
+#endif
+    if (hwq.floor) {
+        hwq_floor_trans(tb, n);
+        return;
+    }
+    /* No model and no exact profile (models=none): nothing per TB. */
+    if (!hwq.opts.models && !hwq.opts.exact && !hwq.opts.record[0]) return;
     if (n == 0 || n > HWQ_MAX_TB_INSNS) return;
     bytes = sizeof *t + (n + 1) * sizeof t->pc[0];
     t = (hwq_tb *)calloc(1, bytes);
@@ -288,8 +439,14 @@ static void hwq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     }
     last = qemu_plugin_tb_get_insn(tb, n - 1);
     t->pc[n] = t->pc[n - 1] + qemu_plugin_insn_size(last);
-    hwx_x86_decode((const uint8_t *)qemu_plugin_insn_data(last),
-                   qemu_plugin_insn_size(last), t->pc[n - 1], &info);
+#if HWQ_API == 1
+    code = (const uint8_t *)qemu_plugin_insn_data(last);
+#else
+    code = copy;
+    hwp__zero(copy, sizeof copy);
+    qemu_plugin_insn_data(last, copy, sizeof copy);
+#endif
+    hwx_x86_decode(code, qemu_plugin_insn_size(last), t->pc[n - 1], &info);
     t->last.pc = t->pc[n - 1];
     t->last.cls = info.cls;
     /* Branch target: the decoded one for direct branches, else the
@@ -365,42 +522,120 @@ static void hwq_vcpu_exit(qemu_plugin_id_t id, unsigned int idx) {
 
 /* ---- exit: merge and report -------------------------------------------------- */
 
-static void hwq_report(hwx_session *all) {
-    FILE *f = stderr;
-    hwp_writer w;
-    if (hwq.opts.report[0]) {
-        f = hwq_open(hwq.opts.report);
-        if (!f) {
-            fprintf(stderr, "hwprof: cannot open %s: %s\n", hwq.opts.report,
-                    strerror(errno));
-            f = stderr;
-        }
-    }
-    w = hwp_writer_stdio(f);
-    hwx_session_report_text(all, &w);
-    fprintf(f, "plugin: %llu TBs translated (%llu bytes of TB info), %u vCPU(s)%s\n",
-            (unsigned long long)hwq.tbs, (unsigned long long)hwq.tb_bytes,
-            hwq.nvcpu, hwq.dropped_vcpus ? ", some vCPUs beyond the table were not profiled" : "");
-    if (f != stderr) fclose(f);
-    if (hwq.opts.json[0]) {
-        f = hwq_open(hwq.opts.json);
-        if (f) {
-            w = hwp_writer_stdio(f);
-            hwx_session_report_json(all, &w);
-            fclose(f);
-        } else {
-            fprintf(stderr, "hwprof: cannot open %s: %s\n", hwq.opts.json,
-                    strerror(errno));
-        }
-    }
+/* A report file. A regular file (or a new name) is written to name.tmp.PID
+ * and renamed over `name` once complete, so a reader never sees half a
+ * report; anything else (a device, a pipe) is written in place. Every
+ * write is checked: hwq_close returns -1 (and says why) when any failed. */
+typedef struct hwq_out {
+    FILE *f;
+    char final[HWX_PATH_MAX + 24], tmp[HWX_PATH_MAX + 48];
+} hwq_out;
+
+static int hwq_is_special(const char *name) {
+    struct stat st;
+    return stat(name, &st) == 0 && !S_ISREG(st.st_mode);
 }
 
+/* `name`, with `suffix`, and .PID in a forked child so it does not
+ * overwrite its parent's file. */
+static FILE *hwq_create(hwq_out *o, const char *name, const char *suffix) {
+    if (getpid() != hwq.pid)
+        snprintf(o->final, sizeof o->final, "%s%s.%ld", name, suffix, (long)getpid());
+    else
+        snprintf(o->final, sizeof o->final, "%s%s", name, suffix);
+    o->tmp[0] = 0;
+    if (!hwq_is_special(o->final))
+        snprintf(o->tmp, sizeof o->tmp, "%s.tmp.%ld", o->final, (long)getpid());
+    o->f = fopen(o->tmp[0] ? o->tmp : o->final, "w");
+    if (!o->f)
+        fprintf(stderr, "hwprof: cannot write %s: %s\n", o->tmp[0] ? o->tmp : o->final,
+                strerror(errno));
+    return o->f;
+}
+
+static int hwq_close(hwq_out *o) {
+    int bad = ferror(o->f) != 0;
+    int err = bad ? EIO : 0;
+    if (fflush(o->f) != 0 && !bad) { bad = 1; err = errno; }
+    if (fclose(o->f) != 0 && !bad) { bad = 1; err = errno; }
+    o->f = NULL;
+    if (!bad && o->tmp[0] && rename(o->tmp, o->final) != 0) { bad = 1; err = errno; }
+    if (bad) {
+        fprintf(stderr, "hwprof: writing %s failed: %s\n", o->final, strerror(err));
+        if (o->tmp[0]) unlink(o->tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* The text report (report=, else stderr) and the JSON one (json=) of
+ * session `s`; `suffix` names a per-vCPU file. 0, or -1 if a write failed. */
+static int hwq_report(hwx_session *s, const char *suffix, int merged) {
+    hwq_out o;
+    hwp_writer w;
+    int rc = 0;
+    FILE *f = stderr;
+    if (hwq.opts.report[0]) {
+        if (!hwq_create(&o, hwq.opts.report, suffix)) return -1;
+        f = o.f;
+    }
+    w = hwp_writer_stdio(f);
+    hwx_session_report_text(s, &w);
+    if (merged) {
+        fprintf(f, "plugin: QEMU plugin API %d, %llu TBs translated (%llu bytes of TB info), %u vCPU(s)%s\n",
+                HWQ_API, (unsigned long long)hwq.tbs, (unsigned long long)hwq.tb_bytes,
+                hwq.nvcpu, hwq.dropped_vcpus ? ", some vCPUs beyond the table were not profiled" : "");
+        if (hwq.bad_reads)
+            fprintf(f, "plugin: %llu loaded values not readable at guest address + guest_base "
+                       "(0x%llx): skipped, check guest_base=\n",
+                    (unsigned long long)hwq.bad_reads, (unsigned long long)hwq.guest_base);
+    }
+#if HWQ_API >= 2
+    {
+        /* Executed instructions by privilege (inline counts, all vCPUs or
+         * the one this report is for). */
+        uint64_t u = 0, k = 0;
+        int i, n = qemu_plugin_num_vcpus();
+        for (i = 0; i < n; i++) {
+            char want[24];
+            snprintf(want, sizeof want, ".vcpu%d", i);
+            if (!merged && strcmp(suffix, want)) continue;
+            u += qemu_plugin_u64_get(HWQ_U64(user), (unsigned)i);
+            k += qemu_plugin_u64_get(HWQ_U64(kernel), (unsigned)i);
+        }
+        fprintf(f, "plugin: executed %llu user-mode and %llu kernel-mode instructions "
+                   "(kernel = pc >= 0x%llx)\n",
+                (unsigned long long)u, (unsigned long long)k,
+                (unsigned long long)HWQ_KERNEL_BASE);
+    }
+#endif
+    if (f != stderr && hwq_close(&o) != 0) rc = -1;
+    if (hwq.opts.json[0]) {
+        if (!hwq_create(&o, hwq.opts.json, suffix)) return -1;
+        w = hwp_writer_stdio(o.f);
+        hwx_session_report_json(s, &w);
+        if (hwq_close(&o) != 0) rc = -1;
+    }
+    return rc;
+}
+
+/* Runs once per process. In user mode every guest thread that calls
+ * exit()/exit_group() reaches here (QEMU has stopped the callbacks of all
+ * vCPUs first): the first one merges and writes, the others wait for it,
+ * so the process does not end under a half-written report and no session
+ * is merged twice. A failed write ends the process with status 1. */
 static void hwq_atexit(qemu_plugin_id_t id, void *p) {
     hwx_session *all = NULL;
     uint64_t total = 0;
     unsigned i;
+    int expect = 0, bad = 0;
     (void)id;
     (void)p;
+    if (!__atomic_compare_exchange_n(&hwq.exiting, &expect, 1, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        while (__atomic_load_n(&hwq.exiting, __ATOMIC_ACQUIRE) != 2) usleep(1000);
+        return;
+    }
     for (i = 0; i < hwq.nvcpu; i++) {
         hwq_vcpu *v = hwq.vcpu[i];
         if (!v) continue;
@@ -410,6 +645,17 @@ static void hwq_atexit(qemu_plugin_id_t id, void *p) {
             hwx_trace_flush(v->tw);
             total += v->tw->total;
         }
+    }
+    /* System mode: one report per vCPU before they are merged. */
+    for (i = 0; hwq.system && hwq.nvcpu > 1 && i < hwq.nvcpu; i++) {
+        char suffix[24];
+        if (!hwq.vcpu[i]) continue;
+        snprintf(suffix, sizeof suffix, ".vcpu%u", i);
+        if (hwq.opts.report[0] && hwq_report(&hwq.vcpu[i]->s, suffix, 0) != 0) bad = 1;
+    }
+    for (i = 0; i < hwq.nvcpu; i++) {
+        hwq_vcpu *v = hwq.vcpu[i];
+        if (!v) continue;
         if (!all) all = &v->s;
         else hwx_session_merge(all, &v->s);
     }
@@ -418,19 +664,80 @@ static void hwq_atexit(qemu_plugin_id_t id, void *p) {
         w.write = hwq_trace_write;
         w.ctx = NULL;
         hwx_trace_write_end(&w, total);
-        fclose(hwq.trace);
+        if (ferror(hwq.trace) | fclose(hwq.trace)) {
+            fprintf(stderr, "hwprof: writing %s failed\n", hwq.opts.record);
+            bad = 1;
+        }
         hwq.trace = NULL;
     }
-    if (!all) return;
-    if (all->exact) {
-        size_t n = hwx_session_eval_bytes(all);
-        void *scratch = malloc(n);
-        if (!scratch || hwx_session_evaluate(all, scratch, n) != HWP_OK)
-            fprintf(stderr, "hwprof: accuracy not computed: %s\n",
-                    scratch ? hwp_why(all) : "out of memory");
-        free(scratch);
+    if (all) {
+        if (all->exact) {
+            size_t n = hwx_session_eval_bytes(all);
+            void *scratch = malloc(n);
+            if (!scratch || hwx_session_evaluate(all, scratch, n) != HWP_OK)
+                fprintf(stderr, "hwprof: accuracy not computed: %s\n",
+                        scratch ? hwp_why(all) : "out of memory");
+            free(scratch);
+        }
+        if (hwq_report(all, "", 1) != 0) bad = 1;
     }
-    hwq_report(all);
+    __atomic_store_n(&hwq.exiting, 2, __ATOMIC_RELEASE);
+    if (bad) _exit(1);
+}
+
+/* report=/json= at start: the file must be creatable (its directory
+ * writable) or, for a device or pipe, openable for writing now. */
+static int hwq_check_out(const char *opt, const char *name) {
+    char tmp[HWX_PATH_MAX + 24];
+    int fd;
+    if (!name[0]) return 0;
+    if (hwq_is_special(name)) {
+        fd = open(name, O_WRONLY | O_NONBLOCK);
+        if (fd < 0) goto bad;
+        close(fd);
+        return 0;
+    }
+    if (access(name, F_OK) == 0 && access(name, W_OK) != 0) goto bad;
+    /* Create and remove the temporary the report will be written to (access()
+     * says yes to root for any directory, writable or not). */
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", name, (long)getpid());
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) goto bad;
+    close(fd);
+    unlink(tmp);
+    return 0;
+bad:
+    fprintf(stderr, "hwprof: %s=%s: not writable: %s\n", opt, name, strerror(errno));
+    return -1;
+}
+
+/* Build one session from the options and let every model check its own
+ * desc, so options valid one by one but impossible together (a slot count
+ * a model cannot use, a table larger than memory) stop QEMU before the
+ * guest runs instead of failing in every vCPU later. */
+static int hwq_check_session(void) {
+    size_t bytes = hwx_session_bytes(&hwq.opts);
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    void *mem;
+    hwx_session *s;
+    int rc = 0;
+    if (pages > 0 && psz > 0 && bytes / (size_t)psz >= (size_t)pages) {
+        fprintf(stderr, "hwprof: a session needs %zu bytes per vCPU, more than this "
+                        "machine's memory: lower exact_mb= or the table sizes\n", bytes);
+        return -1;
+    }
+    s = (hwx_session *)calloc(1, sizeof *s);
+    mem = malloc(bytes ? bytes : 1);
+    if (!s || !mem) {
+        fprintf(stderr, "hwprof: cannot allocate a session of %zu bytes\n", bytes);
+        rc = -1;
+    } else if (hwx_session_init(s, mem, bytes, &hwq.opts) != HWP_OK) {
+        fprintf(stderr, "hwprof: %s\n", hwp_why(s));
+        rc = -1;
+    }
+    free(mem);
+    free(s);
+    return rc;
 }
 
 /* ---- install ----------------------------------------------------------------- */
@@ -471,10 +778,21 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
                                           char **argv) {
     int i;
     const char *why = "";
-    if (info->system_emulation) {
-        fprintf(stderr, "hwprof: only user-mode emulation is supported\n");
+    if (info->version.min > HWQ_API || info->version.cur < HWQ_API) {
+        fprintf(stderr, "hwprof: this plugin is built for QEMU plugin API %d, this QEMU "
+                        "supports API %d..%d: use %s\n", HWQ_API, info->version.min,
+                info->version.cur,
+                info->version.cur >= 4 ? "libhwprof-tcg-v4.so (QEMU 9.1 and later)"
+                                       : "libhwprof-tcg.so (QEMU 7.2)");
         return -1;
     }
+#if HWQ_API == 1
+    if (info->system_emulation) {
+        fprintf(stderr, "hwprof: system emulation needs libhwprof-tcg-v4.so (plugin API 4)\n");
+        return -1;
+    }
+#endif
+    hwq.system = info->system_emulation;
     hwx_opts_default(&hwq.opts);
     for (i = 0; i < argc; i++) {
         char key[64];
@@ -489,11 +807,25 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
         }
         memcpy(key, a, k);
         key[k] = 0;
+        if (!strcmp(key, "floor")) {
+            const char *f = eq + 1;
+            hwq.floor = !strcmp(f, "tb") ? HWQ_FLOOR_TB : !strcmp(f, "mem") ? HWQ_FLOOR_MEM
+                      : !strcmp(f, "cond") && HWQ_API >= 2 ? HWQ_FLOOR_COND : -1;
+            if (hwq.floor < 0) {
+                fprintf(stderr, "hwprof: floor= expects tb, mem%s\n",
+                        HWQ_API >= 2 ? " or cond" : " (cond needs the API 4 build)");
+                return -1;
+            }
+            continue;
+        }
         if (hwx_opts_set(&hwq.opts, key, eq + 1, &why) != HWP_OK) {
             fprintf(stderr, "hwprof: %s: %s\n", argv[i], why);
             return -1;
         }
     }
+    if (hwq_check_out("report", hwq.opts.report) || hwq_check_out("json", hwq.opts.json) ||
+        hwq_check_session())
+        return -1;
     hwq.pid = getpid();
     hwq.need_mem = hwx_opts_need_memory(&hwq.opts);
     hwq.need_values = hwx_opts_need_values(&hwq.opts);
@@ -516,6 +848,9 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
         w = hwp_writer_stdio(hwq.trace);
         hwx_trace_write_header(&w);
     }
+#if HWQ_API >= 2
+    hwq.sb = qemu_plugin_scoreboard_new(sizeof(hwq_slot));
+#endif
     qemu_plugin_register_vcpu_init_cb(id, hwq_vcpu_init);
     qemu_plugin_register_vcpu_exit_cb(id, hwq_vcpu_exit);
     qemu_plugin_register_vcpu_tb_trans_cb(id, hwq_tb_trans);

@@ -1,12 +1,19 @@
 /* examples/qemu/qemu_plugin_api.h: our own declarations of the part of the
  * QEMU TCG plugin API that hwprof's plugin uses.
  *
- * Describes QEMU 7.2 (Debian 12's qemu-user 1:7.2), plugin API version 1
- * (QEMU accepts plugins declaring versions 0..1; a plugin declaring 2 is
- * refused). Written from the documented API (QEMU's "TCG Plugins" manual,
- * docs/devel/tcg-plugins.rst, and the API reference generated from it),
- * not copied from QEMU's header, which no Debian package ships. Only what
- * the plugin calls is declared. The qemu_plugin_* functions are resolved
+ * Two ABIs, chosen by HWQ_API when compiling (meson builds the plugin
+ * once for each):
+ *   HWQ_API=1  QEMU 7.2 (Debian 12's qemu-user 1:7.2): plugin API 1;
+ *              QEMU 7.2 accepts plugins declaring 0..1.
+ *   HWQ_API=4  QEMU 9.1 .. 10.x (bookworm-backports' 10.0): API 4. Version
+ *              2 replaced the shared-counter inline ops with per-vCPU
+ *              scoreboards, 3 made qemu_plugin_insn_data copy into a
+ *              caller's buffer, 4 added guest memory reads; conditional
+ *              callbacks and qemu_plugin_mem_get_value are also there.
+ * Written from the documented API (QEMU's "TCG Plugins" manual,
+ * docs/devel/tcg-plugins.rst, and the per-version API reference), not
+ * copied from QEMU's header, which no Debian package ships. Only what the
+ * plugin calls is declared. The qemu_plugin_* functions are resolved
  * from the QEMU binary when the plugin is loaded: link the plugin with
  * -shared and without -z defs.
  *
@@ -27,7 +34,17 @@ extern "C" {
 #endif
 
 #define HWQ_PLUGIN_EXPORT __attribute__((visibility("default")))
-#define HWQ_PLUGIN_API_VERSION 1
+#ifndef HWQ_API
+#define HWQ_API 1
+#endif
+#if HWQ_API != 1 && HWQ_API != 4
+#error "HWQ_API must be 1 (QEMU 7.2) or 4 (QEMU 9.1 and later)"
+#endif
+#define HWQ_PLUGIN_API_VERSION HWQ_API
+/* Functions that only API 4 QEMUs have are weak references, so that the
+ * API 4 build loaded into an older QEMU still loads and says which
+ * versions differ instead of failing on an unresolved symbol. */
+#define HWQ_V4 __attribute__((weak))
 
 typedef uint64_t qemu_plugin_id_t;
 
@@ -63,7 +80,52 @@ enum qemu_plugin_mem_rw {
     QEMU_PLUGIN_MEM_RW
 };
 
+#if HWQ_API == 1
 enum qemu_plugin_op { QEMU_PLUGIN_INLINE_ADD_U64 };
+#else
+enum qemu_plugin_op { QEMU_PLUGIN_INLINE_ADD_U64, QEMU_PLUGIN_INLINE_STORE_U64 };
+
+/* A per-vCPU array of entries QEMU grows as vCPUs appear (so entries move:
+ * keep no pointer into it across callbacks); a qemu_plugin_u64 names one
+ * uint64_t of every entry by its byte offset. */
+struct qemu_plugin_scoreboard;
+typedef struct {
+    struct qemu_plugin_scoreboard *score;
+    size_t offset;
+} qemu_plugin_u64;
+
+enum qemu_plugin_cond {
+    QEMU_PLUGIN_COND_NEVER,
+    QEMU_PLUGIN_COND_ALWAYS,
+    QEMU_PLUGIN_COND_EQ,
+    QEMU_PLUGIN_COND_NE,
+    QEMU_PLUGIN_COND_LT,
+    QEMU_PLUGIN_COND_LE,
+    QEMU_PLUGIN_COND_GT,
+    QEMU_PLUGIN_COND_GE
+};
+
+/* The value a load or store moved, as the memory callback sees it. */
+enum qemu_plugin_mem_value_type {
+    QEMU_PLUGIN_MEM_VALUE_U8,
+    QEMU_PLUGIN_MEM_VALUE_U16,
+    QEMU_PLUGIN_MEM_VALUE_U32,
+    QEMU_PLUGIN_MEM_VALUE_U64,
+    QEMU_PLUGIN_MEM_VALUE_U128
+};
+typedef struct {
+    enum qemu_plugin_mem_value_type type;
+    union {
+        uint8_t u8;
+        uint16_t u16;
+        uint32_t u32;
+        uint64_t u64;
+        struct {
+            uint64_t low, high;
+        } u128;
+    } data;
+} qemu_plugin_mem_value;
+#endif
 
 /* Memory access description: size shift, sign extension, endianness,
  * store bit, packed in 32 bits; decode it with the accessors below. */
@@ -98,9 +160,33 @@ void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb,
                                           qemu_plugin_vcpu_udata_cb_t cb,
                                           enum qemu_plugin_cb_flags flags,
                                           void *userdata);
+#if HWQ_API == 1
 void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *tb,
                                               enum qemu_plugin_op op,
                                               void *ptr, uint64_t imm);
+#else
+HWQ_V4 void qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(struct qemu_plugin_tb *tb,
+                                                       enum qemu_plugin_op op,
+                                                       qemu_plugin_u64 entry,
+                                                       uint64_t imm);
+/* cb runs only when (entry cond imm) holds for the executing vCPU. */
+HWQ_V4 void qemu_plugin_register_vcpu_tb_exec_cond_cb(struct qemu_plugin_tb *tb,
+                                               qemu_plugin_vcpu_udata_cb_t cb,
+                                               enum qemu_plugin_cb_flags flags,
+                                               enum qemu_plugin_cond cond,
+                                               qemu_plugin_u64 entry,
+                                               uint64_t imm, void *userdata);
+HWQ_V4 struct qemu_plugin_scoreboard *qemu_plugin_scoreboard_new(size_t element_size);
+HWQ_V4 void qemu_plugin_scoreboard_free(struct qemu_plugin_scoreboard *score);
+HWQ_V4 void *qemu_plugin_scoreboard_find(struct qemu_plugin_scoreboard *score,
+                                  unsigned int vcpu_index);
+HWQ_V4 uint64_t qemu_plugin_u64_get(qemu_plugin_u64 entry, unsigned int vcpu_index);
+HWQ_V4 int qemu_plugin_num_vcpus(void);
+HWQ_V4 qemu_plugin_mem_value qemu_plugin_mem_get_value(qemu_plugin_meminfo_t info);
+/* System mode: the physical address of the instruction's bytes (tells
+ * apart two address spaces that map the same virtual address). */
+HWQ_V4 void *qemu_plugin_insn_haddr(const struct qemu_plugin_insn *insn);
+#endif
 void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
                                             qemu_plugin_vcpu_udata_cb_t cb,
                                             enum qemu_plugin_cb_flags flags,
@@ -118,7 +204,13 @@ size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
 uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
 struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb,
                                                  size_t idx);
+#if HWQ_API == 1
 const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
+#else
+/* Copies min(len, size) bytes of the instruction into dest. */
+size_t qemu_plugin_insn_data(const struct qemu_plugin_insn *insn, void *dest,
+                             size_t len);
+#endif
 size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
 uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
 

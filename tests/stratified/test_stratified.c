@@ -1,4 +1,5 @@
-/* Unit and property tests for hwprof/stratified.h (seed 001). Expected
+/* SPDX-License-Identifier: MIT */
+/* Unit and property tests for hwprof/stratified.h. Expected
  * values come from the paper's rules worked by hand, or from the exact
  * reference count in ref.h, never from the model itself. */
 #define HWPROF_IMPL
@@ -80,8 +81,10 @@ static void test_defaults(void) {
         CHECK_EQ(x.s.st.events, 1);
     }
     hwp_strat_write_json(&x.s, &w);
-    CHECK_HAS(buf, "\"scheme\":\"H[P_256]_2048\"");
-    CHECK_HAS(buf, "\"hash\":\"paper\"");
+    CHECK_HAS(buf, "\"composition\":\"H[P_256]_2048\"");
+    CHECK_HAS(buf, "{\"model\":\"strat\",\"version\":1,\"desc\":{\"scheme\":0,"
+                   "\"sampler\":0,\"counter\":0,\"rate\":256,\"entries\":2048,");
+    CHECK_HAS(buf, "\"stats\":{\"events\":1,\"dropped\":0,\"evicted\":0,\"cycles\":0,");
     st_drop(&x);
 }
 
@@ -94,7 +97,7 @@ static void test_invalid(void) {
     d.entries = 3;
     CHECK_EQ(hwp_strat_bytes(&d), 0);
     CHECK_EQ(hwp_strat_init(&s, mem, sizeof big - 16, &d, NULL), HWP_EINVAL);
-    CHECK_HAS(hwp_why(&s), "power of two");
+    CHECK_HAS(hwp_why(&s), "strat: entries");
     memset(&d, 0, sizeof d);
     d.scheme = 7;
     CHECK_EQ(hwp_strat_init(&s, mem, sizeof big - 16, &d, NULL), HWP_EINVAL);
@@ -114,10 +117,13 @@ static void test_invalid(void) {
     CHECK_EQ(hwp_strat_bytes(&d), 0);
     memset(&d, 0, sizeof d);
     d.entries = 64;
-    CHECK_EQ(hwp_strat_init(&s, mem + 1, sizeof big - 17, &d, NULL), HWP_EINVAL);
-    CHECK_HAS(hwp_why(&s), "aligned");
-    CHECK_EQ(hwp_strat_init(&s, mem, hwp_strat_bytes(&d) - 1, &d, NULL), HWP_ENOSPC);
-    CHECK_EQ(hwp_strat_init(&s, mem, hwp_strat_bytes(&d), &d, NULL), HWP_OK);
+    {   /* storage of any alignment: bytes() holds the padding */
+        size_t off;
+        for (off = 0; off < 16; off++)
+            CHECK_EQ(hwp_strat_init(&s, mem + off, hwp_strat_bytes(&d), &d, NULL), HWP_OK);
+        CHECK_EQ(hwp_strat_init(&s, mem + 1, hwp_strat_bytes(&d) - 1, &d, NULL), HWP_ENOSPC);
+        CHECK_EQ(hwp_strat_init(&s, NULL, hwp_strat_bytes(&d), &d, NULL), HWP_EINVAL);
+    }
     memset(&s, 0, sizeof s); /* not a handle any more */
     CHECK_EQ(hwp_strat_flush(&s), HWP_EINVAL);
     CHECK_EQ(hwp_strat_reset(&s), HWP_EINVAL);
@@ -502,12 +508,13 @@ static void test_queue_cost(void) {
     /* no handler: the messages are counted as unhandled */
     {
         hwp_strat s;
-        static unsigned char mem[1 << 14];
-        unsigned char *p = mem + (16 - ((uintptr_t)mem & 15)) % 16;
-        CHECK_EQ(hwp_strat_init(&s, p, sizeof mem - 16, &d, NULL), HWP_OK);
+        st_mem m;
+        size_t n = hwp_strat_bytes(&d);
+        CHECK_EQ(hwp_strat_init(&s, st_alloc(&m, n), n, &d, NULL), HWP_OK);
         for (i = 0; i < 400; i++) hwp_strat_push(&s, 0, i, 0);
         hwp_strat_flush(&s);
         CHECK_EQ(s.st.unhandled, 100);
+        st_free(&m);
     }
 }
 
@@ -595,27 +602,31 @@ static void test_acc(void) {
     memset(&ad, 0, sizeof ad);
     ad.tuples = 4;
     ad.pcs = 2;
+    ad.replace = HWP_STRAT_ACC_KEEP;
     CHECK(hwp_strat_acc_bytes(&ad) <= sizeof m1 - 16);
     CHECK_EQ(hwp_strat_acc_init(&a, p1, 100, &ad), HWP_ENOSPC);
-    CHECK_EQ(hwp_strat_acc_init(&a, p1 + 4, 4000, &ad), HWP_EINVAL);
+    CHECK_EQ(hwp_strat_acc_init(&a, p1 + 4, hwp_strat_acc_bytes(&ad), &ad), HWP_OK);
+    CHECK_EQ(hwp_strat_acc_init(&a, p1 + 1, hwp_strat_acc_bytes(&ad) - 1, &ad), HWP_ENOSPC);
     CHECK_EQ(hwp_strat_acc_init(&a, p1, sizeof m1 - 16, &ad), HWP_OK);
     CHECK_EQ(hwp_strat_acc_init(&b, p2, sizeof m2 - 16, &ad), HWP_OK);
     for (i = 0; i < 6; i++) hwp_strat_acc_add(&a, 0, 100 + (i & 1), i, 10 * (i + 1));
     /* tuples 0..3 held, 4 and 5 dropped; both pcs held */
-    CHECK_EQ(a.dropped_msgs, 2);
-    CHECK_EQ(a.dropped_count, 50 + 60);
+    CHECK_EQ(a.st.dropped, 2);
+    CHECK_EQ(a.st.dropped_count, 50 + 60);
     CHECK_EQ(hwp_strat_acc_count(&a, 0, 100, 2), 30);
     CHECK_EQ(hwp_strat_acc_count(&a, 0, 100, 4), 0);
     CHECK_EQ(hwp_strat_acc_pc_count(&a, 0, 100), 10 + 30 + 50);
     CHECK_NEAR(hwp_strat_acc_invariance(&a, 0, 100, 2), 30.0 / 90.0, 1e-12);
     hwp_strat_acc_add(&a, 0, 999, 0, 5); /* third pc: no room */
-    CHECK_EQ(a.dropped_pc_count, 5);
-    CHECK_EQ(a.total, 210 + 5);
+    CHECK_EQ(a.st.dropped_pc_count, 5);
+    CHECK_EQ(a.st.total, 210 + 5);
     while (hwp_strat_acc_next(&a, &cur, &msg)) seen++;
     CHECK_EQ(seen, 4);
     batch[0].kind = 0; batch[0].pc = 100; batch[0].w = 2; batch[0].count = 7;
     batch[1].kind = 1; batch[1].pc = 100; batch[1].w = 2; batch[1].count = 1;
     batch[0].stratum = batch[1].stratum = 0;
+    batch[0].samples = batch[1].samples = 1;
+    batch[0].reserved = batch[1].reserved = 0;
     hwp_strat_acc_handler(&b, batch, 2);
     CHECK_EQ(hwp_strat_acc_merge(&a, &b), HWP_OK);
     CHECK_EQ(hwp_strat_acc_count(&a, 0, 100, 2), 37);
@@ -624,7 +635,35 @@ static void test_acc(void) {
     CHECK_EQ(hwp_strat_acc_merge(&a, &a), HWP_EINVAL);
     CHECK_EQ(hwp_strat_acc_reset(&a), HWP_OK);
     CHECK_EQ(hwp_strat_acc_count(&a, 0, 100, 2), 0);
-    CHECK_EQ(a.tn, 0);
+    CHECK_EQ(a.st.tuples, 0);
+
+    /* EVICT: with 8 slots the window sees every tuple; 50 evicts 10,
+     * 60 evicts 20, and pc 100's top follows */
+    ad.replace = HWP_STRAT_ACC_EVICT;
+    CHECK_EQ(hwp_strat_acc_init(&a, p1, sizeof m1 - 16, &ad), HWP_OK);
+    for (i = 0; i < 6; i++) hwp_strat_acc_add(&a, 0, 100 + (i & 1), i, 10 * (i + 1));
+    CHECK_EQ(a.st.evicted, 2);
+    CHECK_EQ(a.st.dropped, 0);
+    CHECK_EQ(a.st.dropped_count, 10 + 20);
+    CHECK_EQ(hwp_strat_acc_count(&a, 0, 100, 0), 0);
+    CHECK_EQ(hwp_strat_acc_count(&a, 0, 100, 4), 50);
+    CHECK_EQ(hwp_strat_acc_count(&a, 0, 101, 3), 40);
+    CHECK_EQ(hwp_strat_acc_count(&a, 0, 101, 5), 60);
+    {
+        hwp_strat_value v[4];
+        CHECK_EQ(hwp_strat_acc_top_values(&a, 0, 100, NULL, 0), 2);
+        CHECK_EQ(hwp_strat_acc_top_values(&a, 0, 100, v, 1), 2);
+        CHECK_EQ(v[0].w, 4);
+        CHECK_EQ(v[0].count, 50);
+        CHECK_NEAR(v[0].invariance, 50.0 / 90.0, 1e-12);
+        /* 3 samples < min_samples: nothing can be claimed */
+        CHECK(v[0].lo == 0.0 && v[0].hi == 1.0);
+        CHECK_EQ(hwp_strat_acc_top_pcs(&a, 0, NULL, 0), 0);
+    }
+    /* a smaller newcomer than everything held is dropped */
+    hwp_strat_acc_add(&a, 0, 100, 77, 1);
+    CHECK_EQ(a.st.dropped, 1);
+    CHECK_EQ(a.st.evicted, 2);
 }
 
 /* The ratio estimate by hand: stratum 1 holds (A,10), (B,30), (A,20),
@@ -650,6 +689,8 @@ static void test_acc_estimate(void) {
         msg[i].count = counts[i];
         msg[i].kind = 0;
         msg[i].stratum = strata[i];
+        msg[i].samples = 1;
+        msg[i].reserved = 0;
     }
     hwp_strat_acc_fold(&a, msg, 4);
     CHECK_NEAR(hwp_strat_acc_estimate(&a, 0, 1, 0), 40.0, 1e-9);
@@ -765,27 +806,28 @@ static void test_reports(void) {
     int i;
     memset(&d, 0, sizeof d);
     d.scheme = HWP_STRAT_TAGGED;
-    d.l2_entries = 16;
     d.hash = HWP_STRAT_HASH_CHEAP;
     if (!st_make(&x, d, NULL)) return;
     for (i = 0; i < 1000; i++) hwp_strat_push(&x.s, 0, 0x40, 7);
     w = hwp_writer_buf(&b, buf, sizeof buf);
     hwp_strat_write_json(&x.s, &w);
-    CHECK_HAS(buf, "\"scheme\":\"tag2-256-2048x2 + A_16\"");
-    CHECK_HAS(buf, "\"hash\":\"cheap\"");
+    CHECK_HAS(buf, "\"composition\":\"tag2-256-2048x2\"");
+    CHECK_HAS(buf, "\"hash\":1");
     CHECK_HAS(buf, "\"events\":1000");
-    CHECK_HAS(buf, "\"E3\":");
-    CHECK_HAS(buf, "\"pending\":1000"); /* 3 x 256 sit in A_16, 232 in the table */
+    /* 3 x 256 reported (E2); E1 opens the entry 4 times, E3 the rest */
+    CHECK_HAS(buf, "\"E1\":4,\"E2\":3,\"E3\":993,");
+    CHECK_EQ(hwp_strat_pending(&x.s), 232);
     w = hwp_writer_buf(&b, buf, sizeof buf);
     hwp_strat_write_text(&x.s, &w);
-    CHECK_HAS(buf, "stratified tag2-256-2048x2 + A_16 (cheap hash): 1000 events");
+    CHECK_HAS(buf, "stratified tag2-256-2048x2 (cheap hash): 1000 events");
     CHECK_HAS(buf, "E6a=0");
     st_drop(&x);
     hwp_strat_acc_init(&a, st_alloc(&m, n), n, NULL);
     hwp_strat_acc_add(&a, 2, 0x40, 0x7, 256);
     w = hwp_writer_buf(&b, buf, sizeof buf);
     hwp_strat_acc_write_json(&a, &w);
-    CHECK_HAS(buf, "\"profile\":[{\"kind\":2,\"pc\":\"0x40\",\"w\":\"0x7\",\"count\":256}]");
+    CHECK_HAS(buf, "\"profile\":[{\"kind\":2,\"pc\":\"0x40\",\"w\":\"0x7\",\"count\":256,"
+                   "\"samples\":1,\"stratum\":0}]");
     w = hwp_writer_buf(&b, buf, sizeof buf);
     hwp_strat_acc_write_text(&a, &w);
     CHECK_HAS(buf, "kind 2 pc 0x40 w 0x7 count 256 invariance 1.0000");
@@ -853,6 +895,489 @@ static void test_kinds_apart(void) {
     st_drop(&x);
 }
 
+/* A handler that pushes into the compressor it serves: the queue is
+ * being drained, so what it emits meanwhile is a counted drop, never a
+ * write past the queue (ASan caught the old write). */
+typedef struct st_reentry {
+    hwp_strat *s;
+    uint64_t delivered;
+    unsigned depth;
+} st_reentry;
+
+static void st_reenter(void *ctx, const hwp_strat_msg *msgs, uint32_t n) {
+    st_reentry *r = (st_reentry *)ctx;
+    uint32_t i;
+    (void)msgs;
+    r->delivered += n;
+    for (i = 0; i < 3 * n; i++) hwp_strat_push(r->s, 0, 0x99, i);
+    hwp_strat_flush(r->s); /* reentrant flush: no nested interrupt */
+}
+
+static void test_push_in_handler(void) {
+    hwp_strat_desc d;
+    hwp_strat s;
+    st_reentry r;
+    st_mem m;
+    size_t n;
+    uint64_t i;
+    memset(&d, 0, sizeof d);
+    d.rate = 1; /* every push is a message */
+    d.entries = 1;
+    d.queue = 4;
+    d.on_interrupt = st_reenter;
+    d.ctx = &r;
+    memset(&r, 0, sizeof r);
+    r.s = &s;
+    n = hwp_strat_bytes(&d);
+    CHECK_EQ(hwp_strat_init(&s, st_alloc(&m, n), n, &d, NULL), HWP_OK);
+    for (i = 0; i < 10; i++) hwp_strat_push(&s, 0, 0x10, i);
+    hwp_strat_flush(&s);
+    CHECK_EQ(r.delivered, 10);        /* 4 + 4 + the 2 the flush hands on */
+    CHECK_EQ(s.st.dropped, 3 * 10);   /* every push from the handler    */
+    CHECK_EQ(s.st.events, 10 + 3 * 10);
+    CHECK_EQ(s.st.messages, 10);
+    st_free(&m);
+}
+
+/* Exact counts of one hot tuple (30% of the stream, as in section 3.3's
+ * experiment) and the C estimator, for every composition of Fig. 3 with
+ * and without the "+ A_16" second level of section 3.4. A_k is lossless
+ * and draws no random numbers, so the estimate behind it must equal the
+ * estimate without it; both must be near the exact count. A_k alone
+ * counts exactly. */
+static void test_estimate_compositions(void) {
+    static const struct {
+        uint32_t sampler, counter, entries;
+        const char *name;
+    } comp[] = {
+        {HWP_STRAT_PERIODIC, 0, 1, "P"},   {HWP_STRAT_RANDOM, 0, 1, "R"},
+        {HWP_STRAT_RANDOM, 1, 1, "CR"},    {HWP_STRAT_PERIODIC, 0, 64, "H[P]"},
+        {HWP_STRAT_RANDOM, 0, 64, "H[R]"}, {HWP_STRAT_RANDOM, 1, 64, "H[CR]"},
+        {HWP_STRAT_PERIODIC, 1, 64, "H[CP]"},
+        {HWP_STRAT_COUNTDOWN, 1, 64, "H[CRcd]"},
+    };
+    enum { N = 200000 };
+    size_t c, i;
+    for (c = 0; c < sizeof comp / sizeof comp[0]; c++) {
+        double est[2];
+        uint64_t exact = 0;
+        int l2;
+        for (l2 = 0; l2 < 2; l2++) {
+            hwp_strat_desc d;
+            hwp_strat_acc a;
+            hwp_strat_acc_desc ad;
+            st_inst x;
+            st_mem m;
+            hwp_rng g;
+            size_t n;
+            memset(&d, 0, sizeof d);
+            d.sampler = comp[c].sampler;
+            d.counter = comp[c].counter;
+            d.entries = comp[c].entries;
+            d.rate = 10;
+            d.seed = 5;
+            d.l2_entries = l2 ? 16 : 0;
+            if (!st_make(&x, d, NULL)) return;
+            memset(&ad, 0, sizeof ad);
+            ad.strata = comp[c].entries;
+            n = hwp_strat_acc_bytes(&ad);
+            hwp_strat_acc_init(&a, st_alloc(&m, n), n, &ad);
+            hwp_rng_seed(&g, 77);
+            exact = 0;
+            for (i = 0; i < N; i++) {
+                bool hot = hwp_rng_below(&g, 10) < 3;
+                exact += hot;
+                hwp_strat_push(&x.s, 0, hot ? 7 : 100 + hwp_rng_below(&g, 40), 1);
+            }
+            hwp_strat_flush(&x.s);
+            hwp_strat_acc_fold(&a, x.r.m, (uint32_t)x.r.n);
+            est[l2] = hwp_strat_acc_estimate(&a, 0, 7, 1);
+            st_drop(&x);
+            st_free(&m);
+        }
+        if (!CHECK_NEAR(est[1], est[0], 1e-6 * est[0]) ||
+            !CHECK(fabs(est[0] - (double)exact) < 0.05 * (double)exact))
+            printf("    %s: exact %" PRIu64 ", estimate %.1f, + A_16 %.1f\n",
+                   comp[c].name, exact, est[0], est[1]);
+    }
+    {   /* A_16 alone: lossless, so the estimate is the exact count */
+        hwp_strat_desc d;
+        hwp_strat_acc a;
+        hwp_strat_acc_desc ad;
+        st_inst x;
+        st_mem m;
+        size_t n;
+        memset(&d, 0, sizeof d);
+        d.scheme = HWP_STRAT_ASSOC;
+        d.entries = 16;
+        d.count_bits = 4;
+        if (!st_make(&x, d, NULL)) return;
+        memset(&ad, 0, sizeof ad);
+        ad.strata = 1;
+        n = hwp_strat_acc_bytes(&ad);
+        hwp_strat_acc_init(&a, st_alloc(&m, n), n, &ad);
+        for (i = 0; i < 5000; i++) hwp_strat_push(&x.s, 0, i % 3 ? 7 : 100 + i % 50, 1);
+        hwp_strat_flush(&x.s);
+        hwp_strat_acc_fold(&a, x.r.m, (uint32_t)x.r.n);
+        CHECK_NEAR(hwp_strat_acc_estimate(&a, 0, 7, 1), 3333.0, 1e-9);
+        st_drop(&x);
+        st_free(&m);
+    }
+}
+
+/* A 32-bit fold counter: 2^32 - 1 folds before a message, no shift by
+ * 32 anywhere (UBSan with halt_on_error caught the old one at init). */
+static void test_count_bits_32(void) {
+    hwp_strat_desc d;
+    st_inst x;
+    int i;
+    memset(&d, 0, sizeof d);
+    d.scheme = HWP_STRAT_ASSOC;
+    d.entries = 16;
+    d.count_bits = 32;
+    if (!st_make(&x, d, NULL)) return;
+    for (i = 0; i < 1000; i++) hwp_strat_push(&x.s, 0, 1, 2);
+    CHECK_EQ(x.r.n, 0);
+    CHECK_EQ(hwp_strat_pending(&x.s), 1000);
+    hwp_strat_flush(&x.s);
+    CHECK_EQ(x.r.n, 1);
+    CHECK_EQ(x.r.sum, 1000);
+    st_drop(&x);
+}
+
+/* Descs that do not compose: each refused with a reason naming the
+ * component and the field. */
+static void test_bad_compositions(void) {
+    static const struct {
+        uint32_t scheme, entries, ways, count_bits, l2_entries, l2_ways, queue;
+        const char *why;
+    } bad[] = {
+        /* the tagged compressor is its own second stage (section 4) */
+        {HWP_STRAT_TAGGED, 0, 0, 0, 16, 0, 0, "strat: l2_entries"},
+        /* an A_k with no entries behind a sampler */
+        {HWP_STRAT_SAMPLED, 0, 0, 0, 0, 4, 0, "strat: l2_ways"},
+        {HWP_STRAT_SAMPLED, 0, 0, 33, 0, 0, 0, "strat: count_bits"},
+        {HWP_STRAT_TAGGED, 0, 0, 17, 0, 0, 0, "strat: count_bits"},
+        {HWP_STRAT_ASSOC, 8, 16, 0, 0, 0, 0, "strat: ways"},
+        {HWP_STRAT_SAMPLED, 0, 0, 0, 12, 0, 0, "strat: l2_entries"},
+        {HWP_STRAT_SAMPLED, 0, 0, 0, 0, 0, (1u << 20) + 1, "strat: queue"},
+        {HWP_STRAT_SAMPLED, 6, 0, 0, 0, 0, 0, "strat: entries"},
+    };
+    static unsigned char big[1 << 16];
+    size_t i;
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        hwp_strat_desc d;
+        hwp_strat s;
+        memset(&d, 0, sizeof d);
+        d.scheme = bad[i].scheme;
+        d.entries = bad[i].entries;
+        d.ways = bad[i].ways;
+        d.count_bits = bad[i].count_bits;
+        d.l2_entries = bad[i].l2_entries;
+        d.l2_ways = bad[i].l2_ways;
+        d.queue = bad[i].queue;
+        CHECK_EQ(hwp_strat_bytes(&d), 0);
+        CHECK_EQ(hwp_strat_init(&s, big, sizeof big, &d, NULL), HWP_EINVAL);
+        if (!CHECK_HAS(hwp_why(&s), bad[i].why)) printf("    case %zu\n", i);
+    }
+}
+
+/* The level-1 index from the folded byte tables equals the paper's hash
+ * computed the reference way (byte permutations, flip, 64-bit fold) on
+ * random tuples and on tuples shaped like real ones (small pcs, small
+ * and pointer-like values), at every index width the compressors use. */
+static void test_fast_hash_exact(void) {
+    static const uint32_t entries[] = {2, 8, 64, 2048, 4096, 1u << 16, 1u << 24};
+    size_t e;
+    for (e = 0; e < sizeof entries / sizeof entries[0]; e++) {
+        hwp_strat_desc d;
+        hwp_strat s;
+        st_mem m;
+        size_t n, i, wrong = 0;
+        hwp_rng g;
+        memset(&d, 0, sizeof d);
+        d.entries = entries[e];
+        d.seed = 1000 + e;
+        n = hwp_strat_bytes(&d);
+        if (!CHECK_EQ(hwp_strat_init(&s, st_alloc(&m, n), n, &d, NULL), HWP_OK)) return;
+        CHECK(s.fh != NULL);
+        hwp_rng_seed(&g, e);
+        for (i = 0; i < 20000; i++) {
+            uint64_t pc = hwp_rng_next(&g), w = hwp_rng_next(&g);
+            uint32_t kind = (uint32_t)(i & 3);
+            if (i & 1) {
+                pc = 0x400000 + 4 * (pc & 0xFFFF);
+                w = i & 2 ? w & 0xFF : 0x7ffd00000000ull + (w & 0xFFFFF8);
+            }
+            {
+                uint64_t kpc = hwp__strat_kpc(kind, pc);
+                uint32_t ref = (uint32_t)hwp_xor_fold(hwp_bytehash_sig(s.bh, kpc, w),
+                                                      s.index_bits);
+                uint32_t key = hwp_strat_pc_key(&s, kind, pc);
+                wrong += hwp__strat_index1(&s, kpc, w) != ref;
+                wrong += hwp__strat_index1k(&s, kpc, w, &key) != ref;
+            }
+        }
+        if (!CHECK_EQ(wrong, 0)) printf("    entries %u\n", entries[e]);
+        st_free(&m);
+    }
+}
+
+/* A writer into a growing heap buffer, for reports of any size. */
+typedef struct st_buf {
+    char *p;
+    size_t n, cap;
+} st_buf;
+
+static void st_buf_write(void *ctx, const char *s, size_t n) {
+    st_buf *b = (st_buf *)ctx;
+    if (b->n + n + 1 > b->cap) {
+        b->cap = 2 * (b->n + n) + 256;
+        b->p = (char *)realloc(b->p, b->cap);
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = 0;
+}
+
+static void st_json_strat(const hwp_strat *s, st_buf *b) {
+    hwp_writer w;
+    w.write = st_buf_write;
+    w.ctx = b;
+    b->n = 0;
+    hwp_strat_write_json(s, &w);
+}
+
+static void st_json_acc(const hwp_strat_acc *a, st_buf *b) {
+    hwp_writer w;
+    w.write = st_buf_write;
+    w.ctx = b;
+    b->n = 0;
+    hwp_strat_acc_write_json(a, &w);
+}
+
+/* Reports read back: the desc, then the profile, write out byte for
+ * byte the same; queries answer the same; a report of another desc is
+ * a mismatch naming the field; damage is a format error at an offset. */
+static void test_json_roundtrip(void) {
+    hwp_strat_desc d, d2;
+    hwp_strat_acc_desc ad, ad2;
+    hwp_strat_acc a, b;
+    st_inst x;
+    hwp_strat y;
+    st_mem m1, m2, m3;
+    st_buf j1 = {0, 0, 0}, j2 = {0, 0, 0};
+    hwp_json_err err;
+    hwp_rng g;
+    size_t n, i;
+    memset(&d, 0, sizeof d);
+    d.entries = 64;
+    d.rate = 4;
+    d.l2_entries = 16;
+    d.seed = 0x123456789abcdefull;
+    if (!st_make(&x, d, NULL)) return;
+    memset(&ad, 0, sizeof ad);
+    ad.tuples = 300;
+    ad.strata = 64;
+    n = hwp_strat_acc_bytes(&ad);
+    hwp_strat_acc_init(&a, st_alloc(&m1, n), n, &ad);
+    hwp_rng_seed(&g, 4);
+    for (i = 0; i < 50000; i++) {
+        uint64_t r = hwp_rng_below(&g, 500);
+        hwp_strat_push(&x.s, (uint32_t)(r & 1), 0x1000 + 4 * (r % 37), r);
+    }
+    hwp_strat_flush(&x.s);
+    hwp_strat_acc_fold(&a, x.r.m, (uint32_t)x.r.n);
+    CHECK(a.st.evicted > 0); /* 500 tuples into 300 */
+
+    st_json_strat(&x.s, &j1);
+    CHECK_EQ(hwp_strat_read_desc(&d2, j1.p, j1.n, &err), HWP_OK);
+    CHECK_EQ(d2.seed, d.seed);
+    CHECK_EQ(d2.l2_ways, 16);
+    n = hwp_strat_bytes(&d2);
+    CHECK_EQ(hwp_strat_init(&y, st_alloc(&m2, n), n, &d2, NULL), HWP_OK);
+    CHECK_EQ(hwp_strat_read_json(&y, j1.p, j1.n, &err), HWP_OK);
+    st_json_strat(&y, &j2);
+    CHECK(j1.n == j2.n && memcmp(j1.p, j2.p, j1.n) == 0);
+
+    st_json_acc(&a, &j1);
+    CHECK_EQ(hwp_strat_acc_read_desc(&ad2, j1.p, j1.n, &err), HWP_OK);
+    n = hwp_strat_acc_bytes(&ad2);
+    CHECK_EQ(hwp_strat_acc_init(&b, st_alloc(&m3, n), n, &ad2), HWP_OK);
+    CHECK_EQ(hwp_strat_acc_read_json(&b, j1.p, j1.n, &err), HWP_OK);
+    st_json_acc(&b, &j2);
+    CHECK(j1.n == j2.n && memcmp(j1.p, j2.p, j1.n) == 0);
+    {
+        uint32_t cur = 0, wrong = 0;
+        hwp_strat_msg msg;
+        hwp_strat_pc p1[8], p2[8];
+        while (hwp_strat_acc_next(&a, &cur, &msg)) {
+            wrong += hwp_strat_acc_estimate(&a, msg.kind, msg.pc, msg.w) !=
+                     hwp_strat_acc_estimate(&b, msg.kind, msg.pc, msg.w);
+            wrong += hwp_strat_acc_invariance(&a, msg.kind, msg.pc, msg.w) !=
+                     hwp_strat_acc_invariance(&b, msg.kind, msg.pc, msg.w);
+        }
+        CHECK_EQ(wrong, 0);
+        CHECK_EQ(hwp_strat_acc_top_pcs(&a, 0, p1, 8), hwp_strat_acc_top_pcs(&b, 0, p2, 8));
+        CHECK(memcmp(p1, p2, sizeof p1) == 0);
+    }
+    /* damage: cut short, and a bad number */
+    CHECK_EQ(hwp_strat_acc_read_json(&b, j1.p, j1.n / 2, &err), HWP_EFORMAT);
+    CHECK(err.offset > 0 && err.offset <= j1.n / 2 && err.why != NULL);
+    CHECK_EQ(hwp_strat_read_json(&y, "{\"model\":\"strat\",\"version\":1,\"desc\":{\"scheme\":x}}",
+                                 48, &err), HWP_EFORMAT);
+    CHECK_EQ(err.offset, 46); /* the x */
+    CHECK_EQ(hwp_strat_read_json(&y, "{\"model\":\"rap\",\"version\":1}", 27, &err), HWP_EFORMAT);
+    /* another desc: a mismatch naming the field */
+    st_free(&m3);
+    ad2.tuples = 301;
+    n = hwp_strat_acc_bytes(&ad2);
+    hwp_strat_acc_init(&b, st_alloc(&m3, n), n, &ad2);
+    CHECK_EQ(hwp_strat_acc_read_json(&b, j1.p, j1.n, &err), HWP_EMISMATCH);
+    CHECK_HAS(hwp_why(&b), "strat_acc: tuples");
+    CHECK_EQ(hwp_strat_merge(&y, &x.s), HWP_OK);
+    st_free(&m2);
+    d2.rate = 5;
+    n = hwp_strat_bytes(&d2);
+    hwp_strat_init(&y, st_alloc(&m2, n), n, &d2, NULL);
+    st_json_strat(&x.s, &j1);
+    CHECK_EQ(hwp_strat_read_json(&y, j1.p, j1.n, &err), HWP_EMISMATCH);
+    CHECK_HAS(hwp_why(&y), "strat: rate");
+    CHECK_EQ(hwp_strat_merge(&y, &x.s), HWP_EMISMATCH);
+    CHECK_HAS(hwp_why(&y), "strat: rate");
+    free(j1.p);
+    free(j2.p);
+    st_free(&m1);
+    st_free(&m2);
+    st_free(&m3);
+    st_drop(&x);
+}
+
+/* Reset is a fresh init (byte-identical report after the same stream,
+ * random samplers included); merge of two halves of a message stream
+ * equals the whole when everything fits; the compressor's merge adds
+ * counters and charges nothing. */
+static void test_reset_merge(void) {
+    hwp_strat_desc d;
+    hwp_strat_acc_desc ad;
+    st_inst x, y;
+    hwp_strat_acc w1, h1, h2;
+    st_mem m1, m2, m3;
+    st_buf b1 = {0, 0, 0}, b2 = {0, 0, 0};
+    hwp_cost cost;
+    size_t n, i;
+    uint64_t before;
+    memset(&d, 0, sizeof d);
+    d.sampler = HWP_STRAT_COUNTDOWN;
+    d.counter = 1;
+    d.rate = 8;
+    d.entries = 32;
+    d.seed = 9;
+    hwp_cost_init(&cost, NULL);
+    if (!st_make(&x, d, &cost) || !st_make(&y, d, NULL)) return;
+    for (i = 0; i < 20000; i++) hwp_strat_push(&x.s, 0, i % 101, i % 7);
+    hwp_strat_flush(&x.s);
+    st_json_strat(&x.s, &b1);
+    CHECK_EQ(hwp_strat_reset(&x.s), HWP_OK);
+    before = hwp_cost_model_cycles(&cost, HWP_MODEL_STRAT);
+    st_json_strat(&x.s, &b2);
+    st_json_strat(&y.s, &b1); /* a fresh instance */
+    CHECK(b1.n == b2.n && memcmp(b1.p, b2.p, b1.n) == 0);
+    x.r.n = 0;
+    for (i = 0; i < 20000; i++) {
+        hwp_strat_push(&x.s, 0, i % 101, i % 7);
+        hwp_strat_push(&y.s, 0, i % 101, i % 7);
+    }
+    hwp_strat_flush(&x.s);
+    hwp_strat_flush(&y.s);
+    st_json_strat(&x.s, &b1);
+    st_json_strat(&y.s, &b2);
+    CHECK(b1.n == b2.n && memcmp(b1.p, b2.p, b1.n) == 0);
+    CHECK(x.s.st.cycles > 0);
+    CHECK_EQ(x.s.st.cycles, hwp_cost_model_cycles(&cost, HWP_MODEL_STRAT) - before);
+    before = hwp_cost_model_cycles(&cost, HWP_MODEL_STRAT);
+    CHECK_EQ(hwp_strat_merge(&x.s, &y.s), HWP_OK);
+    CHECK_EQ(hwp_cost_model_cycles(&cost, HWP_MODEL_STRAT), before);
+    CHECK_EQ(x.s.st.events, 40000);
+
+    memset(&ad, 0, sizeof ad);
+    ad.strata = 32;
+    n = hwp_strat_acc_bytes(&ad);
+    hwp_strat_acc_init(&w1, st_alloc(&m1, n), n, &ad);
+    hwp_strat_acc_init(&h1, st_alloc(&m2, n), n, &ad);
+    hwp_strat_acc_init(&h2, st_alloc(&m3, n), n, &ad);
+    hwp_strat_acc_fold(&w1, y.r.m, (uint32_t)y.r.n);
+    hwp_strat_acc_fold(&h1, y.r.m, (uint32_t)(y.r.n / 2));
+    hwp_strat_acc_fold(&h2, y.r.m + y.r.n / 2, (uint32_t)(y.r.n - y.r.n / 2));
+    CHECK_EQ(hwp_strat_acc_merge(&h1, &h2), HWP_OK);
+    {   /* same content; the tables' order may differ, so compare queries */
+        uint32_t cur = 0, wrong = 0;
+        hwp_strat_msg msg;
+        hwp_strat_acc_stats s1, s2;
+        while (hwp_strat_acc_next(&w1, &cur, &msg))
+            wrong += hwp_strat_acc_count(&h1, msg.kind, msg.pc, msg.w) != msg.count ||
+                     hwp_strat_acc_estimate(&h1, msg.kind, msg.pc, msg.w) !=
+                         hwp_strat_acc_estimate(&w1, msg.kind, msg.pc, msg.w);
+        CHECK_EQ(wrong, 0);
+        hwp_strat_acc_get_stats(&w1, &s1);
+        hwp_strat_acc_get_stats(&h1, &s2);
+        CHECK(memcmp(&s1, &s2, sizeof s1) == 0);
+    }
+    CHECK_EQ(hwp_strat_acc_reset(&h1), HWP_OK);
+    hwp_strat_acc_init(&h2, m3.p, n, &ad);
+    st_json_acc(&h1, &b1);
+    st_json_acc(&h2, &b2);
+    CHECK(b1.n == b2.n && memcmp(b1.p, b2.p, b1.n) == 0);
+    free(b1.p);
+    free(b2.p);
+    st_free(&m1);
+    st_free(&m2);
+    st_free(&m3);
+    st_drop(&x);
+    st_drop(&y);
+}
+
+/* HWP_STRAT_BYTES equals hwp_strat_bytes for every scheme, sampler and
+ * hash, zero (default) and explicit sizes; usable in a constant
+ * expression for static storage. */
+static unsigned char st_static_mem[HWP_STRAT_BYTES(HWP_STRAT_SAMPLED, HWP_STRAT_PERIODIC,
+                                                   HWP_STRAT_HASH_PAPER, 0, 16, 0)];
+static void test_bytes_macro(void) {
+    uint32_t scheme, sampler, hash, e, l2, q;
+    static const uint32_t es[] = {0, 1, 64, 4096}, l2s[] = {0, 16, 256}, qs[] = {0, 1, 333};
+    hwp_strat s;
+    hwp_strat_desc d;
+    for (scheme = 0; scheme < 3; scheme++)
+        for (sampler = 0; sampler < 3; sampler++)
+            for (hash = 0; hash < 2; hash++)
+                for (e = 0; e < 4; e++)
+                    for (l2 = 0; l2 < 3; l2++)
+                        for (q = 0; q < 3; q++) {
+                            size_t want;
+                            memset(&d, 0, sizeof d);
+                            d.scheme = scheme;
+                            d.sampler = sampler;
+                            d.hash = hash;
+                            d.entries = es[e];
+                            d.l2_entries = scheme ? 0 : l2s[l2];
+                            d.queue = qs[q];
+                            if (scheme == HWP_STRAT_ASSOC && d.entries == 0) d.ways = 8;
+                            want = hwp_strat_bytes(&d);
+                            if (!want) continue; /* e.g. tagged with 1 entry, 2 ways */
+                            if (!CHECK_EQ(HWP_STRAT_BYTES(d.scheme, d.sampler, d.hash,
+                                                          d.entries, d.l2_entries, d.queue),
+                                          want))
+                                printf("    %u %u %u %u %u %u\n", scheme, sampler, hash,
+                                       es[e], d.l2_entries, qs[q]);
+                        }
+    memset(&d, 0, sizeof d);
+    d.l2_entries = 16;
+    CHECK_EQ(sizeof st_static_mem, hwp_strat_bytes(&d));
+    CHECK_EQ(hwp_strat_init(&s, st_static_mem + 1, sizeof st_static_mem - 1, &d, NULL),
+             HWP_ENOSPC);
+    CHECK_EQ(hwp_strat_init(&s, st_static_mem, sizeof st_static_mem, &d, NULL), HWP_OK);
+}
+
 int main(int argc, char **argv) {
     hwt_begin(argc, argv);
     HWT_RUN(test_defaults);
@@ -873,5 +1398,13 @@ int main(int argc, char **argv) {
     HWT_RUN(test_reports);
     HWT_RUN(test_determinism);
     HWT_RUN(test_kinds_apart);
+    HWT_RUN(test_push_in_handler);
+    HWT_RUN(test_estimate_compositions);
+    HWT_RUN(test_count_bits_32);
+    HWT_RUN(test_bad_compositions);
+    HWT_RUN(test_fast_hash_exact);
+    HWT_RUN(test_json_roundtrip);
+    HWT_RUN(test_reset_merge);
+    HWT_RUN(test_bytes_macro);
     return hwt_end();
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Accuracy thresholds on a real program: runs it under qemu-x86_64 with
 every model and exact=on, and asserts each model's paper metric against
-the exact profile (issue 8; the thresholds are in
+the exact profile (the thresholds are in
 examples/common/hwx_thresholds.py).
 
 usage: check_accuracy.py QEMU PLUGIN WORKDIR NAME [--wide-paths] -- PROGRAM ARGS...
@@ -12,11 +12,13 @@ import json
 import os
 import subprocess
 import sys
+import hwtrace
 
 import hwx_thresholds
 
 qemu, plugin, work, name = sys.argv[1:5]
 prog = sys.argv[sys.argv.index("--") + 1:]
+hwtrace.print_qemu(qemu, plugin)
 os.makedirs(work, exist_ok=True)
 js = os.path.join(work, name + ".json")
 txt = os.path.join(work, name + ".txt")

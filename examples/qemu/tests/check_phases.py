@@ -2,7 +2,7 @@
 """Phase detection on a program with known phases: guest_phases runs
 A B A B A, so there are four phase changes and phase A recurs. Runs it
 under the plugin with the path profiler (1M-instruction intervals) and
-asserts that the path-based detector (seed 003 sec. 6) finds every change
+asserts that the path-based detector (Vaswani, Jacob & Srikant, sec. 6) finds every change
 (at least 4 flagged changes, at most 2 per true one), that A's intervals
 get the same phase id when A returns, and that its change marks agree with
 the BBV reference detector on at least 90% of intervals.
@@ -12,8 +12,10 @@ import json
 import os
 import subprocess
 import sys
+import hwtrace
 
 qemu, plugin, guest, work = sys.argv[1:5]
+hwtrace.print_qemu(qemu, plugin)
 os.makedirs(work, exist_ok=True)
 js = os.path.join(work, "phases.json")
 opts = (f"path=on,path_interval=1000000,exact=on,json={js},"

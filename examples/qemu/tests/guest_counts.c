@@ -9,7 +9,7 @@
  *   nop;
  *   skip: test rcx, rcx; jnz loop
  */
-/* rep kernel (rep_kernel): the string ops of issue 8. QEMU 7.2 ends a TB
+/* rep kernel (rep_kernel): rep string ops. QEMU 7.2 ends a TB
  * after one iteration of a rep instruction and jumps back to it, so each
  * rep below sits at the end of a multi-instruction TB; the counting
  * convention is Valgrind's (one record per pass through the instruction:

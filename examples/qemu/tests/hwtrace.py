@@ -101,3 +101,21 @@ def records(b):
             raise TraceError(off, "payload longer than its records")
     if not ended:
         raise TraceError(off, "no end marker")
+
+
+def print_qemu(qemu, plugin):
+    """Every QEMU test says which QEMU binary (and version) and which plugin
+    build it ran."""
+    import subprocess
+    ver = subprocess.run([qemu, "--version"], capture_output=True, text=True).stdout
+    print(f"QEMU: {qemu}: {(ver.splitlines() or ['?'])[0]}")
+    print(f"plugin: {plugin}")
+
+
+def qemu_major(qemu):
+    """QEMU's major version from `--version` (0 if it cannot be read)."""
+    import re
+    import subprocess
+    out = subprocess.run([qemu, "--version"], capture_output=True, text=True).stdout
+    m = re.search(r"version (\d+)\.", out)
+    return int(m.group(1)) if m else 0

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs QEMU 10 (qemu-system-x86 from Debian 12's bookworm-backports)
+# beside Debian 12's qemu-user 7.2, which the API-v1 tests need: the
+# backports qemu-user is static and cannot load plugins, so qemu-user is
+# pinned to 7.2 and held. With --src, also adds the deb-src lines that
+# build-qemu.sh needs for `apt-get source`. Idempotent; needs root.
+set -euo pipefail
+want_src=0
+[ "${1:-}" = "--src" ] && want_src=1
+list=/etc/apt/sources.list.d/hwprof-backports.sources
+need_update=0
+if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    cat > "$list" <<'SRC'
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+    need_update=1
+fi
+if [ "$want_src" = 1 ] && ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ \
+        && ! grep -qs '^deb-src' /etc/apt/sources.list; then
+    cat > /etc/apt/sources.list.d/hwprof-src.sources <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+    need_update=1
+fi
+if [ "$need_update" = 1 ] || ! apt-cache policy qemu-system-x86 | grep -q bookworm-backports; then
+    apt-get update -qq
+fi
+if ! command -v qemu-system-x86_64 >/dev/null \
+        || ! qemu-system-x86_64 --version | grep -Eq 'version (9|1[0-9])\.'; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -t bookworm-backports \
+        qemu-system-x86 'qemu-user=1:7.2*' 'qemu-user-binfmt=1:7.2*' >/dev/null
+fi
+apt-mark hold qemu-user qemu-user-binfmt >/dev/null 2>&1 || true
+qemu-system-x86_64 --version | head -1
+qemu-x86_64 --version | head -1
