@@ -23,9 +23,12 @@
  * host, e.g. qemu -plugin ./libhwprof-tcg.so,rap=on,rap_kb=8,exact=on).
  * A value is taken whole or refused with the option's name and accepted
  * range (hwx_arg.h); a number of 0 keeps the default.
- *   <model>=on|off        enable a model: pm, strat, rap, path, coproc
- *                         ("profileme", "stratified", "pathprof" also work)
- *   models=all|none|a+b   enable a set at once ('+' or ':' separated)
+ *   <model>=on|off        enable a model: pm, strat, rap, path, coproc,
+ *                         core ("profileme", "stratified", "pathprof" also
+ *                         work); core times every instruction and becomes
+ *                         the other models' clock (ProfileMe's stages)
+ *   models=all|none|a+b   enable a set at once ('+' or ':' separated); all
+ *                         is the five profilers, not the core
  *   <model>_<param>=V     a model's desc parameter (see docs/qemu.md); also
  *                         the shorthands key=pc|value|addr|target (RAP key),
  *                         hpt=512x4 (path profiler hot path table)
@@ -84,7 +87,10 @@ extern "C" {
 #define HWX_M_RAP (1u << HWP_MODEL_RAP)
 #define HWX_M_PATH (1u << HWP_MODEL_PATH)
 #define HWX_M_COPROC (1u << HWP_MODEL_COPROC)
-#define HWX_M_ALL ((1u << HWP_MODEL_COUNT) - 1u)
+#define HWX_M_CORE (1u << HWP_MODEL_CORE)
+/* models=all: the five profilers. The core (core=on) is opt-in: it costs
+ * the host 145-430 instructions per guest instruction. */
+#define HWX_M_ALL (HWX_M_PM | HWX_M_STRAT | HWX_M_RAP | HWX_M_PATH | HWX_M_COPROC)
 
 /* What the RAP model is keyed on (the paper profiles code and value
  * ranges, Mysore et al. sec. 4). */
@@ -163,6 +169,21 @@ typedef struct hwx_metric {
 
 typedef struct hwx_exact hwx_exact;     /* exact ground truth (hwx_exact.c) */
 
+/* What a timing model (the core adapter, registered first) says about
+ * the instruction being fed, for the adapters after it: they get `cycle`
+ * as their clock, and ProfileMe the stage cycles and event bits of its
+ * selected instructions. All zero when no timing model is on. */
+typedef struct hwx_timing {
+    uint64_t fetch, map, issue, ready, retire; /* valid when timed        */
+    uint64_t cycle;   /* the modelled clock after this instruction       */
+    uint64_t want;    /* instructions until a later adapter wants one
+                         timed (ProfileMe's countdown); 0: none         */
+    uint32_t events;  /* HWP_EV_* the model found (misses, mispredict)   */
+    uint32_t timed;   /* the stage cycles are valid                      */
+    uint32_t on;      /* a timing model is on in this session            */
+    uint32_t pad_;
+} hwx_timing;
+
 typedef struct hwx_session {
     hwp_head head;
     hwx_opts opts;
@@ -175,6 +196,7 @@ typedef struct hwx_session {
     void *st[HWX_MAX_MODELS]; /* adapter i's state (hwx_int.h), NULL: off */
     hwx_metric acc[HWX_MAX_METRICS]; /* the adapters' metrics, in order  */
     hwx_exact *exact;    /* NULL unless exact=on                          */
+    hwx_timing timing;   /* the current instruction's timing (core=on)    */
 } hwx_session;
 
 size_t hwx_session_bytes(const hwx_opts *o);

@@ -11,6 +11,7 @@
 #include "hwprof/rap.h"
 #include "hwprof/pathprof.h"
 #include "hwprof/coproc.h"
+#include "hwprof/core.h"
 
 /* ---- model adapters (hwx_<model>.c) and their registry (hwx_session.c) ----
  *
@@ -74,6 +75,8 @@ typedef struct hwx_adapter {
      * status with the model's reason through hwp__fail(&s->head, ...). */
     hwp_status (*init)(void *st, void *d, unsigned char **cur, hwx_session *s);
     void (*insn)(void *st, const hwp_insn *in, uint64_t cycle);
+    /* NULL: the adapter needs every instruction whole (hwx_session_block_ok
+     * is then false). */
     void (*block)(void *st, const hwx_block *b);
     void (*flush)(void *st);
     void (*merge)(void *dst, const void *src);
@@ -97,7 +100,9 @@ typedef struct hwx_adapter {
 
 /* The registry: one X(name) per adapter, in report order. An adapter
  * file defines `const hwx_adapter hwx__adapter_<name>`. */
-#define HWX__ADAPTERS(X) X(pm) X(rap) X(path) X(strat) X(cp)
+/* The core comes first: it times each instruction before the others
+ * see it (hwx_timing). */
+#define HWX__ADAPTERS(X) X(core) X(pm) X(rap) X(path) X(strat) X(cp)
 
 #define HWX__DECLARE(n) extern const hwx_adapter hwx__adapter_##n;
 HWX__ADAPTERS(HWX__DECLARE)

@@ -108,7 +108,7 @@ static hwp_status hwx__models_list(hwx_opts *o, const char *v, const char **why)
         name[n] = 0;
         m = hwx__model_of(name, &rest);
         if (m < 0 || *rest)
-            return hwx_arg_fail("models", "unknown model name (pm, strat, rap, path, coproc)", why);
+            return hwx_arg_fail("models", "unknown model name (pm, strat, rap, path, coproc, core)", why);
         set |= 1u << m;
         v += n;
         if (*v && !*++v) /* a separator with no name after it */

@@ -14,6 +14,7 @@ typedef struct hwx__pmd {
 typedef struct hwx__pm {
     hwp_pm *pm;
     hwp_pm_table *tab;
+    hwx_timing *tm; /* the session's: on when the core times the stream */
 } hwx__pm;
 
 static void hwx__pm_defaults(void *dv, const hwx_opts *o) {
@@ -80,11 +81,47 @@ static hwp_status hwx__pm_init(void *sv, void *dv, unsigned char **cur, hwx_sess
     m->pm = (hwp_pm *)hwp__carve(cur, sizeof(hwp_pm));
     if (hwp_pm_init(m->pm, hwp__carve(cur, k), k, &d->p, &s->cost) != HWP_OK)
         return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->pm));
+    m->tm = &s->timing;
     return HWP_OK;
 }
 
+/* A selected instruction the core has timed: the hardware's protocol
+ * with the core's stage cycles (ProfileMe fig. 1: fetch, map, issue,
+ * retire-ready, retire) and its miss and mispredict bits. Outside a
+ * timed window (sampled mode) only the bits and the clock are known. */
+static void hwx__pm_timed(hwp_pm *pm, const hwx_timing *t, const hwp_insn *in,
+                          uint64_t cycle) {
+    uint32_t tag = hwp_pm_tag(pm, in->pc, t->timed ? t->fetch : cycle);
+    if (!tag) return;
+    hwp_pm_note(pm, tag, in->cls, in->addr, in->events | t->events);
+    if (in->events & HWP_EV_ABORTED) {
+        hwp_pm_abort(pm, tag, (in->events & HWP_EV_TRAP) ? 1u : 0u);
+        return;
+    }
+    if (t->timed) {
+        hwp_pm_stage(pm, tag, HWP_PM_ST_MAP, t->map);
+        hwp_pm_stage(pm, tag, HWP_PM_ST_ISSUE, t->issue);
+        hwp_pm_stage(pm, tag, HWP_PM_ST_RETIRE_READY, t->ready);
+        if (in->cls == HWP_CLS_LOAD) {
+            hwp_pm_stage(pm, tag, HWP_PM_ST_LOAD_ISSUE, t->issue);
+            hwp_pm_stage(pm, tag, HWP_PM_ST_LOAD_DONE, t->ready);
+        }
+    }
+    hwp_pm_retire(pm, tag, t->timed ? t->retire : cycle);
+}
+
 static void hwx__pm_insn(void *sv, const hwp_insn *in, uint64_t cycle) {
-    hwp_pm_insn(((hwx__pm *)sv)->pm, in, cycle);
+    hwx__pm *m = (hwx__pm *)sv;
+    if (!m->tm->on) {
+        hwp_pm_insn(m->pm, in, cycle);
+        return;
+    }
+    if (hwp_pm_fetch(m->pm)) hwx__pm_timed(m->pm, m->tm, in, cycle);
+    if (in->cls == HWP_CLS_BR_COND)
+        hwp_pm_branch(m->pm, (in->events & HWP_EV_TAKEN) != 0);
+    /* The core (sampled mode) opens its timing window this many
+     * instructions ahead of the next selection. */
+    m->tm->want = hwp_pm_countdown(m->pm);
 }
 
 /* The fetch counter passes the block at once (sec. 4.1.1); a selected

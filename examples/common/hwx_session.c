@@ -269,8 +269,12 @@ void hwx_session_insn(hwx_session *s, const hwp_insn *in) {
         s->taken += (in->events & HWP_EV_TAKEN) != 0;
     }
     hwp_cost_tick(&s->cost, 1);
+    /* A timing model (registered first) sets s->timing as it goes: the
+     * adapters after it take its modelled cycle as their clock. */
     for (i = 0; i < hwx__nadapters; i++)
-        if (s->st[i]) hwx__registry[i]->insn(s->st[i], in, s->insns);
+        if (s->st[i])
+            hwx__registry[i]->insn(s->st[i], in,
+                                   s->timing.on ? s->timing.cycle : s->insns);
     if (s->exact) hwx__exact_insn(s->exact, in);
 }
 
@@ -295,7 +299,11 @@ void hwx_session_skip(hwx_session *s, uint64_t n) {
 }
 
 bool hwx_session_block_ok(const hwx_session *s) {
-    return s && s->head.magic == HWX__MAGIC && !s->exact;
+    uint32_t i;
+    if (!s || s->head.magic != HWX__MAGIC || s->exact) return false;
+    for (i = 0; i < hwx__nadapters; i++)
+        if (s->st[i] && !hwx__registry[i]->block) return false;
+    return true;
 }
 
 void hwx_session_block(hwx_session *s, const uint64_t *pcs, uint32_t n,

@@ -939,6 +939,200 @@ static void test_block_mode(void) {
     free(m2);
 }
 
+/* ---- the core feeding ProfileMe -------------------------------------------- */
+
+/* A four-instruction loop: a load that strides a page per iteration (a
+ * new line every time: an L1D, L2 and DTLB miss on every execution, by
+ * construction of the address, not by the code under test), two ALU
+ * instructions and the taken backward branch. */
+#define CORE_LOAD_PC 0x1000u
+static void core_stream(hwp_insn *v, size_t n) {
+    size_t i;
+    memset(v, 0, n * sizeof *v);
+    for (i = 0; i < n; i++) {
+        uint64_t pc = CORE_LOAD_PC + 4u * (i % 4);
+        v[i].pc = pc;
+        v[i].next_pc = i % 4 == 3 ? CORE_LOAD_PC : pc + 4;
+        v[i].cls = HWP_CLS_OTHER;
+        if (i % 4 == 0) {
+            v[i].cls = HWP_CLS_LOAD;
+            v[i].addr = 0x10000000u + (uint64_t)(i / 4) * 8192u;
+        } else if (i % 4 == 3) {
+            v[i].cls = HWP_CLS_BR_COND;
+            v[i].addr = CORE_LOAD_PC;
+            v[i].events = HWP_EV_TAKEN;
+        }
+    }
+}
+
+/* The object value of "key": in json, its length in *n (NULL if absent).
+ * Strings in these reports hold no braces. */
+static const char *json_obj(const char *json, const char *key, size_t *n) {
+    const char *p = strstr(json, key), *q;
+    int depth = 0;
+    if (!p || !(p = strchr(p, '{'))) return NULL;
+    for (q = p; *q; q++) {
+        depth += *q == '{';
+        depth -= *q == '}';
+        if (!depth) {
+            *n = (size_t)(q - p + 1);
+            return p;
+        }
+    }
+    return NULL;
+}
+
+/* The ProfileMe table of a session's JSON report, restored into a fresh
+ * table through its reader (the public way to query a report). */
+static hwp_pm_table *core_pm_table(const char *json, void **mem) {
+    hwp_pm_table_desc d;
+    hwp_pm_table *t;
+    hwp_json_err err;
+    size_t n = 0, k;
+    const char *p = json_obj(json, "\"table\":", &n);
+    *mem = NULL;
+    if (!CHECK(p != NULL)) return NULL;
+    if (!CHECK_EQ(hwp_pm_table_read_desc(&d, p, n, &err), HWP_OK)) return NULL;
+    k = hwp_pm_table_bytes(&d);
+    t = (hwp_pm_table *)malloc(sizeof *t);
+    *mem = malloc(k);
+    if (!CHECK_EQ(hwp_pm_table_init(t, *mem, k, &d), HWP_OK) ||
+        !CHECK_EQ(hwp_pm_table_read_json(t, p, n, &err), HWP_OK)) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+#define CORE_N 8000u
+static void test_core_feeds_pm(void) {
+    static hwp_insn v[CORE_N];
+    static char buf[1 << 17], ref[1 << 16];
+    hwp_bufwriter bw;
+    hwp_writer w;
+    hwx_opts o;
+    const char *why;
+    void *m, *tm;
+    hwx_session *s;
+    hwp_pm_table *t;
+    const hwp_pm_entry *e;
+    size_t i;
+    int mode;
+    core_stream(v, CORE_N);
+
+    /* core=on, full timing and sampled timing (pipeline timing only in
+     * windows before ProfileMe's selections): the load's samples carry
+     * D-cache misses and latencies. */
+    for (mode = 0; mode < 2; mode++) {
+        const char *timed;
+        hwx_opts_default(&o);
+        if (!CHECK_EQ(hwx_opts_parse(&o, mode ? "models=pm+core,pm_interval=16,core_mode=sampled"
+                                              : "models=pm+core,pm_interval=16",
+                                     &why),
+                      HWP_OK))
+            return;
+        s = new_session(&o, &m);
+        if (!CHECK(s != NULL)) return;
+        CHECK(!hwx_session_block_ok(s)); /* the core needs every instruction */
+        CHECK_EQ(hwx_session_until(s), 1);
+        for (i = 0; i < CORE_N; i++) hwx_session_insn(s, &v[i]);
+        hwx_session_finish(s);
+        w = hwp_writer_buf(&bw, buf, sizeof buf);
+        hwx_session_report_json(s, &w);
+        CHECK_EQ(bw.dropped, 0);
+        CHECK_HAS(buf, "\"core\":{\"model\":\"core\"");
+        timed = strstr(buf, "\"timed\":");
+        if (CHECK(timed != NULL)) {
+            unsigned long long nt = strtoull(timed + 8, NULL, 10);
+            if (mode) CHECK(nt > 0 && nt < CORE_N);
+            else CHECK_EQ(nt, CORE_N);
+        }
+        t = core_pm_table(buf, &tm);
+        if (t) {
+            e = hwp_pm_table_find(t, CORE_LOAD_PC);
+            if (CHECK(e != NULL)) {
+                uint64_t k = hwp_pm_count(e, HWP_PM_PROP_SAMPLES);
+                CHECK(k >= HWP_PM_MIN_SAMPLES);
+                /* every sampled execution of the load misses */
+                CHECK_EQ(hwp_pm_count(e, HWP_PM_PROP_EVENT(HWP_EV_DCMISS)), k);
+                CHECK_EQ(hwp_pm_count(e, HWP_PM_PROP_EVENT(HWP_EV_DTLBMISS)), k);
+                /* at least the memory latency (80 cycles by default) each */
+                CHECK(hwp_pm_latency_total(t, e, 1.96).value >=
+                      80.0 * (double)CORE_N / 4.0 * 0.5);
+            }
+            e = hwp_pm_table_find(t, CORE_LOAD_PC + 4u);
+            if (CHECK(e != NULL))
+                CHECK_EQ(hwp_pm_count(e, HWP_PM_PROP_EVENT(HWP_EV_DCMISS)), 0);
+            free(t);
+        }
+        free(tm);
+        w = hwp_writer_buf(&bw, buf, sizeof buf);
+        hwx_session_report_text(s, &w);
+        CHECK_HAS(buf, "-- modelled core");
+        free(s);
+        free(m);
+    }
+
+    /* Bad core parameters are refused with the core's reason. */
+    hwx_opts_default(&o);
+    CHECK_EQ(hwx_opts_parse(&o, "core=on,core_l1d_sets=3", &why), HWP_EINVAL);
+    CHECK_HAS(why, "l1d.sets must be a power of two");
+    CHECK_EQ(hwx_opts_parse(&o, "core_mode=fast", &why), HWP_EINVAL);
+    CHECK_HAS(why, "full, caches or sampled");
+
+    /* models=all leaves the core off. */
+    hwx_opts_default(&o);
+    CHECK_EQ(hwx_opts_parse(&o, "models=all", &why), HWP_OK);
+    CHECK_EQ(o.models & HWX_M_CORE, 0);
+
+    /* core=off: the ProfileMe table is what a sampler and table fed
+     * directly with hwp_pm_insn and the instruction count give. */
+    hwx_opts_default(&o);
+    if (!CHECK_EQ(hwx_opts_parse(&o, "models=pm,pm_interval=16", &why), HWP_OK)) return;
+    s = new_session(&o, &m);
+    if (!CHECK(s != NULL)) return;
+    for (i = 0; i < CORE_N; i++) hwx_session_insn(s, &v[i]);
+    hwx_session_finish(s);
+    w = hwp_writer_buf(&bw, buf, sizeof buf);
+    hwx_session_report_json(s, &w);
+    CHECK(strstr(buf, "\"core\":{") == NULL);
+    {
+        hwp_pm_desc pd;
+        hwp_pm_table_desc td;
+        hwp_pm pm;
+        hwp_pm_table tab;
+        void *pmem, *tmem;
+        size_t n = 0;
+        const char *p = json_obj(buf, "\"table\":", &n);
+        memset(&pd, 0, sizeof pd);
+        memset(&td, 0, sizeof td);
+        pd.seed = o.seed;
+        pd.interval = 16;
+        pd.deliver = hwp_pm_table_deliver;
+        pd.user = &tab;
+        td.interval = 16;
+        tmem = malloc(hwp_pm_table_bytes(&td));
+        pmem = malloc(hwp_pm_bytes(&pd));
+        CHECK_EQ(hwp_pm_table_init(&tab, tmem, hwp_pm_table_bytes(&td), &td), HWP_OK);
+        CHECK_EQ(hwp_pm_init(&pm, pmem, hwp_pm_bytes(&pd), &pd, NULL), HWP_OK);
+        for (i = 0; i < CORE_N; i++) hwp_pm_insn(&pm, &v[i], i + 1);
+        hwp_pm_flush(&pm);
+        w = hwp_writer_buf(&bw, ref, sizeof ref);
+        hwp_pm_table_write_json(&tab, &w);
+        if (CHECK(p != NULL)) {
+            CHECK_EQ(n, strlen(ref));
+            CHECK(strncmp(p, ref, n) == 0);
+        }
+        e = hwp_pm_table_find(&tab, CORE_LOAD_PC);
+        if (CHECK(e != NULL))
+            CHECK_EQ(hwp_pm_count(e, HWP_PM_PROP_EVENT(HWP_EV_DCMISS)), 0);
+        free(pmem);
+        free(tmem);
+    }
+    free(s);
+    free(m);
+}
+
 int main(int argc, char **argv) {
     hwt_begin(argc, argv);
     HWT_RUN(test_x86_vectors);
@@ -960,5 +1154,6 @@ int main(int argc, char **argv) {
     HWT_RUN(test_simple_seeds);
     HWT_RUN(test_simple_pick);
     HWT_RUN(test_block_mode);
+    HWT_RUN(test_core_feeds_pm);
     return hwt_end();
 }

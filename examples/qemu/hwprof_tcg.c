@@ -1009,9 +1009,10 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
     hwq.need_mem = hwx_opts_need_memory(&hwq.opts);
     hwq.need_values = hwx_opts_need_values(&hwq.opts);
     /* Whole blocks unless something needs every instruction: the exact
-     * profile counts each one (hwx_session_block_ok), a recording stores
-     * each one. */
-    hwq.block = !hwq.opts.exact && !hwq.opts.record[0];
+     * profile counts each one (hwx_session_block_ok), the core times each
+     * one, a recording stores each one. */
+    hwq.block = !hwq.opts.exact && !(hwq.opts.models & HWX_M_CORE) &&
+                !hwq.opts.record[0];
     /* ProfileMe alone: only its selections reach the session (hwq_cd_*);
      * cd=off keeps the per-TB block path (the tests compare the two). */
     hwq.countdown = hwq.block && hwq.opts.models == HWX_M_PM && !hwq.no_countdown;

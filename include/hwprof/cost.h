@@ -58,7 +58,8 @@ extern "C" {
     X(STRAT, "stratified")                                               \
     X(RAP, "rap")                                                        \
     X(PATH, "pathprof")                                                  \
-    X(COPROC, "coproc")
+    X(COPROC, "coproc")                                                  \
+    X(CORE, "core")
 
 typedef enum hwp_model {
 #define HWP__MODEL_ENUM(name, text) HWP_MODEL_##name,

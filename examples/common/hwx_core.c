@@ -1,0 +1,168 @@
+/* examples/common/hwx_core.c: the processor core (hwprof/core.h) as a
+ * session adapter. It is registered first, so every instruction is timed
+ * before the profilers see it: it publishes the instruction's stage
+ * cycles, miss and mispredict bits and the modelled clock in the
+ * session's hwx_timing, which the session hands on as the later
+ * adapters' cycle and ProfileMe reads for its selected instructions.
+ *
+ * Opt-in (core=on, or models=...+core; models=all leaves it off): full
+ * timing costs the host hundreds of instructions per guest instruction.
+ * The core's own cost goes to no hwp_cost: the session's cost clock stays
+ * the instruction count, so the profilers' overhead percentages keep
+ * their meaning (overhead per retired instruction). */
+#include "hwx_int.h"
+
+typedef struct hwx__cored {
+    hwp_core_desc c;
+} hwx__cored;
+
+typedef struct hwx__core {
+    hwp_core *core;
+    hwx_timing *tm;
+    uint32_t lead; /* sampled mode: instructions timed before a selection */
+} hwx__core;
+
+static void hwx__core_defaults(void *dv, const hwx_opts *o) {
+    (void)dv;
+    (void)o;
+}
+
+static hwp_status hwx__core_set(void *dv, const char *k, const char *opt,
+                                const char *v, const char **why) {
+    static const char *const modes[] = {"full", "caches", "sampled", NULL};
+    static const uint32_t modev[] = {HWP_CORE_TIMING, HWP_CORE_CACHES, HWP_CORE_SAMPLED};
+    static const char *const orders[] = {"ooo", "inorder", NULL};
+    static const uint32_t orderv[] = {HWP_CORE_OOO, HWP_CORE_INORDER};
+    static const char *const bps[] = {"tournament", "gshare", "gselect", NULL};
+    static const uint32_t bpv[] = {HWP_CORE_TOURNAMENT, HWP_CORE_GSHARE, HWP_CORE_GSELECT};
+    hwp_core_desc *d = &((hwx__cored *)dv)->c;
+    if (hwx_streq(k, "mode")) return hwx__enum(opt, v, modes, modev, &d->mode, why);
+    if (hwx_streq(k, "order")) return hwx__enum(opt, v, orders, orderv, &d->order, why);
+    if (hwx_streq(k, "bp")) return hwx__enum(opt, v, bps, bpv, &d->bp, why);
+    if (hwx_streq(k, "l1d_sets")) return hwx__u32(opt, v, &d->l1d.sets, why);
+    if (hwx_streq(k, "l1d_ways")) return hwx__u32(opt, v, &d->l1d.ways, why);
+    if (hwx_streq(k, "l1d_line")) return hwx__u32(opt, v, &d->l1d.line, why);
+    if (hwx_streq(k, "l2_sets")) return hwx__u32(opt, v, &d->l2.sets, why);
+    if (hwx_streq(k, "l2_ways")) return hwx__u32(opt, v, &d->l2.ways, why);
+    if (hwx_streq(k, "memory")) return hwx__u32(opt, v, &d->memory, why);
+    if (hwx_streq(k, "mispredict")) return hwx__u32(opt, v, &d->mispredict, why);
+    if (hwx_streq(k, "rob")) return hwx__u32(opt, v, &d->rob, why);
+    if (hwx_streq(k, "window")) return hwx__u32(opt, v, &d->window, why);
+    if (hwx_streq(k, "issue_width")) return hwx__u32(opt, v, &d->issue_width, why);
+    return hwx__unknown(why);
+}
+
+/* Loads and stores with their addresses: the D-cache and DTLB. */
+static uint32_t hwx__core_wants(const hwx_opts *o) {
+    (void)o;
+    return HWX_WANT_MEMORY;
+}
+
+static size_t hwx__core_bytes(const void *dv, const hwx_opts *o, const char **why) {
+    const hwx__cored *d = (const hwx__cored *)dv;
+    size_t a = hwp_core_bytes(&d->c);
+    (void)o;
+    if (!a) {
+        HWX__WHY(hwp_core, hwp_core_init(&x_, m_, 0, &d->c, NULL), why);
+        return 0;
+    }
+    return hwp__align(sizeof(hwp_core)) + hwp__align(a);
+}
+
+static hwp_status hwx__core_init(void *sv, void *dv, unsigned char **cur,
+                                 hwx_session *s) {
+    hwx__core *m = (hwx__core *)sv;
+    const hwx__cored *d = (const hwx__cored *)dv;
+    size_t k = hwp_core_bytes(&d->c);
+    m->core = (hwp_core *)hwp__carve(cur, sizeof(hwp_core));
+    if (hwp_core_init(m->core, hwp__carve(cur, k), k, &d->c, NULL) != HWP_OK)
+        return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->core));
+    /* A window opens a ROB's worth of instructions before a selection,
+     * enough to fill the pipeline (core.h, hwp_core_window). */
+    m->lead = d->c.rob ? d->c.rob : 80u;
+    m->tm = &s->timing;
+    hwp__zero(m->tm, sizeof *m->tm);
+    m->tm->on = 1;
+    return HWP_OK;
+}
+
+static void hwx__core_insn(void *sv, const hwp_insn *in, uint64_t cycle) {
+    hwx__core *m = (hwx__core *)sv;
+    hwx_timing *t = m->tm;
+    hwp_core_out o;
+    (void)cycle;
+    if (t->want && t->want <= m->lead) hwp_core_window(m->core, t->want);
+    hwp_core_insn(m->core, in, &o);
+    t->cycle = o.cycle;
+    t->events = o.events;
+    t->timed = o.timed;
+    if (o.timed) {
+        t->fetch = o.fetch;
+        t->map = o.map;
+        t->issue = o.issue;
+        t->ready = o.ready;
+        t->retire = o.retire;
+    }
+}
+
+/* Every instruction must come whole (the caches see each one): a VM host
+ * may never pass instructions in bulk. */
+static uint64_t hwx__core_until(const void *sv) {
+    (void)sv;
+    return 1;
+}
+
+static void hwx__core_flush(void *sv) { hwp_core_flush(((hwx__core *)sv)->core); }
+
+static void hwx__core_merge(void *dv, const void *sv) {
+    hwp_core_merge(((hwx__core *)dv)->core, ((const hwx__core *)sv)->core);
+}
+
+static void hwx__core_line(const hwp_writer *w, const char *label, uint64_t n,
+                           uint64_t of) {
+    hwx__kv(w, label, n);
+    if (of) {
+        hwp_put_str(w, " / ");
+        hwp_put_u64(w, of);
+        hwp_put_str(w, "  (");
+        hwx__pct(w, (double)n, (double)of);
+        hwp_put_str(w, ")");
+    }
+    hwp_put_str(w, "\n");
+}
+
+static void hwx__core_text(const void *sv, const hwx_session *s, const hwp_writer *w) {
+    hwp_core_stats st;
+    (void)s;
+    if (hwp_core_get_stats(((const hwx__core *)sv)->core, &st) != HWP_OK) return;
+    hwp_put_str(w, "\n-- modelled core (hwprof/core.h; Alpha 21264 defaults) --\n");
+    hwx__core_line(w, "  cycles              ", st.cycles, 0);
+    hwx__core_line(w, "  timed instructions  ", st.timed, st.events);
+    hwx__core_line(w, "  L1I misses          ", st.l1i_misses, st.l1i_refs);
+    hwx__core_line(w, "  L1D read misses     ", st.l1d_read_misses, st.l1d_reads);
+    hwx__core_line(w, "  L1D write misses    ", st.l1d_write_misses, st.l1d_writes);
+    hwx__core_line(w, "  L2 misses           ",
+                   st.l2_imisses + st.l2_rmisses + st.l2_wmisses,
+                   st.l2_irefs + st.l2_rrefs + st.l2_wrefs);
+    hwx__core_line(w, "  cond. mispredicts   ", st.cond_mispredicts, st.cond);
+    /* Not a share of issue_slots: the in-progress intervals of different
+     * instructions overlap, so their wasted slots may sum beyond it. */
+    hwx__core_line(w, "  wasted issue slots  ", st.wasted_slots, 0);
+    if (st.no_regs)
+        hwp_put_str(w, "  (no registers from this host: timing without dependences)\n");
+}
+
+static void hwx__core_json(const void *sv, const hwp_writer *w) {
+    hwp_put_str(w, ",\"core\":");
+    hwp_core_write_json(((const hwx__core *)sv)->core, w);
+}
+
+const hwx_adapter hwx__adapter_core = {
+    "core", NULL, HWP_MODEL_CORE,
+    "mode, order, bp, l1d_sets, l1d_ways, l1d_line, l2_sets, l2_ways, memory, "
+    "mispredict, rob, window, issue_width",
+    sizeof(hwx__cored), sizeof(hwx__core), NULL, 0,
+    hwx__core_defaults, hwx__core_set, hwx__core_wants, hwx__core_bytes,
+    hwx__core_init, hwx__core_insn, NULL, hwx__core_flush, hwx__core_merge,
+    hwx__core_text, hwx__core_json, NULL, NULL, NULL, NULL, hwx__core_until,
+};
