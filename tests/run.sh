@@ -64,6 +64,16 @@ if step "configure (plain)" configure build/test-plain -Dwerror=true; then
   fi
 fi
 
+# --- fuzzing ----------------------------------------------------------------
+# Every libFuzzer target (tests/fuzz) for 3 s from its seed corpus: one
+# test in the summary, failed on any finding. tests/fuzz/run.sh 600 is the
+# long run.
+if [ $quick -eq 0 ]; then
+  if step "fuzz (every target, 3 s each)" tests/fuzz/run.sh 3; then
+    passed=$((passed + 1))
+  fi
+fi
+
 # --- sanitizer pass ---------------------------------------------------------
 if [ $quick -eq 0 ]; then
   # The QEMU plugin and Valgrind tool hosts are built against foreign
