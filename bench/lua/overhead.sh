@@ -8,7 +8,7 @@
 # Configurations (the HWPROF variable of docs/lua.md):
 #   hooks     lua-hwprof with HWPROF unset: the patch's own cost (floor)
 #   pm        ProfileMe, one decrement per bytecode
-#   cp        co-processor load-value profiling on table reads
+#   coproc    co-processor load-value profiling on table reads
 #   rap       RAP on calls and loop back edges
 #   path      path profiler on conditional jumps and back edges
 #   strat     stratified type/value profiles of operands
@@ -31,7 +31,7 @@ small() {
     strings) echo 3000 ;; *) echo "" ;;
   esac
 }
-configs=(hooks pm cp rap path strat all)
+configs=(hooks pm coproc rap path strat all)
 hwprof_of() {
   case $1 in
     hooks) echo "" ;; all) echo "models=all" ;; *) echo "models=$1" ;;

@@ -179,13 +179,19 @@ void hwlua_cond(const Instruction *at, int taken) {
     hwlua__rearm();
 }
 
-static void hwlua__iteration(const Proto *p, const Instruction *header) {
+/* A loop is named by the line of its loop statement, as LuaJIT names its
+ * traces: a for loop's closing instruction carries the `for` line, a
+ * while or repeat loop's back edge jumps to its test. */
+static void hwlua__iteration(const Proto *p, const Instruction *at,
+                             const Instruction *header) {
     hwlua_ent *e;
     if (!G.o.exact) return;
     G.niters++;
     e = hwlua_map_get(&G.loops, (uint64_t)(uintptr_t)header);
     if (e && e->v[0]++ == 0) {
-        e->v[1] = (uint64_t)luaG_getfuncline(p, (int)(header - p->code));
+        OpCode op = GET_OPCODE(*at);
+        const Instruction *named = op == OP_FORLOOP || op == OP_TFORLOOP ? at : header;
+        e->v[1] = (uint64_t)luaG_getfuncline(p, (int)(named - p->code));
         e->v[2] = hwlua__source(p);
     }
 }
@@ -194,7 +200,7 @@ void hwlua_jump(const Proto *p, const Instruction *at, const Instruction *target
     hwp_insn *r = hwlua__record(at, HWP_CLS_JUMP);
     r->addr = r->next_pc = (uint64_t)(uintptr_t)target;
     r->events |= HWP_EV_TAKEN;
-    if (target <= at) hwlua__iteration(p, target);
+    if (target <= at) hwlua__iteration(p, at, target);
     hwlua__rearm();
 }
 
@@ -205,7 +211,7 @@ void hwlua_loop(const Proto *p, const Instruction *at, int taken,
     if (taken) {
         r->next_pc = r->addr;
         r->events |= HWP_EV_TAKEN;
-        hwlua__iteration(p, target);
+        hwlua__iteration(p, at, target);
     }
     hwlua__rearm();
 }
