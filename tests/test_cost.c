@@ -5,7 +5,7 @@
 #include "harness.h"
 
 /* The figures the papers give, written here from the papers (not read
- * back from cost.h): seed 001 sec. 5.5, seed 002 sec. 3.3, seed 003 8.2. */
+ * back from cost.h): Sastry et al. sec. 5.5, Mysore et al. sec. 3.3, Vaswani et al. sec. 8.2. */
 static void test_paper_defaults(void) {
     hwp_cost c;
     CHECK_EQ(hwp_cost_init(&c, NULL), HWP_OK);

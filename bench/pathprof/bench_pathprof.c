@@ -81,6 +81,16 @@ static void model_setup(model_ctx *m, int phase, int cost, int aging) {
 /* The replay loops walk the trace with a pointer held in a local: the
  * globals trace and ntrace would otherwise be reloaded after every call
  * (the model's stores may alias them). */
+/* What a run leaves behind, read through the stats (keeps the work
+ * alive). */
+static uint64_t model_result(const model_ctx *m) {
+    hwp_path_stats ps = {0};
+    hwp_hpt_stats hs = {0};
+    hwp_path_get_stats(&m->p, &ps);
+    hwp_hpt_get_stats(&m->h, &hs);
+    return ps.paths + hs.hits + hs.misses;
+}
+
 static uint64_t run_model(void *ctx, uint64_t iters) {
     model_ctx *m = (model_ctx *)ctx;
     const br *end = trace + ntrace, *b;
@@ -88,7 +98,7 @@ static uint64_t run_model(void *ctx, uint64_t iters) {
     for (it = 0; it < iters; it++)
         for (b = trace; b != end; b++)
             hwp_path_branch(&m->p, b->pc, b->next, b->cls, b->taken, b->insns, 0);
-    return m->p.paths + m->h.hits + m->h.misses;
+    return model_result(m);
 }
 
 /* The same stream as instruction records: insns - 1 plain instructions
@@ -112,7 +122,7 @@ static uint64_t run_insn(void *ctx, uint64_t iters) {
             in.events = b->taken ? HWP_EV_TAKEN : 0;
             hwp_path_insn(&m->p, &in);
         }
-    return m->p.paths + m->h.hits + m->h.misses;
+    return model_result(m);
 }
 
 static uint64_t run_bbv(void *ctx, uint64_t iters) {
@@ -121,7 +131,11 @@ static uint64_t run_bbv(void *ctx, uint64_t iters) {
     uint64_t it;
     for (it = 0; it < iters; it++)
         for (b = trace; b != end; b++) hwp_phase_add_branch(ph, b->pc, b->insns);
-    return ph->intervals + ph->fill;
+    {
+        hwp_phase_stats st = {0};
+        hwp_phase_get_stats(ph, &st);
+        return st.intervals + st.insns;
+    }
 }
 
 /* ---- the software peer -------------------------------------------------- */

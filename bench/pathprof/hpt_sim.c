@@ -101,6 +101,7 @@ static int read_trace(const char *file) {
     hwx_trace_reader r;
     hwp_insn in;
     hwp_path p;
+    hwp_path_stats ps = {0};
     hwp_path_desc d;
     void *mem;
     const void *buf;
@@ -126,9 +127,10 @@ static int read_trace(const char *file) {
     }
     if (got < 0) { fprintf(stderr, "hpt_sim: %s at %zu\n", r.why, r.err_off); return -1; }
     hwp_path_flush(&p);
+    hwp_path_get_stats(&p, &ps);
     printf("records %llu (vCPU %u; %llu of other vCPUs skipped), paths %u, ignored %llu\n",
            (unsigned long long)r.records, vcpu, (unsigned long long)other, n,
-           (unsigned long long)p.ignored);
+           (unsigned long long)ps.dropped);
     free(mem);
     munmap((void *)buf, (size_t)st.st_size);
     close(fd);

@@ -53,7 +53,7 @@ static void mvp__pm_sample(mvp *p, const hwp_insn *in, uint32_t back) {
         r.events = 0;
     }
     cyc = mv_op_cycles(p->prog->code[MV_PC_INDEX(r.pc)].op);
-    fetch = p->cost.clock;
+    fetch = hwp_cost_clock(&p->cost);
     done = fetch + cyc;
     tag = hwp_pm_tag(&p->pm, r.pc, fetch);
     if (!tag) return;
@@ -143,7 +143,7 @@ void mvp_pm_end(mvp *p, uint64_t history, uint64_t budget) {
     uint32_t n = (uint32_t)(hwp_pm_countdown(&p->pm) - budget);
     /* The bytecodes after the last selection, at the mean cycles per
      * bytecode so far (the code's static mean if nothing was selected). */
-    double per = p->pm_steps ? (double)p->cost.clock / (double)p->pm_steps
+    double per = p->pm_steps ? (double)hwp_cost_clock(&p->cost) / (double)p->pm_steps
                              : (double)p->cum[p->prog->ncode] / (double)p->prog->ncode;
     p->steps += n;
     hwp_pm_set_history(&p->pm, history);

@@ -37,6 +37,7 @@
  *   hwp_cost_charge(c, op, n)       add n operations (inline, NULL-safe)
  *   hwp_cost_stall(c, op, cycles)   add raw stall cycles under op
  *   hwp_cost_tick(c, n)             the host's clock advanced by n
+ *   hwp_cost_clock(c)               the host's clock
  *   hwp_cost_take(c)                overhead cycles since the last take
  *   hwp_cost_overhead_pct(c)        total overhead / host clock * 100
  *   hwp_cost_model_cycles(c, m)     overhead charged by one model
@@ -171,6 +172,9 @@ HWP_INLINE uint64_t hwp_cost_take(hwp_cost *c) {
     c->taken = c->total;
     return d;
 }
+
+/* The host's clock: everything hwp_cost_tick() added. */
+HWP_INLINE uint64_t hwp_cost_clock(const hwp_cost *c) { return c ? c->clock : 0; }
 
 /* Modelled overhead in percent of the host's clock (0 before any tick). */
 HWP_INLINE double hwp_cost_overhead_pct(const hwp_cost *c) {

@@ -14,7 +14,7 @@ model and exact=on:
     decoder agree on every branch but jumps to the next instruction.
 
 usage: check_vg_program.py VALGRIND LIBDIR WORKDIR NAME [--exact-reports]
-       [--input BYTES] [--wide-paths] [--coproc-no-compare] -- PROGRAM ARGS...   ('@INPUT@' in ARGS is replaced
+       [--input BYTES] [--wide-paths] [--coproc-compare] -- PROGRAM ARGS...   ('@INPUT@' in ARGS is replaced
        by a generated text file of BYTES bytes; --wide-paths: the HPT rule for
     a program whose path working set no 512-entry table holds, see
     hwx_thresholds.py)"""
@@ -66,7 +66,7 @@ else:
     check("instruction counts within 0.5%", abs(a - b) <= a * 5e-3, (a, b))
 # The thresholds are shared with the QEMU plugin's tests.
 check_report(sess, check, wide_paths="--wide-paths" in flags,
-             coproc_compare="--coproc-no-compare" not in flags)
+             coproc_compare="--coproc-compare" in flags)
 check("VEX and byte classes agree but for jmp-to-next",
       all(d["vex"] == "other" and d["bytes"] == "jump"
           for d in rep["class_check"]["disagree"]), rep["class_check"]["disagree"])
