@@ -165,10 +165,6 @@ HWP_INLINE void *hwp__carve(unsigned char **cursor, size_t n) {
     return p;
 }
 
-HWP_INLINE bool hwp__aligned(const void *p) {
-    return ((uintptr_t)p & (HWP__ALIGN - 1)) == 0;
-}
-
 /* The storage a model asks for: `need` bytes plus room to align whatever
  * address the host hands over (0 stays 0: an invalid desc). */
 HWP_INLINE size_t hwp__bytes(size_t need) {
@@ -180,7 +176,7 @@ HWP_INLINE size_t hwp__bytes(size_t need) {
  * alignment: *storage is moved up to the next aligned address and *bytes
  * shrinks by the padding, which must leave the `need` bytes that the
  * model's *_bytes() reported (need plus padding, see hwp__bytes). */
-HWP_INLINE hwp_status hwp__admit_mem(hwp_head *h, const char *why,
+HWP_INLINE hwp_status hwp__admit(hwp_head *h, const char *why,
                                      void **storage, size_t *bytes,
                                      size_t need) {
     size_t pad;
@@ -192,22 +188,6 @@ HWP_INLINE hwp_status hwp__admit_mem(hwp_head *h, const char *why,
                          "storage smaller than the model's *_bytes() size");
     *storage = (unsigned char *)*storage + pad;
     *bytes -= pad;
-    return HWP_OK;
-}
-
-/* What every model's init checks once its desc is filled: the desc's own
- * reason (NULL when valid), then the host's storage: aligned, and at least
- * the `need` bytes that the model's *_bytes() reported. */
-HWP_INLINE hwp_status hwp__admit(hwp_head *h, const char *why,
-                                 const void *storage, size_t bytes,
-                                 size_t need) {
-    if (why) return hwp__fail(h, HWP_EINVAL, why);
-    if (!storage || !hwp__aligned(storage))
-        return hwp__fail(h, HWP_EINVAL,
-                         "storage must be non-NULL and 16-byte aligned");
-    if (bytes < need)
-        return hwp__fail(h, HWP_ENOSPC,
-                         "storage smaller than the model's *_bytes() size");
     return HWP_OK;
 }
 

@@ -795,7 +795,7 @@ HWP_API hwp_status hwp_cp_init(hwp_cp *x, void *storage, size_t bytes,
     else hwp__zero(&d, sizeof d);
     hwp__cp_fill(&d);
     why = hwp__cp_check(&d);
-    if (hwp__admit_mem(&x->head, why, &storage, &bytes,
+    if (hwp__admit(&x->head, why, &storage, &bytes,
                        why ? 0 : hwp__cp_size(&d)) != HWP_OK)
         return (hwp_status)x->head.status;
     cur = (unsigned char *)storage;
@@ -2204,7 +2204,7 @@ HWP_API hwp_status hwp_cp_simple_init(hwp_cp_simple *s, void *storage,
     else hwp__zero(&d, sizeof d);
     hwp__cp_simple_fill(&d);
     why = hwp__cp_simple_check(&d);
-    if (hwp__admit_mem(&s->head, why, &storage, &bytes,
+    if (hwp__admit(&s->head, why, &storage, &bytes,
                        why ? 0 : hwp__cp_simple_size(&d)) != HWP_OK)
         return (hwp_status)s->head.status;
     hwp__zero(storage, hwp__cp_simple_size(&d));

@@ -908,7 +908,7 @@ HWP_API hwp_status hwp_core_init(hwp_core *c, void *mem, size_t n,
     c->head.magic = HWP__CORE_MAGIC;
     why = hwp__core_fill(&o, d);
     need = why ? 0 : hwp_core_bytes(&o) - (HWP__ALIGN - 1u);
-    if (hwp__admit_mem(&c->head, why, &mem, &n, need) != HWP_OK)
+    if (hwp__admit(&c->head, why, &mem, &n, need) != HWP_OK)
         return (hwp_status)c->head.status;
     c->desc = o;
     c->cost = cost;

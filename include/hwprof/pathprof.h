@@ -1259,7 +1259,7 @@ HWP_API hwp_status hwp_hpt_init(hwp_hpt *h, void *storage, size_t bytes,
     if (d) c = *d;
     hwp__zero(h, sizeof *h);
     why = hwp__hpt_fill(&c); /* before the size below reads c */
-    if (hwp__admit_mem(&h->head, why, &storage, &bytes,
+    if (hwp__admit(&h->head, why, &storage, &bytes,
                        (size_t)c.entries * sizeof(hwp_hpt_entry)))
         return (hwp_status)h->head.status;
     h->desc = c;
@@ -1746,7 +1746,7 @@ HWP_API hwp_status hwp_phase_init(hwp_phase *ph, void *storage, size_t bytes,
     if (d) c = *d;
     hwp__zero(ph, sizeof *ph);
     why = hwp__phase_fill(&c); /* before the size below reads c */
-    if (hwp__admit_mem(&ph->head, why, &storage, &bytes,
+    if (hwp__admit(&ph->head, why, &storage, &bytes,
                        HWP_PHASE_BYTES(c.counters, c.table) - (HWP__ALIGN - 1u)))
         return (hwp_status)ph->head.status;
     cur = (unsigned char *)storage;
@@ -2074,7 +2074,7 @@ HWP_API hwp_status hwp_path_init(hwp_path *p, void *storage, size_t bytes,
     if (hwp__path_fill(&c, &why) != HWP_OK)
         return hwp__fail(&p->head, HWP_EINVAL, why);
     p->qslots = hwp__path_qslots(&c);
-    if (hwp__admit_mem(&p->head, NULL, &storage, &bytes,
+    if (hwp__admit(&p->head, NULL, &storage, &bytes,
                        HWP_PATH_BYTES(c.depth, p->qslots - 1u) - (HWP__ALIGN - 1u)))
         return (hwp_status)p->head.status;
     p->desc = c;

@@ -784,7 +784,7 @@ HWP_API hwp_status hwp_pm_init(hwp_pm *p, void *storage, size_t bytes,
     hwp__zero(p, sizeof *p);
     p->head.magic = HWP__PM_MAGIC;
     why = hwp__pm_fill(&o, d); /* before o is read below */
-    rc = hwp__admit_mem(&p->head, why, &storage, &bytes,
+    rc = hwp__admit(&p->head, why, &storage, &bytes,
                         HWP__PM_NEED(o.ways, o.buffer));
     if (rc != HWP_OK) return rc;
     cur = (unsigned char *)storage;
@@ -1396,7 +1396,7 @@ HWP_API hwp_status hwp_pm_table_init(hwp_pm_table *t, void *storage,
     hwp__zero(t, sizeof *t);
     t->head.magic = HWP__PM_TABLE_MAGIC;
     why = hwp__pm_table_fill(&o, d); /* before o is read below */
-    rc = hwp__admit_mem(&t->head, why, &storage, &bytes,
+    rc = hwp__admit(&t->head, why, &storage, &bytes,
                         (size_t)o.capacity * sizeof(hwp_pm_entry));
     if (rc != HWP_OK) return rc;
     t->d = o;

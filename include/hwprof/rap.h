@@ -711,7 +711,7 @@ HWP_API hwp_status hwp_rap_init(hwp_rap *r, void *mem, size_t bytes,
     r->head.magic = HWP__RAP_MAGIC;
     why = hwp__rap_fill(&o, d);
     entries = why ? 0u : hwp__rap_entries(&o);
-    if (hwp__admit_mem(&r->head, why, &mem, &bytes,
+    if (hwp__admit(&r->head, why, &mem, &bytes,
                        why ? 0u
                            : HWP_RAP_BYTES(o.nodes, entries, o.cache) -
                                  (HWP__ALIGN - 1u)) != HWP_OK)

@@ -918,7 +918,7 @@ HWP_API hwp_status hwp_strat_init(hwp_strat *s, void *storage, size_t bytes,
     hwp__zero(s, sizeof *s);
     s->head.magic = HWP__STRAT_MAGIC;
     why = hwp__strat_fill(&o, d);
-    st = hwp__admit_mem(&s->head, why, &storage, &bytes,
+    st = hwp__admit(&s->head, why, &storage, &bytes,
                         why ? 0 : hwp__strat_layout(s, &o, NULL));
     if (st != HWP_OK) return st;
     s->d = o;
@@ -1393,7 +1393,7 @@ HWP_API hwp_status hwp_strat_acc_init(hwp_strat_acc *a, void *storage,
     hwp__zero(a, sizeof *a);
     a->head.magic = HWP__STRAT_ACC_MAGIC;
     why = hwp__strat_acc_fill(&o, d);
-    st = hwp__admit_mem(&a->head, why, &storage, &bytes,
+    st = hwp__admit(&a->head, why, &storage, &bytes,
                         why ? 0 : hwp__strat_acc_need(&o));
     if (st != HWP_OK) return st;
     cur = (unsigned char *)storage;
