@@ -72,6 +72,7 @@ for i = 1, 100000 do s = s + i end
 os.exit(3)
 LUA
 cat > "$tmp/loop.lua" <<'LUA'
+io.write("running\n"); io.flush()
 local s = 0
 while true do s = s + 1 end
 LUA
@@ -79,8 +80,12 @@ HWPROF="models=all,exact=on,report=$tmp/err.txt" "$hw" "$tmp/err.lua" >/dev/null
 [ $rc -eq 1 ] && complete "$tmp/err.txt" && ok "an error leaves a complete report" || bad "error: rc $rc, report incomplete"
 HWPROF="models=all,exact=on,report=$tmp/exit.txt" "$hw" "$tmp/exit.lua" >/dev/null 2>&1; rc=$?
 [ $rc -eq 3 ] && complete "$tmp/exit.txt" && ok "os.exit(3) keeps its status and leaves a report" || bad "os.exit: rc $rc"
-HWPROF="models=all,exact=on,report=$tmp/term.txt" "$hw" "$tmp/loop.lua" >/dev/null 2>&1 &
-pid=$!; sleep 1; kill -TERM $pid; wait $pid; rc=$?
+# The signal is sent once the script runs (the handler is installed
+# before it): a fixed sleep raced the start-up on a loaded machine.
+HWPROF="models=all,exact=on,report=$tmp/term.txt" "$hw" "$tmp/loop.lua" >"$tmp/term.out" 2>&1 &
+pid=$!
+for _ in $(seq 600); do grep -q running "$tmp/term.out" 2>/dev/null && break; sleep 0.1; done
+sleep 0.2; kill -TERM $pid; wait $pid; rc=$?
 [ $rc -eq 143 ] && complete "$tmp/term.txt" && ok "SIGTERM leaves a complete report" || bad "SIGTERM: rc $rc"
 msg=$(HWPROF="models=all,rap_eps=2" "$hw" "$tmp/exit.lua" 2>&1); rc=$?
 [ $rc -eq 2 ] && grep -q "eps" <<< "$msg" && [ "$(wc -l <<< "$msg")" -eq 1 ] &&
