@@ -602,6 +602,14 @@ HWP_API bool hwp_json_envelope(hwp_json *j, const char *model,
  * HWP_EFORMAT, or HWP_OK when there was none. */
 HWP_API hwp_status hwp_json_status(const hwp_json *j, hwp_json_err *err);
 
+/* Every model's read_desc: the envelope of `model`, then the first "desc"
+ * member read by `obj` into `d` (the other members skipped, but well
+ * formed). A report without a desc is refused. Private to the models. */
+typedef bool (*hwp__json_obj_fn)(hwp_json *j, void *d);
+HWP_API hwp_status hwp__json_read_desc(const char *json, size_t n,
+                                       const char *model, hwp__json_obj_fn obj,
+                                       void *d, hwp_json_err *err);
+
 HWP_INLINE bool hwp_json_key_is(const char *key, const char *lit) {
     while (*key && *key == *lit) key++, lit++;
     return *key == *lit;
@@ -1147,6 +1155,23 @@ HWP_API hwp_status hwp_json_status(const hwp_json *j, hwp_json_err *err) {
         err->why = j->why;
     }
     return j->why ? HWP_EFORMAT : HWP_OK;
+}
+
+HWP_API hwp_status hwp__json_read_desc(const char *json, size_t n,
+                                       const char *model, hwp__json_obj_fn obj,
+                                       void *d, hwp_json_err *err) {
+    hwp_json j;
+    char key[16];
+    bool got = false;
+    hwp_json_init(&j, json, n);
+    if (hwp_json_envelope(&j, model, 1)) {
+        while (hwp_json_member(&j, key, sizeof key)) {
+            if (!got && hwp_json_key_is(key, "desc")) got = obj(&j, d);
+            else hwp_json_skip(&j);
+        }
+        if (hwp_json_end(&j) && !got) hwp_json_fail(&j, "json: report without a \"desc\"");
+    }
+    return hwp_json_status(&j, err);
 }
 
 #ifdef __cplusplus

@@ -2783,7 +2783,8 @@ HWP_API void hwp_cp_write_json(const hwp_cp *x, const hwp_writer *w) {
 
 /* ---- JSON readers -------------------------------------------------------- */
 
-static bool hwp__cp_read_desc_obj(hwp_json *j, hwp_cp_desc *d) {
+static bool hwp__cp_read_desc_obj(hwp_json *j, void *out) {
+    hwp_cp_desc *d = (hwp_cp_desc *)out;
     char key[32];
     hwp__zero(d, sizeof *d);
     if (!hwp_json_object(j)) return false;
@@ -2798,20 +2799,12 @@ static bool hwp__cp_read_desc_obj(hwp_json *j, hwp_cp_desc *d) {
 
 HWP_API hwp_status hwp_cp_read_desc(hwp_cp_desc *d, const char *json, size_t n,
                                     hwp_json_err *err) {
-    hwp_json j;
-    char key[32];
-    bool got = false;
+    hwp_cp_desc o;
+    hwp_status rc;
     if (!d) return HWP_EINVAL;
-    hwp_json_init(&j, json, n);
-    if (hwp_json_envelope(&j, "coproc", 1)) {
-        while (hwp_json_member(&j, key, sizeof key)) {
-            if (hwp_json_key_is(key, "desc") && hwp__cp_read_desc_obj(&j, d)) got = true;
-            else if (!j.why) hwp_json_skip(&j);
-        }
-        if (!got) hwp_json_fail(&j, "coproc: report has no \"desc\"");
-        hwp_json_end(&j);
-    }
-    return hwp_json_status(&j, err);
+    rc = hwp__json_read_desc(json, n, "coproc", hwp__cp_read_desc_obj, &o, err);
+    if (rc == HWP_OK) *d = o;
+    return rc;
 }
 
 static void hwp__cp_read_vals(hwp_json *j, hwp_cp *x, hwp__cp_load *l) {
@@ -3065,7 +3058,8 @@ HWP_API void hwp_cp_simple_write_json(const hwp_cp_simple *s,
     hwp_put_str(w, "]}");
 }
 
-static bool hwp__cp_simple_desc_obj(hwp_json *j, hwp_cp_simple_desc *d) {
+static bool hwp__cp_simple_desc_obj(hwp_json *j, void *out) {
+    hwp_cp_simple_desc *d = (hwp_cp_simple_desc *)out;
     char key[32];
     uint64_t v;
     hwp__zero(d, sizeof *d);
@@ -3088,20 +3082,13 @@ static bool hwp__cp_simple_desc_obj(hwp_json *j, hwp_cp_simple_desc *d) {
 HWP_API hwp_status hwp_cp_simple_read_desc(hwp_cp_simple_desc *d,
                                            const char *json, size_t n,
                                            hwp_json_err *err) {
-    hwp_json j;
-    char key[32];
-    bool got = false;
+    hwp_cp_simple_desc o;
+    hwp_status rc;
     if (!d) return HWP_EINVAL;
-    hwp_json_init(&j, json, n);
-    if (hwp_json_envelope(&j, "coproc_simple", 1)) {
-        while (hwp_json_member(&j, key, sizeof key)) {
-            if (hwp_json_key_is(key, "desc") && hwp__cp_simple_desc_obj(&j, d)) got = true;
-            else if (!j.why) hwp_json_skip(&j);
-        }
-        if (!got) hwp_json_fail(&j, "coproc simple: report has no \"desc\"");
-        hwp_json_end(&j);
-    }
-    return hwp_json_status(&j, err);
+    rc = hwp__json_read_desc(json, n, "coproc_simple", hwp__cp_simple_desc_obj,
+                             &o, err);
+    if (rc == HWP_OK) *d = o;
+    return rc;
 }
 
 static void hwp__cp_simple_read_pairs(hwp_json *j, hwp_cp_simple *s, bool buffer) {

@@ -1180,22 +1180,50 @@ static bool hwp__pp_open(hwp_json *j, const char *model, void *desc,
     return hwp__pp_read(j, desc, f, n);
 }
 
-/* read_desc for any component: the frame, then the rest skipped (but
- * well formed). */
+/* read_desc for any component: the desc object through its field table. */
+typedef struct hwp__pp_desc_ctx {
+    void *desc;
+    const hwp__pp_field *f;
+    size_t n;
+} hwp__pp_desc_ctx;
+
+static bool hwp__pp_desc_obj(hwp_json *j, void *ctx) {
+    const hwp__pp_desc_ctx *c = (const hwp__pp_desc_ctx *)ctx;
+    return hwp__pp_read(j, c->desc, c->f, c->n);
+}
+
 static hwp_status hwp__pp_read_desc(void *desc, size_t dsize, const char *model,
                                     const hwp__pp_field *f, size_t n,
                                     const char *json, size_t len,
                                     hwp_json_err *err) {
-    hwp_json j;
+    hwp__pp_desc_ctx c;
     if (!desc) return HWP_EINVAL;
     hwp__zero(desc, dsize);
-    hwp_json_init(&j, json, len);
-    if (hwp__pp_open(&j, model, desc, f, n)) {
-        while (hwp_json_member(&j, NULL, 0))
-            if (!hwp_json_skip(&j)) break;
-        hwp_json_end(&j);
+    c.desc = desc;
+    c.f = f;
+    c.n = n;
+    return hwp__json_read_desc(json, len, model, hwp__pp_desc_obj, &c, err);
+}
+
+/* The start of every component's read_json: the envelope, then a desc
+ * (completed by `fill` where the component has defaults) equal to the
+ * component's own; a different one is refused naming the field. */
+static hwp_status hwp__pp_begin(hwp_json *j, hwp_head *head, const char *model,
+                                void *d, const void *own, const hwp__pp_field *f,
+                                size_t n, const char *(*fill)(void *),
+                                hwp_json_err *err) {
+    const hwp__pp_field *diff;
+    const char *bad;
+    if (!hwp__pp_open(j, model, d, f, n))
+        return hwp__fail(head, hwp_json_status(j, err), j->why);
+    bad = fill ? fill(d) : NULL;
+    if (!bad && (diff = hwp__pp_diff(own, d, f, n)) != NULL) bad = diff->why;
+    if (bad) {
+        hwp_json_fail(j, "json: the report's desc differs from the component's");
+        hwp_json_status(j, err);
+        return hwp__fail(head, HWP_EMISMATCH, bad);
     }
-    return hwp_json_status(&j, err);
+    return HWP_OK;
 }
 
 /* Direction bits as a string of 0/1, first branch first. */
@@ -1228,7 +1256,8 @@ static const hwp__pp_field hwp__hpt_stats_f[] = {
     HWP__PPF(hwp_hpt_stats, "hpt", total, 8, NULL, 0),
     HWP__PPF(hwp_hpt_stats, "hpt", agings, 8, NULL, 0)};
 
-static const char *hwp__hpt_fill(hwp_hpt_desc *d) {
+static const char *hwp__hpt_fill(void *desc) {
+    hwp_hpt_desc *d = (hwp_hpt_desc *)desc;
     if (!d->entries) d->entries = 512;
     if (!d->ways) d->ways = 4;
     if (!hwp_is_pow2(d->entries) || d->entries > (1u << 24))
@@ -1598,23 +1627,15 @@ HWP_API hwp_status hwp_hpt_read_json(hwp_hpt *h, const char *json, size_t n,
     hwp_hpt_stats st;
     hwp_json j;
     char key[16];
-    const hwp__pp_field *f;
-    const char *bad;
+    hwp_status rc;
     uint64_t clock = 0, floor = 0;
     if (!h || h->head.magic != HWP__HPT_MAGIC) return HWP_EINVAL;
     hwp__zero(&d, sizeof d);
     hwp__zero(&st, sizeof st);
     hwp_json_init(&j, json, n);
-    if (!hwp__pp_open(&j, "hpt", &d, hwp__hpt_desc_f, HWP__PP_N(hwp__hpt_desc_f)))
-        return hwp__fail(&h->head, hwp_json_status(&j, err), j.why);
-    bad = hwp__hpt_fill(&d);
-    if (!bad && (f = hwp__pp_diff(&h->desc, &d, hwp__hpt_desc_f, HWP__PP_N(hwp__hpt_desc_f))) != NULL)
-        bad = f->why;
-    if (bad) {
-        hwp_json_fail(&j, "hpt: the report's desc differs from the table's");
-        hwp_json_status(&j, err);
-        return hwp__fail(&h->head, HWP_EMISMATCH, bad);
-    }
+    rc = hwp__pp_begin(&j, &h->head, "hpt", &d, &h->desc, hwp__hpt_desc_f,
+                       HWP__PP_N(hwp__hpt_desc_f), hwp__hpt_fill, err);
+    if (rc != HWP_OK) return rc;
     hwp_hpt_reset(h);
     while (hwp_json_member(&j, key, sizeof key)) {
         if (hwp_json_key_is(key, "stats")) {
@@ -1678,7 +1699,8 @@ static const hwp__pp_field hwp__phase_stats_f[] = {
     HWP__PPF(hwp_phase_stats, "phase", phase, 8, NULL, 0),
     HWP__PPF(hwp_phase_stats, "phase", distance, 8, NULL, 0)};
 
-static const char *hwp__phase_fill(hwp_phase_desc *d) {
+static const char *hwp__phase_fill(void *desc) {
+    hwp_phase_desc *d = (hwp_phase_desc *)desc;
     if (!d->counters) d->counters = 32;
     if (!d->sig_bits) d->sig_bits = 6;
     if (!d->table) d->table = 32;
@@ -1929,23 +1951,15 @@ HWP_API hwp_status hwp_phase_read_json(hwp_phase *ph, const char *json, size_t n
     hwp_phase_stats st;
     hwp_json j;
     char key[16];
-    const hwp__pp_field *f;
-    const char *bad;
+    hwp_status rc;
     uint64_t open = 0, hwb = 0;
     if (!ph || ph->head.magic != HWP__PHASE_MAGIC) return HWP_EINVAL;
     hwp__zero(&d, sizeof d);
     hwp__zero(&st, sizeof st);
     hwp_json_init(&j, json, n);
-    if (!hwp__pp_open(&j, "phase", &d, hwp__phase_desc_f, HWP__PP_N(hwp__phase_desc_f)))
-        return hwp__fail(&ph->head, hwp_json_status(&j, err), j.why);
-    bad = hwp__phase_fill(&d);
-    if (!bad && (f = hwp__pp_diff(&ph->desc, &d, hwp__phase_desc_f, HWP__PP_N(hwp__phase_desc_f))) != NULL)
-        bad = f->why;
-    if (bad) {
-        hwp_json_fail(&j, "phase: the report's desc differs from the detector's");
-        hwp_json_status(&j, err);
-        return hwp__fail(&ph->head, HWP_EMISMATCH, bad);
-    }
+    rc = hwp__pp_begin(&j, &ph->head, "phase", &d, &ph->desc, hwp__phase_desc_f,
+                       HWP__PP_N(hwp__phase_desc_f), hwp__phase_fill, err);
+    if (rc != HWP_OK) return rc;
     while (hwp_json_member(&j, key, sizeof key)) {
         if (hwp_json_key_is(key, "stats"))
             hwp__pp_read(&j, &st, hwp__phase_stats_f, HWP__PP_N(hwp__phase_stats_f));
@@ -2511,27 +2525,17 @@ HWP_API hwp_status hwp_path_read_json(hwp_path *p, const char *json, size_t n,
     hwp_path_stats st;
     hwp_json j;
     char key[16];
-    const hwp__pp_field *f;
+    hwp_status rc;
     uint64_t clk = 0, stall = 0;
     double pct;
     if (!p || p->head.magic != HWP__PATH_MAGIC) return HWP_EINVAL;
     hwp__zero(&d, sizeof d);
     hwp__zero(&st, sizeof st);
     hwp_json_init(&j, json, n);
-    if (!hwp__pp_open(&j, "path", &d, hwp__path_desc_f, HWP__PP_N(hwp__path_desc_f)))
-        return hwp__fail(&p->head, hwp_json_status(&j, err), j.why);
-    /* the report has no callbacks: compare with the stack's desc as if
-     * it had none either */
-    d.on_path = p->desc.on_path;
-    d.spill = p->desc.spill;
-    d.fill = p->desc.fill;
-    d.ctx = p->desc.ctx;
-    if ((f = hwp__pp_diff(&p->desc, &d, hwp__path_desc_f,
-                          HWP__PP_N(hwp__path_desc_f))) != NULL) {
-        hwp_json_fail(&j, "path: the report's desc differs from the stack's");
-        hwp_json_status(&j, err);
-        return hwp__fail(&p->head, HWP_EMISMATCH, f->why);
-    }
+    /* the callbacks are not in the field table, so not compared */
+    rc = hwp__pp_begin(&j, &p->head, "path", &d, &p->desc, hwp__path_desc_f,
+                       HWP__PP_N(hwp__path_desc_f), NULL, err);
+    if (rc != HWP_OK) return rc;
     while (hwp_json_member(&j, key, sizeof key)) {
         if (hwp_json_key_is(key, "stats"))
             hwp__pp_read(&j, &st, hwp__path_stats_f, HWP__PP_N(hwp__path_stats_f));

@@ -1613,7 +1613,8 @@ HWP_API void hwp_rap_write_json(const hwp_rap *r, const hwp_writer *w) {
 
 /* The desc object (the cursor is at its '{'): every field by name,
  * unknown ones refused; then filled and validated like init's. */
-static bool hwp__rap_read_desc_obj(hwp_json *j, hwp_rap_desc *d) {
+static bool hwp__rap_read_desc_obj(hwp_json *j, void *out) {
+    hwp_rap_desc *d = (hwp_rap_desc *)out;
     char key[16];
     size_t at = j->pos;
     const char *why;
@@ -1661,26 +1662,12 @@ static bool hwp__rap_read_desc_obj(hwp_json *j, hwp_rap_desc *d) {
 
 HWP_API hwp_status hwp_rap_read_desc(hwp_rap_desc *d, const char *json,
                                      size_t n, hwp_json_err *err) {
-    hwp_json j;
-    char key[16];
-    bool have = false;
     hwp_rap_desc o;
+    hwp_status rc;
     if (!d) return HWP_EINVAL;
-    hwp_json_init(&j, json, n);
-    if (hwp_json_envelope(&j, "rap", 1)) {
-        while (hwp_json_member(&j, key, sizeof key)) {
-            if (hwp_json_key_is(key, "desc") && !have) {
-                have = hwp__rap_read_desc_obj(&j, &o);
-            } else {
-                (void)hwp_json_skip(&j);
-            }
-        }
-        if (hwp_json_end(&j) && !have)
-            (void)hwp_json_fail(&j, "rap: report without a desc");
-    }
-    if (hwp_json_status(&j, err) != HWP_OK) return HWP_EFORMAT;
-    *d = o;
-    return HWP_OK;
+    rc = hwp__json_read_desc(json, n, "rap", hwp__rap_read_desc_obj, &o, err);
+    if (rc == HWP_OK) *d = o;
+    return rc;
 }
 
 /* Where the walk of "ranges" stands: one frame per open node. */

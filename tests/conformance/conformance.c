@@ -311,6 +311,27 @@ static void check_json(const hwp_conf_row *r) {
         } else {
             printf("      %s: read_desc: %s at %zu\n", r->name, err.why, err.offset);
         }
+        /* Every model's desc reader: a cut report and an envelope with
+         * no desc are refused, the offset inside the text. */
+        {
+            const char *v = strstr(j1, "\"version\":");
+            size_t cut, env = v ? (size_t)(strchr(v, ',') - j1) : 0;
+            for (cut = 1; cut < 8; cut++) {
+                size_t at = len * cut / 8;
+                err.offset = (size_t)-1;
+                CHECK_EQ(r->read_desc(d2, j1, at, &err), HWP_EFORMAT);
+                CHECK(err.offset <= at);
+            }
+            if (CHECK(v != NULL && env < len)) {
+                char *bare = malloc(env + 2);
+                if (!bare) abort();
+                memcpy(bare, j1, env);
+                bare[env] = '}';
+                bare[env + 1] = '\0';
+                CHECK_EQ(r->read_desc(d2, bare, env + 1, &err), HWP_EFORMAT);
+                free(bare);
+            }
+        }
         /* A report of another model is refused by the envelope check. */
         {
             static const char alien[] = "{\"model\":\"no-such-model\",\"version\":1}";
