@@ -104,20 +104,34 @@ typedef struct stream {
 } stream;
 
 /* Distinct keys (or pairs, or trace PCs: what the exact peer counts),
- * untimed, with the pair reference map (it grows as it goes). */
+ * untimed: keys in a set of 8-byte slots (key 0 apart), pairs in the
+ * pair reference map (it grows as it goes). */
 static uint64_t count_distinct(const stream *s, int kind) {
-    ref_map m;
-    size_t i;
-    uint64_t d;
-    ref_init(&m, 1024);
-    for (i = 0; i < s->n[kind]; i++) {
-        if (kind == S_KEYS) ref_add(&m, 0, s->keys[i], 0, 1);
-        else if (kind == S_PAIRS) ref_add(&m, 0, s->pairs[2 * i], s->pairs[2 * i + 1], 1);
-        else ref_add(&m, 0, s->ins[i].pc, 0, 1);
+    size_t i, n = s->n[kind], mask = 1023;
+    uint64_t d = 0, *set;
+    int zero = 0;
+    if (kind == S_PAIRS) {
+        ref_map m;
+        ref_init(&m, 1024);
+        for (i = 0; i < n; i++) ref_add(&m, 0, s->pairs[2 * i], s->pairs[2 * i + 1], 1);
+        d = m.n;
+        ref_free(&m);
+        return d;
     }
-    d = m.n;
-    ref_free(&m);
-    return d;
+    while (mask + 1 < 2 * n) mask = mask * 2 + 1;
+    set = (uint64_t *)xcalloc(mask + 1, 8);
+    for (i = 0; i < n; i++) {
+        uint64_t k = kind == S_KEYS ? s->keys[i] : s->ins[i].pc, j;
+        if (!k) {
+            zero = 1;
+            continue;
+        }
+        for (j = hwp_mix64(k) & mask; set[j] && set[j] != k; j = (j + 1) & mask) {
+        }
+        if (!set[j]) set[j] = k, d++;
+    }
+    free(set);
+    return d + (uint64_t)zero;
 }
 
 /* The whole file in memory (empty files and I/O errors refused). */
@@ -287,7 +301,7 @@ typedef struct gen {
  * pairs as keys. Trace: the code PCs with a load, a store and a
  * conditional branch in each 8 records, the data keys as the memory
  * addresses and values. */
-static void generate(const gen *g, stream *s, int want_trace) {
+static void generate(const gen *g, stream *s, int want_pairs, int want_trace) {
     size_t n = (size_t)g->events, i;
     uint64_t *data = (uint64_t *)xcalloc(n, 8);
     const char *names[] = {"uniform", "zipf", "code", "stride"};
@@ -301,12 +315,14 @@ static void generate(const gen *g, stream *s, int want_trace) {
     }
     s->keys = data;
     s->n[S_KEYS] = n;
-    s->pairs = (uint64_t *)xcalloc(2 * n, 8);
-    for (i = 0; i < n; i++) {
-        s->pairs[2 * i] = 0x400000u + 4u * (hwp_mix64(data[i]) & 1023u);
-        s->pairs[2 * i + 1] = data[i];
+    if (want_pairs) {
+        s->pairs = (uint64_t *)xcalloc(2 * n, 8);
+        for (i = 0; i < n; i++) {
+            s->pairs[2 * i] = 0x400000u + 4u * (hwp_mix64(data[i]) & 1023u);
+            s->pairs[2 * i + 1] = data[i];
+        }
+        s->n[S_PAIRS] = n;
     }
-    s->n[S_PAIRS] = n;
     if (want_trace) {
         uint64_t *pcs = (uint64_t *)xcalloc(n + 1, 8);
         s->ins = (hwp_insn *)xcalloc(n, sizeof *s->ins);
@@ -1181,7 +1197,7 @@ int main(int argc, char **argv) {
     }
     for (i = 0; i < nt; i++)
         if (t[i].kind >= 0) want[t[i].kind] = 1;
-    if (!ninputs || gen_spec) generate(&g, &s, want[S_TRACE]);
+    if (!ninputs || gen_spec) generate(&g, &s, want[S_PAIRS], want[S_TRACE]);
     derive(&s, key < 0 ? (pairs_file || (text_file && s.pairs) ? 1 : 0) : key);
     if (key >= 0 && !s.ins && !s.pairs)
         die("--key: a key file or a one-column text file has keys already");
