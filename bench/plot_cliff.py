@@ -18,7 +18,11 @@ import math
 import sys
 
 COLORS = {"rap": "#d62728", "strat": "#9467bd", "exact": "#1f77b4",
-          "spacesaving": "#2ca02c", "countmin": "#ff7f0e"}
+          "spacesaving": "#2ca02c", "countmin": "#ff7f0e", "exact (pairs)": "#17becf"}
+
+
+def color(name):
+    return COLORS.get(name, COLORS.get(name.split()[0], "#333"))
 
 
 def row(args):
@@ -113,28 +117,28 @@ def plot(args):
                            f'stroke="#999" stroke-dasharray="4,3"/>')
                 svg.append(f'<text x="{X(k) + 3:.1f}" y="{T + 12}" fill="#666">{label}</text>')
         for name, rs in series.items():
-            color = COLORS.get(name.split()[0], "#333")
+            col = color(name)
             pts = [(int(r["log2_distinct"]), float(r[key])) for r in rs if r[key]]
             if band:
                 up = [(int(r["log2_distinct"]), float(r["q3_ns"])) for r in rs]
                 dn = [(int(r["log2_distinct"]), float(r["q1_ns"])) for r in rs][::-1]
                 poly = " ".join(f"{X(k):.1f},{Y(v):.1f}" for k, v in up + dn)
-                svg.append(f'<polygon points="{poly}" fill="{color}" opacity="0.15"/>')
+                svg.append(f'<polygon points="{poly}" fill="{col}" opacity="0.15"/>')
             if pts:
                 path = " ".join(f"{X(k):.1f},{Y(v):.1f}" for k, v in pts)
                 dash = ' stroke-dasharray="6,3"' if name.startswith("exact") else ""
-                svg.append(f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2"{dash}/>')
+                svg.append(f'<polyline points="{path}" fill="none" stroke="{col}" stroke-width="2"{dash}/>')
                 for k, v in pts:
-                    svg.append(f'<circle cx="{X(k):.1f}" cy="{Y(v):.1f}" r="2.5" fill="{color}"/>')
+                    svg.append(f'<circle cx="{X(k):.1f}" cy="{Y(v):.1f}" r="2.5" fill="{col}"/>')
 
     panel(L, "ns / event (median, IQR band)", "median_ns", True)
     panel(L + pw + 60, "instructions / event (callgrind)", "instr_per_event", False)
     y = T
     for name in series:
-        color = COLORS.get(name.split()[0], "#333")
+        col = color(name)
         dash = ' stroke-dasharray="6,3"' if name.startswith("exact") else ""
         svg.append(f'<line x1="{W - R + 15}" y1="{y + 6}" x2="{W - R + 40}" y2="{y + 6}" '
-                   f'stroke="{color}" stroke-width="2"{dash}/>')
+                   f'stroke="{col}" stroke-width="2"{dash}/>')
         svg.append(f'<text x="{W - R + 45}" y="{y + 10}">{name}</text>')
         y += 18
     svg.append(f'<text x="{W - R + 15}" y="{y + 14}" fill="#666">dashed grey: exact</text>')
