@@ -6,6 +6,9 @@ standard library only).
       one CSV row per target of a hwprof-bench --json run; instructions per
       event from hwprof-bench --callgrind's "callgrind NAME events N" lines
       and callgrind's per-target dumps (their trigger names NAME)
+  plot_cliff.py instr CALLGRIND_TXT DUMP...
+      instructions per event of each target of one hwprof-bench --callgrind
+      run (its stdout, then callgrind's dumps: OUT.1, OUT.2, ...)
   plot_cliff.py plot CSV OUT.svg
       two panels against log2 of the distinct keys: ns/event (median, the
       quartiles as a band) and instructions/event, log-scaled; vertical
@@ -25,25 +28,35 @@ def color(name):
     return COLORS.get(name, COLORS.get(name.split()[0], "#333"))
 
 
+def instr_per_event(txt, dumps):
+    """NAME/STREAM -> instructions per event, from hwprof-bench
+    --callgrind's stdout and callgrind's per-target dumps."""
+    events, ir = {}, {}
+    for line in open(txt):
+        f = line.split()
+        if len(f) == 4 and f[0] == "callgrind" and f[2] == "events":
+            events[f[1]] = int(f[3])
+    for dump in dumps:
+        name = total = None
+        for line in open(dump):
+            if line.startswith("desc: Trigger: Client Request:"):
+                name = line.split(":", 2)[2].strip().split()[-1]
+            elif line.startswith(("summary:", "totals:")):
+                total = int(line.split()[1])
+        if name in events and total is not None and events[name]:
+            ir[name] = total / events[name]
+    return ir
+
+
+def instr(args):
+    for name, v in sorted(instr_per_event(args[0], args[1:]).items()):
+        print(f"{name:<20} {v:10.2f} instructions/event")
+
+
 def row(args):
     d = json.load(open(args[0]))
     log2 = args[1]
-    ir = {}
-    if len(args) > 2:
-        events = {}
-        for line in open(args[2]):
-            f = line.split()
-            if len(f) == 4 and f[0] == "callgrind" and f[2] == "events":
-                events[f[1]] = int(f[3])
-        for dump in args[3:]:
-            name = total = None
-            for line in open(dump):
-                if line.startswith("desc: Trigger: Client Request:"):
-                    name = line.split(":", 2)[2].strip().split()[-1]
-                elif line.startswith(("summary:", "totals:")):
-                    total = int(line.split()[1])
-            if name in events and total is not None and events[name]:
-                ir[name] = total / events[name]
+    ir = instr_per_event(args[2], args[3:]) if len(args) > 2 else {}
     for r in d["results"]:
         q = r["ns_per_event"]
         key = f'{r["name"]}/{r["stream"]}'
@@ -149,6 +162,7 @@ def plot(args):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 3 or sys.argv[1] not in ("row", "plot"):
+    modes = {"row": row, "instr": instr, "plot": plot}
+    if len(sys.argv) < 3 or sys.argv[1] not in modes:
         sys.exit(__doc__)
-    (row if sys.argv[1] == "row" else plot)(sys.argv[2:])
+    modes[sys.argv[1]](sys.argv[2:])
