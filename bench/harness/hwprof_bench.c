@@ -33,7 +33,14 @@
 #include "hwprof/hwprof.h"
 
 #include "hwb.h"
-#include "hwb_build.h" /* HWB_COMPILER, HWB_FLAGS, HWB_BUILDTYPE, HWB_COMMIT */
+#ifdef HWB_HAVE_BUILD_H /* meson generates it (bench/harness/meson.build) */
+#include "hwb_build.h"   /* HWB_COMPILER, HWB_FLAGS, HWB_BUILDTYPE, HWB_COMMIT */
+#else
+#define HWB_COMPILER "unknown"
+#define HWB_FLAGS "unknown"
+#define HWB_BUILDTYPE "unknown"
+#define HWB_COMMIT "unknown"
+#endif
 #include "rap/peers.h"
 #include "stratified/ref.h"
 
