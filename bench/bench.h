@@ -55,7 +55,7 @@ static struct {
 } hwb__s;
 
 /* Lines --help adds after the common options (the benchmark's own). */
-static void hwb_usage_add(const char *text) { hwb__s.usage_extra = text; }
+#define hwb_usage_add(text) ((void)(hwb__s.usage_extra = (text)))
 
 static void hwb__usage(FILE *f, const char *argv0) {
     fprintf(f,

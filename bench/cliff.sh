@@ -12,7 +12,8 @@
 # from 2^20-event streams over the same number of distinct keys (callgrind
 # runs ~50x slower), so past 2^20 distinct keys they count a stream of
 # mostly first sightings. Env: REPS (default 5), STEP (log2 step, 2),
-# GEN (uniform or zipf:S, default uniform), NO_CALLGRIND=1 to skip.
+# GEN (uniform or zipf:S, default uniform), MIN_EVENTS (2^22: fewer makes
+# a quick check, not figures), NO_CALLGRIND=1 to skip.
 # The largest point needs ~4 GB of memory and some minutes; run nice'd.
 set -euo pipefail
 build=$(cd "${1:?usage: bench/cliff.sh BUILD_DIR [MAX_LOG2] [OUT_DIR]}" && pwd)
@@ -21,6 +22,7 @@ out=${3:-$build/cliff}
 reps=${REPS:-5}
 step=${STEP:-2}
 gen=${GEN:-uniform}
+min_events=${MIN_EVENTS:-$((1 << 22))}
 src=$(cd "$(dirname "$0")/.." && pwd)
 bench=$build/bench/harness/hwprof-bench
 [ -x "$bench" ] || ninja -C "$build" bench/harness/hwprof-bench
@@ -32,7 +34,7 @@ echo "log2_distinct,target,stream,events,median_ns,q1_ns,q3_ns,min_ns,max_ns,ins
 cg=$(command -v valgrind || true)
 [ -n "${NO_CALLGRIND:-}" ] && cg=
 for ((k = 8; k <= max; k += step)); do
-  events=$(( (1 << k) * 2 > (1 << 22) ? (1 << k) * 2 : (1 << 22) ))
+  events=$(( (1 << k) * 2 > min_events ? (1 << k) * 2 : min_events ))
   targets=(rap spacesaving countmin exact)
   [ "$k" -le 22 ] && targets+=(strat)
   echo "== 2^$k distinct, $events events: ${targets[*]}" >&2
