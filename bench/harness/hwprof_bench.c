@@ -933,11 +933,13 @@ static double quantile(const double *sorted, int n, double q) {
     return i + 1 < n ? sorted[i] + (pos - i) * (sorted[i + 1] - sorted[i]) : sorted[n - 1];
 }
 
+static int g_keep; /* --keep: no reset between runs (steady state) */
+
 /* One timed run: reset (untimed), `passes` passes over the stream. */
 static void timed_run(target *t, const stream *s, double *wall, double *cpu) {
     double w0, c0;
     uint64_t p;
-    t->reset(t);
+    if (!g_keep) t->reset(t);
     w0 = now_s(CLOCK_MONOTONIC);
     c0 = now_s(CLOCK_THREAD_CPUTIME_ID);
     for (p = 0; p < t->passes; p++) t->run(t, s);
@@ -991,6 +993,8 @@ static void usage(FILE *f) {
         "                    (default 0.05); events/run says how many events a run had\n"
         "  --passes N        passes over the stream per run (overrides --min-time)\n"
         "  --clock cpu|wall  thread CPU time (default) or monotonic wall time\n"
+        "  --keep            no reset between runs: each run continues the state the\n"
+        "                    last left (steady state; default: every run from empty)\n"
         "  --cost            attach a cost shim (hwp_cost), as the hosts do\n"
         "  --callgrind       no timing: one pass per target with callgrind collecting,\n"
         "                    dumped per target (bench/cliff.sh, bench/compare.sh)\n"
@@ -1108,6 +1112,8 @@ int main(int argc, char **argv) {
             need(i, argc, a), clock_name = argv[++i];
             if (strcmp(clock_name, "cpu") && strcmp(clock_name, "wall"))
                 die("--clock: expected cpu or wall, got \"%s\"", clock_name);
+        } else if (!strcmp(a, "--keep")) {
+            g_keep = 1;
         } else if (!strcmp(a, "--cost")) {
             hwp_cost_init(&cost, NULL);
             g_cost = &cost;
@@ -1348,8 +1354,8 @@ int main(int argc, char **argv) {
         for (i = 0; i < S_KINDS; i++)
             printf(",\"%s\":%llu,\"%s_distinct\":%llu", kind_name[i], (unsigned long long)s.n[i],
                    kind_name[i], (unsigned long long)s.distinct[i]);
-        printf("},\n \"clock\":\"%s\",\"reps\":%d,\"cost\":%s,\n \"warnings\":[", clock_name, reps,
-               g_cost ? "true" : "false");
+        printf("},\n \"clock\":\"%s\",\"reps\":%d,\"cost\":%s,\"keep\":%s,\n \"warnings\":[",
+               clock_name, reps, g_cost ? "true" : "false", g_keep ? "true" : "false");
         for (j = 0; j < nwarn[MAX_TARGETS]; j++) {
             if (j) printf(",");
             json_str(f, warn[MAX_TARGETS][j]);
@@ -1415,8 +1421,10 @@ int main(int argc, char **argv) {
             if (s.n[i])
                 printf(" %s %llu (%llu distinct)", kind_name[i], (unsigned long long)s.n[i],
                        (unsigned long long)s.distinct[i]);
-        printf("\nclock:   %s time, %d interleaved runs per target%s\n\n",
-               strcmp(clock_name, "cpu") ? "wall" : "thread CPU", reps, g_cost ? ", cost shim attached" : "");
+        printf("\nclock:   %s time, %d interleaved runs per target, %s%s\n\n",
+               strcmp(clock_name, "cpu") ? "wall" : "thread CPU", reps,
+               g_keep ? "state kept between runs" : "each from a reset instance",
+               g_cost ? ", cost shim attached" : "");
         printf("%-12s %-6s %11s %9s %9s %9s %9s %9s  %-22s\n", "target", "stream", "events/run",
                "median", "q1", "q3", "min", "max", "vs exact [q1..q3]");
         printf("%-12s %-6s %11s %9s %9s %9s %9s %9s\n", "", "", "", "ns/event", "", "", "", "");
