@@ -19,7 +19,11 @@
  * are the figures to compare on a noisy machine.
  *
  * Options: --budget SECONDS (0.5), --reps N (7), --only SUBSTRING,
- *          --name EXACT, --callgrind ITERS, --list.
+ *          --name EXACT, --callgrind ITERS, --list, --help. A benchmark
+ *          with options of its own takes them out of argv before
+ *          hwb_begin and names them in --help through hwb_usage_add.
+ * bench/harness (hwprof-bench) is the harness for any stream into any
+ * model; these per-model binaries keep the fixed cases quoted in docs.
  */
 #ifndef HWPROF_BENCH_H
 #define HWPROF_BENCH_H
@@ -46,8 +50,28 @@ static struct {
     const char *only, *name;
     uint64_t callgrind_iters;
     int list;
+    const char *usage_extra;
     volatile uint64_t sink;
 } hwb__s;
+
+/* Lines --help adds after the common options (the benchmark's own). */
+#define hwb_usage_add(text) ((void)(hwb__s.usage_extra = (text)))
+
+static void hwb__usage(FILE *f, const char *argv0) {
+    fprintf(f,
+            "usage: %s [--budget S] [--reps N] [--only SUBSTR] [--name EXACT]\n"
+            "       [--callgrind ITERS] [--list] [--help]%s\n"
+            "  --budget S         seconds per benchmark, over all its runs (0.5)\n"
+            "  --reps N           timed runs per benchmark (7); median and best printed\n"
+            "  --only SUBSTR      only the benchmarks whose name contains SUBSTR\n"
+            "  --name EXACT       only the benchmark of that name\n"
+            "  --callgrind ITERS  one run of ITERS iterations with callgrind collecting\n"
+            "                     (bench/callgrind.sh)\n"
+            "  --list             the benchmarks' names\n"
+            "%s",
+            argv0, hwb__s.usage_extra ? " [own options]" : "",
+            hwb__s.usage_extra ? hwb__s.usage_extra : "");
+}
 
 static double hwb_now(void) {
     struct timespec ts;
@@ -72,11 +96,12 @@ static void hwb_begin(int argc, char **argv) {
             hwb__s.callgrind_iters = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--list"))
             hwb__s.list = 1;
-        else {
-            fprintf(stderr,
-                    "usage: %s [--budget S] [--reps N] [--only SUBSTR] "
-                    "[--name EXACT] [--callgrind ITERS] [--list]\n",
-                    argv[0]);
+        else if (!strcmp(argv[i], "--help")) {
+            hwb__usage(stdout, argv[0]);
+            exit(0);
+        } else {
+            fprintf(stderr, "%s: unknown option \"%s\"\n", argv[0], argv[i]);
+            hwb__usage(stderr, argv[0]);
             exit(2);
         }
     }

@@ -20,7 +20,7 @@
 # Traces stay in BUILD_DIR/real-traces (not in git: ~4 bytes a record,
 # 70 MB for gzip, ~250 MB for python3.11). --keys also writes NAME.pc.keys,
 # NAME.value.keys and NAME.addr.keys (hwprof-replay --dump): little-endian
-# uint64 keys for `bench_rap --keys FILE`.
+# uint64 keys for `hwprof-bench --keys FILE` (or `bench_rap --keys FILE`).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -113,5 +113,5 @@ if [ $keys -eq 1 ]; then
       "$replay" --dump "$k" "$work/$n.hwpt" "$work/$n.$k.keys" | sed "s/^/$n: /"
     done
   done
-  echo "use: $build/bench/rap/bench_rap --keys $work/gzip.pc.keys --budget 0.3"
+  echo "use: $build/bench/harness/hwprof-bench --keys $work/gzip.pc.keys rap exact"
 fi

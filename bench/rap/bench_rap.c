@@ -7,8 +7,8 @@
  * run. Accuracy and peak nodes: bench/rap/rap_report.
  *
  * `bench_rap --keys FILE [bench options]` adds rap/trace/... runs over a
- * real key stream: FILE holds little-endian uint64 keys (e.g. the PCs of
- * a QEMU trace, docs/rap.md); the first 2^24 are used. */
+ * real key stream (--help says how it is used). hwprof-bench (bench/harness)
+ * takes any key file whole, with every model and peer. */
 #include "bench.h" /* first: it sets _POSIX_C_SOURCE for clock_gettime */
 
 #define HWPROF_IMPL
@@ -110,12 +110,21 @@ static exact_ctx *make_exact(const uint64_t *keys, uint32_t len) {
     return c;
 }
 
+#define KEYS_USAGE                                                            \
+    "  --keys FILE        also time RAP and the exact table on FILE's keys\n"  \
+    "                     (little-endian uint64, e.g. hwprof-replay --dump):\n" \
+    "                     its first 2^24 keys at most, cut to whole chunks of\n" \
+    "                     4096, cycled through as the runs need (a stderr line\n" \
+    "                     says how many); hwprof-bench --keys FILE takes a file\n" \
+    "                     whole\n"
+
 /* --keys FILE: up to TRACE_MAX keys, truncated to whole chunks; removed
  * from argv before the harness sees it. Returns the key count (0: none). */
 static uint32_t load_keys(int *argc, char **argv, uint64_t **out) {
     const char *path = NULL;
     int i, j;
     size_t n;
+    long size;
     FILE *f;
     for (i = j = 1; i < *argc; i++) {
         if (!strcmp(argv[i], "--keys") && i + 1 < *argc) path = argv[++i];
@@ -125,8 +134,15 @@ static uint32_t load_keys(int *argc, char **argv, uint64_t **out) {
     if (!path) return 0;
     f = fopen(path, "rb");
     *out = (uint64_t *)malloc((size_t)TRACE_MAX * sizeof **out);
-    if (!f || !*out) {
+    if (!f || !*out || fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 ||
+        fseek(f, 0, SEEK_SET) != 0) {
         fprintf(stderr, "bench_rap: cannot read %s\n", path);
+        exit(2);
+    }
+    if (size % 8) {
+        fprintf(stderr, "bench_rap: %s: size %ld is not a multiple of 8 (little-endian "
+                "uint64 keys): %ld trailing bytes at offset %ld\n", path, size, size % 8,
+                size - size % 8);
         exit(2);
     }
     n = fread(*out, sizeof **out, TRACE_MAX, f);
@@ -136,6 +152,8 @@ static uint32_t load_keys(int *argc, char **argv, uint64_t **out) {
                 CHUNK);
         exit(2);
     }
+    fprintf(stderr, "bench_rap: %s: the first %zu of its %ld keys, cycled\n", path,
+            n / CHUNK * CHUNK, size / 8);
     return (uint32_t)(n / CHUNK * CHUNK);
 }
 
@@ -146,8 +164,10 @@ int main(int argc, char **argv) {
     hwp_cost cost;
     ss_ctx *ss = (ss_ctx *)calloc(1, sizeof *ss);
     uint64_t *trace = NULL;
-    uint32_t trace_len = load_keys(&argc, argv, &trace);
+    uint32_t trace_len;
     unsigned i;
+    hwb_usage_add(KEYS_USAGE);
+    trace_len = load_keys(&argc, argv, &trace);
     hwb_begin(argc, argv);
     hwp_rng_seed(&g, 1);
     hwg_zipf_init(&z, 1u << 20, 1.0);

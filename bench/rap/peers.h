@@ -15,6 +15,7 @@
 typedef struct exact_tab {
     uint64_t *key, *count;
     uint64_t mask;
+    unsigned shift; /* the product's bits that index: its top ones past 2^24 slots */
 } exact_tab;
 
 static inline void exact_init(exact_tab *t, unsigned log2_slots) {
@@ -22,6 +23,7 @@ static inline void exact_init(exact_tab *t, unsigned log2_slots) {
     t->key = (uint64_t *)calloc(n, sizeof *t->key);
     t->count = (uint64_t *)calloc(n, sizeof *t->count);
     t->mask = n - 1;
+    t->shift = log2_slots <= 24 ? 40 : 64 - log2_slots;
 }
 
 static inline void exact_free(exact_tab *t) {
@@ -30,7 +32,7 @@ static inline void exact_free(exact_tab *t) {
 }
 
 static inline void exact_add(exact_tab *t, uint64_t key) {
-    uint64_t i = (key * 0x9E3779B97F4A7C15ull) >> 40 & t->mask;
+    uint64_t i = (key * 0x9E3779B97F4A7C15ull) >> t->shift & t->mask;
     while (t->count[i] && t->key[i] != key) i = (i + 1) & t->mask;
     t->key[i] = key;
     t->count[i]++;

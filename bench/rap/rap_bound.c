@@ -2,8 +2,8 @@
  * short and long runs (docs/rap.md, "The bound").
  *
  * rap_bound [KEYS]: for a loop over 37 and over 300 PCs 4 bytes apart,
- * and the first n keys of KEYS (little-endian uint64, e.g. real_traces.sh's
- * gzip.pc) if given, at n = 100K, 1M and 10M (and all of KEYS), eps = 1%
+ * and the first n keys of KEYS (little-endian uint64, e.g. real_keys.sh's
+ * gzip.pc.keys) if given, at n = 100K, 1M and 10M (and all of KEYS), eps = 1%
  * and 10%, the default 8 KB tree without and with a 1K-entry buffer:
  * hwp_rap_bound() / n after the flush and the buffer's combining factor
  * (events / tree updates). */

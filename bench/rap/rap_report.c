@@ -14,7 +14,7 @@
  * each with its exact count; with SVG_PATH, that tree as an SVG, over the
  * smallest tree range holding [LO, HI] if given (the picture in
  * docs/rap.md: python3.11's PCs over its text segment,
- * bench/rap/real_traces.sh). */
+ * bench/rap/real_keys.sh). */
 #define HWPROF_IMPL
 #define HWPROF_STDIO
 #include "hwprof/rap.h"

@@ -8,7 +8,7 @@
  *   hwprof-replay --dump pc|value|addr TRACE OUT
  *                                           write one key per record as a
  *                                           little-endian uint64 (the input
- *                                           of `bench_rap --keys OUT`)
+ *                                           of `hwprof-bench --keys OUT`)
  *
  * Every vCPU stream in the trace gets its own session (as in the plugin);
  * they are merged at the end. Prints the text report on stdout (or

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# bench/rap/real_traces.sh BUILD [OUT]: RAP on real PC and load-value
-# traces, the "Real traces" figures and the picture of docs/rap.md.
+# bench/rap/real_keys.sh BUILD [OUT]: RAP on real PC and load-value
+# key streams, the "Real traces" figures and the picture of docs/rap.md.
 #
 # Records two programs under the hwprof Valgrind tool (deterministic runs,
 # examples/valgrind/tests/vg_fixture.py; models=none, record=): gzip -n -6
 # of 128 KiB of generated text, and python3.11 running the Valgrind tests'
 # json command. `hwprof-replay --dump` writes each trace's PCs and load
-# values as key files;
+# values as key files, NAME.pc.keys and NAME.value.keys (the names
+# bench/real_trace.sh --keys gives them);
 # rap_report --keys measures RAP on each against the exact profile of the
 # same stream (peak nodes, deferrals, the paper's percent error on hot
 # ranges, the stage-0 buffer's cut) and draws python3.11's PC tree at
@@ -42,11 +43,11 @@ read -r tlo tsize < <(readelf -SW /usr/bin/python3.11 |
                       awk '$2 == ".text" {print "0x" $4, "0x" $6}')
 for t in gzip python3.11; do
     for k in pc value; do
-        "$build/examples/replay/hwprof-replay" --dump "$k" "$out/$t.hwpt" "$out/$t.$k"
+        "$build/examples/replay/hwprof-replay" --dump "$k" "$out/$t.hwpt" "$out/$t.$k.keys"
         svg=()
         [ "$t.$k" = python3.11.pc ] &&
             svg=("$out/rap.svg" "$tlo" "$(printf '%#x' $((tlo + tsize - 1)))")
-        "$rap/rap_report" --keys "$out/$t.$k" "$t ${k}s" "${svg[@]}" |
+        "$rap/rap_report" --keys "$out/$t.$k.keys" "$t ${k}s" "${svg[@]}" |
             tee "$out/$t.$k.txt"
     done
 done
@@ -54,15 +55,15 @@ done
 # python3.11's exported symbols name anything).
 for t in gzip python3.11; do
     echo "== $t: functions in the hot PC ranges at 8 KB, eps = 10%"
-    python3 "$src/bench/rap/rap_names.py" "$out/$t.pc" "/usr/bin/$t" "$out/$t.pc.txt"
+    python3 "$src/bench/rap/rap_names.py" "$out/$t.pc.keys" "/usr/bin/$t" "$out/$t.pc.txt"
 done
 for t in gzip python3.11; do
     echo "== $t PCs: ns/event (median) and instructions/event (callgrind)"
-    "$rap/bench_rap" --keys "$out/$t.pc" --only /trace/ --budget 0.3
-    for name in $("$rap/bench_rap" --keys "$out/$t.pc" --only /trace/ --list); do
+    "$rap/bench_rap" --keys "$out/$t.pc.keys" --only /trace/ --budget 0.3
+    for name in $("$rap/bench_rap" --keys "$out/$t.pc.keys" --only /trace/ --list); do
         ev=$(valgrind --tool=callgrind --collect-atstart=no \
                 --callgrind-out-file="$out/cg.out" "$rap/bench_rap" \
-                --keys "$out/$t.pc" --name "$name" --callgrind 100 2>/dev/null |
+                --keys "$out/$t.pc.keys" --name "$name" --callgrind 100 2>/dev/null |
              awk '/ events /{print $NF}')
         ir=$(awk '/^(summary|totals):/{print $2; exit}' "$out/cg.out")
         awk -v n="$name" -v ir="$ir" -v ev="$ev" \
