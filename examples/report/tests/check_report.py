@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""examples/report/tests/check_report.py HWPROF_REPORT MAKE_REPORTS WORKDIR
+
+hwprof-report's reader and merger:
+  - the merge of two halves of a stream equals the report of the whole,
+    for the models whose merge is exact (ProfileMe's table, the
+    stratified accumulator): every row of every table, as CSV;
+  - every class of bad input is one line on stderr naming the file and,
+    for damaged text, the byte offset of the damage; exit status 1;
+  - a merge of different configurations is refused naming the field.
+"""
+import os
+import re
+import subprocess
+import sys
+
+tool, make, work = sys.argv[1:4]
+os.makedirs(work, exist_ok=True)
+subprocess.run([make, work], check=True)
+p = lambda name: os.path.join(work, name)
+failures = []
+checks = 0
+
+
+def check(ok, what):
+    global checks
+    checks += 1
+    if not ok:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def run(*args):
+    return subprocess.run([tool, *args], capture_output=True, text=True)
+
+
+# ---- merge of two halves equals the whole ----------------------------------
+for table in ("pm_table.insns", "strat_acc.invariance"):
+    merged = run("--quiet", "--table", table, "--csv", "-", p("half_a.json"), p("half_b.json"))
+    whole = run("--quiet", "--table", table, "--csv", "-", p("whole.json"))
+    check(merged.returncode == 0 and whole.returncode == 0,
+          f"{table}: exit {merged.returncode}/{whole.returncode}: {merged.stderr}{whole.stderr}")
+    rows = whole.stdout.splitlines()
+    check(len(rows) > 10, f"{table}: the whole stream's table has rows ({len(rows)})")
+    check(merged.stdout == whole.stdout, f"{table}: merge of the halves equals the whole")
+    half = run("--quiet", "--table", table, "--csv", "-", p("half_a.json"))
+    check(half.stdout != whole.stdout, f"{table}: one half alone differs from the whole")
+
+# the merged report, written back and read again, still equals the whole
+r = run("--quiet", "--json", p("merged.json"), p("half_a.json"), p("half_b.json"))
+check(r.returncode == 0, f"--json: {r.stderr}")
+again = run("--quiet", "--table", "pm_table", "--csv", "-", p("merged.json"))
+whole = run("--quiet", "--table", "pm_table", "--csv", "-", p("whole.json"))
+check(again.returncode == 0 and again.stdout == whole.stdout, "--json output reads back")
+
+# ---- bad input ---------------------------------------------------------------
+text = open(p("whole.json")).read()
+
+
+def bad(name, content, expect, offset=None):
+    path = p(name)
+    with open(path, "w") as f:
+        f.write(content)
+    r = run("--quiet", path)
+    lines = r.stderr.strip().splitlines()
+    check(r.returncode == 1, f"{name}: exit status 1 (got {r.returncode})")
+    check(len(lines) == 1, f"{name}: one line on stderr (got {lines!r})")
+    line = lines[0] if lines else ""
+    check(path in line, f"{name}: the reason names the file: {line}")
+    check(re.search(expect, line) is not None, f"{name}: reason matches {expect!r}: {line}")
+    if offset is not None:
+        m = re.search(r"byte (\d+)", line)
+        check(m is not None and int(m.group(1)) == offset,
+              f"{name}: byte offset {offset}: {line}")
+
+
+cut = len(text) // 2
+bad("truncated.json", text[:cut], r"json: ", cut)
+at = text.index('"samples":', 200) + len('"samples"')
+bad("malformed.json", text[:at] + "#" + text[at + 1:], r"expected ':'", at)
+at = text.index('"pm_table"', text.index('"model"'))
+bad("unknown.json", text[:at] + '"pm_tabel"' + text[at + 10:], r'unknown model "pm_tabel"', at)
+at = text.index('"version":1') + len('"version":')
+bad("newer.json", text[:at] + "9" + text[at + 1:], r"newer", at)
+bad("empty.json", "", r"empty file", 0)
+bad("array.json", "[1,2]", r"not a report", 0)
+bad("nomodel.json", '{"schema":"x","models":{}}', r"no model report", 0)
+bad("binary.json", "\x7fELF\x02\x01\x01" + "\x00" * 40, r"not a report", 0)
+# a desc the model refuses: the model's reason
+at = text.index('"capacity":') + len('"capacity":')
+end = text.index(",", at)
+bad("baddesc.json", text[:at] + "3" + text[end:], r"capacity|desc")
+
+# a file that does not exist
+r = run("--quiet", p("missing.json"))
+check(r.returncode == 1 and "missing.json: cannot open" in r.stderr, f"missing file: {r.stderr}")
+
+# configurations that do not merge: the field is named
+r = run("--quiet", p("half_a.json"), p("other.json"))
+check(r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1,
+      f"mismatch: one line, exit 1: {r.stderr}")
+check("other.json" in r.stderr and "capacity" in r.stderr,
+      f"mismatch: names the file and the field: {r.stderr}")
+# a report with other models than the first
+with open(p("rap_only.json"), "w") as f:
+    f.write(text[text.index('{"model":"pm_table"'):text.index(',"strat_acc"')])
+r = run("--quiet", p("half_a.json"), p("rap_only.json"))
+check(r.returncode == 1 and "not the same configuration" in r.stderr,
+      f"different model sets: {r.stderr}")
+
+# ---- queries -------------------------------------------------------------------
+r = run("--top", "3", p("whole.json"))
+check(r.returncode == 0 and "pm_table.insns" in r.stdout, f"listing: {r.stderr}")
+listed = [l for l in r.stdout.splitlines() if l.startswith("0x")]
+check(len(listed) == 6, f"--top 3: three rows in each of the two tables ({len(listed)})")
+r = run("--key", "0x401000", p("whole.json"))
+check(r.returncode == 0 and "estimate" in r.stdout and "95% interval" in r.stdout
+      and "samples" in r.stdout and "interval" in r.stdout, f"--key: {r.stdout}{r.stderr}")
+r = run("--tables", p("whole.json"))
+check(r.returncode == 0 and "strat_acc.invariance" in r.stdout, f"--tables: {r.stdout}")
+r = run("--table", "nosuch", p("whole.json"))
+check(r.returncode == 1 and "nosuch" in r.stderr, f"unknown table: {r.stderr}")
+r = run("--help")
+for word in ("--top", "--key", "--table", "--csv", "--callgrind", "--folded", "--bbv",
+             "--html", "--json", "--elf"):
+    check(word in r.stdout, f"--help documents {word}")
+
+print(f"{checks} checks, {len(failures)} failed")
+sys.exit(1 if failures else 0)
