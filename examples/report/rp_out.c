@@ -254,9 +254,6 @@ static int rp__callgrind(const rp_set *s, const rp_table *t, size_t nt, const rp
     fprintf(f, "positions: instr line\nevents:");
     for (e = 0; e < nused; e++) fprintf(f, " %s", rp__events[used[e]].name);
     fprintf(f, "\n");
-    for (e = 0; e < nused; e++)
-        fprintf(f, "event: %s : %s %s col %u\n", rp__events[used[e]].name,
-                rp__events[used[e]].model, rp__events[used[e]].table, rp__events[used[e]].col);
     for (i = 0; i < n; i++) {
         if (i == 0 || !rp__same(r[i].fn, r[i - 1].fn) || !rp__same(r[i].mod, r[i - 1].mod)) {
             fprintf(f, "\nob=%s\nfl=%s\n", r[i].mod ? r[i].mod : "(no module)",
