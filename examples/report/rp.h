@@ -42,7 +42,8 @@ typedef struct rp_comp {
  * to the file's virtual addresses (0 for a fixed-address executable). */
 typedef struct rp_module {
     char path[256];
-    uint64_t lo, hi;   /* guest addresses it covers; hi 0: unknown       */
+    uint64_t lo, hi;   /* guest addresses of its code (lo: the first
+                          executable segment); hi 0: unknown             */
     uint64_t bias;
     int have_bias;
 } rp_module;

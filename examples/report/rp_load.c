@@ -531,7 +531,8 @@ static void rp__overhead(rp__walk *w) {
     }
 }
 
-/* "modules":[{"path":"/bin/gzip","lo":"0x..","hi":"0x..","bias":"0x.."}] */
+/* "modules":[{"path":"/bin/gzip","lo":"0x..","hi":"0x..","bias":"0x.."}],
+ * bias optional (docs/report-format.md) */
 static void rp__modules(rp__walk *w) {
     hwp_json *j = &w->j;
     char key[64];
@@ -549,6 +550,7 @@ static void rp__modules(rp__walk *w) {
                 hwp_json_u64(j, &m.hi);
             } else if (!strcmp(key, "bias")) {
                 m.have_bias = hwp_json_u64(j, &m.bias);
+
             } else {
                 hwp_json_skip(j);
             }

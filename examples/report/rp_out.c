@@ -77,9 +77,35 @@ static void rp__key(FILE *f, const rp_table *t, const rp_row *r, const rp_syms *
     }
 }
 
+/* Addresses of the per-PC tables no symbol covers: how many, the first
+ * few, so a user knows which modules to give --elf for. */
+static void rp__unresolved(const rp_set *s, const rp_table *t, size_t nt, const rp_syms *y) {
+    size_t i, k, n = 0, all = 0;
+    char some[8][24];
+    for (i = 0; i < nt; i++)
+        for (k = 0; t[i].pc_keyed && !strstr(t[i].name, ".ranges") && k < t[i].n; k++) {
+            all++;
+            if (rp_sym(y, t[i].rows[k].key, NULL, NULL, NULL)) continue;
+            if (n < 8) snprintf(some[n], sizeof some[n], "0x%llx", (unsigned long long)t[i].rows[k].key);
+            n++;
+        }
+    if (!all) return;
+    if (!s->nmod && n == all) {
+        printf("\nnames: the report names no module and no --elf was given: addresses shown\n");
+        return;
+    }
+    printf("\nnames: %zu of %zu per-PC rows unresolved", n, all);
+    for (i = 0; i < n && i < 8; i++) printf("%s%s", i ? " " : ": ", some[i]);
+    printf("%s\n", n > 8 ? " ..." : "");
+}
+
 static void rp__listing(const rp_set *s, rp_table *t, size_t nt, const rp_opts *o,
                         const rp_syms *y) {
     size_t i, j, k;
+    int named = 0;
+    for (i = 0; i < nt; i++)
+        for (k = 0; t[i].pc_keyed && k < t[i].n && !named; k++)
+            named = rp_sym(y, t[i].rows[k].key, NULL, NULL, NULL);
     printf("== hwprof report: %u file%s, first %s ==\n", s->files, s->files == 1 ? "" : "s",
            s->first);
     if (s->insns) printf("instructions %llu\n", (unsigned long long)s->insns);
@@ -97,8 +123,8 @@ static void rp__listing(const rp_set *s, rp_table *t, size_t nt, const rp_opts *
         if (o->table && rp__find(t, nt, o->table) != &t[i]) continue;
         printf("\n-- %s: %s (%zu rows%s) --\n", t[i].name, t[i].title, t[i].n,
                t[i].n > o->top ? ", top shown" : "");
-        printf("%s%s%s", t[i].key_name, t[i].key2_name ? "  " : "",
-               t[i].key2_name ? t[i].key2_name : "");
+        printf("%s%s%s%s", t[i].key_name, t[i].key2_name ? "  " : "",
+               t[i].key2_name ? t[i].key2_name : "", t[i].pc_keyed && named ? "  symbol" : "");
         for (j = 0; j < t[i].ncol; j++) printf("  %s", t[i].col[j]);
         printf("\n");
         for (k = 0; k < t[i].n && k < o->top; k++) {
@@ -110,6 +136,7 @@ static void rp__listing(const rp_set *s, rp_table *t, size_t nt, const rp_opts *
             printf("\n");
         }
     }
+    rp__unresolved(s, t, nt, y);
 }
 
 static int rp__csv(const rp_table *t, const rp_syms *y, const char *path) {

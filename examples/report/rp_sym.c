@@ -29,7 +29,8 @@ struct rp_syms {
     unsigned nmods;
 };
 
-/* ELF-64 little-endian: e_type and the lowest PT_LOAD p_vaddr. */
+/* ELF-64 little-endian: e_type and the lowest p_vaddr of an executable
+ * PT_LOAD segment (of any PT_LOAD when none is marked executable). */
 static int rp__elf_layout(const char *path, unsigned *type, uint64_t *minva) {
     unsigned char h[64], ph[56];
     FILE *f = fopen(path, "rb");
@@ -38,22 +39,25 @@ static int rp__elf_layout(const char *path, unsigned *type, uint64_t *minva) {
     int ok = 0;
     if (!f) return 0;
     if (fread(h, 1, 64, f) == 64 && !memcmp(h, "\177ELF", 4) && h[4] == 2 && h[5] == 1) {
+        uint64_t anyva = UINT64_MAX;
         memcpy(&phoff, h + 32, 8);
         phentsize = (unsigned)h[54] | (unsigned)h[55] << 8;
         phnum = (unsigned)h[56] | (unsigned)h[57] << 8;
         *type = (unsigned)h[16] | (unsigned)h[17] << 8;
         *minva = UINT64_MAX;
         for (i = 0; i < phnum && phentsize >= 56; i++) {
-            uint32_t pt;
+            uint32_t pt, flags;
             uint64_t va;
             if (fseek(f, (long)(phoff + (uint64_t)i * phentsize), SEEK_SET) ||
                 fread(ph, 1, 56, f) != 56)
                 break;
             memcpy(&pt, ph, 4);
+            memcpy(&flags, ph + 4, 4);
             memcpy(&va, ph + 16, 8);
-            if (pt == 1 && va < *minva) *minva = va & ~(uint64_t)0xFFF;
+            if (pt == 1 && va < anyva) anyva = va;
+            if (pt == 1 && (flags & 1u) && va < *minva) *minva = va; /* PF_X */
         }
-        if (*minva == UINT64_MAX) *minva = 0;
+        if (*minva == UINT64_MAX) *minva = anyva == UINT64_MAX ? 0 : anyva;
         ok = 1;
     }
     fclose(f);
@@ -78,9 +82,10 @@ static int rp__push(rp_syms *y, uint64_t lo, uint64_t size, const char *name,
     return 0;
 }
 
-/* nm -S --defined-only PATH: "addr [size] type name" per line; code
- * symbols only. */
-static size_t rp__nm(rp_syms *y, const char *path, uint64_t bias, unsigned mod) {
+/* nm -S --defined-only [-D] PATH: "addr [size] type name" per line; code
+ * symbols only. dyn: the dynamic symbol table, all a stripped shared
+ * library keeps. */
+static size_t rp__nm(rp_syms *y, const char *path, uint64_t bias, unsigned mod, int dyn) {
     int fd[2];
     pid_t pid;
     FILE *f;
@@ -99,7 +104,8 @@ static size_t rp__nm(rp_syms *y, const char *path, uint64_t bias, unsigned mod) 
         dup2(fd[1], 1);
         if (null >= 0) dup2(null, 2);
         close(fd[0]);
-        execlp("nm", "nm", "-S", "--defined-only", "-C", path, (char *)NULL);
+        if (dyn) execlp("nm", "nm", "-D", "-S", "--defined-only", "-C", path, (char *)NULL);
+        else execlp("nm", "nm", "-S", "--defined-only", "-C", path, (char *)NULL);
         _exit(127);
     }
     close(fd[1]);
@@ -149,10 +155,12 @@ static void rp__module(rp_syms *y, const char *path, uint64_t lo, int have_bias,
             if (warn) fprintf(warn, "hwprof-report: %s: not an ELF-64 file: its addresses stay addresses\n", path);
             return;
         }
+        /* lo is where the first executable segment landed (QEMU's
+         * start_code) */
         bias = type == 3 /* ET_DYN */ && lo ? lo - minva : 0;
     }
     snprintf(y->mods[y->nmods], sizeof y->mods[0], "%s", path);
-    if (!rp__nm(y, path, bias, y->nmods) && warn)
+    if (!rp__nm(y, path, bias, y->nmods, 0) && !rp__nm(y, path, bias, y->nmods, 1) && warn)
         fprintf(warn, "hwprof-report: %s: no symbols (stripped?): its addresses stay addresses\n",
                 path);
     y->nmods++;

@@ -7,10 +7,14 @@ hwprof-report's reader and merger:
     stratified accumulator): every row of every table, as CSV;
   - every class of bad input is one line on stderr naming the file and,
     for damaged text, the byte offset of the damage; exit status 1;
-  - a merge of different configurations is refused naming the field.
+  - a merge of different configurations is refused naming the field;
+  - PCs are named from the ELF file the report's "modules" member names,
+    at the bias given or derived from the file's layout; a missing file
+    is a warning and its addresses stay addresses.
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -124,6 +128,50 @@ r = run("--help")
 for word in ("--top", "--key", "--table", "--csv", "--callgrind", "--folded", "--bbv",
              "--html", "--json", "--elf"):
     check(word in r.stdout, f"--help documents {word}")
+
+# ---- names -------------------------------------------------------------------
+# PCs inside make_reports' own main(), the image placed at a bias as a
+# loader would: the report's "modules" member names the file. Where main
+# is, and the executable segment's address, come from binutils' readelf.
+if shutil.which("readelf") and shutil.which("nm"):
+    exe = os.path.abspath(make)
+    syms = subprocess.run(["readelf", "-Ws", exe], capture_output=True, text=True).stdout
+    main = [l.split() for l in syms.splitlines() if l.split()[-1:] == ["main"] and "FUNC" in l]
+    segs = subprocess.run(["readelf", "-lW", exe], capture_output=True, text=True).stdout
+    loads = [l.split() for l in segs.splitlines() if l.split()[:1] == ["LOAD"]]
+    xva = min(int(l[2], 16) for l in loads if "E" in l[6:-1])
+    pie = "DYN" in subprocess.run(["readelf", "-hW", exe], capture_output=True, text=True).stdout
+    bias = 0x555555000000 if pie else 0
+    check(len(main) == 1 and int(main[0][2]) > 8, f"readelf finds main: {main}")
+    at = bias + int(main[0][1], 16)
+    named = os.path.join(work, "named")
+    os.makedirs(named, exist_ok=True)
+    subprocess.run([make, named, hex(at)], check=True)
+    base = open(os.path.join(named, "whole.json")).read()
+
+    def with_modules(name, mods):
+        path = os.path.join(named, name)
+        with open(path, "w") as f:
+            f.write(base.replace('"instructions":3000', '"instructions":3000,"modules":' + mods, 1))
+        return path
+
+    lo = hex(bias + xva)
+    for name, mods in (("layout.json", f'[{{"path":"{exe}","lo":"{lo}","hi":"0x0"}}]'),
+                       ("bias.json", f'[{{"path":"{exe}","lo":"{lo}","hi":"0x0","bias":"{hex(bias)}"}}]')):
+        r = run("--quiet", "--table", "pm_table", "--csv", "-", with_modules(name, mods))
+        rows = {l.split(",")[0]: l.split(",")[1] for l in r.stdout.splitlines()[1:]}
+        check(r.returncode == 0 and rows.get(hex(at)) == '"main"',
+              f"{name}: {hex(at)} is main: {rows.get(hex(at))} {r.stderr}")
+        check(rows.get(hex(at + 4)) == '"main+0x4"', f"{name}: main+0x4: {rows.get(hex(at + 4))}")
+    r = run("--quiet", "--table", "pm_table", "--csv", "-",
+            with_modules("missing.json", '[{"path":"/nonexistent/prog","lo":"0x1000"}]'))
+    rows = {l.split(",")[0]: l.split(",")[1] for l in r.stdout.splitlines()[1:]}
+    check(r.returncode == 0 and "/nonexistent/prog" in r.stderr and rows.get(hex(at)) == '""',
+          f"a missing module: a warning, addresses stay: {r.stderr} {rows.get(hex(at))}")
+    r = run("--top", "3", os.path.join(named, "missing.json"))
+    check("names: " in r.stdout and "unresolved" in r.stdout, f"unresolved listed: {r.stdout[-300:]}")
+else:
+    check(False, "binutils (readelf, nm) are not installed")
 
 print(f"{checks} checks, {len(failures)} failed")
 sys.exit(1 if failures else 0)

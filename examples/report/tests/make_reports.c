@@ -1,5 +1,6 @@
-/* examples/report/tests/make_reports.c DIR: saved reports for
- * check_report.py, written by the models themselves.
+/* examples/report/tests/make_reports.c DIR [PCBASE]: saved reports for
+ * check_report.py, written by the models themselves; their PCs are
+ * PCBASE + 4 k (default 0x401000).
  *
  * For the models whose merge is exact (ProfileMe's table: every count
  * adds; the stratified accumulator with room for every tuple), one
@@ -45,10 +46,12 @@ static int mk(inst *x, uint32_t capacity) {
     return 0;
 }
 
+static uint64_t pcbase = 0x401000u;
+
 static void feed(inst *x, uint32_t i) {
     hwp_pm_record r;
     uint32_t k;
-    uint64_t pc = 0x401000u + 4u * ((i * 2654435761u) % 97u);
+    uint64_t pc = pcbase + 4u * ((i * 2654435761u) % 97u);
     memset(&r, 0, sizeof r);
     r.pc = pc;
     r.flags = HWP_PM_F_RETIRED;
@@ -79,10 +82,11 @@ static int save(const inst *x, const char *dir, const char *name) {
 int main(int argc, char **argv) {
     inst a, b, whole, other;
     uint32_t i;
-    if (argc != 2) {
-        fprintf(stderr, "usage: make_reports DIR\n");
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr, "usage: make_reports DIR [PCBASE]\n");
         return 2;
     }
+    if (argc == 3) pcbase = strtoull(argv[2], NULL, 0);
     if (mk(&a, 256) || mk(&b, 256) || mk(&whole, 256) || mk(&other, 512)) return 1;
     for (i = 0; i < N; i++) {
         feed(i < N / 2 ? &a : &b, i);
