@@ -128,6 +128,9 @@ rp_syms *rp_syms_load(const rp_set *s, char **elf, unsigned nelf, FILE *warn);
 /* Function and module of pc; false when no symbol covers it. */
 int rp_sym(const rp_syms *y, uint64_t pc, const char **fn, const char **mod,
            uint64_t *off);
+/* Without a symbol: the module whose code range holds pc, and pc's
+ * address in the file (what addr2line -e and a debug package take). */
+int rp_sym_module(const rp_syms *y, uint64_t pc, const char **mod, uint64_t *off);
 void rp_syms_free(rp_syms *y);
 
 #endif /* RP_H */

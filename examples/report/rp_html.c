@@ -33,12 +33,17 @@ static const rp_table *rp__tab(const rp_table *t, size_t nt, const char *model,
 }
 
 /* The row's key as text: symbol when known, else the address. */
-static void rp__label(const rp_syms *y, const rp_row *r, char *buf, size_t cap) {
+static void rp__label(const rp_syms *y, const rp_table *t, const rp_row *r, char *buf,
+                      size_t cap) {
     char name[256];
     rp_key_name(y, r->key, name, sizeof name);
     if (r->label) snprintf(buf, cap, "%s", r->label);
     else if (name[0]) snprintf(buf, cap, "0x%llx %.60s", (unsigned long long)r->key, name);
     else snprintf(buf, cap, "0x%llx", (unsigned long long)r->key);
+    if (t->key2_name && !r->label) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, cap - l, " %s 0x%llx", t->key2_name, (unsigned long long)r->key2);
+    }
 }
 
 static const char *const rp__colors[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2",
@@ -69,7 +74,7 @@ static void rp__bars(FILE *f, const rp_syms *y, const rp_table *t, size_t top,
         char lab[300];
         double x = left, s = 0;
         int yy = head + (int)i * (bh + gap);
-        rp__label(y, &t->rows[i], lab, sizeof lab);
+        rp__label(y, t, &t->rows[i], lab, sizeof lab);
         fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 6, yy + 12);
         rp__esc(f, lab);
         fprintf(f, "</text>\n");
@@ -82,7 +87,7 @@ static void rp__bars(FILE *f, const rp_syms *y, const rp_table *t, size_t top,
                     x, yy, w < 0.5 ? 0.5 : w, bh, rp__colors[c % 8], t->col[cols[c]], v, unit);
             x += w;
         }
-        fprintf(f, "<text x=\"%.1f\" y=\"%d\">%.4g</text>\n", x + 4, yy + 12, s);
+        fprintf(f, "<text x=\"%.1f\" y=\"%d\">%.0f</text>\n", x + 4, yy + 12, s);
     }
     fprintf(f, "</svg>\n");
 }
@@ -200,7 +205,7 @@ int rp_out_html(const rp_set *s, rp_table *t, size_t nt, const rp_syms *y, FILE 
                "figure{margin:1.5em 0;border-top:1px solid #ccc;padding-top:.5em}\n"
                "table{border-collapse:collapse;font-size:12px}"
                "td,th{padding:2px 8px;text-align:right;border-bottom:1px solid #eee}\n"
-               "td:first-child,th:first-child{text-align:left}.none{color:#777}\n"
+               "td:first-child,th:first-child,td:nth-child(2){text-align:left}.none{color:#777}\n"
                "</style></head><body>\n<h1>hwprof report</h1>\n<p>");
     rp__esc(f, s->first);
     fprintf(f, "%s", s->files > 1 ? " and others" : "");
@@ -301,7 +306,7 @@ int rp_out_html(const rp_set *s, rp_table *t, size_t nt, const rp_syms *y, FILE 
         fprintf(f, "</tr>\n");
         for (i = 0; i < pm->n && i < 25; i++) {
             char lab[300];
-            rp__label(y, &pm->rows[i], lab, sizeof lab);
+            rp__label(y, pm, &pm->rows[i], lab, sizeof lab);
             fprintf(f, "<tr><td>");
             rp__esc(f, lab);
             fprintf(f, "</td>");

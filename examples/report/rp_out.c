@@ -30,15 +30,14 @@ void rp_key_name(const rp_syms *y, uint64_t pc, char *buf, size_t cap) {
     if (rp_sym(y, pc, &fn, &mod, &off)) {
         if (off) snprintf(buf, cap, "%s+0x%llx", fn, (unsigned long long)off);
         else snprintf(buf, cap, "%s", fn);
+    } else if (rp_sym_module(y, pc, &mod, &off)) {
+        const char *base = strrchr(mod, '/');
+        snprintf(buf, cap, "[%s+0x%llx]", base ? base + 1 : mod, (unsigned long long)off);
     } else {
         buf[0] = '\0';
     }
 }
 
-static void rp__num(FILE *f, double v, unsigned dec) {
-    if (v != v) fprintf(f, "-");
-    else fprintf(f, "%.*f", (int)dec, v);
-}
 
 static const rp_table *rp__find(const rp_table *t, size_t n, const char *name) {
     size_t i, l = strlen(name);
@@ -99,13 +98,58 @@ static void rp__unresolved(const rp_set *s, const rp_table *t, size_t nt, const 
     printf("%s\n", n > 8 ? " ..." : "");
 }
 
+/* A table's first rows with every column as wide as its widest cell:
+ * the key (and second key, symbol) left, the figures right. */
+static void rp__aligned(const rp_table *t, uint64_t top, const rp_syms *y, int named) {
+    size_t n = t->n < top ? t->n : (size_t)top, k, j, nc = t->ncol + 1;
+    size_t w[RP_MAXCOL + 1];
+    char *cell;
+    const size_t cw = 320;
+    cell = (char *)calloc((n + 1) * nc, cw);
+    if (!cell) return;
+#define RP__CELL(r, c) (cell + ((r) * nc + (c)) * cw)
+    snprintf(RP__CELL(0, 0), cw, "%s%s%s%s", t->key_name, t->key2_name ? "  " : "",
+             t->key2_name ? t->key2_name : "", t->pc_keyed && named ? "  symbol" : "");
+    for (j = 0; j < t->ncol; j++) snprintf(RP__CELL(0, j + 1), cw, "%s", t->col[j]);
+    for (k = 0; k < n; k++) {
+        char name[256], *c = RP__CELL(k + 1, 0);
+        const rp_row *r = &t->rows[k];
+        if (r->label) snprintf(c, cw, "%s", r->label);
+        else if (t->pc_keyed || t->key2_name) snprintf(c, cw, "0x%llx", (unsigned long long)r->key);
+        else snprintf(c, cw, "%llu", (unsigned long long)r->key);
+        if (t->key2_name)
+            snprintf(c + strlen(c), cw - strlen(c), "  0x%llx", (unsigned long long)r->key2);
+        if (t->pc_keyed && named) {
+            rp_key_name(y, r->key, name, sizeof name);
+            snprintf(c + strlen(c), cw - strlen(c), "  %.200s", name);
+        }
+        for (j = 0; j < t->ncol; j++) {
+            if (r->v[j] != r->v[j]) snprintf(RP__CELL(k + 1, j + 1), cw, "-");
+            else snprintf(RP__CELL(k + 1, j + 1), cw, "%.*f", (int)t->dec[j], r->v[j]);
+        }
+    }
+    for (j = 0; j < nc; j++) {
+        w[j] = 0;
+        for (k = 0; k <= n; k++)
+            if (strlen(RP__CELL(k, j)) > w[j]) w[j] = strlen(RP__CELL(k, j));
+    }
+    for (k = 0; k <= n; k++) {
+        printf("%-*s", (int)w[0], RP__CELL(k, 0));
+        for (j = 1; j < nc; j++) printf("  %*s", (int)w[j], RP__CELL(k, j));
+        printf("\n");
+    }
+#undef RP__CELL
+    free(cell);
+}
+
 static void rp__listing(const rp_set *s, rp_table *t, size_t nt, const rp_opts *o,
                         const rp_syms *y) {
-    size_t i, j, k;
+    size_t i, k;
     int named = 0;
     for (i = 0; i < nt; i++)
         for (k = 0; t[i].pc_keyed && k < t[i].n && !named; k++)
-            named = rp_sym(y, t[i].rows[k].key, NULL, NULL, NULL);
+            named = rp_sym(y, t[i].rows[k].key, NULL, NULL, NULL) ||
+                    rp_sym_module(y, t[i].rows[k].key, NULL, NULL);
     printf("== hwprof report: %u file%s, first %s ==\n", s->files, s->files == 1 ? "" : "s",
            s->first);
     if (s->insns) printf("instructions %llu\n", (unsigned long long)s->insns);
@@ -123,18 +167,7 @@ static void rp__listing(const rp_set *s, rp_table *t, size_t nt, const rp_opts *
         if (o->table && rp__find(t, nt, o->table) != &t[i]) continue;
         printf("\n-- %s: %s (%zu rows%s) --\n", t[i].name, t[i].title, t[i].n,
                t[i].n > o->top ? ", top shown" : "");
-        printf("%s%s%s%s", t[i].key_name, t[i].key2_name ? "  " : "",
-               t[i].key2_name ? t[i].key2_name : "", t[i].pc_keyed && named ? "  symbol" : "");
-        for (j = 0; j < t[i].ncol; j++) printf("  %s", t[i].col[j]);
-        printf("\n");
-        for (k = 0; k < t[i].n && k < o->top; k++) {
-            rp__key(stdout, &t[i], &t[i].rows[k], y, 0);
-            for (j = 0; j < t[i].ncol; j++) {
-                printf("  ");
-                rp__num(stdout, t[i].rows[k].v[j], t[i].dec[j]);
-            }
-            printf("\n");
-        }
+        rp__aligned(&t[i], o->top, y, named);
     }
     rp__unresolved(s, t, nt, y);
 }
@@ -252,7 +285,10 @@ static int rp__callgrind(const rp_set *s, const rp_table *t, size_t nt, const rp
             for (e = 0; e < nused; e++)
                 if (rp__is(&t[i], &rp__events[used[e]]))
                     r[n].c[e] = floor(t[i].rows[k].v[rp__events[used[e]].col] + 0.5);
-            if (!rp_sym(y, r[n].pc, &r[n].fn, &r[n].mod, NULL)) r[n].fn = r[n].mod = NULL;
+            if (!rp_sym(y, r[n].pc, &r[n].fn, &r[n].mod, NULL)) {
+                r[n].fn = r[n].mod = NULL;
+                rp_sym_module(y, r[n].pc, &r[n].mod, NULL);
+            }
             n++;
         }
     if (n > 1) qsort(r, n, sizeof *r, rp__cgcmp);
@@ -283,8 +319,7 @@ static int rp__callgrind(const rp_set *s, const rp_table *t, size_t nt, const rp
     fprintf(f, "\n");
     for (i = 0; i < n; i++) {
         if (i == 0 || !rp__same(r[i].fn, r[i - 1].fn) || !rp__same(r[i].mod, r[i - 1].mod)) {
-            fprintf(f, "\nob=%s\nfl=%s\n", r[i].mod ? r[i].mod : "(no module)",
-                    r[i].mod ? r[i].mod : "???");
+            fprintf(f, "\nob=%s\nfl=???\n", r[i].mod ? r[i].mod : "(no module)");
             if (r[i].fn) fprintf(f, "fn=%s\n", r[i].fn);
             else fprintf(f, "fn=0x%llx\n", (unsigned long long)r[i].pc);
         } else if (!r[i].fn) {
@@ -325,10 +360,15 @@ static int rp__folded(const rp_table *t, size_t nt, const rp_syms *y, const char
         const char *fn, *mod;
         double v = floor(p->rows[i].v[col] + 0.5);
         if (v <= 0) continue;
+        uint64_t off;
         if (rp_sym(y, p->rows[i].key, &fn, &mod, NULL)) {
             const char *base = strrchr(mod, '/');
             fprintf(f, "%s;%s;0x%llx %.0f\n", base ? base + 1 : mod, fn,
                     (unsigned long long)p->rows[i].key, v);
+        } else if (rp_sym_module(y, p->rows[i].key, &mod, &off)) {
+            const char *base = strrchr(mod, '/');
+            fprintf(f, "%s;[unknown];0x%llx %.0f\n", base ? base + 1 : mod,
+                    (unsigned long long)off, v);
         } else {
             fprintf(f, "[unknown];0x%llx %.0f\n", (unsigned long long)p->rows[i].key, v);
         }

@@ -26,6 +26,7 @@ struct rp_syms {
     rp__sym *s;
     size_t n, cap;
     char mods[RP_MAXMOD][256];
+    uint64_t mlo[RP_MAXMOD], mhi[RP_MAXMOD], mbias[RP_MAXMOD];
     unsigned nmods;
 };
 
@@ -141,8 +142,8 @@ static int rp__symcmp(const void *a, const void *b) {
     return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-static void rp__module(rp_syms *y, const char *path, uint64_t lo, int have_bias,
-                       uint64_t bias, FILE *warn) {
+static void rp__module(rp_syms *y, const char *path, uint64_t lo, uint64_t hi,
+                       int have_bias, uint64_t bias, FILE *warn) {
     unsigned type = 0;
     uint64_t minva = 0;
     if (y->nmods >= RP_MAXMOD) return;
@@ -160,6 +161,9 @@ static void rp__module(rp_syms *y, const char *path, uint64_t lo, int have_bias,
         bias = type == 3 /* ET_DYN */ && lo ? lo - minva : 0;
     }
     snprintf(y->mods[y->nmods], sizeof y->mods[0], "%s", path);
+    y->mlo[y->nmods] = lo;
+    y->mhi[y->nmods] = hi;
+    y->mbias[y->nmods] = bias;
     if (!rp__nm(y, path, bias, y->nmods, 0) && !rp__nm(y, path, bias, y->nmods, 1) && warn)
         fprintf(warn, "hwprof-report: %s: no symbols (stripped?): its addresses stay addresses\n",
                 path);
@@ -171,7 +175,8 @@ rp_syms *rp_syms_load(const rp_set *s, char **elf, unsigned nelf, FILE *warn) {
     unsigned i;
     if (!y) return NULL;
     for (i = 0; i < s->nmod; i++)
-        rp__module(y, s->mod[i].path, s->mod[i].lo, s->mod[i].have_bias, s->mod[i].bias,
+        rp__module(y, s->mod[i].path, s->mod[i].lo, s->mod[i].hi, s->mod[i].have_bias,
+                   s->mod[i].bias,
                    warn);
     for (i = 0; i < nelf; i++) {
         char path[256], *at;
@@ -187,7 +192,7 @@ rp_syms *rp_syms_load(const rp_set *s, char **elf, unsigned nelf, FILE *warn) {
                 have = 1;
             }
         }
-        rp__module(y, path, 0, have, bias, warn);
+        rp__module(y, path, 0, 0, have, bias, warn);
     }
     if (y->n > 1) qsort(y->s, y->n, sizeof *y->s, rp__symcmp);
     return y;
@@ -211,6 +216,17 @@ int rp_sym(const rp_syms *y, uint64_t pc, const char **fn, const char **mod,
     if (mod) *mod = y->mods[y->s[lo].mod];
     if (off) *off = pc - y->s[lo].lo;
     return 1;
+}
+
+int rp_sym_module(const rp_syms *y, uint64_t pc, const char **mod, uint64_t *off) {
+    unsigned i;
+    for (i = 0; y && i < y->nmods; i++)
+        if (y->mhi[i] && pc >= y->mlo[i] && pc <= y->mhi[i]) {
+            if (mod) *mod = y->mods[i];
+            if (off) *off = pc - y->mbias[i];
+            return 1;
+        }
+    return 0;
 }
 
 void rp_syms_free(rp_syms *y) {
