@@ -24,9 +24,10 @@
 #define RP_MAXCOMP 32
 #define RP_MAXMOD 64
 #define RP_MAXTAB 16
-/* A desc that asks for more storage than this is refused, not allocated:
- * a damaged or hostile report must not take the machine's memory. */
-#define RP_MAX_BYTES ((size_t)1 << 30)
+/* A desc that asks for more storage than rp_max_bytes (1 GiB) is refused,
+ * not allocated: a damaged or hostile report must not take the machine's
+ * memory. The fuzz target lowers it. */
+extern size_t rp_max_bytes;
 
 struct rp_model;
 

@@ -11,6 +11,8 @@
 
 #include "hwprof/hwprof.h"
 
+size_t rp_max_bytes = (size_t)1 << 30;
+
 /* ---- the models ---------------------------------------------------------- */
 
 typedef struct rp_model {
@@ -38,9 +40,9 @@ typedef struct rp_model {
         *out = NULL;                                                           \
         if (hwp_##X##_read_desc(&d, json, n, err) != HWP_OK) return -1;        \
         k = hwp_##X##_bytes(&d);                                               \
-        if (k > RP_MAX_BYTES) {                                                \
+        if (k > rp_max_bytes) {                                                \
             snprintf(why, cap, "its desc needs %zu bytes, over the reader's "  \
-                     "limit of %zu", k, RP_MAX_BYTES);                         \
+                     "limit of %zu", k, rp_max_bytes);                         \
             return -1;                                                         \
         }                                                                      \
         blk = (unsigned char *)calloc(1, RP__HS(hwp_##X) + k + 1);             \
