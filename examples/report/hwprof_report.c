@@ -36,7 +36,9 @@ static const char rp__usage[] =
     "                    estimated fetches, latency, D-cache misses, wasted issue\n"
     "                    slots; RAP's own range counts at each range's start;\n"
     "                    stratified and co-processor per-PC events and invariant\n"
-    "                    events. Read it with callgrind_annotate or KCachegrind\n"
+    "                    events, on source lines where the module has DWARF line\n"
+    "                    tables. Read it with callgrind_annotate (--auto=yes\n"
+    "                    annotates the source) or KCachegrind\n"
     "  --folded FILE     folded stacks (\"a;b;c count\", flamegraph.pl, speedscope):\n"
     "                    module;function;pc weighted by the estimated fetches of\n"
     "                    the first per-PC table; the counts sum to its total\n"
@@ -52,7 +54,9 @@ static const char rp__usage[] =
     "Names:\n"
     "  --elf PATH[@BIAS] read function symbols from PATH (loaded at BIAS, 0 by\n"
     "                    default), besides the modules the report names;\n"
-    "                    repeatable. Symbols are read with binutils' nm\n"
+    "                    repeatable. Symbols are read with binutils' nm, source\n"
+    "                    lines (callgrind export) with addr2line; a PC without a\n"
+    "                    symbol inside a known module shows as [module+offset]\n"
     "  -h, --help        this text\n";
 
 static int rp__fail_usage(const char *why, const char *what) {

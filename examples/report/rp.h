@@ -123,7 +123,8 @@ const char *rp_model_names(void);
 
 /* ---- names (rp_sym.c) ----
  * Symbols of the modules the report names and of --elf files, read with
- * binutils' nm (a first implementation: no DWARF lines yet). */
+ * binutils' nm; source lines with binutils' addr2line (a first
+ * implementation: no ELF or DWARF reader of our own). */
 typedef struct rp_syms rp_syms;
 rp_syms *rp_syms_load(const rp_set *s, char **elf, unsigned nelf, FILE *warn);
 /* Function and module of pc; false when no symbol covers it. */
@@ -132,6 +133,9 @@ int rp_sym(const rp_syms *y, uint64_t pc, const char **fn, const char **mod,
 /* Without a symbol: the module whose code range holds pc, and pc's
  * address in the file (what addr2line -e and a debug package take). */
 int rp_sym_module(const rp_syms *y, uint64_t pc, const char **mod, uint64_t *off);
+/* Source file and line of each pc from its module's DWARF line table,
+ * with binutils' addr2line; file[i] NULL (free the others) when unknown. */
+void rp_lines(const rp_syms *y, const uint64_t *pc, size_t n, char **file, unsigned *line);
 void rp_syms_free(rp_syms *y);
 
 #endif /* RP_H */

@@ -226,6 +226,8 @@ static const rp__ev rp__events[] = {
 typedef struct rp__cg {
     uint64_t pc;
     const char *fn, *mod;
+    char *file;    /* source file (addr2line), NULL: unknown */
+    unsigned line;
     double c[RP__NEV];
 } rp__cg;
 
@@ -256,6 +258,7 @@ static int rp__callgrind(const rp_set *s, const rp_table *t, size_t nt, const rp
     size_t i, k, n = 0, cap = 0, m;
     unsigned e, used[RP__NEV], nused = 0;
     rp__cg *r = NULL;
+    const char *cur = "";
     double tot[RP__NEV];
     FILE *f;
     memset(tot, 0, sizeof tot);
@@ -306,6 +309,22 @@ static int rp__callgrind(const rp_set *s, const rp_table *t, size_t nt, const rp
     n = m;
     for (i = 0; i < n; i++)
         for (e = 0; e < nused; e++) tot[e] += r[i].c[e];
+    {
+        uint64_t *pcs = (uint64_t *)calloc(n ? n : 1, sizeof *pcs);
+        char **files = (char **)calloc(n ? n : 1, sizeof *files);
+        unsigned *lines = (unsigned *)calloc(n ? n : 1, sizeof *lines);
+        if (pcs && files && lines) {
+            for (i = 0; i < n; i++) pcs[i] = r[i].pc;
+            rp_lines(y, pcs, n, files, lines);
+            for (i = 0; i < n; i++) {
+                r[i].file = files[i];
+                r[i].line = lines[i];
+            }
+        }
+        free(pcs);
+        free(files);
+        free(lines);
+    }
     f = rp_open(path);
     if (!f) {
         free(r);
@@ -318,17 +337,25 @@ static int rp__callgrind(const rp_set *s, const rp_table *t, size_t nt, const rp
     for (e = 0; e < nused; e++) fprintf(f, " %s", rp__events[used[e]].name);
     fprintf(f, "\n");
     for (i = 0; i < n; i++) {
-        if (i == 0 || !rp__same(r[i].fn, r[i - 1].fn) || !rp__same(r[i].mod, r[i - 1].mod)) {
-            fprintf(f, "\nob=%s\nfl=???\n", r[i].mod ? r[i].mod : "(no module)");
+        /* fl= opens a function with its first PC's file; a PC from
+         * another file (inlined code) is marked with fi= */
+        static const char unknown[] = "???";
+        const char *file = r[i].file ? r[i].file : unknown;
+        if (i == 0 || !rp__same(r[i].fn, r[i - 1].fn) || !rp__same(r[i].mod, r[i - 1].mod) ||
+            !r[i].fn) {
+            fprintf(f, "\nob=%s\nfl=%s\n", r[i].mod ? r[i].mod : "(no module)", file);
             if (r[i].fn) fprintf(f, "fn=%s\n", r[i].fn);
             else fprintf(f, "fn=0x%llx\n", (unsigned long long)r[i].pc);
-        } else if (!r[i].fn) {
-            fprintf(f, "fn=0x%llx\n", (unsigned long long)r[i].pc);
+            cur = file;
+        } else if (strcmp(file, cur)) {
+            fprintf(f, "fi=%s\n", file);
+            cur = file;
         }
-        fprintf(f, "0x%llx 0", (unsigned long long)r[i].pc);
+        fprintf(f, "0x%llx %u", (unsigned long long)r[i].pc, r[i].line);
         for (e = 0; e < nused; e++) fprintf(f, " %.0f", r[i].c[e]);
         fprintf(f, "\n");
     }
+    for (i = 0; i < n; i++) free(r[i].file);
     fprintf(f, "\ntotals:");
     for (e = 0; e < nused; e++) fprintf(f, " %.0f", tot[e]);
     fprintf(f, "\n");

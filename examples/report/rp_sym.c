@@ -218,6 +218,102 @@ int rp_sym(const rp_syms *y, uint64_t pc, const char **fn, const char **mod,
     return 1;
 }
 
+/* addr2line -e PATH ADDR...: "file:line" per address, "??:0" or "??:?"
+ * without line information, maybe followed by " (discriminator N)". */
+static void rp__a2l(const char *path, const uint64_t *addr, size_t n, char **file,
+                    unsigned *line) {
+    int fd[2], st;
+    pid_t pid;
+    FILE *f;
+    char buf[1200];
+    size_t i, k = 0;
+    char **argv = (char **)calloc(n + 4, sizeof *argv);
+    char *nums = (char *)calloc(n, 20);
+    if (!argv || !nums || pipe(fd)) {
+        free(argv);
+        free(nums);
+        return;
+    }
+    argv[0] = (char *)"addr2line";
+    argv[1] = (char *)"-e";
+    argv[2] = (char *)path;
+    for (i = 0; i < n; i++) {
+        snprintf(nums + 20 * i, 20, "%llx", (unsigned long long)addr[i]);
+        argv[3 + i] = nums + 20 * i;
+    }
+    pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(fd[1], 1);
+        if (null >= 0) dup2(null, 2);
+        close(fd[0]);
+        execvp("addr2line", argv);
+        _exit(127);
+    }
+    close(fd[1]);
+    f = pid > 0 ? fdopen(fd[0], "r") : NULL;
+    while (f && k < n && fgets(buf, sizeof buf, f)) {
+        char *colon, *end;
+        unsigned long l;
+        buf[strcspn(buf, "\n")] = '\0';
+        if (strstr(buf, " (discriminator")) *strstr(buf, " (discriminator") = '\0';
+        colon = strrchr(buf, ':');
+        if (colon && strncmp(buf, "??", 2)) {
+            *colon = '\0';
+            l = strtoul(colon + 1, &end, 10);
+            file[k] = strdup(buf);
+            line[k] = end != colon + 1 ? (unsigned)l : 0;
+        }
+        k++;
+    }
+    if (f) fclose(f);
+    else close(fd[0]);
+    if (pid > 0) waitpid(pid, &st, 0);
+    free(argv);
+    free(nums);
+}
+
+void rp_lines(const rp_syms *y, const uint64_t *pc, size_t n, char **file, unsigned *line) {
+    unsigned m;
+    size_t i, k;
+    uint64_t *a = (uint64_t *)calloc(n ? n : 1, sizeof *a);
+    size_t *at = (size_t *)calloc(n ? n : 1, sizeof *at);
+    for (i = 0; i < n; i++) {
+        file[i] = NULL;
+        line[i] = 0;
+    }
+    if (!a || !at) {
+        free(a);
+        free(at);
+        return;
+    }
+    for (m = 0; y && m < y->nmods; m++) {
+        /* the PCs this module holds: its range, or its symbols' */
+        for (i = 0, k = 0; i < n; i++) {
+            const char *mod = NULL;
+            if (!(rp_sym(y, pc[i], NULL, &mod, NULL) && mod == y->mods[m]) &&
+                !(y->mhi[m] && pc[i] >= y->mlo[m] && pc[i] <= y->mhi[m]))
+                continue;
+            a[k] = pc[i] - y->mbias[m];
+            at[k++] = i;
+        }
+        for (i = 0; i < k; i += 256) {
+            size_t c = k - i < 256 ? k - i : 256, j;
+            char *f[256];
+            unsigned l[256];
+            memset(f, 0, sizeof f);
+            memset(l, 0, sizeof l);
+            rp__a2l(y->mods[m], a + i, c, f, l);
+            for (j = 0; j < c; j++) {
+                if (file[at[i + j]]) free(f[j]);
+                else file[at[i + j]] = f[j], line[at[i + j]] = l[j];
+            }
+        }
+    }
+    free(a);
+    free(at);
+}
+
 int rp_sym_module(const rp_syms *y, uint64_t pc, const char **mod, uint64_t *off) {
     unsigned i;
     for (i = 0; y && i < y->nmods; i++)

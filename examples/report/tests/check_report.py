@@ -9,8 +9,9 @@ hwprof-report's reader and merger:
     for damaged text, the byte offset of the damage; exit status 1;
   - a merge of different configurations is refused naming the field;
   - PCs are named from the ELF file the report's "modules" member names,
-    at the bias given or derived from the file's layout; a missing file
-    is a warning and its addresses stay addresses.
+    at the bias given or derived from the file's layout, and placed on
+    their source lines in the callgrind export; a missing file is a
+    warning and its addresses stay addresses.
 """
 import os
 import re
@@ -163,6 +164,20 @@ if shutil.which("readelf") and shutil.which("nm"):
         check(r.returncode == 0 and rows.get(hex(at)) == '"main"',
               f"{name}: {hex(at)} is main: {rows.get(hex(at))} {r.stderr}")
         check(rows.get(hex(at + 4)) == '"main+0x4"', f"{name}: main+0x4: {rows.get(hex(at + 4))}")
+    # source lines (addr2line over the DWARF line table): the PCs in main
+    # fall on lines of main's body in make_reports.c
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "make_reports.c")
+    first = [i + 1 for i, l in enumerate(open(src)) if l.startswith("int main(")][0]
+    r = run("--quiet", "--callgrind", os.path.join(named, "cg.out"),
+            os.path.join(named, "layout.json"))
+    cg = open(os.path.join(named, "cg.out")).read().split("\nfn=main\n")
+    fl = re.findall(r"^fl=(.*)$", cg[0], re.M) if len(cg) == 2 else []
+    lines = [int(l.split()[1]) for l in cg[1].split("\n\n")[0].splitlines()
+             if l.startswith("0x")] if len(cg) == 2 else []
+    check(r.returncode == 0 and fl and fl[-1].endswith("make_reports.c"),
+          f"callgrind: main's file is make_reports.c: {fl[-1:]} {r.stderr}")
+    check(lines and all(first <= l <= first + 40 for l in lines),
+          f"callgrind: main's PCs on main's lines {first}..: {lines[:8]}")
     r = run("--quiet", "--table", "pm_table", "--csv", "-",
             with_modules("missing.json", '[{"path":"/nonexistent/prog","lo":"0x1000"}]'))
     rows = {l.split(",")[0]: l.split(",")[1] for l in r.stdout.splitlines()[1:]}
