@@ -96,6 +96,14 @@ static void rp__none(FILE *f, const char *what) {
     fprintf(f, "<p class=\"none\">%s</p>\n", what);
 }
 
+/* The first column's bars, or why there are none. */
+static void rp__bars_or(FILE *f, const rp_syms *y, const rp_table *t, size_t top,
+                        const char *unit, const char *none) {
+    unsigned first = 0;
+    if (t && t->n) rp__bars(f, y, t, top, &first, 1, unit);
+    else rp__none(f, none);
+}
+
 static void rp__phases(FILE *f, const rp_set *s) {
     size_t n = s->nphase > s->nbbv ? s->nphase : s->nbbv, i;
     double w = n ? 900.0 / (double)n : 0;
@@ -253,12 +261,7 @@ int rp_out_html(const rp_set *s, rp_table *t, size_t nt, const rp_syms *y, FILE 
     rp__fig(f, "paths", "Hot paths",
             "(Vaswani, Jacob &amp; Srikant): the hot path table's paths by count, named by "
             "their first instruction.");
-    if (hpt && hpt->n) {
-        unsigned one = 0;
-        rp__bars(f, y, hpt, 20, &one, 1, "executions");
-    } else {
-        rp__none(f, "This report has no hot path table.");
-    }
+    rp__bars_or(f, y, hpt, 20, "executions", "This report has no hot path table.");
     fprintf(f, "</figure>\n");
 
     rp__fig(f, "phases", "Phase timeline",
@@ -287,15 +290,10 @@ int rp_out_html(const rp_set *s, rp_table *t, size_t nt, const rp_syms *y, FILE 
         const rp_table *ov = NULL;
         for (i = 0; i < nt; i++)
             if (!strcmp(t[i].name, "overhead")) ov = &t[i];
-        if (ov && ov->n) {
-            unsigned zero = 0;
-            rp__bars(f, y, ov, 16, &zero, 1, "cycles");
-            if (s->host_clock > 0)
-                fprintf(f, "<p>Total %.0f cycles over a host clock of %.0f: %.3f%%.</p>\n",
-                        s->total_cycles, s->host_clock, 100.0 * s->total_cycles / s->host_clock);
-        } else {
-            rp__none(f, "This report does not carry the cost shim's figures.");
-        }
+        rp__bars_or(f, y, ov, 16, "cycles", "This report does not carry the cost shim's figures.");
+        if (ov && ov->n && s->host_clock > 0)
+            fprintf(f, "<p>Total %.0f cycles over a host clock of %.0f: %.3f%%.</p>\n",
+                    s->total_cycles, s->host_clock, 100.0 * s->total_cycles / s->host_clock);
     }
     fprintf(f, "</figure>\n");
 

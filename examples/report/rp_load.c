@@ -255,6 +255,38 @@ static void rp__tables_hpt(const rp_comp *c, rp_table *out, size_t *n, size_t ca
     free(rows);
 }
 
+/* An invariance table: per load, its top value's share of `count_name`
+ * events and the 95% interval; extra columns after those. */
+static rp_table *rp__inv_table(const rp_comp *c, rp_table *out, size_t *n, size_t cap,
+                               const char *title, const char *key2, const char *count_name,
+                               size_t rows) {
+    rp_table *t = rp__tab(out, n, cap, c, "invariance", title, rows);
+    if (!t) return NULL;
+    t->key_name = "pc";
+    t->key2_name = key2;
+    t->pc_keyed = 1;
+    t->sort = 1;
+    rp__col(t, count_name, 0);
+    rp__col(t, "invariant", 0);
+    rp__col(t, "invariance", 3);
+    rp__col(t, "lo", 3);
+    rp__col(t, "hi", 3);
+    return t;
+}
+
+static rp_row *rp__inv_row(rp_table *t, uint64_t pc, uint64_t value, uint64_t count,
+                           double inv, double lo, double hi) {
+    rp_row *r = &t->rows[t->n++];
+    r->key = pc;
+    r->key2 = value;
+    r->v[0] = (double)count;
+    r->v[1] = (double)(uint64_t)(inv * (double)count + 0.5);
+    r->v[2] = inv;
+    r->v[3] = lo;
+    r->v[4] = hi;
+    return r;
+}
+
 /* Stratified sampling's accumulated profile: the most invariant pcs of
  * each profile kind (Sastry, Bodik & Smith, sec. 5.3). */
 static void rp__tables_strat_acc(const rp_comp *c, rp_table *out, size_t *n,
@@ -265,18 +297,10 @@ static void rp__tables_strat_acc(const rp_comp *c, rp_table *out, size_t *n,
     rp_table *t;
     for (kind = 0; kind <= HWP_STRAT_KIND_CALL; kind++)
         total += hwp_strat_acc_top_pcs(a, kind, NULL, 0);
-    t = rp__tab(out, n, cap, c, "invariance",
-                "invariance per pc (stratified sampling): top value's share, 95% interval",
-                total);
+    t = rp__inv_table(c, out, n, cap,
+                      "invariance per pc (stratified sampling): top value's share, 95% interval",
+                      "top_value", "events", total);
     if (!t) return;
-    t->key_name = "pc";
-    t->key2_name = "top_value";
-    t->pc_keyed = 1;
-    rp__col(t, "events", 0);
-    rp__col(t, "invariant", 0);
-    rp__col(t, "invariance", 3);
-    rp__col(t, "lo", 3);
-    rp__col(t, "hi", 3);
     rp__col(t, "samples", 0);
     rp__col(t, "kind", 0);
     for (kind = 0; kind <= HWP_STRAT_KIND_CALL; kind++) {
@@ -286,53 +310,28 @@ static void rp__tables_strat_acc(const rp_comp *c, rp_table *out, size_t *n,
         if (!p) continue;
         k = hwp_strat_acc_top_pcs(a, kind, p, k);
         for (i = 0; i < k && t->n < total; i++) {
-            rp_row *r = &t->rows[t->n++];
-            r->key = p[i].pc;
-            r->key2 = p[i].top_w;
-            r->v[0] = (double)p[i].count;
-            r->v[1] = (double)(uint64_t)(p[i].invariance * (double)p[i].count + 0.5);
-            r->v[2] = p[i].invariance;
-            r->v[3] = p[i].lo;
-            r->v[4] = p[i].hi;
+            rp_row *r = rp__inv_row(t, p[i].pc, p[i].top_w, p[i].count, p[i].invariance,
+                                    p[i].lo, p[i].hi);
             r->v[5] = (double)p[i].samples;
             r->v[6] = kind;
         }
         free(p);
     }
-    t->sort = 1;
 }
 
 /* Load-value estimates, best value of each load first (Zilles & Sohi,
  * sec. 5; the baseline sampler's the same way). */
 static void rp__est_table(const rp_comp *c, rp_table *out, size_t *n, size_t cap,
                           const hwp_cp_est *e, size_t k) {
-    rp_table *t = rp__tab(out, n, cap, c, "invariance",
-                          "load-value invariance (co-processor): estimate, 95% interval",
-                          k);
+    rp_table *t = rp__inv_table(c, out, n, cap,
+                                "load-value invariance (co-processor): estimate, 95% interval",
+                                "value", "samples", k);
     size_t i;
     if (!t) return;
-    t->key_name = "pc";
-    t->key2_name = "value";
-    t->pc_keyed = 1;
-    rp__col(t, "samples", 0);
-    rp__col(t, "invariant", 0);
-    rp__col(t, "invariance", 3);
-    rp__col(t, "lo", 3);
-    rp__col(t, "hi", 3);
     rp__col(t, "characterised", 0);
-    for (i = 0; i < k; i++) {
-        rp_row *r = &t->rows[i];
-        r->key = e[i].pc;
-        r->key2 = e[i].value;
-        r->v[0] = (double)e[i].samples;
-        r->v[1] = (double)(uint64_t)(e[i].inv * (double)e[i].samples + 0.5);
-        r->v[2] = e[i].inv;
-        r->v[3] = e[i].lo;
-        r->v[4] = e[i].hi;
-        r->v[5] = e[i].characterised;
-    }
-    t->n = k;
-    t->sort = 1;
+    for (i = 0; i < k; i++)
+        rp__inv_row(t, e[i].pc, e[i].value, e[i].samples, e[i].inv, e[i].lo, e[i].hi)->v[5] =
+            e[i].characterised;
 }
 
 static void rp__tables_cp(const rp_comp *c, rp_table *out, size_t *n, size_t cap) {

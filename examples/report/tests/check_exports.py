@@ -20,19 +20,11 @@ import shutil
 import subprocess
 import sys
 
+from rp_check import Checks
+
 tool, replay, make_trace, make_blocks, work = sys.argv[1:6]
-os.makedirs(work, exist_ok=True)
-p = lambda name: os.path.join(work, name)
-failures = []
-checks = 0
-
-
-def check(ok, what):
-    global checks
-    checks += 1
-    if not ok:
-        failures.append(what)
-        print("FAIL:", what)
+check = Checks(work)
+p = check.path
 
 
 N = 200000
@@ -106,5 +98,4 @@ r = subprocess.run([tool, "--bbv", p("x.bbv"), "--trace", p("all.json")], captur
                    text=True)
 check(r.returncode == 1 and "all.json: byte" in r.stderr, f"--bbv of a non-trace: {r.stderr}")
 
-print(f"{checks} checks, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+check.done()

@@ -20,19 +20,11 @@ import shutil
 import subprocess
 import sys
 
+from rp_check import Checks
+
 tool, replay, make_trace, work = sys.argv[1:5]
-os.makedirs(work, exist_ok=True)
-p = lambda name: os.path.join(work, name)
-failures = []
-checks = 0
-
-
-def check(ok, what):
-    global checks
-    checks += 1
-    if not ok:
-        failures.append(what)
-        print("FAIL:", what)
+check = Checks(work)
+p = check.path
 
 
 subprocess.run([make_trace, p("t.trc"), "200000"], check=True)
@@ -84,8 +76,7 @@ figures_of(page, "page")
 
 chromium = shutil.which("chromium") or shutil.which("chromium-browser")
 if not chromium:
-    print(f"{checks} checks, {len(failures)} failed; chromium not installed: browser checks skipped")
-    sys.exit(1 if failures else 77)
+    check.done("; chromium not installed: browser checks skipped", skipped=True)
 
 flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
          "--no-first-run", "--enable-logging=stderr", "--v=0", "--window-size=1200,3000"]
@@ -116,5 +107,4 @@ for name in ("page", "blank"):
 check(shots["page"] > 4 * max(shots["blank"], 1),
       f"the screenshot holds a drawing ({shots['page']} bytes, a blank page {shots['blank']})")
 
-print(f"{checks} checks, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+check.done()

@@ -19,20 +19,12 @@ import shutil
 import subprocess
 import sys
 
+from rp_check import Checks
+
 tool, make, work = sys.argv[1:4]
-os.makedirs(work, exist_ok=True)
+check = Checks(work)
+p = check.path
 subprocess.run([make, work], check=True)
-p = lambda name: os.path.join(work, name)
-failures = []
-checks = 0
-
-
-def check(ok, what):
-    global checks
-    checks += 1
-    if not ok:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def run(*args):
@@ -188,5 +180,4 @@ if shutil.which("readelf") and shutil.which("nm"):
 else:
     check(False, "binutils (readelf, nm) are not installed")
 
-print(f"{checks} checks, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+check.done()
