@@ -28,6 +28,8 @@ static const char rp__usage[] =
     "  --tables          list the tables and their columns\n"
     "  --key ADDR        one key or PC in detail: every model's estimate, bounds,\n"
     "                    sample count and interval where it has them\n"
+    "  --functions       per-function totals of every per-PC table's counts\n"
+    "                    (samples, estimates, events), ranked like the table\n"
     "  --quiet           no text listing (exports only)\n"
     "\n"
     "Exports (FILE '-' is standard output):\n"
@@ -125,6 +127,10 @@ int main(int argc, char **argv) {
         }
         if (!strcmp(a, "--tables")) {
             o.list = 1;
+            continue;
+        }
+        if (!strcmp(a, "--functions")) {
+            o.functions = 1;
             continue;
         }
         if (!strcmp(a, "--quiet")) {

@@ -67,6 +67,8 @@ typedef struct rp_table {
     unsigned dec[RP_MAXCOL]; /* decimals when printed                     */
     unsigned sort;          /* column ranked by (descending)             */
     unsigned pc_keyed;      /* key is an instruction address             */
+    unsigned sums;          /* bit c: column c adds up over rows (a count,
+                               not a bound, a ratio or a repeated figure) */
     rp_row *rows;
     size_t n;
 } rp_table;

@@ -116,6 +116,14 @@ static rp_table *rp__tab(rp_table *out, size_t *n, size_t cap, const rp_comp *c,
     return t;
 }
 
+static void rp__col(rp_table *t, const char *name, unsigned dec);
+
+/* A column whose figures add up over rows (per-function totals). */
+static void rp__sum(rp_table *t, const char *name, unsigned dec) {
+    if (t->ncol < RP_MAXCOL) t->sums |= 1u << t->ncol;
+    rp__col(t, name, dec);
+}
+
 static void rp__col(rp_table *t, const char *name, unsigned dec) {
     if (t->ncol >= RP_MAXCOL) return;
     t->dec[t->ncol] = dec;
@@ -144,15 +152,15 @@ static void rp__tables_pm_table(const rp_comp *c, rp_table *out, size_t *n,
     }
     tab->key_name = "pc";
     tab->pc_keyed = 1;
-    rp__col(tab, "samples", 0);
-    rp__col(tab, "fetches", 0);
+    rp__sum(tab, "samples", 0);
+    rp__sum(tab, "fetches", 0);
     rp__col(tab, "fetches_lo", 0);
     rp__col(tab, "fetches_hi", 0);
-    rp__col(tab, "latency", 0);
-    rp__col(tab, "dcmiss", 0);
-    rp__col(tab, "wasted_slots", 1);
+    rp__sum(tab, "latency", 0);
+    rp__sum(tab, "dcmiss", 0);
+    rp__sum(tab, "wasted_slots", 1);
     rp__col(tab, "ipc_near", 3);
-    for (j = 0; j < HWP_PM_LAT_COUNT; j++) rp__col(tab, rp__stage[j], 0);
+    for (j = 0; j < HWP_PM_LAT_COUNT; j++) rp__sum(tab, rp__stage[j], 0);
     rp__col(tab, "interval", 1);
     for (i = 0; i < k; i++) {
         rp_row *r = &tab->rows[i];
@@ -222,7 +230,7 @@ static void rp__tables_rap(const rp_comp *c, rp_table *out, size_t *n, size_t ca
     rp__col(v.t, "hot_weight", 0);
     rp__col(v.t, "lower", 0);
     rp__col(v.t, "upper", 0);
-    rp__col(v.t, "own", 0);
+    rp__sum(v.t, "own", 0);
     rp__col(v.t, "depth", 0);
     rp__col(v.t, "hot", 0);
     hwp_rap_foreach(r, rp__rap_visit, &v);
@@ -242,7 +250,7 @@ static void rp__tables_hpt(const rp_comp *c, rp_table *out, size_t *n, size_t ca
         t->key_name = "start";
         t->key2_name = "shape";
         t->pc_keyed = 1;
-        rp__col(t, "count", 0);
+        rp__sum(t, "count", 0);
         rp__col(t, "branches", 0);
         for (i = 0; i < k; i++) {
             t->rows[i].key = rows[i].pd.start;
@@ -266,8 +274,14 @@ static rp_table *rp__inv_table(const rp_comp *c, rp_table *out, size_t *n, size_
     t->key2_name = key2;
     t->pc_keyed = 1;
     t->sort = 1;
-    rp__col(t, count_name, 0);
-    rp__col(t, "invariant", 0);
+    /* a load's count repeats on each of its values' rows (co-processor) */
+    if (strcmp(key2, "value")) {
+        rp__sum(t, count_name, 0);
+        rp__sum(t, "invariant", 0);
+    } else {
+        rp__col(t, count_name, 0);
+        rp__col(t, "invariant", 0);
+    }
     rp__col(t, "invariance", 3);
     rp__col(t, "lo", 3);
     rp__col(t, "hi", 3);
@@ -301,7 +315,7 @@ static void rp__tables_strat_acc(const rp_comp *c, rp_table *out, size_t *n,
                       "invariance per pc (stratified sampling): top value's share, 95% interval",
                       "top_value", "events", total);
     if (!t) return;
-    rp__col(t, "samples", 0);
+    rp__sum(t, "samples", 0);
     rp__col(t, "kind", 0);
     for (kind = 0; kind <= HWP_STRAT_KIND_CALL; kind++) {
         hwp_strat_pc *p;

@@ -172,6 +172,68 @@ static void rp__listing(const rp_set *s, rp_table *t, size_t nt, const rp_opts *
     rp__unresolved(s, t, nt, y);
 }
 
+/* Per-function totals of every per-PC table's summable columns: rows
+ * named by symbol, [module] for a module's PCs without a symbol, or
+ * "(unresolved)"; ranked like the table. */
+static void rp__functions(const rp_table *t, size_t nt, const rp_opts *o, const rp_syms *y) {
+    size_t i, k, j;
+    for (i = 0; i < nt; i++) {
+        rp_table f;
+        unsigned map[RP_MAXCOL], c;
+        char **names;
+        size_t nn = 0;
+        if (!t[i].pc_keyed || !t[i].sums) continue;
+        if (o->table && strncmp(t[i].name, o->table, strlen(o->table))) continue;
+        memset(&f, 0, sizeof f);
+        memcpy(f.name, t[i].name, sizeof f.name);
+        f.title = "per function";
+        f.key_name = "function";
+        for (c = 0; c < t[i].ncol; c++)
+            if (t[i].sums & (1u << c)) {
+                if (c == t[i].sort) f.sort = f.ncol;
+                map[f.ncol] = c;
+                f.dec[f.ncol] = t[i].dec[c];
+                f.col[f.ncol++] = t[i].col[c];
+            }
+        f.rows = (rp_row *)calloc(t[i].n ? t[i].n : 1, sizeof *f.rows);
+        names = (char **)calloc(t[i].n ? t[i].n : 1, sizeof *names);
+        if (!f.rows || !names) {
+            free(f.rows);
+            free(names);
+            continue;
+        }
+        for (k = 0; k < t[i].n; k++) {
+            const char *fn, *mod;
+            char name[300];
+            if (rp_sym(y, t[i].rows[k].key, &fn, NULL, NULL)) {
+                snprintf(name, sizeof name, "%s", fn);
+            } else if (rp_sym_module(y, t[i].rows[k].key, &mod, NULL)) {
+                const char *b = strrchr(mod, '/');
+                snprintf(name, sizeof name, "[%s]", b ? b + 1 : mod);
+            } else {
+                snprintf(name, sizeof name, "(unresolved)");
+            }
+            for (j = 0; j < nn && strcmp(names[j], name); j++) continue;
+            if (j == nn) {
+                names[nn] = strdup(name);
+                if (!names[nn]) break;
+                f.rows[nn].label = names[nn];
+                f.rows[nn].key = nn;
+                nn++;
+            }
+            for (c = 0; c < f.ncol; c++) f.rows[j].v[c] += t[i].rows[k].v[map[c]];
+        }
+        f.n = nn;
+        rp_table_sort(&f);
+        printf("\n-- %s per function (%zu functions%s) --\n", t[i].name, nn,
+               nn > o->top ? ", top shown" : "");
+        rp__aligned(&f, o->top, y, 0);
+        for (j = 0; j < nn; j++) free(names[j]);
+        free(names);
+        free(f.rows);
+    }
+}
+
 static int rp__csv(const rp_table *t, const rp_syms *y, const char *path) {
     FILE *f = rp_open(path);
     size_t j, k;
@@ -429,6 +491,8 @@ int rp_out(const rp_set *s, const rp_opts *o) {
         rp_key_name(y, o->key, name, sizeof name);
         printf("0x%llx%s%s\n", (unsigned long long)o->key, name[0] ? "  " : "", name);
         rp_detail(s, o->key, stdout);
+    } else if (o->functions) {
+        rp__functions(t, nt, o, y);
     } else if (!o->quiet) {
         rp__listing(s, t, nt, o, y);
     }

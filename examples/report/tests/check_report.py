@@ -156,6 +156,16 @@ if shutil.which("readelf") and shutil.which("nm"):
         check(r.returncode == 0 and rows.get(hex(at)) == '"main"',
               f"{name}: {hex(at)} is main: {rows.get(hex(at))} {r.stderr}")
         check(rows.get(hex(at + 4)) == '"main+0x4"', f"{name}: main+0x4: {rows.get(hex(at + 4))}")
+    # per-function totals: main's samples are those of the PCs inside main
+    # (its address and size from readelf, the samples from the JSON)
+    import json
+    size = int(main[0][2])
+    pcs = json.load(open(os.path.join(named, "whole.json")))["models"]["pm_table"]["pcs"]
+    in_main = sum(e["samples"] for e in pcs if at <= int(e["pc"], 16) < at + size)
+    r = run("--functions", "--table", "pm_table", os.path.join(named, "layout.json"))
+    got = [l.split() for l in r.stdout.splitlines() if l.startswith("main ")]
+    check(r.returncode == 0 and len(got) == 1 and int(got[0][1]) == in_main > 0,
+          f"--functions: main's samples {got} equal the JSON's {in_main}: {r.stderr}")
     # source lines (addr2line over the DWARF line table): the PCs in main
     # fall on lines of main's body in make_reports.c
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "make_reports.c")
