@@ -77,18 +77,13 @@ static int rp__u64(const char *s, uint64_t *v) {
     return 0;
 }
 
-int main(int argc, char **argv) {
-    rp_opts o;
+/* The arguments, the reports, the queries and exports; files and o->elf
+ * have room for every argument and are freed by main. */
+static int rp__run(int argc, char **argv, char **files, rp_opts *o_) {
+    rp_opts o = *o_;
     rp_set *s;
-    char **files;
     unsigned nfiles = 0;
     int i, rc = 0;
-    memset(&o, 0, sizeof o);
-    o.top = 10;
-    o.interval = 100000000;
-    files = (char **)calloc((size_t)argc + 1, sizeof *files);
-    o.elf = (char **)calloc((size_t)argc + 1, sizeof *o.elf);
-    if (!files || !o.elf) return 1;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -142,12 +137,7 @@ int main(int argc, char **argv) {
 #undef RP__ARG
     }
     if (o.bbv && !o.trace) return rp__fail_usage("--bbv needs --trace TRACE", NULL);
-    if (o.bbv && !nfiles) {
-        rc = rp_out_bbv(&o);
-        free(files);
-        free(o.elf);
-        return rc;
-    }
+    if (o.bbv && !nfiles) return rp_out_bbv(&o);
     if (!nfiles) return rp__fail_usage("no report given", NULL);
     s = (rp_set *)malloc(sizeof *s);
     if (!s) return 1;
@@ -155,16 +145,25 @@ int main(int argc, char **argv) {
     for (i = 0; i < (int)nfiles; i++)
         if (rp_add_file(s, files[i]) != 0) {
             fprintf(stderr, "hwprof-report: %s\n", s->why);
-            rp_set_free(s);
-            free(s);
-            free(files);
-            free(o.elf);
-            return 1;
+            rc = 1;
+            break;
         }
-    rc = rp_out(s, &o);
+    if (!rc) rc = rp_out(s, &o);
     if (!rc && o.bbv) rc = rp_out_bbv(&o);
     rp_set_free(s);
     free(s);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    rp_opts o;
+    char **files = (char **)calloc((size_t)argc + 1, sizeof *files);
+    int rc;
+    memset(&o, 0, sizeof o);
+    o.top = 10;
+    o.interval = 100000000;
+    o.elf = (char **)calloc((size_t)argc + 1, sizeof *o.elf);
+    rc = files && o.elf ? rp__run(argc, argv, files, &o) : 1;
     free(files);
     free(o.elf);
     return rc;
