@@ -334,43 +334,43 @@ static void rp__tables_strat_acc(const rp_comp *c, rp_table *out, size_t *n,
 }
 
 /* Load-value estimates, best value of each load first (Zilles & Sohi,
- * sec. 5; the baseline sampler's the same way). */
+ * sec. 5; the baseline sampler's the same way), from `est` of the
+ * co-processor or of its baseline sampler. */
+typedef size_t (*rp__est_fn)(const void *x, hwp_cp_est *out, size_t cap);
+
 static void rp__est_table(const rp_comp *c, rp_table *out, size_t *n, size_t cap,
-                          const hwp_cp_est *e, size_t k) {
-    rp_table *t = rp__inv_table(c, out, n, cap,
-                                "load-value invariance (co-processor): estimate, 95% interval",
-                                "value", "samples", k);
-    size_t i;
-    if (!t) return;
-    rp__col(t, "characterised", 0);
-    for (i = 0; i < k; i++)
-        rp__inv_row(t, e[i].pc, e[i].value, e[i].samples, e[i].inv, e[i].lo, e[i].hi)->v[5] =
-            e[i].characterised;
+                          rp__est_fn est) {
+    size_t k = est(c->x, NULL, 0), i;
+    hwp_cp_est *e;
+    rp_table *t;
+    if (!k || !(e = (hwp_cp_est *)calloc(k, sizeof *e))) return;
+    k = est(c->x, e, k);
+    t = rp__inv_table(c, out, n, cap,
+                      "load-value invariance (co-processor): estimate, 95% interval", "value",
+                      "samples", k);
+    if (t) {
+        rp__col(t, "characterised", 0);
+        for (i = 0; i < k; i++)
+            rp__inv_row(t, e[i].pc, e[i].value, e[i].samples, e[i].inv, e[i].lo, e[i].hi)->v[5] =
+                e[i].characterised;
+    }
+    free(e);
+}
+
+static size_t rp__est_cp(const void *x, hwp_cp_est *out, size_t cap) {
+    return hwp_cp_lvp_estimates((const hwp_cp *)x, out, cap);
+}
+
+static size_t rp__est_cp_simple(const void *x, hwp_cp_est *out, size_t cap) {
+    return hwp_cp_simple_estimates((const hwp_cp_simple *)x, out, cap);
 }
 
 static void rp__tables_cp(const rp_comp *c, rp_table *out, size_t *n, size_t cap) {
-    const hwp_cp *x = (const hwp_cp *)c->x;
-    size_t k = hwp_cp_lvp_estimates(x, NULL, 0);
-    hwp_cp_est *e;
-    if (!k) return;
-    e = (hwp_cp_est *)calloc(k, sizeof *e);
-    if (!e) return;
-    k = hwp_cp_lvp_estimates(x, e, k);
-    rp__est_table(c, out, n, cap, e, k);
-    free(e);
+    rp__est_table(c, out, n, cap, rp__est_cp);
 }
 
-static void rp__tables_cp_simple(const rp_comp *c, rp_table *out, size_t *n,
-                                 size_t cap) {
-    const hwp_cp_simple *x = (const hwp_cp_simple *)c->x;
-    size_t k = hwp_cp_simple_estimates(x, NULL, 0);
-    hwp_cp_est *e;
-    if (!k) return;
-    e = (hwp_cp_est *)calloc(k, sizeof *e);
-    if (!e) return;
-    k = hwp_cp_simple_estimates(x, e, k);
-    rp__est_table(c, out, n, cap, e, k);
-    free(e);
+static void rp__tables_cp_simple(const rp_comp *c, rp_table *out, size_t *n, size_t cap) {
+    rp__est_table(c, out, n, cap, rp__est_cp_simple);
 }
 
 #define RP__ENTRY(name, X, tab)                                               \
