@@ -232,6 +232,22 @@ void hwx_session_finish(hwx_session *s);
 hwp_status hwx_session_merge(hwx_session *dst, const hwx_session *src);
 void hwx_session_report_text(const hwx_session *s, const hwp_writer *w);
 void hwx_session_report_json(const hwx_session *s, const hwp_writer *w);
+/* A code image the host saw (docs/report-format.md, "modules"): its ELF
+ * file, the guest addresses of its code (lo: where its first executable
+ * segment starts) and, when the host knows it, `bias`: what was added to
+ * the file's addresses when it was loaded. */
+typedef struct hwx_module {
+    const char *path;
+    uint64_t lo, hi;     /* hi 0: unknown                                 */
+    uint64_t bias;
+    uint32_t have_bias, pad;
+} hwx_module;
+/* The session's JSON with an optional "modules" member (n may be 0),
+ * which hwprof-report resolves symbols with and older readers skip. */
+void hwx_session_report_json_mods(const hwx_session *s, const hwp_writer *w,
+                                  const hwx_module *mods, size_t n);
+/* ,"modules":[...] alone, for hosts that write their own wrapper. */
+void hwx_modules_json(const hwp_writer *w, const hwx_module *mods, size_t n);
 
 /* After the stream ends (calls hwx_session_finish): compute every
  * enabled model's accuracy against exact, which the reports then print

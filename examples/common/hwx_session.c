@@ -482,7 +482,27 @@ void hwx_session_report_text(const hwx_session *s, const hwp_writer *w) {
     }
 }
 
+void hwx_modules_json(const hwp_writer *w, const hwx_module *mods, size_t n) {
+    size_t i;
+    if (!n) return;
+    hwp_put_str(w, ",\"modules\":[");
+    for (i = 0; i < n; i++) {
+        hwp_put_str(w, i ? ",{\"path\":" : "{\"path\":");
+        hwp_put_json_str(w, mods[i].path ? mods[i].path : "");
+        hwp_put_json_hex(w, "lo", mods[i].lo);
+        hwp_put_json_hex(w, "hi", mods[i].hi);
+        if (mods[i].have_bias) hwp_put_json_hex(w, "bias", mods[i].bias);
+        hwp_put_str(w, "}");
+    }
+    hwp_put_str(w, "]");
+}
+
 void hwx_session_report_json(const hwx_session *s, const hwp_writer *w) {
+    hwx_session_report_json_mods(s, w, NULL, 0);
+}
+
+void hwx_session_report_json_mods(const hwx_session *s, const hwp_writer *w,
+                                  const hwx_module *mods, size_t n) {
     unsigned i, j, base = 0;
     uint32_t on = 0;
     int first = 1;
@@ -524,5 +544,6 @@ void hwx_session_report_json(const hwx_session *s, const hwp_writer *w) {
         }
         hwp_put_str(w, "}");
     }
+    hwx_modules_json(w, mods, n);
     hwp_put_str(w, "}\n");
 }

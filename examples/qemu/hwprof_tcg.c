@@ -29,6 +29,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -741,6 +742,21 @@ static int hwq_report(hwx_session *s, const char *suffix, int merged) {
     hwp_writer w;
     int rc = 0;
     FILE *f = stderr;
+    hwx_module mod[1];
+    size_t nmod = 0;
+    static char bin[PATH_MAX];
+    /* User mode: the guest binary, so hwprof-report can name functions
+     * (shared libraries are not visible through the plugin API). */
+    memset(mod, 0, sizeof mod);
+    if (!hwq.system && qemu_plugin_path_to_binary && qemu_plugin_start_code &&
+        qemu_plugin_path_to_binary()) {
+        /* absolute: the report is read from another directory */
+        mod[0].path = realpath(qemu_plugin_path_to_binary(), bin) ? bin
+                                                                  : qemu_plugin_path_to_binary();
+        mod[0].lo = qemu_plugin_start_code();
+        mod[0].hi = qemu_plugin_end_code ? qemu_plugin_end_code() : 0;
+        nmod = 1;
+    }
     if (hwq.opts.report[0]) {
         if (!hwq_create(&o, hwq.opts.report, suffix)) return -1;
         f = o.f;
@@ -783,7 +799,7 @@ static int hwq_report(hwx_session *s, const char *suffix, int merged) {
     if (hwq.opts.json[0]) {
         if (!hwq_create(&o, hwq.opts.json, suffix)) return -1;
         w = hwp_writer_stdio(o.f);
-        hwx_session_report_json(s, &w);
+        hwx_session_report_json_mods(s, &w, mod, nmod);
         if (hwq_close(&o) != 0) rc = -1;
     }
     return rc;

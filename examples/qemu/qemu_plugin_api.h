@@ -219,6 +219,15 @@ bool qemu_plugin_mem_is_store(qemu_plugin_meminfo_t info);
 
 void qemu_plugin_outs(const char *string);
 
+/* The guest binary of a user-mode run and where its code sits (start:
+ * its lowest executable segment, after the load bias): recorded in the
+ * JSON report's "modules" member so hwprof-report can name functions.
+ * Weak, like the API 4 functions: a QEMU without them leaves the member
+ * out. */
+__attribute__((weak)) const char *qemu_plugin_path_to_binary(void);
+__attribute__((weak)) uint64_t qemu_plugin_start_code(void);
+__attribute__((weak)) uint64_t qemu_plugin_end_code(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -202,7 +202,8 @@ static void hw__json_u64(const hwp_writer *w, const char *key, uint64_t v) {
     hwp_put_u64(w, v);
 }
 
-void hw_host_report_json(const hw_host *h, const hwp_writer *w) {
+void hw_host_report_json(const hw_host *h, const hwp_writer *w, const hwx_module *mods,
+                         size_t nmods) {
     const hw_stats s = h->sum;
     unsigned c, b, n;
     hwp_put_str(w, "{\"host\":\"valgrind\",\"threads\":");
@@ -247,5 +248,6 @@ void hw_host_report_json(const hw_host *h, const hwp_writer *w) {
     hwp_put_str(w, ",\"session\":");
     if (h->merged) hwx_session_report_json(h->merged, w);
     else hwp_put_str(w, "null");
+    hwx_modules_json(w, mods, nmods);
     hwp_put_str(w, "}\n");
 }

@@ -170,6 +170,9 @@ void hw_host_finish(hw_host *h, hw_thread *const *ts, unsigned n);
  * cross-check, then the merged session's report. The JSON wraps the
  * session's own JSON (docs/valgrind.md) under "session". */
 void hw_host_report_text(const hw_host *h, const hwp_writer *w);
-void hw_host_report_json(const hw_host *h, const hwp_writer *w);
+/* mods: the code images the tool saw (Valgrind's debug info), written as
+ * the report's "modules" member for hwprof-report; nmods may be 0. */
+void hw_host_report_json(const hw_host *h, const hwp_writer *w, const hwx_module *mods,
+                         size_t nmods);
 
 #endif

@@ -39,6 +39,7 @@
  * from VG_(malloc), reports through an hwp_writer over VG_(write).
  */
 #include "pub_tool_basics.h"
+#include "pub_tool_debuginfo.h"
 #include "pub_tool_tooliface.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
@@ -545,11 +546,36 @@ static Bool hw_path_check(const HChar *opt, const HChar *path) {
     return True;
 }
 
+/* The ELF images Valgrind read debug info for (the executable, ld.so,
+ * the shared libraries): path, text range and load bias, so hwprof-report
+ * can name the functions of every PC in the report. */
+#define HW_MAX_MODULES 256
+static hwx_module hw_modules[HW_MAX_MODULES];
+
+static size_t hw_collect_modules(void) {
+    const DebugInfo *di;
+    size_t n = 0;
+    for (di = VG_(next_DebugInfo)(NULL); di && n < HW_MAX_MODULES;
+         di = VG_(next_DebugInfo)(di)) {
+        const HChar *path = VG_(DebugInfo_get_filename)(di);
+        SizeT size = VG_(DebugInfo_get_text_size)(di);
+        if (!path || !size) continue;
+        VG_(memset)(&hw_modules[n], 0, sizeof hw_modules[n]);
+        hw_modules[n].path = path;
+        hw_modules[n].lo = VG_(DebugInfo_get_text_avma)(di);
+        hw_modules[n].hi = hw_modules[n].lo + size - 1;
+        hw_modules[n].bias = (uint64_t)VG_(DebugInfo_get_text_bias)(di);
+        hw_modules[n].have_bias = 1;
+        n++;
+    }
+    return n;
+}
+
 static Bool hw_report(const HChar *opt, const HChar *path, Bool json) {
     hwp_writer w;
     hw_fileout *f = hw_fileout_open(opt, path, &w);
     if (!f) return False;
-    if (json) hw_host_report_json(&hw_host_state, &w);
+    if (json) hw_host_report_json(&hw_host_state, &w, hw_modules, hw_collect_modules());
     else hw_host_report_text(&hw_host_state, &w);
     return hw_fileout_close(opt, f);
 }

@@ -60,6 +60,7 @@ targets=(
   "json_core|-DFZ_LIST=hwp_conf_core -DFZ_NAME=core: $json $conf/core.c"
   "trace|-DHWX_TRACE_FUZZING: examples/replay/fuzz_trace.c $hwx"
   "opts|: tests/fuzz/fuzz_opts.c $hwx"
+  "report|: tests/fuzz/fuzz_report.c examples/report/rp_load.c"
 )
 # The target names, one a line (tests/fuzz/run.sh reads them).
 if [ "${FUZZ_LIST:-}" = 1 ]; then
