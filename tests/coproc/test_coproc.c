@@ -1146,6 +1146,58 @@ static void test_lvp_visit_bound(void) {
     free(m);
 }
 
+/* A quiet moment is not the end of the run. gzip masks its hot loads, then
+ * runs a stretch in which only masked loads execute: a full round of
+ * quiet partitions used to declare the profile complete and turn the
+ * opcode filter off, so the loads that ran afterwards were never
+ * profiled (all of gzip's co-processor error came from loads with no
+ * estimate). The loads of a later phase must be profiled, `complete` must
+ * say what the quiet round saw and be cleared by the next load profiled,
+ * and the idle events of a long quiet stretch must thin out (the window
+ * doubles per quiet round). */
+static void test_lvp_quiet_is_not_complete(void) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    hwp_cp_lvp_desc ld;
+    hwp_cp_stats st;
+    hwp_cp_vprof p;
+    unsigned char *m;
+    uint64_t i, idle0;
+    memset(&d, 0, sizeof d);
+    m = make(&x, &d, NULL);
+    memset(&ld, 0, sizeof ld);
+    ld.idle_limit = 1000;
+    ld.max_visits = 1000; /* only confident loads are masked */
+    CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_OK);
+    /* phase 1: ten invariant loads, until all are masked */
+    for (i = 0; i < 1000000 && x.lvp.masked < 10; i++) {
+        hwp_cp_tick(&x, 3);
+        hwp_cp_load(&x, 0x1000 + 8 * (i % 10), 0, 7 + i % 10);
+    }
+    CHECK_EQ(x.lvp.masked, 10);
+    hwp_cp_get_stats(&x, &st);
+    idle0 = st.idle_events;
+    /* a quiet stretch of 1000 x (1 + 2 + ... + 64) loads: about 7 quiet
+     * rounds at doubling windows, not 127 at the first window */
+    for (i = 0; i < 127000; i++) hwp_cp_load(&x, 0x1000 + 8 * (i % 10), 0, 7 + i % 10);
+    hwp_cp_get_stats(&x, &st);
+    CHECK(x.lvp.complete);
+    CHECK(st.idle_events - idle0 >= 5 && st.idle_events - idle0 <= 8);
+    /* phase 2: new loads, half 42 and half 43, never confident enough to
+     * mask, so they are still being profiled at the end */
+    for (i = 0; i < 200000; i++) {
+        hwp_cp_tick(&x, 3);
+        hwp_cp_load(&x, 0x8000 + 8 * (i % 10), 0, 42 + (i / 10) % 2);
+    }
+    CHECK(!x.lvp.complete);
+    hwp_cp_flush(&x);
+    for (i = 0; i < 10; i++) {
+        CHECK(hwp_cp_lvp_value(&x, 0x8000 + 8 * i, &p));
+        CHECK(p.samples >= 64 && p.nvals == 2);
+    }
+    free(m);
+}
+
 /* sec. 3.5: slots with fewer than copy_min samples are removed before the
  * interrupt, so the host copies (and pays for) only informative ones. */
 static void test_lvp_lowinfo_removed(void) {
@@ -1391,5 +1443,6 @@ int main(int argc, char **argv) {
     HWT_RUN(test_jit_api);
     HWT_RUN(test_lvp_bad_desc);
     HWT_RUN(test_lvp_load_table_full);
+    HWT_RUN(test_lvp_quiet_is_not_complete);
     return hwt_end();
 }
