@@ -1468,6 +1468,15 @@ static uint32_t hwp__cp_lvp_idle(hwp_cp *x, void *ctx) {
         L->idle_streak = 0;
         if (x->idle_limit && x->idle_limit < ((uint64_t)1 << 40)) x->idle_limit <<= 1;
     }
+    /* A quiet partition also says the program is now split finer than
+     * its working set needs: thrash at start-up (the dynamic linker runs
+     * thousands of loads once) would otherwise split the whole run for
+     * good, and a load that runs in short bursts (gzip's CRC table load,
+     * three bursts in 17.5 M instructions) is then profiled only if its
+     * part happens to be the current one during a burst. So each quiet
+     * partition merges one level of the split; thrash splits again when
+     * the working set grows. */
+    if (L->part_bits) L->part_bits--;
     L->part = (L->part + 1) & (uint32_t)hwp_mask64(L->part_bits);
     hwp__cp_lvp_region(x);
     return 0;

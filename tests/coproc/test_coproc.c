@@ -1198,6 +1198,54 @@ static void test_lvp_quiet_is_not_complete(void) {
     free(m);
 }
 
+/* Thrash at start-up must not split the rest of the run: once the
+ * program is quiet (its loads masked), the split is merged back, so a
+ * load that runs only in a short burst is profiled whatever part of the
+ * program it hashes to. Before, the start-up split stayed for the whole
+ * run and a burst outside the current part was never profiled (gzip's
+ * CRC table loads: 131,072 executions in three bursts, no estimate). */
+static void test_lvp_split_merged_when_quiet(void) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    hwp_cp_lvp_desc ld;
+    hwp_cp_vprof p;
+    unsigned char *m;
+    uint64_t i, pc, burst[8];
+    uint32_t nb = 0, mask;
+    memset(&d, 0, sizeof d);
+    m = make(&x, &d, NULL);
+    memset(&ld, 0, sizeof ld);
+    ld.idle_limit = 5000;
+    CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_OK);
+    /* start-up: 4000 loads run a few times each: thrash */
+    for (i = 0; i < 40000; i++) {
+        hwp_cp_tick(&x, 3);
+        hwp_cp_load(&x, 0x100000 + 4 * (i % 4000), 0, i);
+    }
+    CHECK(x.lvp.thrash >= 1 && x.lvp.part_bits >= 1);
+    /* the bursts go to loads outside the part now being profiled */
+    mask = (uint32_t)hwp_mask64(x.lvp.part_bits);
+    for (pc = 0x900000; nb < 8; pc += 4)
+        if (((uint32_t)((pc * HWP__CP_REGION_MUL) >> 32) & mask) != x.lvp.part)
+            burst[nb++] = pc;
+    /* quiet: only loads the host has masked run */
+    for (i = 0; i < 16; i++) hwp_cp_filter_mask_pc(&x, 0x200000 + 4 * i);
+    for (i = 0; i < 200000; i++) hwp_cp_load(&x, 0x200000 + 4 * (i % 16), 0, 1);
+    CHECK_EQ(x.lvp.part_bits, 0);
+    /* eight short bursts, each shorter than the watchdog's window */
+    for (nb = 0; nb < 8; nb++)
+        for (i = 0; i < 3000; i++) {
+            hwp_cp_tick(&x, 3);
+            hwp_cp_load(&x, burst[nb], 0, 9);
+        }
+    hwp_cp_flush(&x);
+    for (nb = 0; nb < 8; nb++) {
+        CHECK(hwp_cp_lvp_value(&x, burst[nb], &p));
+        CHECK(p.samples >= 64 && p.nvals == 1 && p.value[0] == 9);
+    }
+    free(m);
+}
+
 /* sec. 3.5: slots with fewer than copy_min samples are removed before the
  * interrupt, so the host copies (and pays for) only informative ones. */
 static void test_lvp_lowinfo_removed(void) {
@@ -1444,5 +1492,6 @@ int main(int argc, char **argv) {
     HWT_RUN(test_lvp_bad_desc);
     HWT_RUN(test_lvp_load_table_full);
     HWT_RUN(test_lvp_quiet_is_not_complete);
+    HWT_RUN(test_lvp_split_merged_when_quiet);
     return hwt_end();
 }
