@@ -1670,7 +1670,7 @@ HWP_API hwp_status hwp_cp_lvp_invalidate(hwp_cp *x, uint64_t pc) {
     if (!found) return hwp__fail(&x->head, HWP_OK, "");
     x->lvp.invalidated++;
     x->lvp.complete = 0;
-    x->cls_mask = x->prog.cls_mask; /* a completed profile starts again */
+    x->cls_mask = x->prog.cls_mask; /* the load filter is on */
     x->lvp.idle_streak = 0;
     /* the record is emptied, not removed: removing would break the
      * table's probe chains */
