@@ -1368,7 +1368,7 @@ static void hwp__cp_lvp_split(hwp_cp *x) {
 
 static uint32_t hwp__cp_lvp_irq(hwp_cp *x, void *ctx) {
     hwp__cp_lvp *L = &x->lvp;
-    uint32_t i, n = 0;
+    uint32_t i, n = 0, fresh = 0;
     (void)ctx;
     L->by_cause[L->cause]++;
     if (L->cause == HWP__CP_C_THRASH) {
@@ -1406,6 +1406,7 @@ static uint32_t hwp__cp_lvp_irq(hwp_cp *x, void *ctx) {
                 l->used = 1;
                 l->pc = pc;
             }
+            fresh += !l->masked;
             l->total += t;
             /* one visit however many interrupts copied the load in it */
             if (l->last_visit != L->visit) {
@@ -1426,6 +1427,14 @@ static uint32_t hwp__cp_lvp_irq(hwp_cp *x, void *ctx) {
                 hwp__cp_lvp_tell(x, l);
             }
         }
+        /* an unmasked load was still there to profile (not the last
+         * samples of one masked at the previous interrupt, which were
+         * already in the buffer): the profile is not complete, and the
+         * watchdog's window is the desc's again */
+        if (fresh) {
+            L->complete = 0;
+            x->idle_limit = L->d.idle_limit;
+        }
         /* the final estimation pass is linear in the loads profiled
          * (sec. 5.3): one handler step per load record */
         if (L->cause == HWP__CP_C_FINAL)
@@ -1439,18 +1448,35 @@ static uint32_t hwp__cp_lvp_irq(hwp_cp *x, void *ctx) {
     return n;
 }
 
-/* The filter found the current partition quiet: everything frequent in it
- * is masked. Move on; a full round of quiet partitions means the profile
- * is complete and profiling stops (sec. 4.1). */
+/* The filter found the current partition quiet: nothing unmasked in it
+ * ran for a watchdog window. Move on. A full round of quiet partitions
+ * means every load that ran in those windows is masked: the profile is
+ * complete for now (sec. 4.1), and `complete` says so. Profiling does not
+ * stop: a window is a moment of the run, and loads that run later (a
+ * later phase, the end of the program) are still unprofiled; the paper's
+ * co-processor never turns itself off, its interrupts just grow rare as
+ * loads are masked. So the opcode filter stays on and the watchdog window
+ * doubles with every quiet round (up to 2^40 loads), which makes the cost
+ * of a quiet program's idle events fall geometrically; the next interrupt
+ * that copies a slot clears `complete` and restores the window. */
 static uint32_t hwp__cp_lvp_idle(hwp_cp *x, void *ctx) {
     hwp__cp_lvp *L = &x->lvp;
     (void)ctx;
     L->by_cause[HWP__CP_C_IDLE]++;
     if (++L->idle_streak >= (1u << L->part_bits)) {
         L->complete = 1;
-        x->cls_mask = 0;
-        return 0;
+        L->idle_streak = 0;
+        if (x->idle_limit && x->idle_limit < ((uint64_t)1 << 40)) x->idle_limit <<= 1;
     }
+    /* A quiet partition also says the program is now split finer than
+     * its working set needs: thrash at start-up (the dynamic linker runs
+     * thousands of loads once) would otherwise split the whole run for
+     * good, and a load that runs in short bursts (gzip's CRC table load,
+     * three bursts in 17.5 M instructions) is then profiled only if its
+     * part happens to be the current one during a burst. So each quiet
+     * partition merges one level of the split; thrash splits again when
+     * the working set grows. */
+    if (L->part_bits) L->part_bits--;
     L->part = (L->part + 1) & (uint32_t)hwp_mask64(L->part_bits);
     hwp__cp_lvp_region(x);
     return 0;
@@ -1644,7 +1670,7 @@ HWP_API hwp_status hwp_cp_lvp_invalidate(hwp_cp *x, uint64_t pc) {
     if (!found) return hwp__fail(&x->head, HWP_OK, "");
     x->lvp.invalidated++;
     x->lvp.complete = 0;
-    x->cls_mask = x->prog.cls_mask; /* a completed profile starts again */
+    x->cls_mask = x->prog.cls_mask; /* the load filter is on */
     x->lvp.idle_streak = 0;
     /* the record is emptied, not removed: removing would break the
      * table's probe chains */

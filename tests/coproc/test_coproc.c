@@ -1146,6 +1146,106 @@ static void test_lvp_visit_bound(void) {
     free(m);
 }
 
+/* A quiet moment is not the end of the run. gzip masks its hot loads, then
+ * runs a stretch in which only masked loads execute: a full round of
+ * quiet partitions used to declare the profile complete and turn the
+ * opcode filter off, so the loads that ran afterwards were never
+ * profiled (all of gzip's co-processor error came from loads with no
+ * estimate). The loads of a later phase must be profiled, `complete` must
+ * say what the quiet round saw and be cleared by the next load profiled,
+ * and the idle events of a long quiet stretch must thin out (the window
+ * doubles per quiet round). */
+static void test_lvp_quiet_is_not_complete(void) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    hwp_cp_lvp_desc ld;
+    hwp_cp_stats st;
+    hwp_cp_vprof p;
+    unsigned char *m;
+    uint64_t i, idle0;
+    memset(&d, 0, sizeof d);
+    m = make(&x, &d, NULL);
+    memset(&ld, 0, sizeof ld);
+    ld.idle_limit = 1000;
+    ld.max_visits = 1000; /* only confident loads are masked */
+    CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_OK);
+    /* phase 1: ten invariant loads, until all are masked */
+    for (i = 0; i < 1000000 && x.lvp.masked < 10; i++) {
+        hwp_cp_tick(&x, 3);
+        hwp_cp_load(&x, 0x1000 + 8 * (i % 10), 0, 7 + i % 10);
+    }
+    CHECK_EQ(x.lvp.masked, 10);
+    hwp_cp_get_stats(&x, &st);
+    idle0 = st.idle_events;
+    /* a quiet stretch of 1000 x (1 + 2 + ... + 64) loads: about 7 quiet
+     * rounds at doubling windows, not 127 at the first window */
+    for (i = 0; i < 127000; i++) hwp_cp_load(&x, 0x1000 + 8 * (i % 10), 0, 7 + i % 10);
+    hwp_cp_get_stats(&x, &st);
+    CHECK(x.lvp.complete);
+    CHECK(st.idle_events - idle0 >= 5 && st.idle_events - idle0 <= 8);
+    /* phase 2: new loads, half 42 and half 43, never confident enough to
+     * mask, so they are still being profiled at the end */
+    for (i = 0; i < 200000; i++) {
+        hwp_cp_tick(&x, 3);
+        hwp_cp_load(&x, 0x8000 + 8 * (i % 10), 0, 42 + (i / 10) % 2);
+    }
+    CHECK(!x.lvp.complete);
+    hwp_cp_flush(&x);
+    for (i = 0; i < 10; i++) {
+        CHECK(hwp_cp_lvp_value(&x, 0x8000 + 8 * i, &p));
+        CHECK(p.samples >= 64 && p.nvals == 2);
+    }
+    free(m);
+}
+
+/* Thrash at start-up must not split the rest of the run: once the
+ * program is quiet (its loads masked), the split is merged back, so a
+ * load that runs only in a short burst is profiled whatever part of the
+ * program it hashes to. Before, the start-up split stayed for the whole
+ * run and a burst outside the current part was never profiled (gzip's
+ * CRC table loads: 131,072 executions in three bursts, no estimate). */
+static void test_lvp_split_merged_when_quiet(void) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    hwp_cp_lvp_desc ld;
+    hwp_cp_vprof p;
+    unsigned char *m;
+    uint64_t i, pc, burst[8];
+    uint32_t nb = 0, mask;
+    memset(&d, 0, sizeof d);
+    m = make(&x, &d, NULL);
+    memset(&ld, 0, sizeof ld);
+    ld.idle_limit = 5000;
+    CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_OK);
+    /* start-up: 4000 loads run a few times each: thrash */
+    for (i = 0; i < 40000; i++) {
+        hwp_cp_tick(&x, 3);
+        hwp_cp_load(&x, 0x100000 + 4 * (i % 4000), 0, i);
+    }
+    CHECK(x.lvp.thrash >= 1 && x.lvp.part_bits >= 1);
+    /* the bursts go to loads outside the part now being profiled */
+    mask = (uint32_t)hwp_mask64(x.lvp.part_bits);
+    for (pc = 0x900000; nb < 8; pc += 4)
+        if (((uint32_t)((pc * HWP__CP_REGION_MUL) >> 32) & mask) != x.lvp.part)
+            burst[nb++] = pc;
+    /* quiet: only loads the host has masked run */
+    for (i = 0; i < 16; i++) hwp_cp_filter_mask_pc(&x, 0x200000 + 4 * i);
+    for (i = 0; i < 200000; i++) hwp_cp_load(&x, 0x200000 + 4 * (i % 16), 0, 1);
+    CHECK_EQ(x.lvp.part_bits, 0);
+    /* eight short bursts, each shorter than the watchdog's window */
+    for (nb = 0; nb < 8; nb++)
+        for (i = 0; i < 3000; i++) {
+            hwp_cp_tick(&x, 3);
+            hwp_cp_load(&x, burst[nb], 0, 9);
+        }
+    hwp_cp_flush(&x);
+    for (nb = 0; nb < 8; nb++) {
+        CHECK(hwp_cp_lvp_value(&x, burst[nb], &p));
+        CHECK(p.samples >= 64 && p.nvals == 1 && p.value[0] == 9);
+    }
+    free(m);
+}
+
 /* sec. 3.5: slots with fewer than copy_min samples are removed before the
  * interrupt, so the host copies (and pays for) only informative ones. */
 static void test_lvp_lowinfo_removed(void) {
@@ -1391,5 +1491,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_jit_api);
     HWT_RUN(test_lvp_bad_desc);
     HWT_RUN(test_lvp_load_table_full);
+    HWT_RUN(test_lvp_quiet_is_not_complete);
+    HWT_RUN(test_lvp_split_merged_when_quiet);
     return hwt_end();
 }

@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: MIT */
+/* examples/replay/cp_compare.c: the co-processor's load value profile
+ * (Zilles and Sohi, "A Programmable Co-Processor for Profiling") against
+ * the paper's baseline, the buffered value sampler, on a recorded trace,
+ * at equal modelled overhead, with the error taken apart:
+ *
+ *   hwprof-cp-compare TRACE [key=value ...]
+ *
+ * The trace's loads are read once (pc, value and the instructions before
+ * each); the co-processor runs over them, the sampler's period is then
+ * searched so that its modelled overhead equals the co-processor's
+ * (hwp_cp_simple_period_for) and SEEDS samplers run at that period. Both
+ * are scored with hwp_cp_wrms against the exact profile, and the squared
+ * error is split three ways: pairs whose load has no estimate at all,
+ * pairs whose load has estimates but not for this value, and pairs with
+ * an estimate, with the share of the load executions whose load has an
+ * estimate. Keys: seed, seeds (default 4), missing (print the N heaviest
+ * loads without an estimate), and any hwp_cp_lvp_desc field
+ * (slots, visit_loads, copy_min, idle_limit, conf_samples, ...). Unlike
+ * the hosts, which pick the nearest of a fixed ladder of periods while
+ * the program runs, this has the whole load stream, so the baseline runs
+ * at the equal-overhead period itself. Only the first vCPU stream's
+ * order matters to the co-processor: streams are concatenated. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hwx.h"
+#include "hwprof/coproc.h"
+
+typedef struct {
+    uint64_t pc, value;
+    uint32_t gap; /* instructions before this load since the last load */
+} lab_load;
+
+static lab_load *L;
+static size_t nl, capl;
+static uint64_t tail_insns;
+
+static void push(uint64_t pc, uint64_t value, uint32_t gap) {
+    if (nl == capl) {
+        capl = capl ? 2 * capl : 1u << 20;
+        L = realloc(L, capl * sizeof *L);
+        if (!L) exit(2);
+    }
+    L[nl].pc = pc;
+    L[nl].value = value;
+    L[nl].gap = gap;
+    nl++;
+}
+
+/* exact (pc, value) counts */
+static hwp_cp_truth *T;
+static size_t tmask, nt;
+static void truth_add(uint64_t pc, uint64_t v) {
+    size_t h = (size_t)hwp_mix64(pc * 31 + hwp_mix64(v)) & tmask;
+    while (T[h].count && (T[h].pc != pc || T[h].value != v)) h = (h + 1) & tmask;
+    if (!T[h].count) {
+        T[h].pc = pc;
+        T[h].value = v;
+        nt++;
+    }
+    T[h].count++;
+}
+
+static const struct {
+    const char *k;
+    size_t off;
+} lfields[] = {
+#define F(f) {#f, offsetof(hwp_cp_lvp_desc, f)}
+    F(slots), F(counter_bits), F(resel_min), F(resel_shift), F(keep_hits),
+    F(failed_limit), F(done_limit), F(thrash_mult), F(conf_samples),
+    F(conf_hi_pct), F(conf_lo_pct), F(min_visits), F(max_visits),
+    F(idle_limit), F(max_part_log2), F(visit_loads), F(copy_min),
+    F(min_samples),
+#undef F
+};
+
+/* Split the weighted squared error (pairs with true invariance >= 0.1)
+ * into: no estimate for the load, no estimate for the value, estimated. */
+static double cover_w, cover_all;
+static size_t cover_pcs;
+/* the loads without an estimate, heaviest first (missing=N prints N) */
+typedef struct {
+    uint64_t count, pc;
+} lab_miss;
+static lab_miss *miss;
+static size_t nmiss;
+static unsigned show_missing;
+static int miss_cmp(const void *a, const void *b) {
+    const lab_miss *x = (const lab_miss *)a, *y = (const lab_miss *)b;
+    return x->count != y->count ? (x->count < y->count ? 1 : -1) : 0;
+}
+static void split(hwp_cp_truth *t, size_t n, hwp_cp_est *e, size_t m, double out[4]) {
+    size_t i = 0, j = 0, g, k;
+    out[0] = out[1] = out[2] = out[3] = 0;
+    cover_w = cover_all = 0;
+    cover_pcs = 0;
+    while (i < n) {
+        uint64_t total = 0;
+        int have_pc = 0;
+        for (g = i; g < n && t[g].pc == t[i].pc; g++) total += t[g].count;
+        while (j < m && e[j].pc < t[i].pc) j++;
+        for (k = j; k < m && e[k].pc == t[i].pc; k++) have_pc = 1;
+        cover_all += (double)total;
+        if (have_pc) cover_w += (double)total, cover_pcs++;
+        else if (miss) miss[nmiss].count = total, miss[nmiss++].pc = t[i].pc;
+        for (; i < g; i++) {
+            double tinv = (double)t[i].count / (double)total, est = 0, d;
+            int have_v = 0;
+            for (k = j; k < m && e[k].pc == t[i].pc; k++)
+                if (e[k].value == t[i].value) est = e[k].inv, have_v = 1;
+            if (tinv < HWP_CP_MIN_INV) continue;
+            d = (double)t[i].count * (est - tinv) * (est - tinv);
+            out[!have_pc ? 0 : !have_v ? 1 : 2] += d;
+            out[3] += (double)t[i].count;
+        }
+    }
+}
+
+static void show(const char *who, double e, const double s[4]) {
+    double tot = s[0] + s[1] + s[2];
+    size_t i;
+    qsort(miss, nmiss, sizeof *miss, miss_cmp);
+    for (i = 0; i < nmiss && i < show_missing; i++)
+        printf("  no estimate: load 0x%llx, %llu executions\n", (unsigned long long)miss[i].pc,
+               (unsigned long long)miss[i].count);
+    nmiss = 0;
+    printf("%-10s wrms %.4f  loads %zu covering %.3f of executions; share of squared error: no load %.2f, no value %.2f, "
+           "estimated %.2f\n",
+           who, e, cover_pcs, cover_w / cover_all, tot > 0 ? s[0] / tot : 0, tot > 0 ? s[1] / tot : 0,
+           tot > 0 ? s[2] / tot : 0);
+}
+
+int main(int argc, char **argv) {
+    struct stat st;
+    hwx_trace_reader r;
+    hwp_insn in;
+    hwp_cp_desc cd;
+    hwp_cp_lvp_desc ld;
+    hwp_cp cp;
+    hwp_cp_stats cs;
+    hwp_cost cost;
+    hwp_cp_est *est;
+    size_t cap, m, i;
+    uint64_t seed = 1, gap = 0;
+    unsigned seeds = 4, k;
+    uint32_t period;
+    double sp[4], e, sum = 0, sq = 0;
+    void *mem;
+    const uint8_t *buf;
+    int fd, a, rc;
+    if (argc < 2) {
+        fprintf(stderr, "usage: hwprof-cp-compare TRACE [key=value ...]\n");
+        return 2;
+    }
+    memset(&cd, 0, sizeof cd);
+    memset(&ld, 0, sizeof ld);
+    for (a = 2; a < argc; a++) {
+        char *eq = strchr(argv[a], '=');
+        size_t f;
+        if (!eq) {
+            fprintf(stderr, "hwprof-cp-compare: %s: expected key=value\n", argv[a]);
+            return 2;
+        }
+        *eq = 0;
+        if (!strcmp(argv[a], "seed")) { seed = strtoull(eq + 1, 0, 0); continue; }
+        if (!strcmp(argv[a], "seeds")) { seeds = (unsigned)strtoul(eq + 1, 0, 0); continue; }
+        if (!strcmp(argv[a], "missing")) { show_missing = (unsigned)strtoul(eq + 1, 0, 0); continue; }
+        for (f = 0; f < sizeof lfields / sizeof lfields[0]; f++)
+            if (!strcmp(argv[a], lfields[f].k)) break;
+        if (f == sizeof lfields / sizeof lfields[0]) {
+            fprintf(stderr, "hwprof-cp-compare: unknown key %s\n", argv[a]);
+            return 2;
+        }
+        {
+            char *end;
+            unsigned long v = strtoul(eq + 1, &end, 0);
+            if (!*(eq + 1) || *end || v > 0xFFFFFFFFul) {
+                fprintf(stderr, "hwprof-cp-compare: %s=%s: not a 32-bit number\n", argv[a],
+                        eq + 1);
+                return 2;
+            }
+            *(uint32_t *)(void *)((char *)&ld + lfields[f].off) = (uint32_t)v;
+        }
+    }
+    fd = open(argv[1], O_RDONLY);
+    if (fd < 0 || fstat(fd, &st) || !st.st_size) {
+        fprintf(stderr, "hwprof-cp-compare: %s: cannot read or empty\n", argv[1]);
+        return 2;
+    }
+    buf = mmap(0, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (buf == MAP_FAILED) {
+        fprintf(stderr, "hwprof-cp-compare: %s: cannot map\n", argv[1]);
+        return 2;
+    }
+    if (hwx_trace_open(&r, buf, (size_t)st.st_size) != HWP_OK) {
+        fprintf(stderr, "hwprof-cp-compare: %s: offset %zu: %s\n", argv[1], r.err_off, r.why);
+        return 2;
+    }
+    while ((rc = hwx_trace_next(&r, &in)) == 1) {
+        if (in.cls == HWP_CLS_LOAD) {
+            push(in.pc, in.value, (uint32_t)gap);
+            gap = 0;
+        } else {
+            gap++;
+        }
+    }
+    tail_insns = gap;
+    if (!nl) {
+        fprintf(stderr, "hwprof-cp-compare: %s: no loads\n", argv[1]);
+        return 1;
+    }
+    if (rc < 0) {
+        fprintf(stderr, "hwprof-cp-compare: offset %zu: %s\n", r.err_off, r.why);
+        return 2;
+    }
+    for (tmask = 1; tmask < 2 * nl; tmask <<= 1) {}
+    tmask--;
+    T = calloc(tmask + 1, sizeof *T);
+    if (!T) return 2;
+    for (i = 0; i < nl; i++) truth_add(L[i].pc, L[i].value);
+    for (i = 0, m = 0; i <= tmask; i++)
+        if (T[i].count) T[m++] = T[i];
+    printf("%zu loads, %zu (pc, value) pairs\n", nl, nt);
+    miss = malloc(nt * sizeof *miss);
+
+    cd.seed = seed;
+    cd.lvp_loads = 1u << 16;
+    hwp_cost_init(&cost, NULL);
+    mem = malloc(hwp_cp_bytes(&cd));
+    if (!mem) return 2;
+    if (hwp_cp_init(&cp, mem, hwp_cp_bytes(&cd), &cd, &cost) != HWP_OK ||
+        hwp_cp_lvp_start(&cp, &ld) != HWP_OK) {
+        fprintf(stderr, "hwprof-cp-compare: %s\n", hwp_why(&cp));
+        return 2;
+    }
+    for (i = 0; i < nl; i++) {
+        hwp_cp_tick(&cp, L[i].gap);
+        hwp_cp_load(&cp, L[i].pc, 0, L[i].value);
+    }
+    hwp_cp_tick(&cp, tail_insns);
+    hwp_cp_flush(&cp);
+    hwp_cp_get_stats(&cp, &cs);
+    cap = hwp_cp_lvp_estimates(&cp, NULL, 0) + 1;
+    if (cap < 1u << 20) cap = 1u << 20;
+    est = malloc(cap * sizeof *est);
+    if (!est) return 2;
+    m = hwp_cp_lvp_estimates(&cp, est, cap);
+    e = hwp_cp_wrms(T, nt, est, m, HWP_CP_MIN_INV);
+    split(T, nt, est, m, sp);
+    {
+        size_t loads_est = 0;
+        for (i = 0; i < m; i++) loads_est += !i || est[i].pc != est[i - 1].pc;
+        printf("co-processor: %llu cycles (%.3f%% of %llu insns), %llu interrupts, "
+               "%llu idle events, %llu slots copied, %zu loads estimated, %llu visits, "
+               "%llu buffer drops, %llu low-information slots\n",
+               (unsigned long long)cs.cycles, 100.0 * (double)cs.cycles / (double)cs.events,
+               (unsigned long long)cs.events, (unsigned long long)cs.interrupts,
+               (unsigned long long)cs.idle_events, (unsigned long long)cs.irq_samples,
+               loads_est, (unsigned long long)cs.visits,
+               (unsigned long long)cs.buffer_dropped, (unsigned long long)cs.lowinfo_slots);
+    }
+    show("coproc", e, sp);
+    period = hwp_cp_simple_period_for(nl, cs.cycles, NULL, NULL);
+    for (k = 0; k < seeds; k++) {
+        hwp_cp_simple s;
+        hwp_cp_simple_desc sd;
+        hwp_cp_simple_stats ss;
+        void *smem;
+        memset(&sd, 0, sizeof sd);
+        sd.period = period;
+        sd.seed = seed + 1 + k;
+        sd.entries = 1u << 20;
+        smem = malloc(hwp_cp_simple_bytes(&sd));
+        if (!smem) return 2;
+        hwp_cp_simple_init(&s, smem, hwp_cp_simple_bytes(&sd), &sd, NULL);
+        for (i = 0; i < nl; i++) hwp_cp_simple_load(&s, L[i].pc, L[i].value);
+        hwp_cp_simple_flush(&s);
+        hwp_cp_simple_get_stats(&s, &ss);
+        m = hwp_cp_simple_estimates(&s, est, cap);
+        e = hwp_cp_wrms(T, nt, est, m, HWP_CP_MIN_INV);
+        split(T, nt, est, m, sp);
+        sum += e;
+        sq += e * e;
+        if (k == 0) {
+            printf("baseline: period %u, %llu cycles (ratio %.3f), %llu samples\n", period,
+                   (unsigned long long)ss.cycles, (double)ss.cycles / (double)cs.cycles,
+                   (unsigned long long)ss.samples);
+        }
+        show("baseline", e, sp);
+        free(smem);
+    }
+    if (seeds > 1)
+        printf("baseline mean %.4f sd %.4f\n", sum / seeds,
+               hwp_sqrt((sq - sum * sum / seeds) / (seeds - 1)));
+    return 0;
+}
