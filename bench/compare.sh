@@ -59,9 +59,11 @@ for s in a b; do
         > "$tmp/$s-cg.txt" 2>/dev/null)
   fi
 done
-python3 - "$tmp" "$rounds" "$a" "$b" <<'PY'
+python3 - "$tmp" "$rounds" "$a" "$b" "$src/bench" <<'PY'
 import glob, json, sys
 tmp, rounds, an, bn = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+sys.path.insert(0, sys.argv[5])
+from plot_cliff import instr_per_event  # one reader of callgrind's dumps
 
 def quart(x):
     x = sorted(x)
@@ -80,22 +82,7 @@ def pooled(s):
     return runs, machine
 
 def instr(s):
-    events = {}
-    for line in open(f"{tmp}/{s}-cg.txt"):
-        f = line.split()
-        if len(f) == 4 and f[0] == "callgrind":
-            events[f[1]] = int(f[3])
-    out = {}
-    for dump in glob.glob(f"{tmp}/{s}-cg.out*"):
-        name = total = None
-        for line in open(dump):
-            if line.startswith("desc: Trigger: Client Request:"):
-                name = line.split(":", 2)[2].strip().split()[-1]
-            elif line.startswith(("summary:", "totals:")):
-                total = int(line.split()[1])
-        if name in events and total is not None:
-            out[name] = total / events[name]
-    return out
+    return instr_per_event(f"{tmp}/{s}-cg.txt", glob.glob(f"{tmp}/{s}-cg.out*"))
 
 ra, machine = pooled("a")
 rb, _ = pooled("b")
