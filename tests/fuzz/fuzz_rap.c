@@ -176,15 +176,17 @@ static double rap_grid(double v) {
     v = (double)(uint64_t)(v * 1e9 + 0.5) / 1e9;
     return v > 0.0 ? v : 1e-9;
 }
-static void rap_desc(void *desc, const void *orig) {
+static void rap_desc(fz_ctx *c, void *desc, const void *orig, fz_in *f) {
     hwp_rap_desc *d = (hwp_rap_desc *)desc;
+    (void)c;
     (void)orig;
+    (void)f;
     d->eps = rap_grid(d->eps);
     d->hot = rap_grid(d->hot);
 }
 
-static const fz_hooks rap_hooks = {rap_desc, rap_start,  rap_op,   rap_check,
-                                   rap_fed,  rap_merged, rap_reset};
+static const fz_hooks rap_hooks = {rap_desc, rap_start, rap_op,     rap_check,
+                                   NULL,     rap_fed,   rap_merged, rap_reset};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
