@@ -17,6 +17,7 @@ hwp_install_deps() {
   command -v patch >/dev/null || need+=(patch)              # examples/lua
   command -v dpkg-source >/dev/null || need+=(dpkg-dev)     # apt-get source
   command -v luajit >/dev/null || need+=(luajit)            # bench/lua
+  command -v gcovr >/dev/null || need+=(gcovr)              # tests/coverage.sh
   [ ${#need[@]} -eq 0 ] && return 0
   [ "$(id -u)" -ne 0 ] && sudo=sudo
   echo "installing ${need[*]}"

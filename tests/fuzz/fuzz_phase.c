@@ -4,7 +4,7 @@
  * Tracking and Prediction, ISCA 2003, BBV) under the shared engine
  * (fuzz_model.h), plus paths and branches of the input's choosing with
  * instruction counts from 0 to 2^32 - 1 (an interval of one
- * instruction, one add closing many) and the interval callback set or
+ * instruction, adds of many intervals) and the interval callback set or
  * not. Checked: each closed interval reaches the callback once, in
  * order (index = the intervals closed before it), with a phase id
  * already handed out and changed in {0, 1}, the first interval never a
