@@ -18,6 +18,7 @@ hwp_install_deps() {
   command -v dpkg-source >/dev/null || need+=(dpkg-dev)     # apt-get source
   command -v luajit >/dev/null || need+=(luajit)            # bench/lua
   command -v chromium >/dev/null || need+=(chromium)        # hwprof-report --html test
+  command -v gcovr >/dev/null || need+=(gcovr)              # tests/coverage.sh
   [ ${#need[@]} -eq 0 ] && return 0
   [ "$(id -u)" -ne 0 ] && sudo=sudo
   echo "installing ${need[*]}"

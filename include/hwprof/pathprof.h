@@ -1968,7 +1968,10 @@ HWP_API hwp_status hwp_phase_read_json(hwp_phase *ph, const char *json, size_t n
         else hwp_json_fail(&j, "json: unknown field");
     }
     hwp_json_end(&j);
-    if (!j.why && (open >= ph->desc.interval || open > st.insns ||
+    /* open may exceed the interval: an add closes at most one interval
+     * (the next add closes the next), so one add of more than two
+     * intervals' instructions leaves more than an interval open */
+    if (!j.why && (open > st.insns ||
                    st.phases > 0xFFFFFFFFu || st.phase > 0xFFFFFFFFu ||
                    (st.phases && st.phase >= st.phases) || st.changes > st.intervals))
         hwp_json_fail(&j, "phase: open_insns, phases or changes are inconsistent");

@@ -67,7 +67,8 @@ typedef struct hwp_rap_desc {
     uint64_t key_base;    /* first key of the domain; 0                   */
     uint32_t key_bits;    /* the domain holds 2^key_bits keys, 1..64; 64 */
     uint32_t branching;   /* b: 2, 4, 8 or 16; 4 (sec. 3.1)               */
-    double eps;           /* error parameter in (0, 1); 0.10, the eps the
+    double eps;           /* error parameter in [1e-9, 1), kept to 9
+                             decimals (the report's); 0.10, the eps the
                              paper pairs with ~500 nodes (sec. 4.3)       */
     uint32_t nodes;       /* tree nodes, b + 1 .. 2^30; 512 (8 KB at the
                              128 bits a node of sec. 3.4)                 */
@@ -83,7 +84,8 @@ typedef struct hwp_rap_desc {
     uint32_t cls_mask;    /* HWP_CLS_BIT()s hwp_rap_insn takes; 0 = all   */
     uint32_t ev_mask;     /* HWP_EV_* bits of which one must be set; 0 =
                              no requirement                               */
-    double hot;           /* hot fraction for the reports; 0.10 (sec. 4.1) */
+    double hot;           /* hot fraction for the reports, [1e-9, 1] to 9
+                             decimals; 0.10 (sec. 4.1)                    */
 } hwp_rap_desc;
 
 /* What a host may read. The first four are every model's. Weights, not
@@ -500,6 +502,12 @@ HWP_INLINE void hwp_rap_insn(hwp_rap *r, const hwp_insn *in) {
 extern "C" {
 #endif
 
+/* The nearest multiple of 1e-9, as the report's reader computes it
+ * (digits / 1e9), for v in [0, 1]. */
+static double hwp__rap_grid(double v) {
+    return (double)(uint64_t)(v * 1e9 + 0.5) / 1e9;
+}
+
 /* Copy the desc, fill the defaults once, validate. Returns a reason or
  * NULL. */
 static const char *hwp__rap_fill(hwp_rap_desc *o, const hwp_rap_desc *d) {
@@ -521,7 +529,14 @@ static const char *hwp__rap_fill(hwp_rap_desc *o, const hwp_rap_desc *d) {
         return "rap: key_base must be 0 when key_bits is 64";
     if (o->branching < 2 || o->branching > 16 || !hwp_is_pow2(o->branching))
         return "rap: branching must be 2, 4, 8 or 16";
-    if (!(o->eps > 0.0 && o->eps < 1.0)) return "rap: eps must be in (0, 1)";
+    /* Reports carry eps and hot with 9 decimals: both are kept on that
+     * grid, so the instance runs with what its report states and the
+     * report reads back to the same desc; below the grid's first step a
+     * report would print 0, which reads as the default. */
+    if (!(o->eps >= 1e-9 && o->eps < 1.0))
+        return "rap: eps must be in [1e-9, 1) (reports carry 9 decimals)";
+    o->eps = hwp__rap_grid(o->eps);
+    if (!(o->eps < 1.0)) return "rap: eps must be in [1e-9, 1) (reports carry 9 decimals)";
     if (o->nodes < o->branching + 1u || o->nodes > 0x40000000u)
         return "rap: nodes must be in [branching + 1, 2^30]";
     if (o->q < 2 || o->q > 64) return "rap: q must be 2..64";
@@ -532,7 +547,9 @@ static const char *hwp__rap_fill(hwp_rap_desc *o, const hwp_rap_desc *d) {
     if (o->cache && (!hwp_is_pow2(o->cache) || o->cache > (1u << 20)))
         return "rap: cache must be 0 or a power of two up to 2^20";
     if (o->source > HWP_RAP_SRC_VALUE) return "rap: source must be 0..3";
-    if (!(o->hot > 0.0 && o->hot <= 1.0)) return "rap: hot must be in (0, 1]";
+    if (!(o->hot >= 1e-9 && o->hot <= 1.0))
+        return "rap: hot must be in [1e-9, 1] (reports carry 9 decimals)";
+    o->hot = hwp__rap_grid(o->hot);
     return NULL;
 }
 

@@ -2060,7 +2060,9 @@ HWP_API hwp_status hwp_strat_invariance_error(hwp_strat_acc *ideal,
                                               const hwp_strat_metric_desc *md,
                                               hwp_strat_metric *out) {
     hwp_strat_metric_desc m;
-    double sum = 0.0;
+    double sum = 0.0, weight = 0.0; /* counts may be near 2^64: sums in
+                                       double, the reported weight
+                                       saturates */
     uint32_t i, pass;
     if (!ideal || ideal->head.magic != HWP__STRAT_ACC_MAGIC || !out)
         return HWP_EINVAL;
@@ -2091,7 +2093,7 @@ HWP_API hwp_status hwp_strat_invariance_error(hwp_strat_acc *ideal,
                 (double)t->count < m.min_inv * (double)p->count)
                 continue;
             if (pass == 0) {
-                p->scratch += t->count;
+                p->scratch = hwp_sat_add64(p->scratch, t->count);
                 continue;
             }
             if ((double)p->scratch < m.min_cover * (double)p->count) continue;
@@ -2100,8 +2102,9 @@ HWP_API hwp_status hwp_strat_invariance_error(hwp_strat_acc *ideal,
             ip = np ? (double)hwp_strat_acc_count(prof, t->kind, t->pc, t->w) / (double)np
                     : 0.0;
             sum += (double)t->count * (ii > ip ? ii - ip : ip - ii);
+            weight += (double)t->count;
             out->tuples++;
-            out->weight += t->count;
+            out->weight = hwp_sat_add64(out->weight, t->count);
         }
     }
     for (i = 0; i <= ideal->pmask; i++) {
@@ -2110,7 +2113,7 @@ HWP_API hwp_status hwp_strat_invariance_error(hwp_strat_acc *ideal,
             (double)p->scratch >= m.min_cover * (double)p->count)
             out->loads++;
     }
-    out->error_pct = out->weight ? 100.0 * sum / (double)out->weight : 0.0;
+    out->error_pct = weight > 0.0 ? 100.0 * sum / weight : 0.0;
     return hwp__fail(&ideal->head, HWP_OK, "");
 }
 

@@ -23,16 +23,40 @@ fi
 flags=(-std=c99 -g -O1 -Wall -Wextra -Werror -pedantic -Iinclude -Itests
        -Iexamples/common "${san[@]}")
 
-# Objects are rebuilt when their source or any header is newer.
-obj() { # source -> prints the object path
-  local src=$1 o
-  o="$out/obj-$mode/$(echo "$src" | tr / _).o"
-  mkdir -p "$out/obj-$mode"
-  if [ ! -f "$o" ] || [ -n "$(find "$src" include tests/fuzz/fuzz_model.h \
-        tests/conformance examples/common -newer "$o" -name '*.[ch]' -print -quit)" ]; then
-    $CC "${flags[@]}" -c -o "$o" "$src" >&2 || return 1
-  fi
-  echo "$o"
+# Objects are rebuilt when their source or a header they may include is
+# newer (the models' cold paths, the slowest, include the library only).
+objpath() { # source [target] -> the object path (an entry's is per target)
+  if [ -n "${2:-}" ]; then echo "$out/obj-$mode/entry_$2.o"
+  else echo "$out/obj-$mode/$(echo "$1" | tr / _).o"; fi
+}
+stale() { # source object -> true when the object must be rebuilt
+  local deps="include tests/fuzz/fuzz_model.h tests/conformance examples/common examples/minivm/mv.h"
+  [ "$1" = tests/fuzz/impl.c ] && deps=include
+  # shellcheck disable=SC2086
+  [ ! -f "$2" ] || [ -n "$(find "$1" $deps -newer "$2" -name '*.[ch]' -print -quit)" ]
+}
+compile() { # source object [defines...]
+  local src=$1 o=$2
+  shift 2
+  stale "$src" "$o" || return 0
+  $CC "${flags[@]}" "$@" -c -o "$o.tmp" "$src" && mv "$o.tmp" "$o"
+}
+mkdir -p "$out/obj-$mode"
+
+# Runs "$@" in the background, at most FUZZ_JOBS (default: the cores) at
+# once; wait_all then fails if any of them did.
+pids=()
+jobs_max=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}
+spawn() {
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do sleep 0.2; done
+  "$@" &
+  pids+=($!)
+}
+wait_all() {
+  local p bad=0
+  for p in "${pids[@]}"; do wait "$p" || bad=1; done
+  pids=()
+  return $bad
 }
 
 # name|flags: sources (the entry first). Model targets link the models'
@@ -50,17 +74,28 @@ targets=(
   "pm|: tests/fuzz/fuzz_pm.c $conf/profileme.c"
   "pm_table|: tests/fuzz/fuzz_pm_table.c $conf/profileme.c"
   "cp|: tests/fuzz/fuzz_cp.c $conf/coproc.c"
-  "cp_simple|: tests/fuzz/fuzz_cp_simple.c $conf/coproc.c"
+  "cp_simple|-DFZ_NAME=cp_simple: tests/fuzz/fuzz_cp.c $conf/coproc.c"
   "core|: tests/fuzz/fuzz_core.c $conf/core.c"
+  "strat|: tests/fuzz/fuzz_strat.c $conf/stratified.c"
+  "strat_acc|: tests/fuzz/fuzz_strat_acc.c $conf/stratified.c"
+  "path|: tests/fuzz/fuzz_path.c $conf/pathprof.c"
+  "hpt|: tests/fuzz/fuzz_hpt.c $conf/pathprof.c"
+  "phase|: tests/fuzz/fuzz_phase.c $conf/pathprof.c"
   "json_rap|: tests/rap/fuzz_rap_json.c"
   "json_pm|-DFZ_LIST=hwp_conf_profileme -DFZ_NAME=pm: $json $conf/profileme.c"
   "json_pm_table|-DFZ_LIST=hwp_conf_profileme -DFZ_NAME=pm_table: $json $conf/profileme.c"
   "json_cp|-DFZ_LIST=hwp_conf_coproc -DFZ_NAME=cp: $json $conf/coproc.c"
   "json_cp_simple|-DFZ_LIST=hwp_conf_coproc -DFZ_NAME=cp_simple: $json $conf/coproc.c"
   "json_core|-DFZ_LIST=hwp_conf_core -DFZ_NAME=core: $json $conf/core.c"
+  "json_strat|-DFZ_LIST=hwp_conf_stratified -DFZ_NAME=strat: $json $conf/stratified.c"
+  "json_strat_acc|-DFZ_LIST=hwp_conf_stratified -DFZ_NAME=strat_acc: $json $conf/stratified.c"
+  "json_path|-DFZ_LIST=hwp_conf_pathprof -DFZ_NAME=path: $json $conf/pathprof.c"
+  "json_hpt|-DFZ_LIST=hwp_conf_pathprof -DFZ_NAME=hpt: $json $conf/pathprof.c"
+  "json_phase|-DFZ_LIST=hwp_conf_pathprof -DFZ_NAME=phase: $json $conf/pathprof.c"
   "trace|-DHWX_TRACE_FUZZING: examples/replay/fuzz_trace.c $hwx"
   "opts|: tests/fuzz/fuzz_opts.c $hwx"
   "report|: tests/fuzz/fuzz_report.c examples/report/rp_load.c"
+  "minivm_asm|: tests/fuzz/fuzz_minivm_asm.c examples/minivm/mv_asm.c"
 )
 # The target names, one a line (tests/fuzz/run.sh reads them).
 if [ "${FUZZ_LIST:-}" = 1 ]; then
@@ -68,26 +103,36 @@ if [ "${FUZZ_LIST:-}" = 1 ]; then
   exit 0
 fi
 only=${FUZZ_ONLY:-}
-impl=$(obj tests/fuzz/impl.c)
-driver=()
-[ $mode = replay ] && driver=("$(obj tests/fuzz/replay.c)")
+selected=()
 for t in "${targets[@]}"; do
-  name=${t%%|*}; rest=${t#*|}; defs=${rest%%:*}; srcs=${rest#*:}
-  [ -n "$only" ] && [ "$only" != "$name" ] && continue
-  objs=()
-  entry=1
-  for s in $srcs; do
-    if [ $entry = 1 ]; then
-      # The entry is compiled per target, with the target's flags.
-      o="$out/obj-$mode/entry_$name.o"
-      # shellcheck disable=SC2086
-      eval "$CC \"\${flags[@]}\" $defs -c -o \"$o\" \"$s\""
-      objs+=("$o"); entry=0
-    else
-      objs+=("$(obj "$s")")
-    fi
-  done
-  case " $srcs " in *hwx_impl.c*) ;; *) objs+=("$impl") ;; esac
-  $CC "${link[@]}" -o "$out/fuzz_$name" "${objs[@]}" "${driver[@]}" -lm
-  echo "fuzz: built $out/fuzz_$name"
+  [ -n "$only" ] && [ "$only" != "${t%%|*}" ] && continue
+  selected+=("$t")
 done
+
+# The objects targets share (the models' cold paths, conformance rows,
+# the host library), each once, then every target's entry and link.
+shared=(tests/fuzz/impl.c)
+[ $mode = replay ] && shared+=(tests/fuzz/replay.c)
+for t in "${selected[@]}"; do
+  rest=${t#*|}; srcs=(${rest#*:})
+  for s in "${srcs[@]:1}"; do
+    case " ${shared[*]} " in *" $s "*) ;; *) shared+=("$s") ;; esac
+  done
+done
+for s in "${shared[@]}"; do spawn compile "$s" "$(objpath "$s")"; done
+wait_all || { echo "fuzz: build failed" >&2; exit 1; }
+
+build_target() { # one entry of the table above
+  local t=$1 name rest defs srcs objs s
+  name=${t%%|*}; rest=${t#*|}; defs=${rest%%:*}; srcs=(${rest#*:})
+  # shellcheck disable=SC2086
+  compile "${srcs[0]}" "$(objpath "${srcs[0]}" "$name")" $defs || return 1
+  objs=("$(objpath "${srcs[0]}" "$name")")
+  for s in "${srcs[@]:1}"; do objs+=("$(objpath "$s")"); done
+  case " ${srcs[*]} " in *hwx_impl.c*) ;; *) objs+=("$(objpath tests/fuzz/impl.c)") ;; esac
+  [ $mode = replay ] && objs+=("$(objpath tests/fuzz/replay.c)")
+  $CC "${link[@]}" -o "$out/fuzz_$name" "${objs[@]}" -lm || return 1
+  echo "fuzz: built $out/fuzz_$name"
+}
+for t in "${selected[@]}"; do spawn build_target "$t"; done
+wait_all || { echo "fuzz: build failed" >&2; exit 1; }

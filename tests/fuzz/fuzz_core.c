@@ -37,7 +37,8 @@ static void core_op(fz_ctx *c, int w, fz_in *f) {
     }
 }
 
-static const fz_hooks core_hooks = {NULL, NULL, core_op, NULL, NULL, NULL, NULL};
+static const fz_hooks core_hooks = {NULL, NULL, core_op, NULL, NULL,
+                                    NULL, NULL, NULL};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

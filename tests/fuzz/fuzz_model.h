@@ -19,6 +19,7 @@
 
 #include "../conformance/conformance.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,14 +143,19 @@ typedef struct fz_ctx fz_ctx;
 typedef struct fz_hooks {
     /* Adjusts a decoded desc before init (NULL: none): restores fields
      * that are no input (host pointers) from `orig`, the row's small desc
-     * before the input changed it; see fuzz_pm.c, fuzz_rap.c. */
-    void (*desc)(void *desc, const void *orig);
+     * before the input changed it, or sets the target's own callbacks
+     * (their context is c), taking any choice it needs from f; see
+     * fuzz_pm.c, fuzz_rap.c, fuzz_path.c. */
+    void (*desc)(fz_ctx *c, void *desc, const void *orig, fz_in *f);
     /* Called once both instances are open. */
     void (*start)(fz_ctx *c);
     /* A model-specific operation on instance which (0 = A, 1 = B). */
     void (*op)(fz_ctx *c, int which, fz_in *f);
     /* What the model states, checked after every step. */
     void (*check)(fz_ctx *c);
+    /* Sets the target's host pointers (callbacks) in a desc read back
+     * from a report, which cannot carry them (NULL: none). */
+    void (*host)(fz_ctx *c, void *desc);
     /* Events: the row's feeder ran on `which`; merge(dst, src); reset. */
     void (*fed)(fz_ctx *c, int which);
     void (*merged)(fz_ctx *c, int dst);
@@ -158,17 +164,28 @@ typedef struct fz_hooks {
 
 struct fz_ctx {
     const hwp_conf_row *row;
+    const fz_hooks *hooks;
     fz_inst in[2];
     void *desc;
     char *fresh; /* JSON right after init */
     size_t fresh_n;
     void *state; /* the hooks' own */
+    int cur;     /* the instance the current step acts on: a model's
+                  * callbacks (one desc, so one context for both) use it
+                  * to tell which instance called */
 };
 
 HWP__UNUSED static const hwp_conf_row *fz_row(const hwp_conf_row *rows, const char *name) {
     for (; rows->name; rows++)
         if (!strcmp(rows->name, name)) return rows;
     __builtin_trap();
+}
+
+/* Before a trap on a report: what was refused, and why (stderr), so a
+ * finding explains itself when replayed. */
+HWP__UNUSED static void fz_why(const char *what, const char *json, const hwp_json_err *err) {
+    fprintf(stderr, "fuzz: %s: %s at offset %lu\n%s\n", what, err->why ? err->why : "?",
+            (unsigned long)err->offset, json);
 }
 
 /* write -> read_desc -> init -> read_json -> write, byte-identical. */
@@ -180,9 +197,16 @@ HWP__UNUSED static void fz_roundtrip(fz_ctx *c, const fz_inst *src, size_t skew)
     hwp_json_err err;
     fz_inst t;
     FZ_CHECK(d);
-    FZ_CHECK(r->read_desc(d, j1, n1, &err) == HWP_OK);
+    if (r->read_desc(d, j1, n1, &err) != HWP_OK) {
+        fz_why("read_desc refused the instance's own report", j1, &err);
+        __builtin_trap();
+    }
+    if (c->hooks && c->hooks->host) c->hooks->host(c, d);
     FZ_CHECK(fz_open(&t, r, d, skew, false) == HWP_OK);
-    FZ_CHECK(r->read_json(t.x, j1, n1, &err) == HWP_OK);
+    if (r->read_json(t.x, j1, n1, &err) != HWP_OK) {
+        fz_why("read_json refused the instance's own report", j1, &err);
+        __builtin_trap();
+    }
     fz_guards(&t);
     j2 = fz_json(&t, &n2);
     FZ_CHECK(n1 == n2 && !memcmp(j1, j2, n1));
@@ -218,6 +242,7 @@ HWP__UNUSED static int fz_run(const hwp_conf_row *r, const fz_hooks *h, const ui
 
     memset(&c, 0, sizeof c);
     c.row = r;
+    c.hooks = h;
     c.desc = calloc(1, r->desc_size);
     FZ_CHECK(c.desc);
     switch (mode & 3u) {
@@ -245,7 +270,7 @@ HWP__UNUSED static int fz_run(const hwp_conf_row *r, const fz_hooks *h, const ui
         void *orig = calloc(1, r->desc_size);
         FZ_CHECK(orig);
         r->small(orig);
-        h->desc(c.desc, orig);
+        h->desc(&c, c.desc, orig, &f);
         free(orig);
     }
     if (r->bytes(c.desc) == 0 || r->bytes(c.desc) > FZ_MAX_BYTES) {
@@ -276,6 +301,7 @@ HWP__UNUSED static int fz_run(const hwp_conf_row *r, const fz_hooks *h, const ui
         uint8_t op = fz_u8(&f);
         int w = (op >> 7) & 1;
         fz_inst *a = &c.in[w], *b = &c.in[!w];
+        c.cur = w;
         switch (op & 7u) {
         case 0:
         case 1: { /* the row's own stream: a seed and a length */
@@ -337,6 +363,7 @@ HWP__UNUSED static int fz_run(const hwp_conf_row *r, const fz_hooks *h, const ui
         fz_step_checks(&c, h);
     }
     for (i = 0; i < 2; i++) {
+        c.cur = i;
         FZ_CHECK(r->flush(c.in[i].x) == HWP_OK);
         fz_step_checks(&c, h);
         fz_roundtrip(&c, &c.in[i], 3);

@@ -131,14 +131,17 @@ static void pm_reset(fz_ctx *c, int w) {
 
 /* The deliver callback and its argument are the host's pointers, not
  * input: they stay the row's. */
-static void pm_desc(void *desc, const void *orig) {
+static void pm_desc(fz_ctx *c, void *desc, const void *orig, fz_in *f) {
     hwp_pm_desc *d = (hwp_pm_desc *)desc;
     const hwp_pm_desc *o = (const hwp_pm_desc *)orig;
+    (void)c;
+    (void)f;
     d->deliver = o->deliver;
     d->user = o->user;
 }
 
-static const fz_hooks pm_hooks = {pm_desc, pm_start, pm_op, NULL, NULL, NULL, pm_reset};
+static const fz_hooks pm_hooks = {pm_desc, pm_start, pm_op, NULL, NULL,
+                                  NULL, NULL, pm_reset};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

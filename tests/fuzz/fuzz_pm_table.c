@@ -39,7 +39,8 @@ static void pmt_op(fz_ctx *c, int w, fz_in *f) {
     }
 }
 
-static const fz_hooks pmt_hooks = {NULL, NULL, pmt_op, NULL, NULL, NULL, NULL};
+static const fz_hooks pmt_hooks = {NULL, NULL, pmt_op, NULL, NULL,
+                                   NULL, NULL, NULL};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -48,8 +48,9 @@ static void one(const char *dir, const hwp_conf_row *r) {
 }
 
 int main(int argc, char **argv) {
-    const hwp_conf_row *lists[] = {hwp_conf_rap, hwp_conf_profileme,
-                                   hwp_conf_coproc, hwp_conf_core};
+    const hwp_conf_row *lists[] = {hwp_conf_rap,    hwp_conf_profileme,
+                                   hwp_conf_coproc, hwp_conf_core,
+                                   hwp_conf_stratified, hwp_conf_pathprof};
     size_t i;
     const hwp_conf_row *r;
     if (argc != 2) {

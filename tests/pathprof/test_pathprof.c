@@ -1288,6 +1288,48 @@ static void test_phase_table_lru(void) {
     CHECK_EQ(log.r[4].phase, 4);
 }
 
+/* One add of more instructions than two intervals closes one interval
+ * and leaves the rest open (the next add closes the next): a state the
+ * report must carry and read back, the open instructions past an
+ * interval included. */
+static void test_phase_report_long_add(void) {
+    static unsigned char m2[1 << 16] A16;
+    static char a[1 << 12], b[1 << 12];
+    hwp_phase ph, back;
+    hwp_phase_desc d, rd;
+    hwp_bufwriter bw;
+    hwp_writer w;
+    hwp_json_err err;
+    size_t n;
+    memset(&d, 0, sizeof d);
+    d.interval = 1024;
+    CHECK_EQ(hwp_phase_init(&ph, st_bbv, sizeof st_bbv, &d, NULL), HWP_OK);
+    hwp_phase_add_branch(&ph, 0x1000, 5000);
+    w = hwp_writer_buf(&bw, a, sizeof a);
+    hwp_phase_write_json(&ph, &w);
+    n = bw.len;
+    CHECK_HAS(a, "\"intervals\":1,");
+    CHECK_HAS(a, "\"open_insns\":3976");
+    CHECK_EQ(hwp_phase_read_desc(&rd, a, n, &err), HWP_OK);
+    CHECK_EQ(hwp_phase_init(&back, m2, sizeof m2, &rd, NULL), HWP_OK);
+    CHECK_EQ(hwp_phase_read_json(&back, a, n, &err), HWP_OK);
+    w = hwp_writer_buf(&bw, b, sizeof b);
+    hwp_phase_write_json(&back, &w);
+    CHECK_STR(b, a);
+    /* the next add closes the next interval in both (the report has no
+     * signatures, so only the counts are compared) */
+    hwp_phase_add_branch(&ph, 0x2000, 1);
+    hwp_phase_add_branch(&back, 0x2000, 1);
+    w = hwp_writer_buf(&bw, a, sizeof a);
+    hwp_phase_write_json(&ph, &w);
+    CHECK_HAS(a, "\"intervals\":2,");
+    CHECK_HAS(a, "\"open_insns\":2953}");
+    w = hwp_writer_buf(&bw, b, sizeof b);
+    hwp_phase_write_json(&back, &w);
+    CHECK_HAS(b, "\"intervals\":2,");
+    CHECK_HAS(b, "\"open_insns\":2953}");
+}
+
 /* ---- metrics ------------------------------------------------------------- */
 
 static void test_overlap(void) {
@@ -1466,6 +1508,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_queue_reference);
     HWT_RUN(test_phase_bbv_unit);
     HWT_RUN(test_phase_table_lru);
+    HWT_RUN(test_phase_report_long_add);
     HWT_RUN(test_overlap);
     HWT_RUN(test_phase_score);
     HWT_RUN(test_property_random);

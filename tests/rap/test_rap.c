@@ -1149,6 +1149,46 @@ static void test_json_round_trip(void) {
 
 /* Stats never decrease between calls, and the first four are the
  * contract's: events = tree + stage 0 + dropped. */
+/* Reports carry eps and hot with 9 decimals, so the desc keeps them on
+ * that grid (what the report states is what the instance runs with) and
+ * refuses a value below its first step, which a report would print as 0
+ * and a reader take for the default: a report then reads back to the
+ * same desc, and the read instance merges with the one that wrote it. */
+static void test_desc_doubles_on_report_grid(void) {
+    static text_buf a;
+    static unsigned char m2[(1u << 16) + 16];
+    hwp_rap r, back;
+    hwp_rap_desc d = small_desc(16, 4, 1e-10, 64), got = d, rd = d;
+    hwp_json_err err;
+    unsigned i;
+    CHECK_EQ(hwp_rap_bytes(&d), 0);
+    CHECK_EQ(hwp_rap_init(&r, mem, MEMSZ, &d, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&r), "eps");
+    d.eps = 0.1;
+    d.hot = 4e-10;
+    CHECK_EQ(hwp_rap_init(&r, mem, MEMSZ, &d, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&r), "hot");
+    d.eps = 0.1234567891;
+    d.hot = 0.2500000004;
+    CHECK_EQ(hwp_rap_init(&r, mem, MEMSZ, &d, NULL), HWP_OK);
+    CHECK_EQ(hwp_rap_get_desc(&r, &got), HWP_OK);
+    CHECK(got.eps == 0.123456789);
+    CHECK(got.hot == 0.25);
+    for (i = 0; i < 5000; i++) hwp_rap_add(&r, (i * 7919u) & 0xFFFFu, 1);
+    a.w = hwp_writer_buf(&a.b, a.s, sizeof a.s);
+    hwp_rap_write_json(&r, &a.w);
+    CHECK_EQ(a.b.dropped, 0);
+    CHECK_EQ(hwp_rap_read_desc(&rd, a.s, a.b.len, &err), HWP_OK);
+    CHECK(rd.eps == got.eps && rd.hot == got.hot);
+    CHECK_EQ(hwp_rap_init(&back, ALIGN16(m2), 1u << 16, &rd, NULL), HWP_OK);
+    CHECK_EQ(hwp_rap_read_json(&back, a.s, a.b.len, &err), HWP_OK);
+    CHECK_EQ(hwp_rap_merge(&back, &r), HWP_OK);
+    /* 1 - 1e-10 would print as 1.000000000: outside (0, 1) */
+    d.eps = 1.0 - 1e-10;
+    CHECK_EQ(hwp_rap_init(&r, mem, MEMSZ, &d, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&r), "eps");
+}
+
 static void test_stats_monotone(void) {
     hwp_rap r;
     hwp_cost c;
@@ -1241,6 +1281,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_upper_before_flush);
     HWT_RUN(test_queries);
     HWT_RUN(test_json_round_trip);
+    HWT_RUN(test_desc_doubles_on_report_grid);
     HWT_RUN(test_stats_monotone);
     HWT_RUN(test_json_fuzz_driver);
     return hwt_end();

@@ -794,6 +794,31 @@ static void test_metric(void) {
     st_free(&m2);
 }
 
+/* Counts near 2^64 are legal (hwp_strat_acc_add takes any count and the
+ * profile saturates): the metric's coverage and weight sums must not
+ * wrap either. One load of two values, 2^63 events each (the load's
+ * count saturates at 2^64 - 1), against an empty profile: each value's
+ * ideal invariance is 1/2 and the profile's 0, so the error is 50%. */
+static void test_metric_huge_counts(void) {
+    hwp_strat_acc ideal, prof;
+    st_mem m1, m2;
+    hwp_strat_metric met;
+    size_t n = hwp_strat_acc_bytes(NULL);
+    const uint64_t half = (uint64_t)1 << 63;
+    hwp_strat_acc_init(&ideal, st_alloc(&m1, n), n, NULL);
+    hwp_strat_acc_init(&prof, st_alloc(&m2, n), n, NULL);
+    hwp_strat_acc_add(&ideal, 0, 1, 10, half);
+    hwp_strat_acc_add(&ideal, 0, 1, 11, half);
+    CHECK_EQ(hwp_strat_acc_pc_count(&ideal, 0, 1), UINT64_MAX);
+    CHECK_EQ(hwp_strat_invariance_error(&ideal, &prof, NULL, &met), HWP_OK);
+    CHECK_EQ(met.loads, 1);
+    CHECK_EQ(met.tuples, 2);
+    CHECK_EQ(met.weight, UINT64_MAX);
+    CHECK_NEAR(met.error_pct, 50.0, 1e-9);
+    st_free(&m1);
+    st_free(&m2);
+}
+
 static void test_reports(void) {
     hwp_strat_desc d;
     st_inst x;
@@ -1395,6 +1420,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_acc);
     HWT_RUN(test_acc_estimate);
     HWT_RUN(test_metric);
+    HWT_RUN(test_metric_huge_counts);
     HWT_RUN(test_reports);
     HWT_RUN(test_determinism);
     HWT_RUN(test_kinds_apart);
