@@ -245,9 +245,11 @@ void hw_host_report_json(const hw_host *h, const hwp_writer *w, const hwx_module
             }
     hwp_put_str(w, "]},\"merge_failures\":");
     hwp_put_u64(w, h->merge_failures);
+    /* the session object stays last: it is byte for byte the replayer's
+     * report of the recorded trace */
+    hwx_modules_json(w, mods, nmods);
     hwp_put_str(w, ",\"session\":");
     if (h->merged) hwx_session_report_json(h->merged, w);
     else hwp_put_str(w, "null");
-    hwx_modules_json(w, mods, nmods);
     hwp_put_str(w, "}\n");
 }
