@@ -8,6 +8,7 @@
  * the paper's baseline, the buffered value sampler, at the co-processor's
  * modelled overhead. Public API only. */
 #include "hwx_int.h"
+#include "hwx_ctx.h"
 
 /* The baseline is compared at equal overhead: buffered samplers run at
  * these periods (loads between samples) beside the co-processor,
@@ -47,7 +48,11 @@ typedef struct hwx__cp {
     uint32_t app;
     uint32_t period[HWX__NSIMPLE]; /* of each group of seeds */
     uint32_t slots;                /* the load-value program's          */
+    hwx_ctx *ctx; /* callstack: the host's context dictionary (hwx_ctx.h) */
 } hwx__cp;
+
+/* The call-stack program's depth: call sites hashed per context. */
+#define HWX__CP_CS_DEPTH 4u
 
 /* The host's load table holds a record per load PC the co-processor
  * copies: python3 has about 35,600 load PCs, so the host sizes it for
@@ -99,6 +104,9 @@ static size_t hwx__cp_bytes(const void *dv, const hwx_opts *o, const char **why)
     else if (!b) HWX__WHY(hwp_cp_simple, hwp_cp_simple_init(&x_, m_, 0, &d->s, NULL), why);
     if (!a || !b) return 0;
     return hwp__align(sizeof(hwp_cp)) + hwp__align(a) +
+           (d->app == HWP_CP_APP_CALLSTACK
+                ? hwp__align(sizeof(hwx_ctx)) + hwp__align(hwx_ctx_bytes())
+                : 0) +
            (d->app == HWP_CP_APP_LVP
                 ? HWX__NCPS * (hwp__align(sizeof(hwp_cp_simple)) + hwp__align(b))
                 : 0);
@@ -164,7 +172,9 @@ static hwp_status hwx__cp_init(void *sv, void *dv, unsigned char **cur, hwx_sess
         st = hwp_cp_callstack_start(m->cp, HWP_EV_TAKEN,
                                     HWP_CLS_BIT(HWP_CLS_BR_COND) |
                                         HWP_CLS_BIT(HWP_CLS_INDIRECT),
-                                    4);
+                                    HWX__CP_CS_DEPTH);
+        m->ctx = (hwx_ctx *)hwp__carve(cur, sizeof(hwx_ctx));
+        hwx_ctx_init(m->ctx, hwp__carve(cur, hwx_ctx_bytes()), HWX__CP_CS_DEPTH);
         break;
     case HWP_CP_APP_MEMDEP: st = hwp_cp_memdep_start(m->cp, 3); break;
     case HWP_CP_APP_CONFLICT: st = hwp_cp_conflict_start(m->cp, 6, 64); break;
@@ -178,6 +188,7 @@ static hwp_status hwx__cp_init(void *sv, void *dv, unsigned char **cur, hwx_sess
  * without the comparison pays nothing per load for the baseline. */
 static void hwx__cp_feed(hwx__cp *m, const hwp_insn *in) {
     hwp_cp_insn(m->cp, in);
+    if (m->ctx && (in->cls == HWP_CLS_CALL || in->cls == HWP_CLS_RET)) hwx_ctx_step(m->ctx, in);
     if (m->cps[0] && in->cls == HWP_CLS_LOAD && HWP_UNLIKELY(--m->cps_left == 0))
         hwx__simple_due(m, in);
 }
@@ -210,6 +221,7 @@ static void hwx__cp_merge(void *dv, const void *sv) {
     const hwx__cp *src = (const hwx__cp *)sv;
     uint32_t i;
     hwp_cp_merge(dst->cp, src->cp);
+    if (dst->ctx && src->ctx) hwx_ctx_merge(dst->ctx, src->ctx);
     for (i = 0; i < HWX__NCPS && dst->cps[i] && src->cps[i]; i++)
         hwp_cp_simple_merge(dst->cps[i], src->cps[i]);
 }
@@ -263,6 +275,7 @@ static void hwx__cp_text(const void *sv, const hwx_session *s, const hwp_writer 
 static void hwx__cp_json(const void *sv, const hwp_writer *w) {
     hwp_put_str(w, ",\"coproc\":");
     hwp_cp_write_json(((const hwx__cp *)sv)->cp, w);
+    if (((const hwx__cp *)sv)->ctx) hwx_ctx_json(((const hwx__cp *)sv)->ctx, w);
 }
 
 /* Estimates the scoring reads at once: the co-processor's or the

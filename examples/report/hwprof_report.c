@@ -41,9 +41,22 @@ static const char rp__usage[] =
     "                    events, on source lines where the module has DWARF line\n"
     "                    tables. Read it with callgrind_annotate (--auto=yes\n"
     "                    annotates the source) or KCachegrind\n"
-    "  --folded FILE     folded stacks (\"a;b;c count\", flamegraph.pl, speedscope):\n"
-    "                    module;function;pc weighted by the estimated fetches of\n"
-    "                    the first per-PC table; the counts sum to its total\n"
+    "  --folded FILE     folded stacks (\"outer;...;inner count\", flamegraph.pl,\n"
+    "                    speedscope) of the report's first call-stack profile;\n"
+    "                    identical stacks fold, so the counts sum to its total\n"
+    "  --stacks WHICH    which profile --folded writes (auto: the first there is,\n"
+    "                    in this order):\n"
+    "                      samples   the host's sampled call stacks (Lua host:\n"
+    "                                function names; samples it could not\n"
+    "                                keep are one [dropped] line)\n"
+    "                      contexts  the co-processor's call-stack program\n"
+    "                                (coproc_app=callstack): taken branches\n"
+    "                                per calling context, its call sites named\n"
+    "                                through the host's dictionary; a context\n"
+    "                                the dictionary lacks is [context 0xKEY]\n"
+    "                      pm        no call stack: module;function;pc weighted\n"
+    "                                by ProfileMe's estimated fetches (or the\n"
+    "                                first per-PC table's cost column)\n"
     "  --bbv FILE --trace TRACE [--interval N]\n"
     "                    basic-block vectors of a recorded trace\n"
     "                    (docs/trace-format.md), one line per interval of N\n"
@@ -111,6 +124,7 @@ static int rp__run(int argc, char **argv, char **files, rp_opts *o_) {
         RP__ARG("--csv", o.csv)
         RP__ARG("--callgrind", o.callgrind)
         RP__ARG("--folded", o.folded)
+        RP__ARG("--stacks", o.stacks)
         RP__ARG("--bbv", o.bbv)
         RP__ARG("--trace", o.trace)
         RP__ARG("--json", o.json)

@@ -73,6 +73,37 @@ typedef struct rp_table {
     size_t n;
 } rp_table;
 
+/* Call-stack profiles the hosts write beside the models (host data, not
+ * model state; docs/report-format.md):
+ * - "coproc_contexts": the host's dictionary of the co-processor's
+ *   calling contexts, key -> call sites (innermost first) and the callee
+ *   of the innermost call; the counts are the model's
+ *   (hwp_cp_callstack_contexts).
+ * - "call_stacks": sampled stacks of function names (the Lua host), each
+ *   with its count. Files append; identical entries fold on export. */
+#define RP_CTX_SITES 8
+typedef struct rp_ctx {
+    uint64_t key, callee;
+    uint64_t site[RP_CTX_SITES];
+    uint32_t n, deeper;
+} rp_ctx;
+
+typedef struct rp_stack {
+    char *frames; /* "outer;...;inner", ';' inside a name replaced by ':' */
+    uint64_t count;
+} rp_stack;
+
+typedef struct rp_calls {
+    rp_ctx *ctx;
+    size_t nctx;
+    uint64_t ctx_overflow;
+    unsigned ctx_depth, have_ctx;
+    rp_stack *stk;
+    size_t nstk;
+    uint64_t stk_samples, stk_dropped, stk_interval;
+    unsigned have_stk;
+} rp_calls;
+
 typedef struct rp_set {
     rp_comp comp[RP_MAXCOMP];
     size_t ncomp;
@@ -88,6 +119,7 @@ typedef struct rp_set {
     size_t nphase, nbbv;
     rp_module mod[RP_MAXMOD];
     unsigned nmod;
+    rp_calls calls;
     char why[512];          /* the last error, one line                  */
 } rp_set;
 
@@ -122,6 +154,12 @@ typedef struct rp_stat4 {
 void rp_comp_stats(const rp_comp *c, rp_stat4 *st);
 const char *rp_comp_model(const rp_comp *c);
 const char *rp_model_names(void);
+
+/* The co-processor's events per calling context (its call-stack
+ * program), summed over the co-processor components that ran it: pairs
+ * key, events in *kv (malloc'ed, the caller frees it); returns how many
+ * pairs, 0 when no component ran the program (*kv NULL). */
+size_t rp_cp_contexts(const rp_set *s, uint64_t **kv);
 
 /* ---- names (rp_sym.c) ----
  * Symbols of the modules the report names and of --elf files, read with

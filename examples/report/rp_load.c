@@ -425,6 +425,7 @@ typedef struct rp__found {
     size_t nids[2];
     rp_module mod[RP_MAXMOD];
     unsigned nmod;
+    rp_calls calls;
 } rp__found;
 
 typedef struct rp__walk {
@@ -574,6 +575,167 @@ static void rp__modules(rp__walk *w) {
     }
 }
 
+/* Room for one more of n items of size sz in *p (capacity *cap). */
+static int rp__grow(rp__walk *w, void **p, size_t n, size_t *cap, size_t sz) {
+    void *q;
+    if (n < *cap) return 0;
+    *cap = *cap ? 2 * *cap : 256;
+    q = realloc(*p, *cap * sz);
+    if (!q) {
+        rp__fail(w, w->j.pos, "out of memory");
+        return -1;
+    }
+    *p = q;
+    return 0;
+}
+
+/* "coproc_contexts":{"depth":4,"capacity":N,"stored":N,"overflow":N,
+ *   "contexts":[{"key":"0x..","sites":["0x..",...],"callee":"0x..",
+ *                "deeper":0}]} (examples/common/hwx_ctx.c) */
+static void rp__contexts(rp__walk *w) {
+    hwp_json *j = &w->j;
+    rp_calls *c = &w->f->calls;
+    char key[32];
+    size_t cap = 0;
+    uint64_t v;
+    if (!hwp_json_object(j)) return;
+    c->have_ctx = 1;
+    while (!w->failed && hwp_json_member(j, key, sizeof key)) {
+        if (!strcmp(key, "depth") && hwp_json_u64(j, &v)) {
+            c->ctx_depth = (unsigned)v;
+        } else if (!strcmp(key, "overflow")) {
+            hwp_json_u64(j, &c->ctx_overflow);
+        } else if (!strcmp(key, "contexts") && hwp_json_array(j)) {
+            while (!w->failed && hwp_json_next(j)) {
+                rp_ctx x;
+                memset(&x, 0, sizeof x);
+                if (!hwp_json_object(j)) return;
+                while (hwp_json_member(j, key, sizeof key)) {
+                    size_t at = j->pos;
+                    if (!strcmp(key, "key")) {
+                        hwp_json_u64(j, &x.key);
+                    } else if (!strcmp(key, "callee")) {
+                        hwp_json_u64(j, &x.callee);
+                    } else if (!strcmp(key, "deeper") && hwp_json_u64(j, &v)) {
+                        x.deeper = v != 0;
+                    } else if (!strcmp(key, "sites") && hwp_json_array(j)) {
+                        while (hwp_json_next(j)) {
+                            if (x.n == RP_CTX_SITES) {
+                                rp__fail(w, at, "a context with more than %d call sites",
+                                         RP_CTX_SITES);
+                                return;
+                            }
+                            if (!hwp_json_u64(j, &x.site[x.n++])) return;
+                        }
+                    } else {
+                        hwp_json_skip(j);
+                    }
+                }
+                if (j->why || rp__grow(w, (void **)&c->ctx, c->nctx, &cap, sizeof x)) return;
+                c->ctx[c->nctx++] = x;
+            }
+        } else {
+            hwp_json_skip(j);
+        }
+    }
+}
+
+/* "call_stacks":{"interval":N,"samples":N,"dropped":N,
+ *   "stacks":[{"frames":["outer",...,"inner"],"count":N}]} (the Lua host) */
+static void rp__stacks(rp__walk *w) {
+    hwp_json *j = &w->j;
+    rp_calls *c = &w->f->calls;
+    char key[32], name[256];
+    size_t cap = 0;
+    if (!hwp_json_object(j)) return;
+    c->have_stk = 1;
+    while (!w->failed && hwp_json_member(j, key, sizeof key)) {
+        if (!strcmp(key, "interval")) {
+            hwp_json_u64(j, &c->stk_interval);
+        } else if (!strcmp(key, "samples")) {
+            hwp_json_u64(j, &c->stk_samples);
+        } else if (!strcmp(key, "dropped")) {
+            hwp_json_u64(j, &c->stk_dropped);
+        } else if (!strcmp(key, "stacks") && hwp_json_array(j)) {
+            while (!w->failed && hwp_json_next(j)) {
+                rp_stack x;
+                size_t len = 0, k;
+                char *fr = NULL;
+                x.count = 0;
+                if (!hwp_json_object(j)) return;
+                while (hwp_json_member(j, key, sizeof key)) {
+                    if (!strcmp(key, "count")) {
+                        hwp_json_u64(j, &x.count);
+                    } else if (!strcmp(key, "frames") && hwp_json_array(j)) {
+                        while (hwp_json_next(j)) {
+                            char *q;
+                            if (!hwp_json_str(j, name, sizeof name)) break;
+                            q = (char *)realloc(fr, len + strlen(name) + 2);
+                            if (!q) {
+                                free(fr);
+                                rp__fail(w, j->pos, "out of memory");
+                                return;
+                            }
+                            fr = q;
+                            if (len) fr[len++] = ';';
+                            /* ';' separates frames in the folded format */
+                            for (k = 0; name[k]; k++) fr[len++] = name[k] == ';' ? ':' : name[k];
+                            fr[len] = '\0';
+                        }
+                    } else {
+                        hwp_json_skip(j);
+                    }
+                }
+                if (j->why || !fr || rp__grow(w, (void **)&c->stk, c->nstk, &cap, sizeof x)) {
+                    if (!j->why && !fr) rp__fail(w, j->pos, "call_stacks: a stack without frames");
+                    free(fr);
+                    return;
+                }
+                x.frames = fr;
+                c->stk[c->nstk++] = x;
+            }
+        } else {
+            hwp_json_skip(j);
+        }
+    }
+}
+
+static void rp__calls_free(rp_calls *c) {
+    size_t i;
+    for (i = 0; i < c->nstk; i++) free(c->stk[i].frames);
+    free(c->stk);
+    free(c->ctx);
+    memset(c, 0, sizeof *c);
+}
+
+/* k items of size sz from src after the n of *dst. */
+static int rp__append(void **dst, size_t *n, const void *src, size_t k, size_t sz) {
+    unsigned char *p;
+    if (!k) return 0;
+    p = (unsigned char *)realloc(*dst, (*n + k) * sz);
+    if (!p) return -1;
+    memcpy(p + *n * sz, src, k * sz);
+    *dst = p;
+    *n += k;
+    return 0;
+}
+
+/* src's profiles after dst's; src is left empty. */
+static int rp__calls_add(rp_calls *dst, rp_calls *src) {
+    if (rp__append((void **)&dst->ctx, &dst->nctx, src->ctx, src->nctx, sizeof *src->ctx) ||
+        rp__append((void **)&dst->stk, &dst->nstk, src->stk, src->nstk, sizeof *src->stk))
+        return -1;
+    src->nstk = 0; /* the frames belong to dst now */
+    dst->ctx_overflow += src->ctx_overflow;
+    if (src->ctx_depth) dst->ctx_depth = src->ctx_depth;
+    dst->have_ctx |= src->have_ctx;
+    dst->stk_samples += src->stk_samples;
+    dst->stk_dropped += src->stk_dropped;
+    if (src->stk_interval) dst->stk_interval = src->stk_interval;
+    dst->have_stk |= src->have_stk;
+    return 0;
+}
+
 static void rp__value(rp__walk *w, char *path, size_t plen, unsigned depth);
 
 static void rp__object(rp__walk *w, char *path, size_t plen, unsigned depth) {
@@ -612,6 +774,14 @@ static void rp__object(rp__walk *w, char *path, size_t plen, unsigned depth) {
             rp__modules(w);
             continue;
         }
+        if (!strcmp(key, "coproc_contexts") && rp__peek(j) == '{') {
+            rp__contexts(w);
+            continue;
+        }
+        if (!strcmp(key, "call_stacks") && rp__peek(j) == '{') {
+            rp__stacks(w);
+            continue;
+        }
         klen = strlen(key);
         if (plen + klen + 2 < 96) {
             if (plen) path[plen] = '.';
@@ -642,6 +812,7 @@ static void rp__found_free(rp__found *f) {
     for (i = 0; i < f->ncomp; i++) rp__free_comp(&f->comp[i]);
     free(f->ids[0]);
     free(f->ids[1]);
+    rp__calls_free(&f->calls);
     memset(f, 0, sizeof *f);
 }
 
@@ -652,18 +823,8 @@ void rp_set_free(rp_set *s) {
     for (i = 0; i < s->ncomp; i++) rp__free_comp(&s->comp[i]);
     free(s->phase_ids);
     free(s->bbv_ids);
+    rp__calls_free(&s->calls);
     memset(s, 0, sizeof *s);
-}
-
-static int rp__append(uint32_t **dst, size_t *n, const uint32_t *src, size_t k) {
-    uint32_t *p;
-    if (!k) return 0;
-    p = (uint32_t *)realloc(*dst, (*n + k) * sizeof *p);
-    if (!p) return -1;
-    memcpy(p + *n, src, k * sizeof *p);
-    *dst = p;
-    *n += k;
-    return 0;
 }
 
 int rp_add_buf(rp_set *s, const char *file, const char *buf, size_t n) {
@@ -744,8 +905,9 @@ int rp_add_buf(rp_set *s, const char *file, const char *buf, size_t n) {
                 break;
         if (k == s->nmod) s->mod[s->nmod++] = f->mod[i];
     }
-    if (rp__append(&s->phase_ids, &s->nphase, f->ids[0], f->nids[0]) ||
-        rp__append(&s->bbv_ids, &s->nbbv, f->ids[1], f->nids[1])) {
+    if (rp__append((void **)&s->phase_ids, &s->nphase, f->ids[0], f->nids[0], sizeof(uint32_t)) ||
+        rp__append((void **)&s->bbv_ids, &s->nbbv, f->ids[1], f->nids[1], sizeof(uint32_t)) ||
+        rp__calls_add(&s->calls, &f->calls)) {
         snprintf(s->why, sizeof s->why, "%s: out of memory", file);
         rp__found_free(f);
         free(f);
@@ -875,6 +1037,35 @@ static int rp__cmp(const void *a, const void *b) {
 void rp_table_sort(rp_table *t) {
     rp__sort_col = t->sort;
     if (t->n > 1) qsort(t->rows, t->n, sizeof *t->rows, rp__cmp);
+}
+
+size_t rp_cp_contexts(const rp_set *s, uint64_t **kv) {
+    size_t i, n = 0, k, j;
+    *kv = NULL;
+    for (i = 0; i < s->ncomp; i++) {
+        hwp_cp_ctx *c;
+        uint64_t *p;
+        if (strcmp(s->comp[i].m->name, "coproc")) continue;
+        k = hwp_cp_callstack_contexts((const hwp_cp *)s->comp[i].x, NULL, 0);
+        if (!k) continue;
+        c = (hwp_cp_ctx *)calloc(k, sizeof *c);
+        p = (uint64_t *)realloc(*kv, 2 * (n + k) * sizeof *p);
+        if (!c || !p) {
+            free(c);
+            free(p ? p : *kv);
+            *kv = NULL;
+            return 0;
+        }
+        *kv = p;
+        k = hwp_cp_callstack_contexts((const hwp_cp *)s->comp[i].x, c, k);
+        for (j = 0; j < k; j++) {
+            p[2 * (n + j)] = c[j].key;
+            p[2 * (n + j) + 1] = c[j].events;
+        }
+        n += k;
+        free(c);
+    }
+    return n;
 }
 
 /* ---- detail, JSON, SVG ------------------------------------------------------ */

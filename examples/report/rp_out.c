@@ -426,43 +426,225 @@ static int rp__callgrind(const rp_set *s, const rp_table *t, size_t nt, const rp
 }
 
 /* ---- folded stacks ------------------------------------------------------------
- * "frame;frame;frame count" per line (Brendan Gregg's stackcollapse
- * format, read by flamegraph.pl and speedscope): module, function and
- * PC of the first per-PC table, weighted by its cost column. */
-static int rp__folded(const rp_table *t, size_t nt, const rp_syms *y, const char *path) {
+ * "frame;frame;frame count" per line, outermost frame first (Brendan
+ * Gregg's stackcollapse format, read by flamegraph.pl and speedscope),
+ * from the report's first call-stack profile (--stacks picks another):
+ *   samples   the host's sampled stacks of function names (call_stacks)
+ *   contexts  the co-processor's events per calling context, named with
+ *             the host's dictionary (coproc_contexts)
+ *   pm        no call stack: ProfileMe's estimated fetches by
+ *             module;function;pc of the first per-PC table
+ * Identical stacks fold into one line, so the counts sum to the
+ * profile's total. */
+
+typedef struct rp__lines {
+    rp_stack *l;
+    size_t n, cap;
+} rp__lines;
+
+static int rp__line(rp__lines *L, const char *frames, uint64_t count) {
+    if (!count) return 0;
+    if (L->n == L->cap) {
+        rp_stack *p;
+        L->cap = L->cap ? 2 * L->cap : 256;
+        p = (rp_stack *)realloc(L->l, L->cap * sizeof *p);
+        if (!p) return -1;
+        L->l = p;
+    }
+    if (!(L->l[L->n].frames = strdup(frames))) return -1;
+    L->l[L->n++].count = count;
+    return 0;
+}
+
+static int rp__stkcmp(const void *a, const void *b) {
+    return strcmp(((const rp_stack *)a)->frames, ((const rp_stack *)b)->frames);
+}
+
+static void rp__lines_free(rp__lines *L) {
+    size_t i;
+    for (i = 0; i < L->n; i++) free(L->l[i].frames);
+    free(L->l);
+    memset(L, 0, sizeof *L);
+}
+
+/* Sort, fold identical stacks, write, free; returns the sum written. */
+static uint64_t rp__lines_write(rp__lines *L, FILE *f) {
+    uint64_t sum = 0, c;
+    size_t i, k;
+    if (L->n > 1) qsort(L->l, L->n, sizeof *L->l, rp__stkcmp);
+    for (i = 0; i < L->n; i = k) {
+        for (c = 0, k = i; k < L->n && !strcmp(L->l[k].frames, L->l[i].frames); k++)
+            c += L->l[k].count;
+        fprintf(f, "%s %llu\n", L->l[i].frames, (unsigned long long)c);
+        sum += c;
+    }
+    rp__lines_free(L);
+    return sum;
+}
+
+/* One frame: the function holding pc, else [module+offset], else the
+ * address; ';' and ' ' would break the line's format. */
+static void rp__frame(char *buf, size_t cap, const rp_syms *y, uint64_t pc) {
+    const char *fn, *mod;
+    uint64_t off;
+    size_t i;
+    if (rp_sym(y, pc, &fn, NULL, NULL)) {
+        snprintf(buf, cap, "%s", fn);
+    } else if (rp_sym_module(y, pc, &mod, &off)) {
+        const char *base = strrchr(mod, '/');
+        snprintf(buf, cap, "[%s+0x%llx]", base ? base + 1 : mod, (unsigned long long)off);
+    } else {
+        snprintf(buf, cap, "0x%llx", (unsigned long long)pc);
+    }
+    for (i = 0; buf[i]; i++)
+        if (buf[i] == ';') buf[i] = ':';
+        else if (buf[i] == ' ') buf[i] = '_';
+}
+
+static int rp__ctxcmp(const void *a, const void *b) {
+    uint64_t x = ((const rp_ctx *)a)->key, y = ((const rp_ctx *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+/* The co-processor's contexts: [...] when more calls were open than the
+ * context keeps, the functions of its call sites outermost first, then
+ * the callee of the innermost call ([indirect] when one site called
+ * several); [outermost] before any call; [context 0xKEY] for a key the
+ * host's dictionary lacks (it was full, or the co-processor's own stack
+ * lost a call with a dropped sample). */
+static int rp__folded_contexts(const rp_set *s, const rp_syms *y, rp__lines *L) {
+    uint64_t *kv = NULL, lost = 0, all = 0;
+    size_t n = rp_cp_contexts(s, &kv), i;
+    rp_ctx *d = NULL;
+    char line[4096], fr[300];
+    int rc = 0;
+    if (s->calls.nctx) {
+        d = (rp_ctx *)malloc(s->calls.nctx * sizeof *d);
+        if (!d) rc = -1;
+        else {
+            memcpy(d, s->calls.ctx, s->calls.nctx * sizeof *d);
+            qsort(d, s->calls.nctx, sizeof *d, rp__ctxcmp);
+        }
+    }
+    for (i = 0; i < n && !rc; i++) {
+        rp_ctx want;
+        const rp_ctx *c;
+        size_t len = 0;
+        unsigned j;
+        want.key = kv[2 * i];
+        all += kv[2 * i + 1];
+        c = d ? (const rp_ctx *)bsearch(&want, d, s->calls.nctx, sizeof *d, rp__ctxcmp) : NULL;
+        if (!c) {
+            lost += kv[2 * i + 1];
+            snprintf(line, sizeof line, "[context 0x%llx]", (unsigned long long)want.key);
+            rc = rp__line(L, line, kv[2 * i + 1]);
+            continue;
+        }
+        line[0] = '\0';
+        if (c->deeper) len += (size_t)snprintf(line + len, sizeof line - len, "[...];");
+        for (j = c->n; j-- > 0 && len < sizeof line;) {
+            rp__frame(fr, sizeof fr, y, c->site[j]);
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s;", fr);
+        }
+        if (!c->n) snprintf(fr, sizeof fr, "[outermost]");
+        else if (!c->callee) snprintf(fr, sizeof fr, "[indirect]");
+        else rp__frame(fr, sizeof fr, y, c->callee);
+        if (len < sizeof line) snprintf(line + len, sizeof line - len, "%s", fr);
+        rc = rp__line(L, line, kv[2 * i + 1]);
+    }
+    if (!rc && (lost || s->calls.ctx_overflow))
+        fprintf(stderr, "hwprof-report: --folded: %llu of %llu co-processor events in contexts "
+                        "the host's dictionary lacks (it dropped %llu for want of room)\n",
+                (unsigned long long)lost, (unsigned long long)all,
+                (unsigned long long)s->calls.ctx_overflow);
+    free(d);
+    free(kv);
+    return rc;
+}
+
+/* The host's sampled stacks; samples it could not keep are [dropped]. */
+static int rp__folded_samples(const rp_set *s, rp__lines *L) {
+    size_t i;
+    for (i = 0; i < s->calls.nstk; i++)
+        if (rp__line(L, s->calls.stk[i].frames, s->calls.stk[i].count)) return -1;
+    return rp__line(L, "[dropped]", s->calls.stk_dropped);
+}
+
+static int rp__folded_pm(const rp_table *t, size_t nt, const rp_syms *y, rp__lines *L) {
     const rp_table *p = NULL;
     size_t i;
     unsigned col;
-    FILE *f;
+    char line[700], fr[300];
     for (i = 0; i < nt && !p; i++)
         if (t[i].pc_keyed && !strncmp(t[i].name, "pm_table", 8)) p = &t[i];
     for (i = 0; i < nt && !p; i++)
         if (t[i].pc_keyed && !t[i].key2_name) p = &t[i];
     if (!p) {
-        fprintf(stderr, "hwprof-report: --folded: no per-PC table in the report\n");
+        fprintf(stderr, "hwprof-report: --folded: the report has no call-stack profile and "
+                        "no per-PC table\n");
         return 1;
     }
     col = !strncmp(p->name, "pm_table", 8) ? 1 : p->sort;
-    f = rp_open(path);
-    if (!f) return 1;
     for (i = 0; i < p->n; i++) {
         const char *fn, *mod;
         double v = floor(p->rows[i].v[col] + 0.5);
-        if (v <= 0) continue;
         uint64_t off;
+        if (v <= 0) continue;
         if (rp_sym(y, p->rows[i].key, &fn, &mod, NULL)) {
             const char *base = strrchr(mod, '/');
-            fprintf(f, "%s;%s;0x%llx %.0f\n", base ? base + 1 : mod, fn,
-                    (unsigned long long)p->rows[i].key, v);
+            rp__frame(fr, sizeof fr, y, p->rows[i].key);
+            snprintf(line, sizeof line, "%s;%s;0x%llx", base ? base + 1 : mod, fr,
+                     (unsigned long long)p->rows[i].key);
         } else if (rp_sym_module(y, p->rows[i].key, &mod, &off)) {
             const char *base = strrchr(mod, '/');
-            fprintf(f, "%s;[unknown];0x%llx %.0f\n", base ? base + 1 : mod,
-                    (unsigned long long)off, v);
+            snprintf(line, sizeof line, "%s;[unknown];0x%llx", base ? base + 1 : mod,
+                     (unsigned long long)off);
         } else {
-            fprintf(f, "[unknown];0x%llx %.0f\n", (unsigned long long)p->rows[i].key, v);
+            snprintf(line, sizeof line, "[unknown];0x%llx", (unsigned long long)p->rows[i].key);
         }
+        if (rp__line(L, line, (uint64_t)v)) return -1;
     }
-    return rp_close(f, path);
+    return 0;
+}
+
+static int rp__folded(const rp_set *s, const rp_table *t, size_t nt, const rp_syms *y,
+                      const rp_opts *o) {
+    rp__lines L = {NULL, 0, 0};
+    const char *w = o->stacks ? o->stacks : "auto";
+    int auto_ = !strcmp(w, "auto"), rc;
+    uint64_t *kv = NULL;
+    int have_ctx = rp_cp_contexts(s, &kv) > 0;
+    FILE *f;
+    free(kv);
+    if (!strcmp(w, "samples") || (auto_ && s->calls.have_stk)) {
+        if (!s->calls.have_stk) {
+            fprintf(stderr, "hwprof-report: --stacks samples: the report has no sampled "
+                            "call stacks (call_stacks)\n");
+            return 1;
+        }
+        rc = rp__folded_samples(s, &L);
+    } else if (!strcmp(w, "contexts") || (auto_ && have_ctx)) {
+        if (!have_ctx) {
+            fprintf(stderr, "hwprof-report: --stacks contexts: no co-processor in the report "
+                            "ran its call-stack program\n");
+            return 1;
+        }
+        rc = rp__folded_contexts(s, y, &L);
+    } else if (!strcmp(w, "pm") || auto_) {
+        rc = rp__folded_pm(t, nt, y, &L);
+    } else {
+        fprintf(stderr, "hwprof-report: --stacks: \"%s\" is none of auto, samples, contexts, "
+                        "pm\n", w);
+        return 2;
+    }
+    if (rc < 0) fprintf(stderr, "hwprof-report: --folded: out of memory\n");
+    f = rc ? NULL : rp_open(o->folded);
+    if (!f) {
+        rp__lines_free(&L);
+        return 1;
+    }
+    rp__lines_write(&L, f);
+    return rp_close(f, o->folded);
 }
 
 int rp_out(const rp_set *s, const rp_opts *o) {
@@ -506,7 +688,7 @@ int rp_out(const rp_set *s, const rp_opts *o) {
         }
     }
     if (!rc && o->callgrind) rc = rp__callgrind(s, t, nt, y, o->callgrind);
-    if (!rc && o->folded) rc = rp__folded(t, nt, y, o->folded);
+    if (!rc && o->folded) rc = rp__folded(s, t, nt, y, o);
     if (!rc && o->json) {
         FILE *f = rp_open(o->json);
         if (!f) rc = 1;

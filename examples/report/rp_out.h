@@ -7,7 +7,7 @@
 typedef struct rp_opts {
     uint64_t top, key, interval;
     int have_key, list, quiet, functions;
-    const char *table, *csv, *callgrind, *folded, *bbv, *trace, *json, *html;
+    const char *table, *csv, *callgrind, *folded, *stacks, *bbv, *trace, *json, *html;
     char **elf;
     unsigned nelf;
 } rp_opts;

@@ -76,7 +76,8 @@
  *     hwp_cp_edge_start(x), hwp_cp_edge(x, pc, &taken, &not_taken),
  *     hwp_cp_edge_target(x, pc, target)
  *     hwp_cp_callstack_start(x, ev_mask, ev_classes, depth),
- *     hwp_cp_callstack_count(x, sites, n)
+ *     hwp_cp_callstack_count(x, sites, n),
+ *     hwp_cp_callstack_key(sites, n), hwp_cp_callstack_contexts(x, out, cap)
  *     hwp_cp_memdep_start(x, gran_bits), hwp_cp_memdep_count(x, st, ld)
  *     hwp_cp_conflict_start(x, line_bits, sets), hwp_cp_conflict_set(x, set),
  *     hwp_cp_conflict_block(x, addr), hwp_cp_conflict_pc(x, pc)
@@ -387,6 +388,15 @@ HWP_API hwp_status hwp_cp_callstack_start(hwp_cp *x, uint32_t ev_mask,
                                           uint32_t ev_classes, uint32_t depth);
 HWP_API uint64_t hwp_cp_callstack_count(const hwp_cp *x, const uint64_t *sites,
                                         uint32_t n);
+/* A calling context as the call-stack program keeps it: only the hash of
+ * its innermost call sites (hwp_cp_callstack_key), never the sites. A
+ * host that wants names keeps its own key -> sites dictionary. */
+typedef struct hwp_cp_ctx {
+    uint64_t key, events;
+} hwp_cp_ctx;
+HWP_API uint64_t hwp_cp_callstack_key(const uint64_t *sites, uint32_t n);
+HWP_API size_t hwp_cp_callstack_contexts(const hwp_cp *x, hwp_cp_ctx *out,
+                                         size_t cap);
 HWP_API hwp_status hwp_cp_memdep_start(hwp_cp *x, uint32_t gran_bits);
 HWP_API uint64_t hwp_cp_memdep_count(const hwp_cp *x, uint64_t store_pc,
                                      uint64_t load_pc);
@@ -1874,6 +1884,31 @@ HWP_API uint64_t hwp_cp_callstack_count(const hwp_cp *x, const uint64_t *sites,
     k = hwp__cp_ctx_hash(sites, n);
     e = hwp__cp_tab_find(x, HWP__CP_K_CTX, k, 0);
     return e ? e->a : 0;
+}
+
+/* sites[0] the innermost call site; n <= 64 (0 for the outermost code). */
+HWP_API uint64_t hwp_cp_callstack_key(const uint64_t *sites, uint32_t n) {
+    return (n && !sites) || n > HWP__CP_STACK ? 0 : hwp__cp_ctx_hash(sites, n);
+}
+
+/* Every context the host's table holds (after hwp_cp_flush: the entries
+ * still in the co-processor's array are not in it yet), in table order;
+ * returns how many there are, of which at most cap are written. */
+HWP_API size_t hwp_cp_callstack_contexts(const hwp_cp *x, hwp_cp_ctx *out,
+                                         size_t cap) {
+    size_t n = 0;
+    uint32_t i;
+    if (!hwp__cp_ok(x)) return 0;
+    for (i = 0; i <= x->tab_mask; i++) {
+        const hwp__cp_ent *e = &x->tab[i];
+        if (!e->used || e->kind != HWP__CP_K_CTX) continue;
+        if (out && n < cap) {
+            out[n].key = e->k1;
+            out[n].events = e->a;
+        }
+        n++;
+    }
+    return n;
 }
 
 /* ---- window programs: memory dependences and cache conflicts ------------

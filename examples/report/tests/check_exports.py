@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""examples/report/tests/check_exports.py HWPROF_REPORT HWPROF_REPLAY MAKE_TRACE MAKE_BLOCKS WORKDIR
+"""examples/report/tests/check_exports.py HWPROF_REPORT HWPROF_REPLAY MAKE_TRACE WORKDIR
 
 hwprof-report's exports against the report they come from, the expected
 figures computed here from the report's JSON (written by the models):
@@ -7,10 +7,15 @@ figures computed here from the report's JSON (written by the models):
     TOTALS equal the report's: ProfileMe samples, estimated fetches and
     latency summed over the table's PCs, RAP's events (the tree's node
     counters sum to the events it counted);
-  - --folded: the counts sum to the estimated fetches;
+  - --folded without a call-stack profile: the counts sum to the
+    estimated fetches;
+  - --folded of the co-processor's call-stack program on make_trace
+    --calls' program: the stacks are the program's calling contexts,
+    computed here from its description, and their counts sum to the
+    model's per-context counts in the report;
   - --csv: one row per PC of the table;
   - --bbv: exp-bbv lines "T:id:count ..." equal to the vectors of
-    make_blocks' program (three blocks, B every third iteration),
+    make_trace --blocks' program (three blocks, B every third iteration),
     computed here from its description.
 """
 import json
@@ -22,7 +27,7 @@ import sys
 
 from rp_check import Checks
 
-tool, replay, make_trace, make_blocks, work = sys.argv[1:6]
+tool, replay, make_trace, work = sys.argv[1:5]
 check = Checks(work)
 p = check.path
 
@@ -74,9 +79,9 @@ check(rows[0].startswith("pc,symbol,samples,fetches"), f"csv header: {rows[0]}")
 check(len(rows) - 1 == len(pm["pcs"]), f"csv: a row per PC ({len(rows) - 1}, {len(pm['pcs'])})")
 check(sum(int(l.split(",")[2]) for l in rows[1:]) == want["PM_Samples"], "csv: samples sum")
 
-# basic-block vectors of make_blocks' program
+# basic-block vectors of make_trace --blocks' program
 ITER, I = 3000, 1000
-subprocess.run([make_blocks, p("b.trc"), str(ITER)], check=True)
+subprocess.run([make_trace, "--blocks", p("b.trc"), str(ITER)], check=True)
 seq = []
 for i in range(ITER):
     seq += [1] * 3 + ([2] * 5 if i % 3 == 0 else []) + [3] * 2
@@ -97,5 +102,82 @@ check(len(want_lines) > 10 and lines == want_lines,
 r = subprocess.run([tool, "--bbv", p("x.bbv"), "--trace", p("all.json")], capture_output=True,
                    text=True)
 check(r.returncode == 1 and "all.json: byte" in r.stderr, f"--bbv of a non-trace: {r.stderr}")
+
+# folded stacks of the co-processor's calling contexts
+CALLS, KEEP = 2000, 4
+subprocess.run([make_trace, "--calls", p("c.trc"), str(CALLS)], check=True)
+r = subprocess.run([replay, p("c.trc"), "models=coproc", "coproc_app=callstack",
+                    "json=" + p("c.json"), "report=" + p("c.txt")], capture_output=True, text=True)
+check(r.returncode == 0, f"replay --calls: {r.stderr}")
+crep = json.load(open(p("c.json")))
+cp = crep["models"]["coproc"]
+ctx_total = sum(e["a"] for e in cp["table"] if e["kind"] == "context")
+check(cp["stats"]["buffer_dropped"] == 0 and ctx_total > 0,
+      f"the co-processor kept every sample: {cp['stats']['buffer_dropped']} dropped")
+
+
+def contexts():
+    """Events per calling context of make_trace --calls' program: the
+    innermost KEEP call sites outermost first, then the innermost callee,
+    "[...]" first when more calls are open; every branch, call and return
+    counts in the context current before it."""
+    want, stack = {}, []
+
+    def ev():
+        n = min(len(stack), KEEP)
+        if not n:
+            name = "[outermost]"
+        else:
+            inner = stack[-n:]
+            name = ";".join((["[...]"] if len(stack) > n else []) +
+                            [f"0x{s:x}" for s, _ in inner] + [f"0x{inner[-1][1]:x}"])
+        want[name] = want.get(name, 0) + 1
+
+    def call(site, callee):
+        ev()
+        stack.append((site, callee))
+
+    def ret():
+        ev()
+        stack.pop()
+
+    def g(d):
+        ev()
+        if d > 1:
+            call(0x30100, 0x30000)
+            g(d - 1)
+        ret()
+
+    for i in range(CALLS):
+        ev()
+        call(0x10100, 0x20000)
+        ev()
+        if i % 2 == 0:
+            call(0x20100, 0x30000)
+            g(1 + i % 5)
+        ret()
+    return want
+
+
+r = subprocess.run([tool, "--quiet", "--folded", p("c.folded"), p("c.json")],
+                   capture_output=True, text=True)
+check(r.returncode == 0 and not r.stderr, f"--folded of contexts: {r.returncode} {r.stderr}")
+got = {l.rsplit(" ", 1)[0]: int(l.rsplit(" ", 1)[1])
+       for l in open(p("c.folded")).read().splitlines()}
+want = contexts()
+check(got == want, f"--folded: the program's contexts\n got  {sorted(got.items())}\n want "
+                   f"{sorted(want.items())}")
+check(sum(got.values()) == ctx_total, f"--folded: {sum(got.values())} events, the report "
+                                       f"{ctx_total}")
+# two runs' reports merge: the model's counts add, the dictionaries join
+r = subprocess.run([tool, "--quiet", "--folded", p("c2.folded"), p("c.json"), p("c.json")],
+                   capture_output=True, text=True)
+got2 = {l.rsplit(" ", 1)[0]: int(l.rsplit(" ", 1)[1])
+        for l in open(p("c2.folded")).read().splitlines()} if r.returncode == 0 else {}
+check(got2 == {k: 2 * v for k, v in want.items()}, f"--folded of two merged runs: {r.stderr}")
+r = subprocess.run([tool, "--quiet", "--stacks", "pm", "--folded", p("c.pm"), p("c.json")],
+                   capture_output=True, text=True)
+check(r.returncode == 1 and "no call-stack profile and no per-PC table" in r.stderr,
+      f"--stacks pm without ProfileMe: {r.returncode} {r.stderr}")
 
 check.done()

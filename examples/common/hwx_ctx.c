@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/* examples/common/hwx_ctx.c: the host's dictionary of the co-processor's
+ * calling contexts (hwx_ctx.h). */
+#include "hwx_ctx.h"
+
+#include "hwprof/coproc.h"
+
+#define HWX__CTX_USED 1u
+#define HWX__CTX_DEEPER 2u /* seen with more calls open than it keeps */
+
+size_t hwx_ctx_bytes(void) { return HWX_CTX_ENTRIES * sizeof(hwx_ctx_ent); }
+
+/* Add (or complete) the context of sites[0..n); `deeper` when more calls
+ * were open than the context keeps. */
+static void hwx__ctx_put(hwx_ctx *c, uint64_t key, const uint64_t *site, uint32_t n,
+                         uint64_t callee, int deeper) {
+    uint32_t h = (uint32_t)key & (HWX_CTX_ENTRIES - 1u), k, j;
+    for (k = 0; k < HWX_CTX_ENTRIES; k++, h = (h + 1u) & (HWX_CTX_ENTRIES - 1u)) {
+        hwx_ctx_ent *e = &c->e[h];
+        if (!(e->flags & HWX__CTX_USED)) {
+            e->key = key;
+            e->n = n;
+            for (j = 0; j < n; j++) e->site[j] = site[j];
+            e->callee = callee;
+            e->flags = HWX__CTX_USED | (deeper ? HWX__CTX_DEEPER : 0u);
+            c->stored++;
+            return;
+        }
+        if (e->key != key) continue;
+        /* one call site, several callees: an indirect call */
+        if (e->callee != callee) e->callee = 0;
+        if (deeper) e->flags |= HWX__CTX_DEEPER;
+        return;
+    }
+    c->overflow++;
+}
+
+/* The context now: the innermost `keep` call sites, as the program's
+ * routine reads them. */
+static void hwx__ctx_now(hwx_ctx *c) {
+    uint64_t s[HWX_CTX_SITES];
+    uint32_t n = c->depth < c->keep ? c->depth : c->keep, j;
+    for (j = 0; j < n; j++) s[j] = c->site[(c->sp - 1u - j) & (HWX_CTX_STACK - 1u)];
+    hwx__ctx_put(c, hwp_cp_callstack_key(s, n), s, n,
+                 n ? c->callee[(c->sp - 1u) & (HWX_CTX_STACK - 1u)] : 0, c->depth > n);
+}
+
+void hwx_ctx_init(hwx_ctx *c, void *e, uint32_t keep) {
+    hwp__zero(c, sizeof *c);
+    c->e = (hwx_ctx_ent *)e;
+    c->keep = keep < 1 ? 1 : keep > HWX_CTX_SITES ? HWX_CTX_SITES : keep;
+    hwx__ctx_now(c);
+}
+
+void hwx_ctx_step(hwx_ctx *c, const hwp_insn *in) {
+    if (in->cls == HWP_CLS_CALL) {
+        c->site[c->sp] = in->pc;
+        c->callee[c->sp] = in->next_pc;
+        c->sp = (c->sp + 1u) & (HWX_CTX_STACK - 1u);
+        if (c->depth < HWX_CTX_STACK - 1u) c->depth++;
+    } else if (in->cls == HWP_CLS_RET && c->depth) {
+        c->sp = (c->sp - 1u) & (HWX_CTX_STACK - 1u);
+        c->depth--;
+    } else {
+        return;
+    }
+    hwx__ctx_now(c);
+}
+
+void hwx_ctx_merge(hwx_ctx *dst, const hwx_ctx *src) {
+    uint32_t i;
+    for (i = 0; i < HWX_CTX_ENTRIES; i++) {
+        const hwx_ctx_ent *e = &src->e[i];
+        if (e->flags & HWX__CTX_USED)
+            hwx__ctx_put(dst, e->key, e->site, e->n, e->callee, !!(e->flags & HWX__CTX_DEEPER));
+    }
+    dst->overflow += src->overflow;
+}
+
+void hwx_ctx_json(const hwx_ctx *c, const hwp_writer *w) {
+    uint32_t i, j;
+    int first = 1;
+    hwp_put_str_u64(w, ",\"coproc_contexts\":{\"depth\":", c->keep);
+    hwp_put_json_u64(w, "capacity", HWX_CTX_ENTRIES);
+    hwp_put_json_u64(w, "stored", c->stored);
+    hwp_put_json_u64(w, "overflow", c->overflow);
+    hwp_put_str(w, ",\"contexts\":[");
+    for (i = 0; i < HWX_CTX_ENTRIES; i++) {
+        const hwx_ctx_ent *e = &c->e[i];
+        if (!(e->flags & HWX__CTX_USED)) continue;
+        hwp_put_str(w, first ? "{\"key\":" : ",{\"key\":");
+        first = 0;
+        hwp_put_str(w, "\"");
+        hwp_put_hex(w, e->key);
+        hwp_put_str(w, "\",\"sites\":[");
+        for (j = 0; j < e->n; j++) {
+            hwp_put_str(w, j ? ",\"" : "\"");
+            hwp_put_hex(w, e->site[j]);
+            hwp_put_str(w, "\"");
+        }
+        hwp_put_str(w, "]");
+        hwp_put_json_hex(w, "callee", e->callee);
+        hwp_put_str(w, (e->flags & HWX__CTX_DEEPER) ? ",\"deeper\":1}" : ",\"deeper\":0}");
+    }
+    hwp_put_str(w, "]}");
+}
