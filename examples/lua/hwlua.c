@@ -22,6 +22,15 @@
  * taken twice: from the exact counts and from the models' profiles
  * (docs/lua.md, "Tiering decisions").
  *
+ * Call profile. Every `stack_interval` bytecodes (10007 by default, 0:
+ * off) the countdown also stops, and the glue walks the running thread's
+ * CallInfo chain and counts the stack of function names it finds: the
+ * call and return hooks do not pair across C functions (an error unwinds
+ * many frames at once, a C function calls back into Lua), the chain is
+ * what Lua itself unwinds. The counts go into the JSON report as
+ * "call_stacks" (docs/report-format.md), which hwprof-report --folded
+ * exports for flame graphs.
+ *
  * Configuration: the HWPROF environment variable, a comma-separated
  * key=value list of the hosts' options plus this host's own (docs/lua.md):
  *   HWPROF=models=all,exact=on,report=lua.txt ./lua-hwprof script.lua
@@ -55,6 +64,7 @@ long hwlua_left = LONG_MAX;
 typedef struct hwlua_tier {
     double func_share; /* compile a function with this share of events   */
     double loop_share; /* a loop with this share of events               */
+    uint64_t stack_interval; /* bytecodes between call-stack samples     */
 } hwlua_tier;
 
 static const char *hwlua__opt(hwlua_tier *t, const char *k, const char *v,
@@ -65,6 +75,8 @@ static const char *hwlua__opt(hwlua_tier *t, const char *k, const char *v,
         hwx_arg_f64("func_share", v, 0, 1, 1, 0, &t->func_share, &why);
     else if (!strcmp(k, "loop_share"))
         hwx_arg_f64("loop_share", v, 0, 1, 1, 0, &t->loop_share, &why);
+    else if (!strcmp(k, "stack_interval"))
+        hwx_arg_u64("stack_interval", v, 0, UINT32_MAX, &t->stack_interval, &why);
     else
         *mine = 0;
     return why;
@@ -84,6 +96,8 @@ static struct {
                         [3] 1 for a Lua function                        */
     hwlua_map loops; /* loop header -> [0] iterations, [1] line, [2] src */
     uint64_t ncalls, niters;
+    uint64_t fetched;   /* bytecodes fetched, as of the last sync         */
+    uint64_t stack_due; /* the fetch that takes the next stack sample     */
     int done;
 } G;
 
@@ -116,6 +130,7 @@ static unsigned hwlua__source(const Proto *p) {
  * over everything (the end of the run). */
 static int hwlua__sync(const Instruction *at) {
     long k = G.base - hwlua_left; /* bytecodes fetched since the last sync */
+    G.fetched += (uint64_t)k;
     if (G.have_cur && k == 0 && G.cur.pc == (uint64_t)(uintptr_t)at) return 1;
     if (G.have_cur) {
         hwx_session_insn(G.s, &G.cur);
@@ -130,8 +145,10 @@ static int hwlua__sync(const Instruction *at) {
  * pending record is one fetch the session has not seen yet. */
 static long hwlua__rearm(void) {
     uint64_t u = hwx_session_until(G.s);
+    uint64_t stk = G.stack_due > G.fetched ? G.stack_due - G.fetched : 1;
     long left = G.have_cur ? (long)(u > 1 ? u - 1 : 1) : (long)u;
     if (u > (uint64_t)LONG_MAX / 2) left = LONG_MAX / 2;
+    if (stk < (uint64_t)left) left = (long)stk;
     G.base = hwlua_left = left;
     return left;
 }
@@ -149,9 +166,17 @@ static hwp_insn *hwlua__record(const Instruction *at, uint32_t cls) {
     return &G.cur;
 }
 
-long hwlua_select(const Proto *p, const Instruction *at) {
+static void hwlua__stack_sample(lua_State *L);
+
+long hwlua_select(lua_State *L, const Proto *p, const Instruction *at) {
     (void)p;
     hwlua__record(at, HWP_CLS_OTHER);
+    if (G.fetched >= G.stack_due) {
+        hwlua__stack_sample(L);
+        /* on a fixed grid: a sample taken late (an event hook synced
+         * past the due fetch) does not move the next one */
+        while (G.stack_due <= G.fetched) G.stack_due += G.tier.stack_interval;
+    }
     return hwlua__rearm();
 }
 
@@ -265,6 +290,105 @@ void hwlua_operands(const Instruction *at, const TValue *a, const TValue *b) {
     hwp_insn *r = hwlua__record(at, HWP_CLS_LOAD);
     r->value = ((uint64_t)rawtt(a) << 8) | (b ? rawtt(b) : 0xFFu);
     hwlua__rearm();
+}
+
+/* ---- the call profile ----------------------------------------------------------
+ * Stacks as one string each, outermost frame first, frames joined by
+ * ';'. A Lua function is "source:linedefined" ("source:main" for a
+ * chunk), stable whatever name a call site gives it; a C function is the
+ * name Lua knows for it at its call ("pcall", "sort"), else "[C]". At
+ * most HWLUA_FRAMES innermost frames are kept ("[...]" stands for the
+ * rest); a stack that finds the table full is counted as dropped. */
+#define HWLUA_FRAMES 64
+#define HWLUA_STACKS 4096
+
+static struct {
+    char *stack[HWLUA_STACKS];
+    uint64_t count[HWLUA_STACKS];
+    unsigned n;
+    uint64_t samples, dropped;
+} S;
+
+static size_t hwlua__frame(lua_State *L, CallInfo *ci, char *buf, size_t cap) {
+    if (isLua(ci)) {
+        const Proto *p = ci_func(ci)->p;
+        const char *src = p->source ? getstr(p->source) : "?";
+        if (*src == '@' || *src == '=') src++;
+        if (p->linedefined == 0) return (size_t)snprintf(buf, cap, "%s:main", src);
+        return (size_t)snprintf(buf, cap, "%s:%d", src, p->linedefined);
+    } else {
+        lua_Debug ar;
+        memset(&ar, 0, sizeof ar);
+        ar.i_ci = ci;
+        /* "n" reads the caller's saved pc, which a call always saves */
+        if (lua_getinfo(L, "n", &ar) && ar.name) return (size_t)snprintf(buf, cap, "%s", ar.name);
+        return (size_t)snprintf(buf, cap, "[C]");
+    }
+}
+
+static void hwlua__stack_sample(lua_State *L) {
+    CallInfo *ci, *chain[HWLUA_FRAMES];
+    char buf[HWLUA_FRAMES * 100], *q;
+    size_t len = 0, k;
+    unsigned n = 0, i, h;
+    int deeper = 0;
+    S.samples++;
+    for (ci = L->ci; ci && ci != &L->base_ci; ci = ci->previous) {
+        if (n == HWLUA_FRAMES) {
+            deeper = 1;
+            break;
+        }
+        chain[n++] = ci;
+    }
+    if (deeper) len = (size_t)snprintf(buf, sizeof buf, "[...]");
+    for (i = n; i-- > 0 && len < sizeof buf - 1;) {
+        if (len) buf[len++] = ';';
+        k = hwlua__frame(L, chain[i], buf + len, sizeof buf - len);
+        len += k < sizeof buf - len ? k : sizeof buf - len - 1;
+    }
+    buf[len] = '\0';
+    for (q = buf; *q; q++) /* the folded format's separators */
+        if (*q == ' ') *q = '_';
+    h = (unsigned)(hwlua_map_hash((uint64_t)len * 131u + (unsigned char)buf[len / 2]) &
+                   (HWLUA_STACKS - 1u));
+    for (i = 0; i < HWLUA_STACKS; i++, h = (h + 1u) & (HWLUA_STACKS - 1u)) {
+        if (!S.stack[h]) {
+            if (!(S.stack[h] = strdup(buf))) break;
+            S.n++;
+        }
+        if (!strcmp(S.stack[h], buf)) {
+            S.count[h]++;
+            return;
+        }
+    }
+    S.dropped++;
+}
+
+/* ,"call_stacks":{...} (docs/report-format.md) */
+static void hwlua__stacks_json(const hwp_writer *w) {
+    unsigned i;
+    int first = 1;
+    hwp_put_str_u64(w, ",\"call_stacks\":{\"interval\":", G.tier.stack_interval);
+    hwp_put_json_u64(w, "samples", S.samples);
+    hwp_put_json_u64(w, "dropped", S.dropped);
+    hwp_put_str(w, ",\"stacks\":[");
+    for (i = 0; i < HWLUA_STACKS; i++) {
+        char *f, *semi;
+        if (!S.stack[i]) continue;
+        hwp_put_str(w, first ? "{\"frames\":[" : ",{\"frames\":[");
+        first = 0;
+        for (f = S.stack[i];; f = semi + 1) {
+            semi = strchr(f, ';');
+            if (semi) *semi = '\0';
+            hwp_put_json_str(w, f);
+            if (!semi) break;
+            *semi = ';';
+            hwp_put_str(w, ",");
+        }
+        hwp_put_str_u64(w, "],\"count\":", S.count[i]);
+        hwp_put_str(w, "}");
+    }
+    hwp_put_str(w, "]}");
 }
 
 /* ---- the end: reports and tiering decisions -------------------------------- */
@@ -419,7 +543,22 @@ static void hwlua__finish(void) {
     }
     if (G.o.json[0]) {
         if (hwx_out_open(&out, G.o.json, &why) == HWP_OK) {
-            hwx_session_report_json(G.s, &out.w);
+            /* the session's object with the call profile as one more
+             * member: its text up to the closing brace, then ours */
+            hwlua_text t = {NULL, 0, 0};
+            hwp_writer tw;
+            tw.write = hwlua__text_write;
+            tw.ctx = &t;
+            hwx_session_report_json(G.s, &tw);
+            while (t.n && t.s[t.n - 1] == '\n') t.n--;
+            if (t.n && t.s[t.n - 1] == '}') {
+                hwp_put(&out.w, t.s, t.n - 1);
+                if (G.tier.stack_interval) hwlua__stacks_json(&out.w);
+                hwp_put_str(&out.w, "}\n");
+            } else { /* out of memory for the copy: the session alone */
+                hwx_session_report_json(G.s, &out.w);
+            }
+            free(t.s);
             if (hwx_out_close(&out, &why) != HWP_OK)
                 fprintf(stderr, "lua-hwprof: %s\n", why);
         } else {
@@ -448,6 +587,7 @@ __attribute__((constructor)) static void hwlua__start(void) {
     int user_key = 0, user_eps = 0;
     G.tier.func_share = 0.01;
     G.tier.loop_share = 0.01;
+    G.tier.stack_interval = 10007; /* prime: no loop's period divides it */
     if (!env || !*env) return;
     hwx_opts_default(&G.o);
     if (strlen(env) >= sizeof buf) hwlua__fail("longer than 4095 bytes");
@@ -493,6 +633,7 @@ __attribute__((constructor)) static void hwlua__start(void) {
     if (G.o.exact) /* the exact profiles see everything */
         hwlua_on |= HWLUA_EV_COND | HWLUA_EV_JUMP | HWLUA_EV_CALL | HWLUA_EV_RET |
                     HWLUA_EV_LOAD | HWLUA_EV_OPND;
+    G.stack_due = G.tier.stack_interval ? G.tier.stack_interval : UINT64_MAX;
     hwlua__rearm();
     atexit(hwlua__finish);
     signal(SIGTERM, hwlua__on_signal);

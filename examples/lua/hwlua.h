@@ -36,8 +36,9 @@ extern unsigned hwlua_on;
 /* Bytecodes left before ProfileMe's next selection (>= 1). */
 extern long hwlua_left;
 
-/* A selection: returns the next countdown. */
-long hwlua_select(const Proto *p, const Instruction *at);
+/* A selection (the countdown ran out in L's frame): returns the next
+ * countdown. */
+long hwlua_select(lua_State *L, const Proto *p, const Instruction *at);
 void hwlua_cond(const Instruction *at, int taken);
 void hwlua_jump(const Proto *p, const Instruction *at,
                 const Instruction *target);
@@ -52,14 +53,15 @@ void hwlua_operands(const Instruction *at, const TValue *a, const TValue *b);
 #define HWLUA_SAVE() (hwlua_left = hwl_left)
 #define HWLUA_RELOAD() (hwl_left = hwlua_left)
 
-/* The glue reads the countdown to learn how many bytecodes went by, and
+/* HWLUA_FETCH is used only in luaV_execute, where L is the running
+ * thread. The glue reads the countdown to learn how many bytecodes went by, and
  * may restart it. */
 #define HWLUA__IF(bit, call) \
     (l_unlikely(hwlua_on & (bit)) \
          ? (void)(HWLUA_SAVE(), (call), HWLUA_RELOAD()) : (void)0)
 #define HWLUA_FETCH(p, at) \
     (l_unlikely(--hwl_left == 0) \
-         ? (void)(HWLUA_SAVE(), hwl_left = hwlua_select(p, at)) : (void)0)
+         ? (void)(HWLUA_SAVE(), hwl_left = hwlua_select(L, p, at)) : (void)0)
 #define HWLUA_COND(at, taken) HWLUA__IF(HWLUA_EV_COND, hwlua_cond(at, taken))
 #define HWLUA_JUMP(p, at, target) \
     HWLUA__IF(HWLUA_EV_JUMP, hwlua_jump(p, at, target))

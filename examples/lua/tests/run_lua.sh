@@ -7,6 +7,12 @@
 #     of a model alone equals the exact count);
 #   - the tiering decisions from the models agree with those from the
 #     exact profile (precision and recall >= 0.95 per kind, each script);
+#   - the call profile: on a script whose call structure is known
+#     (recursion, tail calls, C functions calling back into Lua, a
+#     coroutine), sampling every bytecode gives exactly the script's
+#     possible stacks, one sample per bytecode the session counted; every
+#     997 bytecodes beside ProfileMe's countdown, one sample per 997
+#     bytecodes, and hwprof-report --folded writes the same stacks;
 #   - a script that errors, calls os.exit or is killed by SIGTERM still
 #     leaves a complete report; a bad option or an unwritable report path
 #     stops before the script runs, with a one-line reason.
@@ -14,7 +20,8 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 root=$(cd "$here/../.." && pwd)
-out=${1:?usage: run_lua.sh OUT}
+out=${1:?usage: run_lua.sh OUT [HWPROF_REPORT]}
+report_tool=${2:-}
 bench=$root/bench/lua
 pass=0 fail=0
 ok() { echo "ok   $*"; pass=$((pass + 1)); }
@@ -59,6 +66,80 @@ for s in "${!arg[@]}"; do
     fi
   done
 done
+
+# The call profile. stacks.lua's functions by line: 1 leaf, 2 rec, 3 cmp,
+# 4 body (a coroutine), 5 main. Stacks hold only Lua functions at the top
+# (samples are taken at bytecodes); a C function appears under the name
+# Lua knows it by at its call (pcall, sort) or as [C] (lua.c's pmain,
+# which runs the chunk). `return leaf(n)` is a tail call: leaf replaces
+# rec(0)'s frame. The coroutine's stacks are its own thread's.
+cat > "$tmp/stacks.lua" <<'LUA'
+local function leaf(x) return x + 1 end
+local function rec(n) if n == 0 then return leaf(n) end return rec(n - 1) + 1 end
+local function cmp(a, b) return a < b end
+local function body() for j = 1, 3 do coroutine.yield(leaf(j)) end end
+local function main()
+  for i = 1, 300 do
+    rec(3)
+    pcall(rec, 2)
+    local t = {5, 3, 1, 4, 2}
+    table.sort(t, cmp)
+  end
+  local co = coroutine.wrap(body)
+  co() co() co()
+end
+main()
+LUA
+(cd "$tmp" && HWPROF="models=rap,stack_interval=1,json=$tmp/st1.json,report=$tmp/st1.txt" "$hw" stacks.lua) ||
+  bad "stacks.lua failed"
+(cd "$tmp" && HWPROF="models=pm,stack_interval=997,json=$tmp/st.json,report=$tmp/st.txt" "$hw" stacks.lua) ||
+  bad "stacks.lua failed"
+if [ -n "$report_tool" ]; then
+  "$report_tool" --quiet --folded "$tmp/st.folded" "$tmp/st.json" || bad "hwprof-report --folded failed"
+fi
+# python3 prints one "ok|bad what" line per check; a crash (a report
+# without call_stacks) is a failure too
+verdicts=$(python3 - "$tmp" "$report_tool" 2>&1 <<'PY'
+import json, os, sys
+tmp, tool = sys.argv[1], sys.argv[2]
+S = "stacks.lua"
+R = ["[C]", f"{S}:main"]
+M = R + [f"{S}:5"]
+want = {";".join(R), ";".join(M), f"{S}:4", f"{S}:4;{S}:1"}
+for top in (M, M + ["pcall"]):
+    for d in range(1, 5 if top == M else 4):
+        want.add(";".join(top + [f"{S}:2"] * d))
+    want.add(";".join(top + [f"{S}:2"] * (3 if top == M else 2) + [f"{S}:1"]))
+want.add(";".join(M + ["sort", f"{S}:3"]))
+def load(name):
+    r = json.load(open(os.path.join(tmp, name)))
+    cs = r["call_stacks"]
+    got = {";".join(s["frames"]): s["count"] for s in cs["stacks"]}
+    return r, cs, got
+r, cs, got = load("st1.json")
+n = sum(got.values())
+ok = set(got) == want
+print("ok" if ok else "bad", "every bytecode sampled: the stacks are stacks.lua's" if ok else
+      f"stacks: extra {sorted(set(got) - want)}, missing {sorted(want - set(got))}")
+ok = n == cs["samples"] == r["instructions"] and cs["dropped"] == 0
+print("ok" if ok else "bad", f"one sample per bytecode: {n} summed, {cs['samples']} samples, "
+      f"{r['instructions']} bytecodes, {cs['dropped']} dropped")
+r, cs, got = load("st.json")
+n = sum(got.values())
+ok = set(got) <= want and n == cs["samples"] == r["instructions"] // cs["interval"] and n > 0
+print("ok" if ok else "bad", f"every {cs['interval']} bytecodes: {n} samples of "
+      f"{r['instructions']} bytecodes, stacks within stacks.lua's")
+if tool:
+    lines = open(os.path.join(tmp, "st.folded")).read().splitlines()
+    folded = {l.rsplit(" ", 1)[0]: int(l.rsplit(" ", 1)[1]) for l in lines}
+    ok = folded == got
+    print("ok" if ok else "bad", "hwprof-report --folded writes the host's stacks" if ok else
+          f"--folded {folded} against {got}")
+PY
+) || bad "the call profile's check failed: $verdicts"
+while read -r verdict line; do
+  case $verdict in ok) ok "$line" ;; bad) bad "$line" ;; esac
+done <<< "$verdicts"
 
 complete() { grep -q "modelled hardware overhead" "$1" 2>/dev/null && grep -q "tiering decisions" "$1"; }
 cat > "$tmp/err.lua" <<'LUA'
