@@ -4,7 +4,12 @@
 hwprof-report's reader and merger:
   - the merge of two halves of a stream equals the report of the whole,
     for the models whose merge is exact (ProfileMe's table, the
-    stratified accumulator): every row of every table, as CSV;
+    stratified accumulator, the hot path table with room for every
+    path): every row of every table, as CSV;
+  - the co-processor's buffered value sampler, whose two runs sample
+    other loads than one run does: the merge holds the samples of both
+    halves (each pair's count and each load's total, added here from
+    the halves' JSON), and the loads it saw add up to the whole's;
   - every class of bad input is one line on stderr naming the file and,
     for damaged text, the byte offset of the damage; exit status 1;
   - a merge of different configurations is refused naming the field;
@@ -13,6 +18,7 @@ hwprof-report's reader and merger:
     their source lines in the callgrind export; a missing file is a
     warning and its addresses stay addresses.
 """
+import json
 import os
 import re
 import shutil
@@ -32,7 +38,7 @@ def run(*args):
 
 
 # ---- merge of two halves equals the whole ----------------------------------
-for table in ("pm_table.insns", "strat_acc.invariance"):
+for table in ("pm_table.insns", "strat_acc.invariance", "hpt.paths"):
     merged = run("--quiet", "--table", table, "--csv", "-", p("half_a.json"), p("half_b.json"))
     whole = run("--quiet", "--table", table, "--csv", "-", p("whole.json"))
     check(merged.returncode == 0 and whole.returncode == 0,
@@ -42,6 +48,32 @@ for table in ("pm_table.insns", "strat_acc.invariance"):
     check(merged.stdout == whole.stdout, f"{table}: merge of the halves equals the whole")
     half = run("--quiet", "--table", table, "--csv", "-", p("half_a.json"))
     check(half.stdout != whole.stdout, f"{table}: one half alone differs from the whole")
+
+# the buffered sampler: the halves' samples, added
+halves = [json.load(open(p(f)))["models"]["coproc_simple"] for f in ("half_a.json", "half_b.json")]
+pairs, totals = {}, {}
+for h in halves:
+    for e in h["pairs"]:
+        if "value" in e:
+            k = (int(e["pc"], 16), int(e["value"], 16))
+            pairs[k] = pairs.get(k, 0) + e["count"]
+        else:
+            totals[int(e["pc"], 16)] = totals.get(int(e["pc"], 16), 0) + e["count"]
+merged = run("--quiet", "--table", "coproc_simple", "--csv", "-", p("half_a.json"),
+             p("half_b.json"))
+rows = [l.split(",") for l in merged.stdout.splitlines()[1:]]
+got = {(int(r[0], 16), int(r[1], 16)): (int(r[3]), r[5]) for r in rows}
+want = {k: (totals[k[0]], f"{c / totals[k[0]]:.3f}") for k, c in pairs.items()}
+check(merged.returncode == 0 and len(want) > 10 and got == want,
+      f"coproc_simple: the merge holds both halves' samples ({len(got)} rows, {len(want)} "
+      f"pairs){merged.stderr}")
+r = run("--quiet", "--json", p("merged_cps.json"), p("half_a.json"), p("half_b.json"))
+m = json.load(open(p("merged_cps.json")))["models"]["models.coproc_simple"]["stats"] if r.returncode == 0 else {}
+whole_st = json.load(open(p("whole.json")))["models"]["coproc_simple"]["stats"]
+check(m.get("events") == whole_st["events"] and
+      m.get("samples") == sum(h["stats"]["samples"] for h in halves),
+      f"coproc_simple: loads {m.get('events')} (whole {whole_st['events']}), samples "
+      f"{m.get('samples')} of the halves' {[h['stats']['samples'] for h in halves]}")
 
 # the merged report, written back and read again, still equals the whole
 r = run("--quiet", "--json", p("merged.json"), p("half_a.json"), p("half_b.json"))
@@ -109,7 +141,7 @@ check(r.returncode == 1 and "not the same configuration" in r.stderr,
 r = run("--top", "3", p("whole.json"))
 check(r.returncode == 0 and "pm_table.insns" in r.stdout, f"listing: {r.stderr}")
 listed = [l for l in r.stdout.splitlines() if l.startswith("0x")]
-check(len(listed) == 6, f"--top 3: three rows in each of the two tables ({len(listed)})")
+check(len(listed) == 12, f"--top 3: three rows in each of the four tables ({len(listed)})")
 r = run("--key", "0x401000", p("whole.json"))
 check(r.returncode == 0 and "estimate" in r.stdout and "95% interval" in r.stdout
       and "samples" in r.stdout and "interval" in r.stdout, f"--key: {r.stdout}{r.stderr}")
