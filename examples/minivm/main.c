@@ -6,7 +6,11 @@
  *                        profileme, stratified, rap, pathprof, coproc
  *     --exact            also keep exact profiles; print the decisions
  *                        they give and the agreement with hwprof's
- *     --report=text|json print every model's report
+ *     --report=text|json print every model's report (to stderr, after
+ *                        the decisions)
+ *     --report-file=PATH write the report to PATH instead, alone: JSON
+ *                        (the default with this option) that
+ *                        hwprof-report and json.load read as it is
  *     --seed=N           seed of every model (default 1)
  *     --pm-interval=N    ProfileMe's mean bytecodes per sample (1000;
  *                        2..2^31-1)
@@ -22,7 +26,9 @@
  * "agreement" lines.
  *
  * The program's output goes to stdout; everything minivm says about it
- * (decisions, agreement, reports, errors) goes to stderr.
+ * (decisions, agreement, reports, errors) goes to stderr, but for a
+ * report given a file of its own. An unwritable --report-file stops
+ * before the program runs.
  * Exit status: 0 ok, 1 usage or assembler error, 2 run-time error,
  * 3 out of memory, 4 agreement below --min-agree (tests use this).
  */
@@ -96,7 +102,7 @@ static int mv__models(const char *list, unsigned *out) {
 static void mv__usage(void) {
     fprintf(stderr,
             "usage: minivm [-D NAME=VALUE] [--prof=off|all|LIST] [--exact]\n"
-            "              [--report=text|json] [--seed=N]\n"
+            "              [--report=text|json] [--report-file=PATH] [--seed=N]\n"
             "              [--pm-interval=N] [--interval=N] [--heap=CELLS]\n"
             "              [--stats] [--min-agree=F] PROGRAM.mvs\n");
 }
@@ -118,7 +124,8 @@ static int mv__num(const char *arg, const char *opt, uint64_t lo, uint64_t hi, u
 }
 
 int main(int argc, char **argv) {
-    const char *path = NULL, *report = NULL;
+    const char *path = NULL, *report = NULL, *report_path = NULL;
+    FILE *report_f = stderr;
     const char *defs[64];
     int ndefs = 0, exact = 0, stats = 0, i, rc = 0;
     double min_agree = -1;
@@ -153,6 +160,8 @@ int main(int argc, char **argv) {
                 return 1;
             }
             report = kinds[k];
+        } else if (!strncmp(a, "--report-file=", 14) && a[14]) {
+            report_path = a + 14;
         } else if (!strncmp(a, "--min-agree=", 12)) {
             if (hwx_arg_f64("--min-agree", a + 12, 0, 0, 1, 0, &min_agree, &why) != HWP_OK) {
                 fprintf(stderr, "minivm: %s\n", why);
@@ -191,6 +200,14 @@ int main(int argc, char **argv) {
             mv_prog_free(&prog);
             return 1;
         }
+    if (report_path) {
+        if (!report) report = "json";
+        if (!(report_f = fopen(report_path, "w"))) {
+            fprintf(stderr, "minivm: --report-file: cannot write %s\n", report_path);
+            mv_prog_free(&prog);
+            return 1;
+        }
+    }
     if (mv_vm_init(&vm, &prog, (uint32_t)heap, stdout)) {
         fprintf(stderr, "minivm: out of memory\n");
         mv_prog_free(&prog);
@@ -243,7 +260,7 @@ int main(int argc, char **argv) {
             mvt_decisions_free(&xd);
             mvt_profile_free(&xp);
         }
-        if (report) mvp_report(&prof, stderr, !strcmp(report, "json"));
+        if (report) mvp_report(&prof, report_f, !strcmp(report, "json"));
         if (stats)
             fprintf(stderr, "stats: %llu bytecodes, %llu virtual cycles, "
                             "modelled profiling overhead %.3f%%\n",
@@ -257,5 +274,9 @@ int main(int argc, char **argv) {
     if (models || exact) mvp_free(&prof);
     mv_vm_free(&vm);
     mv_prog_free(&prog);
+    if (report_path && fclose(report_f)) {
+        fprintf(stderr, "minivm: --report-file: write to %s failed\n", report_path);
+        if (!rc) rc = 1;
+    }
     return rc;
 }

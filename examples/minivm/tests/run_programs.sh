@@ -129,6 +129,21 @@ else
   fail "zero keeps the defaults: [$out]"
 fi
 
+# --report-file: the JSON report alone in its file, read back whole; the
+# decisions stay on stderr, the program's output on stdout.
+checks=$((checks + 1))
+rf=/tmp/minivm-report-$$.json
+out=$("$vm" --prof=all --report-file=$rf "$progs/fib.mvs" 2>/tmp/minivm-test-$$.err)
+if [ $? -eq 0 ] && [ "$out" = 196418 ] && grep -q "^hwprof" /tmp/minivm-test-$$.err &&
+   ! grep -q '"model"' /tmp/minivm-test-$$.err &&
+   python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["profileme_table"]["model"] == "pm_table"' "$rf"; then
+  echo "ok   --report-file holds the JSON report alone"
+else
+  fail "--report-file: [$out] $(head -c 300 "$rf" 2>/dev/null)"
+fi
+rm -f "$rf"
+badopt "--report-file: cannot write /nonexistent/r.json" --prof=all --report-file=/nonexistent/r.json
+
 # A NUL byte is located like any other bad character.
 printf '.func main 0 0\n push 1\x00\n ret\n.end\n' > /tmp/minivm-nul-$$.mvs
 checks=$((checks + 1))
