@@ -186,9 +186,22 @@ static hwp_status hwx__cp_init(void *sv, void *dv, unsigned char **cur, hwx_sess
 
 /* Only with exact=on (m->cps[0] set): callers test that first, so a run
  * without the comparison pays nothing per load for the baseline. */
-static void hwx__cp_feed(hwx__cp *m, const hwp_insn *in) {
+/* A call or a return under the call-stack program: the host's context
+ * dictionary follows the co-processor's stack, which a dropped sample
+ * never reaches. */
+static void hwx__cp_ctx_feed(hwx__cp *m, const hwp_insn *in) {
+    hwp_cp_stats a, b;
+    hwp_cp_get_stats(m->cp, &a);
     hwp_cp_insn(m->cp, in);
-    if (m->ctx && (in->cls == HWP_CLS_CALL || in->cls == HWP_CLS_RET)) hwx_ctx_step(m->ctx, in);
+    hwp_cp_get_stats(m->cp, &b);
+    hwx_ctx_step(m->ctx, in, b.buffer_dropped != a.buffer_dropped);
+}
+
+static void hwx__cp_feed(hwx__cp *m, const hwp_insn *in) {
+    if (HWP_UNLIKELY(m->ctx != NULL) && (in->cls == HWP_CLS_CALL || in->cls == HWP_CLS_RET))
+        hwx__cp_ctx_feed(m, in);
+    else
+        hwp_cp_insn(m->cp, in);
     if (m->cps[0] && in->cls == HWP_CLS_LOAD && HWP_UNLIKELY(--m->cps_left == 0))
         hwx__simple_due(m, in);
 }

@@ -7,13 +7,14 @@
 
 #define HWX__CTX_USED 1u
 #define HWX__CTX_DEEPER 2u /* seen with more calls open than it keeps */
+#define HWX__CTX_STALE 4u  /* seen while the co-processor's stack was off */
 
 size_t hwx_ctx_bytes(void) { return HWX_CTX_ENTRIES * sizeof(hwx_ctx_ent); }
 
-/* Add (or complete) the context of sites[0..n); `deeper` when more calls
- * were open than the context keeps. */
+/* Add (or complete) the context of sites[0..n); flags: HWX__CTX_DEEPER,
+ * HWX__CTX_STALE. */
 static void hwx__ctx_put(hwx_ctx *c, uint64_t key, const uint64_t *site, uint32_t n,
-                         uint64_t callee, int deeper) {
+                         uint64_t callee, uint32_t flags) {
     uint32_t h = (uint32_t)key & (HWX_CTX_ENTRIES - 1u), k, j;
     for (k = 0; k < HWX_CTX_ENTRIES; k++, h = (h + 1u) & (HWX_CTX_ENTRIES - 1u)) {
         hwx_ctx_ent *e = &c->e[h];
@@ -22,27 +23,41 @@ static void hwx__ctx_put(hwx_ctx *c, uint64_t key, const uint64_t *site, uint32_
             e->n = n;
             for (j = 0; j < n; j++) e->site[j] = site[j];
             e->callee = callee;
-            e->flags = HWX__CTX_USED | (deeper ? HWX__CTX_DEEPER : 0u);
+            e->flags = HWX__CTX_USED | flags;
             c->stored++;
             return;
         }
         if (e->key != key) continue;
         /* one call site, several callees: an indirect call */
         if (e->callee != callee) e->callee = 0;
-        if (deeper) e->flags |= HWX__CTX_DEEPER;
+        e->flags |= flags;
         return;
     }
     c->overflow++;
 }
 
-/* The context now: the innermost `keep` call sites, as the program's
- * routine reads them. */
+/* The innermost n call sites of t, as the program's routine reads them. */
+static uint32_t hwx__ctx_sites(const hwx_ctx_stack *t, uint32_t keep, uint64_t *s) {
+    uint32_t n = t->depth < keep ? t->depth : keep, j;
+    for (j = 0; j < n; j++) s[j] = t->site[(t->sp - 1u - j) & (HWX_CTX_STACK - 1u)];
+    return n;
+}
+
+/* The co-processor's context now; stale when the true stack's innermost
+ * sites differ (the co-processor's context then names calls that are not
+ * the open ones; a difference deeper than it keeps changes nothing it
+ * records). */
 static void hwx__ctx_now(hwx_ctx *c) {
-    uint64_t s[HWX_CTX_SITES];
-    uint32_t n = c->depth < c->keep ? c->depth : c->keep, j;
-    for (j = 0; j < n; j++) s[j] = c->site[(c->sp - 1u - j) & (HWX_CTX_STACK - 1u)];
+    uint64_t s[HWX_CTX_SITES], r[HWX_CTX_SITES];
+    uint32_t n = hwx__ctx_sites(&c->cp, c->keep, s), j, flags = 0;
+    if (c->lost) {
+        int same = hwx__ctx_sites(&c->real, c->keep, r) == n;
+        for (j = 0; same && j < n; j++) same = s[j] == r[j];
+        if (!same) flags |= HWX__CTX_STALE;
+    }
+    if (c->cp.depth > n) flags |= HWX__CTX_DEEPER;
     hwx__ctx_put(c, hwp_cp_callstack_key(s, n), s, n,
-                 n ? c->callee[(c->sp - 1u) & (HWX_CTX_STACK - 1u)] : 0, c->depth > n);
+                 n ? c->cp.callee[(c->cp.sp - 1u) & (HWX_CTX_STACK - 1u)] : 0, flags);
 }
 
 void hwx_ctx_init(hwx_ctx *c, void *e, uint32_t keep) {
@@ -52,18 +67,27 @@ void hwx_ctx_init(hwx_ctx *c, void *e, uint32_t keep) {
     hwx__ctx_now(c);
 }
 
-void hwx_ctx_step(hwx_ctx *c, const hwp_insn *in) {
+/* What coproc.h's routine does to its stack at a call or a return. */
+static void hwx__ctx_move(hwx_ctx_stack *t, const hwp_insn *in) {
     if (in->cls == HWP_CLS_CALL) {
-        c->site[c->sp] = in->pc;
-        c->callee[c->sp] = in->next_pc;
-        c->sp = (c->sp + 1u) & (HWX_CTX_STACK - 1u);
-        if (c->depth < HWX_CTX_STACK - 1u) c->depth++;
-    } else if (in->cls == HWP_CLS_RET && c->depth) {
-        c->sp = (c->sp - 1u) & (HWX_CTX_STACK - 1u);
-        c->depth--;
-    } else {
-        return;
+        t->site[t->sp] = in->pc;
+        t->callee[t->sp] = in->next_pc;
+        t->sp = (t->sp + 1u) & (HWX_CTX_STACK - 1u);
+        if (t->depth < HWX_CTX_STACK - 1u) t->depth++;
+    } else if (in->cls == HWP_CLS_RET && t->depth) {
+        t->sp = (t->sp - 1u) & (HWX_CTX_STACK - 1u);
+        t->depth--;
     }
+}
+
+void hwx_ctx_step(hwx_ctx *c, const hwp_insn *in, int dropped) {
+    if (in->cls != HWP_CLS_CALL && in->cls != HWP_CLS_RET) return;
+    hwx__ctx_move(&c->real, in);
+    if (dropped) {
+        c->lost++;
+        return; /* the co-processor's context has not changed */
+    }
+    hwx__ctx_move(&c->cp, in);
     hwx__ctx_now(c);
 }
 
@@ -72,9 +96,10 @@ void hwx_ctx_merge(hwx_ctx *dst, const hwx_ctx *src) {
     for (i = 0; i < HWX_CTX_ENTRIES; i++) {
         const hwx_ctx_ent *e = &src->e[i];
         if (e->flags & HWX__CTX_USED)
-            hwx__ctx_put(dst, e->key, e->site, e->n, e->callee, !!(e->flags & HWX__CTX_DEEPER));
+            hwx__ctx_put(dst, e->key, e->site, e->n, e->callee, e->flags & ~HWX__CTX_USED);
     }
     dst->overflow += src->overflow;
+    dst->lost += src->lost;
 }
 
 void hwx_ctx_json(const hwx_ctx *c, const hwp_writer *w) {
@@ -84,6 +109,7 @@ void hwx_ctx_json(const hwx_ctx *c, const hwp_writer *w) {
     hwp_put_json_u64(w, "capacity", HWX_CTX_ENTRIES);
     hwp_put_json_u64(w, "stored", c->stored);
     hwp_put_json_u64(w, "overflow", c->overflow);
+    hwp_put_json_u64(w, "lost", c->lost);
     hwp_put_str(w, ",\"contexts\":[");
     for (i = 0; i < HWX_CTX_ENTRIES; i++) {
         const hwx_ctx_ent *e = &c->e[i];
@@ -100,7 +126,8 @@ void hwx_ctx_json(const hwx_ctx *c, const hwp_writer *w) {
         }
         hwp_put_str(w, "]");
         hwp_put_json_hex(w, "callee", e->callee);
-        hwp_put_str(w, (e->flags & HWX__CTX_DEEPER) ? ",\"deeper\":1}" : ",\"deeper\":0}");
+        hwp_put_str(w, (e->flags & HWX__CTX_DEEPER) ? ",\"deeper\":1" : ",\"deeper\":0");
+        hwp_put_str(w, (e->flags & HWX__CTX_STALE) ? ",\"stale\":1}" : ",\"stale\":0}");
     }
     hwp_put_str(w, "]}");
 }

@@ -29,14 +29,14 @@ static void call(hwx_ctx *c, uint64_t site, uint64_t callee) {
     in.pc = site;
     in.next_pc = callee;
     in.cls = HWP_CLS_CALL;
-    hwx_ctx_step(c, &in);
+    hwx_ctx_step(c, &in, 0);
 }
 
 static void ret(hwx_ctx *c) {
     hwp_insn in;
     memset(&in, 0, sizeof in);
     in.cls = HWP_CLS_RET;
-    hwx_ctx_step(c, &in);
+    hwx_ctx_step(c, &in, 0);
 }
 
 static const hwx_ctx_ent *find(const hwx_ctx *c, uint64_t key) {
@@ -103,10 +103,38 @@ static void test_ctx_saturates(void) {
     hwx_ctx *c = mk(1);
     uint32_t i;
     for (i = 0; i < 70; i++) call(c, 0x100 + i, 0x5000 + i);
-    CHECK_EQ(c->depth, 63u);
+    CHECK_EQ(c->cp.depth, 63u);
     for (i = 0; i < 70; i++) ret(c);
-    CHECK_EQ(c->depth, 0u);
+    CHECK_EQ(c->cp.depth, 0u);
     CHECK_EQ(c->overflow, 0u);
+    drop(c);
+}
+
+/* A call whose sample the co-processor dropped never reaches its stack:
+ * the host's follows the co-processor's, and the contexts it then counts
+ * for calls that are not open are stale. */
+static void test_ctx_dropped(void) {
+    hwx_ctx *c = mk(4);
+    hwp_insn in;
+    uint64_t s[1] = {0x100};
+    const hwx_ctx_ent *e;
+    call(c, 0x100, 0x1000);
+    memset(&in, 0, sizeof in);
+    in.pc = 0x200;
+    in.next_pc = 0x2000;
+    in.cls = HWP_CLS_CALL;
+    hwx_ctx_step(c, &in, 1); /* dropped: the co-processor stays in [0x100] */
+    CHECK_EQ(c->lost, 1u);
+    CHECK_EQ(c->cp.depth, 1u);
+    CHECK_EQ(c->stored, 2u);
+    e = find(c, hwp_cp_callstack_key(s, 1));
+    CHECK(e != NULL && !(e->flags & 4u));
+    ret(c); /* B returns: the co-processor pops A's call */
+    e = find(c, hwp_cp_callstack_key(NULL, 0));
+    CHECK(e != NULL && (e->flags & 4u)); /* stale: A's call is still open */
+    ret(c);
+    CHECK_EQ(c->cp.depth, 0u);
+    CHECK_EQ(c->real.depth, 0u);
     drop(c);
 }
 
@@ -115,5 +143,6 @@ int main(int argc, char **argv) {
     HWT_RUN(test_ctx_keys);
     HWT_RUN(test_ctx_overflow_merge);
     HWT_RUN(test_ctx_saturates);
+    HWT_RUN(test_ctx_dropped);
     return hwt_end();
 }

@@ -85,7 +85,7 @@ typedef struct rp_table {
 typedef struct rp_ctx {
     uint64_t key, callee;
     uint64_t site[RP_CTX_SITES];
-    uint32_t n, deeper;
+    uint32_t n, deeper, stale;
 } rp_ctx;
 
 typedef struct rp_stack {
@@ -96,7 +96,7 @@ typedef struct rp_stack {
 typedef struct rp_calls {
     rp_ctx *ctx;
     size_t nctx;
-    uint64_t ctx_overflow;
+    uint64_t ctx_overflow, ctx_lost;
     unsigned ctx_depth, have_ctx;
     rp_stack *stk;
     size_t nstk;

@@ -590,8 +590,8 @@ static int rp__grow(rp__walk *w, void **p, size_t n, size_t *cap, size_t sz) {
 }
 
 /* "coproc_contexts":{"depth":4,"capacity":N,"stored":N,"overflow":N,
- *   "contexts":[{"key":"0x..","sites":["0x..",...],"callee":"0x..",
- *                "deeper":0}]} (examples/common/hwx_ctx.c) */
+ *   "lost":N,"contexts":[{"key":"0x..","sites":["0x..",...],"callee":"0x..",
+ *                "deeper":0,"stale":0}]} (examples/common/hwx_ctx.c) */
 static void rp__contexts(rp__walk *w) {
     hwp_json *j = &w->j;
     rp_calls *c = &w->f->calls;
@@ -605,6 +605,8 @@ static void rp__contexts(rp__walk *w) {
             c->ctx_depth = (unsigned)v;
         } else if (!strcmp(key, "overflow")) {
             hwp_json_u64(j, &c->ctx_overflow);
+        } else if (!strcmp(key, "lost")) {
+            hwp_json_u64(j, &c->ctx_lost);
         } else if (!strcmp(key, "contexts") && hwp_json_array(j)) {
             while (!w->failed && hwp_json_next(j)) {
                 rp_ctx x;
@@ -618,6 +620,8 @@ static void rp__contexts(rp__walk *w) {
                         hwp_json_u64(j, &x.callee);
                     } else if (!strcmp(key, "deeper") && hwp_json_u64(j, &v)) {
                         x.deeper = v != 0;
+                    } else if (!strcmp(key, "stale") && hwp_json_u64(j, &v)) {
+                        x.stale = v != 0;
                     } else if (!strcmp(key, "sites") && hwp_json_array(j)) {
                         while (hwp_json_next(j)) {
                             if (x.n == RP_CTX_SITES) {
@@ -727,6 +731,7 @@ static int rp__calls_add(rp_calls *dst, rp_calls *src) {
         return -1;
     src->nstk = 0; /* the frames belong to dst now */
     dst->ctx_overflow += src->ctx_overflow;
+    dst->ctx_lost += src->ctx_lost;
     if (src->ctx_depth) dst->ctx_depth = src->ctx_depth;
     dst->have_ctx |= src->have_ctx;
     dst->stk_samples += src->stk_samples;

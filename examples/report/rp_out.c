@@ -506,8 +506,9 @@ static int rp__ctxcmp(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* The co-processor's contexts: [...] when more calls were open than the
- * context keeps, the functions of its call sites outermost first, then
+/* The co-processor's contexts: [stale] when the co-processor counted it
+ * while its stack was off the true one (it had dropped a call or return
+ * sample), [...] when more calls were open than the context keeps, the functions of its call sites outermost first, then
  * the callee of the innermost call ([indirect] when one site called
  * several); [outermost] before any call; [context 0xKEY] for a key the
  * host's dictionary lacks (it was full, or the co-processor's own stack
@@ -541,6 +542,7 @@ static int rp__folded_contexts(const rp_set *s, const rp_syms *y, rp__lines *L) 
             continue;
         }
         line[0] = '\0';
+        if (c->stale) len += (size_t)snprintf(line + len, sizeof line - len, "[stale];");
         if (c->deeper) len += (size_t)snprintf(line + len, sizeof line - len, "[...];");
         for (j = c->n; j-- > 0 && len < sizeof line;) {
             rp__frame(fr, sizeof fr, y, c->site[j]);
@@ -557,6 +559,10 @@ static int rp__folded_contexts(const rp_set *s, const rp_syms *y, rp__lines *L) 
                         "the host's dictionary lacks (it dropped %llu for want of room)\n",
                 (unsigned long long)lost, (unsigned long long)all,
                 (unsigned long long)s->calls.ctx_overflow);
+    if (!rc && s->calls.ctx_lost)
+        fprintf(stderr, "hwprof-report: --folded: the co-processor dropped %llu call and return "
+                        "samples; contexts it counted while its stack was off are [stale]\n",
+                (unsigned long long)s->calls.ctx_lost);
     free(d);
     free(kv);
     return rc;

@@ -175,6 +175,25 @@ r = subprocess.run([tool, "--quiet", "--folded", p("c2.folded"), p("c.json"), p(
 got2 = {l.rsplit(" ", 1)[0]: int(l.rsplit(" ", 1)[1])
         for l in open(p("c2.folded")).read().splitlines()} if r.returncode == 0 else {}
 check(got2 == {k: 2 * v for k, v in want.items()}, f"--folded of two merged runs: {r.stderr}")
+# a co-processor too slow for the stream drops call and return samples:
+# its stack leaves the program's, the contexts it counts then are
+# [stale], the others are still the program's, and all add up
+r = subprocess.run([replay, p("c.trc"), "models=coproc", "coproc_app=callstack",
+                    "coproc_buffer=64", "coproc_clock=1", "json=" + p("cs.json"),
+                    "report=" + p("cs.txt")], capture_output=True, text=True)
+srep = json.load(open(p("cs.json"))) if r.returncode == 0 else {"models": {}}
+lost = srep["models"].get("coproc_contexts", {}).get("lost", 0)
+s_total = sum(e["a"] for e in srep["models"].get("coproc", {}).get("table", [])
+              if e["kind"] == "context")
+r = subprocess.run([tool, "--quiet", "--folded", p("cs.folded"), p("cs.json")],
+                   capture_output=True, text=True)
+lines = [l.rsplit(" ", 1) for l in open(p("cs.folded")).read().splitlines()] \
+    if r.returncode == 0 else []
+fresh = [f for f, _ in lines if not f.startswith("[stale]")]
+check(lost > 0 and "[stale]" in r.stderr and len(fresh) < len(lines) and
+      set(fresh) <= set(want) and sum(int(c) for _, c in lines) == s_total,
+      f"--folded after dropped calls: {lost} lost, {len(lines) - len(fresh)} stale stacks, "
+      f"fresh ones outside the program's: {sorted(set(fresh) - set(want))}")
 r = subprocess.run([tool, "--quiet", "--stacks", "pm", "--folded", p("c.pm"), p("c.json")],
                    capture_output=True, text=True)
 check(r.returncode == 1 and "no call-stack profile and no per-PC table" in r.stderr,
