@@ -97,10 +97,10 @@ typedef struct rp_calls {
     rp_ctx *ctx;
     size_t nctx;
     uint64_t ctx_overflow, ctx_lost;
-    unsigned ctx_depth, have_ctx;
+    unsigned have_ctx;
     rp_stack *stk;
     size_t nstk;
-    uint64_t stk_samples, stk_dropped, stk_interval;
+    uint64_t stk_dropped;
     unsigned have_stk;
 } rp_calls;
 

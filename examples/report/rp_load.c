@@ -601,9 +601,7 @@ static void rp__contexts(rp__walk *w) {
     if (!hwp_json_object(j)) return;
     c->have_ctx = 1;
     while (!w->failed && hwp_json_member(j, key, sizeof key)) {
-        if (!strcmp(key, "depth") && hwp_json_u64(j, &v)) {
-            c->ctx_depth = (unsigned)v;
-        } else if (!strcmp(key, "overflow")) {
+        if (!strcmp(key, "overflow")) {
             hwp_json_u64(j, &c->ctx_overflow);
         } else if (!strcmp(key, "lost")) {
             hwp_json_u64(j, &c->ctx_lost);
@@ -654,11 +652,7 @@ static void rp__stacks(rp__walk *w) {
     if (!hwp_json_object(j)) return;
     c->have_stk = 1;
     while (!w->failed && hwp_json_member(j, key, sizeof key)) {
-        if (!strcmp(key, "interval")) {
-            hwp_json_u64(j, &c->stk_interval);
-        } else if (!strcmp(key, "samples")) {
-            hwp_json_u64(j, &c->stk_samples);
-        } else if (!strcmp(key, "dropped")) {
+        if (!strcmp(key, "dropped")) {
             hwp_json_u64(j, &c->stk_dropped);
         } else if (!strcmp(key, "stacks") && hwp_json_array(j)) {
             while (!w->failed && hwp_json_next(j)) {
@@ -732,11 +726,8 @@ static int rp__calls_add(rp_calls *dst, rp_calls *src) {
     src->nstk = 0; /* the frames belong to dst now */
     dst->ctx_overflow += src->ctx_overflow;
     dst->ctx_lost += src->ctx_lost;
-    if (src->ctx_depth) dst->ctx_depth = src->ctx_depth;
     dst->have_ctx |= src->have_ctx;
-    dst->stk_samples += src->stk_samples;
     dst->stk_dropped += src->stk_dropped;
-    if (src->stk_interval) dst->stk_interval = src->stk_interval;
     dst->have_stk |= src->have_stk;
     return 0;
 }
