@@ -1005,6 +1005,19 @@ static hwp_pm_table *core_pm_table(const char *json, void **mem) {
 }
 
 #define CORE_N 8000u
+/* Feed v[0..n) whole, finish, and write the session's JSON report. */
+static void feed_report(hwx_session *s, const hwp_insn *v, size_t n, char *buf,
+                        size_t size) {
+    hwp_bufwriter bw;
+    hwp_writer w;
+    size_t i;
+    for (i = 0; i < n; i++) hwx_session_insn(s, &v[i]);
+    hwx_session_finish(s);
+    w = hwp_writer_buf(&bw, buf, size);
+    hwx_session_report_json(s, &w);
+    CHECK_EQ(bw.dropped, 0);
+}
+
 static void test_core_feeds_pm(void) {
     static hwp_insn v[CORE_N];
     static char buf[1 << 17], ref[1 << 16];
@@ -1035,11 +1048,7 @@ static void test_core_feeds_pm(void) {
         if (!CHECK(s != NULL)) return;
         CHECK(!hwx_session_block_ok(s)); /* the core needs every instruction */
         CHECK_EQ(hwx_session_until(s), 1);
-        for (i = 0; i < CORE_N; i++) hwx_session_insn(s, &v[i]);
-        hwx_session_finish(s);
-        w = hwp_writer_buf(&bw, buf, sizeof buf);
-        hwx_session_report_json(s, &w);
-        CHECK_EQ(bw.dropped, 0);
+        feed_report(s, v, CORE_N, buf, sizeof buf);
         CHECK_HAS(buf, "\"core\":{\"model\":\"core\"");
         timed = strstr(buf, "\"timed\":");
         if (CHECK(timed != NULL)) {
@@ -1146,8 +1155,6 @@ static uint64_t cp_conflict_refills(const char *models) {
     static hwp_insn v[8u * CPC_LOADS];
     static char buf[1 << 17];
     const char *why, *p;
-    hwp_bufwriter bw;
-    hwp_writer w;
     hwx_opts o;
     hwx_session *s;
     void *m;
@@ -1167,11 +1174,7 @@ static uint64_t cp_conflict_refills(const char *models) {
     if (!CHECK_EQ(hwx_opts_parse(&o, models, &why), HWP_OK)) return 0;
     s = new_session(&o, &m);
     if (!CHECK(s != NULL)) return 0;
-    for (i = 0; i < 8u * CPC_LOADS; i++) hwx_session_insn(s, &v[i]);
-    hwx_session_finish(s);
-    w = hwp_writer_buf(&bw, buf, sizeof buf);
-    hwx_session_report_json(s, &w);
-    CHECK_EQ(bw.dropped, 0);
+    feed_report(s, v, 8u * CPC_LOADS, buf, sizeof buf);
     CHECK_HAS(buf, "\"buffer_dropped\":0,");
     p = strstr(buf, "\"kind\":\"conflict_pc\",\"k1\":\"0x2000\"");
     if (p && (p = strstr(p, "\"a\":")) != NULL) a = strtoull(p + 4, NULL, 10);
