@@ -49,6 +49,10 @@ typedef struct hwx__cp {
     uint32_t period[HWX__NSIMPLE]; /* of each group of seeds */
     uint32_t slots;                /* the load-value program's          */
     hwx_ctx *ctx; /* callstack: the host's context dictionary (hwx_ctx.h) */
+    /* The session's timing: with the core on (registered first), the
+     * events it found for the instruction being fed (D-cache misses for
+     * the cache-conflict program); all zero otherwise. */
+    const hwx_timing *tm;
 } hwx__cp;
 
 /* The call-stack program's depth: call sites hashed per context. */
@@ -147,6 +151,7 @@ static hwp_status hwx__cp_init(void *sv, void *dv, unsigned char **cur, hwx_sess
     hwp_status st;
     m->cp = (hwp_cp *)hwp__carve(cur, sizeof(hwp_cp));
     m->app = d->app;
+    m->tm = &s->timing;
     m->slots = d->l.slots ? d->l.slots : 128u; /* hwp_cp_lvp_desc's default */
     if (hwp_cp_init(m->cp, hwp__carve(cur, k), k, &d->c, &s->cost) != HWP_OK)
         return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->cp));
@@ -206,9 +211,21 @@ static void hwx__cp_feed(hwx__cp *m, const hwp_insn *in) {
         hwx__simple_due(m, in);
 }
 
+/* The core (core=on) runs before this adapter and says which events the
+ * instruction met in its caches and predictors; hosts do not model caches,
+ * so without it a load carries no D-cache miss and the cache-conflict
+ * program sees nothing. The co-processor's clock stays the instruction
+ * count either way (its overhead is a share of instructions). */
 static void hwx__cp_insn(void *sv, const hwp_insn *in, uint64_t cycle) {
+    hwx__cp *m = (hwx__cp *)sv;
     (void)cycle;
-    hwx__cp_feed((hwx__cp *)sv, in);
+    if (HWP_UNLIKELY(m->tm->events != 0)) {
+        hwp_insn c = *in;
+        c.events |= m->tm->events;
+        hwx__cp_feed(m, &c);
+        return;
+    }
+    hwx__cp_feed(m, in);
 }
 
 /* The co-processor's clock sees every instruction; only the memory ones

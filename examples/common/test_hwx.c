@@ -1005,6 +1005,19 @@ static hwp_pm_table *core_pm_table(const char *json, void **mem) {
 }
 
 #define CORE_N 8000u
+/* Feed v[0..n) whole, finish, and write the session's JSON report. */
+static void feed_report(hwx_session *s, const hwp_insn *v, size_t n, char *buf,
+                        size_t size) {
+    hwp_bufwriter bw;
+    hwp_writer w;
+    size_t i;
+    for (i = 0; i < n; i++) hwx_session_insn(s, &v[i]);
+    hwx_session_finish(s);
+    w = hwp_writer_buf(&bw, buf, size);
+    hwx_session_report_json(s, &w);
+    CHECK_EQ(bw.dropped, 0);
+}
+
 static void test_core_feeds_pm(void) {
     static hwp_insn v[CORE_N];
     static char buf[1 << 17], ref[1 << 16];
@@ -1035,11 +1048,7 @@ static void test_core_feeds_pm(void) {
         if (!CHECK(s != NULL)) return;
         CHECK(!hwx_session_block_ok(s)); /* the core needs every instruction */
         CHECK_EQ(hwx_session_until(s), 1);
-        for (i = 0; i < CORE_N; i++) hwx_session_insn(s, &v[i]);
-        hwx_session_finish(s);
-        w = hwp_writer_buf(&bw, buf, sizeof buf);
-        hwx_session_report_json(s, &w);
-        CHECK_EQ(bw.dropped, 0);
+        feed_report(s, v, CORE_N, buf, sizeof buf);
         CHECK_HAS(buf, "\"core\":{\"model\":\"core\"");
         timed = strstr(buf, "\"timed\":");
         if (CHECK(timed != NULL)) {
@@ -1133,6 +1142,52 @@ static void test_core_feeds_pm(void) {
     free(m);
 }
 
+/* The co-processor's cache-conflict program takes its D-cache misses from
+ * the core (core=on): a load (one in 8 instructions, so the co-processor
+ * keeps up and drops none) that cycles over three blocks of one set of
+ * the core's 2-way L1D (512 sets of 64 B by default, so 32 KiB apart)
+ * misses every time, and after the first three every miss refills a
+ * block the program's window still holds. Without the core a host load
+ * carries no miss, so the program counts nothing. */
+#define CPC_PC 0x2000u
+#define CPC_LOADS 600u
+static uint64_t cp_conflict_refills(const char *models) {
+    static hwp_insn v[8u * CPC_LOADS];
+    static char buf[1 << 17];
+    const char *why, *p;
+    hwx_opts o;
+    hwx_session *s;
+    void *m;
+    uint64_t a = 0;
+    size_t i;
+    memset(v, 0, sizeof v);
+    for (i = 0; i < 8u * CPC_LOADS; i++) {
+        v[i].pc = CPC_PC + 4u * (i % 8u);
+        v[i].next_pc = v[i].pc + 4u;
+        v[i].cls = HWP_CLS_OTHER;
+        if (i % 8u == 0) {
+            v[i].cls = HWP_CLS_LOAD;
+            v[i].addr = 0x10000000u + (uint64_t)(i / 8u % 3u) * 32768u;
+        }
+    }
+    hwx_opts_default(&o);
+    if (!CHECK_EQ(hwx_opts_parse(&o, models, &why), HWP_OK)) return 0;
+    s = new_session(&o, &m);
+    if (!CHECK(s != NULL)) return 0;
+    feed_report(s, v, 8u * CPC_LOADS, buf, sizeof buf);
+    CHECK_HAS(buf, "\"buffer_dropped\":0,");
+    p = strstr(buf, "\"kind\":\"conflict_pc\",\"k1\":\"0x2000\"");
+    if (p && (p = strstr(p, "\"a\":")) != NULL) a = strtoull(p + 4, NULL, 10);
+    free(s);
+    free(m);
+    return a;
+}
+
+static void test_core_feeds_cp(void) {
+    CHECK_EQ(cp_conflict_refills("models=coproc+core,coproc_app=conflict"), CPC_LOADS - 3u);
+    CHECK_EQ(cp_conflict_refills("models=coproc,coproc_app=conflict"), 0);
+}
+
 int main(int argc, char **argv) {
     hwt_begin(argc, argv);
     HWT_RUN(test_x86_vectors);
@@ -1155,5 +1210,6 @@ int main(int argc, char **argv) {
     HWT_RUN(test_simple_pick);
     HWT_RUN(test_block_mode);
     HWT_RUN(test_core_feeds_pm);
+    HWT_RUN(test_core_feeds_cp);
     return hwt_end();
 }

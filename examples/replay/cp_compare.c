@@ -15,7 +15,10 @@
  * pairs whose load has estimates but not for this value, and pairs with
  * an estimate, with the share of the load executions whose load has an
  * estimate. Keys: seed, seeds (default 4), missing (print the N heaviest
- * loads without an estimate), and any hwp_cp_lvp_desc field
+ * loads without an estimate), skip (leave out the first N loads, and the
+ * instructions around them, from the run and from the exact profile: the
+ * paper simulates a region of each program's dominant phase, not its
+ * start-up), and any hwp_cp_lvp_desc field
  * (slots, visit_loads, copy_min, idle_limit, conf_samples, ...). Unlike
  * the hosts, which pick the nearest of a fixed ladder of periods while
  * the program runs, this has the whole load stream, so the baseline runs
@@ -123,6 +126,21 @@ static void split(hwp_cp_truth *t, size_t n, hwp_cp_est *e, size_t m, double out
     }
 }
 
+/* Executions of the heaviest k loads (heavy[k - 1]): the coverage a
+ * profile of k loads would have if it held the k most executed ones. */
+static uint64_t *heavy;
+static size_t nheavy;
+static int u64_desc(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x != y ? (x < y ? 1 : -1) : 0;
+}
+
+static int truth_cmp(const void *a, const void *b) {
+    const hwp_cp_truth *x = (const hwp_cp_truth *)a, *y = (const hwp_cp_truth *)b;
+    if (x->pc != y->pc) return x->pc < y->pc ? -1 : 1;
+    return x->value != y->value ? (x->value < y->value ? -1 : 1) : 0;
+}
+
 static void show(const char *who, double e, const double s[4]) {
     double tot = s[0] + s[1] + s[2];
     size_t i;
@@ -131,10 +149,11 @@ static void show(const char *who, double e, const double s[4]) {
         printf("  no estimate: load 0x%llx, %llu executions\n", (unsigned long long)miss[i].pc,
                (unsigned long long)miss[i].count);
     nmiss = 0;
-    printf("%-10s wrms %.4f  loads %zu covering %.3f of executions; share of squared error: no load %.2f, no value %.2f, "
-           "estimated %.2f\n",
-           who, e, cover_pcs, cover_w / cover_all, tot > 0 ? s[0] / tot : 0, tot > 0 ? s[1] / tot : 0,
-           tot > 0 ? s[2] / tot : 0);
+    printf("%-10s wrms %.4f  loads %zu covering %.3f of executions (the heaviest %zu: %.3f); share of squared "
+           "error: no load %.2f, no value %.2f, estimated %.2f\n",
+           who, e, cover_pcs, cover_w / cover_all, cover_pcs,
+           cover_pcs ? (double)heavy[(cover_pcs < nheavy ? cover_pcs : nheavy) - 1] / cover_all : 0,
+           tot > 0 ? s[0] / tot : 0, tot > 0 ? s[1] / tot : 0, tot > 0 ? s[2] / tot : 0);
 }
 
 int main(int argc, char **argv) {
@@ -148,7 +167,7 @@ int main(int argc, char **argv) {
     hwp_cost cost;
     hwp_cp_est *est;
     size_t cap, m, i;
-    uint64_t seed = 1, gap = 0;
+    uint64_t seed = 1, gap = 0, skip = 0;
     unsigned seeds = 4, k;
     uint32_t period;
     double sp[4], e, sum = 0, sq = 0;
@@ -172,6 +191,7 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[a], "seed")) { seed = strtoull(eq + 1, 0, 0); continue; }
         if (!strcmp(argv[a], "seeds")) { seeds = (unsigned)strtoul(eq + 1, 0, 0); continue; }
         if (!strcmp(argv[a], "missing")) { show_missing = (unsigned)strtoul(eq + 1, 0, 0); continue; }
+        if (!strcmp(argv[a], "skip")) { skip = strtoull(eq + 1, 0, 0); continue; }
         for (f = 0; f < sizeof lfields / sizeof lfields[0]; f++)
             if (!strcmp(argv[a], lfields[f].k)) break;
         if (f == sizeof lfields / sizeof lfields[0]) {
@@ -204,7 +224,10 @@ int main(int argc, char **argv) {
         return 2;
     }
     while ((rc = hwx_trace_next(&r, &in)) == 1) {
-        if (in.cls == HWP_CLS_LOAD) {
+        if (in.cls == HWP_CLS_LOAD && skip) {
+            skip--;
+            gap = 0;
+        } else if (in.cls == HWP_CLS_LOAD) {
             push(in.pc, in.value, (uint32_t)gap);
             gap = 0;
         } else {
@@ -213,7 +236,7 @@ int main(int argc, char **argv) {
     }
     tail_insns = gap;
     if (!nl) {
-        fprintf(stderr, "hwprof-cp-compare: %s: no loads\n", argv[1]);
+        fprintf(stderr, "hwprof-cp-compare: %s: no loads%s\n", argv[1], skip ? " after skip" : "");
         return 1;
     }
     if (rc < 0) {
@@ -227,8 +250,18 @@ int main(int argc, char **argv) {
     for (i = 0; i < nl; i++) truth_add(L[i].pc, L[i].value);
     for (i = 0, m = 0; i <= tmask; i++)
         if (T[i].count) T[m++] = T[i];
-    printf("%zu loads, %zu (pc, value) pairs\n", nl, nt);
     miss = malloc(nt * sizeof *miss);
+    heavy = malloc(nt * sizeof *heavy);
+    if (!miss || !heavy) return 2;
+    /* per-load executions, heaviest first, then running sums */
+    qsort(T, nt, sizeof *T, truth_cmp); /* by (pc, value), as hwp_cp_wrms does */
+    for (i = 0; i < nt; i++) {
+        if (!i || T[i].pc != T[i - 1].pc) heavy[nheavy++] = 0;
+        heavy[nheavy - 1] += T[i].count;
+    }
+    qsort(heavy, nheavy, sizeof *heavy, u64_desc);
+    for (i = 1; i < nheavy; i++) heavy[i] += heavy[i - 1];
+    printf("%zu loads, %zu load PCs, %zu (pc, value) pairs\n", nl, nheavy, nt);
 
     cd.seed = seed;
     cd.lvp_loads = 1u << 16;
