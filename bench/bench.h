@@ -114,6 +114,21 @@ static int hwb__cmp(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+/* 1 when benchmark `name` is to be run; 0 when --only or --name leaves
+ * it out, or with --list (which prints the name). A benchmark whose setup
+ * is costly (a warm-up pass) asks first, so that a filtered run, e.g.
+ * each of bench/callgrind.sh's runs under callgrind, pays only for its
+ * own. */
+static int hwb_want(const char *name) {
+    if (hwb__s.only && !strstr(name, hwb__s.only)) return 0;
+    if (hwb__s.name && strcmp(name, hwb__s.name)) return 0;
+    if (hwb__s.list) {
+        printf("%s\n", name);
+        return 0;
+    }
+    return 1;
+}
+
 /* Runs one benchmark; returns its median ns per event (0 if skipped). */
 static double hwb_run(const char *name, hwb_fn fn, void *ctx,
                       uint64_t events_per_iter) {
@@ -121,12 +136,7 @@ static double hwb_run(const char *name, hwb_fn fn, void *ctx,
     uint64_t iters = 1;
     int r, reps = hwb__s.reps > 64 ? 64 : hwb__s.reps;
 
-    if (hwb__s.only && !strstr(name, hwb__s.only)) return 0;
-    if (hwb__s.name && strcmp(name, hwb__s.name)) return 0;
-    if (hwb__s.list) {
-        printf("%s\n", name);
-        return 0;
-    }
+    if (!hwb_want(name)) return 0;
     if (hwb__s.callgrind_iters) {
         HWB__TOGGLE();
         hwb__s.sink += fn(ctx, hwb__s.callgrind_iters);
