@@ -148,6 +148,9 @@ check("text pairs: strat's desc took the rate", res.get("strat", {}).get("desc",
       res.get("strat", {}).get("desc"))
 check("text pairs: distinct pairs as Python counts them",
       res.get("exact", {}).get("distinct") == len(set(pairs)), res.get("exact"))
+r = run("--text", tf, "stratified", "exact", "strat.rate=16", *FAST)
+check("a header's name for a model: stratified runs strat", r.returncode == 0 and
+      re.search(r"^strat\s+pairs", r.stdout, re.M), r.stdout[-300:] + r.stderr[-300:])
 check("text pairs: strat counted every pair", res.get("strat", {}).get("model_events") == len(pairs),
       res.get("strat", {}).get("model_events"))
 

@@ -1028,7 +1028,8 @@ static void usage(FILE *f) {
         "figure's median, quartiles, minimum and maximum in ns/event with its ratio to\n"
         "the exact count of the same stream. docs/benchmarks.md is the guide.\n"
         "\n"
-        "TARGET: a model (rap strat pm path cp core) or peer (exact spacesaving countmin);\n"
+        "TARGET: a model (rap strat pm path cp core; also stratified profileme pathprof\n"
+        "  coproc) or peer (exact spacesaving countmin);\n"
         "  default: every target the stream can feed. --list says what each takes.\n"
         "model.field=value: a field of that model's desc as its JSON report names it\n"
         "  (rap.eps=0.1 rap.buffer=1024 strat.rate=100 hpt.entries=256 core.l1d.sets=128);\n"
@@ -1213,7 +1214,12 @@ int main(int argc, char **argv) {
             sets[nsets].arg = a;
             nsets++;
         } else {
+            /* the models' header names (stratified.h ...) name them too */
+            static const char *const alias[][2] = {
+                {"stratified", "strat"}, {"profileme", "pm"}, {"pathprof", "path"}, {"coproc", "cp"}};
             size_t c;
+            for (c = 0; c < sizeof alias / sizeof alias[0]; c++)
+                if (!strcmp(a, alias[c][0])) a = alias[c][1];
             for (c = 0; c < NCATALOG; c++)
                 if (!strcmp(a, catalog[c].name)) break;
             if (c == NCATALOG)
