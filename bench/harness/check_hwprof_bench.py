@@ -71,6 +71,8 @@ bad = [
     (["rap", "rap.nosuchfield=1"], ["rap.nosuchfield=1", "no desc field", "eps"]),
     (["rap", "rap.eps=2"], ["rap.eps=2", "eps must be in"]),
     (["rap", "rap.eps=abc"], ["rap.eps=abc", "expected a number"]),
+    (["strat", "strat.hash=fast"], ["strat.hash=fast", "paper, cheap"]),
+    (["core", "core.bp=perceptron"], ["core.bp=perceptron", "tournament, gshare, gselect"]),
     (["path", "path.mode=zigzag"], ["path.mode=zigzag"]),
     (["path", "hpt.entries=3"], ["hpt", "entries"]),
     (["rap", "strat.rate=10"], ["strat.rate=10", "no strat target"]),
@@ -146,12 +148,41 @@ check("text pairs: strat's desc took the rate", res.get("strat", {}).get("desc",
       res.get("strat", {}).get("desc"))
 check("text pairs: distinct pairs as Python counts them",
       res.get("exact", {}).get("distinct") == len(set(pairs)), res.get("exact"))
+r = run("--text", tf, "stratified", "exact", "strat.rate=16", *FAST)
+check("a header's name for a model: stratified runs strat", r.returncode == 0 and
+      re.search(r"^strat\s+pairs", r.stdout, re.M), r.stdout[-300:] + r.stderr[-300:])
 check("text pairs: strat counted every pair", res.get("strat", {}).get("model_events") == len(pairs),
       res.get("strat", {}).get("model_events"))
 
-# ---- a trace: decoded before timing, fed to the trace models ------------------
+# ---- enum fields by name: the desc a number gives, for every named field ------
 trace = path("t.hwpt")
 subprocess.run([make_trace, trace, "40000"], check=True)
+
+
+def desc_of(*sets):
+    model = sets[0].split(".")[0]
+    stream = ["--trace", trace] if model in ("pm", "core") else ["--events", "2^12"]
+    r = run(*stream, *FAST, "--json", model, *sets)
+    return {x["name"]: x["desc"] for x in json.loads(r.stdout)["results"]} if r.returncode == 0 \
+        else r.stderr.strip()
+
+
+named = {"strat.scheme": ["sampled", "tagged", "assoc"], "strat.sampler": ["periodic", "random", "countdown"],
+         "strat.hash": ["paper", "cheap"], "pm.dist": ["uniform", "geometric", "fixed"],
+         "pm.unit": ["insn", "slot"], "core.mode": [None, "timing", "caches", "sampled"],
+         "core.order": [None, "ooo", "inorder"], "core.bp": [None, "tournament", "gshare", "gselect"]}
+for field, names in named.items():
+    for value, name in enumerate(names):
+        if name is None:
+            continue
+        # a predictor other than the tournament has no local table
+        more = ["core.bp_local=0", "core.bp_local_hist=0"] if field == "core.bp" and value != 1 else []
+        by_name, by_number = desc_of(f"{field}={name}", *more), desc_of(f"{field}={value}", *more)
+        model, member = field.split(".")
+        check(f"{field}={name} runs the desc {field}={value} runs", isinstance(by_name, dict)
+              and by_name == by_number and by_name[model][member] == value, (by_name, by_number))
+
+# ---- a trace: decoded before timing, fed to the trace models ------------------
 r = run("--trace", trace, "pm", "path", "cp", "rap", "exact", "--json", *FAST)
 d = json.loads(r.stdout) if r.returncode == 0 else {"results": [], "input": {}}
 res = [(x["name"], x["stream"], x["events"], x.get("model_events")) for x in d["results"]]

@@ -14,7 +14,7 @@
  *
  * Descs: every model starts from the library's zero desc (the paper's
  * defaults) and takes any field of its JSON report's "desc" object from
- * the command line (rap.eps=0.1, strat.hash=1); the model's own reader
+ * the command line (rap.eps=0.1, strat.hash=cheap); the model's own reader
  * (hwp_X_read_desc) and init check the result, and the full desc each
  * target ran with is printed. */
 #define _GNU_SOURCE
@@ -484,6 +484,56 @@ COMP(core, "core")
 
 static const char *const prefixes[] = {"rap", "strat", "pm", "path", "hpt", "cp", "core", NULL};
 
+/* Names for the enum fields a model's report writes as numbers (path and
+ * hpt write theirs as names, which their readers take). The readers in
+ * include/ take numbers only, and the reports must read back byte for
+ * byte, so names are translated here, before the reader sees the desc:
+ * each is its header's constant without the prefix (HWP_STRAT_HASH_CHEAP:
+ * cheap), at that constant's value (checked by the static asserts). */
+typedef struct enum_names {
+    const char *field; /* prefix.field */
+    const char *names[4]; /* by value; NULL: no name */
+} enum_names;
+static const enum_names enums[] = {
+    {"strat.scheme", {"sampled", "tagged", "assoc"}},
+    {"strat.sampler", {"periodic", "random", "countdown"}},
+    {"strat.hash", {"paper", "cheap"}},
+    {"pm.dist", {"uniform", "geometric", "fixed"}},
+    {"pm.unit", {"insn", "slot"}},
+    {"core.mode", {NULL, "timing", "caches", "sampled"}},
+    {"core.order", {NULL, "ooo", "inorder"}},
+    {"core.bp", {NULL, "tournament", "gshare", "gselect"}},
+};
+typedef char hwb_enum_values_check[
+    HWP_STRAT_SAMPLED == 0 && HWP_STRAT_TAGGED == 1 && HWP_STRAT_ASSOC == 2 &&
+    HWP_STRAT_PERIODIC == 0 && HWP_STRAT_RANDOM == 1 && HWP_STRAT_COUNTDOWN == 2 &&
+    HWP_STRAT_HASH_PAPER == 0 && HWP_STRAT_HASH_CHEAP == 1 &&
+    HWP_PM_DIST_UNIFORM == 0 && HWP_PM_DIST_GEOMETRIC == 1 && HWP_PM_DIST_FIXED == 2 &&
+    HWP_PM_UNIT_INSN == 0 && HWP_PM_UNIT_SLOT == 1 &&
+    HWP_CORE_TIMING == 1 && HWP_CORE_CACHES == 2 && HWP_CORE_SAMPLED == 3 &&
+    HWP_CORE_OOO == 1 && HWP_CORE_INORDER == 2 &&
+    HWP_CORE_TOURNAMENT == 1 && HWP_CORE_GSHARE == 2 && HWP_CORE_GSELECT == 3 ? 1 : -1];
+
+/* The value of enum name v for prefix.field, or -1; with none, the
+ * field's names (for the error) in *names, or NULL when it has none. */
+static int enum_value(const char *prefix, const char *field, const char *v, text *names) {
+    size_t i, k;
+    char full[80];
+    snprintf(full, sizeof full, "%s.%s", prefix, field);
+    for (i = 0; i < sizeof enums / sizeof enums[0]; i++) {
+        if (strcmp(enums[i].field, full)) continue;
+        for (k = 0; k < 4; k++)
+            if (enums[i].names[k] && !strcmp(enums[i].names[k], v)) return (int)k;
+        for (k = 0; k < 4; k++)
+            if (enums[i].names[k]) {
+                if (names->n) text_put(names, ", ", 2);
+                text_put(names, enums[i].names[k], strlen(enums[i].names[k]));
+            }
+        return -1;
+    }
+    return -1;
+}
+
 static hwp_cost *g_cost; /* --cost: every model charges one shim */
 
 /* A fresh instance of c on the desc in d (the caller's callbacks set),
@@ -561,10 +611,16 @@ static void *comp_make(const comp *c, void (*fix)(void *d, void *ctx), void *ctx
                 char num[64];
                 uint64_t u;
                 double f;
+                int e;
+                text names = {0};
                 const char *v = sets[bi].value;
                 if (!strcmp(v, "true") || !strcmp(v, "false")) snprintf(num, sizeof num, "%s", v);
                 else if (hwx_parse_u64(v, &u)) snprintf(num, sizeof num, "%llu", (unsigned long long)u);
                 else if (hwx_parse_f64(v, &f)) snprintf(num, sizeof num, "%.17g", f);
+                else if ((e = enum_value(c->prefix, sets[bi].field, v, &names)) >= 0)
+                    snprintf(num, sizeof num, "%d", e);
+                else if (names.n)
+                    die("%s: expected %s or a number, got \"%s\"", sets[bi].arg, names.s, v);
                 else die("%s: expected a number, got \"%s\"", sets[bi].arg, v);
                 text_put(&ed, num, strlen(num));
             }
@@ -607,6 +663,7 @@ struct target {
     const char *about;
     void (*make)(target *t, const stream *s);
     void (*reset)(target *t);
+    const comp *comp; /* a model's component, set by make (model_make)  */
     void (*run)(target *t, const stream *s); /* one pass, then flush     */
     uint64_t (*events)(const target *t);     /* since reset, 0 unknown   */
     void *h, *h2, *mem, *mem2;
@@ -638,10 +695,19 @@ static void fix_pm(void *d, void *ctx) {
     ((hwp_pm_desc *)d)->user = ctx;
 }
 
+/* A one-component model: its handle, and the component that resets it. */
+static void model_make(target *t, const comp *c, void (*fix)(void *d, void *ctx)) {
+    t->comp = c;
+    t->h = comp_make(c, fix, t, &t->mem, &t->desc);
+}
+static void model_reset(target *t) {
+    if (t->comp->reset(t->h) != HWP_OK) die("%s: reset failed: %s", t->name, t->comp->why(t->h));
+}
+
 /* rap: hwp_rap_add(key, 1) per key */
 static void rap_make(target *t, const stream *s) {
     (void)s;
-    t->h = comp_make(&rap_comp, fix_none, t, &t->mem, &t->desc);
+    model_make(t, &rap_comp, fix_none);
 }
 static void rap_run(target *t, const stream *s) {
     hwp_rap *r = (hwp_rap *)t->h;
@@ -658,7 +724,7 @@ static uint64_t rap_events(const target *t) {
 /* strat: hwp_strat_push(value kind, pc, value) per pair */
 static void strat_make(target *t, const stream *s) {
     (void)s;
-    t->h = comp_make(&strat_comp, fix_strat, t, &t->mem, &t->desc);
+    model_make(t, &strat_comp, fix_strat);
 }
 static void strat_run(target *t, const stream *s) {
     hwp_strat *x = (hwp_strat *)t->h;
@@ -675,7 +741,7 @@ static uint64_t strat_events(const target *t) {
 /* pm: hwp_pm_insn per record, the record index as the cycle */
 static void pm_make(target *t, const stream *s) {
     (void)s;
-    t->h = comp_make(&pm_comp, fix_pm, t, &t->mem, &t->desc);
+    model_make(t, &pm_comp, fix_pm);
 }
 static void pm_run(target *t, const stream *s) {
     hwp_pm *p = (hwp_pm *)t->h;
@@ -712,19 +778,20 @@ static uint64_t path_events(const target *t) {
 }
 
 /* cp: the co-processor running the load-value program */
-static void cp_make(target *t, const stream *s) {
+static void cp_start(target *t) {
     hwp_cp_lvp_desc ld;
-    (void)s;
-    t->h = comp_make(&cp_comp, fix_none, t, &t->mem, &t->desc);
     memset(&ld, 0, sizeof ld);
     if (hwp_cp_lvp_start((hwp_cp *)t->h, &ld) != HWP_OK)
         die("cp: starting the load-value program: %s", hwp_why((hwp_cp *)t->h));
 }
+static void cp_make(target *t, const stream *s) {
+    (void)s;
+    model_make(t, &cp_comp, fix_none);
+    cp_start(t);
+}
 static void cp_reset(target *t) {
-    hwp_cp_lvp_desc ld;
-    memset(&ld, 0, sizeof ld);
-    if (hwp_cp_reset((hwp_cp *)t->h) != HWP_OK || hwp_cp_lvp_start((hwp_cp *)t->h, &ld) != HWP_OK)
-        die("cp: reset failed");
+    model_reset(t);
+    cp_start(t);
 }
 static void cp_run(target *t, const stream *s) {
     hwp_cp *x = (hwp_cp *)t->h;
@@ -740,7 +807,7 @@ static uint64_t cp_events(const target *t) {
 /* core: full timing of every record */
 static void core_make(target *t, const stream *s) {
     (void)s;
-    t->h = comp_make(&core_comp, fix_none, t, &t->mem, &t->desc);
+    model_make(t, &core_comp, fix_none);
 }
 static void core_run(target *t, const stream *s) {
     hwp_core *c = (hwp_core *)t->h;
@@ -751,12 +818,6 @@ static void core_run(target *t, const stream *s) {
 static uint64_t core_events(const target *t) {
     hwp_core_stats st;
     return hwp_core_get_stats((const hwp_core *)t->h, &st) == HWP_OK ? st.events : 0;
-}
-
-static void model_reset(target *t) {
-    const comp *c = t->make == rap_make ? &rap_comp : t->make == strat_make ? &strat_comp
-                    : t->make == pm_make ? &pm_comp : t->make == core_make ? &core_comp : &cp_comp;
-    if (c->reset(t->h) != HWP_OK) die("%s: reset failed: %s", t->name, c->why(t->h));
 }
 
 /* Peers. The exact count: open addressing sized for the stream (load at
@@ -967,11 +1028,18 @@ static void usage(FILE *f) {
         "figure's median, quartiles, minimum and maximum in ns/event with its ratio to\n"
         "the exact count of the same stream. docs/benchmarks.md is the guide.\n"
         "\n"
-        "TARGET: a model (rap strat pm path cp core) or peer (exact spacesaving countmin);\n"
+        "TARGET: a model (rap strat pm path cp core; also stratified profileme pathprof\n"
+        "  coproc) or peer (exact spacesaving countmin);\n"
         "  default: every target the stream can feed. --list says what each takes.\n"
         "model.field=value: a field of that model's desc as its JSON report names it\n"
         "  (rap.eps=0.1 rap.buffer=1024 strat.rate=100 hpt.entries=256 core.l1d.sets=128);\n"
         "  numbers take k/m/g, 0x and %; unset fields keep the library's zero-desc default.\n"
+        "  Enum fields take a name: strat.scheme sampled|tagged|assoc, strat.sampler\n"
+        "  periodic|random|countdown, strat.hash paper|cheap, pm.dist uniform|geometric|\n"
+        "  fixed, pm.unit insn|slot, core.mode timing|caches|sampled, core.order\n"
+        "  ooo|inorder, core.bp tournament|gshare|gselect (or the number the report\n"
+        "  writes); path.mode bl|wpp|ext_loop|ext_call|custom, hpt.index plb|pb|p,\n"
+        "  hpt.repl lfu|lru, hpt.policy plain|aging (names only, as their reports write).\n"
         "\n"
         "Input (one of; the default is --gen zipf:1):\n"
         "  --gen NAME[:P]    generated stream: uniform, zipf:S (exponent, default 1),\n"
@@ -1146,7 +1214,12 @@ int main(int argc, char **argv) {
             sets[nsets].arg = a;
             nsets++;
         } else {
+            /* the models' header names (stratified.h ...) name them too */
+            static const char *const alias[][2] = {
+                {"stratified", "strat"}, {"profileme", "pm"}, {"pathprof", "path"}, {"coproc", "cp"}};
             size_t c;
+            for (c = 0; c < sizeof alias / sizeof alias[0]; c++)
+                if (!strcmp(a, alias[c][0])) a = alias[c][1];
             for (c = 0; c < NCATALOG; c++)
                 if (!strcmp(a, catalog[c].name)) break;
             if (c == NCATALOG)

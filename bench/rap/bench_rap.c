@@ -79,9 +79,8 @@ DEFINE_RUN(run_exact, exact_ctx, exact_tab, exact_add, c->t->count[c->keys[0] & 
 DEFINE_RUN(run_ss, ss_ctx, ss_tab, ss_add, c->t->size)
 DEFINE_RUN(run_cm, cm_ctx, cm_tab, cm_add, c->t->c[0])
 
-static rap_ctx *make_rap_n(double eps, uint32_t buffer, uint32_t cache,
-                           hwp_cost *cost, const uint64_t *keys,
-                           uint32_t len) {
+static rap_ctx *make_rap(double eps, uint32_t buffer, uint32_t cache,
+                         hwp_cost *cost, const uint64_t *keys, uint32_t len) {
     rap_ctx *c = (rap_ctx *)calloc(1, sizeof *c);
     hwp_rap_desc d;
     memset(&d, 0, sizeof d);
@@ -97,9 +96,13 @@ static rap_ctx *make_rap_n(double eps, uint32_t buffer, uint32_t cache,
     return c;
 }
 
-static rap_ctx *make_rap(double eps, uint32_t buffer, uint32_t cache,
-                         hwp_cost *cost, const uint64_t *keys) {
-    return make_rap_n(eps, buffer, cache, cost, keys, STREAM);
+/* A RAP configuration: built and warmed up only when it is to be run, so
+ * that a run of one benchmark (bench/callgrind.sh runs each alone, under
+ * callgrind) does not pay for every other configuration's warm-up. */
+static void bench_rap(const char *name, double eps, uint32_t buffer, uint32_t cache,
+                      hwp_cost *cost, const uint64_t *keys, uint32_t len) {
+    if (hwb_want(name))
+        hwb_run(name, run_rap, make_rap(eps, buffer, cache, cost, keys, len), CHUNK);
 }
 
 static exact_ctx *make_exact(const uint64_t *keys, uint32_t len) {
@@ -180,16 +183,11 @@ int main(int argc, char **argv) {
     ss_init(ss->t);
     ss->keys = zipf_keys;
     ss->len = STREAM;
-    hwb_run("rap/zipf/eps1", run_rap, make_rap(0.01, 0, 0, NULL, zipf_keys),
-            CHUNK);
-    hwb_run("rap/zipf/eps10", run_rap, make_rap(0.10, 0, 0, NULL, zipf_keys),
-            CHUNK);
-    hwb_run("rap/zipf/eps1+cache1k", run_rap,
-            make_rap(0.01, 0, 1024, NULL, zipf_keys), CHUNK);
-    hwb_run("rap/zipf/eps10+cache1k", run_rap,
-            make_rap(0.10, 0, 1024, NULL, zipf_keys), CHUNK);
-    hwb_run("rap/zipf/eps1+cache4k", run_rap,
-            make_rap(0.01, 0, 4096, NULL, zipf_keys), CHUNK);
+    bench_rap("rap/zipf/eps1", 0.01, 0, 0, NULL, zipf_keys, STREAM);
+    bench_rap("rap/zipf/eps10", 0.10, 0, 0, NULL, zipf_keys, STREAM);
+    bench_rap("rap/zipf/eps1+cache1k", 0.01, 0, 1024, NULL, zipf_keys, STREAM);
+    bench_rap("rap/zipf/eps10+cache1k", 0.10, 0, 1024, NULL, zipf_keys, STREAM);
+    bench_rap("rap/zipf/eps1+cache4k", 0.01, 0, 4096, NULL, zipf_keys, STREAM);
     hwb_run("peer/zipf/exact_hash", run_exact, make_exact(zipf_keys, STREAM),
             CHUNK);
     hwb_run("peer/zipf/space_saving_8k", run_ss, ss, CHUNK);
@@ -200,46 +198,31 @@ int main(int argc, char **argv) {
         cm->len = STREAM;
         hwb_run("peer/zipf/count_min_8k", run_cm, cm, CHUNK);
     }
-    hwb_run("rap/zipf/eps1+cache1k+cost", run_rap,
-            make_rap(0.01, 0, 1024, &cost, zipf_keys), CHUNK);
-    hwb_run("rap/zipf/eps1+buf1k+cache1k", run_rap,
-            make_rap(0.01, 1024, 1024, NULL, zipf_keys), CHUNK);
+    bench_rap("rap/zipf/eps1+cache1k+cost", 0.01, 0, 1024, &cost, zipf_keys, STREAM);
+    bench_rap("rap/zipf/eps1+buf1k+cache1k", 0.01, 1024, 1024, NULL, zipf_keys, STREAM);
     /* The hosts' setting: a cost shim attached (examples/minivm always
      * attaches one), with and without the paper's stage-0 buffer. */
-    hwb_run("rap/zipf/eps1+cost", run_rap,
-            make_rap(0.01, 0, 0, &cost, zipf_keys), CHUNK);
-    hwb_run("rap/zipf/eps10+cost", run_rap,
-            make_rap(0.10, 0, 0, &cost, zipf_keys), CHUNK);
-    hwb_run("rap/zipf/eps1+buf1k+cost", run_rap,
-            make_rap(0.01, 1024, 0, &cost, zipf_keys), CHUNK);
+    bench_rap("rap/zipf/eps1+cost", 0.01, 0, 0, &cost, zipf_keys, STREAM);
+    bench_rap("rap/zipf/eps10+cost", 0.10, 0, 0, &cost, zipf_keys, STREAM);
+    bench_rap("rap/zipf/eps1+buf1k+cost", 0.01, 1024, 0, &cost, zipf_keys, STREAM);
     /* The code stream at the hosts' eps = 1% without the buffer: a deep
      * tree (a 2^22-byte code region in a 64-bit space) that the walk from
      * the spine crosses level by level. */
-    hwb_run("rap/code/eps1", run_rap, make_rap(0.01, 0, 0, NULL, code_keys),
-            CHUNK);
+    bench_rap("rap/code/eps1", 0.01, 0, 0, NULL, code_keys, STREAM);
     hwb_run("peer/code/exact_hash", run_exact, make_exact(code_keys, STREAM),
             CHUNK);
-    hwb_run("rap/code/eps10", run_rap, make_rap(0.10, 0, 0, NULL, code_keys),
-            CHUNK);
-    hwb_run("rap/code/eps10+cache1k", run_rap,
-            make_rap(0.10, 0, 1024, NULL, code_keys), CHUNK);
-    hwb_run("rap/code/eps10+buf1k+cache1k", run_rap,
-            make_rap(0.10, 1024, 1024, NULL, code_keys), CHUNK);
-    hwb_run("rap/code/eps1+buf1k+cost", run_rap,
-            make_rap(0.01, 1024, 0, &cost, code_keys), CHUNK);
+    bench_rap("rap/code/eps10", 0.10, 0, 0, NULL, code_keys, STREAM);
+    bench_rap("rap/code/eps10+cache1k", 0.10, 0, 1024, NULL, code_keys, STREAM);
+    bench_rap("rap/code/eps10+buf1k+cache1k", 0.10, 1024, 1024, NULL, code_keys, STREAM);
+    bench_rap("rap/code/eps1+buf1k+cost", 0.01, 1024, 0, &cost, code_keys, STREAM);
     if (trace_len) {
-        hwb_run("rap/trace/eps1", run_rap,
-                make_rap_n(0.01, 0, 0, NULL, trace, trace_len), CHUNK);
-        hwb_run("rap/trace/eps10", run_rap,
-                make_rap_n(0.10, 0, 0, NULL, trace, trace_len), CHUNK);
+        bench_rap("rap/trace/eps1", 0.01, 0, 0, NULL, trace, trace_len);
+        bench_rap("rap/trace/eps10", 0.10, 0, 0, NULL, trace, trace_len);
         hwb_run("peer/trace/exact_hash", run_exact,
                 make_exact(trace, trace_len), CHUNK);
-        hwb_run("rap/trace/eps1+buf1k", run_rap,
-                make_rap_n(0.01, 1024, 0, NULL, trace, trace_len), CHUNK);
-        hwb_run("rap/trace/eps1+buf1k+cost", run_rap,
-                make_rap_n(0.01, 1024, 0, &cost, trace, trace_len), CHUNK);
-        hwb_run("rap/trace/eps1+cost", run_rap,
-                make_rap_n(0.01, 0, 0, &cost, trace, trace_len), CHUNK);
+        bench_rap("rap/trace/eps1+buf1k", 0.01, 1024, 0, NULL, trace, trace_len);
+        bench_rap("rap/trace/eps1+buf1k+cost", 0.01, 1024, 0, &cost, trace, trace_len);
+        bench_rap("rap/trace/eps1+cost", 0.01, 0, 0, &cost, trace, trace_len);
     }
     hwx_code_free(&code);
     free(trace);

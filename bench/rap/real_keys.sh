@@ -60,13 +60,5 @@ done
 for t in gzip python3.11; do
     echo "== $t PCs: ns/event (median) and instructions/event (callgrind)"
     "$rap/bench_rap" --keys "$out/$t.pc.keys" --only /trace/ --budget 0.3
-    for name in $("$rap/bench_rap" --keys "$out/$t.pc.keys" --only /trace/ --list); do
-        ev=$(valgrind --tool=callgrind --collect-atstart=no \
-                --callgrind-out-file="$out/cg.out" "$rap/bench_rap" \
-                --keys "$out/$t.pc.keys" --name "$name" --callgrind 100 2>/dev/null |
-             awk '/ events /{print $NF}')
-        ir=$(awk '/^(summary|totals):/{print $2; exit}' "$out/cg.out")
-        awk -v n="$name" -v ir="$ir" -v ev="$ev" \
-            'BEGIN{printf "%-40s %10.2f instructions/event\n", n, ir/ev}'
-    done
+    bash "$src/bench/callgrind.sh" "$rap/bench_rap" 100 /trace/ -- --keys "$out/$t.pc.keys"
 done
