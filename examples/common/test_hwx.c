@@ -1035,7 +1035,20 @@ static void test_core_feeds_pm(void) {
         if (!CHECK(s != NULL)) return;
         CHECK(!hwx_session_block_ok(s)); /* the core needs every instruction */
         CHECK_EQ(hwx_session_until(s), 1);
-        for (i = 0; i < CORE_N; i++) hwx_session_insn(s, &v[i]);
+        {
+            /* hwx_core_last: the load misses every time, the others
+             * never miss the data cache, and the clock never goes back */
+            uint64_t cyc, prev = 0;
+            uint32_t ev, bad = 0;
+            for (i = 0; i < CORE_N; i++) {
+                hwx_session_insn(s, &v[i]);
+                if (!hwx_core_last(s, &cyc, &ev) || cyc < prev ||
+                    !(ev & HWP_EV_DCMISS) != (i % 4 != 0))
+                    bad++;
+                prev = cyc;
+            }
+            CHECK_EQ(bad, 0);
+        }
         hwx_session_finish(s);
         w = hwp_writer_buf(&bw, buf, sizeof buf);
         hwx_session_report_json(s, &w);
@@ -1092,6 +1105,13 @@ static void test_core_feeds_pm(void) {
     s = new_session(&o, &m);
     if (!CHECK(s != NULL)) return;
     for (i = 0; i < CORE_N; i++) hwx_session_insn(s, &v[i]);
+    {
+        uint64_t cyc = 1;
+        uint32_t ev = 1;
+        CHECK(!hwx_core_last(s, &cyc, &ev)); /* no core: nothing to say */
+        CHECK_EQ(cyc, 0);
+        CHECK_EQ(ev, 0);
+    }
     hwx_session_finish(s);
     w = hwp_writer_buf(&bw, buf, sizeof buf);
     hwx_session_report_json(s, &w);
