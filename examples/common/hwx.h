@@ -229,6 +229,12 @@ void hwx_session_block(hwx_session *s, const uint64_t *pcs, uint32_t n,
 /* End of the stream: models that hold partial state (an open path, a
  * sample buffer) flush it. Idempotent; call it before the reports. */
 void hwx_session_finish(hwx_session *s);
+/* What the core (core=on) found for the instruction being handed on, for
+ * the adapters registered after it (the path profiler's cycle metric, the
+ * co-processor's miss stream): its modelled clock after the instruction
+ * and its HWP_EV_ICMISS/DCMISS/ITLBMISS/DTLBMISS/MISPRED bits. false, and
+ * zeros, when the core is off. (hwx_core.c) */
+bool hwx_core_last(const hwx_session *s, uint64_t *cycle, uint32_t *events);
 hwp_status hwx_session_merge(hwx_session *dst, const hwx_session *src);
 void hwx_session_report_text(const hwx_session *s, const hwp_writer *w);
 void hwx_session_report_json(const hwx_session *s, const hwp_writer *w);

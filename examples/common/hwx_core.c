@@ -105,6 +105,13 @@ static void hwx__core_insn(void *sv, const hwp_insn *in, uint64_t cycle) {
     }
 }
 
+bool hwx_core_last(const hwx_session *s, uint64_t *cycle, uint32_t *events) {
+    bool on = s->timing.on != 0;
+    *cycle = on ? s->timing.cycle : 0;
+    *events = on ? s->timing.events : 0;
+    return on;
+}
+
 /* Every instruction must come whole (the caches see each one): a VM host
  * may never pass instructions in bulk. */
 static uint64_t hwx__core_until(const void *sv) {

@@ -1006,16 +1006,20 @@ static hwp_pm_table *core_pm_table(const char *json, void **mem) {
 
 #define CORE_N 8000u
 /* Feed v[0..n) whole, finish, and write the session's JSON report. */
-static void feed_report(hwx_session *s, const hwp_insn *v, size_t n, char *buf,
-                        size_t size) {
+static void finish_report(hwx_session *s, char *buf, size_t size) {
     hwp_bufwriter bw;
     hwp_writer w;
-    size_t i;
-    for (i = 0; i < n; i++) hwx_session_insn(s, &v[i]);
     hwx_session_finish(s);
     w = hwp_writer_buf(&bw, buf, size);
     hwx_session_report_json(s, &w);
     CHECK_EQ(bw.dropped, 0);
+}
+
+static void feed_report(hwx_session *s, const hwp_insn *v, size_t n, char *buf,
+                        size_t size) {
+    size_t i;
+    for (i = 0; i < n; i++) hwx_session_insn(s, &v[i]);
+    finish_report(s, buf, size);
 }
 
 static void test_core_feeds_pm(void) {
@@ -1048,7 +1052,21 @@ static void test_core_feeds_pm(void) {
         if (!CHECK(s != NULL)) return;
         CHECK(!hwx_session_block_ok(s)); /* the core needs every instruction */
         CHECK_EQ(hwx_session_until(s), 1);
-        feed_report(s, v, CORE_N, buf, sizeof buf);
+        {
+            /* hwx_core_last: the load misses every time, the others
+             * never miss the data cache, and the clock never goes back */
+            uint64_t cyc, prev = 0;
+            uint32_t ev, bad = 0;
+            for (i = 0; i < CORE_N; i++) {
+                hwx_session_insn(s, &v[i]);
+                if (!hwx_core_last(s, &cyc, &ev) || cyc < prev ||
+                    !(ev & HWP_EV_DCMISS) != (i % 4 != 0))
+                    bad++;
+                prev = cyc;
+            }
+            CHECK_EQ(bad, 0);
+        }
+        finish_report(s, buf, sizeof buf);
         CHECK_HAS(buf, "\"core\":{\"model\":\"core\"");
         timed = strstr(buf, "\"timed\":");
         if (CHECK(timed != NULL)) {
@@ -1101,6 +1119,13 @@ static void test_core_feeds_pm(void) {
     s = new_session(&o, &m);
     if (!CHECK(s != NULL)) return;
     for (i = 0; i < CORE_N; i++) hwx_session_insn(s, &v[i]);
+    {
+        uint64_t cyc = 1;
+        uint32_t ev = 1;
+        CHECK(!hwx_core_last(s, &cyc, &ev)); /* no core: nothing to say */
+        CHECK_EQ(cyc, 0);
+        CHECK_EQ(ev, 0);
+    }
     hwx_session_finish(s);
     w = hwp_writer_buf(&bw, buf, sizeof buf);
     hwx_session_report_json(s, &w);

@@ -286,9 +286,11 @@ typedef struct hwp_core {
     uint64_t *win_ring;    /* issue cycle of the last window ones        */
     uint8_t *slots;        /* issues per cycle, a ring of horizon cycles */
     uint32_t *cum;         /* issues before each closed cycle (mod 2^32) */
-    hwp_core_rec *pend;    /* timed, wasted slots not yet known          */
-    hwp_core_rec *done;    /* finished, for hwp_core_done                */
-    uint32_t rob_i, win_i, pend_head, pend_n, done_head, done_n;
+    hwp_core_rec *recs;    /* one ring of 2 x rec_cap: done_n finished
+                              records from done_head (for hwp_core_done),
+                              then pend_n whose wasted slots are not yet
+                              known; finishing one moves no record     */
+    uint32_t rob_i, win_i, pend_n, done_head, done_n;
     uint32_t rec_cap, hmask_slots;
     uint32_t fetch_n, map_n, retire_n, cum_total;
     uint64_t fetch_c, map_c, issue_c, issue_max, retire_c;
@@ -346,6 +348,15 @@ HWP_API void hwp__core_rebase(hwp_core *c);
 /* ---- hot path ----------------------------------------------------------- */
 
 #define HWP__CORE_NONE (~(uint64_t)0)
+
+/* Inlined even where the compiler would rather call: the pipeline's
+ * per-instruction steps, where a call's saves and restores cost as much
+ * as the work. */
+#if defined(__GNUC__) || defined(__clang__)
+#define HWP__CORE_HOT HWP_INLINE __attribute__((always_inline))
+#else
+#define HWP__CORE_HOT HWP_INLINE
+#endif
 
 /* One reference to one block: true on a hit; the set is kept MRU first
  * (true LRU). A miss fills the block, counting a valid victim. */
@@ -505,17 +516,23 @@ HWP_INLINE uint32_t hwp__core_fetch(hwp_core *c, const hwp_insn *in,
     return ev;
 }
 
-/* Data access, branch prediction and the return stack. */
+/* The block is in its set's MRU way: a hit that changes nothing (the
+ * common case, kept out of the call to hwp__core_access). */
+HWP_INLINE bool hwp__core_mru(const hwp__core_cache *k, uint64_t block) {
+    return k->tag[(size_t)(block & k->set_mask) * k->ways] == block;
+}
+
+/* Data access, branch prediction and the return stack. len is the
+ * instruction's length when the fetch needed it, else 0. */
 HWP_INLINE uint32_t hwp__core_rest(hwp_core *c, const hwp_insn *in,
-                                   uint32_t len, bool len_known,
-                                   uint32_t size, uint32_t *dlevel,
-                                   uint32_t *dlat) {
+                                   const hwp_core_ops *ops, uint32_t len,
+                                   uint32_t *dlevel, uint32_t *dlat) {
     uint32_t ev = 0, cls = in->cls;
     uint64_t pc = in->pc;
     if (cls == HWP_CLS_LOAD || cls == HWP_CLS_STORE) {
         uint64_t a = in->addr;
         unsigned kind = cls == HWP_CLS_LOAD ? 1u : 2u;
-        uint32_t l = c->l1d.latency;
+        uint32_t l = c->l1d.latency, size = ops && ops->size ? ops->size : 1u;
         if (c->has_tlb && (a >> c->dtlb.shift) != c->last_dpage) {
             uint32_t w = hwp__core_tlb(c, &c->dtlb, &c->last_dpage, a,
                                        &c->st.dtlb_misses);
@@ -524,6 +541,10 @@ HWP_INLINE uint32_t hwp__core_rest(hwp_core *c, const hwp_insn *in,
         if (size > c->dline) size = c->dline;
         if (a - c->dbase <= c->dline - size) {
             *dlevel = 1; /* within the MRU line */
+        } else if (((a ^ (a + size - 1u)) >> c->l1d.shift) == 0 &&
+                   hwp__core_mru(&c->l1d, a >> c->l1d.shift)) {
+            *dlevel = 1; /* one line, in its set's MRU way */
+            c->dbase = (a >> c->l1d.shift) << c->l1d.shift;
         } else {
             l = hwp__core_access(c, &c->l1d, a, size, kind, dlevel);
             c->dbase = ((a + size - 1u) >> c->l1d.shift) << c->l1d.shift;
@@ -560,7 +581,9 @@ HWP_INLINE uint32_t hwp__core_rest(hwp_core *c, const hwp_insn *in,
          * not give the length of a (taken) call leaves it unknown: the
          * return then counts as predicted when it lands 1..15 bytes after
          * the call (x86's instruction lengths). */
+        bool len_known = (ops && ops->len) || !(in->events & HWP_EV_TAKEN);
         uint32_t t = c->ras_top + 1u == c->desc.ras ? 0u : c->ras_top + 1u;
+        if (!len) len = ops && ops->len ? ops->len : hwp__core_len(in);
         c->ras_fuzzy[t] = len_known ? 0u : 1u;
         c->ras[t] = len_known ? pc + len : pc + 1u;
         c->ras_top = t;
@@ -606,12 +629,7 @@ HWP_INLINE void hwp_core_insn_ex(hwp_core *c, const hwp_insn *in,
         len = ops && ops->len ? ops->len : hwp__core_len(in);
         ev |= hwp__core_fetch(c, in, len, &ilevel, &ilat);
     }
-    if (cls != HWP_CLS_OTHER) {
-        if (!len) len = ops && ops->len ? ops->len : hwp__core_len(in);
-        ev |= hwp__core_rest(c, in, len,
-                             (ops && ops->len) || !(in->events & HWP_EV_TAKEN),
-                             ops && ops->size ? ops->size : 1u, &dlevel, &dlat);
-    }
+    if (cls != HWP_CLS_OTHER) ev |= hwp__core_rest(c, in, ops, len, &dlevel, &dlat);
     o.timed = 0;
     if (c->timing_all || c->window_left) {
         if (c->window_left) c->window_left--;
@@ -888,7 +906,7 @@ static void hwp__core_clear(hwp_core *c) {
     c->ghist = 0;
     c->ras_top = c->ras_n = 0;
     c->rob_i = c->win_i = 0;
-    c->pend_head = c->pend_n = c->done_head = c->done_n = 0;
+    c->pend_n = c->done_head = c->done_n = 0;
     c->fetch_n = c->map_n = c->retire_n = c->cum_total = 0;
     c->fetch_c = c->map_c = c->issue_c = c->issue_max = c->retire_c = 0;
     c->redirect = c->closed = c->clock = 0;
@@ -953,8 +971,7 @@ HWP_API hwp_status hwp_core_init(hwp_core *c, void *mem, size_t n,
     c->slots = (uint8_t *)hwp__carve(&cur, o.horizon);
     c->cum = (uint32_t *)hwp__carve(&cur, (size_t)o.horizon * 4u);
     c->rec_cap = o.rob + 64u;
-    c->pend = (hwp_core_rec *)hwp__carve(&cur, (size_t)c->rec_cap * sizeof(hwp_core_rec));
-    c->done = (hwp_core_rec *)hwp__carve(&cur, (size_t)c->rec_cap * sizeof(hwp_core_rec));
+    c->recs = (hwp_core_rec *)hwp__carve(&cur, 2u * (size_t)c->rec_cap * sizeof(hwp_core_rec));
     c->hmask_slots = o.horizon - 1u;
     c->frac_step = 256u / o.issue_width;
     c->ifast = o.l1i.line > 15u ? o.l1i.line - 15u : 0u;
@@ -975,7 +992,7 @@ HWP_API hwp_status hwp_core_reset(hwp_core *c) {
 
 /* Close issue-slot cycles below `upto`: no instruction can issue there
  * any more (issue >= fetch, and fetch never goes back). */
-static void hwp__core_close(hwp_core *c, uint64_t upto) {
+HWP__CORE_HOT void hwp__core_close(hwp_core *c, uint64_t upto) {
     while (c->closed < upto) {
         uint32_t k = (uint32_t)(c->closed & c->hmask_slots);
         c->cum[k] = c->cum_total; /* issues before cycle `closed` */
@@ -987,7 +1004,7 @@ static void hwp__core_close(hwp_core *c, uint64_t upto) {
 
 /* Instructions issued in cycles [a, b): the closed part from the prefix
  * counts, an open part (a forced finish) from the ring itself. */
-static uint64_t hwp__core_used(const hwp_core *c, uint64_t a, uint64_t b) {
+HWP__CORE_HOT uint64_t hwp__core_used(const hwp_core *c, uint64_t a, uint64_t b) {
     uint64_t u = 0, e = b < c->closed ? b : c->closed;
     if (a < e && c->closed - a <= c->desc.horizon)
         u = (uint32_t)((e == c->closed ? c->cum_total
@@ -1000,25 +1017,36 @@ static uint64_t hwp__core_used(const hwp_core *c, uint64_t a, uint64_t b) {
 
 /* Finish the oldest pending records: those whose interval [fetch, ready)
  * is closed, or all with `force`. */
-static void hwp__core_finish(hwp_core *c, bool force) {
-    while (c->pend_n) {
-        hwp_core_rec *r = &c->pend[c->pend_head];
-        uint64_t slots, used;
-        uint32_t k;
-        if (!force && r->ready > c->closed) break;
-        slots = (uint64_t)c->desc.issue_width * (r->ready - r->fetch);
+HWP__CORE_HOT void hwp__core_finish(hwp_core *c, bool force) {
+    /* In locals: the stores to the records (uint64_t) could alias the
+     * handle's counters and would make the compiler reload them. */
+    const uint32_t cap = c->rec_cap, ring = 2u * cap;
+    const uint64_t closed = c->closed, width = c->desc.issue_width;
+    uint32_t n = c->pend_n, head = c->done_head, dn = c->done_n;
+    uint32_t k = head + dn;
+    uint64_t wasted = 0, finished = 0;
+    if (k >= ring) k -= ring;
+    while (n) {
+        hwp_core_rec *r = &c->recs[k];
+        uint64_t slots, used, w;
+        if (!force && r->ready > closed) break;
+        slots = width * (r->ready - r->fetch);
         used = hwp__core_used(c, r->fetch, r->ready);
-        r->wasted = slots > used ? slots - used : 0;
-        c->st.wasted_slots += r->wasted;
-        c->st.finished++;
-        k = c->done_head + c->done_n;
-        if (k >= c->rec_cap) k -= c->rec_cap;
-        c->done[k] = *r;
-        if (c->done_n < c->rec_cap) c->done_n++;
-        else c->done_head = c->done_head + 1u == c->rec_cap ? 0u : c->done_head + 1u;
-        c->pend_head = c->pend_head + 1u == c->rec_cap ? 0u : c->pend_head + 1u;
-        c->pend_n--;
+        w = slots > used ? slots - used : 0;
+        r->wasted = w;
+        wasted += w;
+        finished++;
+        /* it joins the finished ones; past rec_cap the oldest goes */
+        if (dn < cap) dn++;
+        else head = head + 1u == ring ? 0u : head + 1u;
+        k = k + 1u == ring ? 0u : k + 1u;
+        n--;
     }
+    c->pend_n = n;
+    c->done_head = head;
+    c->done_n = dn;
+    c->st.wasted_slots += wasted;
+    c->st.finished += finished;
 }
 
 HWP_API void hwp__core_rebase(hwp_core *c) {
@@ -1131,9 +1159,9 @@ HWP_API void hwp__core_timed(hwp_core *c, const hwp_insn *in,
         c->pend_n--;
         hwp__core_finish(c, true);
     }
-    i = c->pend_head + c->pend_n;
-    if (i >= c->rec_cap) i -= c->rec_cap;
-    r = &c->pend[i];
+    i = c->done_head + c->done_n + c->pend_n;
+    if (i >= 2u * c->rec_cap) i -= 2u * c->rec_cap;
+    r = &c->recs[i];
     r->pc = in->pc;
     r->fetch = f;
     r->map = m;
@@ -1158,8 +1186,8 @@ HWP_API size_t hwp_core_done(hwp_core *c, hwp_core_rec *out, size_t cap) {
     n = c->done_n;
     if (!out) return n;
     for (i = 0; i < n && i < cap; i++) {
-        out[i] = c->done[c->done_head];
-        c->done_head = c->done_head + 1u == c->rec_cap ? 0u : c->done_head + 1u;
+        out[i] = c->recs[c->done_head];
+        c->done_head = c->done_head + 1u == 2u * c->rec_cap ? 0u : c->done_head + 1u;
         c->done_n--;
     }
     return n;
