@@ -224,6 +224,10 @@ static void hwx__path_text(const void *sv, const hwx_session *s, const hwp_write
     hwp_put_str(w, "\n-- hot paths: path stack + Hot Path Table (Vaswani et al., 2004) --\n");
     hwx__kv(w, "  HPT ", m->entries);
     hwx__kv(w, "x", m->ways);
+    /* the overlap below is this policy's */
+    hwp_put_str(w, m->hpt->desc.policy == HWP_HPT_AGING ? " aging"
+                   : m->hpt->desc.repl == HWP_HPT_LRU   ? " lru"
+                                                        : " lfu");
     hwx__kv(w, ": paths ", ps.paths);
     hwx__kv(w, ", hits ", hs.hits);
     hwx__kv(w, ", misses ", hs.misses);
@@ -372,7 +376,7 @@ static const hwx_metric_def hwx__path_metrics[] = {
 
 const hwx_adapter hwx__adapter_path = {
     "path", "pathprof", HWP_MODEL_PATH,
-    "hpt, index, repl, policy, mode, depth, maxlen, queue, interval, threshold, counters",
+    "hpt, index, repl, policy (hpt_policy), mode, depth, maxlen, queue, interval, threshold, counters",
     sizeof(hwx__pathd), sizeof(hwx__path), hwx__path_metrics, 3,
     hwx__path_defaults, hwx__path_set, hwx__path_wants, hwx__path_bytes, hwx__path_init,
     hwx__path_insn, hwx__path_block, hwx__path_flush, hwx__path_merge, hwx__path_text,
