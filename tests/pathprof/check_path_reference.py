@@ -16,7 +16,7 @@ path present, a sum of minimum shares of 1 means every count is equal).
 Shown to fail with a defect planted in the adapter (one conditional
 branch in 16 not fed): 123 paths missing, overlap 99.07. The block mode
 (hwx_path.c's hwp_path_branch per block, used only without the exact
-profile) is not covered here.
+profile) is held to this per-record path by block_vs_insn.c.
 """
 import json
 import os
