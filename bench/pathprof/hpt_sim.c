@@ -18,7 +18,7 @@
  *        priority starts at the last victim's, "dynamic aging" as in web
  *        caches) beside LFU at 2..512 ways, with the library's policy
  *        aging (LFUDA) beside the simulator's at up to 256 ways.
- *  diag  where the overlap goes at 512x4, and when the exact top-512 paths
+ *  diag  where the overlap goes at 512x4 (LFU and LFUDA), and when the exact top-512 paths
  *        first appear (tenths of the path stream).
  * Overlap (Vaswani et al. sec. 8.1) is hwp_path_overlap against the exact counts
  * of the same path stream. The hosts' exact profile comes from their own
@@ -312,12 +312,16 @@ static void run_age(void) {
     }
 }
 
-static void run_diag(void) {
+/* Where a 512x4 table's overlap goes, under LFU and under LFUDA: how
+ * many entries hold an exact top-512 path, and the share lost by
+ * residents counted only since their last entry (evicted and admitted
+ * again, or admitted late); the rest of the gap to the perfect table is
+ * top-512 paths not resident at the end. */
+static void diag_table(const char *name, uint64_t age) {
     uint64_t thr = kth(SIM_ENTRIES, NULL);
-    sim_ent *t = simulate(4, 0);
-    uint32_t w, i, top = 0, other = 0, small = 0, partial = 0, tenth[10] = {0};
-    double lost = 0, share[10] = {0};
-    char *seen = calloc(U, 1);
+    sim_ent *t = simulate(4, age);
+    uint32_t w, top = 0, other = 0, small = 0, partial = 0;
+    double lost = 0;
     for (w = 0; w < SIM_ENTRIES; w++) {
         uint64_t c;
         if (!t[w].valid) continue;
@@ -332,9 +336,20 @@ static void run_diag(void) {
             lost += (double)(c - t[w].acc) / n;
         }
     }
-    printf("512x4 LFU: overlap %.2f; entries holding an exact top-512 path %u, others %u "
-           "(accumulator <= 16: %u)\n  residents counted partly %u, their missing share %.2f points\n",
-           sim_overlap(t), top, other, small, partial, 100 * lost);
+    printf("512x4 %-5s: overlap %.2f; entries holding an exact top-512 path %u, others %u "
+           "(accumulator <= 16: %u)\n  residents counted partly %u, their missing share %.2f "
+           "points\n",
+           name, sim_overlap(t), top, other, small, partial, 100 * lost);
+    free(t);
+}
+
+static void run_diag(void) {
+    uint64_t thr = kth(SIM_ENTRIES, NULL);
+    uint32_t i, tenth[10] = {0};
+    double share[10] = {0};
+    char *seen = calloc(U, 1);
+    diag_table("LFU", 0);
+    diag_table("LFUDA", LFUDA);
     for (i = 0; i < n; i++)
         if (!seen[ids[i]]) {
             seen[ids[i]] = 1;
@@ -347,7 +362,6 @@ static void run_diag(void) {
         printf("  tenth %u of the paths: %u top-512 paths first seen, %.2f%% of the flow\n", i,
                tenth[i], 100 * share[i]);
     free(seen);
-    free(t);
 }
 
 int main(int argc, char **argv) {

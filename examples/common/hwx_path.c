@@ -31,6 +31,7 @@ typedef struct hwx__path {
     uint32_t path_pend;   /* block mode: instructions since the last branch */
     uint32_t entries;     /* the HPT's entries and ways, as configured   */
     uint32_t ways;
+    const char *policy;   /* " lfu", " lru" or " aging": the report's overlap is its */
     uint64_t interval;    /* the detector's interval, as configured     */
     int started;
 } hwx__path;
@@ -164,6 +165,9 @@ static hwp_status hwx__path_init(void *sv, void *dv, unsigned char **cur, hwx_se
     /* the HPT's geometry as configured (zero: the documented 512 x 4) */
     m->entries = d->h.entries ? d->h.entries : 512;
     m->ways = d->h.ways ? d->h.ways : 4;
+    m->policy = d->h.policy == HWP_HPT_AGING ? " aging"
+                : d->h.repl == HWP_HPT_LRU       ? " lru"
+                                                 : " lfu";
     m->interval = d->ph.interval ? d->ph.interval : 10000000u;
     return HWP_OK;
 }
@@ -224,6 +228,7 @@ static void hwx__path_text(const void *sv, const hwx_session *s, const hwp_write
     hwp_put_str(w, "\n-- hot paths: path stack + Hot Path Table (Vaswani et al., 2004) --\n");
     hwx__kv(w, "  HPT ", m->entries);
     hwx__kv(w, "x", m->ways);
+    hwp_put_str(w, m->policy);
     hwx__kv(w, ": paths ", ps.paths);
     hwx__kv(w, ", hits ", hs.hits);
     hwx__kv(w, ", misses ", hs.misses);
@@ -372,7 +377,7 @@ static const hwx_metric_def hwx__path_metrics[] = {
 
 const hwx_adapter hwx__adapter_path = {
     "path", "pathprof", HWP_MODEL_PATH,
-    "hpt, index, repl, policy, mode, depth, maxlen, queue, interval, threshold, counters",
+    "hpt, index, repl, policy (hpt_policy), mode, depth, maxlen, queue, interval, threshold, counters",
     sizeof(hwx__pathd), sizeof(hwx__path), hwx__path_metrics, 3,
     hwx__path_defaults, hwx__path_set, hwx__path_wants, hwx__path_bytes, hwx__path_init,
     hwx__path_insn, hwx__path_block, hwx__path_flush, hwx__path_merge, hwx__path_text,

@@ -1364,7 +1364,6 @@ HWP_API void hwp__hpt_age(hwp_hpt *h) {
     uint32_t i, sets = h->set_mask + 1u;
     for (i = 0; i < h->desc.entries; i++) h->e[i].stamp >>= 1;
     h->floor >>= 1;
-    h->floor = 0;
     h->agings++;
     if (h->cost) {
         uint64_t c = (uint64_t)hwp_cost_cycles(h->cost, HWP_COST_PATH_HPT_AGE) * sets;

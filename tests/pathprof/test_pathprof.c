@@ -993,6 +993,48 @@ static void test_hpt_aging(void) {
     CHECK_HAS(hwp_why(&h), "policy");
 }
 
+/* The floor survives an aging pass halved, like the priorities. A table
+ * restored with its floor at 2^31 (the report's `floor` member) and no
+ * paths: the first newcomer, X, runs the pass; Y, Z and W then enter the
+ * same set's empty ways, where a newcomer starts at the floor, and are
+ * hit 10 times. The next newcomer must evict X, the path seen once, not
+ * one of the three seen 11 times. The pass that zeroed the floor let Y,
+ * Z and W start below X, and Y was evicted (checked: fails on that
+ * code). */
+static void test_hpt_aging_floor(void) {
+    hwp_hpt h;
+    hwp_hpt_desc hd;
+    hwp_hpt_stats st;
+    hwp_path_pd pd[5];
+    hwp_bufwriter bw;
+    hwp_writer w;
+    static char buf[4096];
+    char *f;
+    unsigned i, k;
+    memset(&hd, 0, sizeof hd);
+    memset(&st, 0, sizeof st);
+    hd.entries = 64;
+    hd.policy = HWP_HPT_AGING;
+    if (!CHECK_EQ(hwp_hpt_init(&h, st_hpt, sizeof st_hpt, &hd, NULL), HWP_OK)) return;
+    if (!CHECK_EQ(same_set(&h, pd, 5), 5)) return;
+    w = hwp_writer_buf(&bw, buf, sizeof buf);
+    hwp_hpt_write_json(&h, &w);
+    f = strstr(buf, "\"floor\":0,");
+    if (!CHECK(f != NULL)) return;
+    memmove(f + 18, f + 9, strlen(f + 9) + 1);
+    memcpy(f, "\"floor\":2147483648", 18);
+    CHECK_EQ(hwp_hpt_read_json(&h, buf, strlen(buf), NULL), HWP_OK);
+    hwp_hpt_add(&h, &pd[0], 1);
+    CHECK_EQ(hwp_hpt_get_stats(&h, &st), HWP_OK);
+    CHECK_EQ(st.agings, 1);
+    for (k = 1; k < 4; k++)
+        for (i = 0; i < 11; i++) hwp_hpt_add(&h, &pd[k], 1);
+    hwp_hpt_add(&h, &pd[4], 1);
+    CHECK_EQ(hwp_hpt_lookup(&h, &pd[0]), 0);
+    for (k = 1; k < 4; k++) CHECK_EQ(hwp_hpt_lookup(&h, &pd[k]), 11);
+    CHECK_EQ(hwp_hpt_lookup(&h, &pd[4]), 1);
+}
+
 /* ---- the branch queue cost model (section 8.2) ------------------------- */
 
 static void run_queue(uint32_t queue, hwp_cost *c, hwp_path *p) {
@@ -1518,5 +1560,6 @@ int main(int argc, char **argv) {
     HWT_RUN(test_decode);
     HWT_RUN(test_phase_budget);
     HWT_RUN(test_hpt_aging);
+    HWT_RUN(test_hpt_aging_floor);
     return hwt_end();
 }

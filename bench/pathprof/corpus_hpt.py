@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""The Hot Path Table's overlap on the real-program corpus, LFU against
+aging (LFUDA), beside a perfect table of as many entries.
+
+  bench/pathprof/corpus_hpt.py BUILD_DIR [NAME ...]
+
+For each corpus member (bench/corpus/corpus.py's programs and inputs;
+default: all found) the Valgrind tool records the run's trace once
+(--models=none --record), then BUILD_DIR/bench/pathprof/hpt_sim replays
+the trace's path stream through 512 x W tables (hpt_sim's `age` mode,
+which also checks the library's table holds the simulator's entries).
+Prints one Markdown row per program: distinct paths, LFU and aging at
+4, 8 and 16 ways, and the perfect 512-entry table (the exact top 512
+paths' share of the flow: no table of 512 entries can do better).
+Traces stay in BUILD_DIR/corpus/*.trace. Not run in CI (minutes per
+program under Valgrind).
+"""
+import os
+import re
+import subprocess
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+root = os.path.dirname(os.path.dirname(here))
+sys.path.insert(0, os.path.join(root, "bench", "corpus"))
+import corpus  # noqa: E402  the members, their inputs and the guest environment
+
+WAYS = (4, 8, 16)
+
+
+def record(build, w, name, prog, args):
+    trace = f"{w}/{name}.trace"
+    if os.path.exists(trace):
+        return trace
+    libdir = os.path.join(build, "examples", "valgrind", "lib")
+    env = corpus.guest_env(VALGRIND_LIB=libdir)
+    r = subprocess.run(["valgrind", "-q", "--tool=hwprof", "--models=none",
+                        f"--record={trace}.part", "--report=/dev/null", prog] + args,
+                       env=env, cwd=w, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, timeout=3600)
+    if r.returncode != 0:
+        raise RuntimeError(f"{name}: exit {r.returncode}: {r.stderr.decode()[-300:]}")
+    os.rename(f"{trace}.part", trace)
+    return trace
+
+
+def simulate(build, trace):
+    out = subprocess.run([os.path.join(build, "bench", "pathprof", "hpt_sim"), trace, "age"],
+                         check=True, capture_output=True, text=True).stdout
+    m = re.search(r"distinct paths (\d+); perfect 512-entry table ([\d.]+)", out)
+    row = {"distinct": int(m.group(1)), "perfect": float(m.group(2))}
+    for ways in WAYS:
+        m = re.search(rf"512x{ways}\s+LFUDA\s+([\d.]+)\s+LFU\s+([\d.]+)\s+hwp_hpt aging\s+"
+                      rf"([\d.]+)(.*)", out)
+        if not m or m.group(4).strip():
+            raise RuntimeError(f"{trace}: the library's aging table differs from the simulator's")
+        row[ways] = (float(m.group(2)), float(m.group(3)))
+    return row
+
+
+def main():
+    a = sys.argv[1:]
+    if not a or a[0].startswith("-"):
+        sys.exit(__doc__)
+    build = os.path.abspath(a[0])
+    w = os.path.join(build, "corpus")
+    corpus.make_inputs(w)
+    mem = corpus.members(w)
+    names = a[1:] or list(mem)
+    cols = " | ".join(f"LFU 512x{k} | aging 512x{k}" for k in WAYS)
+    print(f"| program | distinct paths | {cols} | perfect 512 |")
+    print("| --- " * (3 + 2 * len(WAYS)) + "|")
+    for name in names:
+        prog, args, _ = mem[name]
+        if name == "cc1plus":  # cc1plus alone does not know the multiarch headers g++ passes it
+            args = ["-imultiarch", "x86_64-linux-gnu"] + args
+        if not os.access(prog, os.X_OK):
+            print(f"| {name} | missing ({prog}) |")
+            continue
+        row = simulate(build, record(build, w, name, prog, args))
+        cells = " | ".join(f"{row[k][0]:.2f} | {row[k][1]:.2f}" for k in WAYS)
+        print(f"| {name} | {row['distinct']} | {cells} | {row['perfect']:.2f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
