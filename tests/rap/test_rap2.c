@@ -6,6 +6,7 @@
 #include "hwprof/rap.h"
 
 #include "harness.h"
+#include "rap/fuzz_drive.h"
 #include "rap/rap2_util.h"
 
 #define ALIGN16(buf) ((unsigned char *)(((uintptr_t)(buf) + 15) & ~(uintptr_t)15))
@@ -430,16 +431,13 @@ static void test_rap2_json(void) {
     CHECK(hwp_rap2_read_desc(&back, "{\"model\":\"rap\",\"version\":1}", 27, &err) != HWP_OK);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* The fuzz entry, driven deterministically: the report, its cuts and
- * thousands of one-byte damages, none of which may trap. */
+/* The fuzz entry, driven deterministically (tests/rap/fuzz_drive.h). */
 static void test_rap2_fuzz_driver(void) {
     static char m[1 << 17];
     hwp_rap2_desc d;
     hwp_rap2 r;
     hwp_rng g;
-    size_t len, i, k;
+    size_t len, i;
     memset(&d, 0, sizeof d);
     d.x_bits = 16;
     d.y_bits = 24;
@@ -452,21 +450,7 @@ static void test_rap2_fuzz_driver(void) {
                      hwp_rng_below(&g, 1u << 25), 1);
     len = report(&r, rep);
     CHECK(len < sizeof m);
-    CHECK_EQ(LLVMFuzzerTestOneInput((const uint8_t *)rep, len), 0);
-    for (k = 0; k < len; k += 1 + k / 32)
-        CHECK_EQ(LLVMFuzzerTestOneInput((const uint8_t *)rep, k), 0);
-    for (i = 0; i < 2000; i++) {
-        size_t n = len, at = hwp_rng_below(&g, len);
-        memcpy(m, rep, len);
-        switch (i % 4) {
-        case 0: m[at] ^= (char)(1u << hwp_rng_below(&g, 8)); break;
-        case 1: m[at] = (char)('0' + hwp_rng_below(&g, 10)); break;
-        case 2: m[at] = "{}[],:\"x-"[hwp_rng_below(&g, 9)]; break;
-        default: memmove(m + at, m + at + 1, len - at - 1); n--; break;
-        }
-        if (LLVMFuzzerTestOneInput((const uint8_t *)m, n) != 0) break;
-    }
-    CHECK_EQ(i, 2000);
+    CHECK_EQ(hwx_fuzz_drive(rep, len, m, 13, 2000), 0);
 }
 
 int main(int argc, char **argv) {
