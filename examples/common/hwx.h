@@ -95,7 +95,8 @@ extern "C" {
 /* What the RAP model is keyed on (the paper profiles code and value
  * ranges, Mysore et al. sec. 4). */
 enum { HWX_KEY_PC = 0, HWX_KEY_VALUE = 1, HWX_KEY_ADDR = 2,
-       HWX_KEY_TARGET = 3 /* where taken branches and calls go */ };
+       HWX_KEY_TARGET = 3, /* where taken branches and calls go     */
+       HWX_KEY_PCADDR = 4  /* (pc, data address) pairs: the 2-D tree */ };
 
 #define HWX_PATH_MAX 256 /* file names                                  */
 #define HWX_MAX_PARAMS 32 /* model parameters kept as text               */

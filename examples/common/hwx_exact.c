@@ -146,6 +146,17 @@ uint64_t hwx__xtab_range(const hwx_xtab *t, uint64_t lo, uint64_t hi) {
     return sum;
 }
 
+uint64_t hwx__xtab_box(const hwx_xtab *t, uint64_t lo1, uint64_t hi1,
+                       uint64_t lo2, uint64_t hi2) {
+    uint64_t i, sum = 0;
+    for (i = 0; i <= t->mask; i++) {
+        const hwx_xent *e = &t->e[i];
+        if (e->count && e->k1 >= lo1 && e->k1 <= hi1 && e->k2 >= lo2 && e->k2 <= hi2)
+            sum += e->count;
+    }
+    return sum;
+}
+
 uint32_t hwx__xtab_top(const hwx_xtab *t, hwx_xent *out, uint32_t n) {
     uint32_t have = 0, j;
     uint64_t i;
@@ -248,6 +259,9 @@ void hwx__exact_insn(hwx_exact *x, const hwp_insn *in) {
     if (x->rap_key == HWX_KEY_ADDR &&
         (in->cls == HWP_CLS_LOAD || in->cls == HWP_CLS_STORE))
         hwx__xtab_add(&x->key, in->addr, 0, 1, 0);
+    if (x->rap_key == HWX_KEY_PCADDR &&
+        (in->cls == HWP_CLS_LOAD || in->cls == HWP_CLS_STORE))
+        hwx__xtab_add(&x->key, in->pc, in->addr, 1, 0);
     if (x->rap_key == HWX_KEY_TARGET && taken && in->cls != HWP_CLS_RET)
         hwx__xtab_add(&x->key, in->next_pc, 0, 1, 0);
     hwx__exact_path(x, in);

@@ -166,7 +166,7 @@ typedef struct hwx_xtab {
 struct hwx_exact {
     hwx_xtab pc;        /* pc -> executions, aux = taken (branches)      */
     hwx_xtab val;       /* (load pc, value) -> count                     */
-    hwx_xtab key;       /* RAP key (value or addr) -> count; unused for pc */
+    hwx_xtab key;       /* RAP key (value, addr, or pc and addr) -> count */
     hwx_xtab path;      /* (start pc, length << 32 | direction bits)       */
     void *pstack;       /* the open paths (hwx_exact.c)                  */
     uint32_t rap_key;
@@ -185,6 +185,9 @@ void hwx__xtab_add(hwx_xtab *t, uint64_t k1, uint64_t k2, uint64_t n,
                    uint64_t aux);
 /* Sum of counts of keys k1 in [lo, hi] (k2 ignored): exact range count. */
 uint64_t hwx__xtab_range(const hwx_xtab *t, uint64_t lo, uint64_t hi);
+/* Sum of counts of keys with k1 in [lo1, hi1] and k2 in [lo2, hi2]. */
+uint64_t hwx__xtab_box(const hwx_xtab *t, uint64_t lo1, uint64_t hi1,
+                       uint64_t lo2, uint64_t hi2);
 /* The n entries with the largest counts, into out[] (descending); returns
  * how many. */
 uint32_t hwx__xtab_top(const hwx_xtab *t, hwx_xent *out, uint32_t n);

@@ -120,7 +120,7 @@ static hwp_status hwx__models_list(hwx_opts *o, const char *v, const char **why)
 
 hwp_status hwx_opts_set(hwx_opts *o, const char *key, const char *v,
                         const char **why) {
-    static const char *const keys[] = {"pc", "value", "addr", "target", NULL};
+    static const char *const keys[] = {"pc", "value", "addr", "target", "pcaddr", NULL};
     const char *rest = "";
     uint32_t b;
     uint64_t x;
@@ -156,7 +156,7 @@ hwp_status hwx_opts_set(hwx_opts *o, const char *key, const char *v,
         o->exact_bytes = (x ? x : 256) << 20;
         return HWP_OK;
     }
-    /* RAP shorthand key=pc|value|addr|target (also rap_key=). */
+    /* RAP shorthand key=pc|value|addr|target|pcaddr (also rap_key=). */
     if (hwx_streq(key, "key") || hwx_streq(key, "rap_key")) /* HWX_KEY_* in order */
         return hwx_arg_enum(key, v, keys, &o->rap_key, why);
     /* Path profiler shorthands hpt=ENTRIESxWAYS, hpt_policy=lfu|aging. */

@@ -1,17 +1,35 @@
 /* examples/common/hwx_rap.c: RAP (Mysore et al., Profiling over Adaptive
  * Ranges, CGO 2006) as a session adapter: hot code, value or address
- * ranges (key=pc|value|addr|target), scored by the average error on the hot
- * ranges against the exact range counts (sec. 4.3). */
+ * ranges (key=pc|value|addr|target), or hot rectangles of (PC, data
+ * address) pairs, "which code touches which data" (key=pcaddr, the 2-D
+ * tree), scored by the average error on the hot ranges against the exact
+ * range or rectangle counts (sec. 4.3). */
 #include "hwx_int.h"
 
 typedef struct hwx__rap {
-    hwp_rap *rap;
-    uint32_t key; /* HWX_KEY_* */
+    hwp_rap *rap;   /* the 1-D tree, or NULL with key=pcaddr      */
+    hwp_rap2 *rap2; /* the 2-D tree with key=pcaddr, else NULL    */
+    uint32_t key;   /* HWX_KEY_* */
     uint32_t pad_;
 } hwx__rap;
 
+/* The desc of either tree: the 1-D tree's is d2.tree. */
+typedef struct hwx__rap_desc {
+    hwp_rap2_desc d2;
+    uint32_t pairs; /* key=pcaddr */
+    uint32_t pad_;
+} hwx__rap_desc;
+
 static void hwx__rap_defaults(void *dv, const hwx_opts *o) {
-    hwp_rap_desc *d = (hwp_rap_desc *)dv;
+    hwx__rap_desc *x = (hwx__rap_desc *)dv;
+    hwp_rap_desc *d = &x->d2.tree;
+    x->pairs = o->rap_key == HWX_KEY_PCADDR;
+    if (x->pairs) { /* (pc, addr) of loads and stores */
+        x->d2.x_source = HWP_RAP_SRC_PC;
+        x->d2.y_source = HWP_RAP_SRC_ADDR;
+        d->cls_mask = HWP_CLS_BIT(HWP_CLS_LOAD) | HWP_CLS_BIT(HWP_CLS_STORE);
+        return;
+    }
     d->source = o->rap_key == HWX_KEY_VALUE    ? HWP_RAP_SRC_VALUE
                 : o->rap_key == HWX_KEY_ADDR   ? HWP_RAP_SRC_ADDR
                 : o->rap_key == HWX_KEY_TARGET ? HWP_RAP_SRC_NEXT_PC
@@ -29,7 +47,8 @@ static void hwx__rap_defaults(void *dv, const hwx_opts *o) {
 
 static hwp_status hwx__rap_set(void *dv, const char *k, const char *opt,
                               const char *v, const char **why) {
-    hwp_rap_desc *d = (hwp_rap_desc *)dv;
+    hwx__rap_desc *x = (hwx__rap_desc *)dv;
+    hwp_rap_desc *d = &x->d2.tree;
     if (hwx_streq(k, "kb")) {
         uint32_t kb; /* 0: the model's default node count */
         if (hwx_arg_u32(opt, v, 0, 1u << 20, &kb, why) != HWP_OK) return HWP_EINVAL;
@@ -44,39 +63,58 @@ static hwp_status hwx__rap_set(void *dv, const char *k, const char *opt,
     if (hwx_streq(k, "base")) return hwx__u64(opt, v, &d->key_base, why);
     if (hwx_streq(k, "hot")) return hwx__f64(opt, v, &d->hot, why);
     if (hwx_streq(k, "first_merge")) return hwx__u64(opt, v, &d->first_merge, why);
+    /* key=pcaddr: each side's domain. */
+    if (hwx_streq(k, "x_bits")) return hwx__u32(opt, v, &x->d2.x_bits, why);
+    if (hwx_streq(k, "x_base")) return hwx__u64(opt, v, &x->d2.x_base, why);
+    if (hwx_streq(k, "y_bits")) return hwx__u32(opt, v, &x->d2.y_bits, why);
+    if (hwx_streq(k, "y_base")) return hwx__u64(opt, v, &x->d2.y_base, why);
     return hwx__unknown(why);
 }
 
 static uint32_t hwx__rap_wants(const hwx_opts *o) {
-    return o->rap_key == HWX_KEY_VALUE  ? HWX_WANT_VALUES
-           : o->rap_key == HWX_KEY_ADDR ? HWX_WANT_MEMORY
-                                        : 0;
+    return o->rap_key == HWX_KEY_VALUE                                   ? HWX_WANT_VALUES
+           : o->rap_key == HWX_KEY_ADDR || o->rap_key == HWX_KEY_PCADDR ? HWX_WANT_MEMORY
+                                                                        : 0;
 }
 
 static size_t hwx__rap_bytes(const void *dv, const hwx_opts *o, const char **why) {
-    size_t k = hwp_rap_bytes((const hwp_rap_desc *)dv);
+    const hwx__rap_desc *x = (const hwx__rap_desc *)dv;
+    size_t k = x->pairs ? hwp_rap2_bytes(&x->d2) : hwp_rap_bytes(&x->d2.tree);
     (void)o;
-    if (!k) {
-        HWX__WHY(hwp_rap, hwp_rap_init(&x_, m_, 0, (const hwp_rap_desc *)dv, NULL), why);
-        return 0;
-    }
-    return hwp__align(sizeof(hwp_rap)) + hwp__align(k);
+    if (!k && x->pairs)
+        HWX__WHY(hwp_rap2, hwp_rap2_init(&x_, m_, 0, &x->d2, NULL), why);
+    else if (!k)
+        HWX__WHY(hwp_rap, hwp_rap_init(&x_, m_, 0, &x->d2.tree, NULL), why);
+    if (!k) return 0;
+    return hwp__align(x->pairs ? sizeof(hwp_rap2) : sizeof(hwp_rap)) + hwp__align(k);
 }
 
 static hwp_status hwx__rap_init(void *sv, void *dv, unsigned char **cur, hwx_session *s) {
     hwx__rap *m = (hwx__rap *)sv;
-    size_t k = hwp_rap_bytes((const hwp_rap_desc *)dv);
+    const hwx__rap_desc *x = (const hwx__rap_desc *)dv;
+    size_t k = x->pairs ? hwp_rap2_bytes(&x->d2) : hwp_rap_bytes(&x->d2.tree);
     m->key = s->opts.rap_key;
+    if (x->pairs) {
+        m->rap2 = (hwp_rap2 *)hwp__carve(cur, sizeof(hwp_rap2));
+        if (hwp_rap2_init(m->rap2, hwp__carve(cur, k), k, &x->d2, &s->cost) != HWP_OK)
+            return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->rap2));
+        return HWP_OK;
+    }
     m->rap = (hwp_rap *)hwp__carve(cur, sizeof(hwp_rap));
-    if (hwp_rap_init(m->rap, hwp__carve(cur, k), k, (const hwp_rap_desc *)dv, &s->cost) !=
-        HWP_OK)
+    if (hwp_rap_init(m->rap, hwp__carve(cur, k), k, &x->d2.tree, &s->cost) != HWP_OK)
         return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->rap));
     return HWP_OK;
 }
 
+/* One record into whichever tree the session runs. */
+static void hwx__rap_take(const hwx__rap *m, const hwp_insn *in) {
+    if (m->rap2) hwp_rap2_insn(m->rap2, in);
+    else hwp_rap_insn(m->rap, in);
+}
+
 static void hwx__rap_insn(void *sv, const hwp_insn *in, uint64_t cycle) {
     (void)cycle;
-    hwp_rap_insn(((hwx__rap *)sv)->rap, in);
+    hwx__rap_take((const hwx__rap *)sv, in);
 }
 
 /* Code profile at block granularity: the block's instructions count at
@@ -88,15 +126,69 @@ static void hwx__rap_block(void *sv, const hwx_block *b) {
     if (m->key == HWX_KEY_PC) {
         hwp_rap_add(m->rap, b->pcs[0], b->n);
     } else {
-        for (j = 0; j < b->nmem; j++) hwp_rap_insn(m->rap, &b->mem[j]);
-        hwp_rap_insn(m->rap, b->last);
+        for (j = 0; j < b->nmem; j++) hwx__rap_take(m, &b->mem[j]);
+        hwx__rap_take(m, b->last);
     }
 }
 
-static void hwx__rap_flush(void *sv) { hwp_rap_flush(((hwx__rap *)sv)->rap); }
+static void hwx__rap_flush(void *sv) {
+    const hwx__rap *m = (const hwx__rap *)sv;
+    if (m->rap2) hwp_rap2_flush(m->rap2);
+    else hwp_rap_flush(m->rap);
+}
 
 static void hwx__rap_merge(void *dv, const void *sv) {
-    hwp_rap_merge(((hwx__rap *)dv)->rap, ((const hwx__rap *)sv)->rap);
+    const hwx__rap *d = (const hwx__rap *)dv, *s = (const hwx__rap *)sv;
+    if (d->rap2) hwp_rap2_merge(d->rap2, s->rap2);
+    else hwp_rap_merge(d->rap, s->rap);
+}
+
+/* The exact weight of (pc, addr) pairs in a box: the session's table. */
+static uint64_t hwx__rap_exact2(void *ctx, const hwp_rap2_box *b) {
+    const hwx_session *s = (const hwx_session *)ctx;
+    return hwx__xtab_box(&s->exact->key, b->x_lo, b->x_hi, b->y_lo, b->y_hi);
+}
+
+/* key=pcaddr: the hot rectangles, code range x data range. */
+static void hwx__rap2_text(const hwp_rap2 *rap, const hwx_session *s, const hwp_writer *w) {
+    hwp_rap2_rect r[24];
+    hwp_rap2_desc d;
+    hwp_rap_stats st;
+    size_t n, i;
+    hwp_rap2_get_desc(rap, &d);
+    hwp_rap2_get_stats(rap, &st);
+    n = hwp_rap2_hot(rap, d.tree.hot, r, 24);
+    if (n > 24) n = 24;
+    hwx__kv(w, "\n-- hot code x data rectangles: 2-D RAP (Mysore et al., CGO 2006) --\n  ",
+            st.nodes);
+    hwx__kv(w, " of ", st.pool);
+    hwp_put_str(w, " nodes, eps ");
+    hwp_put_f64(w, d.tree.eps, 3);
+    hwp_put_str(w, ", hot = at least ");
+    hwx__pct(w, d.tree.hot, 1.0);
+    hwp_put_str(w, " of ");
+    hwp_put_u64(w, st.n);
+    hwp_put_str(w, " accesses; ");
+    hwp_put_u64(w, st.dropped);
+    hwp_put_str(w, " outside the domain (x_base/x_bits, y_base/y_bits)\n");
+    for (i = 0; i < n; i++) {
+        hwp_put_str(w, "  pc [");
+        hwp_put_hex(w, r[i].box.x_lo);
+        hwp_put_str(w, ", ");
+        hwp_put_hex(w, r[i].box.x_hi);
+        hwp_put_str(w, "] x data [");
+        hwp_put_hex(w, r[i].box.y_lo);
+        hwp_put_str(w, ", ");
+        hwp_put_hex(w, r[i].box.y_hi);
+        hwp_put_str(w, "]  ");
+        hwx__pct(w, (double)r[i].sum, (double)st.n);
+        if (s->exact) {
+            hwp_put_str(w, "  (exact ");
+            hwx__pct(w, (double)hwx__rap_exact2((void *)(uintptr_t)s, &r[i].box), (double)st.n);
+            hwp_put_str(w, ")");
+        }
+        hwp_put_str(w, "\n");
+    }
 }
 
 static uint64_t hwx__rap_exact(void *ctx, uint64_t lo, uint64_t hi) {
@@ -111,6 +203,10 @@ static void hwx__rap_text(const void *sv, const hwx_session *s, const hwp_writer
     hwp_rap_desc d;
     hwp_rap_stats st;
     size_t n, i;
+    if (((const hwx__rap *)sv)->rap2) {
+        hwx__rap2_text(((const hwx__rap *)sv)->rap2, s, w);
+        return;
+    }
     hwp_rap_get_desc(rap, &d);
     hwp_rap_get_stats(rap, &st);
     n = hwp_rap_hot(rap, d.hot, r, 24);
@@ -147,20 +243,29 @@ static void hwx__rap_text(const void *sv, const hwx_session *s, const hwp_writer
 }
 
 static void hwx__rap_json(const void *sv, const hwp_writer *w) {
+    const hwx__rap *m = (const hwx__rap *)sv;
     hwp_put_str(w, ",\"rap\":");
-    hwp_rap_write_json(((const hwx__rap *)sv)->rap, w);
+    if (m->rap2) hwp_rap2_write_json(m->rap2, w);
+    else hwp_rap_write_json(m->rap, w);
 }
 
 static void hwx__rap_eval(void *sv, const hwx_session *s, unsigned char *scratch,
                           hwx_metric *out) {
-    const hwp_rap *rap = ((const hwx__rap *)sv)->rap;
+    const hwx__rap *m = (const hwx__rap *)sv;
     hwp_rap_acc ra;
     hwp_rap_desc d;
+    hwp_rap2_desc d2;
+    hwp_status st;
     (void)scratch;
-    hwp_rap_get_desc(rap, &d);
-    if (hwp_rap_accuracy(rap, d.hot, hwx__rap_exact, (void *)(uintptr_t)s, &ra) ==
-            HWP_OK &&
-        ra.hot) {
+    if (m->rap2) {
+        hwp_rap2_get_desc(m->rap2, &d2);
+        st = hwp_rap2_accuracy(m->rap2, d2.tree.hot, hwx__rap_exact2, (void *)(uintptr_t)s,
+                               &ra);
+    } else {
+        hwp_rap_get_desc(m->rap, &d);
+        st = hwp_rap_accuracy(m->rap, d.hot, hwx__rap_exact, (void *)(uintptr_t)s, &ra);
+    }
+    if (st == HWP_OK && ra.hot) {
         out[0].valid = 1;
         out[0].n = ra.hot;
         out[0].value = ra.mean_pct;
@@ -177,8 +282,10 @@ static const hwx_metric_def hwx__rap_metrics[] = {
 };
 
 const hwx_adapter hwx__adapter_rap = {
-    "rap", NULL, HWP_MODEL_RAP, "kb, eps, b, q, buffer, bits, base, hot, first_merge",
-    sizeof(hwp_rap_desc), sizeof(hwx__rap), hwx__rap_metrics, 1,
+    "rap", NULL, HWP_MODEL_RAP,
+    "kb, eps, b, q, buffer, bits, base, hot, first_merge; key=pcaddr: x_bits, x_base, y_bits, "
+    "y_base",
+    sizeof(hwx__rap_desc), sizeof(hwx__rap), hwx__rap_metrics, 1,
     hwx__rap_defaults, hwx__rap_set, hwx__rap_wants, hwx__rap_bytes, hwx__rap_init,
     hwx__rap_insn, hwx__rap_block, hwx__rap_flush, hwx__rap_merge, hwx__rap_text,
     hwx__rap_json, NULL, hwx__rap_eval, NULL, NULL, hwx__rap_until,

@@ -472,20 +472,161 @@ HWP_INLINE void hwp_rap_add(hwp_rap *r, uint64_t key, uint64_t weight) {
     }
 }
 
+/* Whether a record passes a desc's class and event filters. */
+HWP_INLINE bool hwp__rap_takes(const hwp_rap_desc *d, const hwp_insn *in) {
+    if (d->cls_mask && in->cls < 32u && !(d->cls_mask & HWP_CLS_BIT(in->cls)))
+        return false;
+    return !d->ev_mask || (d->ev_mask & in->events) != 0;
+}
+
+/* The field of a record that HWP_RAP_SRC_* `source` names. */
+HWP_INLINE uint64_t hwp__rap_key(const hwp_insn *in, uint32_t source) {
+    switch (source) {
+    case HWP_RAP_SRC_NEXT_PC: return in->next_pc;
+    case HWP_RAP_SRC_ADDR: return in->addr;
+    case HWP_RAP_SRC_VALUE: return in->value;
+    default: return in->pc;
+    }
+}
+
 /* The shared record: filtered by class and event bits, keyed by source. */
 HWP_INLINE void hwp_rap_insn(hwp_rap *r, const hwp_insn *in) {
-    uint64_t key;
-    if (r->desc.cls_mask && in->cls < 32u &&
-        !(r->desc.cls_mask & HWP_CLS_BIT(in->cls)))
+    if (hwp__rap_takes(&r->desc, in))
+        hwp_rap_add(r, hwp__rap_key(in, r->desc.source), 1);
+}
+
+/* ---- Two-dimensional ranges ------------------------------------------------
+ *
+ * The paper's future work (sec. 6): pairs such as (PC, data address) or
+ * (PC, load value), profiled over rectangles. hwp_rap2 is the RAP tree
+ * above over one interleaved key: the low m = min(x_bits, y_bits) bits
+ * of x and y alternate (x's bit above y's), and the longer dimension's
+ * remaining bits sit above them. Every prefix of such a key fixes a
+ * prefix of x and a prefix of y, so every range of the tree is an
+ * aligned rectangle (with b = 4 and equal widths, a quadtree cell) and
+ * the tree's update, split, merge, stage 0, memory and bound carry over
+ * unchanged: none of them looks inside the key. docs/rap.md,
+ * "Two-dimensional ranges", states the bound and the cost.
+ *
+ * It lives in this header because it is that tree: its queries walk the
+ * tree's private nodes and its report embeds the tree's own report.
+ *
+ * API
+ *   hwp_rap2_bytes(desc), HWP_RAP2_BYTES(nodes, buffer, cache)
+ *   hwp_rap2_init(r, mem, bytes, desc, cost), reset, flush, merge
+ *   hwp_rap2_add(r, x, y, weight), hwp_rap2_insn(r, insn)   hot paths
+ *   hwp_rap2_get_stats (the tree's stats), hwp_rap2_get_desc
+ *   hwp_rap2_query(r, &rect, &est)   estimate and bounds of a rectangle
+ *   hwp_rap2_hot(r, phi, out, cap)   hot rectangles (sec. 4.1's rule)
+ *   hwp_rap2_foreach, hwp_rap2_bound, hwp_rap2_accuracy
+ *   hwp_rap2_write_json / read_desc / read_json */
+
+/* Zero means the default for every field. */
+typedef struct hwp_rap2_desc {
+    uint64_t x_base;   /* first x of the domain; 0                        */
+    uint64_t y_base;   /* first y of the domain; 0                        */
+    uint32_t x_bits;   /* x in [x_base, x_base + 2^x_bits); 1..63; 32     */
+    uint32_t y_bits;   /* likewise for y; x_bits + y_bits <= 64; 32       */
+    uint32_t x_source; /* HWP_RAP_SRC_* for hwp_rap2_insn; 0 = PC         */
+    uint32_t y_source; /* HWP_RAP_SRC_*; 0 = ADDR (PC only on x)          */
+    /* The tree's fields as in hwp_rap_desc, with its defaults. key_bits
+     * is x_bits + y_bits (0 or that value), key_base and source must be
+     * 0: the dimensions carry the domain and the sources. */
+    hwp_rap_desc tree;
+} hwp_rap2_desc;
+
+/* A rectangle [x_lo, x_hi] x [y_lo, y_hi], inclusive. */
+typedef struct hwp_rap2_box {
+    uint64_t x_lo, x_hi, y_lo, y_hi;
+} hwp_rap2_box;
+
+/* A range of the tree as a rectangle; the counts as in hwp_rap_range. */
+typedef struct hwp_rap2_rect {
+    hwp_rap2_box box;
+    uint64_t count, sum, upper, excl;
+    uint32_t depth, node, hot, pad;
+} hwp_rap2_rect;
+
+typedef void (*hwp_rap2_visit)(void *ctx, const hwp_rap2_rect *rect);
+
+/* Exact weight of the pairs inside a box, supplied by the host. */
+typedef uint64_t (*hwp_rap2_exact_fn)(void *ctx, const hwp_rap2_box *box);
+
+typedef struct hwp_rap2 {
+    hwp_head head;
+    hwp_rap2_desc desc;
+    uint64_t x_mask, y_mask;
+    uint32_t m;      /* min(x_bits, y_bits): the interleaved bits of each */
+    uint32_t x_long; /* 1: x has the bits above the interleaved ones     */
+    hwp_rap t;       /* the tree over interleaved keys                   */
+} hwp_rap2;
+
+#define HWP__RAP2_MAGIC HWP__MAGIC('r', 'a', 'p', '2')
+/* The tree's storage: a 2-D profile adds no memory to it. */
+#define HWP_RAP2_BYTES(nodes, buffer, cache) HWP_RAP_BYTES(nodes, buffer, cache)
+
+HWP_API size_t hwp_rap2_bytes(const hwp_rap2_desc *d);
+HWP_API hwp_status hwp_rap2_init(hwp_rap2 *r, void *mem, size_t bytes,
+                                 const hwp_rap2_desc *d, hwp_cost *cost);
+HWP_API hwp_status hwp_rap2_reset(hwp_rap2 *r);
+HWP_API hwp_status hwp_rap2_flush(hwp_rap2 *r);
+HWP_API hwp_status hwp_rap2_merge(hwp_rap2 *dst, const hwp_rap2 *src);
+HWP_API hwp_status hwp_rap2_get_stats(const hwp_rap2 *r, hwp_rap_stats *out);
+HWP_API hwp_status hwp_rap2_get_desc(const hwp_rap2 *r, hwp_rap2_desc *out);
+HWP_API hwp_status hwp_rap2_foreach(const hwp_rap2 *r, hwp_rap2_visit fn,
+                                    void *ctx);
+HWP_API hwp_status hwp_rap2_query(const hwp_rap2 *r, const hwp_rap2_box *box,
+                                  hwp_rap_est *out);
+HWP_API uint64_t hwp_rap2_bound(const hwp_rap2 *r);
+HWP_API size_t hwp_rap2_hot(const hwp_rap2 *r, double phi, hwp_rap2_rect *out,
+                            size_t cap);
+HWP_API hwp_status hwp_rap2_accuracy(const hwp_rap2 *r, double phi,
+                                     hwp_rap2_exact_fn exact, void *ctx,
+                                     hwp_rap_acc *out);
+HWP_API void hwp_rap2_write_json(const hwp_rap2 *r, const hwp_writer *w);
+HWP_API hwp_status hwp_rap2_read_desc(hwp_rap2_desc *d, const char *json,
+                                      size_t n, hwp_json_err *err);
+HWP_API hwp_status hwp_rap2_read_json(hwp_rap2 *r, const char *json,
+                                      size_t n, hwp_json_err *err);
+
+/* The low 32 bits of v on the even bit positions. */
+HWP_INLINE uint64_t hwp__rap2_spread(uint64_t v) {
+    v &= 0xFFFFFFFFull;
+    v = (v | v << 16) & 0x0000FFFF0000FFFFull;
+    v = (v | v << 8) & 0x00FF00FF00FF00FFull;
+    v = (v | v << 4) & 0x0F0F0F0F0F0F0F0Full;
+    v = (v | v << 2) & 0x3333333333333333ull;
+    return (v | v << 1) & 0x5555555555555555ull;
+}
+
+/* The tree key of (x, y), both relative to their bases and in range. */
+HWP_INLINE uint64_t hwp__rap2_join(const hwp_rap2 *r, uint64_t x, uint64_t y) {
+    unsigned m = r->m;
+    uint64_t low = hwp_mask64(m);
+    uint64_t k = hwp__rap2_spread(x & low) << 1 | hwp__rap2_spread(y & low);
+    /* Two shifts of m: 2m may be 64. */
+    return ((r->x_long ? x : y) >> m << m << m) | k;
+}
+
+/* One pair of `weight` (>= 1). A pair with either coordinate outside its
+ * dimension's domain is counted in stats.dropped and goes nowhere. */
+HWP_INLINE void hwp_rap2_add(hwp_rap2 *r, uint64_t x, uint64_t y,
+                             uint64_t weight) {
+    x -= r->desc.x_base;
+    y -= r->desc.y_base;
+    if (HWP_UNLIKELY(x > r->x_mask || y > r->y_mask)) {
+        r->t.dropped += weight;
         return;
-    if (r->desc.ev_mask && !(r->desc.ev_mask & in->events)) return;
-    switch (r->desc.source) {
-    case HWP_RAP_SRC_NEXT_PC: key = in->next_pc; break;
-    case HWP_RAP_SRC_ADDR: key = in->addr; break;
-    case HWP_RAP_SRC_VALUE: key = in->value; break;
-    default: key = in->pc; break;
     }
-    hwp_rap_add(r, key, 1);
+    hwp_rap_add(&r->t, hwp__rap2_join(r, x, y), weight);
+}
+
+/* The shared record: the tree's class and event filters, then the pair of
+ * fields x_source and y_source name. */
+HWP_INLINE void hwp_rap2_insn(hwp_rap2 *r, const hwp_insn *in) {
+    if (hwp__rap_takes(&r->desc.tree, in))
+        hwp_rap2_add(r, hwp__rap_key(in, r->desc.x_source),
+                     hwp__rap_key(in, r->desc.y_source), 1);
 }
 
 #ifdef __cplusplus
@@ -1579,17 +1720,9 @@ static void hwp__rap_json_tree(const hwp_rap *r, const hwp_writer *w,
                                hwp__rap_lo_of(r, lo, x->depth, dig), false);
 }
 
-HWP_API void hwp_rap_write_json(const hwp_rap *r, const hwp_writer *w) {
-    hwp__rap_rep j;
-    const hwp_rap_desc *d;
-    uint32_t i;
-    if (!hwp__rap_ok(r)) {
-        hwp_put_str(w, "null");
-        return;
-    }
-    d = &r->desc;
-    hwp_put_json_envelope(w, "rap", 1);
-    hwp_put_str(w, ",\"desc\":{\"key_base\":\"");
+/* A desc as the object hwp__rap_read_desc_obj reads. */
+static void hwp__rap_put_desc(const hwp_writer *w, const hwp_rap_desc *d) {
+    hwp_put_str(w, "{\"key_base\":\"");
     hwp_put_hex(w, d->key_base);
     hwp_put_str(w, "\"");
     hwp_put_json_u64(w, "key_bits", d->key_bits);
@@ -1604,7 +1737,20 @@ HWP_API void hwp_rap_write_json(const hwp_rap *r, const hwp_writer *w) {
     hwp_put_json_u64(w, "cls_mask", d->cls_mask);
     hwp_put_json_u64(w, "ev_mask", d->ev_mask);
     hwp_put_json_f64(w, "hot", d->hot, 9);
-    hwp_put_str(w, "},\"stats\":{");
+    hwp_put_str(w, "}");
+}
+
+HWP_API void hwp_rap_write_json(const hwp_rap *r, const hwp_writer *w) {
+    hwp__rap_rep j;
+    uint32_t i;
+    if (!hwp__rap_ok(r)) {
+        hwp_put_str(w, "null");
+        return;
+    }
+    hwp_put_json_envelope(w, "rap", 1);
+    hwp_put_str(w, ",\"desc\":");
+    hwp__rap_put_desc(w, &r->desc);
+    hwp_put_str(w, ",\"stats\":{");
     hwp__rap_fields(r, w, true);
     hwp_put_str(w, "}");
     hwp_put_json_u64(w, "last_merge", r->last_merge);
@@ -1685,6 +1831,13 @@ HWP_API hwp_status hwp_rap_read_desc(hwp_rap_desc *d, const char *json,
     rc = hwp__json_read_desc(json, n, "rap", hwp__rap_read_desc_obj, &o, err);
     if (rc == HWP_OK) *d = o;
     return rc;
+}
+
+/* Desc doubles are written with 9 decimals: a value read back within
+ * half a step of ref's is ref's. */
+static void hwp__rap_snap(hwp_rap_desc *d, const hwp_rap_desc *ref) {
+    if (d->eps - ref->eps < 5e-10 && ref->eps - d->eps < 5e-10) d->eps = ref->eps;
+    if (d->hot - ref->hot < 5e-10 && ref->hot - d->hot < 5e-10) d->hot = ref->hot;
 }
 
 /* Where the walk of "ranges" stands: one frame per open node. */
@@ -1802,11 +1955,7 @@ static bool hwp__rap_load_pass(hwp_json *j, hwp__rap_load *L) {
             hwp_rap_desc d;
             const char *diff;
             if (!hwp__rap_read_desc_obj(j, &d)) return false;
-            /* Desc doubles are written with 9 decimals. */
-            if (d.eps - r->desc.eps < 5e-10 && r->desc.eps - d.eps < 5e-10)
-                d.eps = r->desc.eps;
-            if (d.hot - r->desc.hot < 5e-10 && r->desc.hot - d.hot < 5e-10)
-                d.hot = r->desc.hot;
+            hwp__rap_snap(&d, &r->desc);
             diff = hwp__rap_desc_diff(&r->desc, &d);
             if (diff) {
                 L->mismatch = true;
@@ -1944,6 +2093,487 @@ HWP_API hwp_status hwp_rap_read_json(hwp_rap *r, const char *json, size_t n,
         err->why = NULL;
     }
     return hwp__fail(&r->head, HWP_OK, "");
+}
+
+/* ---- two-dimensional ranges --------------------------------------------- */
+
+/* The even bits of v, packed into the low 32 (hwp__rap2_spread undone). */
+static uint64_t hwp__rap2_squeeze(uint64_t v) {
+    v &= 0x5555555555555555ull;
+    v = (v | v >> 1) & 0x3333333333333333ull;
+    v = (v | v >> 2) & 0x0F0F0F0F0F0F0F0Full;
+    v = (v | v >> 4) & 0x00FF00FF00FF00FFull;
+    v = (v | v >> 8) & 0x0000FFFF0000FFFFull;
+    return (v | v >> 16) & 0xFFFFFFFFull;
+}
+
+/* (x, y) of a tree key, relative to the bases (hwp__rap2_join undone). */
+static void hwp__rap2_part(const hwp_rap2 *r, uint64_t k, uint64_t *x,
+                           uint64_t *y) {
+    unsigned m = r->m;
+    uint64_t hi = k >> m >> m, low = k & hwp_mask64(2u * m);
+    uint64_t xl = hwp__rap2_squeeze(low >> 1), yl = hwp__rap2_squeeze(low);
+    *x = r->x_long ? hi << m | xl : xl;
+    *y = r->x_long ? yl : hi << m | yl;
+}
+
+/* The rectangle of the tree range [lo, hi] (an aligned block of keys),
+ * relative to the bases: the block's free bits are the low bits of both
+ * dimensions, all clear in lo and all set in hi. */
+static void hwp__rap2_box_of(const hwp_rap2 *r, uint64_t lo, uint64_t hi,
+                             hwp_rap2_box *b) {
+    hwp__rap2_part(r, lo, &b->x_lo, &b->y_lo);
+    hwp__rap2_part(r, hi, &b->x_hi, &b->y_hi);
+}
+
+static const char *hwp__rap2_fill(hwp_rap2_desc *o, const hwp_rap2_desc *d) {
+    const char *why;
+    hwp_rap_desc t;
+    if (d) hwp__copy(o, d, sizeof *o);
+    else hwp__zero(o, sizeof *o);
+    if (!o->x_bits) o->x_bits = 32;
+    if (!o->y_bits) o->y_bits = 32;
+    if (!o->y_source) o->y_source = HWP_RAP_SRC_ADDR;
+    if (o->x_bits > 63 || o->y_bits > 63 || o->x_bits + o->y_bits > 64)
+        return "rap2: x_bits and y_bits must be 1..63 with x_bits + y_bits <= 64";
+    if (o->x_base > ~(uint64_t)0 - hwp_mask64(o->x_bits))
+        return "rap2: x_base + 2^x_bits must not exceed 2^64";
+    if (o->y_base > ~(uint64_t)0 - hwp_mask64(o->y_bits))
+        return "rap2: y_base + 2^y_bits must not exceed 2^64";
+    if (o->x_source > HWP_RAP_SRC_VALUE) return "rap2: x_source must be 0..3";
+    if (o->y_source > HWP_RAP_SRC_VALUE) return "rap2: y_source must be 0..3";
+    if (o->tree.key_base)
+        return "rap2: tree.key_base must be 0 (x_base and y_base place the domain)";
+    if (o->tree.source)
+        return "rap2: tree.source must be 0 (x_source and y_source pick the fields)";
+    if (o->tree.key_bits && o->tree.key_bits != o->x_bits + o->y_bits)
+        return "rap2: tree.key_bits must be 0 or x_bits + y_bits";
+    o->tree.key_bits = o->x_bits + o->y_bits;
+    why = hwp__rap_fill(&t, &o->tree);
+    if (why) return why;
+    o->tree = t;
+    return NULL;
+}
+
+static bool hwp__rap2_ok(const hwp_rap2 *r) {
+    return r && r->head.magic == HWP__RAP2_MAGIC && hwp__rap_ok(&r->t);
+}
+
+HWP_API size_t hwp_rap2_bytes(const hwp_rap2_desc *d) {
+    hwp_rap2_desc o;
+    if (hwp__rap2_fill(&o, d)) return 0;
+    return hwp_rap_bytes(&o.tree);
+}
+
+HWP_API hwp_status hwp_rap2_init(hwp_rap2 *r, void *mem, size_t bytes,
+                                 const hwp_rap2_desc *d, hwp_cost *cost) {
+    hwp_rap2_desc o;
+    const char *why;
+    hwp_status st;
+    if (!r) return HWP_EINVAL;
+    hwp__zero(r, sizeof *r);
+    why = hwp__rap2_fill(&o, d);
+    if (why) return hwp__fail(&r->head, HWP_EINVAL, why);
+    st = hwp_rap_init(&r->t, mem, bytes, &o.tree, cost);
+    if (st != HWP_OK) return hwp__fail(&r->head, st, hwp_why(&r->t));
+    r->desc = o;
+    r->x_mask = hwp_mask64(o.x_bits);
+    r->y_mask = hwp_mask64(o.y_bits);
+    r->m = o.x_bits < o.y_bits ? o.x_bits : o.y_bits;
+    r->x_long = o.x_bits > o.y_bits;
+    r->head.magic = HWP__RAP2_MAGIC;
+    return hwp__fail(&r->head, HWP_OK, "");
+}
+
+/* The tree's own status and reason, as the 2-D instance's. */
+static hwp_status hwp__rap2_pass(hwp_rap2 *r, hwp_status st) {
+    return hwp__fail(&r->head, st, st == HWP_OK ? "" : hwp_why(&r->t));
+}
+
+HWP_API hwp_status hwp_rap2_reset(hwp_rap2 *r) {
+    if (!hwp__rap2_ok(r)) return HWP_EINVAL;
+    return hwp__rap2_pass(r, hwp_rap_reset(&r->t));
+}
+
+HWP_API hwp_status hwp_rap2_flush(hwp_rap2 *r) {
+    if (!hwp__rap2_ok(r)) return HWP_EINVAL;
+    return hwp__rap2_pass(r, hwp_rap_flush(&r->t));
+}
+
+static const char *hwp__rap2_desc_diff(const hwp_rap2_desc *a,
+                                       const hwp_rap2_desc *b) {
+    if (a->x_base != b->x_base) return "rap2: descs differ in x_base";
+    if (a->x_bits != b->x_bits) return "rap2: descs differ in x_bits";
+    if (a->y_base != b->y_base) return "rap2: descs differ in y_base";
+    if (a->y_bits != b->y_bits) return "rap2: descs differ in y_bits";
+    if (a->x_source != b->x_source) return "rap2: descs differ in x_source";
+    if (a->y_source != b->y_source) return "rap2: descs differ in y_source";
+    return hwp__rap_desc_diff(&a->tree, &b->tree);
+}
+
+/* The tree's merge: a host operation, no modelled cycles. */
+HWP_API hwp_status hwp_rap2_merge(hwp_rap2 *dst, const hwp_rap2 *src) {
+    const char *diff;
+    if (!hwp__rap2_ok(dst)) return HWP_EINVAL;
+    if (!hwp__rap2_ok(src) || dst == src)
+        return hwp__fail(&dst->head, HWP_EINVAL,
+                         "rap2: merge needs two distinct, initialised trees");
+    diff = hwp__rap2_desc_diff(&dst->desc, &src->desc);
+    if (diff) return hwp__fail(&dst->head, HWP_EMISMATCH, diff);
+    return hwp__rap2_pass(dst, hwp_rap_merge(&dst->t, &src->t));
+}
+
+HWP_API hwp_status hwp_rap2_get_stats(const hwp_rap2 *r, hwp_rap_stats *out) {
+    if (!hwp__rap2_ok(r)) return HWP_EINVAL;
+    return hwp_rap_get_stats(&r->t, out);
+}
+
+HWP_API hwp_status hwp_rap2_get_desc(const hwp_rap2 *r, hwp_rap2_desc *out) {
+    if (!hwp__rap2_ok(r) || !out) return HWP_EINVAL;
+    *out = r->desc;
+    return HWP_OK;
+}
+
+HWP_API uint64_t hwp_rap2_bound(const hwp_rap2 *r) {
+    return hwp__rap2_ok(r) ? hwp_rap_bound(&r->t) : 0;
+}
+
+/* A tree range as a rectangle in the caller's coordinates. */
+static void hwp__rap2_rect_of(const hwp_rap2 *r, const hwp_rap_range *rg,
+                              hwp_rap2_rect *o) {
+    hwp__rap2_box_of(r, rg->lo, rg->hi, &o->box);
+    o->box.x_lo += r->desc.x_base;
+    o->box.x_hi += r->desc.x_base;
+    o->box.y_lo += r->desc.y_base;
+    o->box.y_hi += r->desc.y_base;
+    o->count = rg->count;
+    o->sum = rg->sum;
+    o->upper = rg->upper;
+    o->excl = rg->excl;
+    o->depth = rg->depth;
+    o->node = rg->node;
+    o->hot = rg->hot;
+    o->pad = 0;
+}
+
+/* A visitor of tree ranges that hands rectangles on (fn), or keeps the
+ * first cap of them (out), or writes them to a report (w). */
+typedef struct hwp__rap2_each {
+    const hwp_rap2 *r;
+    hwp_rap2_visit fn;
+    void *ctx;
+    hwp_rap2_rect *out;
+    size_t cap, n;
+    const hwp_writer *w;
+} hwp__rap2_each;
+
+static void hwp__rap2_each_visit(void *ctx, const hwp_rap_range *rg) {
+    hwp__rap2_each *e = (hwp__rap2_each *)ctx;
+    hwp_rap2_rect x;
+    hwp__rap2_rect_of(e->r, rg, &x);
+    if (e->fn) e->fn(e->ctx, &x);
+    if (e->out && e->n < e->cap) e->out[e->n] = x;
+    if (e->w) {
+        hwp_put_str(e->w, e->n ? ",{\"x_lo\":\"" : "{\"x_lo\":\"");
+        hwp_put_hex(e->w, x.box.x_lo);
+        hwp_put_str(e->w, "\"");
+        hwp_put_json_hex(e->w, "x_hi", x.box.x_hi);
+        hwp_put_json_hex(e->w, "y_lo", x.box.y_lo);
+        hwp_put_json_hex(e->w, "y_hi", x.box.y_hi);
+        hwp_put_json_u64(e->w, "sum", x.sum);
+        hwp_put_json_u64(e->w, "upper", x.upper);
+        hwp_put_json_u64(e->w, "excl", x.excl);
+        hwp_put_str(e->w, "}");
+    }
+    e->n++;
+}
+
+static size_t hwp__rap2_run(const hwp_rap2 *r, hwp__rap2_each *e, double phi,
+                            bool only_hot) {
+    e->r = r;
+    e->n = 0;
+    (void)hwp__rap_run(&r->t, hwp__rap2_each_visit, e, phi, only_hot);
+    return e->n;
+}
+
+HWP_API hwp_status hwp_rap2_foreach(const hwp_rap2 *r, hwp_rap2_visit fn,
+                                    void *ctx) {
+    hwp__rap2_each e;
+    if (!hwp__rap2_ok(r) || !fn) return HWP_EINVAL;
+    hwp__zero(&e, sizeof e);
+    e.fn = fn;
+    e.ctx = ctx;
+    (void)hwp__rap2_run(r, &e, r->desc.tree.hot, false);
+    return HWP_OK;
+}
+
+/* Hot rectangles by sec. 4.1's rule on the tree: a range whose own count
+ * plus its non-hot descendants' reaches phi * n. */
+HWP_API size_t hwp_rap2_hot(const hwp_rap2 *r, double phi, hwp_rap2_rect *out,
+                            size_t cap) {
+    hwp__rap2_each e;
+    if (!hwp__rap2_ok(r) || !(phi > 0.0 && phi <= 1.0) || (cap && !out))
+        return 0;
+    hwp__zero(&e, sizeof e);
+    e.out = out;
+    e.cap = cap;
+    return hwp__rap2_run(r, &e, phi, true);
+}
+
+/* keys in [lo, hi] of a box's side [a, b] as a fraction of the side. */
+static double hwp__rap2_share(uint64_t lo, uint64_t hi, uint64_t a,
+                              uint64_t b) {
+    uint64_t s = lo > a ? lo : a, t = hi < b ? hi : b;
+    return ((double)(t - s) + 1.0) / ((double)(b - a) + 1.0);
+}
+
+/* As hwp__rap_interval, over rectangles: nodes inside q give the lower
+ * bound, nodes that meet it the upper bound, and a node that only meets
+ * it adds its share by area to the estimate. q is relative to the bases;
+ * a node's rectangle holds its children's, so a miss prunes the subtree. */
+static void hwp__rap2_within(const hwp_rap2 *r, uint32_t idx, uint64_t nlo,
+                             const hwp_rap2_box *q, hwp_rap_est *e) {
+    const hwp_rap *t = &r->t;
+    const hwp_rap_node *x = &t->pool[idx];
+    hwp_rap2_box b;
+    unsigned dig, k = 0;
+    hwp__rap2_box_of(r, nlo, nlo | hwp_mask64(t->shift[x->depth]), &b);
+    if (b.x_hi < q->x_lo || b.x_lo > q->x_hi || b.y_hi < q->y_lo ||
+        b.y_lo > q->y_hi)
+        return;
+    e->upper += x->count;
+    if (b.x_lo >= q->x_lo && b.x_hi <= q->x_hi && b.y_lo >= q->y_lo &&
+        b.y_hi <= q->y_hi) {
+        e->lower += x->count;
+        e->estimate += (double)x->count;
+    } else if (x->count) {
+        e->estimate += (double)x->count *
+                       hwp__rap2_share(q->x_lo, q->x_hi, b.x_lo, b.x_hi) *
+                       hwp__rap2_share(q->y_lo, q->y_hi, b.y_lo, b.y_hi);
+    }
+    for (dig = 0; dig < 16; dig++)
+        if ((x->mask >> dig) & 1u)
+            hwp__rap2_within(r, x->child + k++,
+                             hwp__rap_lo_of(t, nlo, x->depth, dig), q, e);
+}
+
+/* One side of a box clipped to a dimension's domain, relative to its
+ * base; false when they do not meet. */
+static bool hwp__rap2_clip(uint64_t lo, uint64_t hi, uint64_t base,
+                           uint64_t mask, uint64_t *a, uint64_t *b) {
+    if (hi < base || (lo > base && lo - base > mask)) return false;
+    *a = lo < base ? 0 : lo - base;
+    *b = hi - base > mask ? mask : hi - base;
+    return true;
+}
+
+HWP_API hwp_status hwp_rap2_query(const hwp_rap2 *r, const hwp_rap2_box *box,
+                                  hwp_rap_est *out) {
+    const hwp_rap *t;
+    hwp_rap_est e;
+    hwp_rap2_box q;
+    uint32_t i;
+    if (!hwp__rap2_ok(r) || !box || !out || box->x_lo > box->x_hi ||
+        box->y_lo > box->y_hi)
+        return HWP_EINVAL;
+    t = &r->t;
+    e.lower = e.upper = 0;
+    e.estimate = 0.0;
+    if (hwp__rap2_clip(box->x_lo, box->x_hi, r->desc.x_base, r->x_mask,
+                       &q.x_lo, &q.x_hi) &&
+        hwp__rap2_clip(box->y_lo, box->y_hi, r->desc.y_base, r->y_mask,
+                       &q.y_lo, &q.y_hi)) {
+        hwp__rap2_within(r, 0, 0, &q, &e);
+        /* Stage 0's weight is exact per pair: both bounds take it. */
+        for (i = t->bhead; i != t->btail; i++) {
+            const hwp_rap_slot *s = &t->buf[i & t->buf_mask];
+            uint64_t x, y;
+            hwp__rap2_part(r, s->key, &x, &y);
+            if (x >= q.x_lo && x <= q.x_hi && y >= q.y_lo && y <= q.y_hi) {
+                e.lower += s->count;
+                e.upper += s->count;
+                e.estimate += (double)s->count;
+            }
+        }
+    }
+    if (e.estimate < (double)e.lower) e.estimate = (double)e.lower;
+    if (e.estimate > (double)e.upper) e.estimate = (double)e.upper;
+    *out = e;
+    return HWP_OK;
+}
+
+typedef struct hwp__rap2_exact {
+    const hwp_rap2 *r;
+    hwp_rap2_exact_fn fn;
+    void *ctx;
+} hwp__rap2_exact;
+
+/* Every tree range is a rectangle: its exact count is the box's. */
+static uint64_t hwp__rap2_exact_range(void *ctx, uint64_t lo, uint64_t hi) {
+    const hwp__rap2_exact *c = (const hwp__rap2_exact *)ctx;
+    hwp_rap_range rg;
+    hwp_rap2_rect x;
+    hwp__zero(&rg, sizeof rg);
+    rg.lo = lo;
+    rg.hi = hi;
+    hwp__rap2_rect_of(c->r, &rg, &x);
+    return c->fn(c->ctx, &x.box);
+}
+
+/* hwp_rap_accuracy over rectangles: sec. 4.3's percent error on the hot
+ * rectangles, the worst additive error of any node, and the nodes whose
+ * exact count falls outside [sum, upper] (must be none). */
+HWP_API hwp_status hwp_rap2_accuracy(const hwp_rap2 *r, double phi,
+                                     hwp_rap2_exact_fn exact, void *ctx,
+                                     hwp_rap_acc *out) {
+    hwp__rap2_exact c;
+    if (!hwp__rap2_ok(r) || !exact) return HWP_EINVAL;
+    c.r = r;
+    c.fn = exact;
+    c.ctx = ctx;
+    return hwp_rap_accuracy(&r->t, phi, hwp__rap2_exact_range, &c, out);
+}
+
+static void hwp__rap2_put_desc(const hwp_writer *w, const hwp_rap2_desc *d) {
+    hwp_put_str(w, "{\"x_base\":\"");
+    hwp_put_hex(w, d->x_base);
+    hwp_put_str(w, "\"");
+    hwp_put_json_u64(w, "x_bits", d->x_bits);
+    hwp_put_json_hex(w, "y_base", d->y_base);
+    hwp_put_json_u64(w, "y_bits", d->y_bits);
+    hwp_put_json_u64(w, "x_source", d->x_source);
+    hwp_put_json_u64(w, "y_source", d->y_source);
+    hwp_put_str(w, ",\"tree\":");
+    hwp__rap_put_desc(w, &d->tree);
+    hwp_put_str(w, "}");
+}
+
+/* The envelope, the desc, the tree's own report (which holds the whole
+ * profile, pairs outside the domain in its dropped) and the hot
+ * rectangles for readers that do not decode tree keys. */
+HWP_API void hwp_rap2_write_json(const hwp_rap2 *r, const hwp_writer *w) {
+    hwp__rap2_each e;
+    if (!hwp__rap2_ok(r)) {
+        hwp_put_str(w, "null");
+        return;
+    }
+    hwp_put_json_envelope(w, "rap2", 1);
+    hwp_put_str(w, ",\"desc\":");
+    hwp__rap2_put_desc(w, &r->desc);
+    hwp_put_str(w, ",\"tree\":");
+    hwp_rap_write_json(&r->t, w);
+    hwp_put_str(w, ",\"hot\":[");
+    hwp__zero(&e, sizeof e);
+    e.w = w;
+    (void)hwp__rap2_run(r, &e, r->desc.tree.hot, true);
+    hwp_put_str(w, "]}\n");
+}
+
+static bool hwp__rap2_read_desc_obj(hwp_json *j, void *out) {
+    hwp_rap2_desc *d = (hwp_rap2_desc *)out, o;
+    char key[16];
+    size_t at = j->pos;
+    unsigned seen = 0;
+    const char *why;
+    hwp__zero(d, sizeof *d);
+    if (!hwp_json_object(j)) return false;
+    while (hwp_json_member(j, key, sizeof key)) {
+        uint64_t v = 0;
+        size_t vat = j->pos;
+        if (hwp_json_key_is(key, "tree")) {
+            if (!hwp__rap_read_desc_obj(j, &d->tree)) return false;
+            seen = 1;
+            continue;
+        }
+        if (!hwp_json_u64(j, &v)) return false;
+        if (v > 0xFFFFFFFFu && !hwp_json_key_is(key, "x_base") &&
+            !hwp_json_key_is(key, "y_base")) {
+            j->pos = vat;
+            return hwp_json_fail(j, "rap2: desc field out of range");
+        }
+        if (hwp_json_key_is(key, "x_base")) d->x_base = v;
+        else if (hwp_json_key_is(key, "y_base")) d->y_base = v;
+        else if (hwp_json_key_is(key, "x_bits")) d->x_bits = (uint32_t)v;
+        else if (hwp_json_key_is(key, "y_bits")) d->y_bits = (uint32_t)v;
+        else if (hwp_json_key_is(key, "x_source")) d->x_source = (uint32_t)v;
+        else if (hwp_json_key_is(key, "y_source")) d->y_source = (uint32_t)v;
+        else {
+            j->pos = vat;
+            return hwp_json_fail(j, "rap2: unknown desc field");
+        }
+    }
+    if (j->why) return false;
+    if (!seen) {
+        j->pos = at;
+        return hwp_json_fail(j, "rap2: desc without its tree");
+    }
+    why = hwp__rap2_fill(&o, d);
+    if (why) {
+        j->pos = at;
+        return hwp_json_fail(j, why);
+    }
+    *d = o;
+    return true;
+}
+
+HWP_API hwp_status hwp_rap2_read_desc(hwp_rap2_desc *d, const char *json,
+                                      size_t n, hwp_json_err *err) {
+    hwp_rap2_desc o;
+    hwp_status rc;
+    if (!d) return HWP_EINVAL;
+    rc = hwp__json_read_desc(json, n, "rap2", hwp__rap2_read_desc_obj, &o, err);
+    if (rc == HWP_OK) *d = o;
+    return rc;
+}
+
+/* The envelope and desc are checked here, then the tree's report goes to
+ * the tree's reader, which checks all of it before it changes anything:
+ * a refused report leaves the profile as it was. Offsets are the whole
+ * text's. */
+HWP_API hwp_status hwp_rap2_read_json(hwp_rap2 *r, const char *json, size_t n,
+                                      hwp_json_err *err) {
+    hwp_json j;
+    char key[16];
+    size_t tat = 0, tend = 0;
+    unsigned seen = 0;
+    hwp_status st;
+    if (!hwp__rap2_ok(r)) return HWP_EINVAL;
+    hwp_json_init(&j, json, n);
+    if (hwp_json_envelope(&j, "rap2", 1)) {
+        while (hwp_json_member(&j, key, sizeof key)) {
+            size_t at = j.pos;
+            if (hwp_json_key_is(key, "desc") && !(seen & 1u)) {
+                hwp_rap2_desc d;
+                const char *diff;
+                if (!hwp__rap2_read_desc_obj(&j, &d)) break;
+                hwp__rap_snap(&d.tree, &r->desc.tree);
+                diff = hwp__rap2_desc_diff(&r->desc, &d);
+                if (diff) {
+                    j.pos = at;
+                    (void)hwp_json_fail(&j, diff);
+                    (void)hwp_json_status(&j, err);
+                    return hwp__fail(&r->head, HWP_EMISMATCH, diff);
+                }
+                seen |= 1u;
+            } else if (hwp_json_key_is(key, "tree") && !(seen & 2u)) {
+                tat = at;
+                if (!hwp_json_skip(&j)) break;
+                tend = j.pos;
+                seen |= 2u;
+            } else if (!hwp_json_skip(&j)) {
+                break;
+            }
+        }
+        if (hwp_json_end(&j) && seen != 3u)
+            (void)hwp_json_fail(&j, "rap2: report needs desc and tree");
+    }
+    if (j.why) {
+        st = hwp_json_status(&j, err);
+        return hwp__fail(&r->head, st, j.why);
+    }
+    st = hwp_rap_read_json(&r->t, json + tat, tend - tat, err);
+    if (st != HWP_OK && err) err->offset += tat;
+    return hwp__rap2_pass(r, st);
 }
 
 /* ---- SVG: ranges as nested bars over the key space -------------------------- */

@@ -83,6 +83,7 @@ targets=(
   "hpt|: tests/fuzz/fuzz_hpt.c $conf/pathprof.c"
   "phase|: tests/fuzz/fuzz_phase.c $conf/pathprof.c"
   "json_rap|: tests/rap/fuzz_rap_json.c"
+  "json_rap2|: tests/rap/fuzz_rap2_json.c"
   "json_pm|-DFZ_LIST=hwp_conf_profileme -DFZ_NAME=pm: $json $conf/profileme.c"
   "json_pm_table|-DFZ_LIST=hwp_conf_profileme -DFZ_NAME=pm_table: $json $conf/profileme.c"
   "json_cp|-DFZ_LIST=hwp_conf_coproc -DFZ_NAME=cp: $json $conf/coproc.c"

@@ -42,7 +42,7 @@ $CC -std=c99 -O1 -Iinclude -Itests -o "$tmp/make_corpus" tests/fuzz/make_corpus.
   $CC -std=c99 -O1 -Iinclude -Itests -o "$tmp/make_corpus" tests/fuzz/make_corpus.c \
     tests/conformance/rap.c tests/conformance/profileme.c tests/conformance/coproc.c tests/conformance/core.c \
     tests/conformance/stratified.c tests/conformance/pathprof.c -lm
-for r in rap pm pm_table cp cp_simple core strat strat_acc path hpt phase; do mkdir -p "$c/json_$r"; done
+for r in rap rap2 pm pm_table cp cp_simple core strat strat_acc path hpt phase; do mkdir -p "$c/json_$r"; done
 "$tmp/make_corpus" "$c"
 
 mkdir -p "$c/trace"

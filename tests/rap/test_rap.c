@@ -6,6 +6,7 @@
 #include "hwprof/rap.h"
 
 #include "harness.h"
+#include "rap/fuzz_drive.h"
 #include "rap/rap_util.h"
 
 /* 16-byte aligned views of static buffers (C99 has no _Alignas). */
@@ -1216,7 +1217,6 @@ static void test_stats_monotone(void) {
     CHECK(st.dropped > 0 && st.cycles > 0 && st.evicted > 0);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The reader's fuzz entry (fuzz_rap_json.c) on a valid report, every
  * truncation and 3000 seeded mutations (bit flips, digit and byte
@@ -1226,7 +1226,7 @@ static void test_json_fuzz_driver(void) {
     static char m[1 << 16];
     hwp_rap r;
     hwp_rng g;
-    size_t len, i, k;
+    size_t i;
     hwp_rap_desc d = small_desc(24, 4, 0.1, 128);
     d.buffer = 16;
     CHECK_EQ(hwp_rap_init(&r, mem, MEMSZ, &d, NULL), HWP_OK);
@@ -1236,23 +1236,8 @@ static void test_json_fuzz_driver(void) {
                                              : hwp_rng_below(&g, 1u << 25), 1);
     a.w = hwp_writer_buf(&a.b, a.s, sizeof a.s);
     hwp_rap_write_json(&r, &a.w);
-    len = a.b.len;
-    CHECK(len < sizeof m);
-    CHECK_EQ(LLVMFuzzerTestOneInput((const uint8_t *)a.s, len), 0);
-    for (k = 0; k < len; k += 1 + k / 32)
-        CHECK_EQ(LLVMFuzzerTestOneInput((const uint8_t *)a.s, k), 0);
-    for (i = 0; i < 3000; i++) {
-        size_t n = len, at = hwp_rng_below(&g, len);
-        memcpy(m, a.s, len);
-        switch (i % 4) {
-        case 0: m[at] ^= (char)(1u << hwp_rng_below(&g, 8)); break;
-        case 1: m[at] = (char)('0' + hwp_rng_below(&g, 10)); break;
-        case 2: m[at] = "{}[],:\"x-"[hwp_rng_below(&g, 9)]; break;
-        default: memmove(m + at, m + at + 1, len - at - 1); n--; break;
-        }
-        if (LLVMFuzzerTestOneInput((const uint8_t *)m, n) != 0) break;
-    }
-    CHECK_EQ(i, 3000);
+    CHECK(a.b.len < sizeof m);
+    CHECK_EQ(hwx_fuzz_drive(a.s, a.b.len, m, 13, 3000), 0);
 }
 
 int main(int argc, char **argv) {
