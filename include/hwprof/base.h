@@ -21,6 +21,7 @@
  *   HWPROF_IMPL      compile the cold-path implementations here
  *   HWPROF_STATIC    give every cold-path function internal linkage
  *   HWPROF_STDIO     add hwp_writer_stdio(FILE *) (pulls in <stdio.h>)
+ *   HWPROF_COVERAGE  a coverage build: no hot path is forced inline
  *   HWP_ASSERT(c)    internal invariant check; default traps when
  *                    HWPROF_DEBUG is defined, else compiles to nothing.
  *                    Never used on user input: that gets a status.
@@ -66,6 +67,17 @@ extern "C" {
 
 /* Hot paths: inlined into the host's loop. */
 #define HWP_INLINE static inline HWP__UNUSED
+
+/* The few hot paths a model inlines even where the compiler would rather
+ * call. HWPROF_COVERAGE (a coverage build, tests/coverage.sh) drops the
+ * force, so that at -O0 each function is compiled once per translation
+ * unit and gcov counts each source branch once instead of once per
+ * inlined copy. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(HWPROF_COVERAGE)
+#define HWP__FORCE_INLINE HWP_INLINE __attribute__((always_inline))
+#else
+#define HWP__FORCE_INLINE HWP_INLINE
+#endif
 
 /* Cold paths: one definition where HWPROF_IMPL is set. */
 #ifdef HWPROF_STATIC
