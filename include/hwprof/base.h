@@ -778,7 +778,7 @@ static void hwp__buf_write(void *ctx, const char *s, size_t n) {
     hwp_bufwriter *b = (hwp_bufwriter *)ctx;
     size_t room = b->cap ? b->cap - 1 - b->len : 0;
     size_t k = n < room ? n : room;
-    hwp__copy(b->buf + b->len, s, k);
+    if (k) hwp__copy(b->buf + b->len, s, k); /* buf may be NULL at cap 0 */
     b->len += k;
     b->dropped += n - k;
     if (b->cap) b->buf[b->len] = '\0';
@@ -1156,7 +1156,8 @@ HWP_API bool hwp_json_envelope(hwp_json *j, const char *model,
     if (!hwp_json_u64(j, &v)) return false;
     if (v == 0 || v > version) {
         j->pos = at;
-        return hwp_json_fail(j, "json: report version newer than this reader");
+        return hwp_json_fail(j, v ? "json: report version newer than this reader"
+                                  : "json: report version 0");
     }
     return true;
 }
