@@ -147,6 +147,83 @@ static void test_paired_buffer_bound(void) {
     CHECK(!hwp_pm_paired(NULL));
 }
 
+/* Every entry refuses NULL and an instance that was never initialised
+ * (EINVAL, zero, NULL, "null"), and writes nothing into it. */
+static void test_uninitialised_refused(void) {
+    static const unsigned char zp[sizeof(hwp_pm)], zt[sizeof(hwp_pm_table)];
+    hwp_pm p, ok;
+    hwp_pm_table t;
+    hwp_pm_stats st;
+    hwp_pm_desc d;
+    hwp_pm_table_desc td;
+    hwp_pm_table_stats ts;
+    hwp_pm_row row;
+    hwp_pm_record r;
+    char buf[64];
+    hwp_bufwriter b;
+    hwp_writer w = hwp_writer_buf(&b, buf, sizeof buf);
+    static unsigned char mem[1 << 16];
+    table x;
+    memset(&p, 0, sizeof p);
+    memset(&t, 0, sizeof t);
+    memset(&r, 0, sizeof r);
+    memset(&d, 0, sizeof d);
+    r.pc = 0x40;
+    CHECK_EQ(hwp_pm_init(&ok, mem, sizeof mem, &d, NULL), HWP_OK);
+    open_table(&x, 8);
+    CHECK_EQ(hwp_pm_tag(&p, 0x40, 1), 0);
+    CHECK_EQ(hwp_pm_tag_empty(&p, 1), HWP_EINVAL);
+    CHECK_EQ(hwp_pm_reset(&p), HWP_EINVAL);
+    CHECK_EQ(hwp_pm_fetched(&p), 0);
+    CHECK_EQ(hwp_pm_interval(&p), 0);
+    CHECK_EQ(hwp_pm_window(&p), 0);
+    CHECK_EQ(hwp_pm_get_stats(&p, &st), HWP_EINVAL);
+    CHECK_EQ(hwp_pm_get_stats(&ok, NULL), HWP_EINVAL);
+    CHECK_EQ(hwp_pm_get_desc(&p, &d), HWP_EINVAL);
+    CHECK_EQ(hwp_pm_get_desc(&ok, NULL), HWP_EINVAL);
+    CHECK_EQ(hwp_pm_set_deliver(&p, NULL, NULL), HWP_EINVAL);
+    CHECK_EQ(hwp_pm_merge(&p, &ok), HWP_EINVAL);
+    CHECK_EQ(hwp_pm_merge(&ok, &p), HWP_EINVAL);
+    CHECK_EQ(hwp_pm_read_desc(NULL, "{}", 2, NULL), HWP_EINVAL);
+    CHECK_EQ(hwp_pm_read_json(&p, "{}", 2, NULL), HWP_EINVAL);
+    CHECK_EQ(hwp_pm_read_json(&ok, NULL, 0, NULL), HWP_EINVAL);
+    CHECK_EQ(hwp_pm_table_desc_for(&p, &td), HWP_EINVAL);
+    CHECK_EQ(hwp_pm_table_desc_for(&ok, NULL), HWP_EINVAL);
+    CHECK(memcmp(&p, zp, sizeof p) == 0);
+    hwp_pm_write_text(&p, &w);
+    CHECK_STR(buf, "profileme: not initialised\n");
+    w = hwp_writer_buf(&b, buf, sizeof buf);
+    hwp_pm_write_json(&p, &w);
+    CHECK_STR(buf, "null");
+    w = hwp_writer_buf(&b, buf, sizeof buf);
+
+    CHECK_EQ(hwp_pm_table_reset(&t), HWP_EINVAL);
+    CHECK_EQ(hwp_pm_table_flush(&t), HWP_EINVAL);
+    CHECK_EQ(hwp_pm_table_get_stats(&t, &ts), HWP_EINVAL);
+    CHECK_EQ(hwp_pm_table_get_stats(&x.t, NULL), HWP_EINVAL);
+    CHECK_EQ(hwp_pm_table_add(&t, &r, 1), HWP_EINVAL);
+    CHECK_EQ(hwp_pm_table_add(&x.t, NULL, 1), HWP_EINVAL);
+    CHECK(hwp_pm_table_find(&t, 0x40) == NULL);
+    CHECK(hwp_pm_table_find(&x.t, 0) == NULL);
+    CHECK(hwp_pm_table_at(&t, 0) == NULL);
+    CHECK(hwp_pm_table_at(&x.t, 8) == NULL); /* past the capacity */
+    CHECK_EQ(hwp_pm_table_merge(&t, &x.t), HWP_EINVAL);
+    CHECK_EQ(hwp_pm_table_merge(&x.t, &t), HWP_EINVAL);
+    CHECK_EQ(hwp_pm_table_min_samples(&t), HWP_PM_MIN_SAMPLES);
+    CHECK(hwp_pm_table_interval(&t) == 0.0);
+    CHECK_EQ(hwp_pm_table_rank(&t, HWP_PM_RANK_SAMPLES, 1.96, &row, 1), 0);
+    CHECK_EQ(hwp_pm_table_rank(&x.t, HWP_PM_RANK_SAMPLES + 1, 1.96, &row, 1), 0);
+    CHECK_EQ(hwp_pm_table_read_desc(NULL, "{}", 2, NULL), HWP_EINVAL);
+    CHECK_EQ(hwp_pm_table_read_json(&t, "{}", 2, NULL), HWP_EINVAL);
+    CHECK_EQ(hwp_pm_table_read_json(&x.t, NULL, 0, NULL), HWP_EINVAL);
+    CHECK(memcmp(&t, zt, sizeof t) == 0);
+    hwp_pm_table_write_text(&t, &w, 5);
+    CHECK_EQ(b.len, 0);
+    hwp_pm_table_write_json(&t, &w);
+    CHECK_STR(buf, "null");
+    free(x.mem);
+}
+
 int main(int argc, char **argv) {
     hwt_begin(argc, argv);
     HWT_RUN(test_entries_refused);
@@ -154,5 +231,6 @@ int main(int argc, char **argv) {
     HWT_RUN(test_other_desc_refused);
     HWT_RUN(test_more_pcs_than_capacity);
     HWT_RUN(test_paired_buffer_bound);
+    HWT_RUN(test_uninitialised_refused);
     return hwt_end();
 }
