@@ -89,9 +89,59 @@ static void test_damage_refused(void) {
     free(x.mem);
 }
 
+/* Every entry refuses NULL and an instance that was never initialised
+ * (EINVAL, zero, no output, "null"), and writes nothing into it. */
+static void test_uninitialised_refused(void) {
+    static const unsigned char zero[sizeof(hwp_strat_acc)];
+    hwp_strat_msg m = {0x40, 7, 3, 1, 1, 1, 0};
+    hwp_strat_value v[2];
+    hwp_strat_pc p[2];
+    hwp_strat_acc_stats st;
+    hwp_strat_acc z;
+    uint32_t cur = 0;
+    char buf[64];
+    hwp_bufwriter b;
+    hwp_writer w = hwp_writer_buf(&b, buf, sizeof buf);
+    acc x;
+    open_acc(&x);
+    hwp_strat_acc_fold(&x.a, &m, 1);
+    memset(&z, 0, sizeof z);
+    hwp_strat_acc_add(&z, 1, 0x40, 7, 1);
+    hwp_strat_acc_fold(&z, &m, 1);
+    CHECK(memcmp(&z, zero, sizeof z) == 0);
+    CHECK_EQ(hwp_strat_acc_count(&z, 1, 0x40, 7), 0);
+    CHECK_EQ(hwp_strat_acc_pc_count(&z, 1, 0x40), 0);
+    CHECK(hwp_strat_acc_invariance(&z, 1, 0x40, 7) == 0.0);
+    CHECK(hwp_strat_acc_estimate(&z, 1, 0x40, 7) == 0.0);
+    CHECK_EQ(hwp_strat_acc_top_values(&z, 1, 0x40, v, 2), 0);
+    CHECK_EQ(hwp_strat_acc_top_values(&x.a, 1, 0x40, NULL, 2), 0); /* cap without out */
+    CHECK_EQ(hwp_strat_acc_top_pcs(&z, 1, p, 2), 0);
+    CHECK_EQ(hwp_strat_acc_top_pcs(&x.a, 1, NULL, 2), 0);
+    CHECK(!hwp_strat_acc_next(&z, &cur, &m));
+    CHECK(!hwp_strat_acc_next(&x.a, NULL, &m));
+    CHECK(!hwp_strat_acc_next(&x.a, &cur, NULL));
+    CHECK_EQ(hwp_strat_acc_merge(&z, &x.a), HWP_EINVAL);
+    CHECK_EQ(hwp_strat_acc_merge(&x.a, &z), HWP_EINVAL);
+    CHECK_EQ(hwp_strat_acc_merge(&x.a, &x.a), HWP_EINVAL); /* into itself */
+    CHECK_EQ(hwp_strat_acc_count(&x.a, 1, 0x40, 7), 3);
+    CHECK_EQ(hwp_strat_acc_reset(&z), HWP_EINVAL);
+    CHECK_EQ(hwp_strat_acc_flush(&z), HWP_EINVAL);
+    CHECK_EQ(hwp_strat_acc_get_stats(&z, &st), HWP_EINVAL);
+    CHECK_EQ(hwp_strat_acc_get_stats(&x.a, NULL), HWP_EINVAL);
+    CHECK_EQ(hwp_strat_acc_read_json(&z, GOOD, strlen(GOOD), NULL), HWP_EINVAL);
+    CHECK_EQ(hwp_strat_acc_read_desc(NULL, GOOD, strlen(GOOD), NULL), HWP_EINVAL);
+    CHECK(memcmp(&z, zero, sizeof z) == 0);
+    hwp_strat_acc_write_text(&z, &w);
+    CHECK_EQ(b.len, 0);
+    hwp_strat_acc_write_json(&z, &w);
+    CHECK_STR(buf, "null");
+    free(x.mem);
+}
+
 int main(int argc, char **argv) {
     hwt_begin(argc, argv);
     HWT_RUN(test_good_report_reads_back);
     HWT_RUN(test_damage_refused);
+    HWT_RUN(test_uninitialised_refused);
     return hwt_end();
 }
