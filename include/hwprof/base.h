@@ -21,6 +21,7 @@
  *   HWPROF_IMPL      compile the cold-path implementations here
  *   HWPROF_STATIC    give every cold-path function internal linkage
  *   HWPROF_STDIO     add hwp_writer_stdio(FILE *) (pulls in <stdio.h>)
+ *   HWPROF_COVERAGE  a coverage build: no hot path is forced inline
  *   HWP_ASSERT(c)    internal invariant check; default traps when
  *                    HWPROF_DEBUG is defined, else compiles to nothing.
  *                    Never used on user input: that gets a status.
@@ -66,6 +67,17 @@ extern "C" {
 
 /* Hot paths: inlined into the host's loop. */
 #define HWP_INLINE static inline HWP__UNUSED
+
+/* The few hot paths a model inlines even where the compiler would rather
+ * call. HWPROF_COVERAGE (a coverage build, tests/coverage.sh) drops the
+ * force, so that at -O0 each function is compiled once per translation
+ * unit and gcov counts each source branch once instead of once per
+ * inlined copy. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(HWPROF_COVERAGE)
+#define HWP__FORCE_INLINE HWP_INLINE __attribute__((always_inline))
+#else
+#define HWP__FORCE_INLINE HWP_INLINE
+#endif
 
 /* Cold paths: one definition where HWPROF_IMPL is set. */
 #ifdef HWPROF_STATIC
@@ -766,7 +778,7 @@ static void hwp__buf_write(void *ctx, const char *s, size_t n) {
     hwp_bufwriter *b = (hwp_bufwriter *)ctx;
     size_t room = b->cap ? b->cap - 1 - b->len : 0;
     size_t k = n < room ? n : room;
-    hwp__copy(b->buf + b->len, s, k);
+    if (k) hwp__copy(b->buf + b->len, s, k); /* buf may be NULL at cap 0 */
     b->len += k;
     b->dropped += n - k;
     if (b->cap) b->buf[b->len] = '\0';
@@ -1144,7 +1156,8 @@ HWP_API bool hwp_json_envelope(hwp_json *j, const char *model,
     if (!hwp_json_u64(j, &v)) return false;
     if (v == 0 || v > version) {
         j->pos = at;
-        return hwp_json_fail(j, "json: report version newer than this reader");
+        return hwp_json_fail(j, v ? "json: report version newer than this reader"
+                                  : "json: report version 0");
     }
     return true;
 }

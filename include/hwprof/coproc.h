@@ -3167,7 +3167,8 @@ static void hwp__cp_simple_read_pairs(hwp_json *j, hwp_cp_simple *s, bool buffer
         }
         if (j->why) return;
         if (buffer) {
-            if (s->pending >= s->d.buffer) {
+            /* a full buffer interrupts, so at rest it holds buffer - 1 */
+            if (s->pending + 1u >= s->d.buffer) {
                 hwp_json_fail(j, "coproc simple: more buffered samples than the buffer holds");
                 return;
             }

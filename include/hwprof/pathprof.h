@@ -152,11 +152,7 @@ typedef struct hwp_path_row {
 
 /* The per-path work is inlined into the per-branch hot path even where
  * the compiler would rather call it (it has a few cold callers too). */
-#if defined(__GNUC__) || defined(__clang__)
-#define HWP__PATH_HOT HWP_INLINE __attribute__((always_inline))
-#else
-#define HWP__PATH_HOT HWP_INLINE
-#endif
+#define HWP__PATH_HOT HWP__FORCE_INLINE
 
 /* Fibonacci hashing: the high half of key * 2^64/phi indexes a table. */
 #define HWP__PATH_PHI 0x9E3779B97F4A7C15ull

@@ -307,11 +307,7 @@ HWP_INLINE unsigned hwp__rap_popcnt16(unsigned m) {
 
 /* Inlined into the per-event path even where the compiler would rather
  * call: a call per event costs more than the walk. */
-#if defined(__GNUC__) || defined(__clang__)
-#define HWP__RAP_HOT HWP_INLINE __attribute__((always_inline))
-#else
-#define HWP__RAP_HOT HWP_INLINE
-#endif
+#define HWP__RAP_HOT HWP__FORCE_INLINE
 
 /* The walk for b <= 4 when every level takes log2 b key bits: kk holds
  * the key bits below the start of x's range, rotated so that the next

@@ -300,11 +300,7 @@ HWP_INLINE uint64_t hwp__strat_kpc(uint32_t kind, uint64_t pc) {
 /* The level-1 index is inlined into the push even where the compiler
  * would rather call it (three callers; a call costs more than the
  * lookups). */
-#if defined(__GNUC__) || defined(__clang__)
-#define HWP__STRAT_HOT HWP_INLINE __attribute__((always_inline))
-#else
-#define HWP__STRAT_HOT HWP_INLINE
-#endif
+#define HWP__STRAT_HOT HWP__FORCE_INLINE
 
 /* Level-1 index from the byte tables (see hwp__strat_fast), two bytes
  * of each word per step so the compiler can take them as a register's

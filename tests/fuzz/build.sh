@@ -1,26 +1,34 @@
 #!/usr/bin/env bash
-# tests/fuzz/build.sh [OUTDIR] [--replay]: builds every fuzz target with
-# clang -fsanitize=fuzzer,address,undefined into OUTDIR (default
-# build/fuzz), as OUTDIR/fuzz_<name>. gcc cannot link libFuzzer, so this
-# sits beside meson rather than in it. --replay links the same entries to
-# the plain driver (tests/fuzz/replay.c) instead of libFuzzer, with ASan
-# and UBSan: the regression tests replay findings through it.
+# tests/fuzz/build.sh [OUTDIR] [--replay|--coverage]: builds every fuzz
+# target with clang -fsanitize=fuzzer,address,undefined into OUTDIR
+# (default build/fuzz), as OUTDIR/fuzz_<name>. gcc cannot link libFuzzer,
+# so this sits beside meson rather than in it. --replay links the same
+# entries to the plain driver (tests/fuzz/replay.c) instead of libFuzzer,
+# with ASan and UBSan: the regression tests replay findings through it.
+# --coverage links them to the plain driver built with --coverage -O0 and
+# HWPROF_COVERAGE, no sanitizers (tests/coverage.sh, with CC=gcc).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:-build/fuzz}
 mode=fuzzer
 [ "${2:-}" = "--replay" ] && mode=replay
+[ "${2:-}" = "--coverage" ] && mode=coverage
 mkdir -p "$out"
 CC=${CC:-clang}
 san=(-fsanitize=address,undefined -fno-sanitize-recover=undefined)
 link=()
+opt=-O1
 if [ $mode = fuzzer ]; then
   san=(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined)
   link=(-fsanitize=fuzzer,address,undefined)
+elif [ $mode = coverage ]; then
+  san=(--coverage -DHWPROF_COVERAGE)
+  link=(--coverage)
+  opt=-O0
 else
   link=(-fsanitize=address,undefined)
 fi
-flags=(-std=c99 -g -O1 -Wall -Wextra -Werror -pedantic -Iinclude -Itests
+flags=(-std=c99 -g $opt -Wall -Wextra -Werror -pedantic -Iinclude -Itests
        -Iexamples/common "${san[@]}")
 
 # Objects are rebuilt when their source or a header they may include is
@@ -114,7 +122,7 @@ done
 # The objects targets share (the models' cold paths, conformance rows,
 # the host library), each once, then every target's entry and link.
 shared=(tests/fuzz/impl.c)
-[ $mode = replay ] && shared+=(tests/fuzz/replay.c)
+[ $mode != fuzzer ] && shared+=(tests/fuzz/replay.c)
 for t in "${selected[@]}"; do
   rest=${t#*|}; srcs=(${rest#*:})
   for s in "${srcs[@]:1}"; do
@@ -132,7 +140,7 @@ build_target() { # one entry of the table above
   objs=("$(objpath "${srcs[0]}" "$name")")
   for s in "${srcs[@]:1}"; do objs+=("$(objpath "$s")"); done
   case " ${srcs[*]} " in *hwx_impl.c*) ;; *) objs+=("$(objpath tests/fuzz/impl.c)") ;; esac
-  [ $mode = replay ] && objs+=("$(objpath tests/fuzz/replay.c)")
+  [ $mode != fuzzer ] && objs+=("$(objpath tests/fuzz/replay.c)")
   $CC "${link[@]}" -o "$out/fuzz_$name" "${objs[@]}" -lm || return 1
   echo "fuzz: built $out/fuzz_$name"
 }
