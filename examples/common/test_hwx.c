@@ -661,6 +661,55 @@ static void test_rap_pcaddr(void) {
     free(scratch);
 }
 
+/* Address keys are profiled over the guest's user address space (2^48
+ * keys, 24 levels of b = 4), values over all 2^64: the split threshold is
+ * eps n / levels (Mysore et al. sec. 2.2), so an empty 64-bit chain above
+ * the program would split more and fill an 8 KB tree. A key past 2^48
+ * (a kernel address) is counted as dropped; rap_bits=64 restores the
+ * whole space. */
+static void test_rap_domain(void) {
+    static const struct {
+        const char *opts, *want_bits, *want_levels, *want_dropped;
+    } c[] = {
+        {"models=rap,key=pc", "\"key_bits\":48", "\"levels\":24", "\"dropped\":1,"},
+        {"models=rap,key=addr", "\"key_bits\":48", "\"levels\":24", "\"dropped\":1,"},
+        {"models=rap,key=value", "\"key_bits\":64", "\"levels\":32", "\"dropped\":0,"},
+        {"models=rap,key=pc,rap_bits=64", "\"key_bits\":64", "\"levels\":32",
+         "\"dropped\":0,"},
+    };
+    static hwp_insn v[64];
+    static char buf[1 << 17];
+    size_t i, k;
+    for (i = 0; i < 64; i++) {
+        memset(&v[i], 0, sizeof v[i]);
+        v[i].pc = i ? 0x401000 + 4 * i : 0xffffffff81000000ull; /* one kernel PC */
+        v[i].next_pc = v[i].pc + 4;
+        v[i].cls = HWP_CLS_LOAD;
+        v[i].addr = i ? 0x7ffd0000 + 8 * i : 0xffff888000000000ull;
+        v[i].value = i ? i : ~(uint64_t)0;
+    }
+    for (k = 0; k < sizeof c / sizeof c[0]; k++) {
+        hwx_opts o;
+        void *mem = NULL;
+        const char *why = NULL;
+        hwp_bufwriter bw;
+        hwp_writer w;
+        hwx_session *s;
+        hwx_opts_default(&o);
+        if (!CHECK_EQ(hwx_opts_parse(&o, c[k].opts, &why), HWP_OK)) continue;
+        s = new_session(&o, &mem);
+        if (!CHECK(s != NULL)) continue;
+        for (i = 0; i < 64; i++) hwx_session_insn(s, &v[i]);
+        w = hwp_writer_buf(&bw, buf, sizeof buf);
+        hwx_session_report_json(s, &w);
+        if (!CHECK_HAS(buf, c[k].want_bits) || !CHECK_HAS(buf, c[k].want_levels) ||
+            !CHECK_HAS(buf, c[k].want_dropped))
+            printf("    %s\n", c[k].opts);
+        free(s);
+        free(mem);
+    }
+}
+
 static int cmp_desc_u64(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? 1 : x > y ? -1 : 0;
@@ -1271,6 +1320,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_trace_corrupt);
     HWT_RUN(test_exact_counts);
     HWT_RUN(test_rap_pcaddr);
+    HWT_RUN(test_rap_domain);
     HWT_RUN(test_exact_paths);
     HWT_RUN(test_session_report);
     HWT_RUN(test_hpt_ideal);
