@@ -35,7 +35,7 @@ small() {
     strings) echo 3000 ;; *) echo "" ;;
   esac
 }
-# For wall time, inputs that run about 0.1 s in lua: on the small ones
+# For wall time, inputs that run 0.03-0.1 s in lua: on the small ones
 # (3-60 ms) a session's start-up and the process's own dominate.
 wall() {
   case $1 in
