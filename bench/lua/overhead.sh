@@ -5,7 +5,7 @@
 # unpatched lua built from the same source (callgrind, deterministic), and
 # with --time the extra wall time (hyperfine, medians, both binaries in
 # the same run; --wall: only those). LUADIR is examples/lua/build.sh's
-# output directory. Inputs: small() for callgrind, wall() for hyperfine.
+# output directory. Inputs: input() below.
 # Configurations (the HWPROF variable of docs/lua.md):
 #   hooks     lua-hwprof with HWPROF unset: the patch's own cost (floor)
 #   pm        ProfileMe, one decrement per bytecode
@@ -27,22 +27,21 @@ scripts=("$@")
 [ ${#scripts[@]} -gt 0 ] || scripts=(binary_trees fannkuch json nbody sort spectral_norm strings)
 [ -x "$dir/lua" ] && [ -x "$dir/lua-hwprof" ] || { echo "no lua and lua-hwprof in $dir (run examples/lua/build.sh)" >&2; exit 1; }
 
-# Arguments small enough for callgrind (about 50x slower than native).
-small() {
-  case $1 in
-    binary_trees) echo 9 ;; fannkuch) echo 7 ;; json) echo 300 ;;
-    nbody) echo 5000 ;; sort) echo 5000 ;; spectral_norm) echo 60 ;;
-    strings) echo 3000 ;; *) echo "" ;;
-  esac
-}
-# For wall time, inputs that run 0.03-0.1 s in lua: on the small ones
-# (3-60 ms) a session's start-up and the process's own dominate.
-wall() {
-  case $1 in
-    binary_trees) echo 10 ;; fannkuch) echo 8 ;; json) echo 1000 ;;
-    nbody) echo 15000 ;; sort) echo 10000 ;; spectral_norm) echo 100 ;;
-    strings) echo 30000 ;; *) echo "" ;;
-  esac
+# Each script's two inputs: small enough for callgrind (about 50x slower
+# than native), and for wall time one that runs 0.03-0.1 s in lua (on the
+# small ones, 3-60 ms, a session's start-up and the process's own
+# dominate). input small|wall SCRIPT
+input() {
+  local col=2; [ "$1" = wall ] && col=3
+  awk -v s="$2" -v c=$col '$1 == s { print $c }' <<'EOF'
+binary_trees  9     10
+fannkuch      7     8
+json          300   1000
+nbody         5000  15000
+sort          5000  10000
+spectral_norm 60    100
+strings       3000  30000
+EOF
 }
 configs=(hooks pm coproc rap path strat all)
 hwprof_of() {
@@ -62,7 +61,7 @@ printf '%-14s %14s' script lua
 for c in "${configs[@]}"; do printf ' %9s' "$c"; done
 printf '\n'
 for s in "${scripts[@]}"; do
-  a=$(small "$s")
+  a=$(input small "$s")
   base=$(instr "" "$dir/lua" "$s" "$a")
   printf '%-14s %14s' "$s" "$base"
   for c in "${configs[@]}"; do
@@ -71,7 +70,7 @@ for s in "${scripts[@]}"; do
   done
   printf '\n'
 done
-echo "(extra instructions over lua, callgrind; arguments: bench/lua/overhead.sh's small())"
+echo "(extra instructions over lua, callgrind; arguments: bench/lua/overhead.sh's input small)"
 fi
 
 if [ $time_too -eq 1 ]; then
@@ -81,7 +80,7 @@ if [ $time_too -eq 1 ]; then
   for c in "${configs[@]}"; do printf ' %9s' "$c"; done
   printf '\n'
   for s in "${scripts[@]}"; do
-    a=$(wall "$s")
+    a=$(input wall "$s")
     args=()
     for c in "${configs[@]}"; do
       # env -u: the hooks-only run has no HWPROF at all
@@ -100,5 +99,5 @@ print("%-14s %8.3fs" % (sys.argv[1], base) +
       "".join(" %+8.1f%%" % ((v / base - 1) * 100) for v in r.values()))
 PY
   done
-  echo "(extra wall time over lua, arguments: bench/lua/overhead.sh's wall(); medians of 5 runs after 1 warm-up, hyperfine -N, every configuration in the same run)"
+  echo "(extra wall time over lua, arguments: bench/lua/overhead.sh's input wall; medians of 5 runs after 1 warm-up, hyperfine -N, every configuration in the same run)"
 fi
