@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# bench/lua/overhead.sh LUADIR [--time] [SCRIPT...]
+# bench/lua/overhead.sh LUADIR [--time|--wall] [SCRIPT...]
 # What hwprof costs inside Lua 5.4: for each benchmark script and each
 # configuration, the extra instructions lua-hwprof executes over the
 # unpatched lua built from the same source (callgrind, deterministic), and
 # with --time the extra wall time (hyperfine, medians, both binaries in
-# the same run). LUADIR is examples/lua/build.sh's output directory.
+# the same run; --wall: only those). LUADIR is examples/lua/build.sh's
+# output directory. Inputs: input() below.
 # Configurations (the HWPROF variable of docs/lua.md):
 #   hooks     lua-hwprof with HWPROF unset: the patch's own cost (floor)
 #   pm        ProfileMe, one decrement per bytecode
@@ -15,21 +16,32 @@
 #   all       all of the above
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-dir=${1:?usage: bench/lua/overhead.sh LUADIR [--time] [SCRIPT...]}
+dir=${1:?usage: bench/lua/overhead.sh LUADIR [--time|--wall] [SCRIPT...]}
 shift
-time_too=0
-if [ "${1:-}" = "--time" ]; then time_too=1; shift; fi
+time_too=0 instr_too=1
+case ${1:-} in
+  --time) time_too=1; shift ;;
+  --wall) time_too=1; instr_too=0; shift ;;
+esac
 scripts=("$@")
 [ ${#scripts[@]} -gt 0 ] || scripts=(binary_trees fannkuch json nbody sort spectral_norm strings)
 [ -x "$dir/lua" ] && [ -x "$dir/lua-hwprof" ] || { echo "no lua and lua-hwprof in $dir (run examples/lua/build.sh)" >&2; exit 1; }
 
-# Arguments small enough for callgrind (about 50x slower than native).
-small() {
-  case $1 in
-    binary_trees) echo 9 ;; fannkuch) echo 7 ;; json) echo 300 ;;
-    nbody) echo 5000 ;; sort) echo 5000 ;; spectral_norm) echo 60 ;;
-    strings) echo 3000 ;; *) echo "" ;;
-  esac
+# Each script's two inputs: small enough for callgrind (about 50x slower
+# than native), and for wall time one that runs 0.03-0.1 s in lua (on the
+# small ones, 3-60 ms, a session's start-up and the process's own
+# dominate). input small|wall SCRIPT
+input() {
+  local col=2; [ "$1" = wall ] && col=3
+  awk -v s="$2" -v c=$col '$1 == s { print $c }' <<'EOF'
+binary_trees  9     10
+fannkuch      7     8
+json          300   1000
+nbody         5000  15000
+sort          5000  10000
+spectral_norm 60    100
+strings       3000  30000
+EOF
 }
 configs=(hooks pm coproc rap path strat all)
 hwprof_of() {
@@ -44,11 +56,12 @@ instr() { # env-value, binary, script, arg
   echo "${out:-0}"
 }
 
+if [ $instr_too -eq 1 ]; then
 printf '%-14s %14s' script lua
 for c in "${configs[@]}"; do printf ' %9s' "$c"; done
 printf '\n'
 for s in "${scripts[@]}"; do
-  a=$(small "$s")
+  a=$(input small "$s")
   base=$(instr "" "$dir/lua" "$s" "$a")
   printf '%-14s %14s' "$s" "$base"
   for c in "${configs[@]}"; do
@@ -57,24 +70,34 @@ for s in "${scripts[@]}"; do
   done
   printf '\n'
 done
-echo "(extra instructions over lua, callgrind; arguments: bench/lua/overhead.sh's small())"
+echo "(extra instructions over lua, callgrind; arguments: bench/lua/overhead.sh's input small)"
+fi
 
 if [ $time_too -eq 1 ]; then
   command -v hyperfine >/dev/null || { echo "hyperfine not found" >&2; exit 1; }
+  tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+  printf '%-14s %9s' script lua
+  for c in "${configs[@]}"; do printf ' %9s' "$c"; done
+  printf '\n'
   for s in "${scripts[@]}"; do
+    a=$(input wall "$s")
     args=()
     for c in "${configs[@]}"; do
-      args+=(-n "$c" "env HWPROF=$(hwprof_of "$c") $dir/lua-hwprof $s.lua")
+      # env -u: the hooks-only run has no HWPROF at all
+      if [ "$c" = hooks ]; then args+=(-n "$c" "env -u HWPROF $dir/lua-hwprof $s.lua $a")
+      else args+=(-n "$c" "env HWPROF=$(hwprof_of "$c"),report=/dev/null $dir/lua-hwprof $s.lua $a"); fi
     done
-    (cd "$here" && hyperfine -N -w 1 -r 5 --export-json "/tmp/hwlua-$s.json" \
-       -n lua "$dir/lua $s.lua" "${args[@]}" >/dev/null 2>&1) || true
-    python3 - "$s" "/tmp/hwlua-$s.json" <<'PY'
+    if ! (cd "$here" && hyperfine -N -w 1 -r 5 --export-json "$tmp/$s.json" \
+          -n lua "$dir/lua $s.lua $a" "${args[@]}" >"$tmp/log" 2>&1); then
+      echo "$s: hyperfine failed: $(tail -1 "$tmp/log")" >&2; exit 1
+    fi
+    python3 - "$s" "$tmp/$s.json" <<'PY'
 import json, sys
 r = {x["command"]: x["median"] for x in json.load(open(sys.argv[2]))["results"]}
 base = r.pop("lua")
-print("%-14s lua %.3fs  " % (sys.argv[1], base) +
-      "  ".join("%s %+.1f%%" % (k, (v / base - 1) * 100) for k, v in r.items()))
+print("%-14s %8.3fs" % (sys.argv[1], base) +
+      "".join(" %+8.1f%%" % ((v / base - 1) * 100) for v in r.values()))
 PY
   done
-  echo "(wall time, medians of 5 runs, hyperfine -N; same run for every configuration)"
+  echo "(extra wall time over lua, arguments: bench/lua/overhead.sh's input wall; medians of 5 runs after 1 warm-up, hyperfine -N, every configuration in the same run)"
 fi

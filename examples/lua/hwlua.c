@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "hwx_host.h"
+#include "hwx_int.h" /* the session's exact (pc, value) and path counts */
 #include "hwprof/rap.h"
 #include "ldebug.h"
 #include "lopcodes.h"
@@ -65,6 +66,8 @@ typedef struct hwlua_tier {
     double func_share; /* compile a function with this share of events   */
     double loop_share; /* a loop with this share of events               */
     uint64_t stack_interval; /* bytecodes between call-stack samples     */
+    double spec_share; /* specialise a site with this share of values    */
+    double spec_inv;   /* whose top type or value has this invariance    */
 } hwlua_tier;
 
 static const char *hwlua__opt(hwlua_tier *t, const char *k, const char *v,
@@ -75,6 +78,10 @@ static const char *hwlua__opt(hwlua_tier *t, const char *k, const char *v,
         hwx_arg_f64("func_share", v, 0, 1, 1, 0, &t->func_share, &why);
     else if (!strcmp(k, "loop_share"))
         hwx_arg_f64("loop_share", v, 0, 1, 1, 0, &t->loop_share, &why);
+    else if (!strcmp(k, "spec_share"))
+        hwx_arg_f64("spec_share", v, 0, 1, 1, 0, &t->spec_share, &why);
+    else if (!strcmp(k, "spec_inv"))
+        hwx_arg_f64("spec_inv", v, 0, 1, 1, 0, &t->spec_inv, &why);
     else if (!strcmp(k, "stack_interval"))
         hwx_arg_u64("stack_interval", v, 0, UINT32_MAX, &t->stack_interval, &why);
     else
@@ -95,6 +102,7 @@ static struct {
     hwlua_map funcs; /* function code -> [0] calls, [1] line, [2] source,
                         [3] 1 for a Lua function                        */
     hwlua_map loops; /* loop header -> [0] iterations, [1] line, [2] src */
+    hwlua_map sites; /* value site -> [0] HWLUA_SITE_*                   */
     uint64_t ncalls, niters;
     uint64_t fetched;   /* bytecodes fetched, as of the last sync         */
     uint64_t stack_due; /* the fetch that takes the next stack sample     */
@@ -254,10 +262,17 @@ static uint64_t hwlua__fn_key(const TValue *fn, const Proto **lp) {
     return 1;
 }
 
-void hwlua_call(const Instruction *at, const TValue *fn) {
+/* Calls and returns must pair for the path stacks (the model's and the
+ * exact one), which push a path at a call and pop it at a return. A C
+ * function returns without a bytecode, a tail call's frame is replaced
+ * and returns once for two calls, and a Lua function called from C (a
+ * sort comparator, a coroutine body) returns with no call seen: those
+ * transfers are shown as indirect jumps, which end the current path and
+ * start one at their target without touching the stack. */
+void hwlua_call(const Instruction *at, const TValue *fn, int tail) {
     const Proto *lp;
     uint64_t key = hwlua__fn_key(fn, &lp);
-    hwp_insn *r = hwlua__record(at, HWP_CLS_CALL);
+    hwp_insn *r = hwlua__record(at, tail || (!lp && key != 1) ? HWP_CLS_INDIRECT : HWP_CLS_CALL);
     r->addr = r->next_pc = key;
     r->events |= HWP_EV_TAKEN;
     if (G.o.exact) {
@@ -272,13 +287,31 @@ void hwlua_call(const Instruction *at, const TValue *fn) {
     hwlua__rearm();
 }
 
-void hwlua_ret(const Instruction *at) {
-    hwlua__record(at, HWP_CLS_RET);
+/* A return goes to the bytecode after its call (the caller's saved pc):
+ * the path profiler checks that the next branch lies at or after it. A
+ * return to C is an indirect jump to nowhere in the bytecode (0), and not
+ * taken, so that RAP, which profiles taken transfers, does not count it
+ * (the exact call counts see no return either). */
+void hwlua_ret(const Instruction *at, const CallInfo *ci) {
+    int fresh = (ci->callstatus & CIST_FRESH) != 0;
+    hwp_insn *r = hwlua__record(at, fresh ? HWP_CLS_INDIRECT : HWP_CLS_RET);
+    r->next_pc = fresh ? 0 : (uint64_t)(uintptr_t)ci->previous->u.l.savedpc;
     hwlua__rearm();
+}
+
+/* What a value site's value is: the operands' types, or a table read's
+ * value (the two are different bytecodes in lvm.c). */
+enum { HWLUA_SITE_TYPE = 1, HWLUA_SITE_VALUE = 2 };
+
+static void hwlua__site(const Instruction *at, uint64_t kind) {
+    hwlua_ent *e;
+    if (G.o.exact && (e = hwlua_map_get(&G.sites, (uint64_t)(uintptr_t)at)) != NULL)
+        e->v[0] = kind;
 }
 
 void hwlua_load(const Instruction *at, const TValue *v) {
     hwp_insn *r = hwlua__record(at, HWP_CLS_LOAD);
+    hwlua__site(at, HWLUA_SITE_VALUE);
     r->value = hwlua__bits(v);
     hwlua__rearm();
 }
@@ -288,6 +321,7 @@ void hwlua_load(const Instruction *at, const TValue *v) {
  * comparison's record then also gets its branch from hwlua_cond. */
 void hwlua_operands(const Instruction *at, const TValue *a, const TValue *b) {
     hwp_insn *r = hwlua__record(at, HWP_CLS_LOAD);
+    hwlua__site(at, HWLUA_SITE_TYPE);
     r->value = ((uint64_t)rawtt(a) << 8) | (b ? rawtt(b) : 0xFFu);
     hwlua__rearm();
 }
@@ -412,51 +446,93 @@ static void hwlua__text_write(void *ctx, const char *p, size_t n) {
     t->s[t->n] = '\0';
 }
 
-/* The RAP profile of the session, read back from its JSON report: the
- * models' decisions come from a saved profile, as a JIT's would. */
-static hwp_rap *hwlua__rap_profile(void **mem) {
+/* The session's JSON report, where the models' decisions are read back
+ * from, as a JIT would load a saved profile. */
+static hwlua_text hwlua__json(void) {
     hwlua_text t = {NULL, 0, 0};
     hwp_writer w;
-    hwp_json j;
-    char key[32];
-    hwp_rap *r = NULL;
     w.write = hwlua__text_write;
     w.ctx = &t;
     hwx_session_report_json(G.s, &w);
-    hwp_json_init(&j, t.s, t.n);
-    if (hwp_json_object(&j))
-        while (hwp_json_member(&j, key, sizeof key)) {
-            if (!hwx_streq(key, "models")) {
-                hwp_json_skip(&j);
-                continue;
-            }
-            hwp_json_object(&j);
-            while (hwp_json_member(&j, key, sizeof key)) {
-                size_t at = j.pos, end;
-                hwp_rap_desc d;
-                hwp_json_err err;
-                if (!hwx_streq(key, "rap")) {
-                    hwp_json_skip(&j);
-                    continue;
-                }
-                hwp_json_skip(&j);
-                end = j.pos;
-                if (hwp_rap_read_desc(&d, t.s + at, end - at, &err) != HWP_OK) break;
-                r = (hwp_rap *)malloc(sizeof *r);
-                *mem = malloc(hwp_rap_bytes(&d));
-                if (!r || !*mem ||
-                    hwp_rap_init(r, *mem, hwp_rap_bytes(&d), &d, NULL) != HWP_OK ||
-                    hwp_rap_read_json(r, t.s + at, end - at, &err) != HWP_OK) {
-                    free(r);
-                    free(*mem);
-                    r = NULL;
-                }
-                break;
-            }
-            break;
+    return t;
+}
+
+/* The span [*at, *end) of models.<model>, or of its member <sub> when sub
+ * is not NULL; 0 when the report has none. */
+static int hwlua__member(const hwlua_text *t, const char *model, const char *sub,
+                         size_t *at, size_t *end) {
+    const char *want[3] = {"models", model, sub};
+    unsigned depth = 0, n = sub ? 3 : 2;
+    hwp_json j;
+    char key[32];
+    if (!t->s) return 0;
+    hwp_json_init(&j, t->s, t->n);
+    if (!hwp_json_object(&j)) return 0;
+    while (hwp_json_member(&j, key, sizeof key)) {
+        if (!hwx_streq(key, want[depth])) {
+            hwp_json_skip(&j);
+            continue;
         }
-    free(t.s);
-    return r;
+        if (++depth == n) {
+            *at = j.pos;
+            hwp_json_skip(&j);
+            *end = j.pos;
+            return 1;
+        }
+        if (!hwp_json_object(&j)) return 0;
+    }
+    return 0;
+}
+
+/* A profile read back into freshly allocated storage: *mem holds its
+ * table, the handle is returned (NULL: no such profile, or it did not
+ * load; the model column is then empty). */
+#define HWLUA__LOAD(T, bytes_fn, init_fn, read_desc_fn, read_fn, t, model, sub, mem) \
+    do {                                                                         \
+        size_t at_, end_;                                                        \
+        T##_desc d_;                                                             \
+        hwp_json_err e_;                                                         \
+        *(mem) = NULL;                                                           \
+        if (!hwlua__member(t, model, sub, &at_, &end_) ||                        \
+            read_desc_fn(&d_, (t)->s + at_, end_ - at_, &e_) != HWP_OK)          \
+            return NULL;                                                         \
+        if ((h = (T *)malloc(sizeof *h)) == NULL ||                              \
+            (*(mem) = malloc(bytes_fn(&d_))) == NULL ||                          \
+            init_fn(h, *(mem), bytes_fn(&d_), &d_) != HWP_OK ||                  \
+            read_fn(h, (t)->s + at_, end_ - at_, &e_) != HWP_OK) {               \
+            free(h);                                                             \
+            free(*(mem));                                                        \
+            *(mem) = NULL;                                                       \
+            return NULL;                                                         \
+        }                                                                        \
+    } while (0)
+
+static hwp_status hwlua__rap_init(hwp_rap *r, void *m, size_t n, const hwp_rap_desc *d) {
+    return hwp_rap_init(r, m, n, d, NULL);
+}
+static hwp_status hwlua__hpt_init(hwp_hpt *h, void *m, size_t n, const hwp_hpt_desc *d) {
+    return hwp_hpt_init(h, m, n, d, NULL);
+}
+
+static hwp_rap *hwlua__rap_profile(const hwlua_text *t, void **mem) {
+    hwp_rap *h = NULL;
+    HWLUA__LOAD(hwp_rap, hwp_rap_bytes, hwlua__rap_init, hwp_rap_read_desc, hwp_rap_read_json,
+                t, "rap", NULL, mem);
+    return h;
+}
+
+static hwp_strat_acc *hwlua__strat_profile(const hwlua_text *t, void **mem) {
+    hwp_strat_acc *h = NULL;
+    HWLUA__LOAD(hwp_strat_acc, hwp_strat_acc_bytes, hwp_strat_acc_init, hwp_strat_acc_read_desc,
+                hwp_strat_acc_read_json, t, "stratified", "profile", mem);
+    return h;
+}
+
+static hwp_hpt *hwlua__hpt_profile(const hwlua_text *t, void **mem) {
+    hwp_hpt *h = NULL;
+    HWLUA__LOAD(hwp_hpt, hwp_hpt_bytes, hwlua__hpt_init, hwp_hpt_read_desc, hwp_hpt_read_json,
+                t, "pathprof", "hpt", mem);
+    return h;
 }
 
 /* One decision kind: the exact profile's choices against the model's. */
@@ -464,13 +540,19 @@ typedef struct hwlua_agree {
     unsigned exact, model, both;
 } hwlua_agree;
 
+static void hwlua__count(hwlua_agree *a, int ex, int mo, int same) {
+    a->exact += ex;
+    a->model += mo;
+    a->both += ex && mo && same;
+}
+
 static void hwlua__decide(const hwlua_map *m, double share, uint64_t total,
                           const hwp_rap *rap, hwlua_agree *a, FILE *f,
                           const char *what) {
     size_t i;
     memset(a, 0, sizeof *a);
     for (i = 0; i < m->cap; i++) {
-        const hwlua_ent *e = &m->e[i];
+        hwlua_ent *e = &m->e[i];
         int ex, mo = 0;
         if (!e->key) continue;
         ex = (double)e->v[0] >= share * (double)total;
@@ -480,14 +562,126 @@ static void hwlua__decide(const hwlua_map *m, double share, uint64_t total,
             if (hwp_rap_query(rap, e->key, e->key, &est) == HWP_OK)
                 mo = est.estimate >= share * (double)total;
         }
-        a->exact += ex;
-        a->model += mo;
-        a->both += ex && mo;
+        hwlua__count(a, ex, mo, 1);
         if (ex || mo)
             fprintf(f, "  %-4s %-5s %s:%llu  %llu\n", what,
                     ex && mo ? "both" : ex ? "exact" : "model",
                     e->v[3] || m == &G.loops ? hwlua__src[e->v[2]].name : "(C)",
                     (unsigned long long)e->v[1], (unsigned long long)e->v[0]);
+    }
+}
+
+/* Specialisations. A site (a bytecode with operands or a table read) is
+ * specialised on its most frequent type pair or value when it carries at
+ * least spec_share of the run's value events and that type or value has
+ * at least spec_inv of the site's events. The exact side counts every
+ * event (the session's exact (pc, value) table); the model side asks the
+ * stratified profile, which also needs min_samples samples at the site
+ * before it calls it invariant (hwp_strat_acc_top_pcs). A decision is the
+ * pair (site, value): the two agree when they pick the same value. */
+static void hwlua__spec(FILE *f, const hwp_strat_acc *acc, hwlua_agree *ag) {
+    const hwx_xtab *v = &G.s->exact->val;
+    hwlua_map top = {NULL, 0, 0, 0}; /* site -> [0] n, [1] top count, [2] top value */
+    hwp_strat_pc *rows = NULL;
+    hwp_strat_acc_stats st;
+    size_t nrows = 0, i, r;
+    uint64_t total = 0;
+    memset(ag, 0, 2 * sizeof *ag);
+    for (i = 0; i <= v->mask; i++) {
+        const hwx_xent *x = &v->e[i];
+        hwlua_ent *e;
+        if (!x->count || (e = hwlua_map_get(&top, x->k1)) == NULL) continue;
+        e->v[0] += x->count;
+        total += x->count;
+        if (x->count > e->v[1] || (x->count == e->v[1] && x->k2 < e->v[2])) {
+            e->v[1] = x->count;
+            e->v[2] = x->k2;
+        }
+    }
+    if (acc && hwp_strat_acc_get_stats(acc, &st) == HWP_OK) {
+        nrows = hwp_strat_acc_top_pcs(acc, HWP_STRAT_KIND_VALUE, NULL, 0);
+        rows = (hwp_strat_pc *)malloc((nrows ? nrows : 1) * sizeof *rows);
+        if (!rows) nrows = 0;
+        nrows = rows ? hwp_strat_acc_top_pcs(acc, HWP_STRAT_KIND_VALUE, rows, nrows) : 0;
+    }
+    for (i = 0; i < G.sites.cap; i++) {
+        const hwlua_ent *s = &G.sites.e[i];
+        const hwlua_ent *e;
+        const hwp_strat_pc *m = NULL;
+        uint64_t ew = 0;
+        int ex = 0, mo = 0;
+        if (!s->key) continue;
+        if ((e = hwlua_map_get(&top, s->key)) != NULL && e->v[0]) {
+            ex = (double)e->v[0] >= G.tier.spec_share * (double)total &&
+                 (double)e->v[1] >= G.tier.spec_inv * (double)e->v[0];
+            ew = e->v[2];
+        }
+        for (r = 0; r < nrows; r++)
+            if (rows[r].pc == s->key) m = &rows[r];
+        if (m)
+            mo = (double)m->count >= G.tier.spec_share * (double)st.total &&
+                 m->invariance >= G.tier.spec_inv;
+        hwlua__count(&ag[s->v[0] == HWLUA_SITE_VALUE], ex, mo, m && m->top_w == ew);
+        if (ex || mo) {
+            fprintf(f, "  %-5s %-5s site %#llx  exact %#llx %llu of %llu", 
+                     s->v[0] == HWLUA_SITE_VALUE ? "value" : "type",
+                     ex && mo && m->top_w == ew ? "both" : ex && mo ? "diff" : ex ? "exact" : "model",
+                     (unsigned long long)s->key, (unsigned long long)ew,
+                     (unsigned long long)(e ? e->v[1] : 0), (unsigned long long)(e ? e->v[0] : 0));
+            if (m)
+                fprintf(f, "  model %#llx %.3f [%.3f, %.3f] of %llu samples",
+                        (unsigned long long)m->top_w, m->invariance, m->lo, m->hi,
+                        (unsigned long long)m->samples);
+            fputc('\n', f);
+        }
+    }
+    free(rows);
+    free(top.e);
+}
+
+/* Hot paths. For each loop and Lua function the exact profile compiles
+ * (paths start at a loop's header after its back edge and at a function's
+ * code after a call), the path to lay out straight is the hottest one
+ * starting there: from the exact path counts, and from the Hot Path
+ * Table. They agree when they name the same path. */
+static void hwlua__hottest(const hwlua_map *m, double share, uint64_t total,
+                           const hwp_path_row *rows, size_t nrows, hwlua_agree *a, FILE *f,
+                           const char *what) {
+    const hwx_xtab *p = &G.s->exact->path;
+    size_t i, k;
+    for (i = 0; i < m->cap; i++) {
+        const hwlua_ent *e = &m->e[i];
+        uint64_t es = 0, ec = 0, ms = 0, mc = 0;
+        if (!e->key || (m == &G.funcs && !e->v[3]) || (double)e->v[0] < share * (double)total)
+            continue;
+        for (k = 0; k <= p->mask; k++) {
+            const hwx_xent *x = &p->e[k];
+            if (x->count && x->k1 == e->key &&
+                (x->count > ec || (x->count == ec && x->k2 < es))) {
+                ec = x->count;
+                es = x->k2;
+            }
+        }
+        /* rows are hottest first, ties by shape */
+        for (k = 0; k < nrows && !mc; k++)
+            if (rows[k].pd.start == e->key) {
+                mc = rows[k].count;
+                ms = rows[k].pd.shape;
+            }
+        if (!ec && !mc) continue; /* entered only from C: no path starts there */
+        hwlua__count(a, ec != 0, mc != 0, es == ms);
+        fprintf(f, "  %-4s %-5s %s:%llu  exact len %u dirs %#llx (%llu)", what,
+                ec && mc && es == ms ? "both" : ec && mc ? "diff" : ec ? "exact" : "model",
+                hwlua__src[e->v[2]].name, (unsigned long long)e->v[1],
+                hwp_path_pd_len(&(hwp_path_pd){e->key, es}),
+                (unsigned long long)hwp_path_pd_dirs(&(hwp_path_pd){e->key, es}),
+                (unsigned long long)ec);
+        if (mc)
+            fprintf(f, "  HPT len %u dirs %#llx (%llu)",
+                    hwp_path_pd_len(&(hwp_path_pd){e->key, ms}),
+                    (unsigned long long)hwp_path_pd_dirs(&(hwp_path_pd){e->key, ms}),
+                    (unsigned long long)mc);
+        fputc('\n', f);
     }
 }
 
@@ -499,20 +693,49 @@ static void hwlua__agree_line(FILE *f, const char *what, const hwlua_agree *a) {
 }
 
 static void hwlua__tiering(FILE *f) {
-    void *mem = NULL;
-    hwp_rap *rap = (G.o.models & HWX_M_RAP) ? hwlua__rap_profile(&mem) : NULL;
+    void *rmem = NULL, *smem = NULL, *hmem = NULL;
+    hwlua_text t = hwlua__json();
+    hwp_rap *rap = (G.o.models & HWX_M_RAP) ? hwlua__rap_profile(&t, &rmem) : NULL;
+    hwp_strat_acc *acc = (G.o.models & HWX_M_STRAT) ? hwlua__strat_profile(&t, &smem) : NULL;
+    hwp_hpt *hpt = (G.o.models & HWX_M_PATH) ? hwlua__hpt_profile(&t, &hmem) : NULL;
+    hwp_path_row *rows = NULL;
+    size_t nrows = hpt ? hwp_hpt_export(hpt, NULL, 0) : 0;
     uint64_t total = G.ncalls + G.niters;
-    hwlua_agree fa, la;
+    hwlua_agree fa, la, sa[2], pa;
+    free(t.s);
+    if (nrows && (rows = (hwp_path_row *)malloc(nrows * sizeof *rows)) != NULL)
+        nrows = hwp_hpt_export(hpt, rows, nrows);
+    else
+        nrows = 0;
     fprintf(f, "\n-- tiering decisions (functions with >= %.2f%%, loops with >= %.2f%% "
                "of calls + back edges) --\n",
             100 * G.tier.func_share, 100 * G.tier.loop_share);
     if (!rap) fprintf(f, "  (no RAP profile: the model column is empty)\n");
     hwlua__decide(&G.funcs, G.tier.func_share, total, rap, &fa, f, "func");
     hwlua__decide(&G.loops, G.tier.loop_share, total, rap, &la, f, "loop");
+    fprintf(f, "\n-- specialisations (sites with >= %.2f%% of value events whose type or "
+               "value has >= %.2f invariance) --\n",
+            100 * G.tier.spec_share, G.tier.spec_inv);
+    if (!acc) fprintf(f, "  (no stratified profile: the model column is empty)\n");
+    hwlua__spec(f, acc, sa);
+    fprintf(f, "\n-- hot paths (the hottest path of each loop and function compiled) --\n");
+    if (!hpt) fprintf(f, "  (no Hot Path Table: the model column is empty)\n");
+    memset(&pa, 0, sizeof pa);
+    hwlua__hottest(&G.funcs, G.tier.func_share, total, rows, nrows, &pa, f, "func");
+    hwlua__hottest(&G.loops, G.tier.loop_share, total, rows, nrows, &pa, f, "loop");
+    fprintf(f, "\n");
     hwlua__agree_line(f, "functions", &fa);
     hwlua__agree_line(f, "loops", &la);
+    hwlua__agree_line(f, "types", &sa[0]);
+    hwlua__agree_line(f, "values", &sa[1]);
+    hwlua__agree_line(f, "paths", &pa);
+    free(rows);
+    free(rmem);
+    free(smem);
+    free(hmem);
     free(rap);
-    free(mem);
+    free(acc);
+    free(hpt);
 }
 
 static void hwlua__finish(void) {
@@ -588,6 +811,8 @@ __attribute__((constructor)) static void hwlua__start(void) {
     G.tier.func_share = 0.01;
     G.tier.loop_share = 0.01;
     G.tier.stack_interval = 10007; /* prime: no loop's period divides it */
+    G.tier.spec_share = 0.01;
+    G.tier.spec_inv = 0.95;
     if (!env || !*env) return;
     hwx_opts_default(&G.o);
     if (strlen(env) >= sizeof buf) hwlua__fail("longer than 4095 bytes");

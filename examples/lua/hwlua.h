@@ -7,7 +7,8 @@
  *   HWLUA_COND       a conditional jump, taken or not (comparisons, tests)
  *   HWLUA_JUMP       an unconditional jump (forward or a loop's back edge)
  *   HWLUA_LOOP       a numeric or generic for loop's back edge
- *   HWLUA_CALL       a call (Lua or C function), HWLUA_RET a return
+ *   HWLUA_CALL       a call (Lua or C function), HWLUA_TAILCALL a tail
+ *                    call, HWLUA_RET a return
  *   HWLUA_LOAD       the value a table read produced
  *   HWLUA_OPERANDS   the operands of arithmetic and comparisons
  * Everything else is in hwlua.c. The interpreter keeps ProfileMe's
@@ -20,7 +21,7 @@
 #ifndef HWLUA_H
 #define HWLUA_H
 
-#include "lobject.h"
+#include "lstate.h"
 
 /* Streams the glue asked for, HWLUA_EV_* bits. */
 enum {
@@ -44,8 +45,8 @@ void hwlua_jump(const Proto *p, const Instruction *at,
                 const Instruction *target);
 void hwlua_loop(const Proto *p, const Instruction *at, int taken,
                 const Instruction *target);
-void hwlua_call(const Instruction *at, const TValue *fn);
-void hwlua_ret(const Instruction *at);
+void hwlua_call(const Instruction *at, const TValue *fn, int tail);
+void hwlua_ret(const Instruction *at, const CallInfo *ci);
 void hwlua_load(const Instruction *at, const TValue *v);
 void hwlua_operands(const Instruction *at, const TValue *a, const TValue *b);
 
@@ -67,8 +68,10 @@ void hwlua_operands(const Instruction *at, const TValue *a, const TValue *b);
     HWLUA__IF(HWLUA_EV_JUMP, hwlua_jump(p, at, target))
 #define HWLUA_LOOP(p, at, taken, target) \
     HWLUA__IF(HWLUA_EV_JUMP, hwlua_loop(p, at, taken, target))
-#define HWLUA_CALL(at, fn) HWLUA__IF(HWLUA_EV_CALL, hwlua_call(at, fn))
-#define HWLUA_RET(at) HWLUA__IF(HWLUA_EV_RET, hwlua_ret(at))
+#define HWLUA_CALL(at, fn) HWLUA__IF(HWLUA_EV_CALL, hwlua_call(at, fn, 0))
+#define HWLUA_TAILCALL(at, fn) HWLUA__IF(HWLUA_EV_CALL, hwlua_call(at, fn, 1))
+/* ci: the returning frame */
+#define HWLUA_RET(at, ci) HWLUA__IF(HWLUA_EV_RET, hwlua_ret(at, ci))
 #define HWLUA_LOAD(at, v) HWLUA__IF(HWLUA_EV_LOAD, hwlua_load(at, v))
 #define HWLUA_OPERANDS(at, a, b) \
     HWLUA__IF(HWLUA_EV_OPND, hwlua_operands(at, a, b))
