@@ -426,6 +426,9 @@ typedef struct rp__found {
     rp_module mod[RP_MAXMOD];
     unsigned nmod;
     rp_calls calls;
+    rp_hpath *hp;
+    size_t nhp;
+    uint64_t hp_overflow;
 } rp__found;
 
 typedef struct rp__walk {
@@ -587,6 +590,69 @@ static int rp__grow(rp__walk *w, void **p, size_t n, size_t *cap, size_t sz) {
     }
     *p = q;
     return 0;
+}
+
+static void rp__hp_free(rp_hpath *p, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++) free(p[i].blk);
+    free(p);
+}
+
+/* "hot_blocks":{"paths":[{"start":"0x..","shape":"0x..","n":N,
+ *   "blocks":["0x..",...]} or {...,"error":"block not in map"}],
+ *   "capacity":N,"blocks":N,"overflow":N,"conflicts":N,"undecoded":N}
+ * (examples/common/hwx_blocks.c; docs/report-format.md) */
+static void rp__hot_blocks(rp__walk *w) {
+    hwp_json *j = &w->j;
+    rp__found *f = w->f;
+    char key[32];
+    size_t cap = f->nhp;
+    if (!hwp_json_object(j)) return;
+    while (!w->failed && hwp_json_member(j, key, sizeof key)) {
+        if (!strcmp(key, "overflow")) {
+            uint64_t v = 0;
+            hwp_json_u64(j, &v);
+            f->hp_overflow += v;
+            continue;
+        }
+        if (strcmp(key, "paths") || !hwp_json_array(j)) {
+            hwp_json_skip(j);
+            continue;
+        }
+        while (!w->failed && hwp_json_next(j)) {
+            rp_hpath p;
+            size_t pcap = 0, at = j->pos;
+            memset(&p, 0, sizeof p);
+            if (!hwp_json_object(j)) return;
+            while (hwp_json_member(j, key, sizeof key)) {
+                if (!strcmp(key, "start")) {
+                    hwp_json_u64(j, &p.start);
+                } else if (!strcmp(key, "shape")) {
+                    hwp_json_u64(j, &p.shape);
+                } else if (!strcmp(key, "error")) {
+                    hwp_json_str(j, p.why, sizeof p.why);
+                } else if (!strcmp(key, "blocks") && hwp_json_array(j)) {
+                    while (!w->failed && hwp_json_next(j)) {
+                        uint64_t v = 0;
+                        if (!hwp_json_u64(j, &v) ||
+                            rp__grow(w, (void **)&p.blk, p.n, &pcap, sizeof *p.blk))
+                            break;
+                        p.blk[p.n++] = v;
+                    }
+                } else {
+                    hwp_json_skip(j);
+                }
+            }
+            if (!j->why && !w->failed && !p.n && !p.why[0])
+                rp__fail(w, at, "hot_blocks: a path with neither blocks nor an error");
+            if (j->why || w->failed ||
+                rp__grow(w, (void **)&f->hp, f->nhp, &cap, sizeof *f->hp)) {
+                free(p.blk);
+                return;
+            }
+            f->hp[f->nhp++] = p;
+        }
+    }
 }
 
 /* "coproc_contexts":{"depth":4,"capacity":N,"stored":N,"overflow":N,
@@ -770,6 +836,10 @@ static void rp__object(rp__walk *w, char *path, size_t plen, unsigned depth) {
             rp__modules(w);
             continue;
         }
+        if (!strcmp(key, "hot_blocks") && rp__peek(j) == '{') {
+            rp__hot_blocks(w);
+            continue;
+        }
         if (!strcmp(key, "coproc_contexts") && rp__peek(j) == '{') {
             rp__contexts(w);
             continue;
@@ -809,6 +879,7 @@ static void rp__found_free(rp__found *f) {
     free(f->ids[0]);
     free(f->ids[1]);
     rp__calls_free(&f->calls);
+    rp__hp_free(f->hp, f->nhp);
     memset(f, 0, sizeof *f);
 }
 
@@ -820,6 +891,7 @@ void rp_set_free(rp_set *s) {
     free(s->phase_ids);
     free(s->bbv_ids);
     rp__calls_free(&s->calls);
+    rp__hp_free(s->hp, s->nhp);
     memset(s, 0, sizeof *s);
 }
 
@@ -909,6 +981,20 @@ int rp_add_buf(rp_set *s, const char *file, const char *buf, size_t n) {
         free(f);
         return -1;
     }
+    /* decoded paths: a path another file already decoded keeps that list
+     * (the same code decodes the same way); one it did not gets this one */
+    s->hp_overflow += f->hp_overflow;
+    for (i = 0; i < f->nhp; i++) {
+        rp_hpath *old = (rp_hpath *)rp_hot_path(s, f->hp[i].start, f->hp[i].shape);
+        if (old && (old->n || !f->hp[i].n)) continue;
+        if (old) {
+            free(old->blk);
+            *old = f->hp[i];
+        } else if (rp__append((void **)&s->hp, &s->nhp, &f->hp[i], 1, sizeof *s->hp)) {
+            continue;
+        }
+        f->hp[i].blk = NULL;
+    }
     rp__found_free(f);
     free(f);
     return 0;
@@ -958,11 +1044,23 @@ int rp_add_file(rp_set *s, const char *file) {
 
 /* ---- tables of the whole set ------------------------------------------------ */
 
+const rp_hpath *rp_hot_path(const rp_set *s, uint64_t start, uint64_t shape) {
+    size_t i;
+    for (i = 0; i < s->nhp; i++)
+        if (s->hp[i].start == start && s->hp[i].shape == shape) return &s->hp[i];
+    return NULL;
+}
+
 size_t rp_tables(const rp_set *s, rp_table *out, size_t cap) {
     size_t n = 0, i;
     rp_table *t;
+    size_t k;
     for (i = 0; i < s->ncomp; i++)
         if (s->comp[i].m->tables) s->comp[i].m->tables(&s->comp[i], out, &n, cap);
+    /* hot path rows: the blocks the host decoded them to */
+    for (i = 0; i < n && s->nhp; i++)
+        for (k = 0; out[i].key2_name && !strcmp(out[i].key2_name, "shape") && k < out[i].n; k++)
+            out[i].rows[k].path = rp_hot_path(s, out[i].rows[k].key, out[i].rows[k].key2);
     /* The modelled overhead per model (hwp_cost), when the host wrote it. */
     if (s->nov && n < cap) {
         t = &out[n];
@@ -1160,7 +1258,28 @@ void rp_write_json(const rp_set *s, FILE *f) {
         fprintf(f, "%s\"%s\":", i ? "," : "", s->comp[i].path);
         s->comp[i].m->write(s->comp[i].x, &w);
     }
-    fprintf(f, "}}\n");
+    fprintf(f, "}");
+    if (s->nhp) { /* host facts, as the hosts write them: read back the same way */
+        size_t k;
+        fprintf(f, ",\"hot_blocks\":{\"paths\":[");
+        for (i = 0; i < s->nhp; i++) {
+            const rp_hpath *p = &s->hp[i];
+            fprintf(f, "%s{\"start\":\"0x%llx\",\"shape\":\"0x%llx\"", i ? "," : "",
+                    (unsigned long long)p->start, (unsigned long long)p->shape);
+            if (!p->n) {
+                fprintf(f, ",\"error\":");
+                hwp_put_json_str(&w, p->why);
+                fprintf(f, "}");
+                continue;
+            }
+            fprintf(f, ",\"n\":%u,\"blocks\":[", p->n);
+            for (k = 0; k < p->n; k++)
+                fprintf(f, "%s\"0x%llx\"", k ? "," : "", (unsigned long long)p->blk[k]);
+            fprintf(f, "]}");
+        }
+        fprintf(f, "],\"overflow\":%llu}", (unsigned long long)s->hp_overflow);
+    }
+    fprintf(f, "}\n");
 }
 
 int rp_rap_svg(const rp_set *s, FILE *f) {
