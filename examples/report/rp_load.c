@@ -29,7 +29,9 @@ typedef struct rp_model {
 /* The handle first, its storage after it in one block. */
 #define RP__HS(T) ((sizeof(T) + 63u) & ~(size_t)63u)
 
-#define RP__MODEL_FNS(X, INIT)                                                 \
+#define RP__MODEL_FNS(X, INIT) RP__MODEL_FNS_S(X, INIT, hwp_##X##_stats)
+/* S: the model's stats type (rap2 reports its tree's, hwp_rap_stats). */
+#define RP__MODEL_FNS_S(X, INIT, S)                                            \
     static int rp__load_##X(void **out, const char *json, size_t n,            \
                             hwp_json_err *err, char *why, size_t cap) {        \
         hwp_##X##_desc d;                                                      \
@@ -71,7 +73,7 @@ typedef struct rp_model {
         hwp_##X##_write_json((const hwp_##X *)x, w);                           \
     }                                                                          \
     static void rp__stats_##X(const void *x, rp_stat4 *st) {                   \
-        hwp_##X##_stats s;                                                     \
+        S s;                                                                   \
         memset(&s, 0, sizeof s);                                               \
         hwp_##X##_get_stats((const hwp_##X *)x, &s);                           \
         st->events = s.events;                                                 \
@@ -89,6 +91,7 @@ RP__MODEL_FNS(pm_table, hwp_pm_table_init(x, RP__MEM, &d))
 RP__MODEL_FNS(strat, hwp_strat_init(x, RP__MEM, &d, NULL))
 RP__MODEL_FNS(strat_acc, hwp_strat_acc_init(x, RP__MEM, &d))
 RP__MODEL_FNS(rap, hwp_rap_init(x, RP__MEM, &d, NULL))
+RP__MODEL_FNS_S(rap2, hwp_rap2_init(x, RP__MEM, &d, NULL), hwp_rap_stats)
 RP__MODEL_FNS(path, hwp_path_init(x, RP__MEM, &d, NULL))
 RP__MODEL_FNS(hpt, hwp_hpt_init(x, RP__MEM, &d, NULL))
 RP__MODEL_FNS(phase, hwp_phase_init(x, RP__MEM, &d, NULL))
@@ -263,6 +266,62 @@ static void rp__tables_hpt(const rp_comp *c, rp_table *out, size_t *n, size_t ca
     free(rows);
 }
 
+/* RAP over (x, y) pairs (rap_key=pcaddr: PC, data address): every node
+ * of the tree as its rectangle, keyed by its x side (named when x is the
+ * PC), the y side in columns, the figures as the 1-D tree's. */
+typedef struct rp__rap2v {
+    rp_table *t;
+    size_t cap;
+} rp__rap2v;
+
+static void rp__rap2_visit(void *ctx, const hwp_rap2_rect *g) {
+    rp__rap2v *v = (rp__rap2v *)ctx;
+    rp_row *r;
+    if (v->t->n >= v->cap) return;
+    r = &v->t->rows[v->t->n++];
+    r->key = g->box.x_lo;
+    r->key2 = g->box.x_hi;
+    r->v[0] = (double)g->box.y_lo;
+    r->v[1] = (double)g->box.y_hi;
+    r->v[2] = (double)g->excl;
+    r->v[3] = (double)g->sum;
+    r->v[4] = (double)g->upper;
+    r->v[5] = (double)g->count;
+    r->v[6] = (double)g->depth;
+    r->v[7] = (double)g->hot;
+}
+
+static void rp__count2_visit(void *ctx, const hwp_rap2_rect *g) {
+    (void)g;
+    (*(size_t *)ctx)++;
+}
+
+static void rp__tables_rap2(const rp_comp *c, rp_table *out, size_t *n, size_t cap) {
+    const hwp_rap2 *r = (const hwp_rap2 *)c->x;
+    hwp_rap2_desc d;
+    size_t k = 0;
+    rp__rap2v v;
+    hwp_rap2_foreach(r, rp__count2_visit, &k);
+    hwp_rap2_get_desc(r, &d);
+    v.t = rp__tab(out, n, cap, c, "rects",
+                  "2-D range tree (RAP over pairs): rectangles x by y, hot weight, bounds", k);
+    if (!v.t) return;
+    v.cap = k;
+    v.t->key_name = "x_lo";
+    v.t->key2_name = "x_hi";
+    v.t->pc_keyed = d.x_source == HWP_RAP_SRC_PC;
+    rp__col(v.t, "y_lo", 0);
+    rp__col(v.t, "y_hi", 0);
+    rp__col(v.t, "hot_weight", 0);
+    rp__col(v.t, "lower", 0);
+    rp__col(v.t, "upper", 0);
+    rp__sum(v.t, "own", 0);
+    rp__col(v.t, "depth", 0);
+    rp__col(v.t, "hot", 0);
+    hwp_rap2_foreach(r, rp__rap2_visit, &v);
+    v.t->sort = 2;
+}
+
 /* An invariance table: per load, its top value's share of `count_name`
  * events and the 95% interval; extra columns after those. */
 static rp_table *rp__inv_table(const rp_comp *c, rp_table *out, size_t *n, size_t cap,
@@ -382,6 +441,7 @@ static const rp_model rp__models[] = {
     RP__ENTRY("strat", strat, NULL),
     RP__ENTRY("strat_acc", strat_acc, rp__tables_strat_acc),
     RP__ENTRY("rap", rap, rp__tables_rap),
+    RP__ENTRY("rap2", rap2, rp__tables_rap2),
     RP__ENTRY("path", path, NULL),
     RP__ENTRY("hpt", hpt, rp__tables_hpt),
     RP__ENTRY("phase", phase, NULL),
@@ -392,7 +452,7 @@ static const rp_model rp__models[] = {
 #define RP__NMODELS (sizeof rp__models / sizeof rp__models[0])
 
 const char *rp_model_names(void) {
-    return "profileme, pm_table, strat, strat_acc, rap, path, hpt, phase, coproc, "
+    return "profileme, pm_table, strat, strat_acc, rap, rap2, path, hpt, phase, coproc, "
            "coproc_simple, core";
 }
 
