@@ -9,8 +9,9 @@
  * has no instruction lengths): it is the next PC of the return that
  * matches it, found with a small return-address stack of block starts,
  * as the path stack itself pairs calls and returns. A block the full
- * table cannot take is counted (overflow), never silently lost: the paths
- * through it then fail to decode with "block not in map". */
+ * table cannot take is counted (overflow, once per execution), never
+ * silently lost: the paths through it then fail to decode with "block
+ * not in map". */
 #include "hwx_int.h"
 
 #define HWX__BLK_EMPTY UINT64_MAX /* no block starts at the top address */

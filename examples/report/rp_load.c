@@ -195,19 +195,55 @@ typedef struct rp__rapv {
     size_t cap;
 } rp__rapv;
 
-static void rp__rap_visit(void *ctx, const hwp_rap_range *g) {
-    rp__rapv *v = (rp__rapv *)ctx;
+/* The next row of a RAP tree's table, NULL when the count was short. */
+static rp_row *rp__rap_row(rp__rapv *v, uint64_t lo, uint64_t hi) {
     rp_row *r;
-    if (v->t->n >= v->cap) return;
+    if (v->t->n >= v->cap) return NULL;
     r = &v->t->rows[v->t->n++];
-    r->key = g->lo;
-    r->key2 = g->hi;
-    r->v[0] = (double)g->excl;
-    r->v[1] = (double)g->sum;
-    r->v[2] = (double)g->upper;
-    r->v[3] = (double)g->count;
-    r->v[4] = (double)g->depth;
-    r->v[5] = (double)g->hot;
+    r->key = lo;
+    r->key2 = hi;
+    return r;
+}
+
+/* A node's figures, the same in one and two dimensions. */
+static void rp__rap_figs(double *v, uint64_t excl, uint64_t sum, uint64_t upper,
+                         uint64_t count, uint32_t depth, uint32_t hot) {
+    v[0] = (double)excl;
+    v[1] = (double)sum;
+    v[2] = (double)upper;
+    v[3] = (double)count;
+    v[4] = (double)depth;
+    v[5] = (double)hot;
+}
+
+/* A RAP tree's table of k nodes: keys, then in two dimensions the y
+ * side, then the node's figures (rp__rap_figs); ranked by hot weight. */
+static int rp__rap_tab(rp__rapv *v, rp_table *out, size_t *n, size_t cap, const rp_comp *c,
+                       const char *suffix, const char *title, size_t k, int two, int pc) {
+    rp_table *t = rp__tab(out, n, cap, c, suffix, title, k);
+    if (!t) return 0;
+    v->t = t;
+    v->cap = k;
+    t->key_name = two ? "x_lo" : "lo";
+    t->key2_name = two ? "x_hi" : "hi";
+    t->pc_keyed = (unsigned)pc;
+    if (two) {
+        rp__col(t, "y_lo", 0);
+        rp__col(t, "y_hi", 0);
+    }
+    rp__col(t, "hot_weight", 0);
+    rp__col(t, "lower", 0);
+    rp__col(t, "upper", 0);
+    rp__sum(t, "own", 0);
+    rp__col(t, "depth", 0);
+    rp__col(t, "hot", 0);
+    t->sort = two ? 2 : 0;
+    return 1;
+}
+
+static void rp__rap_visit(void *ctx, const hwp_rap_range *g) {
+    rp_row *r = rp__rap_row((rp__rapv *)ctx, g->lo, g->hi);
+    if (r) rp__rap_figs(r->v, g->excl, g->sum, g->upper, g->count, g->depth, g->hot);
 }
 
 static void rp__count_visit(void *ctx, const hwp_rap_range *g) {
@@ -223,21 +259,10 @@ static void rp__tables_rap(const rp_comp *c, rp_table *out, size_t *n, size_t ca
     rp__rapv v;
     hwp_rap_foreach(r, rp__count_visit, &k);
     hwp_rap_get_desc(r, &d);
-    v.t = rp__tab(out, n, cap, c, "ranges",
-                  "range tree (RAP): hot weight, lower and upper bounds", k);
-    if (!v.t) return;
-    v.cap = k;
-    v.t->key_name = "lo";
-    v.t->key2_name = "hi";
-    v.t->pc_keyed = d.source == HWP_RAP_SRC_PC;
-    rp__col(v.t, "hot_weight", 0);
-    rp__col(v.t, "lower", 0);
-    rp__col(v.t, "upper", 0);
-    rp__sum(v.t, "own", 0);
-    rp__col(v.t, "depth", 0);
-    rp__col(v.t, "hot", 0);
-    hwp_rap_foreach(r, rp__rap_visit, &v);
-    v.t->sort = 0;
+    if (rp__rap_tab(&v, out, n, cap, c, "ranges",
+                    "range tree (RAP): hot weight, lower and upper bounds", k, 0,
+                    d.source == HWP_RAP_SRC_PC))
+        hwp_rap_foreach(r, rp__rap_visit, &v);
 }
 
 /* The hot path table: paths by their accumulators (Vaswani et al.). */
@@ -269,26 +294,12 @@ static void rp__tables_hpt(const rp_comp *c, rp_table *out, size_t *n, size_t ca
 /* RAP over (x, y) pairs (rap_key=pcaddr: PC, data address): every node
  * of the tree as its rectangle, keyed by its x side (named when x is the
  * PC), the y side in columns, the figures as the 1-D tree's. */
-typedef struct rp__rap2v {
-    rp_table *t;
-    size_t cap;
-} rp__rap2v;
-
 static void rp__rap2_visit(void *ctx, const hwp_rap2_rect *g) {
-    rp__rap2v *v = (rp__rap2v *)ctx;
-    rp_row *r;
-    if (v->t->n >= v->cap) return;
-    r = &v->t->rows[v->t->n++];
-    r->key = g->box.x_lo;
-    r->key2 = g->box.x_hi;
+    rp_row *r = rp__rap_row((rp__rapv *)ctx, g->box.x_lo, g->box.x_hi);
+    if (!r) return;
     r->v[0] = (double)g->box.y_lo;
     r->v[1] = (double)g->box.y_hi;
-    r->v[2] = (double)g->excl;
-    r->v[3] = (double)g->sum;
-    r->v[4] = (double)g->upper;
-    r->v[5] = (double)g->count;
-    r->v[6] = (double)g->depth;
-    r->v[7] = (double)g->hot;
+    rp__rap_figs(r->v + 2, g->excl, g->sum, g->upper, g->count, g->depth, g->hot);
 }
 
 static void rp__count2_visit(void *ctx, const hwp_rap2_rect *g) {
@@ -300,26 +311,13 @@ static void rp__tables_rap2(const rp_comp *c, rp_table *out, size_t *n, size_t c
     const hwp_rap2 *r = (const hwp_rap2 *)c->x;
     hwp_rap2_desc d;
     size_t k = 0;
-    rp__rap2v v;
+    rp__rapv v;
     hwp_rap2_foreach(r, rp__count2_visit, &k);
     hwp_rap2_get_desc(r, &d);
-    v.t = rp__tab(out, n, cap, c, "rects",
-                  "2-D range tree (RAP over pairs): rectangles x by y, hot weight, bounds", k);
-    if (!v.t) return;
-    v.cap = k;
-    v.t->key_name = "x_lo";
-    v.t->key2_name = "x_hi";
-    v.t->pc_keyed = d.x_source == HWP_RAP_SRC_PC;
-    rp__col(v.t, "y_lo", 0);
-    rp__col(v.t, "y_hi", 0);
-    rp__col(v.t, "hot_weight", 0);
-    rp__col(v.t, "lower", 0);
-    rp__col(v.t, "upper", 0);
-    rp__sum(v.t, "own", 0);
-    rp__col(v.t, "depth", 0);
-    rp__col(v.t, "hot", 0);
-    hwp_rap2_foreach(r, rp__rap2_visit, &v);
-    v.t->sort = 2;
+    if (rp__rap_tab(&v, out, n, cap, c, "rects",
+                    "2-D range tree (RAP over pairs): rectangles x by y, hot weight, bounds", k,
+                    1, d.x_source == HWP_RAP_SRC_PC))
+        hwp_rap2_foreach(r, rp__rap2_visit, &v);
 }
 
 /* An invariance table: per load, its top value's share of `count_name`

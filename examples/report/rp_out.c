@@ -203,6 +203,15 @@ static void rp__listing(const rp_set *s, rp_table *t, size_t nt, const rp_opts *
                t[i].n > o->top ? ", top shown" : "");
         rp__aligned(&t[i], o->top, y, named);
     }
+    if (s->nhp) { /* the decoded hot paths: how many did not decode */
+        size_t bad = 0;
+        for (i = 0; i < s->nhp; i++) bad += !s->hp[i].n;
+        printf("\nhot paths: %zu of %zu decoded to their blocks", s->nhp - bad, s->nhp);
+        if (s->hp_overflow)
+            printf("; %llu branches found the hosts' block maps full (path_blocks=N)",
+                   (unsigned long long)s->hp_overflow);
+        printf("\n");
+    }
     rp__unresolved(s, t, nt, y);
 }
 
