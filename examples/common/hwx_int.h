@@ -198,4 +198,28 @@ void hwx__exact_report_text(const hwx_exact *x, const hwp_writer *w,
 void hwx__exact_report_json(const hwx_exact *x, const hwp_writer *w,
                             uint32_t top);
 
+/* The path adapter's block map (hwx_blocks.c): block start -> the branch
+ * that ends it, for hwp_path_decode. */
+#define HWX_BLK_RAS 64u       /* return-address stack pairing calls, returns */
+#define HWX_BLK_PATH_MAX 256u /* block starts written per decoded path       */
+typedef struct hwx_blocks {
+    uint64_t *key;            /* block starts; UINT64_MAX: empty slot       */
+    hwp_path_block *b;
+    uint32_t mask;            /* capacity - 1                               */
+    uint32_t nret;            /* calls pushed on ret[] (wraps)              */
+    uint64_t stored, overflow, conflicts;
+    uint64_t start;           /* where the next block starts                */
+    uint64_t ret[HWX_BLK_RAS];
+    int missed;               /* set by a lookup that found no block        */
+} hwx_blocks;
+size_t hwx_blocks_bytes(uint32_t cap);
+void hwx_blocks_init(hwx_blocks *m, unsigned char **cur, uint32_t cap);
+void hwx_blocks_begin(hwx_blocks *m, uint64_t pc);
+void hwx_blocks_branch(hwx_blocks *m, uint64_t pc, uint64_t next_pc, uint32_t cls,
+                       int taken);
+bool hwx_blocks_get(void *ctx, uint64_t start, hwp_path_block *out);
+void hwx_blocks_merge(hwx_blocks *dst, const hwx_blocks *src);
+void hwx_blocks_json(hwx_blocks *m, const hwp_path *p, const hwp_path_row *rows, size_t n,
+                     const hwp_writer *w);
+
 #endif /* HWX_INT_H */

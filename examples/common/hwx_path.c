@@ -16,6 +16,7 @@ typedef struct hwx__pathd {
     hwp_hpt_desc h;
     hwp_phase_desc ph;
     hwp_phase_desc bbv; /* the BBV detector at the same hardware budget */
+    uint32_t blocks;    /* block map slots (a power of two); 0: no map  */
 } hwx__pathd;
 
 typedef struct hwx__path {
@@ -33,13 +34,23 @@ typedef struct hwx__path {
     uint32_t ways;
     const char *policy;   /* " lfu", " lru" or " aging": the report's overlap is its */
     uint64_t interval;    /* the detector's interval, as configured     */
+    hwx_blocks *blocks;   /* the block map decoding hot paths, or NULL  */
+    hwp_path_row *rows;   /* the HPT's rows, exported for that decoding */
     int started;
 } hwx__path;
 
+/* Blocks a hot path may cross, and then some: a map of 16384 blocks
+ * (640 KiB) holds every block a compressor or an interpreter's hot loop
+ * runs; a larger program overflows it, counted in the report. */
+#define HWX__BLOCKS_DEFAULT 16384u
+
 static void hwx__path_defaults(void *dv, const hwx_opts *o) {
-    (void)dv;
     (void)o;
+    ((hwx__pathd *)dv)->blocks = HWX__BLOCKS_DEFAULT;
 }
+
+/* The HPT's geometry as configured (zero: the documented 512 x 4). */
+static uint32_t hwx__path_entries(const hwx__pathd *d) { return d->h.entries ? d->h.entries : 512; }
 
 /* "512x4" -> 512, 4; a zero keeps that field's default (0x0: both). */
 static hwp_status hwx__pair(const char *opt, const char *v, uint32_t *a, uint32_t *b,
@@ -79,6 +90,13 @@ static hwp_status hwx__path_set(void *dv, const char *k, const char *opt,
         return hwx__enum(opt, v, pol, polv, &d->h.policy, why);
     if (hwx_streq(k, "mode"))
         return hwx__enum(opt, v, mode, modev, &d->p.mode, why);
+    if (hwx_streq(k, "blocks")) { /* rounded up to a power of two */
+        uint32_t n;
+        if (hwx__u32(opt, v, &n, why) != HWP_OK) return HWP_EINVAL;
+        if (n > (1u << 24)) return hwx_arg_fail(opt, "at most 16777216 blocks", why);
+        for (d->blocks = n ? 2 : 0; d->blocks && d->blocks < n; d->blocks *= 2) {}
+        return HWP_OK;
+    }
     if (hwx_streq(k, "depth")) return hwx__u32(opt, v, &d->p.depth, why);
     if (hwx_streq(k, "maxlen")) return hwx__u32(opt, v, &d->p.max_len, why);
     if (hwx_streq(k, "queue")) return hwx__u32(opt, v, &d->p.queue, why);
@@ -115,7 +133,10 @@ static size_t hwx__path_bytes(const void *dv, const hwx_opts *o, const char **wh
     return hwp__align(sizeof(hwp_path)) + hwp__align(a) + hwp__align(sizeof(hwp_hpt)) +
            hwp__align(b) + hwp__align(sizeof(hwp_phase)) + hwp__align(c) +
            hwp__align(HWX__PHASE_LOG * sizeof(uint32_t)) + hwp__align(sizeof(hwp_phase)) +
-           hwp__align(hwp_phase_bytes(&d.bbv)) + hwp__align(HWX__PHASE_LOG * sizeof(uint32_t));
+           hwp__align(hwp_phase_bytes(&d.bbv)) + hwp__align(HWX__PHASE_LOG * sizeof(uint32_t)) +
+           (d.blocks ? hwp__align(sizeof(hwx_blocks)) + hwx_blocks_bytes(d.blocks) +
+                           hwp__align(hwx__path_entries(&d) * sizeof(hwp_path_row))
+                     : 0);
 }
 
 static void hwx__on_interval(void *ctx, const hwp_phase_interval *r) {
@@ -162,8 +183,12 @@ static hwp_status hwx__path_init(void *sv, void *dv, unsigned char **cur, hwx_se
     m->bbv_ids = (uint32_t *)hwp__carve(cur, HWX__PHASE_LOG * sizeof(uint32_t));
     if (hwp_path_attach(m->path, m->hpt, m->phase) != HWP_OK)
         return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->path));
-    /* the HPT's geometry as configured (zero: the documented 512 x 4) */
-    m->entries = d->h.entries ? d->h.entries : 512;
+    if (d->blocks) {
+        m->blocks = (hwx_blocks *)hwp__carve(cur, sizeof(hwx_blocks));
+        hwx_blocks_init(m->blocks, cur, d->blocks);
+        m->rows = (hwp_path_row *)hwp__carve(cur, hwx__path_entries(d) * sizeof(hwp_path_row));
+    }
+    m->entries = hwx__path_entries(d);
     m->ways = d->h.ways ? d->h.ways : 4;
     m->policy = d->h.policy == HWP_HPT_AGING ? " aging"
                 : d->h.repl == HWP_HPT_LRU       ? " lru"
@@ -177,9 +202,13 @@ static void hwx__path_insn(void *sv, const hwp_insn *in, uint64_t cycle) {
     (void)cycle;
     if (HWP_UNLIKELY(!m->started)) {
         hwp_path_begin(m->path, in->pc); /* program entry, sec. 3 */
+        if (m->blocks) hwx_blocks_begin(m->blocks, in->pc);
         m->started = 1;
     }
     hwp_path_insn(m->path, in);
+    if (m->blocks && hwp_cls_is_branch(in->cls))
+        hwx_blocks_branch(m->blocks, in->pc, in->next_pc, in->cls,
+                          (in->events & HWP_EV_TAKEN) != 0);
     m->bbv_insns++;
     if (m->bbv && hwp_cls_is_branch(in->cls)) {
         hwp_phase_add_branch(m->bbv, in->pc, m->bbv_insns);
@@ -192,6 +221,7 @@ static void hwx__path_block(void *sv, const hwx_block *b) {
     const hwp_insn *last = b->last;
     if (HWP_UNLIKELY(!m->started)) {
         hwp_path_begin(m->path, b->pcs[0]);
+        if (m->blocks) hwx_blocks_begin(m->blocks, b->pcs[0]);
         m->started = 1;
     }
     m->path_pend += b->n;
@@ -199,6 +229,9 @@ static void hwx__path_block(void *sv, const hwx_block *b) {
     if (hwp_cls_is_branch(last->cls)) {
         hwp_path_branch(m->path, last->pc, last->next_pc, last->cls,
                         (last->events & HWP_EV_TAKEN) != 0, m->path_pend, 0);
+        if (m->blocks)
+            hwx_blocks_branch(m->blocks, last->pc, last->next_pc, last->cls,
+                              (last->events & HWP_EV_TAKEN) != 0);
         if (m->bbv) hwp_phase_add_branch(m->bbv, last->pc, m->bbv_insns);
         m->path_pend = 0;
         m->bbv_insns = 0;
@@ -210,7 +243,10 @@ static void hwx__path_flush(void *sv) { hwp_path_flush(((hwx__path *)sv)->path);
 /* The HPT merges; the path stack and the phase detectors are one
  * thread's stream and stay with dst. */
 static void hwx__path_merge(void *dv, const void *sv) {
-    hwp_hpt_merge(((hwx__path *)dv)->hpt, ((const hwx__path *)sv)->hpt);
+    hwx__path *d = (hwx__path *)dv;
+    const hwx__path *s = (const hwx__path *)sv;
+    hwp_hpt_merge(d->hpt, s->hpt);
+    if (d->blocks && s->blocks) hwx_blocks_merge(d->blocks, s->blocks);
 }
 
 static void hwx__path_text(const void *sv, const hwx_session *s, const hwp_writer *w) {
@@ -286,6 +322,10 @@ static void hwx__path_json(const void *sv, const hwp_writer *w) {
     hwx__ids_json(w, m->phase_ids, m->phase_n);
     hwp_put_str(w, ",\"bbv_ids\":");
     hwx__ids_json(w, m->bbv_ids, m->bbv_n);
+    if (m->blocks) { /* host facts beside the models: the hot paths' blocks */
+        size_t n = hwp_hpt_export(m->hpt, m->rows, m->entries);
+        hwx_blocks_json(m->blocks, m->path, m->rows, n < m->entries ? n : m->entries, w);
+    }
     hwp_put_str(w, "}");
 }
 
@@ -377,7 +417,7 @@ static const hwx_metric_def hwx__path_metrics[] = {
 
 const hwx_adapter hwx__adapter_path = {
     "path", "pathprof", HWP_MODEL_PATH,
-    "hpt, index, repl, policy (hpt_policy), mode, depth, maxlen, queue, interval, threshold, counters",
+    "hpt, index, repl, policy (hpt_policy), mode, depth, maxlen, queue, interval, threshold, counters, blocks",
     sizeof(hwx__pathd), sizeof(hwx__path), hwx__path_metrics, 3,
     hwx__path_defaults, hwx__path_set, hwx__path_wants, hwx__path_bytes, hwx__path_init,
     hwx__path_insn, hwx__path_block, hwx__path_flush, hwx__path_merge, hwx__path_text,

@@ -51,9 +51,19 @@ typedef struct rp_module {
 
 /* A table row: a key (PC, range start, path start), a second key (range
  * end, path shape, value) and the columns. */
+/* A hot path decoded to its blocks by the host ("hot_blocks", host facts
+ * beside the path profiler's models): the block starts, or why not. */
+typedef struct rp_hpath {
+    uint64_t start, shape;
+    uint64_t *blk;          /* n block starts (malloc'ed)                 */
+    uint32_t n;
+    char why[32];           /* "" when decoded                            */
+} rp_hpath;
+
 typedef struct rp_row {
     uint64_t key, key2;
     const char *label;      /* a name instead of the key (overhead rows) */
+    const rp_hpath *path;   /* hot path rows: its blocks, when decoded   */
     double v[RP_MAXCOL];
 } rp_row;
 
@@ -120,6 +130,9 @@ typedef struct rp_set {
     rp_module mod[RP_MAXMOD];
     unsigned nmod;
     rp_calls calls;
+    rp_hpath *hp;           /* decoded hot paths, first file's first      */
+    size_t nhp;
+    uint64_t hp_overflow;   /* the hosts' block maps' overflow, summed    */
     char why[512];          /* the last error, one line                  */
 } rp_set;
 
@@ -144,6 +157,8 @@ void rp_detail(const rp_set *s, uint64_t key, FILE *f);
 /* Each component written back as its model's JSON report, one object
  * keyed by its path: the merged profile, readable by this tool again. */
 void rp_write_json(const rp_set *s, FILE *f);
+/* The decoded blocks of (start, shape), NULL when no host wrote them. */
+const rp_hpath *rp_hot_path(const rp_set *s, uint64_t start, uint64_t shape);
 /* The RAP tree as SVG (the model's own writer), first RAP component;
  * false when there is none. */
 int rp_rap_svg(const rp_set *s, FILE *f);
@@ -177,5 +192,8 @@ int rp_sym_module(const rp_syms *y, uint64_t pc, const char **mod, uint64_t *off
  * with binutils' addr2line; file[i] NULL (free the others) when unknown. */
 void rp_lines(const rp_syms *y, const uint64_t *pc, size_t n, char **file, unsigned *line);
 void rp_syms_free(rp_syms *y);
+/* A decoded path as text, "f+0x10 > g > f+0x40" (names where known,
+ * addresses otherwise), or the reason it did not decode. */
+void rp_path_text(const rp_syms *y, const rp_hpath *p, char *buf, size_t cap);
 
 #endif /* RP_H */

@@ -76,6 +76,15 @@ static void rp__bars(FILE *f, const rp_syms *y, const rp_table *t, size_t top,
         int yy = head + (int)i * (bh + gap);
         rp__label(y, t, &t->rows[i], lab, sizeof lab);
         fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 6, yy + 12);
+        if (t->rows[i].path) { /* a hot path: its blocks, whole in the tooltip */
+            char blk[4096];
+            rp_path_text(y, t->rows[i].path, blk, sizeof blk);
+            fprintf(f, "<title>");
+            rp__esc(f, blk);
+            fprintf(f, "</title>");
+            if (strlen(blk) > 56) memcpy(blk + 53, "...", 4);
+            snprintf(lab, sizeof lab, "%s", blk);
+        }
         rp__esc(f, lab);
         fprintf(f, "</text>\n");
         for (c = 0; c < ncol; c++) {
@@ -260,7 +269,8 @@ int rp_out_html(const rp_set *s, rp_table *t, size_t nt, const rp_syms *y, FILE 
 
     rp__fig(f, "paths", "Hot paths",
             "(Vaswani, Jacob &amp; Srikant): the hot path table's paths by count, named by "
-            "their first instruction.");
+            "their blocks where the host decoded them (first &gt; ... &gt; last; the whole "
+            "list in the tooltip), else by their first instruction.");
     rp__bars_or(f, y, hpt, 20, "executions", "This report has no hot path table.");
     fprintf(f, "</figure>\n");
 

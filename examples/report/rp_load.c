@@ -29,7 +29,9 @@ typedef struct rp_model {
 /* The handle first, its storage after it in one block. */
 #define RP__HS(T) ((sizeof(T) + 63u) & ~(size_t)63u)
 
-#define RP__MODEL_FNS(X, INIT)                                                 \
+#define RP__MODEL_FNS(X, INIT) RP__MODEL_FNS_S(X, INIT, hwp_##X##_stats)
+/* S: the model's stats type (rap2 reports its tree's, hwp_rap_stats). */
+#define RP__MODEL_FNS_S(X, INIT, S)                                            \
     static int rp__load_##X(void **out, const char *json, size_t n,            \
                             hwp_json_err *err, char *why, size_t cap) {        \
         hwp_##X##_desc d;                                                      \
@@ -71,7 +73,7 @@ typedef struct rp_model {
         hwp_##X##_write_json((const hwp_##X *)x, w);                           \
     }                                                                          \
     static void rp__stats_##X(const void *x, rp_stat4 *st) {                   \
-        hwp_##X##_stats s;                                                     \
+        S s;                                                                   \
         memset(&s, 0, sizeof s);                                               \
         hwp_##X##_get_stats((const hwp_##X *)x, &s);                           \
         st->events = s.events;                                                 \
@@ -89,6 +91,7 @@ RP__MODEL_FNS(pm_table, hwp_pm_table_init(x, RP__MEM, &d))
 RP__MODEL_FNS(strat, hwp_strat_init(x, RP__MEM, &d, NULL))
 RP__MODEL_FNS(strat_acc, hwp_strat_acc_init(x, RP__MEM, &d))
 RP__MODEL_FNS(rap, hwp_rap_init(x, RP__MEM, &d, NULL))
+RP__MODEL_FNS_S(rap2, hwp_rap2_init(x, RP__MEM, &d, NULL), hwp_rap_stats)
 RP__MODEL_FNS(path, hwp_path_init(x, RP__MEM, &d, NULL))
 RP__MODEL_FNS(hpt, hwp_hpt_init(x, RP__MEM, &d, NULL))
 RP__MODEL_FNS(phase, hwp_phase_init(x, RP__MEM, &d, NULL))
@@ -192,19 +195,55 @@ typedef struct rp__rapv {
     size_t cap;
 } rp__rapv;
 
-static void rp__rap_visit(void *ctx, const hwp_rap_range *g) {
-    rp__rapv *v = (rp__rapv *)ctx;
+/* The next row of a RAP tree's table, NULL when the count was short. */
+static rp_row *rp__rap_row(rp__rapv *v, uint64_t lo, uint64_t hi) {
     rp_row *r;
-    if (v->t->n >= v->cap) return;
+    if (v->t->n >= v->cap) return NULL;
     r = &v->t->rows[v->t->n++];
-    r->key = g->lo;
-    r->key2 = g->hi;
-    r->v[0] = (double)g->excl;
-    r->v[1] = (double)g->sum;
-    r->v[2] = (double)g->upper;
-    r->v[3] = (double)g->count;
-    r->v[4] = (double)g->depth;
-    r->v[5] = (double)g->hot;
+    r->key = lo;
+    r->key2 = hi;
+    return r;
+}
+
+/* A node's figures, the same in one and two dimensions. */
+static void rp__rap_figs(double *v, uint64_t excl, uint64_t sum, uint64_t upper,
+                         uint64_t count, uint32_t depth, uint32_t hot) {
+    v[0] = (double)excl;
+    v[1] = (double)sum;
+    v[2] = (double)upper;
+    v[3] = (double)count;
+    v[4] = (double)depth;
+    v[5] = (double)hot;
+}
+
+/* A RAP tree's table of k nodes: keys, then in two dimensions the y
+ * side, then the node's figures (rp__rap_figs); ranked by hot weight. */
+static int rp__rap_tab(rp__rapv *v, rp_table *out, size_t *n, size_t cap, const rp_comp *c,
+                       const char *suffix, const char *title, size_t k, int two, int pc) {
+    rp_table *t = rp__tab(out, n, cap, c, suffix, title, k);
+    if (!t) return 0;
+    v->t = t;
+    v->cap = k;
+    t->key_name = two ? "x_lo" : "lo";
+    t->key2_name = two ? "x_hi" : "hi";
+    t->pc_keyed = (unsigned)pc;
+    if (two) {
+        rp__col(t, "y_lo", 0);
+        rp__col(t, "y_hi", 0);
+    }
+    rp__col(t, "hot_weight", 0);
+    rp__col(t, "lower", 0);
+    rp__col(t, "upper", 0);
+    rp__sum(t, "own", 0);
+    rp__col(t, "depth", 0);
+    rp__col(t, "hot", 0);
+    t->sort = two ? 2 : 0;
+    return 1;
+}
+
+static void rp__rap_visit(void *ctx, const hwp_rap_range *g) {
+    rp_row *r = rp__rap_row((rp__rapv *)ctx, g->lo, g->hi);
+    if (r) rp__rap_figs(r->v, g->excl, g->sum, g->upper, g->count, g->depth, g->hot);
 }
 
 static void rp__count_visit(void *ctx, const hwp_rap_range *g) {
@@ -220,21 +259,10 @@ static void rp__tables_rap(const rp_comp *c, rp_table *out, size_t *n, size_t ca
     rp__rapv v;
     hwp_rap_foreach(r, rp__count_visit, &k);
     hwp_rap_get_desc(r, &d);
-    v.t = rp__tab(out, n, cap, c, "ranges",
-                  "range tree (RAP): hot weight, lower and upper bounds", k);
-    if (!v.t) return;
-    v.cap = k;
-    v.t->key_name = "lo";
-    v.t->key2_name = "hi";
-    v.t->pc_keyed = d.source == HWP_RAP_SRC_PC;
-    rp__col(v.t, "hot_weight", 0);
-    rp__col(v.t, "lower", 0);
-    rp__col(v.t, "upper", 0);
-    rp__sum(v.t, "own", 0);
-    rp__col(v.t, "depth", 0);
-    rp__col(v.t, "hot", 0);
-    hwp_rap_foreach(r, rp__rap_visit, &v);
-    v.t->sort = 0;
+    if (rp__rap_tab(&v, out, n, cap, c, "ranges",
+                    "range tree (RAP): hot weight, lower and upper bounds", k, 0,
+                    d.source == HWP_RAP_SRC_PC))
+        hwp_rap_foreach(r, rp__rap_visit, &v);
 }
 
 /* The hot path table: paths by their accumulators (Vaswani et al.). */
@@ -261,6 +289,35 @@ static void rp__tables_hpt(const rp_comp *c, rp_table *out, size_t *n, size_t ca
         t->n = k;
     }
     free(rows);
+}
+
+/* RAP over (x, y) pairs (rap_key=pcaddr: PC, data address): every node
+ * of the tree as its rectangle, keyed by its x side (named when x is the
+ * PC), the y side in columns, the figures as the 1-D tree's. */
+static void rp__rap2_visit(void *ctx, const hwp_rap2_rect *g) {
+    rp_row *r = rp__rap_row((rp__rapv *)ctx, g->box.x_lo, g->box.x_hi);
+    if (!r) return;
+    r->v[0] = (double)g->box.y_lo;
+    r->v[1] = (double)g->box.y_hi;
+    rp__rap_figs(r->v + 2, g->excl, g->sum, g->upper, g->count, g->depth, g->hot);
+}
+
+static void rp__count2_visit(void *ctx, const hwp_rap2_rect *g) {
+    (void)g;
+    (*(size_t *)ctx)++;
+}
+
+static void rp__tables_rap2(const rp_comp *c, rp_table *out, size_t *n, size_t cap) {
+    const hwp_rap2 *r = (const hwp_rap2 *)c->x;
+    hwp_rap2_desc d;
+    size_t k = 0;
+    rp__rapv v;
+    hwp_rap2_foreach(r, rp__count2_visit, &k);
+    hwp_rap2_get_desc(r, &d);
+    if (rp__rap_tab(&v, out, n, cap, c, "rects",
+                    "2-D range tree (RAP over pairs): rectangles x by y, hot weight, bounds", k,
+                    1, d.x_source == HWP_RAP_SRC_PC))
+        hwp_rap2_foreach(r, rp__rap2_visit, &v);
 }
 
 /* An invariance table: per load, its top value's share of `count_name`
@@ -382,6 +439,7 @@ static const rp_model rp__models[] = {
     RP__ENTRY("strat", strat, NULL),
     RP__ENTRY("strat_acc", strat_acc, rp__tables_strat_acc),
     RP__ENTRY("rap", rap, rp__tables_rap),
+    RP__ENTRY("rap2", rap2, rp__tables_rap2),
     RP__ENTRY("path", path, NULL),
     RP__ENTRY("hpt", hpt, rp__tables_hpt),
     RP__ENTRY("phase", phase, NULL),
@@ -392,7 +450,7 @@ static const rp_model rp__models[] = {
 #define RP__NMODELS (sizeof rp__models / sizeof rp__models[0])
 
 const char *rp_model_names(void) {
-    return "profileme, pm_table, strat, strat_acc, rap, path, hpt, phase, coproc, "
+    return "profileme, pm_table, strat, strat_acc, rap, rap2, path, hpt, phase, coproc, "
            "coproc_simple, core";
 }
 
@@ -426,6 +484,9 @@ typedef struct rp__found {
     rp_module mod[RP_MAXMOD];
     unsigned nmod;
     rp_calls calls;
+    rp_hpath *hp;
+    size_t nhp;
+    uint64_t hp_overflow;
 } rp__found;
 
 typedef struct rp__walk {
@@ -587,6 +648,69 @@ static int rp__grow(rp__walk *w, void **p, size_t n, size_t *cap, size_t sz) {
     }
     *p = q;
     return 0;
+}
+
+static void rp__hp_free(rp_hpath *p, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++) free(p[i].blk);
+    free(p);
+}
+
+/* "hot_blocks":{"paths":[{"start":"0x..","shape":"0x..","n":N,
+ *   "blocks":["0x..",...]} or {...,"error":"block not in map"}],
+ *   "capacity":N,"blocks":N,"overflow":N,"conflicts":N,"undecoded":N}
+ * (examples/common/hwx_blocks.c; docs/report-format.md) */
+static void rp__hot_blocks(rp__walk *w) {
+    hwp_json *j = &w->j;
+    rp__found *f = w->f;
+    char key[32];
+    size_t cap = f->nhp;
+    if (!hwp_json_object(j)) return;
+    while (!w->failed && hwp_json_member(j, key, sizeof key)) {
+        if (!strcmp(key, "overflow")) {
+            uint64_t v = 0;
+            hwp_json_u64(j, &v);
+            f->hp_overflow += v;
+            continue;
+        }
+        if (strcmp(key, "paths") || !hwp_json_array(j)) {
+            hwp_json_skip(j);
+            continue;
+        }
+        while (!w->failed && hwp_json_next(j)) {
+            rp_hpath p;
+            size_t pcap = 0, at = j->pos;
+            memset(&p, 0, sizeof p);
+            if (!hwp_json_object(j)) return;
+            while (hwp_json_member(j, key, sizeof key)) {
+                if (!strcmp(key, "start")) {
+                    hwp_json_u64(j, &p.start);
+                } else if (!strcmp(key, "shape")) {
+                    hwp_json_u64(j, &p.shape);
+                } else if (!strcmp(key, "error")) {
+                    hwp_json_str(j, p.why, sizeof p.why);
+                } else if (!strcmp(key, "blocks") && hwp_json_array(j)) {
+                    while (!w->failed && hwp_json_next(j)) {
+                        uint64_t v = 0;
+                        if (!hwp_json_u64(j, &v) ||
+                            rp__grow(w, (void **)&p.blk, p.n, &pcap, sizeof *p.blk))
+                            break;
+                        p.blk[p.n++] = v;
+                    }
+                } else {
+                    hwp_json_skip(j);
+                }
+            }
+            if (!j->why && !w->failed && !p.n && !p.why[0])
+                rp__fail(w, at, "hot_blocks: a path with neither blocks nor an error");
+            if (j->why || w->failed ||
+                rp__grow(w, (void **)&f->hp, f->nhp, &cap, sizeof *f->hp)) {
+                free(p.blk);
+                return;
+            }
+            f->hp[f->nhp++] = p;
+        }
+    }
 }
 
 /* "coproc_contexts":{"depth":4,"capacity":N,"stored":N,"overflow":N,
@@ -770,6 +894,10 @@ static void rp__object(rp__walk *w, char *path, size_t plen, unsigned depth) {
             rp__modules(w);
             continue;
         }
+        if (!strcmp(key, "hot_blocks") && rp__peek(j) == '{') {
+            rp__hot_blocks(w);
+            continue;
+        }
         if (!strcmp(key, "coproc_contexts") && rp__peek(j) == '{') {
             rp__contexts(w);
             continue;
@@ -809,6 +937,7 @@ static void rp__found_free(rp__found *f) {
     free(f->ids[0]);
     free(f->ids[1]);
     rp__calls_free(&f->calls);
+    rp__hp_free(f->hp, f->nhp);
     memset(f, 0, sizeof *f);
 }
 
@@ -820,6 +949,7 @@ void rp_set_free(rp_set *s) {
     free(s->phase_ids);
     free(s->bbv_ids);
     rp__calls_free(&s->calls);
+    rp__hp_free(s->hp, s->nhp);
     memset(s, 0, sizeof *s);
 }
 
@@ -909,6 +1039,20 @@ int rp_add_buf(rp_set *s, const char *file, const char *buf, size_t n) {
         free(f);
         return -1;
     }
+    /* decoded paths: a path another file already decoded keeps that list
+     * (the same code decodes the same way); one it did not gets this one */
+    s->hp_overflow += f->hp_overflow;
+    for (i = 0; i < f->nhp; i++) {
+        rp_hpath *old = (rp_hpath *)rp_hot_path(s, f->hp[i].start, f->hp[i].shape);
+        if (old && (old->n || !f->hp[i].n)) continue;
+        if (old) {
+            free(old->blk);
+            *old = f->hp[i];
+        } else if (rp__append((void **)&s->hp, &s->nhp, &f->hp[i], 1, sizeof *s->hp)) {
+            continue;
+        }
+        f->hp[i].blk = NULL;
+    }
     rp__found_free(f);
     free(f);
     return 0;
@@ -958,11 +1102,23 @@ int rp_add_file(rp_set *s, const char *file) {
 
 /* ---- tables of the whole set ------------------------------------------------ */
 
+const rp_hpath *rp_hot_path(const rp_set *s, uint64_t start, uint64_t shape) {
+    size_t i;
+    for (i = 0; i < s->nhp; i++)
+        if (s->hp[i].start == start && s->hp[i].shape == shape) return &s->hp[i];
+    return NULL;
+}
+
 size_t rp_tables(const rp_set *s, rp_table *out, size_t cap) {
     size_t n = 0, i;
     rp_table *t;
+    size_t k;
     for (i = 0; i < s->ncomp; i++)
         if (s->comp[i].m->tables) s->comp[i].m->tables(&s->comp[i], out, &n, cap);
+    /* hot path rows: the blocks the host decoded them to */
+    for (i = 0; i < n && s->nhp; i++)
+        for (k = 0; out[i].key2_name && !strcmp(out[i].key2_name, "shape") && k < out[i].n; k++)
+            out[i].rows[k].path = rp_hot_path(s, out[i].rows[k].key, out[i].rows[k].key2);
     /* The modelled overhead per model (hwp_cost), when the host wrote it. */
     if (s->nov && n < cap) {
         t = &out[n];
@@ -1160,7 +1316,28 @@ void rp_write_json(const rp_set *s, FILE *f) {
         fprintf(f, "%s\"%s\":", i ? "," : "", s->comp[i].path);
         s->comp[i].m->write(s->comp[i].x, &w);
     }
-    fprintf(f, "}}\n");
+    fprintf(f, "}");
+    if (s->nhp) { /* host facts, as the hosts write them: read back the same way */
+        size_t k;
+        fprintf(f, ",\"hot_blocks\":{\"paths\":[");
+        for (i = 0; i < s->nhp; i++) {
+            const rp_hpath *p = &s->hp[i];
+            fprintf(f, "%s{\"start\":\"0x%llx\",\"shape\":\"0x%llx\"", i ? "," : "",
+                    (unsigned long long)p->start, (unsigned long long)p->shape);
+            if (!p->n) {
+                fprintf(f, ",\"error\":");
+                hwp_put_json_str(&w, p->why);
+                fprintf(f, "}");
+                continue;
+            }
+            fprintf(f, ",\"n\":%u,\"blocks\":[", p->n);
+            for (k = 0; k < p->n; k++)
+                fprintf(f, "%s\"0x%llx\"", k ? "," : "", (unsigned long long)p->blk[k]);
+            fprintf(f, "]}");
+        }
+        fprintf(f, "],\"overflow\":%llu}", (unsigned long long)s->hp_overflow);
+    }
+    fprintf(f, "}\n");
 }
 
 int rp_rap_svg(const rp_set *s, FILE *f) {

@@ -38,6 +38,23 @@ void rp_key_name(const rp_syms *y, uint64_t pc, char *buf, size_t cap) {
     }
 }
 
+void rp_path_text(const rp_syms *y, const rp_hpath *p, char *buf, size_t cap) {
+    size_t l = 0;
+    uint32_t i;
+    buf[0] = '\0';
+    if (!p->n) {
+        snprintf(buf, cap, "(not decoded: %s)", p->why);
+        return;
+    }
+    for (i = 0; i < p->n && l + 1 < cap; i++) {
+        char name[256];
+        rp_key_name(y, p->blk[i], name, sizeof name);
+        if (name[0]) snprintf(buf + l, cap - l, "%s%s", i ? " > " : "", name);
+        else snprintf(buf + l, cap - l, "%s0x%llx", i ? " > " : "", (unsigned long long)p->blk[i]);
+        l += strlen(buf + l);
+    }
+}
+
 
 static const rp_table *rp__find(const rp_table *t, size_t n, const char *name) {
     size_t i, l = strlen(name);
@@ -52,6 +69,16 @@ static const rp_table *rp__find(const rp_table *t, size_t n, const char *name) {
     return hit;
 }
 
+/* A CSV field quoted: a symbol may hold commas (C++). */
+static void rp__csv_str(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 static void rp__key(FILE *f, const rp_table *t, const rp_row *r, const rp_syms *y,
                     int csv) {
     char name[300];
@@ -62,14 +89,8 @@ static void rp__key(FILE *f, const rp_table *t, const rp_row *r, const rp_syms *
     if (t->pc_keyed) {
         rp_key_name(y, r->key, name, sizeof name);
         if (csv) {
-            /* a symbol may hold commas (C++): quote it */
-            size_t i;
-            fputs(",\"", f);
-            for (i = 0; name[i]; i++) {
-                if (name[i] == '"') fputc('"', f);
-                fputc(name[i], f);
-            }
-            fputc('"', f);
+            fputc(',', f);
+            rp__csv_str(f, name);
         } else if (name[0]) {
             fprintf(f, "  %s", name);
         }
@@ -100,17 +121,28 @@ static void rp__unresolved(const rp_set *s, const rp_table *t, size_t nt, const 
 
 /* A table's first rows with every column as wide as its widest cell:
  * the key (and second key, symbol) left, the figures right. */
+/* Hot path rows the host decoded: their blocks get a column. */
+static int rp__has_paths(const rp_table *t) {
+    size_t k;
+    for (k = 0; k < t->n; k++)
+        if (t->rows[k].path) return 1;
+    return 0;
+}
+
 static void rp__aligned(const rp_table *t, uint64_t top, const rp_syms *y, int named) {
     size_t n = t->n < top ? t->n : (size_t)top, k, j, nc = t->ncol + 1;
-    size_t w[RP_MAXCOL + 1];
+    size_t w[RP_MAXCOL + 2];
     char *cell;
-    const size_t cw = 320;
+    const int paths = rp__has_paths(t);
+    const size_t cw = paths ? 1024 : 320, pc = nc; /* pc: the blocks column */
+    nc += (size_t)paths;
     cell = (char *)calloc((n + 1) * nc, cw);
     if (!cell) return;
 #define RP__CELL(r, c) (cell + ((r) * nc + (c)) * cw)
     snprintf(RP__CELL(0, 0), cw, "%s%s%s%s", t->key_name, t->key2_name ? "  " : "",
              t->key2_name ? t->key2_name : "", t->pc_keyed && named ? "  symbol" : "");
     for (j = 0; j < t->ncol; j++) snprintf(RP__CELL(0, j + 1), cw, "%s", t->col[j]);
+    if (paths) snprintf(RP__CELL(0, pc), cw, "blocks");
     for (k = 0; k < n; k++) {
         char name[256], *c = RP__CELL(k + 1, 0);
         const rp_row *r = &t->rows[k];
@@ -127,6 +159,7 @@ static void rp__aligned(const rp_table *t, uint64_t top, const rp_syms *y, int n
             if (r->v[j] != r->v[j]) snprintf(RP__CELL(k + 1, j + 1), cw, "-");
             else snprintf(RP__CELL(k + 1, j + 1), cw, "%.*f", (int)t->dec[j], r->v[j]);
         }
+        if (paths && r->path) rp_path_text(y, r->path, RP__CELL(k + 1, pc), cw);
     }
     for (j = 0; j < nc; j++) {
         w[j] = 0;
@@ -135,7 +168,8 @@ static void rp__aligned(const rp_table *t, uint64_t top, const rp_syms *y, int n
     }
     for (k = 0; k <= n; k++) {
         printf("%-*s", (int)w[0], RP__CELL(k, 0));
-        for (j = 1; j < nc; j++) printf("  %*s", (int)w[j], RP__CELL(k, j));
+        for (j = 1; j < pc; j++) printf("  %*s", (int)w[j], RP__CELL(k, j));
+        if (paths) printf("  %s", RP__CELL(k, pc)); /* last, left-aligned */
         printf("\n");
     }
 #undef RP__CELL
@@ -168,6 +202,15 @@ static void rp__listing(const rp_set *s, rp_table *t, size_t nt, const rp_opts *
         printf("\n-- %s: %s (%zu rows%s) --\n", t[i].name, t[i].title, t[i].n,
                t[i].n > o->top ? ", top shown" : "");
         rp__aligned(&t[i], o->top, y, named);
+    }
+    if (s->nhp) { /* the decoded hot paths: how many did not decode */
+        size_t bad = 0;
+        for (i = 0; i < s->nhp; i++) bad += !s->hp[i].n;
+        printf("\nhot paths: %zu of %zu decoded to their blocks", s->nhp - bad, s->nhp);
+        if (s->hp_overflow)
+            printf("; %llu branches found the hosts' block maps full (path_blocks=N)",
+                   (unsigned long long)s->hp_overflow);
+        printf("\n");
     }
     rp__unresolved(s, t, nt, y);
 }
@@ -237,11 +280,13 @@ static void rp__functions(const rp_table *t, size_t nt, const rp_opts *o, const 
 static int rp__csv(const rp_table *t, const rp_syms *y, const char *path) {
     FILE *f = rp_open(path);
     size_t j, k;
+    const int paths = rp__has_paths(t);
     if (!f) return 1;
     fprintf(f, "%s", t->key_name);
     if (t->key2_name) fprintf(f, ",%s", t->key2_name);
     if (t->pc_keyed) fprintf(f, ",symbol");
     for (j = 0; j < t->ncol; j++) fprintf(f, ",%s", t->col[j]);
+    if (paths) fprintf(f, ",blocks");
     fprintf(f, "\n");
     for (k = 0; k < t->n; k++) {
         rp__key(f, t, &t->rows[k], y, 1);
@@ -249,6 +294,13 @@ static int rp__csv(const rp_table *t, const rp_syms *y, const char *path) {
             fputc(',', f);
             if (t->rows[k].v[j] == t->rows[k].v[j])
                 fprintf(f, "%.*f", (int)t->dec[j], t->rows[k].v[j]);
+        }
+        if (paths) {
+            char text[4096];
+            text[0] = '\0';
+            if (t->rows[k].path) rp_path_text(y, t->rows[k].path, text, sizeof text);
+            fputc(',', f);
+            rp__csv_str(f, text);
         }
         fprintf(f, "\n");
     }

@@ -76,7 +76,7 @@ hwx="examples/common/hwx_arg.c examples/common/hwx_opts.c examples/common/hwx_x8
   examples/common/hwx_trace.c examples/common/hwx_exact.c examples/common/hwx_session.c
   examples/common/hwx_impl.c examples/common/hwx_pm.c examples/common/hwx_rap.c
   examples/common/hwx_path.c examples/common/hwx_strat.c examples/common/hwx_cp.c
-  examples/common/hwx_ctx.c
+  examples/common/hwx_ctx.c examples/common/hwx_blocks.c
   examples/common/hwx_core.c"
 targets=(
   "rap|: tests/fuzz/fuzz_rap.c $conf/rap.c"

@@ -1,4 +1,4 @@
-/* make_trace [--blocks|--calls] OUT N: small traces (docs/trace-format.md)
+/* make_trace [--blocks|--paths|--calls] OUT N: small traces (docs/trace-format.md)
  * of known programs for the replayer's and hwprof-report's tests, one
  * vCPU. The tests compute what each program must give from the
  * descriptions here, never from this code's output.
@@ -10,6 +10,11 @@
  *              block A (3 instructions at 0x1000), then block B (5 at
  *              0x2000) when i % 3 == 0, then block C (2 at 0x3000);
  *              every block ends with a taken jump.
+ *   --paths    N iterations of a loop with two Ball-Larus paths: block
+ *              A (3 instructions at 0x1000) ends with a conditional
+ *              branch, taken to block C (2 at 0x3000) when i % 3 != 0,
+ *              else falling through to block B (5 at 0x100c), which
+ *              ends with a jump to C; C ends with a jump back to A.
  *   --calls    N iterations of a program with known calling contexts:
  *              main (0x10000, never called) runs a taken conditional
  *              branch, then calls f (0x20000) from 0x10100. f runs a
@@ -75,6 +80,18 @@ static void blocks(unsigned long long n) {
     }
 }
 
+static void paths(unsigned long long n) {
+    unsigned long long i;
+    unsigned k;
+    for (i = 0; i < n; i++) {
+        for (k = 0; k < 3; k++)
+            put(0x1000 + 4 * k, k == 2 ? HWP_CLS_BR_COND : HWP_CLS_OTHER,
+                k == 2 && i % 3 ? HWP_EV_TAKEN : 0);
+        if (i % 3 == 0) block(0x100c, 5);
+        block(0x3000, 2);
+    }
+}
+
 #define HWX__PAD 24u
 
 /* HWX__PAD other instructions from `at`, then one of class cls, taken. */
@@ -112,10 +129,11 @@ int main(int argc, char **argv) {
     FILE *f;
     const char *mode = argc == 4 ? argv[1] : "";
     unsigned long long n;
-    if ((argc != 3 && argc != 4) || (argc == 4 && strcmp(mode, "--blocks") &&
-                                     strcmp(mode, "--calls")) ||
+    if ((argc != 3 && argc != 4) ||
+        (argc == 4 && strcmp(mode, "--blocks") && strcmp(mode, "--paths") &&
+         strcmp(mode, "--calls")) ||
         !(f = fopen(argv[argc - 2], "wb"))) {
-        fprintf(stderr, "usage: make_trace [--blocks|--calls] OUT N\n");
+        fprintf(stderr, "usage: make_trace [--blocks|--paths|--calls] OUT N\n");
         return 2;
     }
     n = strtoull(argv[argc - 1], NULL, 10);
@@ -123,11 +141,12 @@ int main(int argc, char **argv) {
     hwx_trace_write_header(&w);
     hwx_trace_writer_init(&t, &w, 0);
     if (!strcmp(mode, "--blocks")) blocks(n);
+    else if (!strcmp(mode, "--paths")) paths(n);
     else if (!strcmp(mode, "--calls")) calls(n);
     else loop(n);
     /* the last record goes where the program would go next */
     if (have_pend) {
-        pend.next_pc = !strcmp(mode, "--blocks")  ? 0x1000
+        pend.next_pc = !strcmp(mode, "--blocks") || !strcmp(mode, "--paths") ? 0x1000
                        : !strcmp(mode, "--calls") ? 0x10000
                        : pend.cls == HWP_CLS_BR_COND ? 0x401000
                                                      : pend.pc + 4;

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""examples/report/tests/check_paths.py HWPROF_REPORT HWPROF_REPLAY MAKE_TRACE WORKDIR
+
+Hot paths decoded to their blocks, on make_trace --paths' program (block
+A at 0x1000 ends with a conditional branch, taken to C at 0x3000 when
+i % 3 != 0, else falling through to B at 0x100c, which jumps to C; C
+jumps back to A). Its two Ball-Larus paths and their counts are computed
+here from that description, never from the tools' output:
+  A > C      2N/3 times (i % 3 != 0)
+  A > B > C  N/3 times
+  - the replayer's "hot_blocks" holds the true block lists;
+  - hwprof-report's path table (--table), its CSV and its merged JSON
+    (read back) show them; the HTML figure names the paths by them;
+  - a block map too small for the program counts its overflow and writes
+    the paths through the missing blocks with their reason.
+"""
+import csv
+import io
+import json
+import subprocess
+import sys
+
+from rp_check import Checks
+
+tool, replay, make_trace, work = sys.argv[1:5]
+check = Checks(work)
+p = check.path
+
+N = 3000
+A, B, C = 0x1000, 0x100C, 0x3000
+truth = {(A, C): N - (N + 2) // 3, (A, B, C): (N + 2) // 3}  # i % 3 == 0 for ceil(N/3) i
+text = {k: " > ".join(f"0x{b:x}" for b in k) for k in truth}
+
+subprocess.run([make_trace, "--paths", p("p.trc"), str(N)], check=True)
+subprocess.run([replay, p("p.trc"), "models=path", "json=" + p("p.json")], check=True,
+               capture_output=True)
+rep = json.load(open(p("p.json")))
+hb = rep["models"]["pathprof"].get("hot_blocks", {})
+# the HPT's entries: shape = a sentinel bit above len direction bits
+hpt = {(int(r["start"], 16), 1 << r["len"] | int(r["dirs"], 16)): r["count"]
+       for r in rep["models"]["pathprof"]["hpt"]["paths"]}
+got = {}
+for e in hb.get("paths", []):
+    if "blocks" in e:
+        key = tuple(int(b, 16) for b in e["blocks"])
+        got[key] = hpt.get((int(e["start"], 16), int(e["shape"], 16)), 0)
+check(got == truth, f"decoded hot paths and their counts: {got} != {truth}")
+check(hb.get("overflow") == 0 and hb.get("blocks") == 3, f"block map: {hb}")
+
+r = subprocess.run([tool, "--table", "hpt", "--top", "2", p("p.json")], capture_output=True,
+                   text=True)
+check(r.returncode == 0, f"--table hpt: {r.stderr}")
+lines = [l for l in r.stdout.splitlines() if l.startswith("0x")]
+check(len(lines) == 2 and lines[0].endswith(text[(A, C)]) and lines[1].endswith(text[(A, B, C)]),
+      f"the table's two hottest rows name their blocks: {lines}")
+
+r = subprocess.run([tool, "--quiet", "--table", "hpt", "--csv", "-", "--json", p("m.json"),
+                    "--html", p("p.html"), p("p.json")], capture_output=True, text=True)
+check(r.returncode == 0, f"exports: {r.stderr}")
+rows = {row["blocks"]: int(float(row["count"])) for row in csv.DictReader(io.StringIO(r.stdout))}
+check(all(rows.get(text[k]) == n for k, n in truth.items()), f"CSV blocks column: {rows}")
+html = open(p("p.html")).read()
+check(all(f"<title>{t.replace('>', '&gt;')}</title>" in html for t in text.values()),
+      "the HTML hot-path figure names the paths by their blocks")
+r = subprocess.run([tool, "--table", "hpt", p("m.json")], capture_output=True, text=True)
+check(r.returncode == 0 and all(t in r.stdout for t in text.values()),
+      f"the merged JSON read back keeps the blocks: {r.stdout} {r.stderr}")
+
+# a map of two slots keeps one block (one stays free): the others overflow
+subprocess.run([replay, p("p.trc"), "models=path", "path_blocks=2", "json=" + p("s.json")],
+               check=True, capture_output=True)
+hb = json.load(open(p("s.json")))["models"]["pathprof"]["hot_blocks"]
+check(hb["blocks"] == 1 and hb["overflow"] > 0, f"small map counts its overflow: {hb}")
+check(all(e.get("error") in ("block not in map", "no branch recorded") for e in hb["paths"]) and
+      hb["undecoded"] == len(hb["paths"]), f"paths through missing blocks say why: {hb}")
+r = subprocess.run([tool, "--table", "hpt", p("s.json")], capture_output=True, text=True)
+check("(not decoded: block not in map)" in r.stdout, f"the table says why: {r.stdout}")
+
+check.done()
