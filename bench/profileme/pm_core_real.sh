@@ -7,8 +7,8 @@
 # program once (the programs and fixture of bench/core/cg_compare.sh),
 # then hwprof-replay runs ProfileMe with core=on (full timing, every
 # instruction timed) and exact=on, single and paired, at ProfileMe's
-# default interval S = 10000 and at 1000 (INTERVALS="..." to change),
-# three seeds each, and prints the host's accuracy lines and the exact
+# default interval S = 10000 and at 1000 (INTERVALS="..." and PAIRS="0 1"
+# to change), three seeds each, and prints the host's accuracy lines and the exact
 # tables' line (INCOMPLETE if a table dropped keys). Traces stay in
 # BUILD_DIR/pmreal.
 set -euo pipefail
@@ -39,7 +39,7 @@ for n in "${names[@]}"; do
     nice $fixture run "$valgrind" "$libdir" "$work" --models=none --report=/dev/null \
       "--record=$work/$n.hwpt" -- "${prog[@]}"
   for s in ${INTERVALS:-10000 1000}; do
-    for paired in 0 1; do
+    for paired in ${PAIRS:-0 1}; do
       for seed in 1 2 3; do
         printf '%s interval=%s paired=%s seed=%s\n' "$n" "$s" "$paired" "$seed"
         nice "$replay" "$work/$n.hwpt" pm=on core=on exact=on "pm_interval=$s" \

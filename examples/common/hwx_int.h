@@ -219,9 +219,11 @@ size_t hwx__core_done(hwx_session *s, hwp_core_rec *out, size_t cap);
 
 /* Against x->pc and x->tm, over the PCs of E[k] = N / S >= min_ek
  * (S: hwp_pm_table_interval): [0] the fraction of total-latency
- * estimates inside 1 +/- 1/sqrt(E[k]); [1] sum |est - exact| / sum exact of the wasted
- * issue slots (paired tables only); [2] sum est / sum exact of the same
- * (the bias, apart from the noise); [3] the share of the exact top-20
+ * estimates inside 1 +/- 1/sqrt(E[k]); [1] sum |est - exact| / sum exact
+ * of the wasted issue slots (paired tables only; exact as the paper
+ * counts them: the core's figure plus I's own issue, one per execution);
+ * [2] sum est / sum exact of the same (the bias, apart from the noise);
+ * [3] the share of the exact top-20
  * PCs by total latency among the estimated top-20 (all PCs). All invalid
  * unless every execution was timed and no exact table dropped a key. */
 void hwx__pm_score(const hwp_pm_table *t, const hwx_exact *x, double min_ek,

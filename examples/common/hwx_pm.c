@@ -236,10 +236,15 @@ void hwx__pm_score(const hwp_pm_table *t, const hwx_exact *x, double min_ek,
         pcs++;
         inside += hwx__absd(est / (double)l->aux - 1.0) <= 1.0 / hwp_sqrt(ek);
         if (w) {
+            /* The paper's U_I counts partners, never I itself; core.h
+             * counts I's own issue as a used slot of its interval (it
+             * always issues inside it), one per execution: add it back
+             * so both sides define wasted slots alike. */
+            double truth = (double)w->aux + (double)w->count;
             est = hwp_pm_wasted_slots(t, e);
-            err += hwx__absd(est - (double)w->aux);
+            err += hwx__absd(est - truth);
             esum += est;
-            wsum += (double)w->aux;
+            wsum += truth;
         }
     }
     if (pcs) {

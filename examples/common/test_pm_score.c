@@ -121,7 +121,10 @@ static void test_paired(void) {
     hwx_metric m[4];
     const uint64_t pcs[3] = {0x2000, 0x2010, 0x2020};
     const uint32_t lat[3] = {5, 3, 5};
-    const uint64_t wasted[3] = {16000, 12000, 5000};
+    /* the core's figures: it counts I's own issue (1000 executions) as
+     * used, the paper's estimator does not, so the truths the score takes
+     * are 16000, 12000, 5000 */
+    const uint64_t wasted[3] = {15000, 11000, 4000};
     uint32_t i, k;
     fx_init(&f, 1, 8);
     for (i = 0; i < 3; i++) {
