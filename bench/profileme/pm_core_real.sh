@@ -4,7 +4,7 @@
 # ProfileMe's results (Dean et al., MICRO-30 1997: Fig. 3's envelope, the
 # wasted issue slots of 5.2.3, the top PCs by total latency) with the
 # core's real latencies, on real programs: the Valgrind tool records each
-# program once (the programs and fixture of bench/core/cg_compare.sh),
+# program once (bench/core/programs.sh),
 # then hwprof-replay runs ProfileMe with core=on (full timing, every
 # instruction timed) and exact=on, single and paired, at ProfileMe's
 # default interval S = 10000 and at 1000 (INTERVALS="..." and PAIRS="0 1"
@@ -24,20 +24,10 @@ replay=$build/examples/replay/hwprof-replay
   { echo "build first: ninja -C $build" >&2; exit 1; }
 work=$build/pmreal
 mkdir -p "$work"
-fixture="python3 $root/examples/valgrind/tests/vg_fixture.py"
-valgrind=$(command -v valgrind)
-$fixture input "$work/gzip.in" 131072
-$fixture input "$work/bzip2.in" 150000
-pyprog='import json; d = {str(i): i * i for i in range(2000)}; print(len(json.dumps(d, sort_keys=True)))'
-declare -A cmd=(
-  [gzip]="/usr/bin/gzip -n -c -6 $work/gzip.in"
-  [bzip2]="/usr/bin/bzip2 -c -1 $work/bzip2.in"
-  [python3.11]="/usr/bin/python3.11 -c '$pyprog'")
+. "$root/bench/core/programs.sh"
+programs_setup "$root" "$work"
 for n in "${names[@]}"; do
-  eval "prog=(${cmd[$n]})"
-  [ -s "$work/$n.hwpt" ] ||
-    nice $fixture run "$valgrind" "$libdir" "$work" --models=none --report=/dev/null \
-      "--record=$work/$n.hwpt" -- "${prog[@]}"
+  programs_record "$libdir" "$work" "$n"
   for s in ${INTERVALS:-10000 1000}; do
     for paired in ${PAIRS:-0 1}; do
       for seed in 1 2 3; do
