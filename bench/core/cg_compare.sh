@@ -28,20 +28,11 @@ cgcore=$build/bench/core/cg_core
 work=$build/cg
 mkdir -p "$work"
 caches=(--I1=32768,8,64 --D1=32768,8,64 --LL=1048576,16,64)
-fixture="python3 $root/examples/valgrind/tests/vg_fixture.py"
-valgrind=$(command -v valgrind)
-$fixture input "$work/gzip.in" 131072
-$fixture input "$work/bzip2.in" 150000
-pyprog='import json; d = {str(i): i * i for i in range(2000)}; print(len(json.dumps(d, sort_keys=True)))'
-declare -A cmd=(
-  [gzip]="/usr/bin/gzip -n -c -6 $work/gzip.in"
-  [bzip2]="/usr/bin/bzip2 -c -1 $work/bzip2.in"
-  [python3.11]="/usr/bin/python3.11 -c '$pyprog'")
+. "$here/programs.sh"
+programs_setup "$root" "$work"
 for n in "${names[@]}"; do
   eval "prog=(${cmd[$n]})"
-  [ -s "$work/$n.hwpt" ] ||
-    nice $fixture run "$valgrind" "$libdir" "$work" --models=none --report=/dev/null \
-      "--record=$work/$n.hwpt" -- "${prog[@]}"
+  programs_record "$libdir" "$work" "$n"
   [ -s "$work/$n.cg.out" ] ||
     nice python3 "$here/cg_run.py" "$valgrind" "$libdir" cachegrind \
       --cache-sim=yes --branch-sim=yes "${caches[@]}" \

@@ -112,6 +112,18 @@ bool hwx_core_last(const hwx_session *s, uint64_t *cycle, uint32_t *events) {
     return on;
 }
 
+size_t hwx__core_done(hwx_session *s, hwp_core_rec *out, size_t cap) {
+    uint32_t i;
+    size_t n;
+    for (i = 0; i < hwx__nadapters; i++)
+        if (hwx__registry[i] == &hwx__adapter_core && s->st[i]) {
+            /* hwp_core_done returns how many were waiting, not copied */
+            n = hwp_core_done(((hwx__core *)s->st[i])->core, out, cap);
+            return n < cap ? n : cap;
+        }
+    return 0;
+}
+
 /* Every instruction must come whole (the caches see each one): a VM host
  * may never pass instructions in bulk. */
 static uint64_t hwx__core_until(const void *sv) {

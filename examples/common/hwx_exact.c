@@ -54,20 +54,24 @@ static size_t hwx__entries_for(uint64_t bytes) {
     return (size_t)n;
 }
 
-/* Split of exact_bytes between the tables. */
-static void hwx__exact_sizes(const hwx_opts *o, size_t n[4]) {
+#define HWX__NTABS 5u
+
+/* Split of exact_bytes between the tables; the core's timing table
+ * (core=on only) comes on top, twice the pc table: two keys per PC. */
+static void hwx__exact_sizes(const hwx_opts *o, size_t n[HWX__NTABS]) {
     uint64_t b = o->exact_bytes;
     n[0] = hwx__entries_for(b / 8);                      /* pc    */
     n[1] = o->values ? hwx__entries_for(b / 2) : 1024;   /* value */
     n[2] = o->rap_key != HWX_KEY_PC ? hwx__entries_for(b / 8) : 1024;
     n[3] = hwx__entries_for(b / 4);                      /* path  */
+    n[4] = o->models & HWX_M_CORE ? hwx__entries_for(b / 4) : 1024; /* tm */
 }
 
 size_t hwx__exact_bytes(const hwx_opts *o) {
-    size_t n[4], total = hwp__align(sizeof(hwx__pstack));
+    size_t n[HWX__NTABS], total = hwp__align(sizeof(hwx__pstack));
     unsigned i;
     hwx__exact_sizes(o, n);
-    for (i = 0; i < 4; i++) total += hwp__align(n[i] * sizeof(hwx_xent));
+    for (i = 0; i < HWX__NTABS; i++) total += hwp__align(n[i] * sizeof(hwx_xent));
     return total;
 }
 
@@ -86,7 +90,7 @@ static hwx__pstack *hwx__ps(const hwx_exact *x) {
 }
 
 void hwx__exact_init(hwx_exact *x, unsigned char **cursor, const hwx_opts *o) {
-    size_t n[4];
+    size_t n[HWX__NTABS];
     hwx__pstack *ps;
     hwx__exact_sizes(o, n);
     hwp__zero(x, sizeof *x);
@@ -97,6 +101,7 @@ void hwx__exact_init(hwx_exact *x, unsigned char **cursor, const hwx_opts *o) {
     hwx__xtab_init(&x->val, cursor, n[1]);
     hwx__xtab_init(&x->key, cursor, n[2]);
     hwx__xtab_init(&x->path, cursor, n[3]);
+    hwx__xtab_init(&x->tm, cursor, n[4]);
     x->rap_key = o->rap_key;
 }
 
@@ -128,14 +133,19 @@ void hwx__xtab_add(hwx_xtab *t, uint64_t k1, uint64_t k2, uint64_t n,
     }
 }
 
-uint64_t hwx__xtab_get(const hwx_xtab *t, uint64_t k1, uint64_t k2) {
+const hwx_xent *hwx__xtab_find(const hwx_xtab *t, uint64_t k1, uint64_t k2) {
     uint64_t i = hwx__hash2(k1, k2) & t->mask;
     for (;;) {
         const hwx_xent *e = &t->e[i];
-        if (e->count == 0) return 0;
-        if (e->k1 == k1 && e->k2 == k2) return e->count;
+        if (e->count == 0) return NULL;
+        if (e->k1 == k1 && e->k2 == k2) return e;
         i = (i + 1) & t->mask;
     }
+}
+
+uint64_t hwx__xtab_get(const hwx_xtab *t, uint64_t k1, uint64_t k2) {
+    const hwx_xent *e = hwx__xtab_find(t, k1, k2);
+    return e ? e->count : 0;
 }
 
 uint64_t hwx__xtab_range(const hwx_xtab *t, uint64_t lo, uint64_t hi) {
@@ -267,6 +277,19 @@ void hwx__exact_insn(hwx_exact *x, const hwp_insn *in) {
     hwx__exact_path(x, in);
 }
 
+/* Drained every instruction: the core keeps a bounded ring of finished
+ * records and would drop the oldest. Latency and wasted slots come from
+ * the same record, so both cover exactly the finished instructions. */
+void hwx__exact_timed(hwx_exact *x, hwx_session *s) {
+    hwp_core_rec r[16];
+    size_t n, i;
+    while ((n = hwx__core_done(s, r, 16)) > 0)
+        for (i = 0; i < n; i++) {
+            hwx__xtab_add(&x->tm, r[i].pc, HWX_TM_LATENCY, 1, r[i].ready - r[i].fetch);
+            hwx__xtab_add(&x->tm, r[i].pc, HWX_TM_WASTED, 1, r[i].wasted);
+        }
+}
+
 void hwx__exact_finish(hwx_exact *x) {
     hwx__pstack *ps = hwx__ps(x);
     while (ps->depth) hwx__pop(x, ps);
@@ -286,16 +309,18 @@ void hwx__exact_merge(hwx_exact *dst, const hwx_exact *src) {
     hwx__xtab_merge(&dst->val, &src->val);
     hwx__xtab_merge(&dst->key, &src->key);
     hwx__xtab_merge(&dst->path, &src->path);
+    hwx__xtab_merge(&dst->tm, &src->tm);
     dst->paths += src->paths;
 }
 
 /* ---- reports ------------------------------------------------------------- */
 
-static const char *const hwx__tab_names[4] = {"pcs", "load values", "keys",
-                                              "paths"};
+static const char *const hwx__tab_names[HWX__NTABS] = {
+    "pcs", "load values", "keys", "paths", "timing entries"};
 
 static const hwx_xtab *hwx__tab(const hwx_exact *x, unsigned i) {
-    return i == 0 ? &x->pc : i == 1 ? &x->val : i == 2 ? &x->key : &x->path;
+    return i == 0 ? &x->pc : i == 1 ? &x->val : i == 2 ? &x->key
+         : i == 3 ? &x->path : &x->tm;
 }
 
 void hwx__exact_report_text(const hwx_exact *x, const hwp_writer *w,
@@ -305,8 +330,9 @@ void hwx__exact_report_text(const hwx_exact *x, const hwp_writer *w,
     unsigned t;
     if (top > 16) top = 16;
     hwp_put_str(w, "exact: ");
-    for (t = 0; t < 4; t++) {
+    for (t = 0; t < HWX__NTABS; t++) {
         const hwx_xtab *tab = hwx__tab(x, t);
+        if (t == 4 && !tab->used && !tab->dropped) continue; /* core off */
         hwp_put_str(w, t ? ", " : "");
         hwp_put_u64(w, tab->used);
         hwp_put_str(w, " ");

@@ -168,19 +168,30 @@ struct hwx_exact {
     hwx_xtab val;       /* (load pc, value) -> count                     */
     hwx_xtab key;       /* RAP key (value, addr, or pc and addr) -> count */
     hwx_xtab path;      /* (start pc, length << 32 | direction bits)       */
+    /* core=on: (pc, HWX_TM_LATENCY) -> timed executions, aux = their
+     * fetch -> retire-ready cycles (the span ProfileMe's total-latency
+     * estimator sums); (pc, HWX_TM_WASTED) -> executions, aux = issue
+     * slots wasted while in progress. From core.h's finished records. */
+    hwx_xtab tm;
     void *pstack;       /* the open paths (hwx_exact.c)                  */
     uint32_t rap_key;
     uint32_t pad_;
     uint64_t paths;     /* paths completed                               */
 };
 
+enum { HWX_TM_LATENCY = 0, HWX_TM_WASTED = 1 }; /* hwx_exact.tm's k2 */
+
 size_t hwx__exact_bytes(const hwx_opts *o);
 void hwx__exact_init(hwx_exact *x, unsigned char **cursor, const hwx_opts *o);
 void hwx__exact_insn(hwx_exact *x, const hwp_insn *in);
+/* The core's finished records (timing and wasted slots) into x->tm. */
+void hwx__exact_timed(hwx_exact *x, hwx_session *s);
 void hwx__exact_finish(hwx_exact *x);
 void hwx__exact_merge(hwx_exact *dst, const hwx_exact *src);
 /* Lookups: 0 when the key was never seen. */
 uint64_t hwx__xtab_get(const hwx_xtab *t, uint64_t k1, uint64_t k2);
+/* The entry itself (count and aux), or NULL. */
+const hwx_xent *hwx__xtab_find(const hwx_xtab *t, uint64_t k1, uint64_t k2);
 void hwx__xtab_add(hwx_xtab *t, uint64_t k1, uint64_t k2, uint64_t n,
                    uint64_t aux);
 /* Sum of counts of keys k1 in [lo, hi] (k2 ignored): exact range count. */
@@ -221,5 +232,25 @@ bool hwx_blocks_get(void *ctx, uint64_t start, hwp_path_block *out);
 void hwx_blocks_merge(hwx_blocks *dst, const hwx_blocks *src);
 void hwx_blocks_json(hwx_blocks *m, const hwp_path *p, const hwp_path_row *rows, size_t n,
                      const hwp_writer *w);
+
+/* ---- the core adapter's finished records (hwx_core.c) ------------------- */
+
+/* Finished timed records of the session's core, oldest first (consumes
+ * them: hwp_core_done); 0 when the core is off. */
+size_t hwx__core_done(hwx_session *s, hwp_core_rec *out, size_t cap);
+
+/* ---- ProfileMe's scores with the core's timing (hwx_pm.c) ---------------- */
+
+/* Against x->pc and x->tm, over the PCs of E[k] = N / S >= min_ek
+ * (S: hwp_pm_table_interval): [0] the fraction of total-latency
+ * estimates inside 1 +/- 1/sqrt(E[k]); [1] sum |est - exact| / sum exact
+ * of the wasted issue slots (paired tables only; exact as the paper
+ * counts them: the core's figure plus I's own issue, one per execution);
+ * [2] sum est / sum exact of the same (the bias, apart from the noise);
+ * [3] the share of the exact top-20
+ * PCs by total latency among the estimated top-20 (all PCs). All invalid
+ * unless every execution was timed and no exact table dropped a key. */
+void hwx__pm_score(const hwp_pm_table *t, const hwx_exact *x, double min_ek,
+                   bool paired, hwx_metric out[4]);
 
 #endif /* HWX_INT_H */

@@ -15,6 +15,8 @@ typedef struct hwx__pm {
     hwp_pm *pm;
     hwp_pm_table *tab;
     hwx_timing *tm; /* the session's: on when the core times the stream */
+    uint32_t paired;
+    uint32_t pad_;
 } hwx__pm;
 
 static void hwx__pm_defaults(void *dv, const hwx_opts *o) {
@@ -82,6 +84,7 @@ static hwp_status hwx__pm_init(void *sv, void *dv, unsigned char **cur, hwx_sess
     if (hwp_pm_init(m->pm, hwp__carve(cur, k), k, &d->p, &s->cost) != HWP_OK)
         return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->pm));
     m->tm = &s->timing;
+    m->paired = d->p.paired;
     return HWP_OK;
 }
 
@@ -177,18 +180,111 @@ static uint64_t hwx__pm_truth(void *ctx, uint64_t pc) {
     return hwx__xtab_get(&((const hwx_session *)ctx)->exact->pc, pc, 0);
 }
 
+#define HWX__PM_TOP 20u
+
+static double hwx__absd(double v) { return v < 0.0 ? -v : v; }
+
+/* The exact top HWX__PM_TOP PCs by total latency (descending) into
+ * pcs[]; returns how many, and in *timed the executions with a timing. */
+static uint32_t hwx__pm_exact_top(const hwx_xtab *tm, uint64_t *pcs,
+                                  uint64_t *timed) {
+    uint64_t lat[HWX__PM_TOP], i;
+    uint32_t have = 0, j;
+    *timed = 0;
+    for (i = 0; i <= tm->mask; i++) {
+        const hwx_xent *e = &tm->e[i];
+        if (!e->count || e->k2 != HWX_TM_LATENCY) continue;
+        *timed += e->count;
+        if (have == HWX__PM_TOP && e->aux <= lat[HWX__PM_TOP - 1]) continue;
+        j = have < HWX__PM_TOP ? have++ : HWX__PM_TOP - 1;
+        for (; j > 0 && lat[j - 1] < e->aux; j--) {
+            lat[j] = lat[j - 1];
+            pcs[j] = pcs[j - 1];
+        }
+        lat[j] = e->aux;
+        pcs[j] = e->k1;
+    }
+    return have;
+}
+
+/* The estimator's total latency is the fetch -> retire-ready span the
+ * exact table sums (hwp_pm_latency_total, core.h's ready - fetch), so
+ * both sides measure the same cycles; the envelope is Fig. 3's on
+ * E[k] = N / S, as hwp_pm_accuracy puts it. */
+void hwx__pm_score(const hwp_pm_table *t, const hwx_exact *x, double min_ek,
+                   bool paired, hwx_metric out[4]) {
+    const double S = hwp_pm_table_interval(t);
+    uint64_t top[HWX__PM_TOP], timed, i, pcs = 0, inside = 0;
+    hwp_pm_row rows[HWX__PM_TOP];
+    double err = 0.0, esum = 0.0, wsum = 0.0;
+    uint32_t ntop, nest, a, b, hits = 0;
+    hwp__zero(out, 4 * sizeof *out);
+    ntop = hwx__pm_exact_top(&x->tm, top, &timed);
+    /* Scores need every execution timed (full timing) and none lost. */
+    if (!ntop || x->tm.dropped || x->pc.dropped || timed != x->pc.total || S <= 0.0)
+        return;
+    for (i = 0; i <= x->pc.mask; i++) {
+        const hwx_xent *p = &x->pc.e[i], *l, *w;
+        const hwp_pm_entry *e;
+        double ek = (double)p->count / S, est;
+        if (!p->count || ek < min_ek) continue;
+        l = hwx__xtab_find(&x->tm, p->k1, HWX_TM_LATENCY);
+        w = hwx__xtab_find(&x->tm, p->k1, HWX_TM_WASTED);
+        if (!l || !l->aux) continue;
+        e = hwp_pm_table_find(t, p->k1); /* NULL: never sampled, estimate 0 */
+        est = hwp_pm_latency_total(t, e, 0.0).value;
+        pcs++;
+        inside += hwx__absd(est / (double)l->aux - 1.0) <= 1.0 / hwp_sqrt(ek);
+        if (w) {
+            /* The paper's U_I counts partners, never I itself; core.h
+             * counts I's own issue as a used slot of its interval (it
+             * always issues inside it), one per execution: add it back
+             * so both sides define wasted slots alike. */
+            double truth = (double)w->aux + (double)w->count;
+            est = hwp_pm_wasted_slots(t, e);
+            err += hwx__absd(est - truth);
+            esum += est;
+            wsum += truth;
+        }
+    }
+    if (pcs) {
+        out[0].valid = 1;
+        out[0].n = (uint32_t)pcs;
+        out[0].value = (double)inside / (double)pcs;
+    }
+    if (paired && pcs && wsum > 0.0) {
+        out[1].valid = 1;
+        out[1].n = (uint32_t)pcs;
+        out[1].value = err / wsum;
+        /* the bias apart from the noise: sum est / sum exact */
+        out[2] = out[1];
+        out[2].value = esum / wsum;
+    }
+    nest = (uint32_t)hwp_pm_table_rank(t, HWP_PM_RANK_LATENCY, 1.96, rows, HWX__PM_TOP);
+    if (nest > HWX__PM_TOP) nest = HWX__PM_TOP;
+    for (a = 0; a < ntop; a++)
+        for (b = 0; b < nest; b++)
+            hits += rows[b].pc == top[a];
+    out[3].valid = 1;
+    out[3].n = ntop;
+    out[3].value = (double)hits / (double)ntop;
+}
+
 static void hwx__pm_eval(void *sv, const hwx_session *s, unsigned char *scratch,
                          hwx_metric *out) {
     hwp_pm_acc pa;
+    const hwx__pm *m = (const hwx__pm *)sv;
+    const hwp_pm_table *t = m->tab;
+    const double min_ek = (double)hwp_pm_table_min_samples(t);
     (void)scratch;
-    const hwp_pm_table *t = ((hwx__pm *)sv)->tab;
     if (hwp_pm_accuracy(t, HWP_PM_PROP_RETIRED, hwx__pm_truth, (void *)(uintptr_t)s,
-                        (double)hwp_pm_table_min_samples(t), &pa) == HWP_OK &&
+                        min_ek, &pa) == HWP_OK &&
         pa.pcs) {
         out[0].valid = 1;
         out[0].n = (uint32_t)pa.pcs;
         out[0].value = pa.in_envelope;
     }
+    hwx__pm_score(t, s->exact, min_ek, m->paired != 0, out + 1);
 }
 
 /* Event-free instructions pass the fetch counter in bulk; the host stops
@@ -207,12 +303,20 @@ static uint64_t hwx__pm_until(const void *sv) {
 static const hwx_metric_def hwx__pm_metrics[] = {
     {"pm_envelope_frac", "  ProfileMe retire-count estimates inside 1 +/- 1/sqrt(E[k]) "
                          "(Dean et al. 5.1, E[k] >= 10): ", 3, ""},
+    {"pm_latency_envelope_frac", "  ProfileMe total-latency (fetch -> retire-ready) "
+                                 "estimates inside 1 +/- 1/sqrt(E[k]) (core=on): ", 3, ""},
+    {"pm_wasted_err", "  ProfileMe wasted issue slots, weighted error against the core "
+                      "(5.2.3, paired, E[k] >= 10): ", 3, ""},
+    {"pm_wasted_ratio", "  ProfileMe wasted issue slots, sum of estimates / exact sum "
+                        "(same PCs): ", 3, ""},
+    {"pm_top20_latency_overlap", "  ProfileMe top-20 PCs by total latency, overlap "
+                                 "with the exact top-20 (core=on): ", 3, ""},
 };
 
 const hwx_adapter hwx__adapter_pm = {
     "pm", "profileme", HWP_MODEL_PROFILEME,
     "interval, paired, window, buffer, dist, table",
-    sizeof(hwx__pmd), sizeof(hwx__pm), hwx__pm_metrics, 1,
+    sizeof(hwx__pmd), sizeof(hwx__pm), hwx__pm_metrics, 5,
     hwx__pm_defaults, hwx__pm_set, hwx__pm_wants, hwx__pm_bytes, hwx__pm_init,
     hwx__pm_insn, hwx__pm_block, hwx__pm_flush, hwx__pm_merge, hwx__pm_text,
     hwx__pm_json, NULL, hwx__pm_eval, NULL, hwx__pm_skip, hwx__pm_until,

@@ -275,7 +275,10 @@ void hwx_session_insn(hwx_session *s, const hwp_insn *in) {
         if (s->st[i])
             hwx__registry[i]->insn(s->st[i], in,
                                    s->timing.on ? s->timing.cycle : s->insns);
-    if (s->exact) hwx__exact_insn(s->exact, in);
+    if (s->exact) {
+        hwx__exact_insn(s->exact, in);
+        if (s->timing.on) hwx__exact_timed(s->exact, s);
+    }
 }
 
 uint64_t hwx_session_until(const hwx_session *s) {
@@ -339,7 +342,10 @@ void hwx_session_finish(hwx_session *s) {
     s->finished = 1;
     for (i = 0; i < hwx__nadapters; i++)
         if (s->st[i]) hwx__registry[i]->flush(s->st[i]);
-    if (s->exact) hwx__exact_finish(s->exact);
+    if (s->exact) {
+        hwx__exact_timed(s->exact, s); /* what the core's flush finished */
+        hwx__exact_finish(s->exact);
+    }
 }
 
 hwp_status hwx_session_merge(hwx_session *dst, const hwx_session *src) {

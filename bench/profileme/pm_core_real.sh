@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# bench/profileme/pm_core_real.sh BUILD_DIR [NAME...]
+#
+# ProfileMe's results (Dean et al., MICRO-30 1997: Fig. 3's envelope, the
+# wasted issue slots of 5.2.3, the top PCs by total latency) with the
+# core's real latencies, on real programs: the Valgrind tool records each
+# program once (bench/core/programs.sh),
+# then hwprof-replay runs ProfileMe with core=on (full timing, every
+# instruction timed) and exact=on, single and paired, at ProfileMe's
+# default interval S = 10000 and at 1000 (INTERVALS="..." and PAIRS="0 1"
+# to change), three seeds each, and prints the host's accuracy lines and the exact
+# tables' line (INCOMPLETE if a table dropped keys). Traces stay in
+# BUILD_DIR/pmreal.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=$(cd "${1:?usage: bench/profileme/pm_core_real.sh BUILD_DIR [NAME...]}" && pwd)
+shift
+names=("$@")
+[ ${#names[@]} -eq 0 ] && names=(gzip bzip2 python3.11)
+libdir=$build/examples/valgrind/lib
+replay=$build/examples/replay/hwprof-replay
+[ -x "$libdir/hwprof-amd64-linux" ] && [ -x "$replay" ] ||
+  { echo "build first: ninja -C $build" >&2; exit 1; }
+work=$build/pmreal
+mkdir -p "$work"
+. "$root/bench/core/programs.sh"
+programs_setup "$root" "$work"
+for n in "${names[@]}"; do
+  programs_record "$libdir" "$work" "$n"
+  for s in ${INTERVALS:-10000 1000}; do
+    for paired in ${PAIRS:-0 1}; do
+      for seed in 1 2 3; do
+        printf '%s interval=%s paired=%s seed=%s\n' "$n" "$s" "$paired" "$seed"
+        nice "$replay" "$work/$n.hwpt" pm=on core=on exact=on "pm_interval=$s" \
+          "pm_paired=$paired" "seed=$seed" 2>/dev/null |
+          grep -E '^exact:|  ProfileMe|timed instructions'
+      done
+    done
+  done
+done
