@@ -622,6 +622,13 @@ HWP_API hwp_status hwp__json_read_desc(const char *json, size_t n,
                                        const char *model, hwp__json_obj_fn obj,
                                        void *d, hwp_json_err *err);
 
+/* Every model's read_json, on a report of another configuration: the
+ * reason goes to err (at the offset of the report's desc, when err is
+ * given) and to the instance, which the reader has not changed. Returns
+ * HWP_EMISMATCH. Private to the models. */
+HWP_API hwp_status hwp__json_mismatch(hwp_head *h, hwp_json_err *err,
+                                      const char *json, size_t n, const char *why);
+
 HWP_INLINE bool hwp_json_key_is(const char *key, const char *lit) {
     while (*key && *key == *lit) key++, lit++;
     return *key == *lit;
@@ -1185,6 +1192,26 @@ HWP_API hwp_status hwp__json_read_desc(const char *json, size_t n,
         if (hwp_json_end(&j) && !got) hwp_json_fail(&j, "json: report without a \"desc\"");
     }
     return hwp_json_status(&j, err);
+}
+
+HWP_API hwp_status hwp__json_mismatch(hwp_head *h, hwp_json_err *err,
+                                      const char *json, size_t n, const char *why) {
+    if (err) {
+        hwp_json j;
+        char key[16];
+        err->offset = 0;
+        err->why = why;
+        hwp_json_init(&j, json, n);
+        if (hwp_json_object(&j))
+            while (hwp_json_member(&j, key, sizeof key)) {
+                if (hwp_json_key_is(key, "desc")) {
+                    err->offset = j.pos;
+                    break;
+                }
+                hwp_json_skip(&j);
+            }
+    }
+    return hwp__fail(h, HWP_EMISMATCH, why);
 }
 
 #ifdef __cplusplus

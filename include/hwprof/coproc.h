@@ -2971,16 +2971,10 @@ HWP_API hwp_status hwp_cp_read_json(hwp_cp *x, const char *json, size_t n,
     if (!hwp_json_envelope(&j, "coproc", 1)) goto out;
     while (hwp_json_member(&j, key, sizeof key)) {
         if (hwp_json_key_is(key, "desc")) {
-            size_t at = j.pos;
             if (!hwp__cp_read_desc_obj(&j, &d)) goto out;
             hwp__cp_fill(&d);
-            if ((why = hwp__cp_desc_diff(&x->d, &d)) != 0) {
-                if (err) {
-                    err->offset = at;
-                    err->why = why;
-                }
-                return hwp__fail(&x->head, HWP_EMISMATCH, why);
-            }
+            if ((why = hwp__cp_desc_diff(&x->d, &d)) != 0)
+                return hwp__json_mismatch(&x->head, err, json, n, why);
         } else if (hwp_json_key_is(key, "stats")) {
             if (!hwp_json_object(&j)) goto out;
             while (hwp_json_member(&j, key, sizeof key)) {
@@ -3193,19 +3187,13 @@ HWP_API hwp_status hwp_cp_simple_read_json(hwp_cp_simple *s, const char *json,
     if (hwp_json_envelope(&j, "coproc_simple", 1)) {
         while (hwp_json_member(&j, key, sizeof key)) {
             if (hwp_json_key_is(key, "desc")) {
-                size_t at = j.pos;
                 if (!hwp__cp_simple_desc_obj(&j, &d)) break;
                 hwp__cp_simple_fill(&d);
                 if (d.period != s->d.period || d.buffer != s->d.buffer ||
                     d.entries != s->d.entries || d.min_samples != s->d.min_samples ||
-                    d.seed != s->d.seed) {
-                    if (err) {
-                        err->offset = at;
-                        err->why = "coproc simple: the report's desc differs";
-                    }
-                    return hwp__fail(&s->head, HWP_EMISMATCH,
-                                     "coproc simple: the report's desc differs");
-                }
+                    d.seed != s->d.seed)
+                    return hwp__json_mismatch(&s->head, err, json, n,
+                                              "coproc simple: the report's desc differs");
             } else if (hwp_json_key_is(key, "stats")) {
                 if (!hwp_json_object(&j)) break;
                 while (hwp_json_member(&j, key, sizeof key)) {

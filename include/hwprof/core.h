@@ -1376,7 +1376,7 @@ HWP_API hwp_status hwp_core_read_json(hwp_core *c, const char *json, size_t n,
     hwp__core_desc_fields(&c->desc, name, a);
     hwp__core_desc_fields(&d, name, b);
     for (i = 0; i < HWP__CORE_DESC_N; i++)
-        if (*a[i] != *b[i]) return hwp__fail(&c->head, HWP_EMISMATCH, name[i]);
+        if (*a[i] != *b[i]) return hwp__json_mismatch(&c->head, err, json, n, name[i]);
     /* The report holds the counters; the machine state is not in it. */
     hwp__core_clear(c);
     c->st = st;

@@ -1344,7 +1344,7 @@ HWP_API hwp_status hwp_pm_read_json(hwp_pm *p, const char *json, size_t n,
     rc = hwp__pm_read(&d, &st, json, n, err);
     if (rc != HWP_OK) return hwp__fail(&p->head, rc, "profileme: malformed report");
     why = hwp__pm_desc_diff(&p->d, &d, true);
-    if (why) return hwp__fail(&p->head, HWP_EMISMATCH, why);
+    if (why) return hwp__json_mismatch(&p->head, err, json, n, why);
     /* The counters are the report's; the counter state (countdown, PRNG)
      * stays p's, so fetched continues from the report's events. */
     p->fetched0 = st.events - (p->loaded - p->countdown); /* modular */
@@ -2088,7 +2088,7 @@ static hwp_status hwp__pmt_read(hwp_pm_table_desc *d, hwp_pm_table *t,
                 have_desc = true;
                 if (!t) continue;
                 why = hwp__pmt_desc_diff(&t->d, d);
-                if (why) return hwp__fail(&t->head, HWP_EMISMATCH, why);
+                if (why) return hwp__json_mismatch(&t->head, err, json, n, why);
                 hwp_pm_table_reset(t);
             } else if (!t) {
                 hwp_json_skip(&j);

@@ -1311,7 +1311,7 @@ HWP_API hwp_status hwp_strat_read_json(hwp_strat *s, const char *json,
     r = hwp_json_status(&j, err);
     if (r != HWP_OK) return hwp__fail(&s->head, r, j.why);
     f = hwp__strat_fdiff(&s->d, &d, hwp__strat_dfields, HWP__STRAT_NF(hwp__strat_dfields));
-    if (f) return hwp__fail(&s->head, HWP_EMISMATCH, f->differs);
+    if (f) return hwp__json_mismatch(&s->head, err, json, n, f->differs);
     hwp__strat_clear(s);
     s->st = st;
     return hwp__fail(&s->head, HWP_OK, "");
@@ -2035,7 +2035,8 @@ HWP_API hwp_status hwp_strat_acc_read_json(hwp_strat_acc *a, const char *json,
         f = hwp__strat_fdiff(&a->d, &d, hwp__strat_adfields,
                              HWP__STRAT_NF(hwp__strat_adfields));
         hwp_strat_acc_reset(a);
-        return hwp__fail(&a->head, HWP_EMISMATCH, f ? f->differs : "strat_acc: desc differs");
+        return hwp__json_mismatch(&a->head, err, json, n,
+                                  f ? f->differs : "strat_acc: desc differs");
     }
     r = hwp_json_status(&j, err);
     if (r != HWP_OK) {

@@ -311,6 +311,33 @@ static void check_json(const hwp_conf_row *r) {
         } else {
             printf("      %s: read_desc: %s at %zu\n", r->name, err.why, err.offset);
         }
+        /* A report of another configuration: refused with
+         * HWP_EMISMATCH, a reason in err (at an offset inside the text)
+         * and in the handle, and the instance left as it was. */
+        if (r->documented) {
+            void *doc = calloc(1, r->desc_size);
+            inst c;
+            if (!doc) abort();
+            r->documented(doc);
+            if (memcmp(doc, d, r->desc_size) != 0 &&
+                CHECK_EQ(inst_open(&c, r, doc, 5, r->bytes(doc), NULL), HWP_OK)) {
+                char *fresh = json_of(r, c.x, NULL), *after;
+                err.offset = (size_t)-1;
+                err.why = NULL;
+                CHECK_EQ(r->read_json(c.x, j1, len, &err), HWP_EMISMATCH);
+                if (!CHECK(err.why != NULL && err.offset < len))
+                    printf("      %s: a mismatched report leaves err unset\n", r->name);
+                CHECK(why_of(c.x)[0] != '\0');
+                after = json_of(r, c.x, NULL);
+                if (!CHECK_STR(after, fresh))
+                    printf("      %s: a mismatched report changed the instance\n", r->name);
+                CHECK(guards_intact(&c));
+                free(fresh);
+                free(after);
+                inst_close(&c);
+            }
+            free(doc);
+        }
         /* Every model's desc reader: a cut report and an envelope with
          * no desc are refused, the offset inside the text. */
         {
