@@ -1013,6 +1013,10 @@ HWP_API bool hwp_json_u64(hwp_json *j, uint64_t *v) {
         return true;
     }
     if (c < '0' || c > '9') return hwp_json_fail(j, "json: expected an unsigned integer");
+    if (c == '0' && j->pos + 1 < j->n && j->s[j->pos + 1] >= '0' && j->s[j->pos + 1] <= '9') {
+        j->pos++; /* JSON writes no leading zeros, and neither does hwprof */
+        return hwp_json_fail(j, "json: leading zero");
+    }
     if (!hwp__json_digits(j, v, &k)) return hwp_json_fail(j, "json: integer over 64 bits");
     if (j->pos < j->n && (j->s[j->pos] == '.' || j->s[j->pos] == 'e' ||
                           j->s[j->pos] == 'E'))
@@ -1028,6 +1032,9 @@ HWP_API bool hwp_json_i64(hwp_json *j, int64_t *v) {
     if (hwp__json_peek(j) == '-') {
         neg = true;
         j->pos++;
+        /* JSON's minus sign is part of the number: no space, no string */
+        if (j->pos >= j->n || j->s[j->pos] < '0' || j->s[j->pos] > '9')
+            return hwp_json_fail(j, "json: expected a digit after '-'");
     }
     if (!hwp_json_u64(j, &u)) return false;
     if (u > (uint64_t)INT64_MAX + (neg ? 1u : 0u))
