@@ -2881,7 +2881,7 @@ static void hwp__cp_read_vals(hwp_json *j, hwp_cp *x, hwp__cp_load *l) {
             else hwp_json_skip(j);
         }
         if (j->why) return;
-        if (l) hwp__cp_load_add(x, l, value, hits, misses);
+        hwp__cp_load_add(x, l, value, hits, misses);
     }
 }
 
@@ -2889,29 +2889,31 @@ static void hwp__cp_read_loads(hwp_json *j, hwp_cp *x) {
     char key[32];
     if (!hwp_json_array(j)) return;
     while (hwp_json_next(j)) {
-        hwp__cp_load rec, *l = 0;
+        hwp__cp_load *l = 0;
+        uint64_t pc, v;
         bool found, b;
-        hwp__zero(&rec, sizeof rec);
         if (!hwp_json_object(j)) return;
         while (hwp_json_member(j, key, sizeof key)) {
-            uint64_t v = 0;
-            if (hwp_json_key_is(key, "pc")) {
-                if (hwp_json_u64(j, &rec.pc)) {
-                    l = hwp__cp_load_find(x, rec.pc, &found);
-                    if (!l) x->lvp.loads_lost++;
-                    else if (!found) {
-                        l->used = 1;
-                        l->pc = rec.pc;
-                    }
-                }
+            if (!l) {
+                /* a profile never holds more loads than its table, nor
+                 * one load twice: such a report is not one x wrote */
+                if (!hwp_json_key_is(key, "pc"))
+                    hwp_json_fail(j, "coproc: a load record starts with its \"pc\"");
+                else if (hwp_json_u64(j, &pc) && !(l = hwp__cp_load_find(x, pc, &found)))
+                    hwp_json_fail(j, "coproc: more load records than the load table holds");
+                else if (l && found)
+                    hwp_json_fail(j, "coproc: two load records of one pc");
+                if (j->why) return;
+                l->used = 1;
+                l->pc = pc;
             } else if (hwp_json_key_is(key, "samples")) {
-                if (hwp_json_u64(j, &v) && l) l->total = v;
+                if (hwp_json_u64(j, &v)) l->total = v;
             } else if (hwp_json_key_is(key, "visits")) {
-                if (hwp_json_u64(j, &v) && l) l->visits = (uint32_t)v;
+                if (hwp_json_u64(j, &v)) l->visits = (uint32_t)v;
             } else if (hwp_json_key_is(key, "masked")) {
-                if (hwp_json_bool(j, &b) && l) l->masked = b;
+                if (hwp_json_bool(j, &b)) l->masked = b;
             } else if (hwp_json_key_is(key, "told")) {
-                if (hwp_json_bool(j, &b) && l) l->told = b;
+                if (hwp_json_bool(j, &b)) l->told = b;
             } else if (hwp_json_key_is(key, "values")) {
                 hwp__cp_read_vals(j, x, l);
             } else {
@@ -2962,19 +2964,30 @@ HWP_API hwp_status hwp_cp_read_json(hwp_cp *x, const char *json, size_t n,
     hwp__cp_lvp lv;
     hwp_cp_stats st;
     uint32_t app = HWP_CP_APP_NONE, args[2] = {0, 0}, k;
-    bool have_lvp = false;
+    bool have_lvp = false, have_desc = false;
     const char *why;
+    hwp_json_err e;
+    hwp_status rc;
     if (!hwp__cp_ok(x)) return HWP_EINVAL;
+    /* The desc first, before x changes: a report of another configuration
+     * leaves x as it was. */
+    if ((rc = hwp_cp_read_desc(&d, json, n, &e)) != HWP_OK) {
+        if (err) *err = e;
+        return hwp__fail(&x->head, rc, e.why);
+    }
+    hwp__cp_fill(&d);
+    if ((why = hwp__cp_desc_diff(&x->d, &d)) != 0)
+        return hwp__json_mismatch(&x->head, err, json, n, why);
     hwp_cp_reset(x);
     hwp__zero(&lv, sizeof lv);
     hwp_json_init(&j, json, n);
     if (!hwp_json_envelope(&j, "coproc", 1)) goto out;
     while (hwp_json_member(&j, key, sizeof key)) {
         if (hwp_json_key_is(key, "desc")) {
-            if (!hwp__cp_read_desc_obj(&j, &d)) goto out;
-            hwp__cp_fill(&d);
-            if ((why = hwp__cp_desc_diff(&x->d, &d)) != 0)
-                return hwp__json_mismatch(&x->head, err, json, n, why);
+            /* checked above; read_desc takes the first of several */
+            if (have_desc) hwp_json_fail(&j, "coproc: a report holds one desc");
+            else hwp_json_skip(&j);
+            have_desc = true;
         } else if (hwp_json_key_is(key, "stats")) {
             if (!hwp_json_object(&j)) goto out;
             while (hwp_json_member(&j, key, sizeof key)) {
@@ -2986,8 +2999,10 @@ HWP_API hwp_status hwp_cp_read_json(hwp_cp *x, const char *json, size_t n,
             }
         } else if (hwp_json_key_is(key, "app")) {
             if (hwp_json_str(&j, name, sizeof name)) {
-                for (k = 0; k < 7; k++)
-                    if (hwp_json_key_is(name, hwp__cp_app_names[k])) app = k;
+                for (k = 0; k < 7 && !hwp_json_key_is(name, hwp__cp_app_names[k]); k++)
+                    ;
+                if (k == 7) hwp_json_fail(&j, "coproc: unknown app");
+                else app = k;
             }
         } else if (hwp_json_key_is(key, "app_args")) {
             uint64_t v;
@@ -3179,21 +3194,32 @@ static void hwp__cp_simple_read_pairs(hwp_json *j, hwp_cp_simple *s, bool buffer
 HWP_API hwp_status hwp_cp_simple_read_json(hwp_cp_simple *s, const char *json,
                                            size_t n, hwp_json_err *err) {
     hwp_json j;
+    hwp_json_err e;
     char key[32];
     hwp_cp_simple_desc d;
+    hwp_status rc;
+    bool have_desc = false;
     if (!hwp__cp_simple_ok(s)) return HWP_EINVAL;
+    /* The desc first, before s changes: a report of another configuration
+     * leaves s as it was. */
+    if ((rc = hwp_cp_simple_read_desc(&d, json, n, &e)) != HWP_OK) {
+        if (err) *err = e;
+        return hwp__fail(&s->head, rc, e.why);
+    }
+    hwp__cp_simple_fill(&d);
+    if (d.period != s->d.period || d.buffer != s->d.buffer || d.entries != s->d.entries ||
+        d.min_samples != s->d.min_samples || d.seed != s->d.seed)
+        return hwp__json_mismatch(&s->head, err, json, n,
+                                  "coproc simple: the report's desc differs");
     hwp_cp_simple_reset(s);
     hwp_json_init(&j, json, n);
     if (hwp_json_envelope(&j, "coproc_simple", 1)) {
         while (hwp_json_member(&j, key, sizeof key)) {
             if (hwp_json_key_is(key, "desc")) {
-                if (!hwp__cp_simple_desc_obj(&j, &d)) break;
-                hwp__cp_simple_fill(&d);
-                if (d.period != s->d.period || d.buffer != s->d.buffer ||
-                    d.entries != s->d.entries || d.min_samples != s->d.min_samples ||
-                    d.seed != s->d.seed)
-                    return hwp__json_mismatch(&s->head, err, json, n,
-                                              "coproc simple: the report's desc differs");
+                /* checked above; read_desc takes the first of several */
+                if (have_desc) hwp_json_fail(&j, "coproc simple: a report holds one desc");
+                else hwp_json_skip(&j);
+                have_desc = true;
             } else if (hwp_json_key_is(key, "stats")) {
                 if (!hwp_json_object(&j)) break;
                 while (hwp_json_member(&j, key, sizeof key)) {

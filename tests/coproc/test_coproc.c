@@ -924,6 +924,83 @@ static void test_merge_and_reports(void) {
     free(m3);
 }
 
+/* Reports the co-processor never writes are refused with a reason, and
+ * a report of another desc leaves the instance as it was, wherever its
+ * desc sits: the reader checks the desc before it changes anything. */
+static char rep[4096];
+
+static const char *report_with(const hwp_cp *x, const char *tail) {
+    hwp_bufwriter bw;
+    hwp_writer w = hwp_writer_buf(&bw, rep, sizeof rep);
+    char *st;
+    hwp_cp_write_json(x, &w);
+    st = strstr(rep, ",\"stats\"");
+    CHECK(st != NULL && strlen(tail) < (size_t)(rep + sizeof rep - st));
+    if (st) strcpy(st, tail);
+    return rep;
+}
+
+static void test_report_refusals(void) {
+    static const struct {
+        const char *tail, *why;
+    } bad[] = {
+        {",\"app\":\"lvv\"}", "coproc: unknown app"},
+        {",\"loads\":[{\"pc\":\"0x1\"},{\"pc\":\"0x2\"},{\"pc\":\"0x3\"}]}",
+         "coproc: more load records than the load table holds"},
+        {",\"loads\":[{\"samples\":1,\"pc\":\"0x1\"}]}",
+         "coproc: a load record starts with its \"pc\""},
+        {",\"loads\":[{\"pc\":\"0x1\"},{\"pc\":\"0x1\"}]}",
+         "coproc: two load records of one pc"},
+        {",\"desc\":{\"cam_entries\":128}}", "coproc: a report holds one desc"},
+    };
+    hwp_cp x, y;
+    hwp_cp_desc d, e;
+    hwp_json_err err;
+    unsigned char *m1, *m2;
+    char before[4096], after[4096], *mis;
+    hwp_bufwriter bw;
+    hwp_writer w;
+    size_t k;
+    uint64_t i;
+    memset(&d, 0, sizeof d);
+    d.lvp_loads = 2;
+    m1 = make(&x, &d, NULL);
+    for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        const char *t = report_with(&x, bad[k].tail);
+        err.why = NULL;
+        CHECK_EQ(hwp_cp_read_json(&x, t, strlen(t), &err), HWP_EFORMAT);
+        if (!CHECK(err.why && !strcmp(err.why, bad[k].why)))
+            printf("      %s: %s\n", bad[k].tail, err.why ? err.why : "(none)");
+    }
+    /* y has a profile; a report of another desc with its stats first */
+    e = d;
+    e.cam_entries = 128;
+    m2 = make(&y, &e, NULL);
+    hwp_cp_edge_start(&y);
+    for (i = 0; i < 100; i++) {
+        hwp_insn in = insn(0x40 + 4u * (i % 3), HWP_CLS_BR_COND, 0, 0, HWP_EV_TAKEN);
+        hwp_cp_insn(&y, &in);
+    }
+    hwp_cp_flush(&y);
+    w = hwp_writer_buf(&bw, before, sizeof before);
+    hwp_cp_write_json(&y, &w);
+    report_with(&x, "");
+    mis = strstr(rep, ",\"desc\"");
+    CHECK(mis != NULL);
+    if (mis) {
+        static char t[4096];
+        snprintf(t, sizeof t, "{\"model\":\"coproc\",\"version\":1,"
+                 "\"stats\":{\"events\":7777},\"app\":\"none\"%s}", mis);
+        CHECK_EQ(hwp_cp_read_json(&y, t, strlen(t), &err), HWP_EMISMATCH);
+        CHECK_HAS(err.why, "cam_entries");
+    }
+    w = hwp_writer_buf(&bw, after, sizeof after);
+    hwp_cp_write_json(&y, &w);
+    CHECK_STR(after, before);
+    free(m1);
+    free(m2);
+}
+
 /* LVP end to end on a small program, with the text/JSON load lists and
  * the cost identity; merging a copy doubles every total. */
 static void test_lvp_small_end_to_end(void) {
@@ -1480,6 +1557,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_memdep);
     HWT_RUN(test_conflict);
     HWT_RUN(test_merge_and_reports);
+    HWT_RUN(test_report_refusals);
     HWT_RUN(test_lvp_small_end_to_end);
     HWT_RUN(test_simple_sampler);
     HWT_RUN(test_simple_period_search);

@@ -140,6 +140,35 @@ static void test_desc_differs(void) {
     free(y.mem);
 }
 
+/* The desc is checked before anything changes: a report of another desc
+ * whose stats come first leaves a sampler with samples as it was (the
+ * stats were read into it before the desc was refused), and a second
+ * desc in one report is malformed. */
+static void test_desc_checked_first(void) {
+    hwp_cp_simple_desc d = {4, 4, 16, 1, 9};
+    const char *late =
+        "{\"model\":\"coproc_simple\",\"version\":1,\"stats\":{\"events\":99,"
+        "\"samples\":50},\"desc\":{\"period\":6,\"buffer\":4,\"entries\":16,"
+        "\"min_samples\":1,\"seed\":\"0x9\"}}";
+    const char *twice =
+        "{\"model\":\"coproc_simple\",\"version\":1,\"desc\":{\"period\":4,"
+        "\"buffer\":4,\"entries\":16,\"min_samples\":1,\"seed\":\"0x9\"},"
+        "\"desc\":{\"period\":4}}";
+    char a[2048], b[2048];
+    hwp_json_err err;
+    sampler x;
+    CHECK_EQ(open_sampler(&x, &d), HWP_OK);
+    sample(&x.s, 0x40, 7);
+    sample(&x.s, 0x44, 1);
+    write_json(&x.s, a, sizeof a);
+    CHECK_EQ(hwp_cp_simple_read_json(&x.s, late, strlen(late), &err), HWP_EMISMATCH);
+    write_json(&x.s, b, sizeof b);
+    CHECK_STR(b, a);
+    CHECK_EQ(hwp_cp_simple_read_json(&x.s, twice, strlen(twice), &err), HWP_EFORMAT);
+    CHECK(err.why && !strcmp(err.why, "coproc simple: a report holds one desc"));
+    free(x.mem);
+}
+
 /* A buffer of `buffer` samples interrupts when it fills, so at rest it
  * holds at most buffer - 1; a report claiming a full one is refused (it
  * was read, and the next sample wrote 16 bytes past the storage). */
@@ -168,6 +197,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_merge_mismatch_named);
     HWT_RUN(test_buffer_round_trip);
     HWT_RUN(test_desc_differs);
+    HWT_RUN(test_desc_checked_first);
     HWT_RUN(test_full_buffer_report_refused);
     return hwt_end();
 }
