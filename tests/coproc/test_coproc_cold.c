@@ -496,6 +496,80 @@ static void test_simple_cold(void) {
     CHECK(hwp_cp_wrms(&t, 1, NULL, 1, 0) == -1.0);
 }
 
+/* Edge profiling (sec. 3.6): a branch's 16-bit co-processor counter
+ * saturating interrupts, and the host's table keeps counting exactly past
+ * 2^16; direct calls are no indirect targets, indirect calls are. */
+static void test_edge_counts_past_counter(void) {
+    hwp_cp x;
+    hwp_cp_desc d = small_desc();
+    uint64_t t = 0, nt = 0;
+    void *m = open_cp(&x, &d);
+    int i;
+    CHECK_EQ(hwp_cp_edge_start(&x), HWP_OK);
+    for (i = 0; i < 70000; i++) feed(&x, 0x10, HWP_CLS_BR_COND, 0x40, HWP_EV_TAKEN);
+    for (i = 0; i < 3; i++) feed(&x, 0x10, HWP_CLS_BR_COND, 0x14, 0);
+    for (i = 0; i < 5; i++) feed(&x, 0x50, HWP_CLS_CALL, 0x900, 0);
+    for (i = 0; i < 4; i++) feed(&x, 0x60, HWP_CLS_CALL, 0xA00, HWP_EV_INDIRECT);
+    CHECK_EQ(hwp_cp_flush(&x), HWP_OK);
+    CHECK(hwp_cp_edge(&x, 0x10, &t, &nt));
+    CHECK_EQ(t, 70000);
+    CHECK_EQ(nt, 3);
+    CHECK_EQ(hwp_cp_edge_target(&x, 0x50, 0x900), 0);
+    CHECK_EQ(hwp_cp_edge_target(&x, 0x60, 0xA00), 4);
+    free(m);
+}
+
+/* Report src with `from` replaced by `to`, read into x. */
+static hwp_status read_edited(hwp_cp *x, const char *src, const char *from,
+                              const char *to, hwp_json_err *err) {
+    char out[4096];
+    const char *p = strstr(src, from);
+    size_t n;
+    if (!CHECK(p != NULL)) return HWP_OK;
+    n = (size_t)(p - src);
+    memcpy(out, src, n);
+    snprintf(out + n, sizeof out - n, "%s%s", to, p + strlen(from));
+    return hwp_cp_read_json(x, out, strlen(out), err);
+}
+
+/* Reports the readers cannot hold are refused with the reason. */
+static void test_reports_refused(void) {
+    hwp_cp x;
+    hwp_cp_desc d = small_desc(), rd;
+    hwp_cp_simple s;
+    hwp_cp_simple_desc sd = {2, 2, 4, 1, 5};
+    hwp_json_err err = {0, 0};
+    char js[1024], src[4096];
+    size_t n = hwp_cp_simple_bytes(&sd);
+    void *m = open_cp(&x, &d), *ms = malloc(n);
+    CHECK_EQ(hwp_cp_edge_start(&x), HWP_OK);
+    feed(&x, 0x10, HWP_CLS_BR_COND, 0x40, HWP_EV_TAKEN);
+    CHECK_EQ(hwp_cp_flush(&x), HWP_OK);
+    src[text_of(&x, 1, src, sizeof src - 1)] = 0;
+    CHECK_EQ(read_edited(&x, src, "\"kind\":\"edge\"", "\"kind\":\"bogus\"", &err),
+             HWP_EFORMAT);
+    CHECK_HAS(err.why, "unknown table kind");
+    CHECK_EQ(read_edited(&x, src, "\"app\":\"edge\"", "\"app\":\"lvp\"", &err),
+             HWP_EFORMAT);
+    CHECK_HAS(err.why, "needs \"lvp\"");
+    snprintf(js, sizeof js, "{\"model\":\"coproc\",\"version\":1,\"desc\":{\"cam_entries\":4294967296}}");
+    CHECK_EQ(hwp_cp_read_desc(&rd, js, strlen(js), &err), HWP_EFORMAT);
+    CHECK_HAS(err.why, "out of range for a 32-bit field");
+    /* five loads' totals for a table of four entries */
+    CHECK_EQ(hwp_cp_simple_init(&s, ms, n, &sd, NULL), HWP_OK);
+    snprintf(js, sizeof js,
+             "{\"model\":\"coproc_simple\",\"version\":1,\"desc\":{\"period\":2,\"buffer\":2,"
+             "\"entries\":4,\"min_samples\":1,\"seed\":\"0x5\"},\"stats\":{\"events\":5,"
+             "\"dropped\":0,\"evicted\":0,\"cycles\":0,\"samples\":5,\"interrupts\":3,"
+             "\"pending\":0},\"buffer\":[],\"pairs\":[{\"pc\":\"0x1\",\"count\":1},"
+             "{\"pc\":\"0x2\",\"count\":1},{\"pc\":\"0x3\",\"count\":1},"
+             "{\"pc\":\"0x4\",\"count\":1},{\"pc\":\"0x5\",\"count\":1}]}");
+    CHECK_EQ(hwp_cp_simple_read_json(&s, js, strlen(js), &err), HWP_EFORMAT);
+    CHECK_HAS(err.why, "more pairs than the table holds");
+    free(ms);
+    free(m);
+}
+
 int main(int argc, char **argv) {
     hwt_begin(argc, argv);
     HWT_RUN(test_uninitialised_refused);
@@ -508,5 +582,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_callstack_contexts);
     HWT_RUN(test_lvp_text);
     HWT_RUN(test_simple_cold);
+    HWT_RUN(test_edge_counts_past_counter);
+    HWT_RUN(test_reports_refused);
     return hwt_end();
 }
