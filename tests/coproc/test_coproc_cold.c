@@ -492,6 +492,20 @@ static void test_simple_cold(void) {
     /* the overhead model takes a period below 2 as 2 */
     CHECK_EQ(hwp_cp_simple_overhead(1000, 0, NULL, NULL),
              hwp_cp_simple_overhead(1000, 2, NULL, NULL));
+    /* no desc: the documented defaults (a sample every 10000 loads) */
+    {
+        hwp_cp_simple s;
+        size_t n = hwp_cp_simple_bytes(NULL);
+        void *m = malloc(n);
+        char js[512];
+        hwp_bufwriter jb;
+        hwp_writer jw = hwp_writer_buf(&jb, js, sizeof js - 1);
+        CHECK_EQ(hwp_cp_simple_init(&s, m, n, NULL, NULL), HWP_OK);
+        hwp_cp_simple_write_json(&s, &jw);
+        js[jb.len] = 0;
+        CHECK_HAS(js, "\"period\":10000,");
+        free(m);
+    }
     CHECK(hwp_cp_wrms(NULL, 0, NULL, 0, 0) == -1.0);
     CHECK(hwp_cp_wrms(&t, 1, NULL, 1, 0) == -1.0);
 }
@@ -523,12 +537,7 @@ static void test_edge_counts_past_counter(void) {
 static hwp_status read_edited(hwp_cp *x, const char *src, const char *from,
                               const char *to, hwp_json_err *err) {
     char out[4096];
-    const char *p = strstr(src, from);
-    size_t n;
-    if (!CHECK(p != NULL)) return HWP_OK;
-    n = (size_t)(p - src);
-    memcpy(out, src, n);
-    snprintf(out + n, sizeof out - n, "%s%s", to, p + strlen(from));
+    if (hwt_edit(src, from, to, out, sizeof out) < 0) return HWP_OK;
     return hwp_cp_read_json(x, out, strlen(out), err);
 }
 

@@ -143,16 +143,11 @@ static hwp_status read_edited(hwp_core *x, const char *from, const char *to,
     char src[8192], out[8192];
     hwp_bufwriter b;
     hwp_writer w = hwp_writer_buf(&b, src, sizeof src - 1);
-    const char *p;
-    size_t n;
+    long n;
     hwp_core_write_json(x, &w);
     src[b.len] = 0;
-    p = strstr(src, from);
-    if (!CHECK(p != NULL)) return HWP_OK;
-    n = (size_t)(p - src);
-    memcpy(out, src, n);
-    snprintf(out + n, sizeof out - n, "%s%s", to, p + strlen(from));
-    *at = n;
+    if ((n = hwt_edit(src, from, to, out, sizeof out)) < 0) return HWP_OK;
+    *at = (size_t)n;
     return hwp_core_read_json(x, out, strlen(out), err);
 }
 
