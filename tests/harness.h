@@ -108,6 +108,20 @@ HWT__UNUSED static void hwt__run(const char *name, void (*fn)(void)) {
 }
 #define HWT_RUN(fn) hwt__run(#fn, fn)
 
+/* out (cap bytes) = src with its first `from` replaced by `to`, for tests
+ * that damage one field of a report; returns the replacement's offset,
+ * or -1 after a failed check when src has no `from`. */
+HWT__UNUSED static long hwt_edit(const char *src, const char *from, const char *to,
+                                 char *out, size_t cap) {
+    const char *p = strstr(src, from);
+    size_t n;
+    if (!CHECK(p != NULL) || (size_t)(p - src) >= cap) return -1;
+    n = (size_t)(p - src);
+    memcpy(out, src, n);
+    snprintf(out + n, cap - n, "%s%s", to, p + strlen(from));
+    return (long)n;
+}
+
 HWT__UNUSED static int hwt_end(void) {
     printf("%s: %u cases passed, %u failed (%lu checks)\n", hwt__s.prog,
            hwt__s.cases_passed, hwt__s.cases_failed, hwt__s.checks);

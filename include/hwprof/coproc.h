@@ -1512,7 +1512,7 @@ HWP_API hwp_status hwp_cp_lvp_start(hwp_cp *x, const hwp_cp_lvp_desc *ld) {
                          "coproc: lvp failed_limit must be <= 65535 and done_limit <= slots");
     if (d.copy_min > 0xFFFFu || d.min_samples > 0x7FFFFFFFu)
         return hwp__fail(&x->head, HWP_EINVAL,
-                         "coproc: lvp copy_min must be <= 65535");
+                         "coproc: lvp copy_min must be <= 65535 and min_samples < 2^31");
     if (d.counter_bits < 2 || d.counter_bits > 16)
         return hwp__fail(&x->head, HWP_EINVAL, "coproc: lvp counter_bits must be 2..16");
     if (d.resel_shift > 8 || d.min_visits > d.max_visits)

@@ -351,12 +351,8 @@ HWP_API void hwp__core_rebase(hwp_core *c);
 
 /* Inlined even where the compiler would rather call: the pipeline's
  * per-instruction steps, where a call's saves and restores cost as much
- * as the work. */
-#if defined(__GNUC__) || defined(__clang__)
-#define HWP__CORE_HOT HWP_INLINE __attribute__((always_inline))
-#else
-#define HWP__CORE_HOT HWP_INLINE
-#endif
+ * as the work (not in a coverage build, see base.h). */
+#define HWP__CORE_HOT HWP__FORCE_INLINE
 
 /* One reference to one block: true on a hit; the set is kept MRU first
  * (true LRU). A miss fills the block, counting a valid victim. */
