@@ -141,6 +141,142 @@ static void hwq_trace_write(void *ctx, const char *s, size_t n) {
     pthread_mutex_unlock(&hwq.lock);
 }
 
+/* ---- modules: the guest's code images (user mode) -------------------------- */
+
+/* The plugin API names only the guest binary, so the other images the
+ * guest runs (ld.so, libc, libpython...) are found in QEMU's own
+ * /proc/self/maps, where linux-user maps every guest file mapping at host
+ * address guest address + guest_base, with the file's path and offset:
+ *   - which mappings are the guest's: QEMU loads plugins before the guest
+ *     image (linux-user/main.c, 7.2 and 10.0), so every file mapping that
+ *     exists at install is QEMU's own and is remembered by its start;
+ *   - which hold code: QEMU maps guest code readable but not executable
+ *     on the host (10.0: target_to_host_prot), so the file's program
+ *     headers say: the mapping must cover part of an executable PT_LOAD;
+ *   - guest_base: learnt from the first translated instruction (host
+ *     address minus guest address, qemu_plugin_insn_haddr), which also
+ *     sees a base QEMU chose itself; guest_base= or -B when not available.
+ * An image unmapped before exit (dlclose) is not listed. */
+#define HWQ_MAX_MODULES 256
+#define HWQ_MAX_HOST_MAPS 1024
+static struct {
+    uint64_t host[HWQ_MAX_HOST_MAPS]; /* QEMU's file mappings at install  */
+    unsigned nhost, have_base;
+    uint64_t base;                    /* guest_base seen by translation   */
+    size_t n;
+    hwx_module mod[HWQ_MAX_MODULES];
+    char path[HWQ_MAX_MODULES][PATH_MAX];
+} hwq_img;
+
+/* One line of /proc/self/maps: 0 unless file-backed. */
+static int hwq_img_line(const char *l, uint64_t *lo, uint64_t *hi, uint64_t *off,
+                         const char **path) {
+    int at = 0;
+    unsigned long long a, b, o;
+    if (sscanf(l, "%llx-%llx %*s %llx %*s %*s %n", &a, &b, &o, &at) != 3 || !at ||
+        l[at] != '/')
+        return 0;
+    *lo = a;
+    *hi = b;
+    *off = o;
+    *path = l + at;
+    return 1;
+}
+
+static void hwq_img_snapshot(void) {
+    char l[PATH_MAX + 128];
+    const char *path;
+    uint64_t lo, hi, off;
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f) return;
+    while (fgets(l, sizeof l, f) && hwq_img.nhost < HWQ_MAX_HOST_MAPS)
+        if (hwq_img_line(l, &lo, &hi, &off, &path)) hwq_img.host[hwq_img.nhost++] = lo;
+    fclose(f);
+}
+
+/* The executable PT_LOAD of ELF-64 file `path` whose file bytes overlap
+ * [off, off + len): its p_vaddr, p_offset, p_memsz. 0 if none. */
+static int hwq_elf_code(const char *path, uint64_t off, uint64_t len, uint64_t seg[3]) {
+    unsigned char h[64], ph[56];
+    uint64_t phoff;
+    unsigned i, n, sz;
+    int ok = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    if (pread(fd, h, 64, 0) == 64 && !memcmp(h, "\177ELF", 4) && h[4] == 2 && h[5] == 1) {
+        memcpy(&phoff, h + 32, 8);
+        sz = (unsigned)h[54] | (unsigned)h[55] << 8;
+        n = (unsigned)h[56] | (unsigned)h[57] << 8;
+        for (i = 0; i < n && sz >= 56 && !ok; i++) {
+            uint32_t type, flags;
+            uint64_t filesz;
+            if (pread(fd, ph, 56, (off_t)(phoff + (uint64_t)i * sz)) != 56) break;
+            memcpy(&type, ph, 4);
+            memcpy(&flags, ph + 4, 4);
+            memcpy(&seg[1], ph + 8, 8);
+            memcpy(&seg[0], ph + 16, 8);
+            memcpy(&filesz, ph + 32, 8);
+            memcpy(&seg[2], ph + 40, 8);
+            ok = type == 1 /* PT_LOAD */ && (flags & 1u) /* PF_X */ && filesz &&
+                 seg[1] < off + len && off < seg[1] + filesz;
+        }
+    }
+    close(fd);
+    return ok;
+}
+
+/* Every guest code image but the binary (`skip`), into hwq_img.mod. */
+static void hwq_img_collect(const char *skip) {
+    char l[PATH_MAX + 128];
+    const char *path;
+    uint64_t lo, hi, off, seg[3];
+    uint64_t base = hwq_img.have_base ? hwq_img.base : hwq.guest_base;
+    unsigned i;
+    size_t k;
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f) return;
+    while (fgets(l, sizeof l, f) && hwq_img.n < HWQ_MAX_MODULES) {
+        hwx_module *m = &hwq_img.mod[hwq_img.n];
+        uint64_t bias;
+        l[strcspn(l, "\n")] = 0;
+        if (!hwq_img_line(l, &lo, &hi, &off, &path) || lo < base ||
+            (skip && !strcmp(path, skip)))
+            continue;
+        for (i = 0; i < hwq_img.nhost && hwq_img.host[i] != lo; i++) {}
+        if (i < hwq_img.nhost || !hwq_elf_code(path, off, hi - lo, seg)) continue;
+        /* file offset x sits at guest address lo - base + (x - off) */
+        bias = lo - base + (seg[1] - off) - seg[0];
+        for (k = 0; k < hwq_img.n && (strcmp(hwq_img.path[k], path) ||
+                                       hwq_img.mod[k].bias != bias); k++) {}
+        if (k < hwq_img.n) continue; /* another piece of the same segment */
+        snprintf(hwq_img.path[hwq_img.n], PATH_MAX, "%s", path);
+        m->path = hwq_img.path[hwq_img.n];
+        m->lo = bias + seg[0];
+        m->hi = bias + seg[0] + seg[2] - 1;
+        m->bias = bias;
+        m->have_bias = 1;
+        hwq_img.n++;
+    }
+    fclose(f);
+}
+
+/* User mode: the guest binary (its path and code range from the API), then
+ * the other images; hwprof-report names functions from them. */
+static void hwq_modules(void) {
+    static char bin[PATH_MAX];
+    const char *p;
+    if (hwq.system) return;
+    p = qemu_plugin_path_to_binary && qemu_plugin_start_code ? qemu_plugin_path_to_binary()
+                                                             : NULL;
+    if (p) {
+        hwx_module *m = &hwq_img.mod[hwq_img.n++];
+        /* absolute: the report is read from another directory */
+        m->path = realpath(p, bin) ? bin : p;
+        m->lo = qemu_plugin_start_code();
+        m->hi = qemu_plugin_end_code ? qemu_plugin_end_code() : 0;
+    }
+    hwq_img_collect(p ? hwq_img.mod[0].path : NULL);
+}
+
 /* ---- the event stream ------------------------------------------------------ */
 
 /* TB `tb` has finished and `next` (0: unknown, at exit) is its successor:
@@ -561,6 +697,14 @@ static void hwq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     uint8_t copy[16];
 #endif
     (void)id;
+    if (!hwq_img.have_base && !hwq.system && n) {
+        struct qemu_plugin_insn *first = qemu_plugin_tb_get_insn(tb, 0);
+        void *h = qemu_plugin_insn_haddr ? qemu_plugin_insn_haddr(first) : NULL;
+        if (h) {
+            hwq_img.base = (uint64_t)(uintptr_t)h - qemu_plugin_insn_vaddr(first);
+            hwq_img.have_base = 1; /* translation is serialised in user mode */
+        }
+    }
 #if HWQ_API >= 2
     /* Instruction counts by privilege: one inline add per TB, no call. */
     if (n)
@@ -742,21 +886,6 @@ static int hwq_report(hwx_session *s, const char *suffix, int merged) {
     hwp_writer w;
     int rc = 0;
     FILE *f = stderr;
-    hwx_module mod[1];
-    size_t nmod = 0;
-    static char bin[PATH_MAX];
-    /* User mode: the guest binary, so hwprof-report can name functions
-     * (shared libraries are not visible through the plugin API). */
-    memset(mod, 0, sizeof mod);
-    if (!hwq.system && qemu_plugin_path_to_binary && qemu_plugin_start_code &&
-        qemu_plugin_path_to_binary()) {
-        /* absolute: the report is read from another directory */
-        mod[0].path = realpath(qemu_plugin_path_to_binary(), bin) ? bin
-                                                                  : qemu_plugin_path_to_binary();
-        mod[0].lo = qemu_plugin_start_code();
-        mod[0].hi = qemu_plugin_end_code ? qemu_plugin_end_code() : 0;
-        nmod = 1;
-    }
     if (hwq.opts.report[0]) {
         if (!hwq_create(&o, hwq.opts.report, suffix)) return -1;
         f = o.f;
@@ -799,7 +928,7 @@ static int hwq_report(hwx_session *s, const char *suffix, int merged) {
     if (hwq.opts.json[0]) {
         if (!hwq_create(&o, hwq.opts.json, suffix)) return -1;
         w = hwp_writer_stdio(o.f);
-        hwx_session_report_json_mods(s, &w, mod, nmod);
+        hwx_session_report_json_mods(s, &w, hwq_img.mod, hwq_img.n);
         if (hwq_close(&o) != 0) rc = -1;
     }
     return rc;
@@ -832,6 +961,7 @@ static void hwq_atexit(qemu_plugin_id_t id, void *p) {
             total += v->tw->total;
         }
     }
+    hwq_modules();
     /* System mode: one report per vCPU before they are merged. */
     for (i = 0; hwq.system && hwq.nvcpu > 1 && i < hwq.nvcpu; i++) {
         char suffix[24];
@@ -1022,6 +1152,7 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
         hwq_check_session())
         return -1;
     hwq.pid = getpid();
+    if (!hwq.system) hwq_img_snapshot(); /* before QEMU loads the guest */
     hwq.need_mem = hwx_opts_need_memory(&hwq.opts);
     hwq.need_values = hwx_opts_need_values(&hwq.opts);
     /* Whole blocks unless something needs every instruction: the exact

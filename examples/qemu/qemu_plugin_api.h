@@ -183,10 +183,12 @@ HWQ_V4 void *qemu_plugin_scoreboard_find(struct qemu_plugin_scoreboard *score,
 HWQ_V4 uint64_t qemu_plugin_u64_get(qemu_plugin_u64 entry, unsigned int vcpu_index);
 HWQ_V4 int qemu_plugin_num_vcpus(void);
 HWQ_V4 qemu_plugin_mem_value qemu_plugin_mem_get_value(qemu_plugin_meminfo_t info);
-/* System mode: the physical address of the instruction's bytes (tells
- * apart two address spaces that map the same virtual address). */
-HWQ_V4 void *qemu_plugin_insn_haddr(const struct qemu_plugin_insn *insn);
 #endif
+/* Where the instruction's bytes are. System mode: their physical address
+ * (tells apart two address spaces that map the same virtual address);
+ * user mode: the host address, guest address + guest_base (7.2 and 10.0).
+ * Weak: NULL-checked before use. */
+__attribute__((weak)) void *qemu_plugin_insn_haddr(const struct qemu_plugin_insn *insn);
 void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
                                             qemu_plugin_vcpu_udata_cb_t cb,
                                             enum qemu_plugin_cb_flags flags,
