@@ -31,6 +31,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +109,7 @@ static struct {
     int system;                     /* system emulation (API 4 build)    */
     int floor;                      /* HWQ_FLOOR_*: bench/qemu's floors  */
     int exiting;                    /* 0, 1 report being written, 2 done */
+    int live;                       /* guest threads running (user mode) */
 #if HWQ_API >= 2
     /* Per-vCPU instruction counts kept by inline ops (no callback):
      * user and kernel code apart. */
@@ -161,7 +163,7 @@ static void hwq_trace_write(void *ctx, const char *s, size_t n) {
 #define HWQ_MAX_HOST_MAPS 1024
 static struct {
     uint64_t host[HWQ_MAX_HOST_MAPS]; /* QEMU's file mappings at install  */
-    unsigned nhost, have_base;
+    unsigned nhost, have_base, took_signals;
     uint64_t base;                    /* guest_base seen by translation   */
     size_t n;
     hwx_module mod[HWQ_MAX_MODULES];
@@ -276,6 +278,30 @@ static void hwq_modules(void) {
     }
     hwq_img_collect(p ? hwq_img.mod[0].path : NULL);
 }
+
+#if HWQ_API >= 2
+/* QEMU 10 gives its host signal handler (which hands a signal to the
+ * guest and, when the guest's action is the default one, ends the process
+ * through the plugins' exit callbacks: dump_core_and_abort, then
+ * preexit_cleanup) only to the signals that dump core (signal_init in
+ * linux-user/signal.c); SIGTERM, SIGINT, SIGHUP... keep the host default
+ * and kill QEMU with no callback and no report. Called at the first
+ * translation, after signal_init: each of those whose host action is still
+ * the default gets QEMU's own handler, read back from SIGSEGV's, so a
+ * signal from outside ends the guest as before (its action is the default,
+ * its status the signal) but through the exit callback. A guest that sets
+ * its own action for one of them gets QEMU's usual handling of it. */
+static void hwq_take_signals(void) {
+    static const int sig[] = {SIGHUP,  SIGINT,  SIGPIPE, SIGALRM,  SIGTERM,
+                              SIGUSR1, SIGUSR2, SIGPROF, SIGVTALRM};
+    struct sigaction qemu, cur;
+    unsigned i;
+    if (sigaction(SIGSEGV, NULL, &qemu) != 0 || !(qemu.sa_flags & SA_SIGINFO)) return;
+    for (i = 0; i < sizeof sig / sizeof sig[0]; i++)
+        if (sigaction(sig[i], NULL, &cur) == 0 && cur.sa_handler == SIG_DFL)
+            sigaction(sig[i], &qemu, NULL);
+}
+#endif
 
 /* ---- the event stream ------------------------------------------------------ */
 
@@ -697,6 +723,12 @@ static void hwq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     uint8_t copy[16];
 #endif
     (void)id;
+#if HWQ_API >= 2
+    if (!hwq_img.took_signals && !hwq.system) {
+        hwq_img.took_signals = 1; /* translation is serialised in user mode */
+        hwq_take_signals();
+    }
+#endif
     if (!hwq_img.have_base && !hwq.system && n) {
         struct qemu_plugin_insn *first = qemu_plugin_tb_get_insn(tb, 0);
         void *h = qemu_plugin_insn_haddr ? qemu_plugin_insn_haddr(first) : NULL;
@@ -785,6 +817,7 @@ static void hwq_vcpu_init(qemu_plugin_id_t id, unsigned int idx) {
     size_t bytes;
     hwp_writer w;
     (void)id;
+    __atomic_add_fetch(&hwq.live, 1, __ATOMIC_ACQ_REL);
     if (idx >= HWQ_MAX_VCPUS) {
         __atomic_add_fetch(&hwq.dropped_vcpus, 1, __ATOMIC_RELAXED);
         return;
@@ -826,6 +859,7 @@ static void hwq_vcpu_init(qemu_plugin_id_t id, unsigned int idx) {
 static void hwq_vcpu_exit(qemu_plugin_id_t id, unsigned int idx) {
     hwq_vcpu *v = hwq_get(idx);
     (void)id;
+    __atomic_sub_fetch(&hwq.live, 1, __ATOMIC_ACQ_REL);
     if (!v) return;
     hwq_emit(v, 0);
     if (v->tw) hwx_trace_flush(v->tw);
@@ -999,6 +1033,32 @@ static void hwq_atexit(qemu_plugin_id_t id, void *p) {
     }
     __atomic_store_n(&hwq.exiting, 2, __ATOMIC_RELEASE);
     if (bad) _exit(1);
+}
+
+/* A guest that sends itself SIGKILL (kill, tkill or tgkill of its own
+ * process, x86-64 syscall numbers) dies in the host kernel the moment the
+ * syscall runs: no exit callback can follow, so the report is written
+ * now. Only while this is the one running guest thread: the others would
+ * go on feeding the sessions being merged. Every other fatal signal of the
+ * guest reaches QEMU first (docs/qemu.md, "Exit paths"). */
+static void hwq_syscall(qemu_plugin_id_t id, unsigned int idx, int64_t num, uint64_t a1,
+                        uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6,
+                        uint64_t a7, uint64_t a8) {
+    char task[64];
+    int self;
+    (void)idx, (void)a4, (void)a5, (void)a6, (void)a7, (void)a8;
+    snprintf(task, sizeof task, "/proc/self/task/%llu", (unsigned long long)a1);
+    self = num == 62 /* kill */ ? (a2 == 9 && (a1 == 0 || a1 == (uint64_t)getpid()))
+         : num == 200 /* tkill */ ? (a2 == 9 && access(task, F_OK) == 0)
+         : num == 234 /* tgkill */ ? (a3 == 9 && a1 == (uint64_t)getpid())
+         : 0;
+    if (!self) return;
+    if (__atomic_load_n(&hwq.live, __ATOMIC_ACQUIRE) > 1) {
+        fprintf(stderr, "hwprof: the guest sent itself SIGKILL while other threads ran: "
+                        "no report\n");
+        return;
+    }
+    hwq_atexit(id, NULL);
 }
 
 /* report=/json= at start: the file must be creatable (its directory
@@ -1184,5 +1244,6 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
     qemu_plugin_register_vcpu_exit_cb(id, hwq_vcpu_exit);
     qemu_plugin_register_vcpu_tb_trans_cb(id, hwq_tb_trans);
     qemu_plugin_register_atexit_cb(id, hwq_atexit, NULL);
+    if (!hwq.system) qemu_plugin_register_vcpu_syscall_cb(id, hwq_syscall);
     return 0;
 }
