@@ -630,17 +630,7 @@ static uint64_t hwq_value(uint64_t vaddr, unsigned shift) {
 #else
 /* API 4 hands the callback the value the access moved: no guest memory
  * is read again, so no guest_base and no unsafe read. */
-static uint64_t hwq_value(qemu_plugin_meminfo_t info) {
-    qemu_plugin_mem_value m = qemu_plugin_mem_get_value(info);
-    switch (m.type) {
-    case QEMU_PLUGIN_MEM_VALUE_U8: return m.data.u8;
-    case QEMU_PLUGIN_MEM_VALUE_U16: return m.data.u16;
-    case QEMU_PLUGIN_MEM_VALUE_U32: return m.data.u32;
-    case QEMU_PLUGIN_MEM_VALUE_U64: return m.data.u64;
-    default: return m.data.u128.low;
-    }
-}
-#define HWQ_VALUE(info, vaddr) ((void)(vaddr), hwq_value(info))
+#define HWQ_VALUE(info, vaddr) ((void)(vaddr), hwq_mem_value(info))
 #endif
 
 /* One record per memory instruction: its first access gives the address,

@@ -187,6 +187,18 @@ HWQ_V4 void *qemu_plugin_scoreboard_find(struct qemu_plugin_scoreboard *score,
 HWQ_V4 uint64_t qemu_plugin_u64_get(qemu_plugin_u64 entry, unsigned int vcpu_index);
 HWQ_V4 int qemu_plugin_num_vcpus(void);
 HWQ_V4 qemu_plugin_mem_value qemu_plugin_mem_get_value(qemu_plugin_meminfo_t info);
+/* The value the access moved, zero-extended (the low 64 bits of a wider
+ * one): no guest memory is read again. */
+static inline uint64_t hwq_mem_value(qemu_plugin_meminfo_t info) {
+    qemu_plugin_mem_value m = qemu_plugin_mem_get_value(info);
+    switch (m.type) {
+    case QEMU_PLUGIN_MEM_VALUE_U8: return m.data.u8;
+    case QEMU_PLUGIN_MEM_VALUE_U16: return m.data.u16;
+    case QEMU_PLUGIN_MEM_VALUE_U32: return m.data.u32;
+    case QEMU_PLUGIN_MEM_VALUE_U64: return m.data.u64;
+    default: return m.data.u128.low;
+    }
+}
 #endif
 /* Where the instruction's bytes are. System mode: their physical address
  * (tells apart two address spaces that map the same virtual address);
