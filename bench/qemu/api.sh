@@ -11,7 +11,9 @@
 # and the floors the API allows: an empty TB callback (floor=tb), an empty
 # memory callback per instruction (floor=mem), and, API 4 only, an inline
 # per-TB decrement with a conditional callback (floor=cond, ProfileMe's
-# countdown). profileme is ProfileMe alone with its countdown in the
+# countdown); and the exact-counting peer plugin (libexact-tcg.so /
+# libexact-tcg-v4.so, values=on: every TB, path and (load pc, value) pair
+# counted exactly), which "all" is also compared with. profileme is ProfileMe alone with its countdown in the
 # plugin (API 4 inline, API 1 a counting TB callback); profileme-per-tb
 # the same model fed every TB (cd=off). RUNS rounds (default 5), each one
 # hyperfine --runs 1 per command, interleaved; medians of user CPU over
@@ -29,9 +31,10 @@ q10=${HWPROF_QEMU10_USER:-${HWPROF_QEMU_CACHE:-$HOME/.cache/hwprof/qemu}/bin/qem
 gz="/bin/gzip -c -6 $in"
 out=$build/bench-qemu-api.md
 : > "$out"
-bench_one() { # label qemu plugin extra-floors...
-  local label=$1 q=$2 p=$3; shift 3
+bench_one() { # label qemu plugin peer extra-floors...
+  local label=$1 q=$2 p=$3 pp=$4; shift 4
   local cmds=(-n plain "$q $gz > /dev/null"
+    -n peer "$q -plugin $pp,values=on,out=/dev/null $gz > /dev/null"
     -n none "$q -plugin $p,models=none,report=/dev/null $gz > /dev/null"
     -n profileme "$q -plugin $p,models=profileme,report=/dev/null $gz > /dev/null"
     -n profileme-per-tb "$q -plugin $p,models=profileme,cd=off,report=/dev/null $gz > /dev/null"
@@ -69,14 +72,18 @@ lines = [f"### {label}: {ver}", "",
 for i, n in enumerate(names):
     lines.append(f"| {n} | {user[i]*1000:.0f} | {user[i]/user[0]:.2f} | "
                  f"{wall[i]*1000:.0f} | {wall[i]/wall[0]:.2f} |")
+if "all" in names and "peer" in names:
+    a, p = names.index("all"), names.index("peer")
+    lines += ["", f"all models / exact-counting peer: {user[a]/user[p]:.2f}x user CPU, "
+              f"{wall[a]/wall[p]:.2f}x wall"]
 text = "\n".join(lines) + "\n\n"
 open(out, "a").write(text)
 print(text)
 PY
 }
-bench_one "plugin API 1" qemu-x86_64 "$build/examples/qemu/libhwprof-tcg.so"
+bench_one "plugin API 1" qemu-x86_64 "$build/examples/qemu/libhwprof-tcg.so" "$peer"
 if [ -x "$q10" ]; then
-  bench_one "plugin API 4" "$q10" "$v4" cond
+  bench_one "plugin API 4" "$q10" "$v4" "$build/examples/qemu/libexact-tcg-v4.so" cond
 else
   echo "API 4: skipped, no plugin-enabled qemu-x86_64 10 at $q10 (examples/qemu/build-qemu.sh)" | tee -a "$out"
 fi

@@ -11,12 +11,18 @@
  *
  *   qemu-x86_64 -plugin ./libexact-tcg.so,values=on,out=FILE prog ...
  *
- * floor=tb|mem|inline measures what any QEMU 7.2 plugin pays before doing
- * any work (docs/qemu.md, Speed): `tb` registers a TB-exec callback that
- * returns at once, `mem` adds an empty memory callback on every
- * instruction, `inline` only an inline ADD_U64 per TB into that TB's
- * counter (execution counts, no callback, no order; 7.2's inline adds are
- * not atomic, so with several guest threads the counts are approximate).
+ * floor=tb|mem|inline measures what any plugin pays before doing any work
+ * (docs/qemu.md, Speed): `tb` registers a TB-exec callback that returns at
+ * once, `mem` adds an empty memory callback on every instruction, `inline`
+ * only an inline ADD_U64 per TB (execution counts, no callback, no order):
+ * into that TB's counter on API 1 (7.2's inline adds are not atomic, so
+ * with several guest threads the counts are approximate), into the vCPU's
+ * scoreboard entry on API 4.
+ *
+ * Two builds, as the hwprof plugin: libexact-tcg.so (HWQ_API=1, QEMU 7.2)
+ * and libexact-tcg-v4.so (HWQ_API=4, QEMU 9.1 .. 10.x), where loaded
+ * values come from the access (qemu_plugin_mem_get_value), not from a
+ * re-read of guest memory.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -67,6 +73,9 @@ static struct {
     int values;
     int floor;
     tbinfo *all; /* floor=inline: every translated TB, to sum at exit */
+#if HWQ_API >= 2
+    struct qemu_plugin_scoreboard *sb; /* floor=inline: TB executions    */
+#endif
     char out[256];
     vcpu *v[PEER_MAX_VCPUS];
     unsigned nv;
@@ -182,8 +191,13 @@ static void mem_cb(unsigned int idx, qemu_plugin_meminfo_t info, uint64_t vaddr,
     uint64_t value = 0;
     unsigned size;
     if (!v || qemu_plugin_mem_is_store(info)) return;
+#if HWQ_API == 1
     size = 1u << qemu_plugin_mem_size_shift(info);
     memcpy(&value, (const void *)(uintptr_t)vaddr, size < 8 ? size : 8);
+#else
+    (void)size, (void)vaddr;
+    value = hwq_mem_value(info);
+#endif
     tab_add(&v->values, (uint64_t)(uintptr_t)udata, value, 1);
 }
 
@@ -208,8 +222,13 @@ static void floor_trans(struct qemu_plugin_tb *tb, tbinfo *t, size_t n) {
         t->next = peer.all; /* translation can run on several vCPUs */
         peer.all = t;
         pthread_mutex_unlock(&peer.lock);
+#if HWQ_API == 1
         qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
                                                  &t->inline_count, 1);
+#else
+        qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
+            tb, QEMU_PLUGIN_INLINE_ADD_U64, (qemu_plugin_u64){peer.sb, 0}, 1);
+#endif
         return;
     }
     if (peer.floor == FLOOR_MEM)
@@ -231,7 +250,15 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     t->n = (uint32_t)n;
     last = qemu_plugin_tb_get_insn(tb, n - 1);
     t->fallthrough = qemu_plugin_insn_vaddr(last) + qemu_plugin_insn_size(last);
+#if HWQ_API == 1
     t->cls = hwx_x86_classify(qemu_plugin_insn_data(last), qemu_plugin_insn_size(last), NULL);
+#else
+    {
+        uint8_t code[16];
+        size_t k = qemu_plugin_insn_data(last, code, sizeof code);
+        t->cls = hwx_x86_classify(code, k, NULL);
+    }
+#endif
     if (peer.floor) {
         floor_trans(tb, t, n);
         return;
@@ -279,7 +306,13 @@ static void at_exit(qemu_plugin_id_t id, void *p) {
     if (peer.floor == FLOOR_INLINE) {
         const tbinfo *t;
         uint64_t execs = 0;
+#if HWQ_API == 1
         for (t = peer.all; t; t = t->next) execs += t->inline_count;
+#else
+        (void)t;
+        for (i = 0; i < (unsigned)qemu_plugin_num_vcpus(); i++)
+            execs += qemu_plugin_u64_get((qemu_plugin_u64){peer.sb, 0}, i);
+#endif
         fprintf(f, "TB executions (inline counters): %llu\n", (unsigned long long)execs);
     }
     fprintf(f, "paths completed: %llu\n", (unsigned long long)paths);
@@ -303,6 +336,9 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t
             return -1;
         }
     }
+#if HWQ_API >= 2
+    peer.sb = qemu_plugin_scoreboard_new(sizeof(uint64_t));
+#endif
     qemu_plugin_register_vcpu_init_cb(id, vcpu_init);
     qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
     qemu_plugin_register_atexit_cb(id, at_exit, NULL);

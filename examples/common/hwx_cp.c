@@ -229,12 +229,25 @@ static void hwx__cp_insn(void *sv, const hwp_insn *in, uint64_t cycle) {
 }
 
 /* The co-processor's clock sees every instruction; only the memory ones
- * can pass its load filter. */
+ * can pass its load filter. Each memory record (in program order) meets
+ * the clock at its own place in the block, found by its PC: the simple
+ * samplers' periods, the buffer's drain and the watchdog read that clock,
+ * so ticking the block's other instructions first would move them. */
 static void hwx__cp_block(void *sv, const hwx_block *b) {
     hwx__cp *m = (hwx__cp *)sv;
-    uint32_t j;
-    hwp_cp_tick(m->cp, b->n - b->nmem - 1);
-    for (j = 0; j <= b->nmem; j++) hwx__cp_feed(m, j < b->nmem ? &b->mem[j] : b->last);
+    uint32_t i, j = 0, run = 0;
+    for (i = 0; i + 1 < b->n && j < b->nmem; i++) {
+        if (b->pcs[i] != b->mem[j].pc) {
+            run++;
+            continue;
+        }
+        hwp_cp_tick(m->cp, run);
+        run = 0;
+        hwx__cp_feed(m, &b->mem[j++]);
+    }
+    hwp_cp_tick(m->cp, run + (b->n - 1 - i));
+    for (; j < b->nmem; j++) hwx__cp_feed(m, &b->mem[j]); /* a PC not in pcs */
+    hwx__cp_feed(m, b->last);
 }
 
 static void hwx__cp_flush(void *sv) {

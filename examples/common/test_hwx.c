@@ -975,9 +975,9 @@ static void test_report_top(void) {
     free(mem);
 }
 
-/* Block mode gives ProfileMe, the path profiler and stratified sampling
- * exactly what per-instruction feeding gives them: same reports. */
-static void test_block_mode(void) {
+/* Block mode gives the models of `opts` exactly what per-instruction
+ * feeding gives them: same reports. */
+static void block_equiv(const char *opts) {
     enum { N = 60000 };
     static hwp_insn v[N], mem[64];
     static uint64_t pcs[64];
@@ -990,7 +990,7 @@ static void test_block_mode(void) {
     size_t i, start = 0;
     const char *why;
     hwx_opts_default(&o);
-    CHECK_EQ(hwx_opts_parse(&o, "pm=on,path=on,strat=on,pm_interval=97,path_interval=5000", &why), HWP_OK);
+    CHECK_EQ(hwx_opts_parse(&o, opts, &why), HWP_OK);
     a = new_session(&o, &m1);
     b = new_session(&o, &m2);
     if (!CHECK(a && b)) return;
@@ -1029,6 +1029,18 @@ static void test_block_mode(void) {
     free(b);
     free(m1);
     free(m2);
+}
+
+static void test_block_mode(void) {
+    block_equiv("pm=on,path=on,strat=on,pm_interval=97,path_interval=5000");
+}
+
+/* The co-processor counts time in instructions: a load in the middle of a
+ * block must meet the clock where it is in the block, not where it is
+ * among the block's memory records (its simple samplers' periods, the
+ * buffer's drain and the watchdog all read that clock). */
+static void test_block_mode_coproc(void) {
+    block_equiv("models=coproc");
 }
 
 /* ---- the core feeding ProfileMe -------------------------------------------- */
@@ -1328,6 +1340,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_simple_seeds);
     HWT_RUN(test_simple_pick);
     HWT_RUN(test_block_mode);
+    HWT_RUN(test_block_mode_coproc);
     HWT_RUN(test_core_feeds_pm);
     HWT_RUN(test_core_feeds_cp);
     return hwt_end();

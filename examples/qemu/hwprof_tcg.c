@@ -31,6 +31,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +109,7 @@ static struct {
     int system;                     /* system emulation (API 4 build)    */
     int floor;                      /* HWQ_FLOOR_*: bench/qemu's floors  */
     int exiting;                    /* 0, 1 report being written, 2 done */
+    int live;                       /* guest threads running (user mode) */
 #if HWQ_API >= 2
     /* Per-vCPU instruction counts kept by inline ops (no callback):
      * user and kernel code apart. */
@@ -140,6 +142,166 @@ static void hwq_trace_write(void *ctx, const char *s, size_t n) {
     fwrite(s, 1, n, hwq.trace);
     pthread_mutex_unlock(&hwq.lock);
 }
+
+/* ---- modules: the guest's code images (user mode) -------------------------- */
+
+/* The plugin API names only the guest binary, so the other images the
+ * guest runs (ld.so, libc, libpython...) are found in QEMU's own
+ * /proc/self/maps, where linux-user maps every guest file mapping at host
+ * address guest address + guest_base, with the file's path and offset:
+ *   - which mappings are the guest's: QEMU loads plugins before the guest
+ *     image (linux-user/main.c, 7.2 and 10.0), so every file mapping that
+ *     exists at install is QEMU's own and is remembered by its start;
+ *   - which hold code: QEMU maps guest code readable but not executable
+ *     on the host (10.0: target_to_host_prot), so the file's program
+ *     headers say: the mapping must cover part of an executable PT_LOAD;
+ *   - guest_base: learnt from the first translated instruction (host
+ *     address minus guest address, qemu_plugin_insn_haddr), which also
+ *     sees a base QEMU chose itself; guest_base= or -B when not available.
+ * An image unmapped before exit (dlclose) is not listed. */
+#define HWQ_MAX_MODULES 256
+#define HWQ_MAX_HOST_MAPS 1024
+static struct {
+    uint64_t host[HWQ_MAX_HOST_MAPS]; /* QEMU's file mappings at install  */
+    unsigned nhost, have_base, took_signals;
+    uint64_t base;                    /* guest_base seen by translation   */
+    size_t n;
+    hwx_module mod[HWQ_MAX_MODULES];
+    char path[HWQ_MAX_MODULES][PATH_MAX];
+} hwq_img;
+
+/* One line of /proc/self/maps: 0 unless file-backed. */
+static int hwq_img_line(const char *l, uint64_t *lo, uint64_t *hi, uint64_t *off,
+                         const char **path) {
+    int at = 0;
+    unsigned long long a, b, o;
+    if (sscanf(l, "%llx-%llx %*s %llx %*s %*s %n", &a, &b, &o, &at) != 3 || !at ||
+        l[at] != '/')
+        return 0;
+    *lo = a;
+    *hi = b;
+    *off = o;
+    *path = l + at;
+    return 1;
+}
+
+static void hwq_img_snapshot(void) {
+    char l[PATH_MAX + 128];
+    const char *path;
+    uint64_t lo, hi, off;
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f) return;
+    while (fgets(l, sizeof l, f) && hwq_img.nhost < HWQ_MAX_HOST_MAPS)
+        if (hwq_img_line(l, &lo, &hi, &off, &path)) hwq_img.host[hwq_img.nhost++] = lo;
+    fclose(f);
+}
+
+/* The executable PT_LOAD of ELF-64 file `path` whose file bytes overlap
+ * [off, off + len): its p_vaddr, p_offset, p_memsz. 0 if none. */
+static int hwq_elf_code(const char *path, uint64_t off, uint64_t len, uint64_t seg[3]) {
+    unsigned char h[64], ph[56];
+    uint64_t phoff;
+    unsigned i, n, sz;
+    int ok = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    if (pread(fd, h, 64, 0) == 64 && !memcmp(h, "\177ELF", 4) && h[4] == 2 && h[5] == 1) {
+        memcpy(&phoff, h + 32, 8);
+        sz = (unsigned)h[54] | (unsigned)h[55] << 8;
+        n = (unsigned)h[56] | (unsigned)h[57] << 8;
+        for (i = 0; i < n && sz >= 56 && !ok; i++) {
+            uint32_t type, flags;
+            uint64_t filesz;
+            if (pread(fd, ph, 56, (off_t)(phoff + (uint64_t)i * sz)) != 56) break;
+            memcpy(&type, ph, 4);
+            memcpy(&flags, ph + 4, 4);
+            memcpy(&seg[1], ph + 8, 8);
+            memcpy(&seg[0], ph + 16, 8);
+            memcpy(&filesz, ph + 32, 8);
+            memcpy(&seg[2], ph + 40, 8);
+            ok = type == 1 /* PT_LOAD */ && (flags & 1u) /* PF_X */ && filesz &&
+                 seg[1] < off + len && off < seg[1] + filesz;
+        }
+    }
+    close(fd);
+    return ok;
+}
+
+/* Every guest code image but the binary (`skip`), into hwq_img.mod. */
+static void hwq_img_collect(const char *skip) {
+    char l[PATH_MAX + 128];
+    const char *path;
+    uint64_t lo, hi, off, seg[3];
+    uint64_t base = hwq_img.have_base ? hwq_img.base : hwq.guest_base;
+    unsigned i;
+    size_t k;
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f) return;
+    while (fgets(l, sizeof l, f) && hwq_img.n < HWQ_MAX_MODULES) {
+        hwx_module *m = &hwq_img.mod[hwq_img.n];
+        uint64_t bias;
+        l[strcspn(l, "\n")] = 0;
+        if (!hwq_img_line(l, &lo, &hi, &off, &path) || lo < base ||
+            (skip && !strcmp(path, skip)))
+            continue;
+        for (i = 0; i < hwq_img.nhost && hwq_img.host[i] != lo; i++) {}
+        if (i < hwq_img.nhost || !hwq_elf_code(path, off, hi - lo, seg)) continue;
+        /* file offset x sits at guest address lo - base + (x - off) */
+        bias = lo - base + (seg[1] - off) - seg[0];
+        for (k = 0; k < hwq_img.n && (strcmp(hwq_img.path[k], path) ||
+                                       hwq_img.mod[k].bias != bias); k++) {}
+        if (k < hwq_img.n) continue; /* another piece of the same segment */
+        snprintf(hwq_img.path[hwq_img.n], PATH_MAX, "%s", path);
+        m->path = hwq_img.path[hwq_img.n];
+        m->lo = bias + seg[0];
+        m->hi = bias + seg[0] + seg[2] - 1;
+        m->bias = bias;
+        m->have_bias = 1;
+        hwq_img.n++;
+    }
+    fclose(f);
+}
+
+/* User mode: the guest binary (its path and code range from the API), then
+ * the other images; hwprof-report names functions from them. */
+static void hwq_modules(void) {
+    static char bin[PATH_MAX];
+    const char *p;
+    if (hwq.system) return;
+    p = qemu_plugin_path_to_binary && qemu_plugin_start_code ? qemu_plugin_path_to_binary()
+                                                             : NULL;
+    if (p) {
+        hwx_module *m = &hwq_img.mod[hwq_img.n++];
+        /* absolute: the report is read from another directory */
+        m->path = realpath(p, bin) ? bin : p;
+        m->lo = qemu_plugin_start_code();
+        m->hi = qemu_plugin_end_code ? qemu_plugin_end_code() : 0;
+    }
+    hwq_img_collect(p ? hwq_img.mod[0].path : NULL);
+}
+
+#if HWQ_API >= 2
+/* QEMU 10 gives its host signal handler (which hands a signal to the
+ * guest and, when the guest's action is the default one, ends the process
+ * through the plugins' exit callbacks: dump_core_and_abort, then
+ * preexit_cleanup) only to the signals that dump core (signal_init in
+ * linux-user/signal.c); SIGTERM, SIGINT, SIGHUP... keep the host default
+ * and kill QEMU with no callback and no report. Called at the first
+ * translation, after signal_init: each of those whose host action is still
+ * the default gets QEMU's own handler, read back from SIGSEGV's, so a
+ * signal from outside ends the guest as before (its action is the default,
+ * its status the signal) but through the exit callback. A guest that sets
+ * its own action for one of them gets QEMU's usual handling of it. */
+static void hwq_take_signals(void) {
+    static const int sig[] = {SIGHUP,  SIGINT,  SIGPIPE, SIGALRM,  SIGTERM,
+                              SIGUSR1, SIGUSR2, SIGPROF, SIGVTALRM};
+    struct sigaction qemu, cur;
+    unsigned i;
+    if (sigaction(SIGSEGV, NULL, &qemu) != 0 || !(qemu.sa_flags & SA_SIGINFO)) return;
+    for (i = 0; i < sizeof sig / sizeof sig[0]; i++)
+        if (sigaction(sig[i], NULL, &cur) == 0 && cur.sa_handler == SIG_DFL)
+            sigaction(sig[i], &qemu, NULL);
+}
+#endif
 
 /* ---- the event stream ------------------------------------------------------ */
 
@@ -468,17 +630,7 @@ static uint64_t hwq_value(uint64_t vaddr, unsigned shift) {
 #else
 /* API 4 hands the callback the value the access moved: no guest memory
  * is read again, so no guest_base and no unsafe read. */
-static uint64_t hwq_value(qemu_plugin_meminfo_t info) {
-    qemu_plugin_mem_value m = qemu_plugin_mem_get_value(info);
-    switch (m.type) {
-    case QEMU_PLUGIN_MEM_VALUE_U8: return m.data.u8;
-    case QEMU_PLUGIN_MEM_VALUE_U16: return m.data.u16;
-    case QEMU_PLUGIN_MEM_VALUE_U32: return m.data.u32;
-    case QEMU_PLUGIN_MEM_VALUE_U64: return m.data.u64;
-    default: return m.data.u128.low;
-    }
-}
-#define HWQ_VALUE(info, vaddr) ((void)(vaddr), hwq_value(info))
+#define HWQ_VALUE(info, vaddr) ((void)(vaddr), hwq_mem_value(info))
 #endif
 
 /* One record per memory instruction: its first access gives the address,
@@ -562,6 +714,20 @@ static void hwq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
 #endif
     (void)id;
 #if HWQ_API >= 2
+    if (!hwq_img.took_signals && !hwq.system) {
+        hwq_img.took_signals = 1; /* translation is serialised in user mode */
+        hwq_take_signals();
+    }
+#endif
+    if (!hwq_img.have_base && !hwq.system && n) {
+        struct qemu_plugin_insn *first = qemu_plugin_tb_get_insn(tb, 0);
+        void *h = qemu_plugin_insn_haddr ? qemu_plugin_insn_haddr(first) : NULL;
+        if (h) {
+            hwq_img.base = (uint64_t)(uintptr_t)h - qemu_plugin_insn_vaddr(first);
+            hwq_img.have_base = 1; /* translation is serialised in user mode */
+        }
+    }
+#if HWQ_API >= 2
     /* Instruction counts by privilege: one inline add per TB, no call. */
     if (n)
         qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
@@ -641,6 +807,7 @@ static void hwq_vcpu_init(qemu_plugin_id_t id, unsigned int idx) {
     size_t bytes;
     hwp_writer w;
     (void)id;
+    __atomic_add_fetch(&hwq.live, 1, __ATOMIC_ACQ_REL);
     if (idx >= HWQ_MAX_VCPUS) {
         __atomic_add_fetch(&hwq.dropped_vcpus, 1, __ATOMIC_RELAXED);
         return;
@@ -682,6 +849,7 @@ static void hwq_vcpu_init(qemu_plugin_id_t id, unsigned int idx) {
 static void hwq_vcpu_exit(qemu_plugin_id_t id, unsigned int idx) {
     hwq_vcpu *v = hwq_get(idx);
     (void)id;
+    __atomic_sub_fetch(&hwq.live, 1, __ATOMIC_ACQ_REL);
     if (!v) return;
     hwq_emit(v, 0);
     if (v->tw) hwx_trace_flush(v->tw);
@@ -742,21 +910,6 @@ static int hwq_report(hwx_session *s, const char *suffix, int merged) {
     hwp_writer w;
     int rc = 0;
     FILE *f = stderr;
-    hwx_module mod[1];
-    size_t nmod = 0;
-    static char bin[PATH_MAX];
-    /* User mode: the guest binary, so hwprof-report can name functions
-     * (shared libraries are not visible through the plugin API). */
-    memset(mod, 0, sizeof mod);
-    if (!hwq.system && qemu_plugin_path_to_binary && qemu_plugin_start_code &&
-        qemu_plugin_path_to_binary()) {
-        /* absolute: the report is read from another directory */
-        mod[0].path = realpath(qemu_plugin_path_to_binary(), bin) ? bin
-                                                                  : qemu_plugin_path_to_binary();
-        mod[0].lo = qemu_plugin_start_code();
-        mod[0].hi = qemu_plugin_end_code ? qemu_plugin_end_code() : 0;
-        nmod = 1;
-    }
     if (hwq.opts.report[0]) {
         if (!hwq_create(&o, hwq.opts.report, suffix)) return -1;
         f = o.f;
@@ -799,7 +952,7 @@ static int hwq_report(hwx_session *s, const char *suffix, int merged) {
     if (hwq.opts.json[0]) {
         if (!hwq_create(&o, hwq.opts.json, suffix)) return -1;
         w = hwp_writer_stdio(o.f);
-        hwx_session_report_json_mods(s, &w, mod, nmod);
+        hwx_session_report_json_mods(s, &w, hwq_img.mod, hwq_img.n);
         if (hwq_close(&o) != 0) rc = -1;
     }
     return rc;
@@ -832,6 +985,7 @@ static void hwq_atexit(qemu_plugin_id_t id, void *p) {
             total += v->tw->total;
         }
     }
+    hwq_modules();
     /* System mode: one report per vCPU before they are merged. */
     for (i = 0; hwq.system && hwq.nvcpu > 1 && i < hwq.nvcpu; i++) {
         char suffix[24];
@@ -869,6 +1023,32 @@ static void hwq_atexit(qemu_plugin_id_t id, void *p) {
     }
     __atomic_store_n(&hwq.exiting, 2, __ATOMIC_RELEASE);
     if (bad) _exit(1);
+}
+
+/* A guest that sends itself SIGKILL (kill, tkill or tgkill of its own
+ * process, x86-64 syscall numbers) dies in the host kernel the moment the
+ * syscall runs: no exit callback can follow, so the report is written
+ * now. Only while this is the one running guest thread: the others would
+ * go on feeding the sessions being merged. Every other fatal signal of the
+ * guest reaches QEMU first (docs/qemu.md, "Exit paths"). */
+static void hwq_syscall(qemu_plugin_id_t id, unsigned int idx, int64_t num, uint64_t a1,
+                        uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6,
+                        uint64_t a7, uint64_t a8) {
+    char task[64];
+    int self;
+    (void)idx, (void)a4, (void)a5, (void)a6, (void)a7, (void)a8;
+    snprintf(task, sizeof task, "/proc/self/task/%llu", (unsigned long long)a1);
+    self = num == 62 /* kill */ ? (a2 == 9 && (a1 == 0 || a1 == (uint64_t)getpid()))
+         : num == 200 /* tkill */ ? (a2 == 9 && access(task, F_OK) == 0)
+         : num == 234 /* tgkill */ ? (a3 == 9 && a1 == (uint64_t)getpid())
+         : 0;
+    if (!self) return;
+    if (__atomic_load_n(&hwq.live, __ATOMIC_ACQUIRE) > 1) {
+        fprintf(stderr, "hwprof: the guest sent itself SIGKILL while other threads ran: "
+                        "no report\n");
+        return;
+    }
+    hwq_atexit(id, NULL);
 }
 
 /* report=/json= at start: the file must be creatable (its directory
@@ -1022,6 +1202,7 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
         hwq_check_session())
         return -1;
     hwq.pid = getpid();
+    if (!hwq.system) hwq_img_snapshot(); /* before QEMU loads the guest */
     hwq.need_mem = hwx_opts_need_memory(&hwq.opts);
     hwq.need_values = hwx_opts_need_values(&hwq.opts);
     /* Whole blocks unless something needs every instruction: the exact
@@ -1053,5 +1234,6 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
     qemu_plugin_register_vcpu_exit_cb(id, hwq_vcpu_exit);
     qemu_plugin_register_vcpu_tb_trans_cb(id, hwq_tb_trans);
     qemu_plugin_register_atexit_cb(id, hwq_atexit, NULL);
+    if (!hwq.system) qemu_plugin_register_vcpu_syscall_cb(id, hwq_syscall);
     return 0;
 }

@@ -19,12 +19,13 @@ Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
     need_update=1
 fi
-if [ "$want_src" = 1 ] && ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ \
-        && ! grep -qs '^deb-src' /etc/apt/sources.list; then
+# build-qemu.sh needs the backports' source package: another deb-src line
+# (bookworm's alone, as another tool may have added) is not enough.
+if [ "$want_src" = 1 ] && ! apt-cache showsrc qemu 2>/dev/null | grep -q '^Version: .*~bpo12'; then
     cat > /etc/apt/sources.list.d/hwprof-src.sources <<'SRC'
 Types: deb-src
 URIs: http://deb.debian.org/debian
-Suites: bookworm bookworm-backports
+Suites: bookworm-backports
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC

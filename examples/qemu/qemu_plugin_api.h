@@ -137,6 +137,10 @@ typedef void (*qemu_plugin_vcpu_simple_cb_t)(qemu_plugin_id_t id,
                                              unsigned int vcpu_index);
 typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu_index,
                                             void *userdata);
+typedef void (*qemu_plugin_vcpu_syscall_cb_t)(qemu_plugin_id_t id, unsigned int vcpu_index,
+                                              int64_t num, uint64_t a1, uint64_t a2,
+                                              uint64_t a3, uint64_t a4, uint64_t a5,
+                                              uint64_t a6, uint64_t a7, uint64_t a8);
 typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id,
                                                struct qemu_plugin_tb *tb);
 typedef void (*qemu_plugin_vcpu_mem_cb_t)(unsigned int vcpu_index,
@@ -183,10 +187,24 @@ HWQ_V4 void *qemu_plugin_scoreboard_find(struct qemu_plugin_scoreboard *score,
 HWQ_V4 uint64_t qemu_plugin_u64_get(qemu_plugin_u64 entry, unsigned int vcpu_index);
 HWQ_V4 int qemu_plugin_num_vcpus(void);
 HWQ_V4 qemu_plugin_mem_value qemu_plugin_mem_get_value(qemu_plugin_meminfo_t info);
-/* System mode: the physical address of the instruction's bytes (tells
- * apart two address spaces that map the same virtual address). */
-HWQ_V4 void *qemu_plugin_insn_haddr(const struct qemu_plugin_insn *insn);
+/* The value the access moved, zero-extended (the low 64 bits of a wider
+ * one): no guest memory is read again. */
+static inline uint64_t hwq_mem_value(qemu_plugin_meminfo_t info) {
+    qemu_plugin_mem_value m = qemu_plugin_mem_get_value(info);
+    switch (m.type) {
+    case QEMU_PLUGIN_MEM_VALUE_U8: return m.data.u8;
+    case QEMU_PLUGIN_MEM_VALUE_U16: return m.data.u16;
+    case QEMU_PLUGIN_MEM_VALUE_U32: return m.data.u32;
+    case QEMU_PLUGIN_MEM_VALUE_U64: return m.data.u64;
+    default: return m.data.u128.low;
+    }
+}
 #endif
+/* Where the instruction's bytes are. System mode: their physical address
+ * (tells apart two address spaces that map the same virtual address);
+ * user mode: the host address, guest address + guest_base (7.2 and 10.0).
+ * Weak: NULL-checked before use. */
+__attribute__((weak)) void *qemu_plugin_insn_haddr(const struct qemu_plugin_insn *insn);
 void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
                                             qemu_plugin_vcpu_udata_cb_t cb,
                                             enum qemu_plugin_cb_flags flags,
@@ -196,6 +214,8 @@ void qemu_plugin_register_vcpu_mem_cb(struct qemu_plugin_insn *insn,
                                       enum qemu_plugin_cb_flags flags,
                                       enum qemu_plugin_mem_rw rw,
                                       void *userdata);
+void qemu_plugin_register_vcpu_syscall_cb(qemu_plugin_id_t id,
+                                          qemu_plugin_vcpu_syscall_cb_t cb);
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id,
                                     qemu_plugin_udata_cb_t cb,
                                     void *userdata);

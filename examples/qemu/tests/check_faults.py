@@ -11,7 +11,14 @@ the run must show (not against the plugin's own output):
     before the guest runs (it prints "guest ran" first), non-zero exit;
   - report=/dev/full: non-zero exit;
   - strat=on with a wrong guest_base (API 1, which reads values from guest
-    memory): no crash, the unreadable values counted.
+    memory): no crash, the unreadable values counted;
+  - a guest killed by a signal (guest_exit's segv, abort, kill9 modes, and
+    "wait" sent SIGTERM from outside): the run ends by that signal and
+    leaves a complete text report and JSON (same instruction count, at
+    least the instructions of the loop it ran) where the plugin can see the
+    exit: SIGKILL sent by the guest to itself on every API, the rest only
+    where QEMU runs the exit callback on a fatal signal (QEMU >= 9, the API 4
+    plugin); elsewhere no report and no half-written file.
 usage: check_faults.py QEMU PLUGIN GUEST WORKDIR"""
 import json
 import os
@@ -81,6 +88,40 @@ api1 = "plugin API 1" in text
 check("wrong guest_base: no crash", r.returncode == 0, f"rc {r.returncode} {r.stderr[-200:]}")
 if api1:
     check("wrong guest_base: unreadable values counted", "not readable" in text)
+
+# A guest killed by a signal. Each loop iteration costs at least 3
+# instructions, so a complete report counts at least 3 * iterations.
+iters = 100000
+for mode, sig in [("segv", 11), ("abort", 6), ("kill9", 9), ("wait", 15)]:
+    for f in os.listdir(work):
+        if f.startswith("sig."):
+            os.unlink(os.path.join(work, f))
+    rep, js = os.path.join(work, "sig.txt"), os.path.join(work, "sig.json")
+    arg = f"{plugin},models=all,report={rep},json={js}"
+    p = subprocess.Popen([qemu, "-plugin", arg, guest, mode, str(iters)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if mode == "wait":
+        for line in p.stdout:
+            if "guest waits" in line:
+                p.send_signal(15)
+                break
+    p.communicate(timeout=120)
+    text = open(rep).read() if os.path.exists(rep) else ""
+    counts = insns(text)
+    try:
+        jn = json.load(open(js))["instructions"]
+    except (OSError, ValueError, KeyError):
+        jn = None
+    expect = sig == 9 or "-v4" in os.path.basename(plugin)
+    left = sorted(f for f in os.listdir(work) if f.startswith("sig."))
+    what = (f"rc {p.returncode}, text counts {counts}, json {jn}, files {left}")
+    if expect:
+        check(f"guest killed by signal {sig} ({mode}): complete report",
+              p.returncode == -sig and len(counts) == 1 and counts[0] == jn
+              and counts[0] >= 3 * iters, what)
+    else:
+        check(f"guest killed by signal {sig} ({mode}): no exit callback on this QEMU, "
+              "no half-written report", p.returncode == -sig and not left, what)
 
 print(f"{'FAIL' if fails else 'PASS'}: {fails} failed")
 sys.exit(1 if fails else 0)
