@@ -14,6 +14,10 @@
 #   path      path profiler on conditional jumps and back edges
 #   strat     stratified type/value profiles of operands
 #   all       all of the above
+#   floor:M   the hooks model M (or all) takes, each returning at once
+#             (HWPROF=models=M,floor=on): what those hook sites cost before
+#             any model work, the floor under M's figure. ProfileMe's
+#             floor is `hooks`: its decrement per bytecode is in the patch.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 dir=${1:?usage: bench/lua/overhead.sh LUADIR [--time|--wall] [SCRIPT...]}
@@ -43,10 +47,10 @@ spectral_norm 60    100
 strings       3000  30000
 EOF
 }
-configs=(hooks pm coproc rap path strat all)
+configs=(hooks pm coproc rap path strat all floor:coproc floor:rap floor:path floor:strat floor:all)
 hwprof_of() {
   case $1 in
-    hooks) echo "" ;; all) echo "models=all" ;; *) echo "models=$1" ;;
+    hooks) echo "" ;; floor:*) echo "models=${1#floor:},floor=on" ;; *) echo "models=$1" ;;
   esac
 }
 instr() { # env-value, binary, script, arg
@@ -58,7 +62,7 @@ instr() { # env-value, binary, script, arg
 
 if [ $instr_too -eq 1 ]; then
 printf '%-14s %14s' script lua
-for c in "${configs[@]}"; do printf ' %9s' "$c"; done
+for c in "${configs[@]}"; do printf ' %12s' "$c"; done
 printf '\n'
 for s in "${scripts[@]}"; do
   a=$(input small "$s")
@@ -66,7 +70,7 @@ for s in "${scripts[@]}"; do
   printf '%-14s %14s' "$s" "$base"
   for c in "${configs[@]}"; do
     n=$(instr "$(hwprof_of "$c")" "$dir/lua-hwprof" "$s" "$a")
-    awk -v n="$n" -v b="$base" 'BEGIN { printf " %+8.1f%%", (n / b - 1) * 100 }'
+    awk -v n="$n" -v b="$base" 'BEGIN { printf " %+11.1f%%", (n / b - 1) * 100 }'
   done
   printf '\n'
 done
@@ -77,7 +81,7 @@ if [ $time_too -eq 1 ]; then
   command -v hyperfine >/dev/null || { echo "hyperfine not found" >&2; exit 1; }
   tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
   printf '%-14s %9s' script lua
-  for c in "${configs[@]}"; do printf ' %9s' "$c"; done
+  for c in "${configs[@]}"; do printf ' %12s' "$c"; done
   printf '\n'
   for s in "${scripts[@]}"; do
     a=$(input wall "$s")
@@ -96,7 +100,7 @@ import json, sys
 r = {x["command"]: x["median"] for x in json.load(open(sys.argv[2]))["results"]}
 base = r.pop("lua")
 print("%-14s %8.3fs" % (sys.argv[1], base) +
-      "".join(" %+8.1f%%" % ((v / base - 1) * 100) for v in r.values()))
+      "".join(" %+11.1f%%" % ((v / base - 1) * 100) for v in r.values()))
 PY
   done
   echo "(extra wall time over lua, arguments: bench/lua/overhead.sh's input wall; medians of 5 runs after 1 warm-up, hyperfine -N, every configuration in the same run)"

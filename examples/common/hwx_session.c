@@ -9,6 +9,7 @@
  * step below loops over that registry.
  */
 #include "hwx_int.h"
+#include "hwx_host.h" /* hwx_exact_count, hwx_exact_next, hwx_session_profiles_json */
 
 #define HWX__MAGIC HWP__MAGIC('h', 'w', 'x', 's')
 
@@ -503,6 +504,28 @@ void hwx_modules_json(const hwp_writer *w, const hwx_module *mods, size_t n) {
     hwp_put_str(w, "]");
 }
 
+/* "models":{...}: each enabled model's profile (the report's member) */
+static void hwx__models_json(const hwx_session *s, const hwp_writer *w) {
+    uint32_t on = 0, i;
+    for (i = 0; i < hwx__nadapters; i++)
+        if (s->st[i]) on |= 1u << hwx__registry[i]->model;
+    hwp_put_str(w, "\"models\":{\"models\":");
+    hwp_put_u64(w, on);
+    for (i = 0; i < hwx__nadapters; i++)
+        if (s->st[i]) hwx__registry[i]->report_json(s->st[i], w);
+    hwp_put_str(w, "}");
+}
+
+void hwx_session_profiles_json(const hwx_session *s, const hwp_writer *w) {
+    if (!s || s->head.magic != HWX__MAGIC) {
+        hwp_put_str(w, "null\n");
+        return;
+    }
+    hwp_put_str(w, "{");
+    hwx__models_json(s, w);
+    hwp_put_str(w, "}\n");
+}
+
 void hwx_session_report_json(const hwx_session *s, const hwp_writer *w) {
     hwx_session_report_json_mods(s, w, NULL, 0);
 }
@@ -510,7 +533,6 @@ void hwx_session_report_json(const hwx_session *s, const hwp_writer *w) {
 void hwx_session_report_json_mods(const hwx_session *s, const hwp_writer *w,
                                   const hwx_module *mods, size_t n) {
     unsigned i, j, base = 0;
-    uint32_t on = 0;
     int first = 1;
     if (!s || s->head.magic != HWX__MAGIC) {
         hwp_put_str(w, "null\n");
@@ -528,13 +550,9 @@ void hwx_session_report_json_mods(const hwx_session *s, const hwp_writer *w,
         hwp_put_str(w, ":");
         hwp_put_u64(w, s->cls[i]);
     }
-    for (i = 0; i < hwx__nadapters; i++)
-        if (s->st[i]) on |= 1u << hwx__registry[i]->model;
-    hwp_put_str(w, "},\"models\":{\"models\":");
-    hwp_put_u64(w, on);
-    for (i = 0; i < hwx__nadapters; i++)
-        if (s->st[i]) hwx__registry[i]->report_json(s->st[i], w);
-    hwp_put_str(w, "},\"overhead\":");
+    hwp_put_str(w, "},");
+    hwx__models_json(s, w);
+    hwp_put_str(w, ",\"overhead\":");
     hwp_cost_write_json(&s->cost, w);
     if (s->exact) {
         hwp_put_str(w, ",\"exact\":");
@@ -552,4 +570,37 @@ void hwx_session_report_json_mods(const hwx_session *s, const hwp_writer *w,
     }
     hwx_modules_json(w, mods, n);
     hwp_put_str(w, "}\n");
+}
+
+/* ---- the exact tables for hosts (hwx_host.h) ---------------------------- */
+
+static const hwx_xtab *hwx__exact_tab(const hwx_session *s, uint32_t table) {
+    if (!s || s->head.magic != HWX__MAGIC || !s->exact) return NULL;
+    switch (table) {
+    case HWX_EXACT_PC: return &s->exact->pc;
+    case HWX_EXACT_VALUE: return &s->exact->val;
+    case HWX_EXACT_PATH: return &s->exact->path;
+    default: return NULL;
+    }
+}
+
+uint64_t hwx_exact_count(const hwx_session *s, uint32_t table, uint64_t k1, uint64_t k2) {
+    const hwx_xtab *t = hwx__exact_tab(s, table);
+    return t ? hwx__xtab_get(t, k1, k2) : 0;
+}
+
+bool hwx_exact_next(const hwx_session *s, uint32_t table, uint64_t *it, hwx_exact_row *row) {
+    const hwx_xtab *t = hwx__exact_tab(s, table);
+    if (!t) return false;
+    for (; *it <= t->mask; ++*it) {
+        const hwx_xent *e = &t->e[*it];
+        if (!e->count) continue;
+        row->k1 = e->k1;
+        row->k2 = e->k2;
+        row->count = e->count;
+        row->aux = e->aux;
+        ++*it;
+        return true;
+    }
+    return false;
 }

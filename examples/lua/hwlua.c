@@ -19,8 +19,10 @@
  *
  * Beside the session the glue keeps the exact per-function, per-loop and
  * per-site counts of the run, from which the JIT decisions below are
- * taken twice: from the exact counts and from the models' profiles
- * (docs/lua.md, "Tiering decisions").
+ * taken twice, at checkpoints during the run: from the exact counts and
+ * from the models' profiles (docs/lua.md, "Tiering decisions"). The
+ * model's go to a callback as they are taken (hwlua_on_decision;
+ * decisions=FILE writes one line each).
  *
  * Call profile. Every `stack_interval` bytecodes (10007 by default, 0:
  * off) the countdown also stops, and the glue walks the running thread's
@@ -50,8 +52,9 @@
 #include <unistd.h>
 
 #include "hwx_host.h"
-#include "hwx_int.h" /* the session's exact (pc, value) and path counts */
+#include "hwprof/pathprof.h"
 #include "hwprof/rap.h"
+#include "hwprof/stratified.h"
 #include "ldebug.h"
 #include "lopcodes.h"
 #include "lstring.h"
@@ -68,6 +71,9 @@ typedef struct hwlua_tier {
     uint64_t stack_interval; /* bytecodes between call-stack samples     */
     double spec_share; /* specialise a site with this share of values    */
     double spec_inv;   /* whose top type or value has this invariance    */
+    uint64_t decide_interval; /* bytecodes between decision checkpoints */
+    uint64_t floor;    /* 1: the models' hooks fire and return at once   */
+    char decisions[HWX_PATH_MAX]; /* stream the model's decisions here  */
 } hwlua_tier;
 
 static const char *hwlua__opt(hwlua_tier *t, const char *k, const char *v,
@@ -84,7 +90,17 @@ static const char *hwlua__opt(hwlua_tier *t, const char *k, const char *v,
         hwx_arg_f64("spec_inv", v, 0, 1, 1, 0, &t->spec_inv, &why);
     else if (!strcmp(k, "stack_interval"))
         hwx_arg_u64("stack_interval", v, 0, UINT32_MAX, &t->stack_interval, &why);
-    else
+    else if (!strcmp(k, "decide_interval"))
+        hwx_arg_u64("decide_interval", v, 1, UINT32_MAX, &t->decide_interval, &why);
+    else if (!strcmp(k, "floor")) {
+        static const char *const names[] = {"off", "on", NULL};
+        uint32_t x = 0;
+        hwx_arg_enum("floor", v, names, &x, &why);
+        t->floor = x;
+    } else if (!strcmp(k, "decisions")) {
+        if (strlen(v) >= sizeof t->decisions) why = "decisions: path longer than 255 bytes";
+        else if (hwx_out_check("decisions", v, &why) == HWP_OK) strcpy(t->decisions, v);
+    } else
         *mine = 0;
     return why;
 }
@@ -102,10 +118,16 @@ static struct {
     hwlua_map funcs; /* function code -> [0] calls, [1] line, [2] source,
                         [3] 1 for a Lua function                        */
     hwlua_map loops; /* loop header -> [0] iterations, [1] line, [2] src */
-    hwlua_map sites; /* value site -> [0] HWLUA_SITE_*                   */
-    uint64_t ncalls, niters;
+    hwlua_map sites; /* value site -> [0] HWLUA_SITE_*, [1] events, [2]
+                        the most frequent value, [3] its count (exact) */
+    int track;       /* keep the three maps: exact=on or decisions=   */
+    uint64_t ncalls, niters, nvals;
     uint64_t fetched;   /* bytecodes fetched, as of the last sync         */
     uint64_t stack_due; /* the fetch that takes the next stack sample     */
+    uint64_t decide_due; /* the fetch of the next decision checkpoint     */
+    hwx_decision_fn on_decision;
+    void *on_decision_ctx;
+    FILE *decisions;    /* decisions=FILE, one line per model decision   */
     int done;
 } G;
 
@@ -131,6 +153,8 @@ static unsigned hwlua__source(const Proto *p) {
 
 /* ---- feeding the session ----------------------------------------------------- */
 
+static void hwlua__site_value(const hwp_insn *in);
+
 /* Everything fetched since the last sync up to, not including, the
  * bytecode at hand goes to the session: the pending record, then the
  * event-free bytecodes in bulk. Returns 1 if `at` is the bytecode of the
@@ -142,6 +166,7 @@ static int hwlua__sync(const Instruction *at) {
     if (G.have_cur && k == 0 && G.cur.pc == (uint64_t)(uintptr_t)at) return 1;
     if (G.have_cur) {
         hwx_session_insn(G.s, &G.cur);
+        if (G.cur.cls == HWP_CLS_LOAD && G.o.exact) hwlua__site_value(&G.cur);
         G.have_cur = 0;
     }
     if (!at) k++; /* the end of the run: no bytecode at hand */
@@ -153,7 +178,8 @@ static int hwlua__sync(const Instruction *at) {
  * pending record is one fetch the session has not seen yet. */
 static long hwlua__rearm(void) {
     uint64_t u = hwx_session_until(G.s);
-    uint64_t stk = G.stack_due > G.fetched ? G.stack_due - G.fetched : 1;
+    uint64_t due = G.stack_due < G.decide_due ? G.stack_due : G.decide_due;
+    uint64_t stk = due > G.fetched ? due - G.fetched : 1;
     long left = G.have_cur ? (long)(u > 1 ? u - 1 : 1) : (long)u;
     if (u > (uint64_t)LONG_MAX / 2) left = LONG_MAX / 2;
     if (stk < (uint64_t)left) left = (long)stk;
@@ -175,15 +201,20 @@ static hwp_insn *hwlua__record(const Instruction *at, uint32_t cls) {
 }
 
 static void hwlua__stack_sample(lua_State *L);
+static void hwlua__checkpoint(int final);
 
 long hwlua_select(lua_State *L, const Proto *p, const Instruction *at) {
     (void)p;
     hwlua__record(at, HWP_CLS_OTHER);
+    /* both on a fixed grid: a sample or checkpoint taken late (an event
+     * hook synced past the due fetch) does not move the next one */
     if (G.fetched >= G.stack_due) {
         hwlua__stack_sample(L);
-        /* on a fixed grid: a sample taken late (an event hook synced
-         * past the due fetch) does not move the next one */
         while (G.stack_due <= G.fetched) G.stack_due += G.tier.stack_interval;
+    }
+    if (G.fetched >= G.decide_due) {
+        hwlua__checkpoint(0);
+        while (G.decide_due <= G.fetched) G.decide_due += G.tier.decide_interval;
     }
     return hwlua__rearm();
 }
@@ -205,7 +236,9 @@ static uint64_t hwlua__bits(const TValue *v) {
 void hwlua_cond(const Instruction *at, int taken) {
     /* A test is followed by the jump it takes (Lua 5.4's lvm.c). */
     const Instruction *target = at + 2 + GETARG_sJ(at[1]);
-    hwp_insn *r = hwlua__record(at, HWP_CLS_BR_COND);
+    hwp_insn *r;
+    if (G.tier.floor) return;
+    r = hwlua__record(at, HWP_CLS_BR_COND);
     r->addr = (uint64_t)(uintptr_t)target;
     r->next_pc = taken ? r->addr : (uint64_t)(uintptr_t)(at + 2);
     r->events |= taken ? HWP_EV_TAKEN : 0;
@@ -218,8 +251,8 @@ void hwlua_cond(const Instruction *at, int taken) {
 static void hwlua__iteration(const Proto *p, const Instruction *at,
                              const Instruction *header) {
     hwlua_ent *e;
-    if (!G.o.exact) return;
     G.niters++;
+    if (!G.track) return;
     e = hwlua_map_get(&G.loops, (uint64_t)(uintptr_t)header);
     if (e && e->v[0]++ == 0) {
         OpCode op = GET_OPCODE(*at);
@@ -230,7 +263,9 @@ static void hwlua__iteration(const Proto *p, const Instruction *at,
 }
 
 void hwlua_jump(const Proto *p, const Instruction *at, const Instruction *target) {
-    hwp_insn *r = hwlua__record(at, HWP_CLS_JUMP);
+    hwp_insn *r;
+    if (G.tier.floor) return;
+    r = hwlua__record(at, HWP_CLS_JUMP);
     r->addr = r->next_pc = (uint64_t)(uintptr_t)target;
     r->events |= HWP_EV_TAKEN;
     if (target <= at) hwlua__iteration(p, at, target);
@@ -239,7 +274,9 @@ void hwlua_jump(const Proto *p, const Instruction *at, const Instruction *target
 
 void hwlua_loop(const Proto *p, const Instruction *at, int taken,
                 const Instruction *target) {
-    hwp_insn *r = hwlua__record(at, HWP_CLS_BR_COND);
+    hwp_insn *r;
+    if (G.tier.floor) return;
+    r = hwlua__record(at, HWP_CLS_BR_COND);
     r->addr = (uint64_t)(uintptr_t)target;
     if (taken) {
         r->next_pc = r->addr;
@@ -271,13 +308,16 @@ static uint64_t hwlua__fn_key(const TValue *fn, const Proto **lp) {
  * start one at their target without touching the stack. */
 void hwlua_call(const Instruction *at, const TValue *fn, int tail) {
     const Proto *lp;
-    uint64_t key = hwlua__fn_key(fn, &lp);
-    hwp_insn *r = hwlua__record(at, tail || (!lp && key != 1) ? HWP_CLS_INDIRECT : HWP_CLS_CALL);
+    uint64_t key;
+    hwp_insn *r;
+    if (G.tier.floor) return;
+    key = hwlua__fn_key(fn, &lp);
+    r = hwlua__record(at, tail || (!lp && key != 1) ? HWP_CLS_INDIRECT : HWP_CLS_CALL);
     r->addr = r->next_pc = key;
     r->events |= HWP_EV_TAKEN;
-    if (G.o.exact) {
+    G.ncalls++;
+    if (G.track) {
         hwlua_ent *e = hwlua_map_get(&G.funcs, key);
-        G.ncalls++;
         if (e && e->v[0]++ == 0 && lp) {
             e->v[1] = (uint64_t)lp->linedefined;
             e->v[2] = hwlua__source(lp);
@@ -294,7 +334,9 @@ void hwlua_call(const Instruction *at, const TValue *fn, int tail) {
  * (the exact call counts see no return either). */
 void hwlua_ret(const Instruction *at, const CallInfo *ci) {
     int fresh = (ci->callstatus & CIST_FRESH) != 0;
-    hwp_insn *r = hwlua__record(at, fresh ? HWP_CLS_INDIRECT : HWP_CLS_RET);
+    hwp_insn *r;
+    if (G.tier.floor) return;
+    r = hwlua__record(at, fresh ? HWP_CLS_INDIRECT : HWP_CLS_RET);
     r->next_pc = fresh ? 0 : (uint64_t)(uintptr_t)ci->previous->u.l.savedpc;
     hwlua__rearm();
 }
@@ -305,12 +347,29 @@ enum { HWLUA_SITE_TYPE = 1, HWLUA_SITE_VALUE = 2 };
 
 static void hwlua__site(const Instruction *at, uint64_t kind) {
     hwlua_ent *e;
-    if (G.o.exact && (e = hwlua_map_get(&G.sites, (uint64_t)(uintptr_t)at)) != NULL)
+    if (G.track && (e = hwlua_map_get(&G.sites, (uint64_t)(uintptr_t)at)) != NULL)
         e->v[0] = kind;
 }
 
+/* A value event the session has counted (exact=on): the site's count,
+ * and its most frequent value so far (the session's exact count of the
+ * value against the site's top; a tie keeps the older top). */
+static void hwlua__site_value(const hwp_insn *in) {
+    hwlua_ent *e = hwlua_map_find(&G.sites, in->pc);
+    uint64_t c = hwx_exact_count(G.s, HWX_EXACT_VALUE, in->pc, in->value);
+    G.nvals++;
+    if (!e) return;
+    e->v[1]++;
+    if (c > e->v[3]) {
+        e->v[2] = in->value;
+        e->v[3] = c;
+    }
+}
+
 void hwlua_load(const Instruction *at, const TValue *v) {
-    hwp_insn *r = hwlua__record(at, HWP_CLS_LOAD);
+    hwp_insn *r;
+    if (G.tier.floor) return;
+    r = hwlua__record(at, HWP_CLS_LOAD);
     hwlua__site(at, HWLUA_SITE_VALUE);
     r->value = hwlua__bits(v);
     hwlua__rearm();
@@ -320,7 +379,9 @@ void hwlua_load(const Instruction *at, const TValue *v) {
  * the tags of both operands, which is what a JIT specialises on. A
  * comparison's record then also gets its branch from hwlua_cond. */
 void hwlua_operands(const Instruction *at, const TValue *a, const TValue *b) {
-    hwp_insn *r = hwlua__record(at, HWP_CLS_LOAD);
+    hwp_insn *r;
+    if (G.tier.floor) return;
+    r = hwlua__record(at, HWP_CLS_LOAD);
     hwlua__site(at, HWLUA_SITE_TYPE);
     r->value = ((uint64_t)rawtt(a) << 8) | (b ? rawtt(b) : 0xFFu);
     hwlua__rearm();
@@ -446,14 +507,15 @@ static void hwlua__text_write(void *ctx, const char *p, size_t n) {
     t->s[t->n] = '\0';
 }
 
-/* The session's JSON report, where the models' decisions are read back
- * from, as a JIT would load a saved profile. */
+/* The models' profiles as the session writes them, where the decisions
+ * read them from at each checkpoint, as a JIT would load a saved
+ * profile. */
 static hwlua_text hwlua__json(void) {
     hwlua_text t = {NULL, 0, 0};
     hwp_writer w;
     w.write = hwlua__text_write;
     w.ctx = &t;
-    hwx_session_report_json(G.s, &w);
+    hwx_session_profiles_json(G.s, &w);
     return t;
 }
 
@@ -535,152 +597,421 @@ static hwp_hpt *hwlua__hpt_profile(const hwlua_text *t, void **mem) {
     return h;
 }
 
+/* ---- decisions ---------------------------------------------------------------
+ * A JIT's decisions, taken twice at every checkpoint (each
+ * `decide_interval` bytecodes and at the end): from the exact profile of
+ * the run so far and from the models' profiles, read as a JIT would
+ * read them (the session's JSON report, above). A decision is taken the
+ * first time its rule holds and never taken back, as a compiled trace is
+ * not; the model's go to the embedding VM's callback at once
+ * (hwlua_on_decision, decisions=FILE). The rules (docs/lua.md, "Tiering
+ * decisions"):
+ *   function, loop: its calls or iterations are at least func_share or
+ *       loop_share of the calls and back edges so far (the model: RAP's
+ *       estimate of its code address or header);
+ *   type, value: the site carries spec_share of the value events so far
+ *       and its most frequent type pair or value spec_inv of the site's
+ *       (the model: the stratified profile's estimates, from at least
+ *       hwlua__min_samples() samples at the site);
+ *   path: for a function or loop compiled, the hottest path starting at
+ *       its code or header (the model: the Hot Path Table's). */
+typedef struct hwlua_side {
+    int taken;
+    hwx_decision d; /* what was decided, when, on what evidence */
+} hwlua_side;
+
+typedef struct hwlua_dec {
+    uint32_t kind;
+    uint64_t site;
+    /* [0] the exact profile's, [1] the model's, [2] the exact profile's
+     * with the model's error: when the exact rule holds by more than the
+     * model's estimate can miss it (hwlua__hot, hwlua__spec_exact), the
+     * latest the model's decision may come (docs/lua.md) */
+    hwlua_side s[3];
+} hwlua_dec;
+
+static struct {
+    hwlua_dec *d;
+    size_t n, cap;
+    hwlua_map idx;       /* kind << 56 | site -> index + 1              */
+    hwp_strat_pc *rows;  /* the stratified profile at the last checkpoint */
+    size_t nrows;
+    hwp_strat_acc_stats st;
+} D;
+
+void hwlua_on_decision(hwx_decision_fn fn, void *ctx) {
+    G.on_decision = fn;
+    G.on_decision_ctx = ctx;
+}
+
+static const char *const hwlua__kind_name[] = {"?", "func", "loop", "type", "value", "path"};
+
+/* A function or loop's source line and name; a path is named by the
+ * loop or function it starts. */
+static void hwlua__name(hwx_decision *d) {
+    hwlua_map *m = d->kind == HWX_DEC_FUNCTION ? &G.funcs : &G.loops;
+    hwlua_ent *e;
+    if (d->kind == HWX_DEC_TYPE || d->kind == HWX_DEC_VALUE) return;
+    if (d->kind == HWX_DEC_PATH)
+        m = hwlua_map_find(&G.loops, d->site) ? &G.loops : &G.funcs;
+    if ((e = hwlua_map_find(m, d->site)) == NULL) return;
+    if (m == &G.funcs && !e->v[3]) {
+        d->source = "(C)";
+        return;
+    }
+    d->line = (uint32_t)e->v[1];
+    d->source = hwlua__src[e->v[2]].name;
+}
+
+/* One line per decision (decisions=FILE): "when kind site what
+ * source:line count [of total] [inv x [lo,hi] samples n]", numbers as
+ * in hwx_decision; a type pair is the two operands' Lua type tags
+ * (lobject.h), a value the tag in the top byte over the payload. */
+static void hwlua__decision_line(void *ctx, const hwx_decision *d) {
+    FILE *f = (FILE *)ctx;
+    fprintf(f, "%llu %s %#llx %#llx %s:%u %llu", (unsigned long long)d->when,
+            hwlua__kind_name[d->kind], (unsigned long long)d->site, (unsigned long long)d->what,
+            d->source ? d->source : "-", d->line, (unsigned long long)d->count);
+    if (d->total) fprintf(f, " of %llu", (unsigned long long)d->total);
+    if (d->samples)
+        fprintf(f, " inv %.3f [%.3f,%.3f] samples %llu", d->invariance, d->lo, d->hi,
+                (unsigned long long)d->samples);
+    fputc('\n', f);
+    fflush(f);
+}
+
+/* Take a decision for one side (0 exact, 1 model) unless that side took
+ * it already; returns 1 if taken now. */
+static int hwlua__take(int side, hwx_decision *d) {
+    uint64_t key = (uint64_t)d->kind << 56 | d->site;
+    hwlua_ent *e = hwlua_map_get(&D.idx, key);
+    hwlua_dec *x;
+    if (!e) return 0;
+    if (!e->v[0]) {
+        if (D.n == D.cap) {
+            size_t cap = D.cap ? 2 * D.cap : 64;
+            hwlua_dec *nd = (hwlua_dec *)realloc(D.d, cap * sizeof *nd);
+            if (!nd) return 0;
+            D.d = nd;
+            D.cap = cap;
+        }
+        memset(&D.d[D.n], 0, sizeof D.d[0]);
+        D.d[D.n].kind = d->kind;
+        D.d[D.n].site = d->site;
+        e->v[0] = ++D.n;
+    }
+    x = &D.d[e->v[0] - 1];
+    if (x->s[side].taken) return 0;
+    d->when = G.fetched;
+    hwlua__name(d);
+    x->s[side].taken = 1;
+    x->s[side].d = *d;
+    if (side == 2) return 0;
+    if (side == 1 && G.on_decision) G.on_decision(G.on_decision_ctx, d);
+    return 1;
+}
+
+static const hwlua_dec *hwlua__find(uint32_t kind, uint64_t site) {
+    hwlua_ent *e = hwlua_map_find(&D.idx, (uint64_t)kind << 56 | site);
+    return e && e->v[0] ? &D.d[e->v[0] - 1] : NULL;
+}
+
+static int hwlua__taken(uint32_t kind, uint64_t site, int side) {
+    const hwlua_dec *x = hwlua__find(kind, site);
+    return x && x->s[side].taken;
+}
+
+/* Functions or loops: the exact count (rap NULL) or RAP's estimate of
+ * the key (between its two bounds) against share of the total. */
+static int hwlua__hot(const hwlua_map *m, uint32_t kind, double share, const hwp_rap *rap,
+                      int side) {
+    uint64_t total = G.ncalls + G.niters;
+    double need = share * (double)total;
+    size_t i;
+    int fresh = 0;
+    for (i = 0; i < m->cap; i++) {
+        const hwlua_ent *e = &m->e[i];
+        hwx_decision d;
+        hwp_rap_est est;
+        int have;
+        if (!e->key) continue;
+        have = rap && hwp_rap_query(rap, e->key, e->key, &est) == HWP_OK;
+        memset(&d, 0, sizeof d);
+        d.kind = kind;
+        d.site = e->key;
+        d.total = total;
+        d.count = side == 0 ? e->v[0] : have ? (uint64_t)(est.estimate + 0.5) : 0;
+        if (!total || (double)d.count < need) continue;
+        fresh |= hwlua__take(side, &d);
+        /* RAP's estimate lies between its bounds, which hold the exact
+         * count: an exact count above the share by more than their width
+         * puts the estimate above it too */
+        if (side == 0 && have && (double)d.count >= need + (double)(est.upper - est.lower))
+            hwlua__take(2, &d);
+    }
+    return fresh;
+}
+
+/* A site's 95% interval of invariance (Wilson's, z = 1.96) cannot clear
+ * spec_inv from fewer samples than n with n / (n + z^2) >= spec_inv,
+ * what a sample where every value agrees gives: with fewer, even such a
+ * sample does not tell an invariance of spec_inv from a lower one, and
+ * the model does not call the site invariant (73 at spec_inv 0.95). */
+static uint64_t hwlua__min_samples(void) {
+    double z2 = 1.96 * 1.96;
+    if (G.tier.spec_inv >= 1.0) return UINT64_MAX;
+    return (uint64_t)(z2 * G.tier.spec_inv / (1.0 - G.tier.spec_inv)) + 1;
+}
+
+static uint32_t hwlua__site_kind(uint64_t site) {
+    hwlua_ent *e = hwlua_map_find(&G.sites, site);
+    return e && e->v[0] == HWLUA_SITE_VALUE ? HWX_DEC_VALUE : HWX_DEC_TYPE;
+}
+
+/* The stratified sampler's rate (strat_rate=, 256 by default). */
+static uint64_t hwlua__strat_rate(void) {
+    uint64_t r = 0;
+    uint32_t i;
+    for (i = 0; i < G.o.nparam; i++)
+        if (G.o.param[i].model == HWP_MODEL_STRAT && hwx_streq(G.o.param[i].key, "rate"))
+            hwx_parse_u64(G.o.param[i].val, &r);
+    return r ? r : 256;
+}
+
+/* Specialisations, exact: the sites' running counts (hwlua__site_value).
+ * The model's margin: the site has executed often enough to give its
+ * samples the minimum at the sampler's mean rate (at rate 1 exactly). */
+static void hwlua__spec_exact(void) {
+    uint64_t enough = hwlua__min_samples(), rate = hwlua__strat_rate();
+    size_t i;
+    enough = enough > UINT64_MAX / rate ? UINT64_MAX : enough * rate;
+    for (i = 0; i < G.sites.cap; i++) {
+        const hwlua_ent *e = &G.sites.e[i];
+        hwx_decision d;
+        if (!e->key || !e->v[1]) continue;
+        if ((double)e->v[1] < G.tier.spec_share * (double)G.nvals ||
+            (double)e->v[3] < G.tier.spec_inv * (double)e->v[1])
+            continue;
+        memset(&d, 0, sizeof d);
+        d.kind = e->v[0] == HWLUA_SITE_VALUE ? HWX_DEC_VALUE : HWX_DEC_TYPE;
+        d.site = e->key;
+        d.what = e->v[2];
+        d.count = e->v[1];
+        d.total = G.nvals;
+        d.samples = e->v[1];
+        d.invariance = d.lo = d.hi = (double)e->v[3] / (double)e->v[1];
+        hwlua__take(0, &d);
+        if (e->v[1] >= enough) hwlua__take(2, &d);
+    }
+}
+
+/* Specialisations, model: the stratified profile's most invariant sites
+ * (hwp_strat_acc_top_pcs), kept in D.rows for the final report. */
+static void hwlua__spec_model(const hwp_strat_acc *acc) {
+    uint64_t nmin = hwlua__min_samples();
+    size_t i;
+    free(D.rows);
+    D.rows = NULL;
+    D.nrows = 0;
+    if (!acc || hwp_strat_acc_get_stats(acc, &D.st) != HWP_OK) return;
+    D.nrows = hwp_strat_acc_top_pcs(acc, HWP_STRAT_KIND_VALUE, NULL, 0);
+    if (!D.nrows || (D.rows = (hwp_strat_pc *)malloc(D.nrows * sizeof *D.rows)) == NULL) {
+        D.nrows = 0;
+        return;
+    }
+    D.nrows = hwp_strat_acc_top_pcs(acc, HWP_STRAT_KIND_VALUE, D.rows, D.nrows);
+    for (i = 0; i < D.nrows; i++) {
+        const hwp_strat_pc *m = &D.rows[i];
+        hwx_decision d;
+        if (m->samples < nmin || (double)m->count < G.tier.spec_share * (double)D.st.total ||
+            m->invariance < G.tier.spec_inv)
+            continue;
+        memset(&d, 0, sizeof d);
+        d.kind = hwlua__site_kind(m->pc);
+        d.site = m->pc;
+        d.what = m->top_w;
+        d.count = m->count;
+        d.total = D.st.total;
+        d.samples = m->samples;
+        d.invariance = m->invariance;
+        d.lo = m->lo;
+        d.hi = m->hi;
+        hwlua__take(1, &d);
+    }
+}
+
+/* Hot paths: for each Lua function and loop this side compiled, the
+ * hottest path starting at its code or header, once one has completed
+ * there (a function entered only from C starts none). The exact side
+ * scans the session's exact path table, so it looks only when it
+ * compiled something new, and at the end. */
+static void hwlua__paths(int side, const hwp_path_row *rows, size_t nrows) {
+    hwlua_map best = {NULL, 0, 0, 0}; /* start -> [0] count + 1, [1] shape */
+    size_t i, k;
+    const hwlua_map *maps[2] = {&G.funcs, &G.loops};
+    uint32_t kinds[2] = {HWX_DEC_FUNCTION, HWX_DEC_LOOP};
+    int pending = 0;
+    for (k = 0; k < 2; k++)
+        for (i = 0; i < maps[k]->cap; i++) {
+            const hwlua_ent *e = &maps[k]->e[i];
+            hwlua_ent *b;
+            if (!e->key || (k == 0 && !e->v[3]) || !hwlua__taken(kinds[k], e->key, side) ||
+                hwlua__taken(HWX_DEC_PATH, e->key, side))
+                continue;
+            if ((b = hwlua_map_get(&best, e->key)) != NULL) b->v[0] = 1;
+            pending = 1;
+        }
+    if (!pending) return;
+    if (side == 0) {
+        hwx_exact_row r;
+        uint64_t it = 0;
+        hwlua_ent *b;
+        while (hwx_exact_next(G.s, HWX_EXACT_PATH, &it, &r))
+            if ((b = hwlua_map_find(&best, r.k1)) != NULL &&
+                (r.count + 1 > b->v[0] || (r.count + 1 == b->v[0] && r.k2 < b->v[1]))) {
+                b->v[0] = r.count + 1;
+                b->v[1] = r.k2;
+            }
+    } else {
+        /* rows are hottest first, ties by shape */
+        for (k = nrows; k-- > 0;) {
+            hwlua_ent *b = hwlua_map_find(&best, rows[k].pd.start);
+            if (b) {
+                b->v[0] = rows[k].count + 1;
+                b->v[1] = rows[k].pd.shape;
+            }
+        }
+    }
+    for (i = 0; i < best.cap; i++) {
+        hwx_decision d;
+        if (!best.e[i].key || best.e[i].v[0] < 2) continue;
+        memset(&d, 0, sizeof d);
+        d.kind = HWX_DEC_PATH;
+        d.site = best.e[i].key;
+        d.what = best.e[i].v[1];
+        d.count = best.e[i].v[0] - 1;
+        hwlua__take(side, &d);
+    }
+    free(best.e);
+}
+
+/* A path's margin: its start's (the path is laid out when its start is
+ * compiled, and the Hot Path Table holds it by then). */
+static void hwlua__path_margins(void) {
+    size_t i;
+    for (i = 0; i < D.n; i++) {
+        hwlua_dec *x = &D.d[i];
+        const hwlua_dec *f, *l;
+        if (x->kind != HWX_DEC_PATH || !x->s[0].taken || x->s[2].taken) continue;
+        f = hwlua__find(HWX_DEC_FUNCTION, x->site);
+        l = hwlua__find(HWX_DEC_LOOP, x->site);
+        if ((f && f->s[2].taken) || (l && l->s[2].taken)) {
+            hwx_decision d = x->s[0].d;
+            hwlua__take(2, &d);
+        }
+    }
+}
+
+/* One checkpoint: every rule on both sides. */
+static void hwlua__checkpoint(int final) {
+    void *rmem = NULL, *smem = NULL, *hmem = NULL;
+    hwlua_text t = hwlua__json();
+    hwp_rap *rap = (G.o.models & HWX_M_RAP) ? hwlua__rap_profile(&t, &rmem) : NULL;
+    hwp_strat_acc *acc = (G.o.models & HWX_M_STRAT) ? hwlua__strat_profile(&t, &smem) : NULL;
+    hwp_hpt *hpt = (G.o.models & HWX_M_PATH) ? hwlua__hpt_profile(&t, &hmem) : NULL;
+    hwp_path_row *rows = NULL;
+    size_t nrows = hpt ? hwp_hpt_export(hpt, NULL, 0) : 0;
+    free(t.s);
+    if (nrows && (rows = (hwp_path_row *)malloc(nrows * sizeof *rows)) != NULL)
+        nrows = hwp_hpt_export(hpt, rows, nrows);
+    else
+        nrows = 0;
+    if (G.o.exact) {
+        int fresh = hwlua__hot(&G.funcs, HWX_DEC_FUNCTION, G.tier.func_share, rap, 0);
+        fresh |= hwlua__hot(&G.loops, HWX_DEC_LOOP, G.tier.loop_share, rap, 0);
+        hwlua__spec_exact();
+        if (fresh || final) hwlua__paths(0, NULL, 0);
+        hwlua__path_margins();
+    }
+    if (rap) {
+        hwlua__hot(&G.funcs, HWX_DEC_FUNCTION, G.tier.func_share, rap, 1);
+        hwlua__hot(&G.loops, HWX_DEC_LOOP, G.tier.loop_share, rap, 1);
+    }
+    if (acc) hwlua__spec_model(acc);
+    if (hpt) hwlua__paths(1, rows, nrows);
+    free(rows);
+    free(rmem);
+    free(smem);
+    free(hmem);
+    free(rap);
+    free(acc);
+    free(hpt);
+}
+
+/* ---- the final report's decisions ----------------------------------------- */
+
 /* One decision kind: the exact profile's choices against the model's. */
 typedef struct hwlua_agree {
     unsigned exact, model, both;
 } hwlua_agree;
 
-static void hwlua__count(hwlua_agree *a, int ex, int mo, int same) {
-    a->exact += ex;
-    a->model += mo;
-    a->both += ex && mo && same;
+static const hwp_strat_pc *hwlua__row(uint64_t site) {
+    size_t r;
+    for (r = 0; r < D.nrows; r++)
+        if (D.rows[r].pc == site) return &D.rows[r];
+    return NULL;
 }
 
-static void hwlua__decide(const hwlua_map *m, double share, uint64_t total,
-                          const hwp_rap *rap, hwlua_agree *a, FILE *f,
-                          const char *what) {
+/* "  kind verdict site name  exact what@when  model what@when  evidence":
+ * a side's what@when is "-" when it did not take the decision. The
+ * evidence is the run's end: exact counts, and for a specialisation the
+ * site's exact top count of its events and the model's estimate of the
+ * site. */
+static void hwlua__report_kind(FILE *f, uint32_t kind, hwlua_agree *a) {
     size_t i;
+    int j;
     memset(a, 0, sizeof *a);
-    for (i = 0; i < m->cap; i++) {
-        hwlua_ent *e = &m->e[i];
-        int ex, mo = 0;
-        if (!e->key) continue;
-        ex = (double)e->v[0] >= share * (double)total;
-        if (rap) {
-            hwp_rap_est est;
-            /* The key's estimate, between RAP's two bounds. */
-            if (hwp_rap_query(rap, e->key, e->key, &est) == HWP_OK)
-                mo = est.estimate >= share * (double)total;
+    for (i = 0; i < D.n; i++) {
+        const hwlua_dec *x = &D.d[i];
+        const hwx_decision *n = x->s[0].taken ? &x->s[0].d : &x->s[1].d;
+        int ex = x->s[0].taken, mo = x->s[1].taken;
+        int same = ex && mo && x->s[0].d.what == x->s[1].d.what;
+        if (x->kind != kind) continue;
+        a->exact += ex;
+        a->model += mo;
+        a->both += same;
+        fprintf(f, "  %-5s %-5s %#llx %s:%u", hwlua__kind_name[kind],
+                same ? "both" : ex && mo ? "diff" : ex ? "exact" : "model",
+                (unsigned long long)x->site, n->source ? n->source : "-", n->line);
+        for (j = 0; j < 3; j++) {
+            fprintf(f, "  %s ", j == 2 ? "margin" : j ? "model" : "exact");
+            if (x->s[j].taken)
+                fprintf(f, "%#llx@%llu", (unsigned long long)x->s[j].d.what,
+                        (unsigned long long)x->s[j].d.when);
+            else
+                fprintf(f, "-");
         }
-        hwlua__count(a, ex, mo, 1);
-        if (ex || mo)
-            fprintf(f, "  %-4s %-5s %s:%llu  %llu\n", what,
-                    ex && mo ? "both" : ex ? "exact" : "model",
-                    e->v[3] || m == &G.loops ? hwlua__src[e->v[2]].name : "(C)",
-                    (unsigned long long)e->v[1], (unsigned long long)e->v[0]);
-    }
-}
-
-/* Specialisations. A site (a bytecode with operands or a table read) is
- * specialised on its most frequent type pair or value when it carries at
- * least spec_share of the run's value events and that type or value has
- * at least spec_inv of the site's events. The exact side counts every
- * event (the session's exact (pc, value) table); the model side asks the
- * stratified profile, which also needs min_samples samples at the site
- * before it calls it invariant (hwp_strat_acc_top_pcs). A decision is the
- * pair (site, value): the two agree when they pick the same value. */
-static void hwlua__spec(FILE *f, const hwp_strat_acc *acc, hwlua_agree *ag) {
-    const hwx_xtab *v = &G.s->exact->val;
-    hwlua_map top = {NULL, 0, 0, 0}; /* site -> [0] n, [1] top count, [2] top value */
-    hwp_strat_pc *rows = NULL;
-    hwp_strat_acc_stats st;
-    size_t nrows = 0, i, r;
-    uint64_t total = 0;
-    memset(ag, 0, 2 * sizeof *ag);
-    for (i = 0; i <= v->mask; i++) {
-        const hwx_xent *x = &v->e[i];
-        hwlua_ent *e;
-        if (!x->count || (e = hwlua_map_get(&top, x->k1)) == NULL) continue;
-        e->v[0] += x->count;
-        total += x->count;
-        if (x->count > e->v[1] || (x->count == e->v[1] && x->k2 < e->v[2])) {
-            e->v[1] = x->count;
-            e->v[2] = x->k2;
-        }
-    }
-    if (acc && hwp_strat_acc_get_stats(acc, &st) == HWP_OK) {
-        nrows = hwp_strat_acc_top_pcs(acc, HWP_STRAT_KIND_VALUE, NULL, 0);
-        rows = (hwp_strat_pc *)malloc((nrows ? nrows : 1) * sizeof *rows);
-        if (!rows) nrows = 0;
-        nrows = rows ? hwp_strat_acc_top_pcs(acc, HWP_STRAT_KIND_VALUE, rows, nrows) : 0;
-    }
-    for (i = 0; i < G.sites.cap; i++) {
-        const hwlua_ent *s = &G.sites.e[i];
-        const hwlua_ent *e;
-        const hwp_strat_pc *m = NULL;
-        uint64_t ew = 0;
-        int ex = 0, mo = 0;
-        if (!s->key) continue;
-        if ((e = hwlua_map_get(&top, s->key)) != NULL && e->v[0]) {
-            ex = (double)e->v[0] >= G.tier.spec_share * (double)total &&
-                 (double)e->v[1] >= G.tier.spec_inv * (double)e->v[0];
-            ew = e->v[2];
-        }
-        for (r = 0; r < nrows; r++)
-            if (rows[r].pc == s->key) m = &rows[r];
-        if (m)
-            mo = (double)m->count >= G.tier.spec_share * (double)st.total &&
-                 m->invariance >= G.tier.spec_inv;
-        hwlua__count(&ag[s->v[0] == HWLUA_SITE_VALUE], ex, mo, m && m->top_w == ew);
-        if (ex || mo) {
-            fprintf(f, "  %-5s %-5s site %#llx  exact %#llx %llu of %llu", 
-                     s->v[0] == HWLUA_SITE_VALUE ? "value" : "type",
-                     ex && mo && m->top_w == ew ? "both" : ex && mo ? "diff" : ex ? "exact" : "model",
-                     (unsigned long long)s->key, (unsigned long long)ew,
-                     (unsigned long long)(e ? e->v[1] : 0), (unsigned long long)(e ? e->v[0] : 0));
+        if (kind == HWX_DEC_TYPE || kind == HWX_DEC_VALUE) {
+            hwlua_ent *e = hwlua_map_find(&G.sites, x->site);
+            const hwp_strat_pc *m = hwlua__row(x->site);
+            fprintf(f, "  end: exact %llu of %llu",
+                    (unsigned long long)(e ? e->v[3] : 0), (unsigned long long)(e ? e->v[1] : 0));
             if (m)
-                fprintf(f, "  model %#llx %.3f [%.3f, %.3f] of %llu samples",
+                fprintf(f, "  model %#llx %.3f [%.3f,%.3f] of %llu samples",
                         (unsigned long long)m->top_w, m->invariance, m->lo, m->hi,
                         (unsigned long long)m->samples);
-            fputc('\n', f);
+        } else if (kind == HWX_DEC_PATH) {
+            for (j = 0; j < 2; j++)
+                if (x->s[j].taken)
+                    fprintf(f, "  %s len %u dirs %#llx (%llu)", j ? "HPT" : "exact",
+                            hwp_path_pd_len(&(hwp_path_pd){x->site, x->s[j].d.what}),
+                            (unsigned long long)hwp_path_pd_dirs(
+                                &(hwp_path_pd){x->site, x->s[j].d.what}),
+                            (unsigned long long)x->s[j].d.count);
+        } else {
+            hwlua_ent *e = hwlua_map_find(kind == HWX_DEC_FUNCTION ? &G.funcs : &G.loops, x->site);
+            fprintf(f, "  end: %llu", (unsigned long long)(e ? e->v[0] : 0));
         }
-    }
-    free(rows);
-    free(top.e);
-}
-
-/* Hot paths. For each loop and Lua function the exact profile compiles
- * (paths start at a loop's header after its back edge and at a function's
- * code after a call), the path to lay out straight is the hottest one
- * starting there: from the exact path counts, and from the Hot Path
- * Table. They agree when they name the same path. */
-static void hwlua__hottest(const hwlua_map *m, double share, uint64_t total,
-                           const hwp_path_row *rows, size_t nrows, hwlua_agree *a, FILE *f,
-                           const char *what) {
-    const hwx_xtab *p = &G.s->exact->path;
-    size_t i, k;
-    for (i = 0; i < m->cap; i++) {
-        const hwlua_ent *e = &m->e[i];
-        uint64_t es = 0, ec = 0, ms = 0, mc = 0;
-        if (!e->key || (m == &G.funcs && !e->v[3]) || (double)e->v[0] < share * (double)total)
-            continue;
-        for (k = 0; k <= p->mask; k++) {
-            const hwx_xent *x = &p->e[k];
-            if (x->count && x->k1 == e->key &&
-                (x->count > ec || (x->count == ec && x->k2 < es))) {
-                ec = x->count;
-                es = x->k2;
-            }
-        }
-        /* rows are hottest first, ties by shape */
-        for (k = 0; k < nrows && !mc; k++)
-            if (rows[k].pd.start == e->key) {
-                mc = rows[k].count;
-                ms = rows[k].pd.shape;
-            }
-        if (!ec && !mc) continue; /* entered only from C: no path starts there */
-        hwlua__count(a, ec != 0, mc != 0, es == ms);
-        fprintf(f, "  %-4s %-5s %s:%llu  exact len %u dirs %#llx (%llu)", what,
-                ec && mc && es == ms ? "both" : ec && mc ? "diff" : ec ? "exact" : "model",
-                hwlua__src[e->v[2]].name, (unsigned long long)e->v[1],
-                hwp_path_pd_len(&(hwp_path_pd){e->key, es}),
-                (unsigned long long)hwp_path_pd_dirs(&(hwp_path_pd){e->key, es}),
-                (unsigned long long)ec);
-        if (mc)
-            fprintf(f, "  HPT len %u dirs %#llx (%llu)",
-                    hwp_path_pd_len(&(hwp_path_pd){e->key, ms}),
-                    (unsigned long long)hwp_path_pd_dirs(&(hwp_path_pd){e->key, ms}),
-                    (unsigned long long)mc);
         fputc('\n', f);
     }
 }
@@ -693,51 +1024,23 @@ static void hwlua__agree_line(FILE *f, const char *what, const hwlua_agree *a) {
 }
 
 static void hwlua__tiering(FILE *f) {
-    void *rmem = NULL, *smem = NULL, *hmem = NULL;
-    hwlua_text t = hwlua__json();
-    hwp_rap *rap = (G.o.models & HWX_M_RAP) ? hwlua__rap_profile(&t, &rmem) : NULL;
-    hwp_strat_acc *acc = (G.o.models & HWX_M_STRAT) ? hwlua__strat_profile(&t, &smem) : NULL;
-    hwp_hpt *hpt = (G.o.models & HWX_M_PATH) ? hwlua__hpt_profile(&t, &hmem) : NULL;
-    hwp_path_row *rows = NULL;
-    size_t nrows = hpt ? hwp_hpt_export(hpt, NULL, 0) : 0;
-    uint64_t total = G.ncalls + G.niters;
-    hwlua_agree fa, la, sa[2], pa;
-    free(t.s);
-    if (nrows && (rows = (hwp_path_row *)malloc(nrows * sizeof *rows)) != NULL)
-        nrows = hwp_hpt_export(hpt, rows, nrows);
-    else
-        nrows = 0;
-    fprintf(f, "\n-- tiering decisions (functions with >= %.2f%%, loops with >= %.2f%% "
-               "of calls + back edges) --\n",
-            100 * G.tier.func_share, 100 * G.tier.loop_share);
-    if (!rap) fprintf(f, "  (no RAP profile: the model column is empty)\n");
-    hwlua__decide(&G.funcs, G.tier.func_share, total, rap, &fa, f, "func");
-    hwlua__decide(&G.loops, G.tier.loop_share, total, rap, &la, f, "loop");
-    fprintf(f, "\n-- specialisations (sites with >= %.2f%% of value events whose type or "
-               "value has >= %.2f invariance) --\n",
-            100 * G.tier.spec_share, G.tier.spec_inv);
-    if (!acc) fprintf(f, "  (no stratified profile: the model column is empty)\n");
-    hwlua__spec(f, acc, sa);
-    fprintf(f, "\n-- hot paths (the hottest path of each loop and function compiled) --\n");
-    if (!hpt) fprintf(f, "  (no Hot Path Table: the model column is empty)\n");
-    memset(&pa, 0, sizeof pa);
-    hwlua__hottest(&G.funcs, G.tier.func_share, total, rows, nrows, &pa, f, "func");
-    hwlua__hottest(&G.loops, G.tier.loop_share, total, rows, nrows, &pa, f, "loop");
+    static const char *const kinds[] = {"", "functions", "loops", "types", "values", "paths"};
+    hwlua_agree a[6];
+    uint32_t k;
+    fprintf(f, "\n-- tiering decisions, taken at checkpoints every %llu bytecodes and at the end "
+               "(functions with >= %.2f%%, loops with >= %.2f%% of calls + back edges; sites "
+               "with >= %.2f%% of value events whose type or value has >= %.2f invariance, "
+               "from >= %llu samples; the hottest path of each function and loop compiled) --\n",
+            (unsigned long long)G.tier.decide_interval, 100 * G.tier.func_share,
+            100 * G.tier.loop_share, 100 * G.tier.spec_share, G.tier.spec_inv,
+            (unsigned long long)hwlua__min_samples());
+    if (!(G.o.models & HWX_M_RAP)) fprintf(f, "  (no RAP: no model decisions on functions, loops)\n");
+    if (!(G.o.models & HWX_M_STRAT)) fprintf(f, "  (no stratified profile: no model specialisations)\n");
+    if (!(G.o.models & HWX_M_PATH)) fprintf(f, "  (no Hot Path Table: no model hot paths)\n");
+    for (k = HWX_DEC_FUNCTION; k <= HWX_DEC_PATH; k++) hwlua__report_kind(f, k, &a[k]);
     fprintf(f, "\n");
-    hwlua__agree_line(f, "functions", &fa);
-    hwlua__agree_line(f, "loops", &la);
-    hwlua__agree_line(f, "types", &sa[0]);
-    hwlua__agree_line(f, "values", &sa[1]);
-    hwlua__agree_line(f, "paths", &pa);
-    free(rows);
-    free(rmem);
-    free(smem);
-    free(hmem);
-    free(rap);
-    free(acc);
-    free(hpt);
+    for (k = HWX_DEC_FUNCTION; k <= HWX_DEC_PATH; k++) hwlua__agree_line(f, kinds[k], &a[k]);
 }
-
 static void hwlua__finish(void) {
     hwx_out out;
     const char *why = NULL;
@@ -746,6 +1049,11 @@ static void hwlua__finish(void) {
     hwlua_on = 0;
     hwlua__sync(NULL); /* the pending record and the bytecodes after it */
     hwx_session_finish(G.s);
+    /* the last checkpoint: what the models' flushed profiles decide */
+    if (G.track) hwlua__checkpoint(1);
+    if (G.decisions && fclose(G.decisions) != 0)
+        fprintf(stderr, "lua-hwprof: decisions: %s\n", strerror(errno));
+    G.decisions = NULL;
     if (G.o.exact) {
         size_t n = hwx_session_eval_bytes(G.s);
         void *scratch = malloc(n ? n : 1);
@@ -807,12 +1115,15 @@ __attribute__((constructor)) static void hwlua__start(void) {
     const char *env = getenv("HWPROF"), *why = NULL;
     char buf[4096], *save = NULL, *kv;
     size_t n;
-    int user_key = 0, user_eps = 0;
+    int user_key = 0, user_eps = 0, user_sampler = 0;
+    uint32_t hooked;
     G.tier.func_share = 0.01;
     G.tier.loop_share = 0.01;
     G.tier.stack_interval = 10007; /* prime: no loop's period divides it */
     G.tier.spec_share = 0.01;
     G.tier.spec_inv = 0.95;
+    G.tier.decide_interval = 16384;
+    G.decide_due = UINT64_MAX;
     if (!env || !*env) return;
     hwx_opts_default(&G.o);
     if (strlen(env) >= sizeof buf) hwlua__fail("longer than 4095 bytes");
@@ -826,6 +1137,7 @@ __attribute__((constructor)) static void hwlua__start(void) {
         if (!mine && hwx_opts_set(&G.o, kv, eq + 1, &why) != HWP_OK) hwlua__fail(why);
         user_key |= hwx_streq(kv, "key") || hwx_streq(kv, "rap_key");
         user_eps |= hwx_streq(kv, "rap_eps");
+        user_sampler |= hwx_streq(kv, "strat_sampler");
     }
     /* A VM's RAP profiles where control goes: call targets and loop
      * headers, unless the user chose another key. */
@@ -840,6 +1152,19 @@ __attribute__((constructor)) static void hwlua__start(void) {
                                                        : G.tier.loop_share);
         if (hwx_opts_set(&G.o, "rap_eps", eps, &why) != HWP_OK) hwlua__fail(why);
     }
+    /* A value site often alternates with a period that divides the
+     * periodic sampler's (a loop over two kinds of node): every sample
+     * then sees the same value. The countdown sampler's random intervals
+     * (the paper's Rcd_r, same mean rate) do not lock onto a period. */
+    if (!user_sampler && hwx_opts_set(&G.o, "strat_sampler", "countdown", &why) != HWP_OK)
+        hwlua__fail(why);
+    /* floor=on: the hooks of the models asked for fire and return at
+     * once, the session gets no model: what the hook sites cost alone */
+    hooked = G.o.models;
+    if (G.tier.floor) {
+        if (G.o.exact) hwlua__fail("floor: the empty hooks feed nothing, exact=on cannot be had");
+        G.o.models = 0;
+    }
     if (hwx_host_check(&G.o, &why) != HWP_OK) hwlua__fail(why);
     n = hwx_session_bytes(&G.o);
     G.s = (hwx_session *)malloc(sizeof *G.s);
@@ -847,17 +1172,26 @@ __attribute__((constructor)) static void hwlua__start(void) {
     if (!G.s || !G.mem || hwx_session_init(G.s, G.mem, n, &G.o) != HWP_OK)
         hwlua__fail(G.s && G.mem ? hwp_why(G.s) : "out of memory");
     /* Each model's natural events (docs/lua.md): */
-    if (G.o.models & HWX_M_RAP) /* calls and back edges */
+    if (hooked & HWX_M_RAP) /* calls and back edges */
         hwlua_on |= HWLUA_EV_CALL | HWLUA_EV_JUMP;
-    if (G.o.models & HWX_M_PATH) /* paths within and across functions */
+    if (hooked & HWX_M_PATH) /* paths within and across functions */
         hwlua_on |= HWLUA_EV_COND | HWLUA_EV_JUMP | HWLUA_EV_CALL | HWLUA_EV_RET;
-    if (G.o.models & HWX_M_STRAT) /* operand types and table values */
+    if (hooked & HWX_M_STRAT) /* operand types and table values */
         hwlua_on |= HWLUA_EV_OPND | HWLUA_EV_LOAD;
-    if (G.o.models & HWX_M_COPROC) /* table reads */
+    if (hooked & HWX_M_COPROC) /* table reads */
         hwlua_on |= HWLUA_EV_LOAD;
     if (G.o.exact) /* the exact profiles see everything */
         hwlua_on |= HWLUA_EV_COND | HWLUA_EV_JUMP | HWLUA_EV_CALL | HWLUA_EV_RET |
                     HWLUA_EV_LOAD | HWLUA_EV_OPND;
+    /* decisions need the functions, loops and sites the run has seen,
+     * to ask the profiles about them and to name them */
+    G.track = G.o.exact || G.tier.decisions[0];
+    if (G.track) G.decide_due = G.tier.decide_interval;
+    if (G.tier.decisions[0]) {
+        if ((G.decisions = fopen(G.tier.decisions, "w")) == NULL)
+            hwlua__fail("decisions: cannot open the file");
+        hwlua_on_decision(hwlua__decision_line, G.decisions);
+    }
     G.stack_due = G.tier.stack_interval ? G.tier.stack_interval : UINT64_MAX;
     hwlua__rearm();
     atexit(hwlua__finish);

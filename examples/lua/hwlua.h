@@ -50,6 +50,14 @@ void hwlua_ret(const Instruction *at, const CallInfo *ci);
 void hwlua_load(const Instruction *at, const TValue *v);
 void hwlua_operands(const Instruction *at, const TValue *a, const TValue *b);
 
+/* The model's tiering decisions as they are taken (docs/lua.md,
+ * "Tiering decisions"): fn(ctx, d) runs once per decision, d an
+ * hwx_decision (examples/common/hwx_host.h). Register before the script
+ * runs; lua-hwprof's decisions=FILE option registers a writer of one
+ * line per decision. */
+struct hwx_decision;
+void hwlua_on_decision(void (*fn)(void *ctx, const struct hwx_decision *d), void *ctx);
+
 #define HWLUA_LOCALS long hwl_left = hwlua_left
 #define HWLUA_SAVE() (hwlua_left = hwl_left)
 #define HWLUA_RELOAD() (hwl_left = hwlua_left)

@@ -63,4 +63,13 @@ static hwlua_ent *hwlua_map_get(hwlua_map *m, uint64_t key) {
     return &m->e[j];
 }
 
+/* The entry of `key`, or NULL when it has none (nothing is created). */
+static hwlua_ent *hwlua_map_find(const hwlua_map *m, uint64_t key) {
+    size_t j;
+    if (!m->cap) return NULL;
+    j = hwlua_map_hash(key) & (m->cap - 1);
+    while (m->e[j].key && m->e[j].key != key) j = (j + 1) & (m->cap - 1);
+    return m->e[j].key ? &m->e[j] : NULL;
+}
+
 #endif
