@@ -38,6 +38,13 @@
  *   seed=N                base seed for every model (default 1)
  *   top=N                 entries per report section (default 10)
  *   report=FILE json=FILE record=FILE   output files (host-side)
+ *   bbv=FILE              basic-block vectors in exp-bbv's format, one
+ *                         file per vCPU/thread (hwx_session_bbv_out)
+ *   bbv_interval=N        instructions per vector (default 100000000,
+ *                         exp-bbv's)
+ *   bbv_blocks=N          blocks the vectors number (default 131072);
+ *                         the instructions of blocks beyond are counted
+ *                         as dropped in the report
  *   values=on|off         read loaded values (memory callbacks)
  *   flush=N               flush the trace every N instructions (0: only
  *                         when a chunk fills and at exit)
@@ -121,10 +128,12 @@ typedef struct hwx_opts {
     uint64_t flush;     /* instructions between periodic flushes, 0 off    */
     uint64_t guest_base;
     uint32_t guest_base_set;
-    uint32_t pad_;
+    uint32_t bbv_blocks;  /* bbv=: ids the block map holds                */
+    uint64_t bbv_interval; /* bbv=: instructions per vector              */
     char report[HWX_PATH_MAX];
     char json[HWX_PATH_MAX];
     char record[HWX_PATH_MAX];
+    char bbv[HWX_PATH_MAX];
     hwx_param param[HWX_MAX_PARAMS]; /* model desc parameters, in order */
 } hwx_opts;
 
@@ -169,6 +178,7 @@ typedef struct hwx_metric {
 #define HWX_MAX_METRICS 24
 
 typedef struct hwx_exact hwx_exact;     /* exact ground truth (hwx_exact.c) */
+typedef struct hwx_bbv hwx_bbv;         /* basic-block vectors (below)      */
 
 /* What a timing model (the core adapter, registered first) says about
  * the instruction being fed, for the adapters after it: they get `cycle`
@@ -197,6 +207,7 @@ typedef struct hwx_session {
     void *st[HWX_MAX_MODELS]; /* adapter i's state (hwx_int.h), NULL: off */
     hwx_metric acc[HWX_MAX_METRICS]; /* the adapters' metrics, in order  */
     hwx_exact *exact;    /* NULL unless exact=on                          */
+    hwx_bbv *bbv;        /* NULL unless bbv=FILE                          */
     hwx_timing timing;   /* the current instruction's timing (core=on)    */
 } hwx_session;
 
@@ -227,6 +238,9 @@ void hwx_session_skip(hwx_session *s, uint64_t n);
 void hwx_session_block(hwx_session *s, const uint64_t *pcs, uint32_t n,
                        const hwp_insn *last, const hwp_insn *mem,
                        uint32_t nmem);
+/* With bbv=FILE: where this session's vectors go (the host opens the
+ * file; one per session). Set it before the first instruction. */
+void hwx_session_bbv_out(hwx_session *s, const hwp_writer *w);
 /* End of the stream: models that hold partial state (an open path, a
  * sample buffer) flush it. Idempotent; call it before the reports. */
 void hwx_session_finish(hwx_session *s);
@@ -265,6 +279,52 @@ hwp_status hwx_session_evaluate(hwx_session *s, void *scratch, size_t bytes);
 /* One metric by its JSON report key ("rap_hot_err_pct", "hpt_overlap_pct",
  * ...): false (and m->valid = 0) when no enabled model defines it. */
 bool hwx_session_metric(const hwx_session *s, const char *key, hwx_metric *m);
+
+/* ---- basic-block vectors (hwx_bbv.c) ------------------------------------
+ * exp-bbv's "T:id:count ..." lines, one per interval of N instructions,
+ * for SimPoint: the one writer behind every host's bbv=FILE and
+ * hwprof-report --bbv. A block starts at the first instruction and after
+ * every branch; its id is its rank in order of first execution. The map
+ * of block starts to ids lives in caller memory; a full map grows through
+ * `grow` when the caller sets it (hwx_bbv_move into larger memory), else
+ * the instructions of blocks it could not number are counted in
+ * `dropped` and missing from the lines. */
+#define HWX_BBV_MAX_BLOCKS (1u << 26)
+
+struct hwx_bbv {
+    hwp_writer out;      /* lines go here; write NULL: off               */
+    uint64_t *key;       /* block start + 1 per slot, 0: empty           */
+    uint32_t *slot_id;   /* the slot's block id                          */
+    uint64_t *cnt;       /* instructions in the open interval, per id    */
+    uint32_t *touched;   /* ids counted in the open interval, in order   */
+    uint64_t mask;       /* slots - 1                                    */
+    uint32_t max, used;  /* ids the map holds, ids given                 */
+    uint32_t ntouched, id; /* ..., the open block's id (0: dropped)      */
+    uint32_t in_block, pad_;
+    uint64_t interval, fill, start;
+    uint64_t insns;      /* instructions seen                            */
+    uint64_t lines;      /* intervals written                            */
+    uint64_t dropped;    /* instructions of blocks beyond the map        */
+    /* A full map: the callback may hwx_bbv_move it into more memory. */
+    hwp_status (*grow)(void *ctx, hwx_bbv *b);
+    void *grow_ctx;
+};
+
+/* Memory for a map of `blocks` ids (1..HWX_BBV_MAX_BLOCKS), 0 beyond. */
+size_t hwx_bbv_bytes(uint32_t blocks);
+/* HWP_EINVAL for a zero interval, HWP_ENOSPC for memory too small. */
+hwp_status hwx_bbv_init(hwx_bbv *b, void *mem, size_t bytes, uint32_t blocks,
+                        uint64_t interval, const hwp_writer *out);
+/* n instructions retired in a straight run from `pc` (one instruction, a
+ * TB, a VM's event-free instructions); ends_block: the last one is a
+ * branch. pc matters only when a block starts (hwx_bbv_until says when
+ * a run may come without one: after the first instruction of a block). */
+void hwx_bbv_run(hwx_bbv *b, uint64_t pc, uint64_t n, bool ends_block);
+/* The map into new memory of `blocks` ids (at least the ids given); the
+ * old memory is the caller's to free. */
+hwp_status hwx_bbv_move(hwx_bbv *b, void *mem, size_t bytes, uint32_t blocks);
+/* The last, partial interval's line. */
+void hwx_bbv_finish(hwx_bbv *b);
 
 /* ---- x86-64 branch classification -------------------------------------- */
 

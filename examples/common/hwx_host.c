@@ -151,6 +151,7 @@ hwp_status hwx_host_check(const hwx_opts *o, const char **why) {
     if (o->report[0] && hwx_out_check("report", o->report, why) != HWP_OK) return HWP_EINVAL;
     if (o->json[0] && hwx_out_check("json", o->json, why) != HWP_OK) return HWP_EINVAL;
     if (o->record[0] && hwx_out_check("record", o->record, why) != HWP_OK) return HWP_EINVAL;
+    if (o->bbv[0] && hwx_out_check("bbv", o->bbv, why) != HWP_OK) return HWP_EINVAL;
     return HWP_OK;
 }
 

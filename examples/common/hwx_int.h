@@ -30,6 +30,12 @@
 
 #define HWX_DESC_MAX 1024
 
+/* bbv= defaults: exp-bbv's interval; a map of 131072 blocks (4.5 MiB)
+ * numbers every block of a compressor or an interpreter, and a compiler
+ * with bbv_blocks raised. */
+#define HWX__BBV_INTERVAL 100000000u
+#define HWX__BBV_BLOCKS (1u << 17)
+
 /* What an adapter wants from the stream (hwx_opts_need_values/memory). */
 #define HWX_WANT_VALUES 1u /* loaded values                              */
 #define HWX_WANT_MEMORY 2u /* load/store records with their addresses    */

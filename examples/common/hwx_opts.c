@@ -57,6 +57,8 @@ void hwx_opts_default(hwx_opts *o) {
     o->top = 10;
     o->seed = 1;
     o->exact_bytes = 256u << 20;
+    o->bbv_interval = HWX__BBV_INTERVAL;
+    o->bbv_blocks = HWX__BBV_BLOCKS;
 }
 
 /* Store a model parameter (replacing an earlier value of the same key). */
@@ -133,6 +135,15 @@ hwp_status hwx_opts_set(hwx_opts *o, const char *key, const char *v,
     if (hwx_streq(key, "report")) return hwx__copy_str(key, o->report, v, why);
     if (hwx_streq(key, "json")) return hwx__copy_str(key, o->json, v, why);
     if (hwx_streq(key, "record")) return hwx__copy_str(key, o->record, v, why);
+    if (hwx_streq(key, "bbv")) return hwx__copy_str(key, o->bbv, v, why);
+    if (hwx_streq(key, "bbv_interval")) /* 0 is refused: no vector would close */
+        return hwx_arg_u64(key, v, 1, ~(uint64_t)0, &o->bbv_interval, why);
+    if (hwx_streq(key, "bbv_blocks")) { /* 0: the default */
+        if (hwx_arg_u32(key, v, 0, HWX_BBV_MAX_BLOCKS, &o->bbv_blocks, why) != HWP_OK)
+            return HWP_EINVAL;
+        if (!o->bbv_blocks) o->bbv_blocks = HWX__BBV_BLOCKS;
+        return HWP_OK;
+    }
     if (hwx_streq(key, "seed")) { /* 0: the default, 1 */
         if (hwx_arg_u64(key, v, 0, ~(uint64_t)0, &x, why) != HWP_OK) return HWP_EINVAL;
         o->seed = x ? x : 1;

@@ -11,12 +11,21 @@
 /* Intervals whose phase ids are kept for the report and the score. */
 #define HWX__PHASE_LOG 4096u
 
+/* path_metric=: what a path's counter sums along it (Vaswani et al.
+ * sec. 4: the path stack's event counter, added to the HPT entry when
+ * the path completes, so the table ranks paths by it). cycles and dcmiss
+ * come from the core (core=on): its clock after each instruction and its
+ * D-cache miss bit. */
+enum { HWX__PM_PATHS, HWX__PM_INSNS, HWX__PM_CYCLES, HWX__PM_DCMISS };
+static const char *const hwx__pm_names[] = {"paths", "insns", "cycles", "dcmiss", NULL};
+
 typedef struct hwx__pathd {
     hwp_path_desc p;
     hwp_hpt_desc h;
     hwp_phase_desc ph;
     hwp_phase_desc bbv; /* the BBV detector at the same hardware budget */
     uint32_t blocks;    /* block map slots (a power of two); 0: no map  */
+    uint32_t metric;    /* HWX__PM_*                                     */
 } hwx__pathd;
 
 typedef struct hwx__path {
@@ -36,6 +45,12 @@ typedef struct hwx__path {
     uint64_t interval;    /* the detector's interval, as configured     */
     hwx_blocks *blocks;   /* the block map decoding hot paths, or NULL  */
     hwp_path_row *rows;   /* the HPT's rows, exported for that decoding */
+    const hwx_session *sess; /* the core's figures (hwx_core_last)       */
+    uint32_t metric;      /* HWX__PM_*                                   */
+    uint32_t pend_ins;    /* cycles/dcmiss: instructions since the last branch */
+    uint64_t pend_ev;     /* ... and the metric since then              */
+    uint64_t last_cycle;  /* the core's clock after the last instruction */
+    uint64_t fed;         /* cycles/dcmiss: the metric fed to the stack  */
     int started;
 } hwx__path;
 
@@ -97,6 +112,12 @@ static hwp_status hwx__path_set(void *dv, const char *k, const char *opt,
         for (d->blocks = n ? 2 : 0; d->blocks && d->blocks < n; d->blocks *= 2) {}
         return HWP_OK;
     }
+    if (hwx_streq(k, "metric")) {
+        static const uint32_t mv[] = {HWX__PM_PATHS, HWX__PM_INSNS, HWX__PM_CYCLES,
+                                      HWX__PM_DCMISS};
+        return hwx__enum(opt, v, hwx__pm_names, mv, &d->metric, why);
+    }
+    if (hwx_streq(k, "bits")) return hwx__u32(opt, v, &d->p.counter_bits, why);
     if (hwx_streq(k, "depth")) return hwx__u32(opt, v, &d->p.depth, why);
     if (hwx_streq(k, "maxlen")) return hwx__u32(opt, v, &d->p.max_len, why);
     if (hwx_streq(k, "queue")) return hwx__u32(opt, v, &d->p.queue, why);
@@ -110,7 +131,14 @@ static hwp_status hwx__path_set(void *dv, const char *k, const char *opt,
  * hardware budget (hwp_phase_bbv_desc); an invalid path desc leaves it
  * as the path desc, which the path detector's own init then refuses. */
 static void hwx__path_derive(hwx__pathd *d) {
+    static const uint32_t model[] = {HWP_PATH_M_PATHS, HWP_PATH_M_INSNS, HWP_PATH_M_EVENTS,
+                                     HWP_PATH_M_EVENTS};
     if (hwp_phase_bbv_desc(&d->ph, &d->bbv) != HWP_OK) d->bbv = d->ph;
+    d->p.metric = model[d->metric];
+    /* The paper's 8-bit counter holds execution counts between updates;
+     * a metric summed along a path of up to 32 branches needs more: 16
+     * bits is hwx's default then (path_bits= sets it). */
+    if (d->metric != HWX__PM_PATHS && !d->p.counter_bits) d->p.counter_bits = 16;
 }
 
 static uint32_t hwx__path_wants(const hwx_opts *o) {
@@ -164,6 +192,9 @@ static hwp_status hwx__path_init(void *sv, void *dv, unsigned char **cur, hwx_se
     hwx__path *m = (hwx__path *)sv;
     hwx__pathd *d = (hwx__pathd *)dv;
     hwx__path_derive(d);
+    if (d->metric >= HWX__PM_CYCLES && !(s->opts.models & HWX_M_CORE))
+        return hwp__fail(&s->head, HWP_EINVAL,
+                         "path_metric: cycles and dcmiss come from the core: add core=on");
     d->ph.on_interval = hwx__on_interval;
     d->ph.ctx = m;
     HWX__INIT(s, cur, hwp_hpt, m->hpt, hwp_hpt_bytes, hwp_hpt_init, &d->h);
@@ -194,6 +225,8 @@ static hwp_status hwx__path_init(void *sv, void *dv, unsigned char **cur, hwx_se
                 : d->h.repl == HWP_HPT_LRU       ? " lru"
                                                  : " lfu";
     m->interval = d->ph.interval ? d->ph.interval : 10000000u;
+    m->metric = d->metric;
+    m->sess = s;
     return HWP_OK;
 }
 
@@ -205,7 +238,25 @@ static void hwx__path_insn(void *sv, const hwp_insn *in, uint64_t cycle) {
         if (m->blocks) hwx_blocks_begin(m->blocks, in->pc);
         m->started = 1;
     }
-    hwp_path_insn(m->path, in);
+    if (m->metric >= HWX__PM_CYCLES) { /* the core's figures, per branch */
+        uint64_t cyc;
+        uint32_t ev;
+        hwx_core_last(m->sess, &cyc, &ev);
+        m->pend_ins++;
+        m->pend_ev += m->metric == HWX__PM_CYCLES ? cyc - m->last_cycle
+                                                  : (uint64_t)((ev & HWP_EV_DCMISS) != 0);
+        m->last_cycle = cyc;
+        if (hwp_cls_is_branch(in->cls)) {
+            uint32_t e = m->pend_ev < 0xFFFFFFFFu ? (uint32_t)m->pend_ev : 0xFFFFFFFFu;
+            m->fed += m->pend_ev;
+            hwp_path_branch(m->path, in->pc, in->next_pc, in->cls,
+                            (in->events & HWP_EV_TAKEN) != 0, m->pend_ins, e);
+            m->pend_ins = 0;
+            m->pend_ev = 0;
+        }
+    } else {
+        hwp_path_insn(m->path, in);
+    }
     if (m->blocks && hwp_cls_is_branch(in->cls))
         hwx_blocks_branch(m->blocks, in->pc, in->next_pc, in->cls,
                           (in->events & HWP_EV_TAKEN) != 0);
@@ -268,7 +319,14 @@ static void hwx__path_text(const void *sv, const hwx_session *s, const hwp_write
     hwx__kv(w, ": paths ", ps.paths);
     hwx__kv(w, ", hits ", hs.hits);
     hwx__kv(w, ", misses ", hs.misses);
-    hwp_put_str(w, "\n  start               len  directions         count   (exact)\n");
+    if (m->metric != HWX__PM_PATHS) { /* the table ranks paths by it */
+        hwp_put_str(w, "\n  path_metric ");
+        hwp_put_str(w, hwx__pm_names[m->metric]);
+        if (m->metric >= HWX__PM_CYCLES) hwx__kv(w, ": fed along paths ", m->fed);
+    }
+    hwp_put_str(w, m->metric == HWX__PM_PATHS
+                       ? "\n  start               len  directions         count   (exact)\n"
+                       : "\n  start               len  directions         metric  (exact count)\n");
     for (i = 0; i < n; i++) {
         hwp_put_str(w, "  ");
         hwp_put_hex(w, rows[i].pd.start);
@@ -312,7 +370,10 @@ static void hwx__ids_json(const hwp_writer *w, const uint32_t *ids, uint64_t n) 
 
 static void hwx__path_json(const void *sv, const hwp_writer *w) {
     const hwx__path *m = (const hwx__path *)sv;
-    hwp_put_str(w, ",\"pathprof\":{\"path\":");
+    hwp_put_str(w, ",\"pathprof\":{\"metric\":");
+    hwp_put_json_str(w, hwx__pm_names[m->metric]);
+    hwp_put_json_u64(w, "metric_fed", m->fed);
+    hwp_put_str(w, ",\"path\":");
     hwp_path_write_json(m->path, w);
     hwp_put_str(w, ",\"hpt\":");
     hwp_hpt_write_json(m->hpt, w);
@@ -417,7 +478,7 @@ static const hwx_metric_def hwx__path_metrics[] = {
 
 const hwx_adapter hwx__adapter_path = {
     "path", "pathprof", HWP_MODEL_PATH,
-    "hpt, index, repl, policy (hpt_policy), mode, depth, maxlen, queue, interval, threshold, counters, blocks",
+    "hpt, index, repl, policy (hpt_policy), metric, bits, mode, depth, maxlen, queue, interval, threshold, counters, blocks",
     sizeof(hwx__pathd), sizeof(hwx__path), hwx__path_metrics, 3,
     hwx__path_defaults, hwx__path_set, hwx__path_wants, hwx__path_bytes, hwx__path_init,
     hwx__path_insn, hwx__path_block, hwx__path_flush, hwx__path_merge, hwx__path_text,

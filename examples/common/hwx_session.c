@@ -170,6 +170,7 @@ size_t hwx_session_bytes(const hwx_opts *o) {
     if (!n && (o->models & HWX_M_ALL)) return 0;
     n += HWP__ALIGN; /* a session with no model still has a size */
     if (o->exact) n += hwp__align(sizeof(hwx_exact)) + hwx__exact_bytes(o);
+    if (o->bbv[0]) n += hwp__align(sizeof(hwx_bbv)) + hwp__align(hwx_bbv_bytes(o->bbv_blocks));
     return n + HWP__ALIGN; /* room to align an unaligned block */
 }
 
@@ -209,6 +210,13 @@ hwp_status hwx_session_init(hwx_session *s, void *mem, size_t bytes,
         s->exact = (hwx_exact *)hwp__carve(&cur, sizeof(hwx_exact));
         hwx__exact_init(s->exact, &cur, o);
     }
+    if (o->bbv[0]) { /* off until the host gives it a file */
+        size_t k = hwx_bbv_bytes(o->bbv_blocks);
+        s->bbv = (hwx_bbv *)hwp__carve(&cur, sizeof(hwx_bbv));
+        if (hwx_bbv_init(s->bbv, hwp__carve(&cur, k), k, o->bbv_blocks, o->bbv_interval, NULL) !=
+            HWP_OK)
+            return hwp__fail(&s->head, HWP_EINVAL, "bbv_interval: expected at least 1");
+    }
     s->head.magic = HWX__MAGIC;
     return hwp__fail(&s->head, HWP_OK, "");
 }
@@ -218,7 +226,8 @@ size_t hwx_opts_scratch_bytes(const hwx_opts *o) {
     size_t n;
     if (!o) return 0;
     m = *o;
-    m.exact = 0; /* the exact tables hold no model check */
+    m.exact = 0; /* the exact tables and the vectors hold no model check */
+    m.bbv[0] = 0;
     n = hwx_session_bytes(&m);
     return n ? hwp__align(sizeof(hwx_session)) + n + HWP__ALIGN : 0;
 }
@@ -252,6 +261,7 @@ hwp_status hwx_opts_validate(const hwx_opts *o, void *scratch, size_t bytes,
         s = (hwx_session *)(void *)cur;
         cur += hwp__align(sizeof *s);
         m.exact = 0;
+        m.bbv[0] = 0;
         if (hwx_session_init(s, cur, bytes - (size_t)(cur - (unsigned char *)scratch), &m) !=
             HWP_OK)
             return hwx__bad(why, hwp_why(s));
@@ -280,12 +290,19 @@ void hwx_session_insn(hwx_session *s, const hwp_insn *in) {
         hwx__exact_insn(s->exact, in);
         if (s->timing.on) hwx__exact_timed(s->exact, s);
     }
+    if (s->bbv) hwx_bbv_run(s->bbv, in->pc, 1, hwp_cls_is_branch(cls));
+}
+
+void hwx_session_bbv_out(hwx_session *s, const hwp_writer *w) {
+    if (s && s->bbv && w) s->bbv->out = *w;
 }
 
 uint64_t hwx_session_until(const hwx_session *s) {
     uint64_t u = UINT64_MAX, v;
     uint32_t i;
     if (s->exact) return 1;
+    /* A block's first instruction comes whole: its pc names the block. */
+    if (s->bbv && s->bbv->out.write && !s->bbv->in_block) return 1;
     for (i = 0; i < hwx__nadapters; i++)
         if (s->st[i] && hwx__registry[i]->until &&
             (v = hwx__registry[i]->until(s->st[i])) < u)
@@ -298,6 +315,7 @@ void hwx_session_skip(hwx_session *s, uint64_t n) {
     s->insns += n;
     s->cls[HWP_CLS_OTHER] += n;
     hwp_cost_tick(&s->cost, n);
+    if (s->bbv) hwx_bbv_run(s->bbv, 0, n, false); /* within the open block (until) */
     for (i = 0; i < hwx__nadapters; i++)
         if (s->st[i] && hwx__registry[i]->skip) hwx__registry[i]->skip(s->st[i], n);
 }
@@ -335,6 +353,7 @@ void hwx_session_block(hwx_session *s, const uint64_t *pcs, uint32_t n,
     b.cycle = s->insns - n;
     for (j = 0; j < hwx__nadapters; j++)
         if (s->st[j]) hwx__registry[j]->block(s->st[j], &b);
+    if (s->bbv) hwx_bbv_run(s->bbv, pcs[0], n, hwp_cls_is_branch(cls));
 }
 
 void hwx_session_finish(hwx_session *s) {
@@ -347,6 +366,7 @@ void hwx_session_finish(hwx_session *s) {
         hwx__exact_timed(s->exact, s); /* what the core's flush finished */
         hwx__exact_finish(s->exact);
     }
+    if (s->bbv) hwx_bbv_finish(s->bbv);
 }
 
 hwp_status hwx_session_merge(hwx_session *dst, const hwx_session *src) {
@@ -367,6 +387,11 @@ hwp_status hwx_session_merge(hwx_session *dst, const hwx_session *src) {
     for (i = 0; i < hwx__nadapters; i++)
         if (dst->st[i] && src->st[i]) hwx__registry[i]->merge(dst->st[i], src->st[i]);
     if (dst->exact) hwx__exact_merge(dst->exact, src->exact);
+    if (dst->bbv && src->bbv) { /* the vectors stay per stream; the counts add */
+        dst->bbv->insns += src->bbv->insns;
+        dst->bbv->lines += src->bbv->lines;
+        dst->bbv->dropped += src->bbv->dropped;
+    }
     return hwp__fail(&dst->head, HWP_OK, "");
 }
 
@@ -470,6 +495,14 @@ void hwx_session_report_text(const hwx_session *s, const hwp_writer *w) {
     }
     for (i = 0; i < hwx__nadapters; i++)
         if (s->st[i]) hwx__registry[i]->report_text(s->st[i], s, w);
+    if (s->bbv) {
+        hwx__kv(w, "\n-- basic-block vectors (bbv=) --\n  intervals ", s->bbv->lines);
+        hwx__kv(w, " of ", s->bbv->interval);
+        hwx__kv(w, " instructions, blocks ", s->bbv->used);
+        hwx__kv(w, "\n  instructions in blocks beyond bbv_blocks (not in the vectors) ",
+                s->bbv->dropped);
+        hwp_put_str(w, "\n");
+    }
     hwp_put_str(w, "\n-- modelled hardware overhead --\n");
     hwp_cost_write_text(&s->cost, w);
     if (s->exact) {

@@ -128,6 +128,7 @@ static struct {
     hwx_decision_fn on_decision;
     void *on_decision_ctx;
     FILE *decisions;    /* decisions=FILE, one line per model decision   */
+    hwx_out *bbv;       /* bbv=FILE                                        */
     int done;
 } G;
 
@@ -182,6 +183,9 @@ static long hwlua__rearm(void) {
     uint64_t stk = due > G.fetched ? due - G.fetched : 1;
     long left = G.have_cur ? (long)(u > 1 ? u - 1 : 1) : (long)u;
     if (u > (uint64_t)LONG_MAX / 2) left = LONG_MAX / 2;
+    /* bbv=: the bytecode after a branch starts a block, named by its pc;
+     * the session learns of the pending branch only at the next sync. */
+    if (G.bbv && G.have_cur && hwp_cls_is_branch(G.cur.cls)) left = 1;
     if (stk < (uint64_t)left) left = (long)stk;
     G.base = hwlua_left = left;
     return left;
@@ -1048,7 +1052,8 @@ static void hwlua__finish(void) {
     G.done = 1;
     hwlua_on = 0;
     hwlua__sync(NULL); /* the pending record and the bytecodes after it */
-    hwx_session_finish(G.s);
+    hwx_session_finish(G.s); /* the vectors' last line */
+    if (G.bbv && hwx_out_close(G.bbv, &why) != HWP_OK) fprintf(stderr, "lua-hwprof: %s\n", why);
     /* the last checkpoint: what the models' flushed profiles decide */
     if (G.track) hwlua__checkpoint(1);
     if (G.decisions && fclose(G.decisions) != 0)
@@ -1180,6 +1185,13 @@ __attribute__((constructor)) static void hwlua__start(void) {
         hwlua_on |= HWLUA_EV_OPND | HWLUA_EV_LOAD;
     if (hooked & HWX_M_COPROC) /* table reads */
         hwlua_on |= HWLUA_EV_LOAD;
+    if (G.o.bbv[0]) { /* block boundaries: every control transfer */
+        G.bbv = (hwx_out *)malloc(sizeof *G.bbv);
+        if (!G.bbv || hwx_out_open(G.bbv, G.o.bbv, &why) != HWP_OK)
+            hwlua__fail(G.bbv ? why : "out of memory");
+        hwx_session_bbv_out(G.s, &G.bbv->w);
+        hwlua_on |= HWLUA_EV_COND | HWLUA_EV_JUMP | HWLUA_EV_CALL | HWLUA_EV_RET;
+    }
     if (G.o.exact) /* the exact profiles see everything */
         hwlua_on |= HWLUA_EV_COND | HWLUA_EV_JUMP | HWLUA_EV_CALL | HWLUA_EV_RET |
                     HWLUA_EV_LOAD | HWLUA_EV_OPND;

@@ -39,7 +39,7 @@
 #include <unistd.h>
 
 #define HWPROF_STDIO
-#include "hwx.h"
+#include "hwx_host.h"
 #include "qemu_plugin_api.h"
 
 HWQ_PLUGIN_EXPORT int qemu_plugin_version = HWQ_PLUGIN_API_VERSION;
@@ -74,6 +74,7 @@ typedef struct hwq_vcpu {
     uint32_t pad_;
     uint64_t since_flush;
     hwx_trace_writer *tw; /* record=                                      */
+    hwx_out *bbv;         /* bbv=: this vCPU's vectors                    */
     /* Countdown mode (hwq_cd_*): the TB whose last instruction is the
      * selected one (or may be a cut copy) waits here for its successor;
      * instructions before cd_pos are already accounted. API 1 keeps the
@@ -740,7 +741,7 @@ static void hwq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
         return;
     }
     /* No model and no exact profile (models=none): nothing per TB. */
-    if (!hwq.opts.models && !hwq.opts.exact && !hwq.opts.record[0]) return;
+    if (!hwq.opts.models && !hwq.opts.exact && !hwq.opts.record[0] && !hwq.opts.bbv[0]) return;
     if (n == 0 || n > HWQ_MAX_TB_INSNS) return;
     bytes = sizeof *t + (n + 1) * sizeof t->pc[0];
     t = (hwq_tb *)calloc(1, bytes);
@@ -800,6 +801,45 @@ static void hwq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     __atomic_add_fetch(&hwq.tb_bytes, bytes, __ATOMIC_RELAXED);
 }
 
+/* ---- bbv= ------------------------------------------------------------------ */
+
+/* A forked child writes nothing into its parent's vectors. */
+static void hwq_bbv_write(void *ctx, const char *s, size_t n) {
+    hwx_out *o = (hwx_out *)ctx;
+    if (getpid() == hwq.pid) o->w.write(o->w.ctx, s, n);
+}
+
+/* vCPU idx's vectors: bbv=FILE for vCPU 0, FILE.<idx> for the others
+ * (one exp-bbv stream per thread), complete or absent (hwx_out). */
+static void hwq_bbv_open(hwq_vcpu *v, unsigned idx) {
+    char name[HWX_PATH_MAX + 16];
+    const char *why = "";
+    hwp_writer w;
+    if (!hwq.opts.bbv[0]) return;
+    snprintf(name, sizeof name, idx ? "%s.%u" : "%s", hwq.opts.bbv, idx);
+    v->bbv = (hwx_out *)malloc(sizeof *v->bbv);
+    if (!v->bbv || hwx_out_open(v->bbv, name, &why) != HWP_OK) {
+        fprintf(stderr, "hwprof: vCPU %u: bbv: %s\n", idx, v->bbv ? why : "out of memory");
+        free(v->bbv);
+        v->bbv = NULL;
+        return;
+    }
+    w.write = hwq_bbv_write;
+    w.ctx = v->bbv;
+    hwx_session_bbv_out(&v->s, &w);
+}
+
+/* After the session's finish wrote the last line; -1 if a write failed. */
+static int hwq_bbv_close(hwq_vcpu *v) {
+    const char *why = "";
+    if (!v->bbv || getpid() != hwq.pid) return 0;
+    if (hwx_out_close(v->bbv, &why) != HWP_OK) {
+        fprintf(stderr, "hwprof: %s\n", why);
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- vCPUs ----------------------------------------------------------------- */
 
 static void hwq_vcpu_init(qemu_plugin_id_t id, unsigned int idx) {
@@ -838,6 +878,7 @@ static void hwq_vcpu_init(qemu_plugin_id_t id, unsigned int idx) {
         w.ctx = NULL;
         if (v->tw) hwx_trace_writer_init(v->tw, &w, idx);
     }
+    hwq_bbv_open(v, idx);
     pthread_mutex_lock(&hwq.lock);
     v->idx = idx;
     hwq.vcpu[idx] = v;
@@ -980,6 +1021,7 @@ static void hwq_atexit(qemu_plugin_id_t id, void *p) {
         if (!v) continue;
         hwq_emit(v, 0);
         hwx_session_finish(&v->s);
+        if (hwq_bbv_close(v)) bad = 1;
         if (v->tw) {
             hwx_trace_flush(v->tw);
             total += v->tw->total;
@@ -1199,7 +1241,7 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
         }
     }
     if (hwq_check_out("report", hwq.opts.report) || hwq_check_out("json", hwq.opts.json) ||
-        hwq_check_session())
+        hwq_check_out("bbv", hwq.opts.bbv) || hwq_check_session())
         return -1;
     hwq.pid = getpid();
     if (!hwq.system) hwq_img_snapshot(); /* before QEMU loads the guest */
@@ -1212,7 +1254,8 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
                 !hwq.opts.record[0];
     /* ProfileMe alone: only its selections reach the session (hwq_cd_*);
      * cd=off keeps the per-TB block path (the tests compare the two). */
-    hwq.countdown = hwq.block && hwq.opts.models == HWX_M_PM && !hwq.no_countdown;
+    hwq.countdown = hwq.block && hwq.opts.models == HWX_M_PM && !hwq.no_countdown &&
+                    !hwq.opts.bbv[0]; /* the vectors count every TB */
     hwq.guest_base = hwq.opts.guest_base_set ? hwq.opts.guest_base
                                              : hwq_find_guest_base();
     if (hwq.opts.record[0]) {

@@ -12,7 +12,8 @@
  *
  * Every vCPU stream in the trace gets its own session (as in the plugin);
  * they are merged at the end. Prints the text report on stdout (or
- * report=FILE) and the JSON report to json=FILE; the timing line goes to
+ * report=FILE), the JSON report to json=FILE and each vCPU's basic-block
+ * vectors to bbv=FILE (FILE.n for vCPU n); the timing line goes to
  * stderr. Options, model descs and output paths are checked before the
  * trace is read; a report that cannot be written completely is an error
  * (exit 3) and leaves no partial file. */
@@ -138,6 +139,35 @@ static int dump_keys(const char *key, const char *path, const char *out) {
     return 0;
 }
 
+/* bbv=FILE: vCPU 0's vectors in FILE, vCPU n's in FILE.n, as the QEMU
+ * plugin names them; each complete or absent (hwx_out). */
+static hwx_out *bbv_out[REPLAY_MAX_VCPUS];
+
+static int bbv_open(hwx_session *s, const char *path, uint32_t vcpu) {
+    char name[HWX_PATH_MAX + 16];
+    const char *why = "";
+    snprintf(name, sizeof name, vcpu ? "%s.%u" : "%s", path, vcpu);
+    bbv_out[vcpu] = (hwx_out *)malloc(sizeof(hwx_out));
+    if (!bbv_out[vcpu] || hwx_out_open(bbv_out[vcpu], name, &why) != HWP_OK) {
+        fprintf(stderr, "hwprof-replay: %s\n", bbv_out[vcpu] ? why : "out of memory");
+        return 3;
+    }
+    hwx_session_bbv_out(s, &bbv_out[vcpu]->w);
+    return 0;
+}
+
+/* After the sessions' finish wrote the last lines: 0 or 3. */
+static int bbv_close(void) {
+    const char *why = "";
+    int i, rc = 0;
+    for (i = 0; i < REPLAY_MAX_VCPUS; i++)
+        if (bbv_out[i] && hwx_out_close(bbv_out[i], &why) != HWP_OK) {
+            fprintf(stderr, "hwprof-replay: %s\n", why);
+            rc = 3;
+        }
+    return rc;
+}
+
 /* One report through hwx_out (complete or absent); 0 or 3. */
 static int write_report(const char *path, const hwx_session *all, int json) {
     hwx_out out;
@@ -204,6 +234,7 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "hwprof-replay: session: %s\n", s && mem ? hwp_why(s) : "out of memory");
                 return 1;
             }
+            if (o.bbv[0] && bbv_open(s, o.bbv, r.vcpu)) return 3;
         }
         hwx_session_insn(s, &in);
     }
@@ -220,6 +251,7 @@ int main(int argc, char **argv) {
             return 1;
         }
     }
+    wrc = bbv_close();
     if (!all) {
         fprintf(stderr, "hwprof-replay: no records\n");
         return rc < 0 ? 1 : 0;
@@ -231,7 +263,7 @@ int main(int argc, char **argv) {
             fprintf(stderr, "hwprof-replay: accuracy: %s\n", scratch ? hwp_why(all) : "out of memory");
         free(scratch);
     }
-    wrc = write_report(o.report, all, 0);
+    if (!wrc) wrc = write_report(o.report, all, 0);
     if (o.json[0] && !wrc) wrc = write_report(o.json, all, 1);
     fprintf(stderr, "replay: %llu records in %.3f s CPU (%.1f ns/record)\n",
             (unsigned long long)r.records, t1 - t0,

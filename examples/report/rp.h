@@ -133,6 +133,7 @@ typedef struct rp_set {
     rp_hpath *hp;           /* decoded hot paths, first file's first      */
     size_t nhp;
     uint64_t hp_overflow;   /* the hosts' block maps' overflow, summed    */
+    char path_metric[8];    /* the hosts' path_metric= ("": counts)       */
     char why[512];          /* the last error, one line                  */
 } rp_set;
 

@@ -5,11 +5,10 @@
  * instructions executed in that block during the interval (exp-bbv's
  * weighting, so the counts of a line sum to the interval).
  *
- * A block starts at the first instruction and after every branch
- * (hwp_cls_is_branch); an interval is cut at exactly N instructions, so
- * a block may count in two intervals. The writer is plain C over a
- * hwp_writer-free FILE: hosts that want BBVs from a live run can share
- * rp_bbv_* (an open-addressed map from block start to id). */
+ * The vectors come from hwx_bbv (examples/common/hwx_bbv.c), the writer
+ * the hosts' bbv= option uses too, so a host's file of a run equals this
+ * one of the run's trace; here its block map grows as needed. */
+
 #define _GNU_SOURCE
 #include "rp_out.h"
 
@@ -23,94 +22,24 @@
 
 #include "hwx.h"
 
-typedef struct rp_bbv {
-    uint64_t *key;   /* block start + 1, 0: empty                       */
-    uint32_t *id;
-    uint64_t *cnt;   /* instructions in the open interval, per id       */
-    uint32_t *touched;
-    size_t cap, used, ntouched, idcap;
-    uint64_t interval, fill, start;
-    int in_block;
-    FILE *out;
-} rp_bbv;
+/* The block map's first size; it doubles when full. */
+#define RP__BBV_BLOCKS 4096u
 
-static int rp__bbv_grow(rp_bbv *b) {
-    size_t cap = b->cap ? 2 * b->cap : 4096, i;
-    uint64_t *key = (uint64_t *)calloc(cap, sizeof *key);
-    uint32_t *id = (uint32_t *)calloc(cap, sizeof *id);
-    if (!key || !id) {
-        free(key);
-        free(id);
-        return -1;
-    }
-    for (i = 0; i < b->cap; i++)
-        if (b->key[i]) {
-            size_t h = (size_t)((b->key[i] * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
-            while (key[h]) h = (h + 1) & (cap - 1);
-            key[h] = b->key[i];
-            id[h] = b->id[i];
-        }
-    free(b->key);
-    free(b->id);
-    b->key = key;
-    b->id = id;
-    b->cap = cap;
-    return 0;
-}
+static void rp__bbv_write(void *ctx, const char *s, size_t n) { fwrite(s, 1, n, (FILE *)ctx); }
 
-static uint32_t rp__bbv_id(rp_bbv *b, uint64_t start) {
-    uint64_t k = start + 1;
-    size_t h;
-    if (2 * (b->used + 1) > b->cap && rp__bbv_grow(b)) return 0;
-    h = (size_t)((k * 0x9E3779B97F4A7C15ull) >> 20) & (b->cap - 1);
-    while (b->key[h] && b->key[h] != k) h = (h + 1) & (b->cap - 1);
-    if (!b->key[h]) {
-        if (b->used + 1 >= b->idcap) {
-            size_t c = b->idcap ? 2 * b->idcap : 4096;
-            uint64_t *cnt = (uint64_t *)realloc(b->cnt, c * sizeof *cnt);
-            uint32_t *t;
-            if (!cnt) return 0;
-            memset(cnt + b->idcap, 0, (c - b->idcap) * sizeof *cnt);
-            b->cnt = cnt;
-            t = (uint32_t *)realloc(b->touched, c * sizeof *t);
-            if (!t) return 0;
-            b->touched = t;
-            b->idcap = c;
-        }
-        b->key[h] = k;
-        b->id[h] = (uint32_t)++b->used;
+/* hwx_bbv's map is full: move it into twice the memory. */
+static hwp_status rp__bbv_grow(void *ctx, hwx_bbv *b) {
+    void **mem = (void **)ctx;
+    uint32_t blocks = b->max * 2;
+    size_t n = hwx_bbv_bytes(blocks);
+    void *m = n ? malloc(n) : NULL;
+    if (!m || hwx_bbv_move(b, m, n, blocks) != HWP_OK) {
+        free(m);
+        return HWP_ENOSPC;
     }
-    return b->id[h];
-}
-
-static void rp__bbv_line(rp_bbv *b) {
-    size_t i;
-    if (!b->ntouched) return;
-    fputc('T', b->out);
-    for (i = 0; i < b->ntouched; i++) {
-        uint32_t id = b->touched[i];
-        fprintf(b->out, ":%u:%llu ", id, (unsigned long long)b->cnt[id]);
-        b->cnt[id] = 0;
-    }
-    fputc('\n', b->out);
-    b->ntouched = 0;
-    b->fill = 0;
-}
-
-/* One retired instruction; 0, or -1 when out of memory. */
-static int rp__bbv_insn(rp_bbv *b, const hwp_insn *in) {
-    uint32_t id;
-    if (!b->in_block) {
-        b->start = in->pc;
-        b->in_block = 1;
-    }
-    id = rp__bbv_id(b, b->start);
-    if (!id) return -1;
-    if (!b->cnt[id]) b->touched[b->ntouched++] = id;
-    b->cnt[id]++;
-    if (hwp_cls_is_branch(in->cls)) b->in_block = 0;
-    if (++b->fill == b->interval) rp__bbv_line(b);
-    return 0;
+    free(*mem);
+    *mem = m;
+    return HWP_OK;
 }
 
 int rp_out_bbv(const rp_opts *o) {
@@ -119,7 +48,10 @@ int rp_out_bbv(const rp_opts *o) {
     void *map;
     hwx_trace_reader r;
     hwp_insn in;
-    rp_bbv b;
+    hwx_bbv b;
+    hwp_writer w;
+    void *mem;
+    FILE *out;
     if (fd < 0 || fstat(fd, &st)) {
         fprintf(stderr, "hwprof-report: %s: cannot open: %s\n", o->trace, strerror(errno));
         if (fd >= 0) close(fd);
@@ -137,29 +69,36 @@ int rp_out_bbv(const rp_opts *o) {
         if (map) munmap(map, (size_t)st.st_size);
         return 1;
     }
-    memset(&b, 0, sizeof b);
-    b.interval = o->interval;
-    b.out = rp_open(o->bbv);
-    if (!b.out) {
+    out = rp_open(o->bbv);
+    if (!out) {
         if (map) munmap(map, (size_t)st.st_size);
         return 1;
     }
-    while ((got = hwx_trace_next(&r, &in)) == 1)
-        if (rp__bbv_insn(&b, &in)) {
-            fprintf(stderr, "hwprof-report: --bbv: out of memory\n");
-            rc = 1;
-            break;
-        }
-    if (got < 0) {
-        fprintf(stderr, "hwprof-report: %s: byte %zu: %s\n", o->trace, r.err_off, r.why);
+    w.write = rp__bbv_write;
+    w.ctx = out;
+    mem = malloc(hwx_bbv_bytes(RP__BBV_BLOCKS));
+    if (!mem || hwx_bbv_init(&b, mem, hwx_bbv_bytes(RP__BBV_BLOCKS), RP__BBV_BLOCKS,
+                             o->interval, &w) != HWP_OK) {
+        fprintf(stderr, "hwprof-report: --bbv: %s\n",
+                mem ? "--interval: expected at least 1" : "out of memory");
         rc = 1;
+    } else {
+        b.grow = rp__bbv_grow;
+        b.grow_ctx = &mem;
+        while ((got = hwx_trace_next(&r, &in)) == 1)
+            hwx_bbv_run(&b, in.pc, 1, hwp_cls_is_branch(in.cls));
+        if (got < 0) {
+            fprintf(stderr, "hwprof-report: %s: byte %zu: %s\n", o->trace, r.err_off, r.why);
+            rc = 1;
+        }
+        if (b.dropped) {
+            fprintf(stderr, "hwprof-report: --bbv: out of memory for the block map\n");
+            rc = 1;
+        }
+        hwx_bbv_finish(&b); /* the last, partial interval, as exp-bbv does */
     }
-    rp__bbv_line(&b); /* the last, partial interval, as exp-bbv does */
-    rc |= rp_close(b.out, o->bbv);
-    free(b.key);
-    free(b.id);
-    free(b.cnt);
-    free(b.touched);
+    rc |= rp_close(out, o->bbv);
+    free(mem);
     if (map) munmap(map, (size_t)st.st_size);
     return rc;
 }

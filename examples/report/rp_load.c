@@ -481,6 +481,7 @@ typedef struct rp__found {
     unsigned nov;
     uint32_t *ids[2];
     size_t nids[2];
+    char path_metric[8];  /* the hosts' path_metric= ("": execution counts) */
     rp_module mod[RP_MAXMOD];
     unsigned nmod;
     rp_calls calls;
@@ -894,6 +895,10 @@ static void rp__object(rp__walk *w, char *path, size_t plen, unsigned depth) {
             rp__modules(w);
             continue;
         }
+        if (!strcmp(key, "metric") && rp__peek(j) == '"') { /* pathprof's path_metric */
+            hwp_json_str(j, w->f->path_metric, sizeof w->f->path_metric);
+            continue;
+        }
         if (!strcmp(key, "hot_blocks") && rp__peek(j) == '{') {
             rp__hot_blocks(w);
             continue;
@@ -987,6 +992,12 @@ int rp_add_buf(rp_set *s, const char *file, const char *buf, size_t n) {
                      file, f->ncomp, s->first, s->ncomp);
             goto fail;
         }
+        if (strcmp(f->path_metric, s->path_metric)) {
+            snprintf(s->why, sizeof s->why, "%s: path_metric is %s, %s's is %s", file,
+                     f->path_metric[0] ? f->path_metric : "paths", s->first,
+                     s->path_metric[0] ? s->path_metric : "paths");
+            goto fail;
+        }
         for (i = 0; i < f->ncomp; i++)
             if (f->comp[i].m != s->comp[i].m) {
                 snprintf(s->why, sizeof s->why,
@@ -1011,6 +1022,7 @@ int rp_add_buf(rp_set *s, const char *file, const char *buf, size_t n) {
         }
         s->ncomp = f->ncomp;
         snprintf(s->first, sizeof s->first, "%s", file);
+        memcpy(s->path_metric, f->path_metric, sizeof s->path_metric);
     }
     s->files++;
     s->insns += f->insns;
@@ -1115,6 +1127,9 @@ size_t rp_tables(const rp_set *s, rp_table *out, size_t cap) {
     size_t k;
     for (i = 0; i < s->ncomp; i++)
         if (s->comp[i].m->tables) s->comp[i].m->tables(&s->comp[i], out, &n, cap);
+    /* the HPT's accumulators hold the hosts' path_metric, when not counts */
+    for (i = 0; i < n && s->path_metric[0] && strcmp(s->path_metric, "paths"); i++)
+        if (out[i].key2_name && !strcmp(out[i].key2_name, "shape")) out[i].col[0] = s->path_metric;
     /* hot path rows: the blocks the host decoded them to */
     for (i = 0; i < n && s->nhp; i++)
         for (k = 0; out[i].key2_name && !strcmp(out[i].key2_name, "shape") && k < out[i].n; k++)

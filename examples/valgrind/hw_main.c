@@ -198,6 +198,7 @@ static void hw_post_syscall(ThreadId tid, UInt sysno, UWord *args, UInt nargs,
 /* ---- per-thread state --------------------------------------------------- */
 
 static hw_thread *hw_cur; /* the thread running client code right now */
+static void hw_bbv_open(ThreadId tid, hw_thread *t);
 
 static hw_thread *hw_thread_get(ThreadId tid) {
     if (!hw_threads[tid]) {
@@ -205,6 +206,7 @@ static hw_thread *hw_thread_get(ThreadId tid) {
         hw_threads[tid] = hw_thread_new(&hw_host_state, (UInt)tid, &why);
         if (!hw_threads[tid]) VG_(tool_panic)("hwprof: out of memory");
         if (why[0]) VG_(umsg)("hwprof: thread %u: %s\n", (UInt)tid, why);
+        hw_bbv_open(tid, hw_threads[tid]);
     }
     return hw_threads[tid];
 }
@@ -546,6 +548,33 @@ static Bool hw_path_check(const HChar *opt, const HChar *path) {
     return True;
 }
 
+/* bbv=FILE: each thread's vectors, the first thread's in FILE, thread
+ * tid's in FILE.<tid> (one exp-bbv stream per thread). */
+static hw_fileout **hw_bbv_files;
+
+static void hw_bbv_open(ThreadId tid, hw_thread *t) {
+    const HChar *path = hw_host_state.opts->bbv;
+    HChar name[HWX_PATH_MAX + 16];
+    hwp_writer w;
+    Bool first = True;
+    UInt i;
+    if (!path[0] || !t->s) return;
+    for (i = 0; i < VG_N_THREADS; i++) first = first && !hw_bbv_files[i];
+    if (first) VG_(strcpy)(name, path);
+    else VG_(sprintf)(name, "%s.%u", path, (UInt)tid);
+    hw_bbv_files[tid] = hw_fileout_open("bbv", name, &w);
+    if (hw_bbv_files[tid]) hwx_session_bbv_out(t->s, &w);
+}
+
+/* After the threads' last lines (hw_thread_flush); False if a write failed. */
+static Bool hw_bbv_close(void) {
+    Bool ok = True;
+    UInt i;
+    for (i = 0; hw_bbv_files && i < VG_N_THREADS; i++)
+        if (hw_bbv_files[i]) ok = hw_fileout_close("bbv", hw_bbv_files[i]) && ok;
+    return ok;
+}
+
 /* The ELF images Valgrind read debug info for (the executable, ld.so,
  * the shared libraries): path, text range and load bias, so hwprof-report
  * can name the functions of every PC in the report. */
@@ -620,7 +649,8 @@ static void hw_print_usage(void) {
         "    --KEY=VALUE               an hwprof option, the same as the QEMU\n"
         "                              plugin's KEY=VALUE (examples/common/hwx.h):\n"
         "                              models=all, rap=on, exact=on,\n"
-        "                              report=FILE, json=FILE, record=FILE, ...\n"
+        "                              report=FILE, json=FILE, record=FILE,\n"
+        "                              bbv=FILE, ...\n"
         "    --hwprof-deterministic=yes|no  fixed AT_RANDOM, no vDSO, rdtsc =\n"
         "                              retired instructions [yes]\n"
         "    --hwprof-random-seed=N    seed of the AT_RANDOM bytes [fixed]\n");
@@ -668,7 +698,8 @@ static void hw_check_start(const hwx_opts *o) {
         VG_(fmsg)("hwprof: %s\n", why);
         VG_(exit)(1);
     }
-    if (!hw_path_check("report", o->report) || !hw_path_check("json", o->json))
+    if (!hw_path_check("report", o->report) || !hw_path_check("json", o->json) ||
+        !hw_path_check("bbv", o->bbv))
         VG_(exit)(1);
 }
 
@@ -679,6 +710,8 @@ static void hw_post_clo_init(void) {
     VG_(clo_vex_control).guest_chase = False;
     VG_(clo_vex_control).iropt_unroll_thresh = 0;
     hw_threads = VG_(calloc)("hwprof.threads", VG_N_THREADS, sizeof *hw_threads);
+    if (o->bbv[0])
+        hw_bbv_files = VG_(calloc)("hwprof.bbv", VG_N_THREADS, sizeof *hw_bbv_files);
     hw_need_memory = hwx_opts_need_memory(o);
     if (o->record[0]) {
         hw_record_file = hw_fileout_open("record", o->record, &hw_record_writer);
@@ -697,9 +730,10 @@ static void hw_fini(Int exitcode) {
     (void)exitcode;
     for (t = 0; t < VG_N_THREADS; t++)
         if (hw_threads[t]) hw_thread_flush(hw_threads[t]);
+    ok = hw_bbv_close();
     if (hw_record_file) {
         hw_host_record_end(&hw_host_state, hw_threads, VG_N_THREADS);
-        ok = hw_fileout_close("record", hw_record_file);
+        ok = hw_fileout_close("record", hw_record_file) && ok;
     }
     hw_host_finish(&hw_host_state, hw_threads, VG_N_THREADS);
     ok = hw_report("report", o->report, False) && ok;

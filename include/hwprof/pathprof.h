@@ -908,14 +908,17 @@ HWP__PATH_HOT int hwp__path_short(hwp_path *p, uint64_t next_pc, uint32_t ops,
 
 /* One retired branch. cls is an HWP_CLS_* class (OTHER, LOAD and STORE
  * are ignored); next_pc is the address executed next (the target when
- * taken); insns and events are the block counts since the previous
- * branch, this branch included. */
+ * taken, the fall-through after pc when not); insns and events are the
+ * block counts since the previous branch, this branch included. */
 HWP__PATH_HOT void hwp_path_branch(hwp_path *p, uint64_t pc, uint64_t next_pc,
                                    uint32_t cls, bool taken, uint32_t insns,
                                    uint32_t events) {
     /* one table lookup decodes the branch type (section 3): a taken
-     * branch to an address at or below its own is a back-edge */
-    size_t x = (size_t)cls * 2 + ((unsigned)taken & (unsigned)(next_pc <= pc));
+     * branch to an address at or below its own is a back-edge. A branch
+     * not taken falls through to the address after it, above pc, so
+     * next_pc <= pc alone says taken backward (the taken bit would cost
+     * every branch an instruction to say it again). */
+    size_t x = (size_t)cls * 2 + (size_t)(next_pc <= pc);
     uint32_t ops;
     if (HWP_UNLIKELY(x >= 2 * HWP_CLS_COUNT)) return;
     ops = p->opx[x];

@@ -1196,6 +1196,7 @@ static void test_queue_reference(void) {
             uint32_t ops;
             if (hwp_rng_below(&r, 16) == 0) cls = HWP_CLS_OTHER;
             if (hwp_rng_below(&r, 4) == 0) cls = HWP_CLS_BR_COND; /* more forward */
+            if (!taken) next = pc + 4; /* a branch not taken falls through */
             ops = ref_ops(d.mode, cls, taken, pc, next);
             hwp_path_branch(&a, pc, next, cls, taken, n, 0);
             hwp_path_branch(&b, pc, next, cls, taken, n, 0);

@@ -20,6 +20,8 @@
 #     possible stacks, one sample per bytecode the session counted; every
 #     997 bytecodes beside ProfileMe's countdown, one sample per 997
 #     bytecodes, and hwprof-report --folded writes the same stacks;
+#   - bbv=: the basic-block vectors from the fast path equal those from
+#     every bytecode whole;
 #   - a script that errors, calls os.exit or is killed by SIGTERM still
 #     leaves a complete report; a bad option or an unwritable report path
 #     stops before the script runs, with a one-line reason.
@@ -240,6 +242,20 @@ msg=$(HWPROF="models=all,rap_eps=2" "$hw" "$tmp/exit.lua" 2>&1); rc=$?
 msg=$(HWPROF="models=all,report=/nonexistent/dir/r.txt" "$hw" "$tmp/exit.lua" 2>&1); rc=$?
 [ $rc -eq 2 ] && grep -q "report" <<< "$msg" && ok "an unwritable report is refused before the script: $msg" ||
   bad "unwritable report: rc $rc, '$msg'"
+# bbv=: the vectors from the VM's fast path (no model: event-free
+# bytecodes in bulk, a block's first one whole) equal those from every
+# bytecode whole (exact=on) and beside ProfileMe's countdown
+for s in json spectral_norm; do
+  i=0
+  for v in "" ",exact=on" ",models=pm+path"; do
+    i=$((i + 1))
+    (cd "$bench" && HWPROF="bbv=$tmp/$s.$i.bbv,bbv_interval=997,report=$tmp/bbv.txt$v" "$hw" "$s.lua" 100) >/dev/null 2>&1
+  done
+  n=$(wc -l < "$tmp/$s.1.bbv" 2>/dev/null || echo 0)
+  [ "$n" -gt 100 ] && cmp -s "$tmp/$s.1.bbv" "$tmp/$s.2.bbv" && cmp -s "$tmp/$s.1.bbv" "$tmp/$s.3.bbv" &&
+    ok "$s: bbv= the same from bulk bytecodes, every bytecode and the countdown ($n intervals)" ||
+    bad "$s: bbv= differs between the VM's fast path and every bytecode whole"
+done
 msg=$(HWPROF="nonsense" "$hw" "$tmp/exit.lua" 2>&1); rc=$?
 [ $rc -eq 2 ] && ok "HWPROF without key=value is refused: $msg" || bad "HWPROF=nonsense: rc $rc"
 

@@ -16,7 +16,9 @@ figures computed here from the report's JSON (written by the models):
   - --csv: one row per PC of the table;
   - --bbv: exp-bbv lines "T:id:count ..." equal to the vectors of
     make_trace --blocks' program (three blocks, B every third iteration),
-    computed here from its description.
+    computed here from its description; the replayer's bbv= file of the
+    same trace equals them too, and on a program with calls and returns
+    equals hwprof-report's (one writer).
 """
 import json
 import os
@@ -99,6 +101,29 @@ check(r.returncode == 0, f"--bbv: {r.stderr}")
 lines = open(p("b.bbv")).read().splitlines()
 check(len(want_lines) > 10 and lines == want_lines,
       f"--bbv: the program's vectors ({len(lines)} lines; first {lines[:2]}, want {want_lines[:2]})")
+# the hosts write the same vectors through the same writer (bbv=): the
+# replayer's file of the trace equals the program's vectors, and on
+# make_trace --calls' program (calls, returns, jumps, an interval that
+# cuts blocks) equals hwprof-report's of the same trace
+r = subprocess.run([replay, p("b.trc"), "bbv=" + p("h.bbv"), f"bbv_interval={I}",
+                    "report=" + p("h.txt")], capture_output=True, text=True)
+check(r.returncode == 0 and open(p("h.bbv")).read().splitlines() == want_lines,
+      f"replay bbv=: the program's vectors: {r.stderr}")
+subprocess.run([make_trace, "--calls", p("c.trc"), "2000"], check=True)
+for args in ([], ["models=all"]):
+    r = subprocess.run([replay, p("c.trc"), "bbv=" + p("hc.bbv"), "bbv_interval=997",
+                        "report=" + p("hc.txt")] + args, capture_output=True, text=True)
+    r2 = subprocess.run([tool, "--bbv", p("rc.bbv"), "--trace", p("c.trc"), "--interval", "997"],
+                        capture_output=True, text=True)
+    hv, rv = open(p("hc.bbv")).read(), open(p("rc.bbv")).read()
+    check(r.returncode == 0 and r2.returncode == 0 and hv == rv and hv.count("\n") > 10 and
+          len(set(re.findall(r":(\d+):", hv))) > 3,
+          f"replay bbv= {args} equals hwprof-report --bbv ({hv.count(chr(10))} and "
+          f"{rv.count(chr(10))} lines): {r.stderr} {r2.stderr}")
+r = subprocess.run([replay, p("b.trc"), "bbv=" + p("z.bbv"), "bbv_interval=0"],
+                   capture_output=True, text=True)
+check(r.returncode == 2 and "bbv_interval" in r.stderr and not os.path.exists(p("z.bbv")),
+      f"bbv_interval=0 refused by name: {r.stderr}")
 r = subprocess.run([tool, "--bbv", p("x.bbv"), "--trace", p("all.json")], capture_output=True,
                    text=True)
 check(r.returncode == 1 and "all.json: byte" in r.stderr, f"--bbv of a non-trace: {r.stderr}")

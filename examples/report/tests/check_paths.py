@@ -12,7 +12,11 @@ here from that description, never from the tools' output:
   - hwprof-report's path table (--table), its CSV and its merged JSON
     (read back) show them; the HTML figure names the paths by them;
   - a block map too small for the program counts its overflow and writes
-    the paths through the missing blocks with their reason.
+    the paths through the missing blocks with their reason;
+  - path_metric=insns gives each path its executions times its length;
+    cycles and dcmiss (core=on) add up over the paths to the core's own
+    totals; hwprof-report names the column and refuses to merge reports
+    of two metrics.
 """
 import csv
 import io
@@ -75,5 +79,57 @@ check(all(e.get("error") in ("block not in map", "no branch recorded") for e in 
       hb["undecoded"] == len(hb["paths"]), f"paths through missing blocks say why: {hb}")
 r = subprocess.run([tool, "--table", "hpt", p("s.json")], capture_output=True, text=True)
 check("(not decoded: block not in map)" in r.stdout, f"the table says why: {r.stdout}")
+
+# path_metric=: each hot path's counter sums the metric along it.
+# insns: A is 3 instructions, B 5, C 2 (make_trace's description), so a
+# path's sum is its executions times its length.
+LEN = {A: 3, B: 5, C: 2}
+
+
+def decoded(rep):
+    pp = rep["models"]["pathprof"]
+    hpt = {(int(r["start"], 16), 1 << r["len"] | int(r["dirs"], 16)): r["count"]
+           for r in pp["hpt"]["paths"]}
+    return {tuple(int(b, 16) for b in e["blocks"]):
+            hpt.get((int(e["start"], 16), int(e["shape"], 16)), 0)
+            for e in pp.get("hot_blocks", {}).get("paths", []) if "blocks" in e}, hpt
+
+
+r = subprocess.run([replay, p("p.trc"), "models=path", "path_metric=insns",
+                    "json=" + p("mi.json"), "report=" + p("mi.txt")], capture_output=True, text=True)
+got, _ = decoded(json.load(open(p("mi.json"))))
+want = {k: n * sum(LEN[b] for b in k) for k, n in truth.items()}
+check(r.returncode == 0 and {k: v for k, v in got.items() if v} == want,
+      f"path_metric=insns: each path's instructions {got} != {want}: {r.stderr}")
+# cycles and D-cache misses from the core: every path fits the table and
+# the streams end on a branch, so the paths' sums add up to the core's
+# own totals (its clock; its D-cache read and write misses)
+subprocess.run([make_trace, p("d.trc"), "200000"], check=True)
+for trc, metric, total in (("p.trc", "cycles", lambda st: st["cycles"]),
+                           ("d.trc", "dcmiss",
+                            lambda st: st["l1d_read_misses"] + st["l1d_write_misses"])):
+    r = subprocess.run([replay, p(trc), "models=path+core", "path_metric=" + metric,
+                        "json=" + p("m.json"), "report=" + p("m.txt")], capture_output=True,
+                       text=True)
+    rep = json.load(open(p("m.json")))
+    _, hpt = decoded(rep)
+    want = total(rep["models"]["core"]["stats"])
+    check(r.returncode == 0 and want > 0 and sum(hpt.values()) == want and
+          rep["models"]["pathprof"]["metric"] == metric and
+          rep["models"]["pathprof"]["hpt"]["stats"]["evicted"] == 0,
+          f"path_metric={metric}: the paths' sums {sum(hpt.values())} add up to the core's "
+          f"{want}: {r.stderr}")
+    subprocess.run(["cp", p("m.json"), p(f"m_{metric}.json")], check=True)
+r = subprocess.run([tool, "--table", "hpt", p("m_cycles.json")], capture_output=True, text=True)
+check(r.returncode == 0 and "start  shape  cycles  branches" in r.stdout,
+      f"hwprof-report names the HPT's column by the metric: {r.stdout[-400:]}")
+r = subprocess.run([tool, "--table", "hpt", p("m_cycles.json"), p("m_dcmiss.json")],
+                   capture_output=True, text=True)
+check(r.returncode == 1 and "path_metric is dcmiss" in r.stderr,
+      f"reports of two metrics are not merged: {r.stderr}")
+r = subprocess.run([replay, p("p.trc"), "models=path", "path_metric=cycles"],
+                   capture_output=True, text=True)
+check(r.returncode == 2 and "path_metric" in r.stderr and "core=on" in r.stderr,
+      f"path_metric=cycles without the core is refused: {r.stderr}")
 
 check.done()
