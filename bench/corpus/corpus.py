@@ -131,7 +131,10 @@ def members(w):
         "bash": ("/usr/bin/bash", [f"{w}/loop.sh"], "bash"),
         "sqlite3": (PY, ["-S", f"{w}/sql.py"], "python3.11"),
         "cc1plus": (cc1plus() or "/usr/lib/gcc/cc1plus",
-                    ["-quiet", "-O1", f"{w}/gen.cpp", "-o", "/dev/null"], "g++"),
+                    # run without the driver, cc1plus needs the multiarch
+                    # include directory the driver would pass (bits/c++config.h)
+                    ["-quiet", "-imultiarch", "x86_64-linux-gnu", "-O1", f"{w}/gen.cpp",
+                     "-o", "/dev/null"], "g++"),
         "pigz": ("/usr/bin/pigz", ["-p", "2", "-9", "-c", f"{w}/mixed.bin"], "pigz"),
         "luajit": ("/usr/bin/luajit", [f"{w}/loop.lua"], "luajit"),
     }

@@ -55,9 +55,14 @@ static uint32_t hwx__strat_wants(const hwx_opts *o) {
 
 /* The profile keeps the sampler's stratum sizes, so that its estimates
  * are the library's C estimator (section 3.1); the other schemes' counts
- * need none. */
+ * need none. It names as many loads as it holds tuples: a load that
+ * finds no entry loses its whole count (its invariance reads 0), while a
+ * tuple without one still counts for its load, and a program's loads are
+ * bounded by its code, not its data (with a quarter, the library's
+ * default, a C compiler's run lost 57% of its counts that way). */
 static hwp_strat_acc_desc hwx__strat_accd(const hwx__stratd *d) {
     hwp_strat_acc_desc a = d->a;
+    if (!a.pcs) a.pcs = a.tuples ? a.tuples : 65536u;
     if (d->s.scheme == HWP_STRAT_SAMPLED) a.strata = d->s.entries ? d->s.entries : 2048u;
     return a;
 }
@@ -153,11 +158,29 @@ static void hwx__strat_json(const void *sv, const hwp_writer *w) {
     hwp_put_str(w, "}");
 }
 
-/* The ideal accumulator: every exact (pc, value) tuple with its count. */
+/* The ideal profile for section 5.3.1, from the exact (load pc, value)
+ * counts. The metric selects only tuples with at least min_inv of a load
+ * executed at least min_exec times (the paper's 10% and 1000, the
+ * defaults hwp_strat_invariance_error takes), so at least 100 events; a
+ * large program's exact table holds tens of millions of tuples, nearly
+ * all below that, and copying them all would need a profile as large.
+ * The ideal's tuple table holds the tuples of 100 events or more and is
+ * filled with them first; the others come after, into a full table that
+ * keeps what it holds (KEEP), so they reach only their load's total,
+ * which the selection needs whole. */
+#define HWX__STRAT_SEL_MIN 100u
+
+static uint64_t hwx__strat_selectable(const hwx_xtab *t) {
+    uint64_t i, n = 0;
+    for (i = 0; i <= t->mask; i++) n += t->e[i].count >= HWX__STRAT_SEL_MIN;
+    return n;
+}
+
 static void hwx__strat_ideal_desc(const hwx_session *s, hwp_strat_acc_desc *d) {
     hwp__zero(d, sizeof *d);
-    d->tuples = (uint32_t)(s->exact->val.used + 16);
+    d->tuples = (uint32_t)(hwx__strat_selectable(&s->exact->val) + 1u);
     d->pcs = (uint32_t)(s->exact->pc.used + 16);
+    d->replace = HWP_STRAT_ACC_KEEP;
 }
 
 static size_t hwx__strat_eval_bytes(const void *sv, const hwx_session *s) {
@@ -167,19 +190,27 @@ static size_t hwx__strat_eval_bytes(const void *sv, const hwx_session *s) {
     return hwp__align(sizeof(hwp_strat_acc)) + hwp__align(hwp_strat_acc_bytes(&d));
 }
 
+/* No score against exact tables that dropped keys: the loads' totals
+ * and invariances would be wrong, and the error with them (the pc
+ * table holds every load pc when it dropped nothing: the ideal's size). */
 static void hwx__strat_eval(void *sv, const hwx_session *s, unsigned char *cur,
                             hwx_metric *out) {
     hwp_strat_acc_desc d;
     hwp_strat_acc *ideal = (hwp_strat_acc *)(void *)cur;
     unsigned char *mem = cur + hwp__align(sizeof(hwp_strat_acc));
+    const hwx_xtab *x = &s->exact->val;
     hwp_strat_metric met;
     uint64_t i;
+    unsigned pass;
+    if (x->dropped || s->exact->pc.dropped) return;
     hwx__strat_ideal_desc(s, &d);
     if (hwp_strat_acc_init(ideal, mem, hwp_strat_acc_bytes(&d), &d) != HWP_OK) return;
-    for (i = 0; i <= s->exact->val.mask; i++) {
-        const hwx_xent *e = &s->exact->val.e[i];
-        if (e->count) hwp_strat_acc_add(ideal, HWP_STRAT_KIND_VALUE, e->k1, e->k2, e->count);
-    }
+    for (pass = 0; pass < 2; pass++)
+        for (i = 0; i <= x->mask; i++) {
+            const hwx_xent *e = &x->e[i];
+            if (e->count && (e->count >= HWX__STRAT_SEL_MIN) == !pass)
+                hwp_strat_acc_add(ideal, HWP_STRAT_KIND_VALUE, e->k1, e->k2, e->count);
+        }
     if (hwp_strat_invariance_error(ideal, ((hwx__strat *)sv)->acc, NULL, &met) == HWP_OK &&
         met.tuples) {
         out[0].valid = 1;

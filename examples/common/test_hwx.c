@@ -924,6 +924,44 @@ static void test_simple_pick(void) {
     simple_free(&f);
 }
 
+/* The stratified score needs the whole exact value table: a table that
+ * dropped tuples gives no score, one that kept them all gives one. */
+static void test_strat_exact_full(void) {
+    enum { N = 120000 };
+    static hwp_insn v[N];
+    static const size_t mb[2] = {1u << 21, 1u << 24}; /* 24K tuples: too few; 192K */
+    size_t i, k;
+    for (i = 0; i < N; i++) { /* 8 loads, each 60% one value, else a new one */
+        memset(&v[i], 0, sizeof v[i]);
+        v[i].pc = 0x1000 + 4 * (i & 7);
+        v[i].next_pc = v[i].pc + 4;
+        v[i].cls = HWP_CLS_LOAD;
+        v[i].value = i % 5 < 3 ? 7 : 0x100000 + i;
+    }
+    for (k = 0; k < 2; k++) {
+        hwx_opts o;
+        const char *why = NULL;
+        void *mem;
+        char *scratch;
+        hwx_session *s;
+        hwx_opts_default(&o);
+        o.exact = 1;
+        o.exact_bytes = mb[k];
+        if (!CHECK_EQ(hwx_opts_set(&o, "models", "strat", &why), HWP_OK)) return;
+        s = new_session(&o, &mem);
+        if (!CHECK(s != NULL)) return;
+        for (i = 0; i < N; i++) hwx_session_insn(s, &v[i]);
+        hwx_session_finish(s);
+        scratch = (char *)malloc(hwx_session_eval_bytes(s));
+        CHECK_EQ(hwx_session_evaluate(s, scratch, hwx_session_eval_bytes(s)), HWP_OK);
+        CHECK_EQ(metric(s, "strat_inv_err_pct").valid, k);
+        if (k) CHECK_EQ(metric(s, "strat_inv_err_pct").n, 8); /* the 8 loads' top values */
+        free(scratch);
+        free(s);
+        free(mem);
+    }
+}
+
 /* The text report's stratified section lists at most top= loads. */
 static void test_report_top(void) {
     enum { N = 30000 };
@@ -1336,6 +1374,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_exact_paths);
     HWT_RUN(test_session_report);
     HWT_RUN(test_hpt_ideal);
+    HWT_RUN(test_strat_exact_full);
     HWT_RUN(test_report_top);
     HWT_RUN(test_simple_seeds);
     HWT_RUN(test_simple_pick);

@@ -215,7 +215,8 @@ typedef struct hwp_strat {
     hwp_cost *cost;
     hwp_bytehash *bh;      /* NULL with the cheap hash                   */
     hwp__strat_fast *fh;   /* level-1 index tables, NULL unless hashing  */
-    uint32_t *ctr;         /* SAMPLED: events since the last sample      */
+    uint32_t *ctr;         /* SAMPLED: P_r events to the next sample,
+                              R and countdown events since the last one */
     uint32_t *due;         /* COUNTDOWN: the interval drawn per stratum  */
     hwp__strat_tent *tab;  /* TAGGED                                     */
     hwp__strat_atab a1, a2;/* ASSOC first level, second level            */
@@ -260,7 +261,11 @@ HWP_API hwp_status hwp_strat_init(hwp_strat *s, void *storage, size_t bytes,
                                   const hwp_strat_desc *d, hwp_cost *cost);
 /* End of stream: emit what the tables hold, deliver the queue. */
 HWP_API hwp_status hwp_strat_flush(hwp_strat *s);
-/* Events held in tables, not yet in a message (the queue not counted). */
+/* Events held in tables, not yet in a message (the queue not counted).
+ * P_r's counters start at a random phase (see hwp__strat_clear), which
+ * they hold too: for P_r without C, message counts + pending = events +
+ * the pending right after init or reset; for every other first level,
+ * message counts + pending = events. */
 HWP_API uint64_t hwp_strat_pending(const hwp_strat *s);
 /* Back to the state right after init: same desc, storage and seed. */
 HWP_API hwp_status hwp_strat_reset(hwp_strat *s);
@@ -502,22 +507,19 @@ HWP__STRAT_HOT void hwp__strat_tagged(hwp_strat *s, uint32_t kind, uint64_t pc,
 /* One tuple; key (may be NULL) is hwp_strat_pc_key of (kind, pc). */
 HWP__STRAT_HOT void hwp__strat_push(hwp_strat *s, uint32_t kind, uint64_t pc,
                                     uint64_t w, const uint32_t *key) {
-    uint32_t i, c;
+    uint32_t i;
     s->st.events++;
     if (s->mode == HWP__STRAT_M_PERIODIC) { /* the paper's H[P_r]_n first */
         /* this mode has the folded tables: no test for them */
         i = key ? *key ^ hwp__strat_fast_w(s->fh, w)
                 : hwp__strat_fast_index(s->fh, hwp__strat_kpc(kind, pc), w);
-        c = ++s->ctr[i];
-        if (c < s->d.rate) return;
+        if (--s->ctr[i]) return; /* P_r counts down: one decrement and test */
     } else if (s->mode == HWP__STRAT_M_PERIODIC_CHEAP) {
         i = hwp__strat_cheap(hwp__strat_kpc(kind, pc), w, s->index_bits);
-        c = ++s->ctr[i];
-        if (c < s->d.rate) return;
+        if (--s->ctr[i]) return;
     } else if (s->mode == HWP__STRAT_M_PERIODIC_ONE) {
         i = 0;
-        c = ++s->ctr[0];
-        if (c < s->d.rate) return;
+        if (--s->ctr[0]) return;
     } else if (s->mode == HWP__STRAT_M_TAGGED) {
         hwp__strat_tagged(s, kind, pc, w, key);
         return;
@@ -531,6 +533,7 @@ HWP__STRAT_HOT void hwp__strat_push(hwp_strat *s, uint32_t kind, uint64_t pc,
             hwp__strat_emit(s, kind, pc, w, s->d.rate, 0, 1);
         return;
     } else {
+        uint32_t c;
         i = hwp__strat_index1k(s, hwp__strat_kpc(kind, pc), w, key);
         c = ++s->ctr[i];
         if (s->mode == HWP__STRAT_M_RANDOM) {
@@ -539,9 +542,12 @@ HWP__STRAT_HOT void hwp__strat_push(hwp_strat *s, uint32_t kind, uint64_t pc,
             if (c < s->due[i]) return;
             s->due[i] = 1u + hwp_rng_below(&s->rng, 2u * (uint64_t)s->d.rate - 1u);
         }
+        s->ctr[i] = 0;
+        hwp__strat_emit(s, kind, pc, w, s->d.counter ? c : s->d.rate, i, 1);
+        return;
     }
-    s->ctr[i] = 0;
-    hwp__strat_emit(s, kind, pc, w, s->d.counter ? c : s->d.rate, i, 1);
+    s->ctr[i] = s->d.rate; /* P_r: with or without C, r events */
+    hwp__strat_emit(s, kind, pc, w, s->d.rate, i, 1);
 }
 
 /* Feed one tuple of profile type `kind` (0..255) to the compressor. */
@@ -894,6 +900,19 @@ static void hwp__strat_clear(hwp_strat *s) {
     const hwp_strat_desc *o = &s->d;
     hwp_rng_seed(&s->rng, o->seed);
     if (s->ctr) hwp__zero(s->ctr, sizeof(uint32_t) * o->entries);
+    /* P_r's counters count down to the next sample (one decrement and
+     * test per tuple) and start at a random phase in [0, r), as a counter
+     * does when profiling starts mid-run (the paper measures after the
+     * programs' initialisation). From 0, a stratum's first message would
+     * come only after r events and the last E mod r of its E events would
+     * never be represented: a stratum of few events (a thinly spread
+     * load's values) then under-counts, and a load's other values with
+     * it (a Lua run: 0.504 read as 0.576). With the phase, each event
+     * is sampled with probability 1/r, so message counts of r are
+     * unbiased. With C the message count is the counter: no phase. */
+    if (s->mode <= HWP__STRAT_M_PERIODIC_ONE)
+        for (i = 0; i < o->entries; i++)
+            s->ctr[i] = o->rate - (o->counter ? 0u : (uint32_t)hwp_rng_below(&s->rng, o->rate));
     if (s->due)
         for (i = 0; i < o->entries; i++)
             s->due[i] = 1u + hwp_rng_below(&s->rng, 2u * (uint64_t)o->rate - 1u);
@@ -945,7 +964,6 @@ HWP_API hwp_status hwp_strat_init(hwp_strat *s, void *storage, size_t bytes,
     return hwp__fail(&s->head, HWP_OK, "");
 }
 
-/* One interrupt: the handler takes the queue; the host pays for it. */
 /* One interrupt: the handler takes the queue; the host pays for it.
  * While the handler runs the queue is its input, so the hardware cannot
  * append to it: a message emitted meanwhile (the handler pushed, or
@@ -1035,8 +1053,9 @@ HWP_API uint64_t hwp_strat_pending(const hwp_strat *s) {
     uint64_t n = 0;
     uint32_t i;
     if (!s || s->head.magic != HWP__STRAT_MAGIC) return 0;
-    if (s->ctr)
-        for (i = 0; i < s->d.entries; i++) n += s->ctr[i];
+    if (s->ctr) /* P_r counts down from r */
+        for (i = 0; i < s->d.entries; i++)
+            n += s->mode <= HWP__STRAT_M_PERIODIC_ONE ? s->d.rate - s->ctr[i] : s->ctr[i];
     if (s->tab)
         for (i = 0; i < s->d.entries; i++) n += s->tab[i].hits + s->tab[i].misses;
     if (s->a1.e) n += hwp__strat_apending(&s->a1, s->d.entries);

@@ -161,9 +161,17 @@ static void st_check_one(fz_ctx *c, int w) {
     else
         FZ_CHECK(st.messages + st.dropped == st.samples);
     FZ_CHECK(st.interrupts <= st.messages);
-    /* the tables hold events not yet sampled; a second level holds
-     * samples, whose counts stand for more events */
-    if (!s->l2) FZ_CHECK(hwp_strat_pending(st_of(c, w)) <= st.events);
+    /* the tables hold events not yet sampled, and P_r's counters their
+     * starting phases (< rate each); a second level holds samples, whose
+     * counts stand for more events */
+    if (!s->l2) {
+        const hwp_strat_desc *d = &st_of(c, w)->d;
+        uint64_t phases = d->scheme == HWP_STRAT_SAMPLED && d->sampler == HWP_STRAT_PERIODIC &&
+                                  !d->counter
+                              ? (uint64_t)d->entries * (d->rate - 1u)
+                              : 0;
+        FZ_CHECK(hwp_strat_pending(st_of(c, w)) <= st.events + phases);
+    }
     if (!s->tracked[w]) return;
     FZ_CHECK(st.messages >= s->delivered[w] + st.unhandled);
     held = st.messages - s->delivered[w] - st.unhandled; /* in the queue */

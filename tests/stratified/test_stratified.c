@@ -131,8 +131,9 @@ static void test_invalid(void) {
     CHECK_EQ(hwp_strat_flush(NULL), HWP_EINVAL);
 }
 
-/* P_r with no split: exactly floor(N/r) messages, each of count r, and
- * N mod r events left in the counter. */
+/* P_r with no split: its counter starts at a phase p0 in [0, r) (the
+ * pending count right after init), so exactly floor((N + p0)/r)
+ * messages, each of count r, and (N + p0) mod r left in the counter. */
 static void test_periodic_exact(void) {
     hwp_rng g;
     int trial;
@@ -140,7 +141,7 @@ static void test_periodic_exact(void) {
     for (trial = 0; trial < 40; trial++) {
         hwp_strat_desc d;
         st_inst x;
-        uint64_t n = hwp_rng_below(&g, 5000), r = 1 + hwp_rng_below(&g, 64), i;
+        uint64_t n = hwp_rng_below(&g, 5000), r = 1 + hwp_rng_below(&g, 64), i, p0;
         size_t k;
         int bad = 0;
         memset(&d, 0, sizeof d);
@@ -148,31 +149,38 @@ static void test_periodic_exact(void) {
         d.entries = 1;
         d.seed = trial;
         if (!st_make(&x, d, NULL)) return;
+        p0 = hwp_strat_pending(&x.s);
+        CHECK(p0 < r);
         for (i = 0; i < n; i++) hwp_strat_push(&x.s, 0, hwp_rng_next(&g), i);
         hwp_strat_flush(&x.s);
-        CHECK_EQ(x.r.n, n / r);
+        CHECK_EQ(x.r.n, (n + p0) / r);
         for (k = 0; k < x.r.n; k++) bad += x.r.m[k].count != r;
         CHECK_EQ(bad, 0);
-        CHECK_EQ(hwp_strat_pending(&x.s), n % r);
+        CHECK_EQ(hwp_strat_pending(&x.s), (n + p0) % r);
         st_drop(&x);
     }
 }
 
 /* H[P_r]_n: each stratum is its own P_r. The stratum of every tuple is
  * recomputed here from base.h's hash parts, the counts per stratum kept
- * by the test, and the message total must be sum floor(n_i / r). */
+ * by the test: a stratum of n_i events sends floor(n_i / r) or one more
+ * message (its phase), each of count r from that stratum, and message
+ * counts plus pending exceed N by the phases (the pending at init). */
 static void test_stratified_periodic(void) {
     enum { N = 60000, NSTRATA = 64, R = 7 };
     hwp_strat_desc d;
     st_inst x;
     hwp_bytehash bh;
-    uint64_t per[NSTRATA] = {0}, expect = 0, i;
+    uint64_t per[NSTRATA] = {0}, got[NSTRATA] = {0}, i, p0;
     hwp_rng g;
+    int bad = 0;
     memset(&d, 0, sizeof d);
     d.rate = R;
     d.entries = NSTRATA;
     d.seed = 99;
     if (!st_make(&x, d, NULL)) return;
+    p0 = hwp_strat_pending(&x.s);
+    CHECK(p0 > 0 && p0 <= (uint64_t)NSTRATA * (R - 1));
     hwp_bytehash_init(&bh, 99);
     hwp_rng_seed(&g, 5);
     for (i = 0; i < N; i++) {
@@ -182,12 +190,47 @@ static void test_stratified_periodic(void) {
                              hwp_bytehash_randomize(&bh, w), 6)]++;
         hwp_strat_push(&x.s, 0, pc, w);
     }
-    for (i = 0; i < NSTRATA; i++) expect += per[i] / R;
     hwp_strat_flush(&x.s);
-    CHECK_EQ(x.r.n, expect);
-    CHECK_EQ(x.s.st.samples, expect);
-    CHECK_EQ(x.r.sum + hwp_strat_pending(&x.s), N);
+    for (i = 0; i < x.r.n; i++) {
+        bad += x.r.m[i].count != R || x.r.m[i].stratum >= NSTRATA;
+        if (x.r.m[i].stratum < NSTRATA) got[x.r.m[i].stratum]++;
+    }
+    for (i = 0; i < NSTRATA; i++) bad += got[i] != per[i] / R && got[i] != per[i] / R + 1;
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(x.s.st.samples, x.r.n);
+    CHECK_EQ(x.r.sum + hwp_strat_pending(&x.s), N + p0);
     st_drop(&x);
+}
+
+/* The phase makes P_r unbiased however few events a stratum gets: one
+ * load with half its executions on one value and half on values seen
+ * once each, spread over the strata at about r events each. Started
+ * from 0, most of those strata would end below r and send nothing, and
+ * the one value would read as nearly the load's every execution. */
+static void test_periodic_thin_strata(void) {
+    enum { N = 1000000 };
+    hwp_strat_desc d;
+    hwp_strat_acc a;
+    hwp_strat_acc_desc ad;
+    st_mem am;
+    st_inst x;
+    uint64_t i;
+    double inv;
+    memset(&d, 0, sizeof d); /* H[P_256]_2048, the paper's hash */
+    memset(&ad, 0, sizeof ad);
+    ad.tuples = 1u << 13;
+    st_alloc(&am, hwp_strat_acc_bytes(&ad));
+    if (!CHECK_EQ(hwp_strat_acc_init(&a, am.p, hwp_strat_acc_bytes(&ad), &ad), HWP_OK) ||
+        !st_make(&x, d, NULL))
+        return;
+    for (i = 0; i < N; i++) hwp_strat_push(&x.s, 0, 0x4000, i & 1 ? 42 : 0x100000 + i);
+    hwp_strat_flush(&x.s);
+    hwp_strat_acc_fold(&a, x.r.m, (uint32_t)x.r.n);
+    inv = hwp_strat_acc_invariance(&a, 0, 0x4000, 42);
+    printf("  one value at half a load's executions, the rest spread thin: %.3f\n", inv);
+    CHECK(inv > 0.47 && inv < 0.53);
+    st_drop(&x);
+    st_free(&am);
 }
 
 /* With the counter C, message counts plus what the counters hold equal
@@ -865,11 +908,13 @@ static void test_determinism(void) {
     hwp_strat_desc d;
     st_inst x, y;
     size_t i, same = 0;
+    uint64_t p0;
     memset(&d, 0, sizeof d);
     d.rate = 8;
     d.entries = 256;
     d.seed = 42;
     if (!st_make(&x, d, NULL) || !st_make(&y, d, NULL)) return;
+    p0 = hwp_strat_pending(&y.s);
     for (i = 0; i < 50000; i++) {
         hwp_strat_push(&x.s, 0, i % 977, i % 13);
         hwp_strat_push(&y.s, 0, i % 977, i % 13);
@@ -881,7 +926,7 @@ static void test_determinism(void) {
     CHECK(memcmp(x.r.m, y.r.m, x.r.n * sizeof *x.r.m) == 0);
     /* reset, replay: the same messages again */
     CHECK_EQ(hwp_strat_reset(&y.s), HWP_OK);
-    CHECK_EQ(hwp_strat_pending(&y.s), 0);
+    CHECK_EQ(hwp_strat_pending(&y.s), p0); /* the phases drawn again */
     CHECK_EQ(y.s.st.events, 0);
     y.r.n = 0;
     for (i = 0; i < 50000; i++) hwp_strat_push(&y.s, 0, i % 977, i % 13);
@@ -1409,6 +1454,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_invalid);
     HWT_RUN(test_periodic_exact);
     HWT_RUN(test_stratified_periodic);
+    HWT_RUN(test_periodic_thin_strata);
     HWT_RUN(test_counter_sums);
     HWT_RUN(test_random_rates);
     HWT_RUN(test_tagged_fig6);
