@@ -2964,7 +2964,7 @@ HWP_API hwp_status hwp_cp_read_json(hwp_cp *x, const char *json, size_t n,
     hwp__cp_lvp lv;
     hwp_cp_stats st;
     uint32_t app = HWP_CP_APP_NONE, args[2] = {0, 0}, k;
-    bool have_lvp = false, have_desc = false;
+    bool have_lvp = false, have_desc = false, have_app = false;
     const char *why;
     hwp_json_err e;
     hwp_status rc;
@@ -2998,7 +2998,10 @@ HWP_API hwp_status hwp_cp_read_json(hwp_cp *x, const char *json, size_t n,
                     hwp_json_skip(&j);
             }
         } else if (hwp_json_key_is(key, "app")) {
-            if (hwp_json_str(&j, name, sizeof name)) {
+            /* one app, before its lvp: x->lvp is what app = lvp started */
+            if (have_app) hwp_json_fail(&j, "coproc: a report holds one app");
+            have_app = true;
+            if (!j.why && hwp_json_str(&j, name, sizeof name)) {
                 for (k = 0; k < 7 && !hwp_json_key_is(name, hwp__cp_app_names[k]); k++)
                     ;
                 if (k == 7) hwp_json_fail(&j, "coproc: unknown app");
@@ -3011,8 +3014,12 @@ HWP_API hwp_status hwp_cp_read_json(hwp_cp *x, const char *json, size_t n,
             while (hwp_json_next(&j))
                 if (hwp_json_u64(&j, &v) && k < 2) args[k++] = (uint32_t)v;
         } else if (hwp_json_key_is(key, "lvp")) {
+            hwp_cost *c;
+            uint64_t hc, words;
+            if (app != HWP_CP_APP_LVP || have_lvp)
+                hwp_json_fail(&j, "coproc: one \"lvp\", after \"app\":\"lvp\"");
             have_lvp = true;
-            if (!hwp_json_object(&j)) goto out;
+            if (j.why || !hwp_json_object(&j)) goto out;
             while (hwp_json_member(&j, key, sizeof key)) {
                 uint64_t v = 0;
                 if (hwp__cp_get_field(&j, key, &lv.d, hwp__cp_lvpd_f,
@@ -3035,24 +3042,24 @@ HWP_API hwp_status hwp_cp_read_json(hwp_cp *x, const char *json, size_t n,
                 }
             }
             if (j.why) goto out;
-            /* the load records come after: start the program first */
-            if (app == HWP_CP_APP_LVP) {
-                hwp_cost *c = x->cost;
-                uint64_t hc = x->host_cycles, words = x->words;
-                x->cost = NULL; /* restoring charges nothing */
-                if (hwp_cp_lvp_start(x, &lv.d) != HWP_OK) {
-                    x->cost = c;
-                    hwp_json_fail(&j, x->head.why);
-                    goto out;
-                }
+            /* the load records come after: start the program first,
+             * charging nothing */
+            c = x->cost;
+            hc = x->host_cycles;
+            words = x->words;
+            x->cost = NULL;
+            if (hwp_cp_lvp_start(x, &lv.d) != HWP_OK) {
                 x->cost = c;
-                x->host_cycles = hc;
-                x->words = words;
-                lv.d = x->lvp.d;
-                lv.cmax = x->lvp.cmax;
-                lv.part = 0;
-                x->lvp = lv;
+                hwp_json_fail(&j, x->head.why);
+                goto out;
             }
+            x->cost = c;
+            x->host_cycles = hc;
+            x->words = words;
+            lv.d = x->lvp.d;
+            lv.cmax = x->lvp.cmax;
+            lv.part = 0;
+            x->lvp = lv;
         } else if (hwp_json_key_is(key, "loads")) {
             hwp__cp_read_loads(&j, x);
         } else if (hwp_json_key_is(key, "table")) {
