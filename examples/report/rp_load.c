@@ -1334,6 +1334,8 @@ void rp_write_json(const rp_set *s, FILE *f) {
         s->comp[i].m->write(s->comp[i].x, &w);
     }
     fprintf(f, "}");
+    if (s->path_metric[0]) /* what the HPT's accumulators hold: read back the same way */
+        fprintf(f, ",\"metric\":\"%s\"", s->path_metric);
     if (s->nhp) { /* host facts, as the hosts write them: read back the same way */
         size_t k;
         fprintf(f, ",\"hot_blocks\":{\"paths\":[");

@@ -127,6 +127,13 @@ r = subprocess.run([tool, "--table", "hpt", p("m_cycles.json"), p("m_dcmiss.json
                    capture_output=True, text=True)
 check(r.returncode == 1 and "path_metric is dcmiss" in r.stderr,
       f"reports of two metrics are not merged: {r.stderr}")
+# the merged JSON keeps the metric: read back, its column is still cycles
+r = subprocess.run([tool, "--quiet", "--json", p("mm.json"), p("m_cycles.json")],
+                   capture_output=True, text=True)
+check(r.returncode == 0, f"merged JSON of cycles: {r.stderr}")
+r = subprocess.run([tool, "--table", "hpt", p("mm.json")], capture_output=True, text=True)
+check(r.returncode == 0 and "start  shape  cycles  branches" in r.stdout,
+      f"the merged JSON read back names the metric: {r.stdout[-400:]} {r.stderr}")
 # execution counts are execution counts whether the report names them
 # ("metric":"paths") or predates path_metric= (no "metric")
 old = json.load(open(p("p.json")))
