@@ -221,9 +221,10 @@ void hwx_session_insn(hwx_session *s, const hwp_insn *in);
  * of the other memory instructions, in order; the remaining instructions
  * carry no events. Valid
  * when hwx_session_block_ok() (no exact profile: that one counts every
- * instruction). ProfileMe, the path profiler and the value models see
- * what per-instruction feeding gives them (the co-processor's clock
- * advances by the block's other instructions in one tick); RAP on pc
+ * instruction). ProfileMe, the path profiler, the value models and the
+ * co-processor see what per-instruction feeding gives them (the
+ * co-processor's clock advances by each run of other instructions in one
+ * tick, before the memory record that follows it); RAP on pc
  * counts each block's n instructions at its first pc, one combined event,
  * so its code ranges are block-granular. */
 bool hwx_session_block_ok(const hwx_session *s);

@@ -897,6 +897,8 @@ static void rp__object(rp__walk *w, char *path, size_t plen, unsigned depth) {
         }
         if (!strcmp(key, "metric") && rp__peek(j) == '"') { /* pathprof's path_metric */
             hwp_json_str(j, w->f->path_metric, sizeof w->f->path_metric);
+            /* execution counts, as in a report from before path_metric= */
+            if (!strcmp(w->f->path_metric, "paths")) w->f->path_metric[0] = 0;
             continue;
         }
         if (!strcmp(key, "hot_blocks") && rp__peek(j) == '{') {
@@ -1128,7 +1130,7 @@ size_t rp_tables(const rp_set *s, rp_table *out, size_t cap) {
     for (i = 0; i < s->ncomp; i++)
         if (s->comp[i].m->tables) s->comp[i].m->tables(&s->comp[i], out, &n, cap);
     /* the HPT's accumulators hold the hosts' path_metric, when not counts */
-    for (i = 0; i < n && s->path_metric[0] && strcmp(s->path_metric, "paths"); i++)
+    for (i = 0; i < n && s->path_metric[0]; i++)
         if (out[i].key2_name && !strcmp(out[i].key2_name, "shape")) out[i].col[0] = s->path_metric;
     /* hot path rows: the blocks the host decoded them to */
     for (i = 0; i < n && s->nhp; i++)
@@ -1332,6 +1334,8 @@ void rp_write_json(const rp_set *s, FILE *f) {
         s->comp[i].m->write(s->comp[i].x, &w);
     }
     fprintf(f, "}");
+    if (s->path_metric[0]) /* what the HPT's accumulators hold: read back the same way */
+        fprintf(f, ",\"metric\":\"%s\"", s->path_metric);
     if (s->nhp) { /* host facts, as the hosts write them: read back the same way */
         size_t k;
         fprintf(f, ",\"hot_blocks\":{\"paths\":[");

@@ -2920,6 +2920,8 @@ static void hwp__cp_read_loads(hwp_json *j, hwp_cp *x) {
                 hwp_json_skip(j);
             }
         }
+        if (!l && !j->why) /* {}: no pc at all */
+            hwp_json_fail(j, "coproc: a load record starts with its \"pc\"");
         if (j->why) return;
     }
 }

@@ -949,6 +949,7 @@ static void test_report_refusals(void) {
          "coproc: more load records than the load table holds"},
         {",\"loads\":[{\"samples\":1,\"pc\":\"0x1\"}]}",
          "coproc: a load record starts with its \"pc\""},
+        {",\"loads\":[{}]}", "coproc: a load record starts with its \"pc\""},
         {",\"loads\":[{\"pc\":\"0x1\"},{\"pc\":\"0x1\"}]}",
          "coproc: two load records of one pc"},
         {",\"desc\":{\"cam_entries\":128}}", "coproc: a report holds one desc"},

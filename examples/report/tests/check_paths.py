@@ -16,7 +16,7 @@ here from that description, never from the tools' output:
   - path_metric=insns gives each path its executions times its length;
     cycles and dcmiss (core=on) add up over the paths to the core's own
     totals; hwprof-report names the column and refuses to merge reports
-    of two metrics.
+    of two metrics (execution counts, named or not, are one).
 """
 import csv
 import io
@@ -127,6 +127,22 @@ r = subprocess.run([tool, "--table", "hpt", p("m_cycles.json"), p("m_dcmiss.json
                    capture_output=True, text=True)
 check(r.returncode == 1 and "path_metric is dcmiss" in r.stderr,
       f"reports of two metrics are not merged: {r.stderr}")
+# the merged JSON keeps the metric: read back, its column is still cycles
+r = subprocess.run([tool, "--quiet", "--json", p("mm.json"), p("m_cycles.json")],
+                   capture_output=True, text=True)
+check(r.returncode == 0, f"merged JSON of cycles: {r.stderr}")
+r = subprocess.run([tool, "--table", "hpt", p("mm.json")], capture_output=True, text=True)
+check(r.returncode == 0 and "start  shape  cycles  branches" in r.stdout,
+      f"the merged JSON read back names the metric: {r.stdout[-400:]} {r.stderr}")
+# execution counts are execution counts whether the report names them
+# ("metric":"paths") or predates path_metric= (no "metric")
+old = json.load(open(p("p.json")))
+del old["models"]["pathprof"]["metric"]
+json.dump(old, open(p("p_old.json"), "w"))
+r = subprocess.run([tool, "--table", "hpt", p("p.json"), p("p_old.json")],
+                   capture_output=True, text=True)
+check(r.returncode == 0 and "start  shape  count" in r.stdout,
+      f"a report without \"metric\" merges with one of paths: {r.stdout[-400:]} {r.stderr}")
 r = subprocess.run([replay, p("p.trc"), "models=path", "path_metric=cycles"],
                    capture_output=True, text=True)
 check(r.returncode == 2 and "path_metric" in r.stderr and "core=on" in r.stderr,
