@@ -168,6 +168,14 @@ static int bbv_close(void) {
     return rc;
 }
 
+/* An exit before bbv_close: the vectors already opened leave nothing. */
+static int bbv_abort(int rc) {
+    int i;
+    for (i = 0; i < REPLAY_MAX_VCPUS; i++)
+        if (bbv_out[i]) hwx_out_abort(bbv_out[i]);
+    return rc;
+}
+
 /* One report through hwx_out (complete or absent); 0 or 3. */
 static int write_report(const char *path, const hwx_session *all, int json) {
     hwx_out out;
@@ -224,7 +232,7 @@ int main(int argc, char **argv) {
         hwx_session *s;
         if (r.vcpu >= REPLAY_MAX_VCPUS) {
             fprintf(stderr, "hwprof-replay: vCPU %u beyond %d\n", r.vcpu, REPLAY_MAX_VCPUS);
-            return 1;
+            return bbv_abort(1);
         }
         s = sess[r.vcpu];
         if (!s) {
@@ -232,9 +240,9 @@ int main(int argc, char **argv) {
             void *mem = malloc(bytes);
             if (!s || !mem || hwx_session_init(s, mem, bytes, &o) != HWP_OK) {
                 fprintf(stderr, "hwprof-replay: session: %s\n", s && mem ? hwp_why(s) : "out of memory");
-                return 1;
+                return bbv_abort(1);
             }
-            if (o.bbv[0] && bbv_open(s, o.bbv, r.vcpu)) return 3;
+            if (o.bbv[0] && bbv_open(s, o.bbv, r.vcpu)) return bbv_abort(3);
         }
         hwx_session_insn(s, &in);
     }
@@ -248,7 +256,7 @@ int main(int argc, char **argv) {
         if (!all) all = sess[i];
         else if (hwx_session_merge(all, sess[i]) != HWP_OK) {
             fprintf(stderr, "hwprof-replay: merge: %s\n", hwp_why(all));
-            return 1;
+            return bbv_abort(1);
         }
     }
     wrc = bbv_close();
