@@ -73,7 +73,7 @@ wait_all() {
 conf=tests/conformance
 json="tests/fuzz/fuzz_json.c"
 hwx="examples/common/hwx_arg.c examples/common/hwx_opts.c examples/common/hwx_x86.c
-  examples/common/hwx_trace.c examples/common/hwx_exact.c examples/common/hwx_session.c
+  examples/common/hwx_trace.c examples/common/hwx_exact.c examples/common/hwx_session.c examples/common/hwx_bbv.c
   examples/common/hwx_impl.c examples/common/hwx_pm.c examples/common/hwx_rap.c
   examples/common/hwx_path.c examples/common/hwx_strat.c examples/common/hwx_cp.c
   examples/common/hwx_ctx.c examples/common/hwx_blocks.c
