@@ -2712,12 +2712,35 @@ static void hwp__cp_put_vals(const hwp_cp *x, const hwp__cp_load *l,
     }
 }
 
+/* The slot to list the load table from so that a reader inserting the
+ * records in that order puts each in the slot it has here (so a report
+ * reads back and writes out the same). Loads are never removed, so each
+ * load's probe path runs from its home slot to its slot over used slots;
+ * a listing must not start inside any such path. Walking the table twice
+ * backwards, lo is the lowest slot after the home of a path ending at or
+ * after u; u is a safe start when no path enters it from the slot
+ * before. One exists: no path enters the slot after the last load
+ * inserted, which was empty until then. */
+static uint32_t hwp__cp_loads_start(const hwp_cp *x) {
+    uint32_t n = x->loads_mask + 1, u = 2 * n, lo = 2 * n;
+    while (u-- > 0) {
+        const hwp__cp_load *l = &x->loads[u & x->loads_mask];
+        if (l->used) {
+            uint32_t d = ((uint32_t)u - (uint32_t)hwp_mix64(l->pc)) & x->loads_mask;
+            uint32_t from = u + 1 > d ? u + 1 - d : 0;
+            if (from < lo) lo = from;
+        }
+        if (u < n && lo > u) return u;
+    }
+    return 0; /* an empty table */
+}
+
 static void hwp__cp_write_loads(const hwp_cp *x, const hwp_writer *w,
                                 bool json) {
-    uint32_t i;
+    uint32_t i, at = hwp__cp_loads_start(x);
     bool first = true;
     for (i = 0; i <= x->loads_mask; i++) {
-        const hwp__cp_load *l = &x->loads[i];
+        const hwp__cp_load *l = &x->loads[(at + i) & x->loads_mask];
         bool ch = l->total >= x->lvp.d.min_samples;
         if (!l->used) continue;
         if (json) {

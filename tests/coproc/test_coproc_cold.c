@@ -579,6 +579,59 @@ static void test_reports_refused(void) {
     free(m);
 }
 
+/* A report's load records read back into the slots they had, so it
+ * writes out the same: records whose home slots collide (and wrap past
+ * the table's end) and a full table, each listed in several orders. The
+ * load table is linear-probed; listing it in slot order from 0 re-inserts
+ * a wrapped cluster in other slots, and the next report lists it
+ * differently. */
+static void test_load_records_round_trip(void) {
+    hwp_cp x, y;
+    hwp_cp_desc d = small_desc();
+    hwp_json_err err = {0, 0};
+    char *empty = malloc(1 << 14), *in = malloc(1 << 14), *out1 = malloc(1 << 14),
+         *out2 = malloc(1 << 14), rec[128], *cut;
+    uint64_t pcs[16], pc;
+    uint32_t n = 0, round, i, mask = d.lvp_loads - 1;
+    void *mx, *my;
+    d.cam_entries = 256, d.data_words = 1024; /* what load-value profiling needs */
+    mx = open_cp(&x, &d), my = open_cp(&y, &d);
+    CHECK_EQ(hwp_cp_lvp_start(&x, NULL), HWP_OK);
+    empty[text_of(&x, 1, empty, (1 << 14) - 1)] = 0;
+    cut = strstr(empty, "\"loads\":[]");
+    CHECK(cut != NULL);
+    cut += 9; /* between the brackets */
+    /* four loads homed on the last slot, two on the one before, then ten
+     * anywhere: the first six wrap past the end of the table */
+    for (pc = 0x1000; n < 16; pc += 4) {
+        uint32_t home = (uint32_t)hwp_mix64(pc) & mask;
+        if ((n < 4 && home == mask) || (n >= 4 && n < 6 && home == mask - 1) ||
+            (n >= 6 && home < mask - 1))
+            pcs[n++] = pc;
+    }
+    for (round = 0; round < 8; round++) {
+        uint32_t k = round < 4 ? 8 : 16, at = 0; /* part full, then full */
+        char list[4096];
+        list[0] = 0;
+        for (i = 0; i < k; i++) {
+            uint32_t j = (i * (2 * round + 1) + round) % k; /* an order per round */
+            snprintf(rec, sizeof rec,
+                     "%s{\"pc\":\"0x%" PRIx64 "\",\"samples\":1,\"values\":"
+                     "[{\"value\":\"0x1\",\"hits\":1,\"misses\":0}]}",
+                     i ? "," : "", pcs[j]);
+            at += (uint32_t)snprintf(list + at, sizeof list - at, "%s", rec);
+        }
+        snprintf(in, 1 << 14, "%.*s%s%s", (int)(cut - empty), empty, list, cut);
+        CHECK_EQ(hwp_cp_read_json(&x, in, strlen(in), &err), HWP_OK);
+        out1[text_of(&x, 1, out1, (1 << 14) - 1)] = 0;
+        CHECK_EQ(hwp_cp_read_json(&y, out1, strlen(out1), &err), HWP_OK);
+        out2[text_of(&y, 1, out2, (1 << 14) - 1)] = 0;
+        CHECK_STR(out2, out1);
+    }
+    free(empty), free(in), free(out1), free(out2);
+    free(mx), free(my);
+}
+
 int main(int argc, char **argv) {
     hwt_begin(argc, argv);
     HWT_RUN(test_uninitialised_refused);
@@ -593,5 +646,6 @@ int main(int argc, char **argv) {
     HWT_RUN(test_simple_cold);
     HWT_RUN(test_edge_counts_past_counter);
     HWT_RUN(test_reports_refused);
+    HWT_RUN(test_load_records_round_trip);
     return hwt_end();
 }
