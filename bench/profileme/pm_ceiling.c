@@ -9,38 +9,34 @@
  * and its wasted issue slots. Per PC the tool keeps the exact N, sum l,
  * sum l^2 and wasted slots, and runs SEEDS ideal samplers over the
  * finished records: the hardware's selection (a countdown reloaded
- * uniformly on [1, 2S - 1], mean S; paired: a second selection 1..W
- * records after the first, Dean et al. 4.2, 5.2.1) with the record's own
- * figures, so no host, tag, stage report or table stands between the
- * core's latencies and the estimate. What they score is what sampling
- * can give on this program; a host that scores worse on the same trace
- * has a defect, one that scores the same has none.
+ * uniformly with mean S, as profileme.h's default; paired: a second
+ * selection 1..W records after the first, Dean et al. 4.2, 5.2.1) with
+ * the record's own figures, so no host, tag, stage report or table
+ * stands between the core's latencies and the estimate. What they score
+ * is what sampling can give on this program; a host that scores worse
+ * on the same trace has a defect, one that scores the same has none.
  *
  * Per sampling (single, paired) it prints, averaged over the seeds with
  * the range: the fraction of PCs with E[k] = N/S' >= 10 (S' the
  * interval a sample stands for: S, or S / 2 paired) whose count and
- * total-latency estimates lie inside Fig. 3's 1 +/- 1/sqrt(E[k]); the same
- * for latency inside 1 +/- cv, cv the estimate's own coefficient of
- * variation from the exact sum l^2 (sqrt(S' sum l^2) / sum l); sum est / sum exact of total latency;
- * the top-20 overlap by total latency (PCs under 10 samples ranked after
- * the others, as hwp_pm_table_rank does); paired: the wasted-slot
- * estimate (5.2.3) against the exact count as the estimator defines it
- * (core.h's plus I's own issue). Then the program's side: how much of
- * each PC's latency variance exceeds Fig. 3's (the envelope's expected
- * fraction under a normal approximation) and the samples the exact
- * top-20 PCs expect. */
+ * total-latency estimates lie inside Fig. 3's 1 +/- 1/sqrt(E[k]); the
+ * same for latency inside 1 +/- cv, cv the estimate's own coefficient of
+ * variation from the exact sum l^2 (sqrt(S' sum l^2) / sum l); sum est /
+ * sum exact of total latency; the top-20 overlap by total latency (PCs
+ * under 10 samples ranked after the others, as hwp_pm_table_rank does);
+ * paired: the wasted-slot estimate (5.2.3) against the exact count as
+ * the estimator defines it (core.h's plus I's own issue). Then the
+ * program's side: how far each PC's latencies spread (the envelope's
+ * expected fraction under a normal approximation) and the samples the
+ * exact top-20 PCs expect. */
 #define HWPROF_IMPL
 #include "hwprof/core.h"
 #include "hwx.h"
 
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define CAP (1u << 18) /* distinct PCs */
 #define TOP 20u
@@ -99,7 +95,13 @@ typedef struct rec {
 static rec *ring;
 static uint32_t rmask;
 
-static uint64_t interval(sampler *s, uint64_t S) { return 1u + rnd(&s->rng) % (2u * S - 1u); }
+/* The sampler's default: uniform on [lo, 2S - lo], mean S, lo = 1, or
+ * W + 1 when paired so that no selection falls inside an open pair
+ * (profileme.h's HWP_PM_DIST_UNIFORM). */
+static uint64_t interval(sampler *s, uint64_t S, uint64_t lo) {
+    if (2u * lo > S) lo = 1u;
+    return lo + rnd(&s->rng) % (2u * S - 2u * lo + 1u);
+}
 
 /* Did b issue while a was in progress (5.2.3's U_I; every record retires) */
 static uint32_t useful(const rec *a, const rec *b) {
@@ -123,7 +125,7 @@ static void feed(sampler *sm, unsigned ns, uint64_t S, uint32_t W, bool paired,
             eb->u += useful(r, a);
         }
         if (--s->left) continue;
-        s->left = interval(s, S);
+        s->left = interval(s, S, paired ? W + 1u : 1u);
         if (s->pend) continue; /* a pair still open: lost, as the hardware's */
         s->e[r->pc].k++;
         s->e[r->pc].lat += r->ready - r->fetch;
@@ -205,15 +207,17 @@ static score score_one(const est *e, double S, double Sw, uint32_t W,
     return sc;
 }
 
-static void *map_file(const char *path, size_t *len) {
-    struct stat st;
-    void *p;
-    int fd = open(path, O_RDONLY);
-    if (fd < 0 || fstat(fd, &st) != 0) { perror(path); exit(1); }
-    *len = (size_t)st.st_size;
-    p = mmap(NULL, *len ? *len : 1, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p == MAP_FAILED) { perror(path); exit(1); }
-    close(fd);
+/* The whole trace in memory (the reader wants one buffer). */
+static void *read_all(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    long n;
+    char *p;
+    if (!f || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0) { perror(path); exit(1); }
+    rewind(f);
+    *len = (size_t)n;
+    p = malloc(*len ? *len : 1u);
+    if (!p || fread(p, 1, *len, f) != *len) { perror(path); exit(1); }
+    fclose(f);
     return p;
 }
 
@@ -239,7 +243,7 @@ int main(int argc, char **argv) {
     hwp_core_rec done[512];
     hwp_insn in;
     size_t len, k, got;
-    uint64_t idx = 0, pcs = 0, inside_exp = 0;
+    uint64_t idx = 0, pcs = 0, tight = 0;
     double *rank, expect = 0, excess[3] = {0, 0, 0};
     uint32_t xtop[TOP], nx, i, j, p;
     void *buf, *mem;
@@ -264,11 +268,11 @@ int main(int argc, char **argv) {
     for (p = 0; p < 2; p++)
         for (j = 0; j < ns; j++) {
             sm[p][j].rng = 0x5EED0000u + 977u * j + p;
-            sm[p][j].left = interval(&sm[p][j], S);
+            sm[p][j].left = interval(&sm[p][j], S, p ? W + 1u : 1u);
             sm[p][j].e = calloc(CAP, sizeof(est));
             if (!sm[p][j].e) { fprintf(stderr, "pm_ceiling: no memory\n"); return 1; }
         }
-    buf = map_file(argv[1], &len);
+    buf = read_all(argv[1], &len);
     if (hwx_trace_open(&rd, buf, len) != HWP_OK) {
         fprintf(stderr, "pm_ceiling: %s: offset %zu: %s\n", argv[1], rd.err_off, rd.why);
         return 1;
@@ -345,13 +349,13 @@ int main(int argc, char **argv) {
         excess[0] += f > 1.5;
         excess[1] += f > 2.0;
         excess[2] += f;
-        inside_exp += f < 1.1;
+        tight += f < 1.1;
     }
     printf("scored PCs (E[k] >= 10): %llu; latency spread sqrt(E[l^2])/E[l]: mean %.2f, "
            "< 1.1 in %.3f, > 1.5 in %.3f, > 2 in %.3f; expected fraction inside "
            "1 +/- 1/sqrt(E[k]) (normal) %.3f\n",
            (unsigned long long)pcs, excess[2] / (double)pcs,
-           (double)inside_exp / (double)pcs, excess[0] / (double)pcs,
+           (double)tight / (double)pcs, excess[0] / (double)pcs,
            excess[1] / (double)pcs, expect / (double)pcs);
     {
         double ek[TOP];
