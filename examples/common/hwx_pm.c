@@ -158,13 +158,28 @@ static void hwx__pm_merge(void *dv, const void *sv) {
     hwp_pm_table_merge(((hwx__pm *)dv)->tab, ((const hwx__pm *)sv)->tab);
 }
 
+/* Records the table dropped for want of room (pm_table= raises it). */
+static uint64_t hwx__pm_full(const hwp_pm_table *t) {
+    hwp_pm_table_stats st;
+    return hwp_pm_table_get_stats(t, &st) == HWP_OK ? st.full : 0;
+}
+
 /* The table's own report ranks by estimated total cost (latency, or
  * wasted issue slots when paired) and prints every estimate with its
  * sample count, "-" below the advised minimum. */
 static void hwx__pm_text(const void *sv, const hwx_session *s, const hwp_writer *w) {
+    const hwp_pm_table *t = ((const hwx__pm *)sv)->tab;
+    uint64_t full = hwx__pm_full(t);
     hwp_put_str(w, "\n-- costliest instructions: ProfileMe samples (Dean et al., "
                    "MICRO-30 1997) --\n");
-    hwp_pm_table_write_text(((const hwx__pm *)sv)->tab, w, s->opts.top);
+    hwp_pm_table_write_text(t, w, s->opts.top);
+    if (full) {
+        hwp_put_str(w, "  table full: ");
+        hwp_put_u64(w, full);
+        hwp_put_str(w, " records of PCs it could not hold were dropped");
+        if (s->opts.exact) hwp_put_str(w, ", so the accuracy scores are left out");
+        hwp_put_str(w, " (pm_table=N raises its capacity)\n");
+    }
 }
 
 static void hwx__pm_json(const void *sv, const hwp_writer *w) {
@@ -220,8 +235,11 @@ void hwx__pm_score(const hwp_pm_table *t, const hwx_exact *x, double min_ek,
     uint32_t ntop, nest, a, b, hits = 0;
     hwp__zero(out, 4 * sizeof *out);
     ntop = hwx__pm_exact_top(&x->tm, top, &timed);
-    /* Scores need every execution timed (full timing) and none lost. */
-    if (!ntop || x->tm.dropped || x->pc.dropped || timed != x->pc.total || S <= 0.0)
+    /* Scores need every execution timed (full timing) and nothing lost on
+     * either side: a PC whose samples a full table dropped would score
+     * as an estimate of 0. */
+    if (!ntop || x->tm.dropped || x->pc.dropped || timed != x->pc.total || S <= 0.0 ||
+        hwx__pm_full(t))
         return;
     for (i = 0; i <= x->pc.mask; i++) {
         const hwx_xent *p = &x->pc.e[i], *l, *w;
@@ -277,6 +295,10 @@ static void hwx__pm_eval(void *sv, const hwx_session *s, unsigned char *scratch,
     const hwp_pm_table *t = m->tab;
     const double min_ek = (double)hwp_pm_table_min_samples(t);
     (void)scratch;
+    /* Over the PCs the table holds, a full table's count score would
+     * leave out the PCs it dropped; no score rather than a biased one
+     * (the report says why). */
+    if (hwx__pm_full(t)) return;
     if (hwp_pm_accuracy(t, HWP_PM_PROP_RETIRED, hwx__pm_truth, (void *)(uintptr_t)s,
                         min_ek, &pa) == HWP_OK &&
         pa.pcs) {

@@ -19,7 +19,7 @@ typedef struct fixture {
     void *tmem;
 } fixture;
 
-static void fx_init(fixture *f, uint32_t paired, uint32_t window) {
+static void fx_init(fixture *f, uint32_t paired, uint32_t window, uint32_t capacity) {
     hwx_opts o;
     hwp_pm_table_desc td;
     unsigned char *cur;
@@ -37,6 +37,7 @@ static void fx_init(fixture *f, uint32_t paired, uint32_t window) {
     td.paired = paired;
     td.window = window;
     td.issue_width = 4;
+    td.capacity = capacity;
     n = hwp_pm_table_bytes(&td);
     f->tmem = calloc(1, n);
     CHECK_EQ(hwp_pm_table_init(&f->t, f->tmem, n, &td), HWP_OK);
@@ -83,7 +84,7 @@ static void test_single(void) {
     fixture f;
     hwx_metric m[4];
     uint32_t i;
-    fx_init(&f, 0, 0);
+    fx_init(&f, 0, 0, 0);
     for (i = 1; i <= 25; i++) {
         exact_pc(&f, PC(i), 2000, 10u * i, 7);
         samples(&f, PC(i), i == 1 ? 40 : i == 3 ? 50 : i == 4 ? 24 : i == 25 ? 10 : 20,
@@ -126,7 +127,7 @@ static void test_paired(void) {
      * are 16000, 12000, 5000 */
     const uint64_t wasted[3] = {15000, 11000, 4000};
     uint32_t i, k;
-    fx_init(&f, 1, 8);
+    fx_init(&f, 1, 8, 0);
     for (i = 0; i < 3; i++) {
         exact_pc(&f, pcs[i], 1000, lat[i], wasted[i]);
         for (k = 0; k < 20; k++) {
@@ -153,9 +154,34 @@ static void test_paired(void) {
     fx_free(&f);
 }
 
+/* A table of 8 entries holds 7 PCs. Seven PCs sampled as their exact
+ * runs expect score (every estimate exact); an eighth PC's samples find
+ * the table full and are dropped: scored, its estimate would read 0 and
+ * fall outside, though the sampler saw it as often as the others. No
+ * score rather than that one. */
+static void test_full_table(void) {
+    fixture f;
+    hwx_metric m[4];
+    uint32_t i;
+    fx_init(&f, 0, 0, 8);
+    for (i = 1; i <= 7; i++) {
+        exact_pc(&f, PC(i), 2000, 10, 0);
+        samples(&f, PC(i), 20, 10);
+    }
+    hwx__pm_score(&f.t, &f.x, 10.0, false, m);
+    CHECK(m[0].valid && m[3].valid);
+    CHECK_NEAR(m[0].value, 1.0, 1e-12);
+    exact_pc(&f, PC(8), 2000, 10, 0);
+    samples(&f, PC(8), 20, 10);
+    hwx__pm_score(&f.t, &f.x, 10.0, false, m);
+    CHECK(!m[0].valid && !m[1].valid && !m[2].valid && !m[3].valid);
+    fx_free(&f);
+}
+
 int main(int argc, char **argv) {
     hwt_begin(argc, argv);
     HWT_RUN(test_single);
     HWT_RUN(test_paired);
+    HWT_RUN(test_full_table);
     return hwt_end();
 }
