@@ -5,45 +5,28 @@ overhead on the real-program corpus, one table row per program.
   bench/coproc/cp_corpus.py BUILD_DIR [NAME ...]
 
 Each corpus member (bench/corpus/corpus.py, same inputs and fixed seeds)
-is recorded once under the Valgrind tool (models=none, record=; the
-recording is deterministic and kept as BUILD_DIR/corpus/NAME.hwpt, so a
-rerun only replays), then BUILD_DIR/examples/replay/hwprof-cp-compare
+is recorded once under the Valgrind tool (models=none, record=; kept as
+BUILD_DIR/corpus/NAME.trace, shared with bench/pathprof/corpus_hpt.py, so
+a rerun only replays), then BUILD_DIR/examples/replay/hwprof-cp-compare
 runs the co-processor on its loads, searches the baseline's period whose
 modelled overhead equals the co-processor's and scores 4 baseline seeds
 at it, all with hwp_cp_wrms against the exact profile. The row gives
 both overheads, the co-processor's error, the baseline's mean and sd,
 the margin in baseline sds and the share of load executions each
-profile has an estimate for. Not run in CI (a few minutes on 2 cores;
-cc1plus's recording alone takes longer than the fixture's 10 minutes on
-a loaded machine).
+profile has an estimate for. Not run in CI (minutes per program on 2
+cores).
 """
 import os
 import re
-import shutil
 import subprocess
 import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.dirname(os.path.dirname(here))
 sys.path.insert(0, os.path.join(root, "bench", "corpus"))
+sys.path.insert(0, os.path.join(root, "bench", "pathprof"))
 import corpus  # noqa: E402  the corpus's members and inputs
-
-
-def record(build, w, name, prog, args):
-    out = f"{w}/{name}.hwpt"
-    if os.path.exists(out):
-        return out
-    fixture = os.path.join(root, "examples", "valgrind", "tests", "vg_fixture.py")
-    libdir = os.path.join(build, "examples", "valgrind", "lib")
-    r = subprocess.run([sys.executable, fixture, "run", shutil.which("valgrind") or "valgrind",
-                        libdir, w, "--models=none", "--report=/dev/null",
-                        f"--record={out}.part", "--", prog] + args,
-                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.PIPE, timeout=1800)
-    if r.returncode != 0:
-        raise RuntimeError(f"exit {r.returncode}: {r.stderr.decode()[-300:]}")
-    os.replace(f"{out}.part", out)
-    return out
+from corpus_hpt import record  # noqa: E402  the recording the path table's corpus run shares
 
 
 def compare(build, trace):
