@@ -88,6 +88,10 @@ static const struct {
  * into: no estimate for the load, no estimate for the value, estimated. */
 static double cover_w, cover_all;
 static size_t cover_pcs;
+/* characterised estimates of at least the confidence threshold (0.9)
+ * whose exact invariance is below half of it: a load called invariant
+ * that is not */
+static size_t false_inv;
 /* the loads without an estimate, heaviest first (missing=N prints N) */
 typedef struct {
     uint64_t count, pc;
@@ -103,7 +107,7 @@ static void split(hwp_cp_truth *t, size_t n, hwp_cp_est *e, size_t m, double out
     size_t i = 0, j = 0, g, k;
     out[0] = out[1] = out[2] = out[3] = 0;
     cover_w = cover_all = 0;
-    cover_pcs = 0;
+    cover_pcs = false_inv = 0;
     while (i < n) {
         uint64_t total = 0;
         int have_pc = 0;
@@ -117,7 +121,10 @@ static void split(hwp_cp_truth *t, size_t n, hwp_cp_est *e, size_t m, double out
             double tinv = (double)t[i].count / (double)total, est = 0, d;
             int have_v = 0;
             for (k = j; k < m && e[k].pc == t[i].pc; k++)
-                if (e[k].value == t[i].value) est = e[k].inv, have_v = 1;
+                if (e[k].value == t[i].value) {
+                    est = e[k].inv, have_v = 1;
+                    false_inv += e[k].characterised && est >= 0.9 && tinv < 0.45;
+                }
             if (tinv < HWP_CP_MIN_INV) continue;
             d = (double)t[i].count * (est - tinv) * (est - tinv);
             out[!have_pc ? 0 : !have_v ? 1 : 2] += d;
@@ -150,10 +157,11 @@ static void show(const char *who, double e, const double s[4]) {
                (unsigned long long)miss[i].count);
     nmiss = 0;
     printf("%-10s wrms %.4f  loads %zu covering %.3f of executions (the heaviest %zu: %.3f); share of squared "
-           "error: no load %.2f, no value %.2f, estimated %.2f\n",
+           "error: no load %.2f, no value %.2f, estimated %.2f; invariant (>= 0.9, characterised) but "
+           "exactly < 0.45: %zu\n",
            who, e, cover_pcs, cover_w / cover_all, cover_pcs,
            cover_pcs ? (double)heavy[(cover_pcs < nheavy ? cover_pcs : nheavy) - 1] / cover_all : 0,
-           tot > 0 ? s[0] / tot : 0, tot > 0 ? s[1] / tot : 0, tot > 0 ? s[2] / tot : 0);
+           tot > 0 ? s[0] / tot : 0, tot > 0 ? s[1] / tot : 0, tot > 0 ? s[2] / tot : 0, false_inv);
 }
 
 int main(int argc, char **argv) {

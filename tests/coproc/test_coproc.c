@@ -1277,12 +1277,17 @@ static void test_lvp_quiet_is_not_complete(void) {
 }
 
 /* Thrash at start-up must not split the rest of the run: once the
- * program is quiet (its loads masked), the split is merged back, so a
+ * program's unmasked working set is small, the split is merged back, so a
  * load that runs only in a short burst is profiled whatever part of the
- * program it hashes to. Before, the start-up split stayed for the whole
- * run and a burst outside the current part was never profiled (gzip's
- * CRC table loads: 131,072 executions in three bursts, no estimate). */
-static void test_lvp_split_merged_when_quiet(void) {
+ * program it hashes to. Two ways to be small: quiet (only masked loads
+ * run, the filter's idle watchdog fires) and busy with few loads (a few
+ * unmasked loads run so often that the watchdog never fires; the visits
+ * end at the desc's bound). Before, the start-up split stayed for the
+ * whole run and a burst outside the current part was never profiled
+ * (gzip's CRC table loads when quiet: 131,072 executions in three bursts,
+ * no estimate; python3.11's heaviest loads when busy: the middle of the
+ * run visited 22 of its 64 parts). */
+static void lvp_split_then_merged(bool busy) {
     hwp_cp x;
     hwp_cp_desc d;
     hwp_cp_lvp_desc ld;
@@ -1294,6 +1299,10 @@ static void test_lvp_split_merged_when_quiet(void) {
     m = make(&x, &d, NULL);
     memset(&ld, 0, sizeof ld);
     ld.idle_limit = 5000;
+    if (busy) {
+        ld.visit_loads = 10000;
+        ld.min_visits = ld.max_visits = 1000; /* never masked */
+    }
     CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_OK);
     /* start-up: 4000 loads run a few times each: thrash */
     for (i = 0; i < 40000; i++) {
@@ -1306,9 +1315,15 @@ static void test_lvp_split_merged_when_quiet(void) {
     for (pc = 0x900000; nb < 8; pc += 4)
         if (((uint32_t)((pc * HWP__CP_REGION_MUL) >> 32) & mask) != x.lvp.part)
             burst[nb++] = pc;
-    /* quiet: only loads the host has masked run */
+    /* only loads the host has masked run, and when busy one in 10 loads
+     * is one of 64 unmasked ones (every part meets one within the
+     * watchdog's window; 64 fit the 128 slots, far from saturating) */
     for (i = 0; i < 16; i++) hwp_cp_filter_mask_pc(&x, 0x200000 + 4 * i);
-    for (i = 0; i < 200000; i++) hwp_cp_load(&x, 0x200000 + 4 * (i % 16), 0, 1);
+    for (i = 0; i < 200000; i++) {
+        pc = busy && i % 10 == 0 ? 0x300000 + 4 * (i / 10 % 64) : 0x200000 + 4 * (i % 16);
+        hwp_cp_load(&x, pc, 0, 1);
+    }
+    if (busy) CHECK(x.lvp.by_cause[HWP__CP_C_VISIT] >= 1 && x.idle_events == 0);
     CHECK_EQ(x.lvp.part_bits, 0);
     /* eight short bursts, each shorter than the watchdog's window */
     for (nb = 0; nb < 8; nb++)
@@ -1323,6 +1338,9 @@ static void test_lvp_split_merged_when_quiet(void) {
     }
     free(m);
 }
+
+static void test_lvp_split_merged_when_quiet(void) { lvp_split_then_merged(false); }
+static void test_lvp_split_merged_at_visit_bound(void) { lvp_split_then_merged(true); }
 
 /* sec. 3.5: slots with fewer than copy_min samples are removed before the
  * interrupt, so the host copies (and pays for) only informative ones. */
@@ -1572,5 +1590,6 @@ int main(int argc, char **argv) {
     HWT_RUN(test_lvp_load_table_full);
     HWT_RUN(test_lvp_quiet_is_not_complete);
     HWT_RUN(test_lvp_split_merged_when_quiet);
+    HWT_RUN(test_lvp_split_merged_at_visit_bound);
     return hwt_end();
 }
