@@ -233,12 +233,14 @@ int mvp_init(mvp *p, const mvp_opts *o, const mv_prog *prog, char *err,
         memset(&d, 0, sizeof d);
         memset(&ad, 0, sizeof ad);
         d.seed = o->seed;
-        /* H[P_32]_256 rather than the paper's H[P_256]_2048: a stratum
-         * reports nothing until it has seen `rate` events, so strata x rate
-         * (512K events for the paper's design point, sized for runs of
-         * billions of loads) must be well below a load's executions or a
-         * load's rare values are never reported and its invariance leans
-         * high. Our workloads run 10^4..10^6 loads per site. */
+        /* H[P_32]_256 rather than the paper's H[P_256]_2048. Each periodic
+         * counter starts at a random phase, so every event is sampled
+         * with probability 1/rate and the counts are unbiased whatever
+         * the sizes; what the sizes set is the noise. Our workloads run
+         * 10^4..10^6 loads per site: at one in 256 a site of 10^4 loads
+         * has about 40 samples, at one in 32 about 300; and strata x rate
+         * events (512K at the paper's design point, sized for runs of
+         * billions of loads) pass before every stratum has reported. */
         d.rate = 32;
         d.entries = 256;
         d.hash = HWP_STRAT_HASH_CHEAP; /* two multiplies, not 16 lookups */
