@@ -857,9 +857,10 @@ static int rp__calls_add(rp_calls *dst, rp_calls *src) {
     return 0;
 }
 
-static void rp__value(rp__walk *w, char *path, size_t plen, unsigned depth);
+static void rp__value(rp__walk *w, const char *name, char *path, size_t plen, unsigned depth);
 
-static void rp__object(rp__walk *w, char *path, size_t plen, unsigned depth) {
+/* name: the member whose value the object is ("" in an array, at the top). */
+static void rp__object(rp__walk *w, const char *name, char *path, size_t plen, unsigned depth) {
     hwp_json *j = &w->j;
     char key[64];
     size_t at = j->pos, klen;
@@ -895,7 +896,10 @@ static void rp__object(rp__walk *w, char *path, size_t plen, unsigned depth) {
             rp__modules(w);
             continue;
         }
-        if (!strcmp(key, "metric") && rp__peek(j) == '"') { /* pathprof's path_metric */
+        /* pathprof's path_metric, where docs/report-format.md puts it: the
+         * hosts' "pathprof" object, a merged report's top level */
+        if (!strcmp(key, "metric") && rp__peek(j) == '"' &&
+            (!strcmp(name, "pathprof") || depth == 0)) {
             hwp_json_str(j, w->f->path_metric, sizeof w->f->path_metric);
             /* execution counts, as in a report from before path_metric= */
             if (!strcmp(w->f->path_metric, "paths")) w->f->path_metric[0] = 0;
@@ -917,22 +921,22 @@ static void rp__object(rp__walk *w, char *path, size_t plen, unsigned depth) {
         if (plen + klen + 2 < 96) {
             if (plen) path[plen] = '.';
             memcpy(path + plen + (plen ? 1 : 0), key, klen + 1);
-            rp__value(w, path, plen + klen + (plen ? 1 : 0), depth + 1);
+            rp__value(w, key, path, plen + klen + (plen ? 1 : 0), depth + 1);
             path[plen] = '\0';
         } else {
-            rp__value(w, path, plen, depth + 1);
+            rp__value(w, key, path, plen, depth + 1);
         }
     }
 }
 
-static void rp__value(rp__walk *w, char *path, size_t plen, unsigned depth) {
+static void rp__value(rp__walk *w, const char *name, char *path, size_t plen, unsigned depth) {
     char c = rp__peek(&w->j);
     if (w->failed) return;
     if (c == '{') {
-        rp__object(w, path, plen, depth);
+        rp__object(w, name, path, plen, depth);
     } else if (c == '[') {
         if (!hwp_json_array(&w->j)) return;
-        while (!w->failed && hwp_json_next(&w->j)) rp__value(w, path, plen, depth + 1);
+        while (!w->failed && hwp_json_next(&w->j)) rp__value(w, "", path, plen, depth + 1);
     } else {
         hwp_json_skip(&w->j);
     }
@@ -978,7 +982,7 @@ int rp_add_buf(rp_set *s, const char *file, const char *buf, size_t n) {
     if (rp__peek(&w.j) != '{') {
         rp__fail(&w, w.j.pos, n ? "not a report: expected '{'" : "empty file");
     } else {
-        rp__value(&w, path, 0, 0);
+        rp__value(&w, "", path, 0, 0);
         if (!w.failed) hwp_json_end(&w.j);
         if (!w.failed && w.j.why)
             rp__fail(&w, w.j.err_pos, "%s", w.j.why);
