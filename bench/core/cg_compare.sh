@@ -17,18 +17,10 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-build=$(cd "${1:?usage: bench/core/cg_compare.sh BUILD_DIR [NAME...]}" && pwd)
-shift
-names=("$@")
-[ ${#names[@]} -eq 0 ] && names=(gzip bzip2 python3.11)
-libdir=$build/examples/valgrind/lib
-cgcore=$build/bench/core/cg_core
-[ -x "$libdir/hwprof-amd64-linux" ] && [ -x "$cgcore" ] ||
-  { echo "build first: ninja -C $build" >&2; exit 1; }
-work=$build/cg
-mkdir -p "$work"
-caches=(--I1=32768,8,64 --D1=32768,8,64 --LL=1048576,16,64)
 . "$here/programs.sh"
+programs_args "bench/core/cg_compare.sh BUILD_DIR [NAME...]" bench/core/cg_core cg "$@"
+cgcore=$build/bench/core/cg_core
+caches=(--I1=32768,8,64 --D1=32768,8,64 --LL=1048576,16,64)
 programs_setup "$root" "$work"
 for n in "${names[@]}"; do
   eval "prog=(${cmd[$n]})"

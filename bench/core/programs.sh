@@ -5,11 +5,31 @@
 # (pid 2 of a fresh PID namespace, fixed environment and paths:
 # examples/valgrind/tests/vg_fixture.py), so its recording is repeatable.
 #
+#   programs_args USAGE TOOL SUBDIR BUILD_DIR [NAME...]
+#                                a script's arguments: sets build, names
+#                                (every program when none), libdir (the
+#                                Valgrind tool's) and work (BUILD_DIR/SUBDIR,
+#                                created); exits, saying so, unless the
+#                                tool and BUILD_DIR/TOOL are built
 #   programs_setup ROOT WORK     inputs into WORK; sets fixture, valgrind
 #                                and cmd[NAME] (the command line)
 #   programs_record LIBDIR WORK NAME
 #                                WORK/NAME.hwpt by the Valgrind tool
 #                                (record=), unless it exists
+
+programs_args() {
+  local usage=$1 tool=$2 sub=$3
+  shift 3
+  build=$(cd "${1:?usage: $usage}" && pwd)
+  shift
+  names=("$@")
+  [ ${#names[@]} -eq 0 ] && names=(gzip bzip2 python3.11)
+  libdir=$build/examples/valgrind/lib
+  [ -x "$libdir/hwprof-amd64-linux" ] && [ -x "$build/$tool" ] ||
+    { echo "build first: ninja -C $build" >&2; exit 1; }
+  work=$build/$sub
+  mkdir -p "$work"
+}
 
 programs_setup() {
   fixture="python3 $1/examples/valgrind/tests/vg_fixture.py"

@@ -16,17 +16,10 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-build=$(cd "${1:?usage: bench/profileme/pm_core_real.sh BUILD_DIR [NAME...]}" && pwd)
-shift
-names=("$@")
-[ ${#names[@]} -eq 0 ] && names=(gzip bzip2 python3.11)
-libdir=$build/examples/valgrind/lib
-replay=$build/examples/replay/hwprof-replay
-[ -x "$libdir/hwprof-amd64-linux" ] && [ -x "$replay" ] ||
-  { echo "build first: ninja -C $build" >&2; exit 1; }
-work=$build/pmreal
-mkdir -p "$work"
 . "$root/bench/core/programs.sh"
+programs_args "bench/profileme/pm_core_real.sh BUILD_DIR [NAME...]" \
+  examples/replay/hwprof-replay pmreal "$@"
+replay=$build/examples/replay/hwprof-replay
 programs_setup "$root" "$work"
 for n in "${names[@]}"; do
   programs_record "$libdir" "$work" "$n"

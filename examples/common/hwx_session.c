@@ -212,10 +212,18 @@ hwp_status hwx_session_init(hwx_session *s, void *mem, size_t bytes,
     }
     if (o->bbv[0]) { /* off until the host gives it a file */
         size_t k = hwx_bbv_bytes(o->bbv_blocks);
-        s->bbv = (hwx_bbv *)hwp__carve(&cur, sizeof(hwx_bbv));
-        if (hwx_bbv_init(s->bbv, hwp__carve(&cur, k), k, o->bbv_blocks, o->bbv_interval, NULL) !=
-            HWP_OK)
+        hwp_status st;
+        /* hwx_opts_set refuses both fields by name; a host that fills
+         * hwx_opts itself gets the same reasons here, and what is left
+         * for hwx_bbv_init to refuse is the sizing. */
+        if (!o->bbv_interval)
             return hwp__fail(&s->head, HWP_EINVAL, "bbv_interval: expected at least 1");
+        if (!k)
+            return hwp__fail(&s->head, HWP_EINVAL, "bbv_blocks: expected 1..HWX_BBV_MAX_BLOCKS");
+        s->bbv = (hwx_bbv *)hwp__carve(&cur, sizeof(hwx_bbv));
+        st = hwx_bbv_init(s->bbv, hwp__carve(&cur, k), k, o->bbv_blocks, o->bbv_interval, NULL);
+        if (st != HWP_OK)
+            return hwp__fail(&s->head, st, "hwx: session memory too small for the vectors");
     }
     s->head.magic = HWX__MAGIC;
     return hwp__fail(&s->head, HWP_OK, "");

@@ -130,6 +130,23 @@ static void test_session(void) {
     CHECK(hwx_opts_parse(&o, "bbv=/dev/null,bbv_interval=4", &why) == HWP_OK, "%s", why);
     CHECK(hwx_opts_set(&o, "bbv_interval", "0", &why) == HWP_EINVAL &&
               strstr(why, "bbv_interval"), "bbv_interval=0 refused by name: %s", why);
+    {   /* Fields a host set itself, past hwx_opts_set: each refused by name. */
+        static const struct { uint64_t interval; uint32_t blocks; const char *field; } bad[] = {
+            {4, 0, "bbv_blocks"}, {4, HWX_BBV_MAX_BLOCKS + 1u, "bbv_blocks"}, {0, 16, "bbv_interval"}};
+        hwx_opts b = o;
+        size_t i;
+        for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            b.bbv_interval = bad[i].interval;
+            b.bbv_blocks = bad[i].blocks;
+            n = hwx_session_bytes(&b);
+            mem = malloc(n);
+            CHECK(hwx_session_init(&s, mem, n, &b) == HWP_EINVAL &&
+                      strstr(hwp_why(&s), bad[i].field),
+                  "interval %llu blocks %u refused by name %s: %s",
+                  (unsigned long long)bad[i].interval, bad[i].blocks, bad[i].field, hwp_why(&s));
+            free(mem);
+        }
+    }
     n = hwx_session_bytes(&o);
     mem = malloc(n);
     CHECK(hwx_session_init(&s, mem, n, &o) == HWP_OK, "session");

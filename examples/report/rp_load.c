@@ -191,13 +191,18 @@ static void rp__tables_pm_table(const rp_comp *c, rp_table *out, size_t *n,
 }
 
 typedef struct rp__rapv {
-    rp_table *t;
+    rp_table *t; /* NULL: the first walk, which counts the nodes in cap */
     size_t cap;
 } rp__rapv;
 
-/* The next row of a RAP tree's table, NULL when the count was short. */
+/* The next row of a RAP tree's table, NULL when the count was short (or
+ * on the counting walk). */
 static rp_row *rp__rap_row(rp__rapv *v, uint64_t lo, uint64_t hi) {
     rp_row *r;
+    if (!v->t) {
+        v->cap++;
+        return NULL;
+    }
     if (v->t->n >= v->cap) return NULL;
     r = &v->t->rows[v->t->n++];
     r->key = lo;
@@ -246,21 +251,15 @@ static void rp__rap_visit(void *ctx, const hwp_rap_range *g) {
     if (r) rp__rap_figs(r->v, g->excl, g->sum, g->upper, g->count, g->depth, g->hot);
 }
 
-static void rp__count_visit(void *ctx, const hwp_rap_range *g) {
-    (void)g;
-    (*(size_t *)ctx)++;
-}
-
 /* RAP: every node of the range tree (Mysore et al., sec. 3 and 4.1). */
 static void rp__tables_rap(const rp_comp *c, rp_table *out, size_t *n, size_t cap) {
     const hwp_rap *r = (const hwp_rap *)c->x;
     hwp_rap_desc d;
-    size_t k = 0;
-    rp__rapv v;
-    hwp_rap_foreach(r, rp__count_visit, &k);
+    rp__rapv v = {NULL, 0};
+    hwp_rap_foreach(r, rp__rap_visit, &v); /* counts the nodes, then fills their rows */
     hwp_rap_get_desc(r, &d);
     if (rp__rap_tab(&v, out, n, cap, c, "ranges",
-                    "range tree (RAP): hot weight, lower and upper bounds", k, 0,
+                    "range tree (RAP): hot weight, lower and upper bounds", v.cap, 0,
                     d.source == HWP_RAP_SRC_PC))
         hwp_rap_foreach(r, rp__rap_visit, &v);
 }
@@ -302,21 +301,15 @@ static void rp__rap2_visit(void *ctx, const hwp_rap2_rect *g) {
     rp__rap_figs(r->v + 2, g->excl, g->sum, g->upper, g->count, g->depth, g->hot);
 }
 
-static void rp__count2_visit(void *ctx, const hwp_rap2_rect *g) {
-    (void)g;
-    (*(size_t *)ctx)++;
-}
-
 static void rp__tables_rap2(const rp_comp *c, rp_table *out, size_t *n, size_t cap) {
     const hwp_rap2 *r = (const hwp_rap2 *)c->x;
     hwp_rap2_desc d;
-    size_t k = 0;
-    rp__rapv v;
-    hwp_rap2_foreach(r, rp__count2_visit, &k);
+    rp__rapv v = {NULL, 0};
+    hwp_rap2_foreach(r, rp__rap2_visit, &v);
     hwp_rap2_get_desc(r, &d);
     if (rp__rap_tab(&v, out, n, cap, c, "rects",
-                    "2-D range tree (RAP over pairs): rectangles x by y, hot weight, bounds", k,
-                    1, d.x_source == HWP_RAP_SRC_PC))
+                    "2-D range tree (RAP over pairs): rectangles x by y, hot weight, bounds",
+                    v.cap, 1, d.x_source == HWP_RAP_SRC_PC))
         hwp_rap2_foreach(r, rp__rap2_visit, &v);
 }
 
@@ -857,9 +850,10 @@ static int rp__calls_add(rp_calls *dst, rp_calls *src) {
     return 0;
 }
 
-static void rp__value(rp__walk *w, char *path, size_t plen, unsigned depth);
+static void rp__value(rp__walk *w, const char *name, char *path, size_t plen, unsigned depth);
 
-static void rp__object(rp__walk *w, char *path, size_t plen, unsigned depth) {
+/* name: the member whose value the object is ("" in an array, at the top). */
+static void rp__object(rp__walk *w, const char *name, char *path, size_t plen, unsigned depth) {
     hwp_json *j = &w->j;
     char key[64];
     size_t at = j->pos, klen;
@@ -895,7 +889,10 @@ static void rp__object(rp__walk *w, char *path, size_t plen, unsigned depth) {
             rp__modules(w);
             continue;
         }
-        if (!strcmp(key, "metric") && rp__peek(j) == '"') { /* pathprof's path_metric */
+        /* pathprof's path_metric, where docs/report-format.md puts it: the
+         * hosts' "pathprof" object, a merged report's top level */
+        if (!strcmp(key, "metric") && rp__peek(j) == '"' &&
+            (!strcmp(name, "pathprof") || depth == 0)) {
             hwp_json_str(j, w->f->path_metric, sizeof w->f->path_metric);
             /* execution counts, as in a report from before path_metric= */
             if (!strcmp(w->f->path_metric, "paths")) w->f->path_metric[0] = 0;
@@ -917,22 +914,22 @@ static void rp__object(rp__walk *w, char *path, size_t plen, unsigned depth) {
         if (plen + klen + 2 < 96) {
             if (plen) path[plen] = '.';
             memcpy(path + plen + (plen ? 1 : 0), key, klen + 1);
-            rp__value(w, path, plen + klen + (plen ? 1 : 0), depth + 1);
+            rp__value(w, key, path, plen + klen + (plen ? 1 : 0), depth + 1);
             path[plen] = '\0';
         } else {
-            rp__value(w, path, plen, depth + 1);
+            rp__value(w, key, path, plen, depth + 1);
         }
     }
 }
 
-static void rp__value(rp__walk *w, char *path, size_t plen, unsigned depth) {
+static void rp__value(rp__walk *w, const char *name, char *path, size_t plen, unsigned depth) {
     char c = rp__peek(&w->j);
     if (w->failed) return;
     if (c == '{') {
-        rp__object(w, path, plen, depth);
+        rp__object(w, name, path, plen, depth);
     } else if (c == '[') {
         if (!hwp_json_array(&w->j)) return;
-        while (!w->failed && hwp_json_next(&w->j)) rp__value(w, path, plen, depth + 1);
+        while (!w->failed && hwp_json_next(&w->j)) rp__value(w, "", path, plen, depth + 1);
     } else {
         hwp_json_skip(&w->j);
     }
@@ -978,7 +975,7 @@ int rp_add_buf(rp_set *s, const char *file, const char *buf, size_t n) {
     if (rp__peek(&w.j) != '{') {
         rp__fail(&w, w.j.pos, n ? "not a report: expected '{'" : "empty file");
     } else {
-        rp__value(&w, path, 0, 0);
+        rp__value(&w, "", path, 0, 0);
         if (!w.failed) hwp_json_end(&w.j);
         if (!w.failed && w.j.why)
             rp__fail(&w, w.j.err_pos, "%s", w.j.why);

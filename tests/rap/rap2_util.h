@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "hwprof/rap.h"
+#include "rap_util.h" /* hwx_model_alloc, hwx_init_or_exit */
 
 #if defined(__GNUC__) || defined(__clang__)
 #define HWX__UNUSED2 __attribute__((unused))
@@ -70,13 +71,9 @@ HWX__UNUSED2 static uint64_t hwx_exact2_box(void *ctx, const hwp_rap2_box *b) {
  * exits on a desc the model refuses. */
 HWX__UNUSED2 static hwp_rap2 *hwx_rap2_new(const hwp_rap2_desc *d, hwp_cost *cost) {
     size_t bytes = hwp_rap2_bytes(d);
-    hwp_rap2 *r = (hwp_rap2 *)malloc(sizeof *r + bytes + 16);
-    unsigned char *mem = (unsigned char *)(r + 1);
-    mem += (16 - (uintptr_t)mem % 16) % 16;
-    if (!r || hwp_rap2_init(r, mem, bytes, d, cost) != HWP_OK) {
-        fprintf(stderr, "hwx_rap2_new: %s\n", r ? hwp_why(r) : "no memory");
-        exit(1);
-    }
+    void *mem;
+    hwp_rap2 *r = (hwp_rap2 *)hwx_model_alloc("hwx_rap2_new", sizeof *r, bytes, &mem);
+    hwx_init_or_exit("hwx_rap2_new", hwp_rap2_init(r, mem, bytes, d, cost), &r->head);
     return r;
 }
 

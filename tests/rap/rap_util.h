@@ -82,18 +82,38 @@ HWX__UNUSED static uint64_t hwx_exact_range(void *ctx, uint64_t lo,
     return b ? x->cum[b - 1] - below : 0;
 }
 
+/* A model's handle (head bytes) and its storage (bytes at *mem,
+ * 16-aligned) in one heap block, so free() releases both; exits without
+ * memory. */
+HWX__UNUSED static void *hwx_model_alloc(const char *who, size_t head,
+                                         size_t bytes, void **mem) {
+    unsigned char *b = (unsigned char *)malloc(head + bytes + 16);
+    if (!b) {
+        fprintf(stderr, "%s: no memory\n", who);
+        exit(1);
+    }
+    *mem = b + head + (16 - (uintptr_t)(b + head) % 16) % 16;
+    return b;
+}
+
+/* Exits with the model's reason (h: its head) when its init refused. */
+HWX__UNUSED static void hwx_init_or_exit(const char *who, hwp_status st,
+                                         const hwp_head *h) {
+    if (st == HWP_OK) return;
+    fprintf(stderr, "%s: %s\n", who, h->why);
+    exit(1);
+}
+
 /* A tree and its storage in one heap block (free() releases both);
  * exits on a desc the model refuses. */
 HWX__UNUSED static hwp_rap *hwx_rap_new(const hwp_rap_desc *d,
                                         hwp_cost *cost) {
     size_t bytes = hwp_rap_bytes(d);
-    hwp_rap *r = (hwp_rap *)malloc(sizeof *r + bytes + 16);
-    unsigned char *mem = (unsigned char *)(r + 1);
-    mem += (16 - (uintptr_t)mem % 16) % 16;
-    if (!r || hwp_rap_init(r, mem, bytes, d, cost) != HWP_OK) {
-        fprintf(stderr, "hwx_rap_new: %s\n", r ? hwp_why(r) : "no memory");
-        exit(1);
-    }
+    void *mem;
+    hwp_rap *r =
+        (hwp_rap *)hwx_model_alloc("hwx_rap_new", sizeof *r, bytes, &mem);
+    hwx_init_or_exit("hwx_rap_new", hwp_rap_init(r, mem, bytes, d, cost),
+                     &r->head);
     return r;
 }
 

@@ -99,6 +99,14 @@ static void random_desc(hwp_rng *g, hwp_rap2_desc *d) {
     d->tree.first_merge = 64u << hwp_rng_below(g, 5);
 }
 
+/* Stream s of a run: its kind (returned), its length n and a random tree
+ * for it. */
+static int next_stream(hwp_rng *g, unsigned s, hwp_rap2_desc *d, size_t *n) {
+    *n = 2000 + hwp_rng_below(g, MAX_EV - 2000);
+    random_desc(g, d);
+    return (int)(s % S_COUNT);
+}
+
 /* 16 KB of nodes, stage 0 on or off: only the a-posteriori bound is
  * promised (splits may be deferred), and it must hold for every node. */
 static void test_16kb(void) {
@@ -107,14 +115,12 @@ static void test_16kb(void) {
     double worst = 0.0;
     hwp_rng_seed(&g, 2026);
     for (s = 0; s < 270; s++) {
-        int kind = (int)(s % S_COUNT);
         hwp_rap2_desc d;
+        size_t n, i;
+        int kind = next_stream(&g, s, &d, &n), ok = 1;
         hwp_rap2 *r;
         hwp_rap_stats st;
         hwx_check2 c;
-        size_t n = 2000 + hwp_rng_below(&g, MAX_EV - 2000), i;
-        int ok = 1;
-        random_desc(&g, &d);
         d.tree.nodes = 1024; /* 16 KB at 16 bytes a node */
         d.tree.buffer = hwp_rng_below(&g, 2) ? HWP_RAP_BUFFER_NONE
                                               : 16u << hwp_rng_below(&g, 5);
@@ -163,15 +169,13 @@ static void test_sized(void) {
     double worst = 0.0;
     hwp_rng_seed(&g, 99);
     for (s = 0; s < 90; s++) {
-        int kind = (int)(s % S_COUNT);
         hwp_rap2_desc d;
+        size_t n, i;
+        int kind = next_stream(&g, s, &d, &n), ok;
         hwp_rap2 *r;
         hwp_rap_stats st;
         hwx_check2 c;
-        size_t n = 2000 + hwp_rng_below(&g, MAX_EV - 2000), i;
         uint64_t maxw, need;
-        int ok;
-        random_desc(&g, &d);
         d.tree.buffer = HWP_RAP_BUFFER_NONE;
         need = hwp_rap_nodes_for(d.tree.eps, d.x_bits + d.y_bits,
                                  d.tree.branching);

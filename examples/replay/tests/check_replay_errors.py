@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The replayer refuses bad options and unwritable reports before it reads
 the trace, exits non-zero when a report cannot be written completely, and
-never leaves a partial report behind.
+never leaves a partial report (or basic-block vectors) behind.
 
 usage: check_replay_errors.py REPLAY MAKE_TRACE WORKDIR
 """
@@ -83,5 +83,20 @@ check("JSON report complete", open(js, "rb").read().endswith(b"}\n") if os.path.
       else False)
 check("no temporary files left", sorted(leftovers(js) + leftovers(txt)) ==
       sorted([os.path.basename(js), os.path.basename(txt)]), leftovers(js) + leftovers(txt))
+# bbv=: a vCPU's vectors in FILE.n, each complete; an exit after the first
+# vCPU opened its vectors (the second beyond the replayer's 256) leaves
+# neither the vectors nor their temporary FILE.tmp.PID.
+bbv = os.path.join(work, "two.bbv")
+for v, rc, names in ((1, 0, ["two.bbv", "two.bbv.1"]), (256, 1, [])):
+    two = os.path.join(work, f"two{v}.hwpt")
+    subprocess.run([make_trace, "--vcpu2", str(v), two, "20000"], check=True)
+    for f in leftovers(bbv):
+        os.unlink(os.path.join(work, f))
+    r = subprocess.run([replay, two, "models=rap", "bbv=" + bbv, "bbv_interval=1000"],
+                       capture_output=True, timeout=120)
+    check(f"bbv= with vCPUs 0 and {v}: exit {rc}", r.returncode == rc and
+          (rc == 0 or b"vCPU 256 beyond 256" in r.stderr), (r.returncode, r.stderr[-300:]))
+    check(f"bbv= with vCPUs 0 and {v}: files {names}", sorted(leftovers(bbv)) == names,
+          leftovers(bbv))
 print(f"{fails} failed")
 sys.exit(1 if fails else 0)

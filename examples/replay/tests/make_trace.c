@@ -1,7 +1,8 @@
-/* make_trace [--blocks|--paths|--calls] OUT N: small traces (docs/trace-format.md)
- * of known programs for the replayer's and hwprof-report's tests, one
- * vCPU. The tests compute what each program must give from the
- * descriptions here, never from this code's output.
+/* make_trace [--vcpu2 V] [--blocks|--paths|--calls] OUT N: small traces
+ * (docs/trace-format.md) of known programs for the replayer's and
+ * hwprof-report's tests, as vCPU 0's stream (with --vcpu2, then the same
+ * program again as vCPU V's). The tests compute what each program must
+ * give from the descriptions here, never from this code's output.
  *
  *   (no mode)  N records: a loop of loads, stores and a conditional
  *              branch over eight pcs from 0x401000; loads and stores
@@ -124,27 +125,15 @@ static void calls(unsigned long long n) {
     }
 }
 
-int main(int argc, char **argv) {
-    hwp_writer w;
-    FILE *f;
-    const char *mode = argc == 4 ? argv[1] : "";
-    unsigned long long n;
-    if ((argc != 3 && argc != 4) ||
-        (argc == 4 && strcmp(mode, "--blocks") && strcmp(mode, "--paths") &&
-         strcmp(mode, "--calls")) ||
-        !(f = fopen(argv[argc - 2], "wb"))) {
-        fprintf(stderr, "usage: make_trace [--blocks|--paths|--calls] OUT N\n");
-        return 2;
-    }
-    n = strtoull(argv[argc - 1], NULL, 10);
-    w = hwp_writer_stdio(f);
-    hwx_trace_write_header(&w);
-    hwx_trace_writer_init(&t, &w, 0);
+/* The program of `mode` as one vCPU's stream; the last record goes where
+ * the program would go next. */
+static void program(const char *mode, unsigned long long n, uint32_t vcpu, const hwp_writer *w) {
+    hwx_trace_writer_init(&t, w, vcpu);
+    have_pend = 0;
     if (!strcmp(mode, "--blocks")) blocks(n);
     else if (!strcmp(mode, "--paths")) paths(n);
     else if (!strcmp(mode, "--calls")) calls(n);
     else loop(n);
-    /* the last record goes where the program would go next */
     if (have_pend) {
         pend.next_pc = !strcmp(mode, "--blocks") || !strcmp(mode, "--paths") ? 0x1000
                        : !strcmp(mode, "--calls") ? 0x10000
@@ -153,6 +142,36 @@ int main(int argc, char **argv) {
         hwx_trace_put(&t, &pend);
     }
     hwx_trace_flush(&t);
-    hwx_trace_write_end(&w, t.total);
+}
+
+int main(int argc, char **argv) {
+    hwp_writer w;
+    FILE *f;
+    const char *mode;
+    unsigned long long n, total;
+    long vcpu2 = -1;
+    if (argc > 2 && !strcmp(argv[1], "--vcpu2")) {
+        vcpu2 = strtol(argv[2], NULL, 10);
+        argc -= 2;
+        argv += 2;
+    }
+    mode = argc == 4 ? argv[1] : "";
+    if ((argc != 3 && argc != 4) || vcpu2 < -1 || vcpu2 > 0x7fffffff ||
+        (argc == 4 && strcmp(mode, "--blocks") && strcmp(mode, "--paths") &&
+         strcmp(mode, "--calls")) ||
+        !(f = fopen(argv[argc - 2], "wb"))) {
+        fprintf(stderr, "usage: make_trace [--vcpu2 V] [--blocks|--paths|--calls] OUT N\n");
+        return 2;
+    }
+    n = strtoull(argv[argc - 1], NULL, 10);
+    w = hwp_writer_stdio(f);
+    hwx_trace_write_header(&w);
+    program(mode, n, 0, &w);
+    total = t.total;
+    if (vcpu2 >= 0) { /* the same program again, as a second vCPU's stream */
+        program(mode, n, (uint32_t)vcpu2, &w);
+        total += t.total;
+    }
+    hwx_trace_write_end(&w, total);
     return fclose(f) == 0 ? 0 : 1;
 }

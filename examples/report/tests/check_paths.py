@@ -16,7 +16,8 @@ here from that description, never from the tools' output:
   - path_metric=insns gives each path its executions times its length;
     cycles and dcmiss (core=on) add up over the paths to the core's own
     totals; hwprof-report names the column and refuses to merge reports
-    of two metrics (execution counts, named or not, are one).
+    of two metrics (execution counts, named or not, are one), and takes
+    the metric only from where the report format puts it.
 """
 import csv
 import io
@@ -143,6 +144,17 @@ r = subprocess.run([tool, "--table", "hpt", p("p.json"), p("p_old.json")],
                    capture_output=True, text=True)
 check(r.returncode == 0 and "start  shape  count" in r.stdout,
       f"a report without \"metric\" merges with one of paths: {r.stdout[-400:]} {r.stderr}")
+# only the "metric" where the format puts it (the pathprof object, a merged
+# report's top level) names the HPT's counts: another member of that name,
+# after it, in an object of its own, changes nothing
+for src, stray, col in (("p.json", "cycles", "count"), ("m_cycles.json", "paths", "cycles")):
+    rep = json.load(open(p(src)))
+    rep["other"] = {"metric": stray, "more": [{"metric": stray}]}
+    json.dump(rep, open(p("stray.json"), "w"))
+    r = subprocess.run([tool, "--table", "hpt", p("stray.json")], capture_output=True, text=True)
+    check(r.returncode == 0 and f"start  shape  {col}  branches" in r.stdout,
+          f"a stray \"metric\":\"{stray}\" leaves {src}'s column {col}: "
+          f"{r.stdout[-400:]} {r.stderr}")
 r = subprocess.run([replay, p("p.trc"), "models=path", "path_metric=cycles"],
                    capture_output=True, text=True)
 check(r.returncode == 2 and "path_metric" in r.stderr and "core=on" in r.stderr,
