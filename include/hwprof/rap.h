@@ -1468,10 +1468,24 @@ static void hwp__rap_absorb(hwp_rap *dst, const hwp_rap *src, uint32_t sidx,
     const hwp_rap_node *s = &src->pool[sidx];
     uint32_t x = 0;
     unsigned d = 0, dig, k = 0;
+    bool pruned = false;
     while (d < s->depth) {
         unsigned m = dst->pool[x].mask;
         dig = (unsigned)(lo >> dst->shift[d + 1]) & dst->digit_mask;
-        if (!((m >> dig) & 1u) && !hwp__rap_grow(dst, x, lo, d)) break;
+        if (!((m >> dig) & 1u) && !hwp__rap_grow(dst, x, lo, d)) {
+            /* A full pool: fold what is cold at the merged stream's
+             * threshold (dst's own ranges, or src's absorbed so far) and
+             * walk again, rather than count src's range at a coarse one. */
+            uint32_t before = dst->nodes;
+            if (pruned) break;
+            pruned = true;
+            dst->scanned += hwp__rap_prune(dst, 0, dst->split_at);
+            hwp__rap_compact(dst, NULL);
+            if (dst->nodes == before) break;
+            x = 0;
+            d = 0;
+            continue;
+        }
         m = dst->pool[x].mask;
         x = dst->pool[x].child + hwp__rap_popcnt16(m & ((1u << dig) - 1u));
         d++;
@@ -1521,13 +1535,14 @@ HWP_API hwp_status hwp_rap_merge(hwp_rap *dst, const hwp_rap *src) {
     if (diff) return hwp__fail(&dst->head, HWP_EMISMATCH, diff);
     cost = dst->cost;
     dst->cost = NULL;
+    /* The absorb folds at the merged stream's threshold. */
+    dst->n += src->n + src->buffered;
+    dst->split_at = (uint64_t)(dst->eps_per_level * (double)dst->n);
     hwp__rap_absorb(dst, src, 0, 0);
     for (i = src->bhead; i != src->btail; i++) {
         const hwp_rap_slot *e = &src->buf[i & src->buf_mask];
         hwp__rap_descend(dst, e->key, false)->count += e->count;
-        dst->n += e->count;
     }
-    dst->n += src->n;
     dst->updates += src->updates;
     dst->deferred += src->deferred;
     dst->dropped += src->dropped;

@@ -827,6 +827,52 @@ static void test_merge_two_trees(void) {
     }
 }
 
+/* A tree merged into one whose pool is full of its own cold ranges (a
+ * thread that did little, merged first): the events of src's hot range
+ * must keep src's resolution. Before the fix, absorbing into a full pool
+ * counted src's deep ranges at dst's coarse ones, and the hot 64-key
+ * loop below lost most of its weight to a 2^20-key ancestor (pigz's
+ * worker threads merged into its main thread: 7% mean error). */
+static void test_merge_into_full_pool(void) {
+    static unsigned char m2[(1u << 16) + 16];
+    static hwx_event ev[60000];
+    hwp_rap a, b;
+    hwp_rap_est e, eb;
+    hwp_rng g;
+    hwx_exact x;
+    unsigned i, n = 0;
+    hwp_rap_desc d = small_desc(32, 4, 0.10, 96);
+    hwp_rng_seed(&g, 21);
+    CHECK_EQ(hwp_rap_init(&a, mem, MEMSZ, &d, NULL), HWP_OK);
+    CHECK_EQ(hwp_rap_init(&b, ALIGN16(m2), 1u << 16, &d, NULL), HWP_OK);
+    for (i = 0; i < 4000; i++) { /* dst: cold keys everywhere */
+        uint64_t k = hwp_rng_u32(&g) & ~(uint64_t)0xFFFF;
+        ev[n].key = k;
+        ev[n++].weight = 1;
+        hwp_rap_add(&a, k, 1);
+    }
+    for (i = 0; i < 56000; i++) { /* src: a hot loop and a warm region */
+        uint64_t k = i % 3 ? 0x5000000 + 4 * (i % 16)
+                           : 0x9000000 + 16 * hwp_rng_below(&g, 1u << 16);
+        ev[n].key = k;
+        ev[n++].weight = 1;
+        hwp_rap_add(&b, k, 1);
+    }
+    CHECK(a.deferred > 0 && a.used == a.cap); /* dst's pool is full */
+    CHECK_EQ(hwp_rap_query(&b, 0x5000000, 0x500003F, &eb), HWP_OK);
+    CHECK_EQ(hwp_rap_merge(&a, &b), HWP_OK);
+    hwx_exact_build(&x, ev, n);
+    CHECK_EQ(hwp_rap_query(&a, 0x5000000, 0x500003F, &e), HWP_OK);
+    CHECK_EQ(hwx_exact_range(&x, 0x5000000, 0x500003F), 37333); /* i % 3 != 0 */
+    /* src alone resolved the loop; the merged tree keeps it. */
+    CHECK(eb.lower >= 37333 * 98 / 100);
+    if (!CHECK(e.lower >= eb.lower))
+        printf("    merged lower %llu, src alone %llu\n",
+               (unsigned long long)e.lower, (unsigned long long)eb.lower);
+    check_tree(&a, ev, n, 0);
+    hwx_exact_free(&x);
+}
+
 typedef struct text_buf {
     char s[1 << 16];
     hwp_bufwriter b;
@@ -1260,6 +1306,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_merge_is_free);
     HWT_RUN(test_hot_ranges_planted);
     HWT_RUN(test_merge_two_trees);
+    HWT_RUN(test_merge_into_full_pool);
     HWT_RUN(test_reports);
     HWT_RUN(test_reset_and_nodes_for);
     HWT_RUN(test_stage0_arrival_order);
