@@ -23,6 +23,11 @@ static void hwx__pm_defaults(void *dv, const hwx_opts *o) {
     hwx__pmd *d = (hwx__pmd *)dv;
     d->p.seed = o->seed;
     d->p.deliver = hwp_pm_table_deliver;
+    /* The table is the profiling software's per-PC database (host memory,
+     * not hardware): sized for a real program's sampled PCs. The header's
+     * 4096 fills on a python3.11 run and then drops PCs, which would leave
+     * the run without accuracy scores (pm_table= sets it). */
+    d->t.capacity = 1u << 16;
 }
 
 static hwp_status hwx__pm_set(void *dv, const char *k, const char *opt,

@@ -1287,6 +1287,7 @@ static void test_core_feeds_pm(void) {
         pd.deliver = hwp_pm_table_deliver;
         pd.user = &tab;
         td.interval = 16;
+        td.capacity = 1u << 16; /* the hosts' default */
         tmem = malloc(hwp_pm_table_bytes(&td));
         pmem = malloc(hwp_pm_bytes(&pd));
         CHECK_EQ(hwp_pm_table_init(&tab, tmem, hwp_pm_table_bytes(&td), &td), HWP_OK);
