@@ -54,12 +54,8 @@ static void test_table(void) {
 }
 
 static hwp_insn rec(uint64_t pc, uint64_t next, uint32_t cls, uint64_t addr) {
-    hwp_insn r;
-    memset(&r, 0, sizeof r);
-    r.pc = pc;
-    r.next_pc = next;
-    r.cls = cls;
-    r.addr = addr;
+    hwp_insn r = {0};
+    r.pc = pc, r.next_pc = next, r.cls = cls, r.addr = addr;
     return r;
 }
 
