@@ -23,6 +23,9 @@
  * ProfileMe alone the plugin keeps its fetch countdown (an inline
  * scoreboard decrement and a conditional callback on API 4, a counting TB
  * callback on API 1) and calls the session only at a selection (hwq_cd_*).
+ * System mode: the per-TB callback also reads CR3 (user-half code only)
+ * and hands the models every user address tagged with its address space,
+ * the flow broken where the address space or privilege changes (hwq_as.h).
  * Every vCPU (guest thread) has its own hwx_session; at exit they are
  * merged and the report is written to report= (text) and json= files.
  */
