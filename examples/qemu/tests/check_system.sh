@@ -3,9 +3,11 @@
 # under qemu-system-x86_64 10, 2 vCPUs) and checks that there is one
 # report per vCPU plus the merged one, and that the merged instruction,
 # load and branch counts are the sums of the per-vCPU ones, and that the
-# two gzip processes /init runs (the same binary at the same addresses:
-# norandmaps) are two address spaces: some user pc appears in the models'
-# tables under two address-space tags, kernel pcs untagged. A TCG boot
+# processes running one binary at the same addresses (norandmaps; in a
+# run of the models' default table sizes these are busybox's shell and
+# applets, whose hot code outranks the two short gzips) are separate
+# address spaces: some user pc appears in the models' tables under two
+# address-space tags, kernel pcs untagged. A TCG boot
 # takes minutes (over 20 on a loaded 2-core machine), so the test runs
 # only when asked (HWPROF_SYSTEM=1) and system.sh's kernel and initramfs
 # are cached (run system.sh once); otherwise it skips and says why.
