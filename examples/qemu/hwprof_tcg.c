@@ -23,6 +23,9 @@
  * ProfileMe alone the plugin keeps its fetch countdown (an inline
  * scoreboard decrement and a conditional callback on API 4, a counting TB
  * callback on API 1) and calls the session only at a selection (hwq_cd_*).
+ * System mode: the per-TB callback also reads CR3 (user-half code only)
+ * and hands the models every user address tagged with its address space,
+ * the flow broken where the address space or privilege changes (hwq_as.h).
  * Every vCPU (guest thread) has its own hwx_session; at exit they are
  * merged and the report is written to report= (text) and json= files.
  */
@@ -40,14 +43,13 @@
 
 #define HWPROF_STDIO
 #include "hwx_host.h"
+#include "hwq_as.h"
 #include "qemu_plugin_api.h"
 
 HWQ_PLUGIN_EXPORT int qemu_plugin_version = HWQ_PLUGIN_API_VERSION;
 
 #define HWQ_MAX_VCPUS 1024
 #define HWQ_MAX_TB_INSNS 512 /* TCG_MAX_INSNS in 7.2 and 10.0 */
-/* x86-64 canonical addresses with bit 47 set are the kernel's half. */
-#define HWQ_KERNEL_BASE 0xffff800000000000ull
 
 /* What translation learnt about one TB. Kept for the life of the process
  * (a retranslated TB gets a new one): QEMU has no TB-free callback. */
@@ -85,6 +87,13 @@ typedef struct hwq_vcpu {
     uint64_t cd_left;
     uint64_t cd_last;     /* the count hwq_cd_tb left: minus the count
                              now, the instructions passed since          */
+    /* System mode (hwq_as.h): the pending TB's address-space tag, its
+     * successor's, the last CR3 read and its tag, where CR3 is read
+     * (NULL: not readable, every tag 0), and the tagged pcs handed on. */
+    uint64_t tag, next_tag, cr3, cr3_tag;
+    struct qemu_plugin_register *cr3_reg;
+    void *regs;           /* hwq_gbytes, API 4                            */
+    uint64_t tpc[HWQ_MAX_TB_INSNS];
     /* The running TB's memory instructions, one record each, in program
      * order, appended by the memory callback (7.2 calls it after each
      * access, in order) and consumed when the TB's successor is known. */
@@ -111,6 +120,7 @@ static struct {
     int floor;                      /* HWQ_FLOOR_*: bench/qemu's floors  */
     int exiting;                    /* 0, 1 report being written, 2 done */
     int live;                       /* guest threads running (user mode) */
+    hwq_as_table *as;               /* system mode: CR3 -> tag (lock)    */
 #if HWQ_API >= 2
     /* Per-vCPU instruction counts kept by inline ops (no callback):
      * user and kernel code apart. */
@@ -346,29 +356,44 @@ HWP_INLINE uint32_t hwq_finish_tb(const hwq_vcpu *v, const hwq_tb *tb, uint64_t 
     return n;
 }
 
+/* System mode (sys, a constant at every call site): the finished TB's
+ * records in their address spaces, the flow broken where the address
+ * space or the privilege changes (hwq_as.h, v->tag and v->next_tag); the
+ * pcs to hand on. User mode: tb->pc as it is, at no cost. */
+HWP_INLINE const uint64_t *hwq_as_fix(hwq_vcpu *v, const hwq_tb *tb, uint32_t n,
+                                      hwp_insn *last, uint32_t nmem, const int sys) {
+    if (!sys) return tb->pc;
+    hwq_as_block(v->tpc, tb->pc, n, last, v->memrec, nmem, v->tag, v->next_tag);
+    return v->tpc;
+}
+
 /* Block mode (no exact profile, no recording): the TB goes to the session
  * at once (hwx_session_block). */
-HWP_INLINE void hwq_emit_block(hwq_vcpu *v, const hwq_tb *tb, uint64_t next) {
+HWP_INLINE void hwq_emit_block_in(hwq_vcpu *v, const hwq_tb *tb, uint64_t next,
+                                  const int sys) {
     hwp_insn last;
     uint32_t nmem, n = hwq_finish_tb(v, tb, next, &last, &nmem);
-    hwx_session_block(&v->s, tb->pc, n, &last, v->memrec, nmem);
+    const uint64_t *pcs = hwq_as_fix(v, tb, n, &last, nmem, sys);
+    hwx_session_block(&v->s, pcs, n, &last, v->memrec, nmem);
 }
 
 /* Per-instruction mode (exact=on or record=): every instruction in program
  * order, the memory ones with their records. */
-static void hwq_emit_insns(hwq_vcpu *v, const hwq_tb *tb, uint64_t next) {
+HWP_INLINE void hwq_emit_insns_in(hwq_vcpu *v, const hwq_tb *tb, uint64_t next,
+                                  const int sys) {
     hwp_insn last, in;
     uint32_t nmem, i, j = 0, n = hwq_finish_tb(v, tb, next, &last, &nmem);
+    const uint64_t *pcs = hwq_as_fix(v, tb, n, &last, nmem, sys);
     for (i = 0; i < n; i++) {
         const hwp_insn *r = &in;
         if (i + 1 == n) {
             r = &last;
-        } else if (j < nmem && v->memrec[j].pc == tb->pc[i]) {
+        } else if (j < nmem && v->memrec[j].pc == pcs[i]) {
             r = &v->memrec[j++];
         } else {
             hwp__zero(&in, sizeof in);
-            in.pc = tb->pc[i];
-            in.next_pc = tb->pc[i + 1];
+            in.pc = pcs[i];
+            in.next_pc = pcs[i + 1];
         }
         hwx_session_insn(&v->s, r);
         if (v->tw) hwx_trace_put(v->tw, r);
@@ -383,6 +408,19 @@ static void hwq_emit_insns(hwq_vcpu *v, const hwq_tb *tb, uint64_t next) {
             pthread_mutex_unlock(&hwq.lock);
         }
     }
+}
+
+HWP_INLINE void hwq_emit_block(hwq_vcpu *v, const hwq_tb *tb, uint64_t next) {
+    hwq_emit_block_in(v, tb, next, 0);
+}
+static void hwq_emit_insns(hwq_vcpu *v, const hwq_tb *tb, uint64_t next) {
+    hwq_emit_insns_in(v, tb, next, 0);
+}
+static void hwq_emit_block_sys(hwq_vcpu *v, const hwq_tb *tb, uint64_t next) {
+    hwq_emit_block_in(v, tb, next, 1);
+}
+static void hwq_emit_insns_sys(hwq_vcpu *v, const hwq_tb *tb, uint64_t next) {
+    hwq_emit_insns_in(v, tb, next, 1);
 }
 
 /* ---- ProfileMe alone: the fetch countdown outside the session ------------ */
@@ -487,7 +525,9 @@ static void hwq_emit(hwq_vcpu *v, uint64_t next) {
         return;
     }
     if (!v->pend) return;
-    if (hwq.block) hwq_emit_block(v, v->pend, next);
+    v->next_tag = v->tag; /* no successor: the address space stays */
+    if (hwq.system) (hwq.block ? hwq_emit_block_sys : hwq_emit_insns_sys)(v, v->pend, next);
+    else if (hwq.block) hwq_emit_block(v, v->pend, next);
     else hwq_emit_insns(v, v->pend, next);
     v->pend = NULL;
     v->nmem = 0;
@@ -497,27 +537,72 @@ static hwq_vcpu *hwq_get(unsigned idx) {
     return idx < HWQ_MAX_VCPUS ? hwq.vcpu[idx] : NULL;
 }
 
+/* System mode: the tag of the address space that code at `pc` runs in
+ * now (hwq_as.h). Kernel code is shared: tag 0, no read. User code: CR3,
+ * which only the kernel changes (a mov to CR3 ends QEMU's TB, and user
+ * code cannot write it), read at every user TB's start, where it costs a
+ * register read and no more (the callback is registered with
+ * QEMU_PLUGIN_CB_R_REGS; at a TB's start TCG holds no guest register
+ * outside memory, so there is nothing to store first). Reading only after
+ * kernel code would miss a CR3 change in low-address privileged code
+ * (the boot). The table is consulted only when CR3 changed. */
+static uint64_t hwq_as_now(hwq_vcpu *v, uint64_t pc) {
+#if HWQ_API >= 2
+    uint64_t cr3 = 0;
+    int len;
+    uint32_t id;
+    if (pc >= HWQ_KERNEL_BASE || !v->cr3_reg) return 0;
+    g_byte_array_set_size((hwq_gbytes *)v->regs, 0);
+    len = qemu_plugin_read_register(v->cr3_reg, (hwq_gbytes *)v->regs);
+    if (len <= 0) return 0;
+    /* 4 bytes outside 64-bit code (gdb's view), little-endian both sides */
+    memcpy(&cr3, ((hwq_gbytes *)v->regs)->data, len < 8 ? (size_t)len : 8);
+    if (cr3 == v->cr3 && v->cr3_tag) return v->cr3_tag;
+    pthread_mutex_lock(&hwq.lock);
+    id = hwq_as_id(hwq.as, hwq_as_key(cr3));
+    pthread_mutex_unlock(&hwq.lock);
+    v->cr3 = cr3;
+    v->cr3_tag = (uint64_t)id << HWQ_AS_SHIFT;
+    return v->cr3_tag;
+#else
+    (void)v;
+    (void)pc;
+    return 0;
+#endif
+}
+
 /* TB `udata` starts: the vCPU's pending TB has finished with it as its
- * successor. */
+ * successor (in system mode, sys: in the address space read now). */
 HWP_INLINE void hwq_tb_start(unsigned int vcpu_index, void *udata,
-                             void (*emit)(hwq_vcpu *, const hwq_tb *, uint64_t)) {
+                             void (*emit)(hwq_vcpu *, const hwq_tb *, uint64_t),
+                             const int sys) {
     hwq_vcpu *v = hwq_get(vcpu_index);
     const hwq_tb *tb = (const hwq_tb *)udata;
     if (!v) return;
+    if (sys) v->next_tag = hwq_as_now(v, tb->pc[0]);
     if (v->pend) emit(v, v->pend, tb->pc[0]);
+    if (sys) v->tag = v->next_tag;
     v->pend = tb;
     v->nmem = 0;
 }
 
-/* Two callbacks, chosen at translation, so the per-TB path carries no
- * mode test: the block one is what every run without exact= or record=
- * pays per executed TB. */
+/* One callback per mode, chosen at translation, so the per-TB path
+ * carries no mode test: the block one is what every user-mode run
+ * without exact= or record= pays per executed TB. */
 static void hwq_tb_exec_block(unsigned int vcpu_index, void *udata) {
-    hwq_tb_start(vcpu_index, udata, hwq_emit_block);
+    hwq_tb_start(vcpu_index, udata, hwq_emit_block, 0);
 }
 
 static void hwq_tb_exec_insns(unsigned int vcpu_index, void *udata) {
-    hwq_tb_start(vcpu_index, udata, hwq_emit_insns);
+    hwq_tb_start(vcpu_index, udata, hwq_emit_insns, 0);
+}
+
+static void hwq_tb_exec_block_sys(unsigned int vcpu_index, void *udata) {
+    hwq_tb_start(vcpu_index, udata, hwq_emit_block_sys, 1);
+}
+
+static void hwq_tb_exec_insns_sys(unsigned int vcpu_index, void *udata) {
+    hwq_tb_start(vcpu_index, udata, hwq_emit_insns_sys, 1);
 }
 
 #if HWQ_API == 1
@@ -793,6 +878,10 @@ static void hwq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
         } else
 #endif
             qemu_plugin_register_vcpu_tb_exec_cb(tb, hwq_tb_exec_cd, QEMU_PLUGIN_CB_NO_REGS, t);
+    } else if (hwq.system) {
+        qemu_plugin_register_vcpu_tb_exec_cb(
+            tb, hwq.block ? hwq_tb_exec_block_sys : hwq_tb_exec_insns_sys,
+            QEMU_PLUGIN_CB_R_REGS, t); /* hwq_as_now reads CR3 */
     } else {
         qemu_plugin_register_vcpu_tb_exec_cb(tb, hwq.block ? hwq_tb_exec_block : hwq_tb_exec_insns,
                                              QEMU_PLUGIN_CB_NO_REGS, t);
@@ -842,6 +931,29 @@ static int hwq_bbv_close(hwq_vcpu *v) {
 
 /* ---- vCPUs ----------------------------------------------------------------- */
 
+/* System mode: where this vCPU's CR3 is read (QEMU's register list, built
+ * from its gdb description: x86-64 lists "cr3" in 9.1 and 10), and a
+ * buffer to read it into. Runs in the vCPU's context, as
+ * qemu_plugin_get_registers asks. Without it every tag is 0 (the report
+ * says so). */
+static void hwq_as_vcpu(hwq_vcpu *v) {
+#if HWQ_API >= 2
+    hwq_garray *r;
+    unsigned i;
+    if (!qemu_plugin_get_registers || !qemu_plugin_read_register || !g_array_free ||
+        !g_byte_array_new || !g_byte_array_set_size || !(r = qemu_plugin_get_registers()))
+        return;
+    for (i = 0; i < r->len; i++) {
+        const qemu_plugin_reg_descriptor *d = (const qemu_plugin_reg_descriptor *)r->data + i;
+        if (d->name && !strcmp(d->name, "cr3")) v->cr3_reg = d->handle;
+    }
+    g_array_free(r, 1);
+    if (v->cr3_reg && !(v->regs = g_byte_array_new())) v->cr3_reg = NULL;
+#else
+    (void)v;
+#endif
+}
+
 static void hwq_vcpu_init(qemu_plugin_id_t id, unsigned int idx) {
     hwq_vcpu *v;
     size_t bytes;
@@ -879,6 +991,7 @@ static void hwq_vcpu_init(qemu_plugin_id_t id, unsigned int idx) {
         if (v->tw) hwx_trace_writer_init(v->tw, &w, idx);
     }
     hwq_bbv_open(v, idx);
+    if (hwq.system) hwq_as_vcpu(v);
     pthread_mutex_lock(&hwq.lock);
     v->idx = idx;
     hwq.vcpu[idx] = v;
@@ -944,6 +1057,33 @@ static int hwq_close(hwq_out *o) {
     return 0;
 }
 
+/* System mode: how to read an address in the report (hwq_as.h), and which
+ * CR3 each address space is. */
+static void hwq_as_legend(FILE *f) {
+    uint32_t i, n = hwq.as->n, shown = n < 64 ? n : 64;
+    int cr3 = 0;
+    for (i = 0; i < hwq.nvcpu; i++) cr3 |= hwq.vcpu[i] && hwq.vcpu[i]->cr3_reg;
+    if (!cr3) {
+        fprintf(f, "plugin: CR3 not readable: user code of all processes shares one "
+                   "address space\n");
+        return;
+    }
+    fprintf(f, "plugin: %u address spaces (CR3 values): a user-mode pc or data address A "
+               "of address space N reads N << %d | A; kernel addresses (>= 0x%llx) are "
+               "shared, untagged; a change of address space or privilege ends the path\n",
+            n, HWQ_AS_SHIFT, (unsigned long long)HWQ_KERNEL_BASE);
+    for (i = 0; i < shown; i++)
+        fprintf(f, "plugin:   address space %u: cr3 0x%llx, user code at 0x%llx..0x%llx\n",
+                i + 1, (unsigned long long)hwq.as->key[i],
+                (unsigned long long)(i + 1) << HWQ_AS_SHIFT,
+                ((unsigned long long)(i + 1) << HWQ_AS_SHIFT) | (HWQ_AS_USER_END - 1));
+    if (shown < n) fprintf(f, "plugin:   ... and %u more\n", n - shown);
+    if (hwq.as->over)
+        fprintf(f, "plugin:   address spaces beyond %u share address space %u (%llu "
+                   "switches)\n",
+                HWQ_AS_MAX - 1, HWQ_AS_MAX, (unsigned long long)hwq.as->over);
+}
+
 /* The text report (report=, else stderr) and the JSON one (json=) of
  * session `s`; `suffix` names a per-vCPU file. 0, or -1 if a write failed. */
 static int hwq_report(hwx_session *s, const char *suffix, int merged) {
@@ -989,6 +1129,7 @@ static int hwq_report(hwx_session *s, const char *suffix, int merged) {
                 (unsigned long long)HWQ_KERNEL_BASE);
     }
 #endif
+    if (hwq.system) hwq_as_legend(f);
     if (f != stderr && hwq_close(&o) != 0) rc = -1;
     if (hwq.opts.json[0]) {
         if (!hwq_create(&o, hwq.opts.json, suffix)) return -1;
@@ -1255,7 +1396,8 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
     /* ProfileMe alone: only its selections reach the session (hwq_cd_*);
      * cd=off keeps the per-TB block path (the tests compare the two). */
     hwq.countdown = hwq.block && hwq.opts.models == HWX_M_PM && !hwq.no_countdown &&
-                    !hwq.opts.bbv[0]; /* the vectors count every TB */
+                    !hwq.opts.bbv[0] && /* the vectors count every TB */
+                    !hwq.system; /* the address space is read per TB */
     hwq.guest_base = hwq.opts.guest_base_set ? hwq.opts.guest_base
                                              : hwq_find_guest_base();
     if (hwq.opts.record[0]) {
@@ -1273,6 +1415,10 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 #if HWQ_API >= 2
     hwq.sb = qemu_plugin_scoreboard_new(sizeof(hwq_slot));
 #endif
+    if (hwq.system && !(hwq.as = (hwq_as_table *)calloc(1, sizeof *hwq.as))) {
+        fprintf(stderr, "hwprof: cannot allocate the address-space table\n");
+        return -1;
+    }
     qemu_plugin_register_vcpu_init_cb(id, hwq_vcpu_init);
     qemu_plugin_register_vcpu_exit_cb(id, hwq_vcpu_exit);
     qemu_plugin_register_vcpu_tb_trans_cb(id, hwq_tb_trans);

@@ -200,6 +200,35 @@ static inline uint64_t hwq_mem_value(qemu_plugin_meminfo_t info) {
     }
 }
 #endif
+#if HWQ_API >= 2
+/* Registers (system mode reads CR3). The list and the buffer are glib's
+ * GArray and GByteArray, whose public part is a data pointer and a
+ * length (glib's documented layout); their functions come from the glib
+ * QEMU is linked with. qemu_plugin_get_registers runs in a vCPU's
+ * context (its init callback); qemu_plugin_read_register inside a
+ * callback registered with QEMU_PLUGIN_CB_R_REGS (10.1 and later refuse
+ * it elsewhere), appending the value in target byte order and returning
+ * its size, or -1. */
+struct qemu_plugin_register;
+typedef struct {
+    struct qemu_plugin_register *handle;
+    const char *name;
+    const char *feature;
+} qemu_plugin_reg_descriptor;
+typedef struct hwq_garray {
+    char *data;
+    unsigned len;
+} hwq_garray;
+typedef struct hwq_gbytes {
+    uint8_t *data;
+    unsigned len;
+} hwq_gbytes;
+HWQ_V4 hwq_garray *qemu_plugin_get_registers(void);
+HWQ_V4 int qemu_plugin_read_register(struct qemu_plugin_register *handle, hwq_gbytes *buf);
+HWQ_V4 char *g_array_free(hwq_garray *array, int free_segment);
+HWQ_V4 hwq_gbytes *g_byte_array_new(void);
+HWQ_V4 hwq_gbytes *g_byte_array_set_size(hwq_gbytes *array, unsigned length);
+#endif
 /* Where the instruction's bytes are. System mode: their physical address
  * (tells apart two address spaces that map the same virtual address);
  * user mode: the host address, guest address + guest_base (7.2 and 10.0).

@@ -81,7 +81,7 @@ echo "system.sh: kernel $(cat "$cache/kernel-package" 2>/dev/null), $smp vCPU(s)
 rm -f "$out"/report.txt* "$out"/report.json*
 "$qemu" -machine q35 -cpu max -smp "$smp" -m 512M -accel tcg -nographic -no-reboot \
     -kernel "$kernel" -initrd "$initrd" \
-    -append "console=ttyS0 quiet panic=-1 rdinit=/init" \
+    -append "console=ttyS0 quiet panic=-1 norandmaps rdinit=/init" \
     -plugin "$plugin,$opts,report=$out/report.txt,json=$out/report.json" \
     > "$out/console.log" 2>&1 || { tail -20 "$out/console.log" >&2; exit 1; }
 grep 'hwprof-system' "$out/console.log" || true
