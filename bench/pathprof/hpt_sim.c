@@ -17,7 +17,9 @@
  *        accumulators (at 4, 16 and 512 ways), then LFUDA (a newcomer's
  *        priority starts at the last victim's, "dynamic aging" as in web
  *        caches) beside LFU at 2..512 ways, with the library's policy
- *        aging (LFUDA) beside the simulator's at up to 256 ways.
+ *        aging (LFUDA) beside the simulator's at up to 256 ways; and the
+ *        library's policy decay (Misra-Gries per set) beside its
+ *        simulation, at the same ways.
  *  diag  where the overlap goes at 512x4 (LFU and LFUDA), and when the exact top-512 paths
  *        first appear (tenths of the path stream).
  *  paths the path population: how paths end (a back-edge, an indirect
@@ -197,8 +199,11 @@ static uint64_t kth(uint32_t k, double *top_pct) {
  * shape). acc is the exact accumulator; pri the replacement priority:
  *   AGE 0   plain LFU (pri = acc): the model's policy
  *   AGE P   pri halved every P paths
- *   LFUDA   a newcomer's pri is 1 + the last victim's pri */
+ *   LFUDA   a newcomer's pri is 1 + the last victim's pri
+ *   DECAY   a miss in a full set lowers every pri by 1; the newcomer
+ *           takes the first way at 0 (pri 1) or is left out */
 #define LFUDA UINT64_MAX
+#define DECAY (UINT64_MAX - 1)
 typedef struct sim_ent { uint32_t id, acc, pri, valid; } sim_ent;
 
 static sim_ent *simulate(uint32_t ways, uint64_t age) {
@@ -213,6 +218,20 @@ static sim_ent *simulate(uint32_t ways, uint64_t age) {
         if (w < ways) {
             set[w].acc++;
             set[w].pri++;
+        } else if (age == DECAY) {
+            for (w = 0; w < ways && set[w].valid; w++) {}
+            if (w == ways) { /* full: every priority drops, the first at 0 goes */
+                for (v = NULL, w = 0; w < ways; w++) {
+                    set[w].pri -= set[w].pri != 0;
+                    if (!set[w].pri && !v) v = set + w;
+                }
+                if (!v) continue;
+            } else {
+                v = set + w;
+            }
+            v->valid = 1;
+            v->id = id;
+            v->acc = v->pri = 1;
         } else {
             /* empty ways first, then the smallest priority, lowest way on
              * ties (the model's LFU victim, Vaswani et al. sec. 5) */
@@ -226,7 +245,7 @@ static sim_ent *simulate(uint32_t ways, uint64_t age) {
             v->acc = 1;
             v->pri = (age == LFUDA ? last : 0) + 1;
         }
-        if (age && age != LFUDA && (i + 1) % age == 0)
+        if (age && age < DECAY && (i + 1) % age == 0)
             for (w = 0; w < SIM_ENTRIES; w++) t[w].pri >>= 1;
     }
     return t;
@@ -262,7 +281,7 @@ static double lib_overlap(uint32_t ways, uint64_t age, const sim_ent *t, int *sa
     memset(&d, 0, sizeof d);
     d.entries = SIM_ENTRIES;
     d.ways = ways;
-    if (age) d.policy = HWP_HPT_AGING; /* LFUDA */
+    if (age) d.policy = age == DECAY ? HWP_HPT_DECAY : HWP_HPT_AGING; /* LFUDA */
     mem = malloc(hwp_hpt_bytes(&d));
     if (!mem || hwp_hpt_init(&h, mem, hwp_hpt_bytes(&d), &d, NULL) != HWP_OK) exit(2);
     for (i = 0; i < n; i++) hwp_hpt_add(&h, &stream[i], 1);
@@ -293,13 +312,16 @@ static int run_ways(void) {
         free(t);
     }
     for (ways = 4; ways <= 16; ways *= 4) { /* the library's aging is LFUDA */
-        sim_ent *t = simulate(ways, LFUDA);
-        int same;
-        double lib = lib_overlap(ways, LFUDA, t, &same);
+        sim_ent *t = simulate(ways, LFUDA), *u = simulate(ways, DECAY);
+        int same, same_d;
+        double lib = lib_overlap(ways, LFUDA, t, &same), lib_d = lib_overlap(ways, DECAY, u, &same_d);
         printf("512x%-3u LFUDA simulator %6.2f  hwp_hpt aging %6.2f  %s\n", ways,
                sim_overlap(t), lib, same ? "same entries" : "DIFFERENT ENTRIES");
-        bad |= !same;
+        printf("512x%-3u decay simulator %6.2f  hwp_hpt decay %6.2f  %s\n", ways,
+               sim_overlap(u), lib_d, same_d ? "same entries" : "DIFFERENT ENTRIES");
+        bad |= !same || !same_d;
         free(t);
+        free(u);
     }
     return bad;
 }
@@ -319,16 +341,19 @@ static void run_age(void) {
         putchar('\n');
     }
     for (ways = 2; ways <= SIM_ENTRIES; ways *= 2) {
-        sim_ent *t = simulate(ways, LFUDA), *u = simulate(ways, 0);
+        sim_ent *t = simulate(ways, LFUDA), *u = simulate(ways, 0), *x = simulate(ways, DECAY);
         printf("512x%-3u LFUDA %6.2f  LFU %6.2f", ways, sim_overlap(t), sim_overlap(u));
-        if (ways <= 256) { /* the library's policy aging on the same stream */
-            int same;
+        if (ways <= 256) { /* the library's policies on the same stream */
+            int same, same_d;
             double lib = lib_overlap(ways, LFUDA, t, &same);
-            printf("  hwp_hpt aging %6.2f%s", lib, same ? "" : " DIFFERENT ENTRIES");
+            double lib_d = lib_overlap(ways, DECAY, x, &same_d);
+            printf("  hwp_hpt aging %6.2f%s  hwp_hpt decay %6.2f%s", lib,
+                   same ? "" : " DIFFERENT ENTRIES", lib_d, same_d ? "" : " DIFFERENT ENTRIES");
         }
         putchar('\n');
         free(t);
         free(u);
+        free(x);
     }
 }
 
