@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The Hot Path Table's overlap on the real-program corpus, LFU against
-aging (LFUDA), beside a perfect table of as many entries.
+aging (LFUDA) and decay (Misra-Gries per set), beside a perfect table
+of as many entries.
 
   bench/pathprof/corpus_hpt.py BUILD_DIR [NAME ...]
 
@@ -9,13 +10,14 @@ default: all found) the Valgrind tool records the run's trace once
 (--models=none --record), then BUILD_DIR/bench/pathprof/hpt_sim replays
 the trace's path stream through 512 x W tables (hpt_sim's `age` mode,
 which also checks the library's table holds the simulator's entries).
-Prints one Markdown row per program: distinct paths, LFU and aging at
-4, 8 and 16 ways, and the perfect 512-entry table (the exact top 512
+Prints one Markdown row per program: distinct paths, LFU, aging and
+decay at 4, 8 and 16 ways, and the perfect 512-entry table (the exact top 512
 paths' share of the flow: no table of 512 entries can do better).
 Traces stay in BUILD_DIR/corpus/*.trace. Not run in CI (minutes per
 program under Valgrind).
 """
 import os
+import random
 import re
 import subprocess
 import sys
@@ -26,6 +28,23 @@ sys.path.insert(0, os.path.join(root, "bench", "corpus"))
 import corpus  # noqa: E402  the members, their inputs and the guest environment
 
 WAYS = (4, 8, 16)
+
+
+def cc1plus_input(w):
+    """A small C++ file for cc1plus (25 nested templates, no headers): the
+    corpus's own input (60 templates over <vector> and <map>) makes a
+    trace beyond 10 GB under the Valgrind tool; this one about 3 GB."""
+    r = random.Random(5)
+    lines = ["template <class T> T f0(T x) { return x; }"]
+    for i in range(1, 25):
+        lines.append(f"template <class T> T f{i}(T x) {{ T s = 0; for (int k = 0; k < "
+                     f"{r.randint(2, 9)}; k++) s += f{i - 1}(x + k) * {r.randint(1, 9)}; "
+                     "return s > 100 ? s / 3 : s; }")
+    lines.append("int main() { return (int)f24<int>(3) + (int)f24<long>(2) + "
+                 "(int)f24<double>(1.5); }")
+    with open(os.path.join(w, "small.cpp"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return ["-quiet", "-imultiarch", "x86_64-linux-gnu", "-O1", "small.cpp", "-o", "/dev/null"]
 
 
 def record(build, w, name, prog, args):
@@ -51,10 +70,11 @@ def simulate(build, trace):
     row = {"distinct": int(m.group(1)), "perfect": float(m.group(2))}
     for ways in WAYS:
         m = re.search(rf"512x{ways}\s+LFUDA\s+([\d.]+)\s+LFU\s+([\d.]+)\s+hwp_hpt aging\s+"
-                      rf"([\d.]+)(.*)", out)
-        if not m or m.group(4).strip():
-            raise RuntimeError(f"{trace}: the library's aging table differs from the simulator's")
-        row[ways] = (float(m.group(2)), float(m.group(3)))
+                      rf"([\d.]+)\s+hwp_hpt decay\s+([\d.]+)(.*)", out)
+        if not m or m.group(5).strip():
+            raise RuntimeError(f"{trace}: the library's aging or decay table differs from the "
+                               "simulator's")
+        row[ways] = (float(m.group(2)), float(m.group(3)), float(m.group(4)))
     return row
 
 
@@ -67,18 +87,18 @@ def main():
     corpus.make_inputs(w)
     mem = corpus.members(w)
     names = a[1:] or list(mem)
-    cols = " | ".join(f"LFU 512x{k} | aging 512x{k}" for k in WAYS)
+    cols = " | ".join(f"LFU 512x{k} | aging 512x{k} | decay 512x{k}" for k in WAYS)
     print(f"| program | distinct paths | {cols} | perfect 512 |")
-    print("| --- " * (3 + 2 * len(WAYS)) + "|")
+    print("| --- " * (3 + 3 * len(WAYS)) + "|")
     for name in names:
         prog, args, _ = mem[name]
-        if name == "cc1plus":  # cc1plus alone does not know the multiarch headers g++ passes it
-            args = ["-imultiarch", "x86_64-linux-gnu"] + args
+        if name == "cc1plus":
+            args = cc1plus_input(w)
         if not os.access(prog, os.X_OK):
             print(f"| {name} | missing ({prog}) |")
             continue
         row = simulate(build, record(build, w, name, prog, args))
-        cells = " | ".join(f"{row[k][0]:.2f} | {row[k][1]:.2f}" for k in WAYS)
+        cells = " | ".join(f"{row[k][0]:.2f} | {row[k][1]:.2f} | {row[k][2]:.2f}" for k in WAYS)
         print(f"| {name} | {row['distinct']} | {cells} | {row['perfect']:.2f} |", flush=True)
 
 

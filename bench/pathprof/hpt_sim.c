@@ -17,15 +17,23 @@
  *        accumulators (at 4, 16 and 512 ways), then LFUDA (a newcomer's
  *        priority starts at the last victim's, "dynamic aging" as in web
  *        caches) beside LFU at 2..512 ways, with the library's policy
- *        aging (LFUDA) beside the simulator's at up to 256 ways.
+ *        aging (LFUDA) beside the simulator's at up to 256 ways; and the
+ *        library's policy decay (Misra-Gries per set) beside its
+ *        simulation, at the same ways.
  *  diag  where the overlap goes at 512x4 (LFU and LFUDA), and when the exact top-512 paths
  *        first appear (tenths of the path stream).
+ *  paths the path population: how paths end (a back-edge, an indirect
+ *        jump, a return, the split at the maximum length, the final
+ *        flush), their share of the path executions and their distinct
+ *        paths; then, per tenth of the stream and for its second half,
+ *        the distinct paths and the perfect 512-entry table of that
+ *        part alone (what a flat whole-run profile is made of).
  * Overlap (Vaswani et al. sec. 8.1) is hwp_path_overlap against the exact counts
  * of the same path stream. The hosts' exact profile comes from their own
  * unbounded stack, which also counts paths the model's 32-entry stack
  * drops, so their figures may differ from these in the second decimal.
  *
- * Usage: hpt_sim TRACE [ways|age|diag]
+ * Usage: hpt_sim TRACE [ways|age|diag|paths]
  *        hpt_sim --selftest   `ways` on a seeded Zipf(1.0) stream of 40,000
  *                             paths over 4,096 (the unit test: the simulator
  *                             must keep the library's entries at 1-256 ways)
@@ -49,6 +57,10 @@
 /* The path stream, then its distinct paths: ids[i] names path i. */
 static hwp_path_pd *stream;
 static uint32_t n, cap, *ids, U;
+/* How path i ended (END_*), from the record that completed it. */
+enum { END_BACK, END_IND, END_RET, END_SPLIT, END_FLUSH, END_N };
+static uint8_t *ends;
+static const hwp_insn *cur; /* the record being fed; NULL while flushing */
 static hwp_path_row *exact; /* U rows: each distinct path and its count */
 static hwp_path_row *scratch; /* a copy of exact: hwp_path_overlap sorts */
 
@@ -56,8 +68,16 @@ static void keep(const hwp_path_pd *pd) {
     if (n == cap) {
         cap = cap ? 2 * cap : 1u << 20;
         stream = realloc(stream, (size_t)cap * sizeof *stream);
-        if (!stream) { fputs("hpt_sim: out of memory\n", stderr); exit(2); }
+        ends = realloc(ends, cap);
+        if (!stream || !ends) { fputs("hpt_sim: out of memory\n", stderr); exit(2); }
     }
+    /* BL paths (Table 1) end at a back-edge, an indirect jump or a
+     * return; any other completion is the split at max_len */
+    ends[n] = !cur                             ? END_FLUSH
+              : cur->cls == HWP_CLS_RET      ? END_RET
+              : cur->cls == HWP_CLS_INDIRECT ? END_IND
+              : cur->next_pc <= cur->pc      ? END_BACK
+                                             : END_SPLIT;
     stream[n++] = *pd;
 }
 static void on_path(void *ctx, const hwp_path_rec *r) {
@@ -123,8 +143,10 @@ static int read_trace(const char *file) {
     while ((got = hwx_trace_next(&r, &in)) == 1) {
         if (!started) { vcpu = r.vcpu; hwp_path_begin(&p, in.pc); started = 1; }
         if (r.vcpu != vcpu) { other++; continue; }
+        cur = &in;
         hwp_path_insn(&p, &in);
     }
+    cur = NULL;
     if (got < 0) { fprintf(stderr, "hpt_sim: %s at %zu\n", r.why, r.err_off); return -1; }
     hwp_path_flush(&p);
     hwp_path_get_stats(&p, &ps);
@@ -177,8 +199,11 @@ static uint64_t kth(uint32_t k, double *top_pct) {
  * shape). acc is the exact accumulator; pri the replacement priority:
  *   AGE 0   plain LFU (pri = acc): the model's policy
  *   AGE P   pri halved every P paths
- *   LFUDA   a newcomer's pri is 1 + the last victim's pri */
+ *   LFUDA   a newcomer's pri is 1 + the last victim's pri
+ *   DECAY   a miss in a full set lowers every pri by 1; the newcomer
+ *           takes the first way at 0 (pri 1) or is left out */
 #define LFUDA UINT64_MAX
+#define DECAY (UINT64_MAX - 1)
 typedef struct sim_ent { uint32_t id, acc, pri, valid; } sim_ent;
 
 static sim_ent *simulate(uint32_t ways, uint64_t age) {
@@ -193,6 +218,20 @@ static sim_ent *simulate(uint32_t ways, uint64_t age) {
         if (w < ways) {
             set[w].acc++;
             set[w].pri++;
+        } else if (age == DECAY) {
+            for (w = 0; w < ways && set[w].valid; w++) {}
+            if (w == ways) { /* full: every priority drops, the first at 0 goes */
+                for (v = NULL, w = 0; w < ways; w++) {
+                    set[w].pri -= set[w].pri != 0;
+                    if (!set[w].pri && !v) v = set + w;
+                }
+                if (!v) continue;
+            } else {
+                v = set + w;
+            }
+            v->valid = 1;
+            v->id = id;
+            v->acc = v->pri = 1;
         } else {
             /* empty ways first, then the smallest priority, lowest way on
              * ties (the model's LFU victim, Vaswani et al. sec. 5) */
@@ -206,7 +245,7 @@ static sim_ent *simulate(uint32_t ways, uint64_t age) {
             v->acc = 1;
             v->pri = (age == LFUDA ? last : 0) + 1;
         }
-        if (age && age != LFUDA && (i + 1) % age == 0)
+        if (age && age < DECAY && (i + 1) % age == 0)
             for (w = 0; w < SIM_ENTRIES; w++) t[w].pri >>= 1;
     }
     return t;
@@ -242,7 +281,7 @@ static double lib_overlap(uint32_t ways, uint64_t age, const sim_ent *t, int *sa
     memset(&d, 0, sizeof d);
     d.entries = SIM_ENTRIES;
     d.ways = ways;
-    if (age) d.policy = HWP_HPT_AGING; /* LFUDA */
+    if (age) d.policy = age == DECAY ? HWP_HPT_DECAY : HWP_HPT_AGING; /* LFUDA */
     mem = malloc(hwp_hpt_bytes(&d));
     if (!mem || hwp_hpt_init(&h, mem, hwp_hpt_bytes(&d), &d, NULL) != HWP_OK) exit(2);
     for (i = 0; i < n; i++) hwp_hpt_add(&h, &stream[i], 1);
@@ -273,13 +312,16 @@ static int run_ways(void) {
         free(t);
     }
     for (ways = 4; ways <= 16; ways *= 4) { /* the library's aging is LFUDA */
-        sim_ent *t = simulate(ways, LFUDA);
-        int same;
-        double lib = lib_overlap(ways, LFUDA, t, &same);
+        sim_ent *t = simulate(ways, LFUDA), *u = simulate(ways, DECAY);
+        int same, same_d;
+        double lib = lib_overlap(ways, LFUDA, t, &same), lib_d = lib_overlap(ways, DECAY, u, &same_d);
         printf("512x%-3u LFUDA simulator %6.2f  hwp_hpt aging %6.2f  %s\n", ways,
                sim_overlap(t), lib, same ? "same entries" : "DIFFERENT ENTRIES");
-        bad |= !same;
+        printf("512x%-3u decay simulator %6.2f  hwp_hpt decay %6.2f  %s\n", ways,
+               sim_overlap(u), lib_d, same_d ? "same entries" : "DIFFERENT ENTRIES");
+        bad |= !same || !same_d;
         free(t);
+        free(u);
     }
     return bad;
 }
@@ -299,16 +341,19 @@ static void run_age(void) {
         putchar('\n');
     }
     for (ways = 2; ways <= SIM_ENTRIES; ways *= 2) {
-        sim_ent *t = simulate(ways, LFUDA), *u = simulate(ways, 0);
+        sim_ent *t = simulate(ways, LFUDA), *u = simulate(ways, 0), *x = simulate(ways, DECAY);
         printf("512x%-3u LFUDA %6.2f  LFU %6.2f", ways, sim_overlap(t), sim_overlap(u));
-        if (ways <= 256) { /* the library's policy aging on the same stream */
-            int same;
+        if (ways <= 256) { /* the library's policies on the same stream */
+            int same, same_d;
             double lib = lib_overlap(ways, LFUDA, t, &same);
-            printf("  hwp_hpt aging %6.2f%s", lib, same ? "" : " DIFFERENT ENTRIES");
+            double lib_d = lib_overlap(ways, DECAY, x, &same_d);
+            printf("  hwp_hpt aging %6.2f%s  hwp_hpt decay %6.2f%s", lib,
+                   same ? "" : " DIFFERENT ENTRIES", lib_d, same_d ? "" : " DIFFERENT ENTRIES");
         }
         putchar('\n');
         free(t);
         free(u);
+        free(x);
     }
 }
 
@@ -364,12 +409,58 @@ static void run_diag(void) {
     free(seen);
 }
 
+/* Distinct paths in stream[lo, hi) and the share of that part's path
+ * executions held by its own 512 hottest paths. */
+static uint32_t part(uint32_t lo, uint32_t hi, double *top_pct) {
+    uint64_t *c = calloc(U, sizeof *c), sum = 0;
+    uint32_t i, d = 0;
+    if (!c) { fputs("hpt_sim: out of memory\n", stderr); exit(2); }
+    for (i = lo; i < hi; i++) c[ids[i]]++;
+    for (i = 0; i < U; i++)
+        if (c[i]) c[d++] = c[i];
+    qsort(c, d, sizeof *c, cmp_desc);
+    for (i = 0; i < d && i < SIM_ENTRIES; i++) sum += c[i];
+    *top_pct = hi > lo ? 100.0 * (double)sum / (hi - lo) : 0;
+    free(c);
+    return d;
+}
+
+static void run_paths(void) {
+    static const char *const name[END_N] = {"back-edge", "indirect jump", "return",
+                                            "split at max_len", "flush at exit"};
+    uint64_t execs[END_N] = {0};
+    uint32_t distinct[END_N] = {0}, i, k;
+    char *seen = calloc(U, 1);
+    double top;
+    if (!seen) { fputs("hpt_sim: out of memory\n", stderr); exit(2); }
+    for (i = 0; i < n; i++) {
+        execs[ends[i]]++;
+        if (!seen[ids[i]]) {
+            seen[ids[i]] = 1;
+            distinct[ends[i]]++;
+        }
+    }
+    for (k = 0; k < END_N; k++)
+        printf("  ends: %-16s %6.2f%% of path executions, %6u distinct paths\n", name[k],
+               100.0 * (double)execs[k] / n, distinct[k]);
+    for (k = 0; k < 10; k++) {
+        uint32_t lo = (uint32_t)((uint64_t)n * k / 10), hi = (uint32_t)((uint64_t)n * (k + 1) / 10);
+        uint32_t d = part(lo, hi, &top);
+        printf("  tenth %u of the stream: %6u distinct paths, its own top 512 hold %6.2f%%\n", k, d,
+               top);
+    }
+    i = part(n / 2, n, &top);
+    printf("  second half: %u distinct paths, its own top 512 hold %.2f%%\n", i, top);
+    free(seen);
+}
+
 int main(int argc, char **argv) {
     const char *what = argc > 2 ? argv[2] : "ways";
     double p512, p2048;
     int self = argc == 2 && !strcmp(argv[1], "--selftest");
-    if (argc < 2 || (strcmp(what, "ways") && strcmp(what, "age") && strcmp(what, "diag"))) {
-        fputs("usage: hpt_sim TRACE [ways|age|diag] | hpt_sim --selftest\n", stderr);
+    if (argc < 2 || (strcmp(what, "ways") && strcmp(what, "age") && strcmp(what, "diag") &&
+                     strcmp(what, "paths"))) {
+        fputs("usage: hpt_sim TRACE [ways|age|diag|paths] | hpt_sim --selftest\n", stderr);
         return 2;
     }
     if (self) synth();
@@ -382,6 +473,7 @@ int main(int argc, char **argv) {
     if (self && U <= SIM_ENTRIES) return 1; /* no replacement to compare */
     if (!strcmp(what, "ways")) return run_ways();
     if (!strcmp(what, "age")) run_age();
+    else if (!strcmp(what, "paths")) run_paths();
     else run_diag();
     return 0;
 }

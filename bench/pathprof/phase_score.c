@@ -3,20 +3,23 @@
  * SimPoint's offline phases as the baseline; sensitivity, false
  * positives, same-phase accuracy, stability, average phase length).
  *
- * Usage: phase_score TRACE INTERVAL REF_IDS [THRESHOLD_PCT]
+ * Usage: phase_score TRACE INTERVAL REF_IDS [THRESHOLD_PCT[,THRESHOLD_PCT...]]
  *   TRACE     a recorded trace (docs/trace-format.md); its first vCPU
  *   INTERVAL  instructions per interval, as given to
  *             `hwprof-report --bbv FILE --trace TRACE --interval N`
  *   REF_IDS   one reference phase id per interval, one per line
  *             (bench/pathprof/simpoint.py on that BBV file)
  *   THRESHOLD_PCT  both detectors' Manhattan-distance threshold in % of
- *             INTERVAL, 1..200 (default 60: the paper's optimum, sec. 8.3)
+ *             INTERVAL, 1..200 (default 60: the paper's optimum, sec. 8.3);
+ *             a list runs a pair of detectors per threshold in the same
+ *             replay (a sweep: the detectors compared at an equal
+ *             false-positive rate, bench/pathprof/phase_sweep.py)
  * Replays the trace through a default path stack feeding the path-based
  * detector (sec. 6) and, beside it, Sherwood et al.'s BBV tracker at the
  * same hardware budget (hwp_phase_bbv_desc), both with INTERVAL and
  * THRESHOLD_PCT; scores each detector's ids against
  * REF_IDS with hwp_phase_score over the intervals all three have, and
- * prints one line per detector with its budget in bytes.
+ * prints one line per detector and threshold with its budget in bytes.
  *
  * Why a replayer and not the hosts: the reference, the BBV file and both
  * detectors must see the same instruction stream. A recorded trace gives
@@ -94,23 +97,36 @@ static void score(const char *name, const hwp_phase_desc *d, const ids *ref, con
            (unsigned long long)s.det_changes);
 }
 
+#define MAX_T 32
+
+/* The path detectors past the first: fed from the stack's path sink
+ * with what hwp_path_attach would feed them (the path's instructions). */
+static hwp_phase *more_path;
+static unsigned n_more;
+static void on_path(void *ctx, const hwp_path_rec *r) {
+    unsigned i;
+    (void)ctx;
+    for (i = 0; i < n_more; i++) hwp_phase_add_path(&more_path[i], &r->pd, r->insns);
+}
+
 int main(int argc, char **argv) {
     struct stat st;
     hwx_trace_reader r;
     hwp_insn in;
     hwp_path p;
-    hwp_phase pp, pb;
+    hwp_phase pp[MAX_T], pb[MAX_T];
     hwp_path_desc d;
-    hwp_phase_desc dp, db;
-    ids ref = {0}, dpath = {0}, dbbv = {0};
-    void *mem, *m1, *m2;
+    hwp_phase_desc dp[MAX_T], db[MAX_T];
+    ids ref = {0}, dpath[MAX_T], dbbv[MAX_T];
+    void *mem, *m1[MAX_T], *m2[MAX_T];
     const void *buf;
-    uint64_t interval, pct = 60;
+    uint64_t interval, pct[MAX_T] = {60};
     uint32_t vcpu = 0, since = 0;
+    unsigned nt = 1, t;
     int fd, got, started = 0;
     char *end;
     if (argc != 4 && argc != 5) {
-        fputs("usage: phase_score TRACE INTERVAL REF_IDS [THRESHOLD_PCT]\n", stderr);
+        fputs("usage: phase_score TRACE INTERVAL REF_IDS [THRESHOLD_PCT[,...]]\n", stderr);
         return 2;
     }
     interval = strtoull(argv[2], &end, 10);
@@ -120,23 +136,38 @@ int main(int argc, char **argv) {
         return 2;
     }
     if (argc == 5) {
-        pct = strtoull(argv[4], &end, 10);
-        if (*end || !pct || pct > 200) {
-            fprintf(stderr, "phase_score: THRESHOLD_PCT must be 1..200, got '%s'\n", argv[4]);
-            return 2;
+        const char *at = argv[4];
+        for (nt = 0;; at = end + 1) {
+            pct[nt] = strtoull(at, &end, 10);
+            if (end == at || (*end && *end != ',') || !pct[nt] || pct[nt] > 200 ||
+                nt == MAX_T) {
+                fprintf(stderr,
+                        "phase_score: THRESHOLD_PCT must be 1..200 (at most %u, comma-"
+                        "separated), got '%s'\n", MAX_T, argv[4]);
+                return 2;
+            }
+            nt++;
+            if (!*end) break;
         }
     }
     if (read_ref(argv[3], &ref)) return 2;
-    memset(&dp, 0, sizeof dp);
-    dp.interval = interval;
-    dp.threshold = interval * pct / 100 ? interval * pct / 100 : 1;
-    if (hwp_phase_bbv_desc(&dp, &db) != HWP_OK) return 2;
-    m1 = init_phase(&pp, &dp, &dpath);
-    m2 = init_phase(&pb, &db, &dbbv);
+    memset(dpath, 0, sizeof dpath);
+    memset(dbbv, 0, sizeof dbbv);
+    for (t = 0; t < nt; t++) {
+        memset(&dp[t], 0, sizeof dp[t]);
+        dp[t].interval = interval;
+        dp[t].threshold = interval * pct[t] / 100 ? interval * pct[t] / 100 : 1;
+        if (hwp_phase_bbv_desc(&dp[t], &db[t]) != HWP_OK) return 2;
+        m1[t] = init_phase(&pp[t], &dp[t], &dpath[t]);
+        m2[t] = init_phase(&pb[t], &db[t], &dbbv[t]);
+    }
+    more_path = pp + 1;
+    n_more = nt - 1;
     memset(&d, 0, sizeof d);
+    if (n_more) d.on_path = on_path;
     mem = malloc(hwp_path_bytes(&d));
     if (!mem || hwp_path_init(&p, mem, hwp_path_bytes(&d), &d, NULL) != HWP_OK ||
-        hwp_path_attach(&p, NULL, &pp) != HWP_OK) {
+        hwp_path_attach(&p, NULL, &pp[0]) != HWP_OK) {
         fputs("phase_score: cannot start the path stack\n", stderr);
         return 2;
     }
@@ -155,7 +186,7 @@ int main(int argc, char **argv) {
         hwp_path_insn(&p, &in);
         since++;
         if (hwp_cls_is_branch(in.cls)) {
-            hwp_phase_add_branch(&pb, in.pc, since);
+            for (t = 0; t < nt; t++) hwp_phase_add_branch(&pb[t], in.pc, since);
             since = 0;
         }
     }
@@ -164,16 +195,19 @@ int main(int argc, char **argv) {
         return 2;
     }
     hwp_path_flush(&p);
-    printf("reference intervals %zu; detector intervals: path %zu, bbv %zu\n", ref.n, dpath.n,
-           dbbv.n);
-    score("path", &dp, &ref, &dpath);
-    score("bbv", &db, &ref, &dbbv);
+    printf("reference intervals %zu; detector intervals: path %zu, bbv %zu\n", ref.n, dpath[0].n,
+           dbbv[0].n);
+    for (t = 0; t < nt; t++) {
+        if (nt > 1) printf("threshold %llu%%\n", (unsigned long long)pct[t]);
+        score("path", &dp[t], &ref, &dpath[t]);
+        score("bbv", &db[t], &ref, &dbbv[t]);
+        free(m1[t]);
+        free(m2[t]);
+        free(dpath[t].v);
+        free(dbbv[t].v);
+    }
     free(mem);
-    free(m1);
-    free(m2);
     free(ref.v);
-    free(dpath.v);
-    free(dbbv.v);
     munmap((void *)buf, (size_t)st.st_size);
     close(fd);
     return 0;

@@ -170,7 +170,7 @@ hwp_status hwx_opts_set(hwx_opts *o, const char *key, const char *v,
     /* RAP shorthand key=pc|value|addr|target|pcaddr (also rap_key=). */
     if (hwx_streq(key, "key") || hwx_streq(key, "rap_key")) /* HWX_KEY_* in order */
         return hwx_arg_enum(key, v, keys, &o->rap_key, why);
-    /* Path profiler shorthands hpt=ENTRIESxWAYS, hpt_policy=lfu|aging. */
+    /* Path profiler shorthands hpt=ENTRIESxWAYS, hpt_policy=lfu|aging|decay. */
     if (hwx_streq(key, "hpt")) return hwx__param(o, HWP_MODEL_PATH, "hpt", v, why);
     if (hwx_streq(key, "hpt_policy")) return hwx__param(o, HWP_MODEL_PATH, "policy", v, why);
     m = hwx__model_of(key, &rest);

@@ -41,7 +41,7 @@ typedef struct hwx__path {
     uint32_t path_pend;   /* block mode: instructions since the last branch */
     uint32_t entries;     /* the HPT's entries and ways, as configured   */
     uint32_t ways;
-    const char *policy;   /* " lfu", " lru" or " aging": the report's overlap is its */
+    const char *policy;   /* " lfu", " lru", " aging" or " decay": the report's overlap is its */
     uint64_t interval;    /* the detector's interval, as configured     */
     hwx_blocks *blocks;   /* the block map decoding hot paths, or NULL  */
     hwp_path_row *rows;   /* the HPT's rows, exported for that decoding */
@@ -91,8 +91,8 @@ static hwp_status hwx__path_set(void *dv, const char *k, const char *opt,
     static const uint32_t idxv[] = {HWP_HPT_PLB, HWP_HPT_PB, HWP_HPT_P};
     static const char *const repl[] = {"lfu", "lru", NULL};
     static const uint32_t replv[] = {HWP_HPT_LFU, HWP_HPT_LRU};
-    static const char *const pol[] = {"lfu", "aging", NULL};
-    static const uint32_t polv[] = {HWP_HPT_PLAIN, HWP_HPT_AGING};
+    static const char *const pol[] = {"lfu", "aging", "decay", NULL};
+    static const uint32_t polv[] = {HWP_HPT_PLAIN, HWP_HPT_AGING, HWP_HPT_DECAY};
     static const char *const mode[] = {"bl", "wpp", NULL};
     static const uint32_t modev[] = {HWP_PATH_BL, HWP_PATH_WPP};
     hwx__pathd *d = (hwx__pathd *)dv;
@@ -221,9 +221,10 @@ static hwp_status hwx__path_init(void *sv, void *dv, unsigned char **cur, hwx_se
     }
     m->entries = hwx__path_entries(d);
     m->ways = d->h.ways ? d->h.ways : 4;
-    m->policy = d->h.policy == HWP_HPT_AGING ? " aging"
-                : d->h.repl == HWP_HPT_LRU       ? " lru"
-                                                 : " lfu";
+    m->policy = d->h.policy == HWP_HPT_DECAY   ? " decay"
+                : d->h.policy == HWP_HPT_AGING ? " aging"
+                : d->h.repl == HWP_HPT_LRU     ? " lru"
+                                               : " lfu";
     m->interval = d->ph.interval ? d->ph.interval : 10000000u;
     m->metric = d->metric;
     m->sess = s;

@@ -174,15 +174,20 @@ enum hwp_hpt_repl {
 };
 
 /* What decides the LFU victim. PLAIN is the paper's (section 5): the
- * accumulator itself. AGING is hwprof's: LFU with dynamic aging (LFUDA)
- * on a replacement priority beside the exact accumulator. A hit grows
- * the priority like the accumulator; a newcomer's priority starts at
- * the last victim's (one register for the table), so paths that were
- * hot early and then stop are overtaken by the rising floor instead of
- * keeping their ways forever (docs/pathprof.md, "Aging"). */
+ * accumulator itself. AGING and DECAY are hwprof's, both on a
+ * replacement priority beside the exact accumulator that a hit grows
+ * like the accumulator (docs/pathprof.md, "Aging"). AGING is LFU with
+ * dynamic aging (LFUDA): a newcomer's priority starts at the last
+ * victim's (one register for the table), so paths that were hot early
+ * and then stop are overtaken by the rising floor. DECAY is Misra and
+ * Gries' frequent-items counting per set: a miss in a full set lowers
+ * every way's priority by the newcomer's value, and the newcomer takes
+ * the first way that reaches zero or is left out, so passing paths wear
+ * old paths down without evicting the ones that keep being hit. */
 enum hwp_hpt_policy {
     HWP_HPT_PLAIN = 0,
-    HWP_HPT_AGING
+    HWP_HPT_AGING,
+    HWP_HPT_DECAY
 };
 
 typedef struct hwp_hpt_desc {
@@ -196,14 +201,16 @@ typedef struct hwp_hpt_desc {
 typedef struct hwp_hpt_entry {
     hwp_path_pd pd;  /* shape == 0: empty                                */
     uint32_t acc;    /* 32-bit saturating accumulator                    */
-    uint32_t stamp;  /* last use (LRU) or replacement priority (AGING)   */
+    uint32_t stamp;  /* last use (LRU) or replacement priority (AGING,
+                        DECAY)                                           */
 } hwp_hpt_entry;
 
 HWP_STATIC_ASSERT(hpt_entry_is_24_bytes, sizeof(hwp_hpt_entry) == 24);
 
 /* The HPT's public counters: events = paths added, dropped = adds whose
  * value the saturated accumulator could not hold, evicted = valid
- * entries replaced (merges included), cycles = aging passes' stalls. */
+ * entries replaced (merges included) and newcomers DECAY left out,
+ * cycles = aging passes' stalls. */
 typedef struct hwp_hpt_stats {
     uint64_t events, dropped, evicted, cycles;
     uint64_t hits, misses;
@@ -226,7 +233,8 @@ typedef struct hwp_hpt {
     uint32_t dflt;     /* 1 for plb, 4 ways, LFU, plain: the paper's
                           default, which hwp_hpt_add handles on its short
                           path                                           */
-    uint32_t aging;    /* 1 for policy AGING                             */
+    uint32_t aging;    /* 1 for policy AGING or DECAY: hits grow stamp   */
+    uint32_t decay;    /* 1 for policy DECAY                             */
     uint32_t age4;     /* 1 for plb, 4 ways, LFU, aging: hwp_hpt_add's
                           second short path                              */
     uint32_t floor;    /* AGING: the last victim's priority              */
@@ -1235,14 +1243,14 @@ static void hwp__path_put_dirs(const hwp_writer *w, const hwp_path_pd *pd) {
 
 static const char *const hwp__hpt_index_names[] = {"plb", "pb", "p"};
 static const char *const hwp__hpt_repl_names[] = {"lfu", "lru"};
-static const char *const hwp__hpt_policy_names[] = {"plain", "aging"};
+static const char *const hwp__hpt_policy_names[] = {"plain", "aging", "decay"};
 
 static const hwp__pp_field hwp__hpt_desc_f[] = {
     HWP__PPF(hwp_hpt_desc, "hpt", entries, 4, NULL, 0),
     HWP__PPF(hwp_hpt_desc, "hpt", ways, 4, NULL, 0),
     HWP__PPF(hwp_hpt_desc, "hpt", index, 4, hwp__hpt_index_names, 3),
     HWP__PPF(hwp_hpt_desc, "hpt", repl, 4, hwp__hpt_repl_names, 2),
-    HWP__PPF(hwp_hpt_desc, "hpt", policy, 4, hwp__hpt_policy_names, 2)};
+    HWP__PPF(hwp_hpt_desc, "hpt", policy, 4, hwp__hpt_policy_names, 3)};
 
 static const hwp__pp_field hwp__hpt_stats_f[] = {
     HWP__PPF(hwp_hpt_stats, "hpt", events, 8, NULL, 0),
@@ -1265,9 +1273,9 @@ static const char *hwp__hpt_fill(void *desc) {
         return "hpt: ways must be a power of two, at most 256 and entries";
     if (d->index > HWP_HPT_P) return "hpt: index must be plb, pb or p";
     if (d->repl > HWP_HPT_LRU) return "hpt: repl must be lfu or lru";
-    if (d->policy > HWP_HPT_AGING) return "hpt: policy must be plain or aging";
-    if (d->policy == HWP_HPT_AGING && d->repl != HWP_HPT_LFU)
-        return "hpt: policy aging ages LFU priorities: it needs repl lfu";
+    if (d->policy > HWP_HPT_DECAY) return "hpt: policy must be plain, aging or decay";
+    if (d->policy != HWP_HPT_PLAIN && d->repl != HWP_HPT_LFU)
+        return "hpt: policy aging or decay ages LFU priorities: it needs repl lfu";
     return NULL;
 }
 
@@ -1298,7 +1306,8 @@ HWP_API hwp_status hwp_hpt_init(hwp_hpt *h, void *storage, size_t bytes,
     h->set_bytes = c.ways * (uint32_t)sizeof(hwp_hpt_entry);
     h->kmask = c.index == HWP_HPT_P ? 0 : ~(uint64_t)0;
     h->lru = c.repl == HWP_HPT_LRU;
-    h->aging = c.policy == HWP_HPT_AGING;
+    h->aging = c.policy != HWP_HPT_PLAIN;
+    h->decay = c.policy == HWP_HPT_DECAY;
     h->dflt = c.index == HWP_HPT_PLB && c.ways == 4 && !h->lru && !h->aging;
     h->age4 = c.index == HWP_HPT_PLB && c.ways == 4 && h->aging;
     h->off_mask = (uint64_t)h->set_mask << 5;
@@ -1371,6 +1380,26 @@ HWP_API void hwp__hpt_age(hwp_hpt *h) {
     }
 }
 
+/* DECAY's miss in a full set (Misra and Gries per set): every way's
+ * priority drops by the newcomer's value, in one pass (a subtractor per
+ * way in hardware, within the miss's log2(ways) cycles); the newcomer
+ * takes the lowest way whose priority reached zero, or is left out,
+ * counted as an eviction of its value as a merge counts the path it
+ * leaves out. Returns the way taken, or `ways` when none. */
+static uint32_t hwp__hpt_decay(hwp_hpt *h, hwp_hpt_entry *set, uint32_t ways,
+                               uint32_t value) {
+    uint32_t w, v = ways;
+    for (w = 0; w < ways; w++) {
+        set[w].stamp = set[w].stamp > value ? set[w].stamp - value : 0;
+        if (!set[w].stamp && v == ways) v = w;
+    }
+    if (v == ways) {
+        h->evictions++;
+        h->evicted_value += value;
+    }
+    return v;
+}
+
 /* The miss path: pick the victim, the smallest accumulator for LFU, the
  * smallest priority under AGING or the oldest stamp for LRU, empty
  * entries first, the lowest way on ties (section 5). */
@@ -1384,6 +1413,17 @@ HWP_API int hwp__hpt_miss(hwp_hpt *h, hwp_hpt_entry *set,
         if (!set[w].pd.shape || kw < kv) v = w;
     }
     h->misses++;
+    if (h->decay) {
+        if (set[v].pd.shape && (v = hwp__hpt_decay(h, set, ways, value)) == ways) return 0;
+        if (set[v].pd.shape) {
+            h->evictions++;
+            h->evicted_value += set[v].acc;
+        }
+        set[v].pd = *pd;
+        set[v].acc = value;
+        set[v].stamp = value; /* a newcomer starts at its value */
+        return 0;
+    }
     if (set[v].pd.shape) {
         h->evictions++;
         h->evicted_value += set[v].acc;
@@ -1532,7 +1572,8 @@ HWP_API void hwp_hpt_write_text(const hwp_hpt *h, const hwp_writer *w) {
     hwp_put_str_u64(w, " entries, ", h->desc.ways);
     hwp_put_str(w, "-way, ");
     hwp_put_str(w, h->desc.repl == HWP_HPT_LRU ? "LRU, " : "LFU, ");
-    if (h->aging) hwp_put_str(w, "aging (LFUDA), ");
+    if (h->decay) hwp_put_str(w, "decay (Misra-Gries per set), ");
+    else if (h->aging) hwp_put_str(w, "aging (LFUDA), ");
     hwp_put_str(w, hwp__hpt_index_names[h->desc.index]);
     hwp_put_str_u64(w, " index\n  paths ", h->hits + h->misses);
     hwp_put_str_u64(w, ", hits ", h->hits);

@@ -1001,6 +1001,16 @@ static void test_hpt_aging(void) {
  * one of the three seen 11 times. The pass that zeroed the floor let Y,
  * Z and W start below X, and Y was evicted (checked: fails on that
  * code). */
+/* A 64-entry table under `policy` (no cost) and n paths of one set. */
+static bool hpt_one_set(hwp_hpt *h, hwp_hpt_desc *hd, uint32_t policy, hwp_path_pd *pd,
+                        unsigned n) {
+    memset(hd, 0, sizeof *hd);
+    hd->entries = 64;
+    hd->policy = policy;
+    return CHECK_EQ(hwp_hpt_init(h, st_hpt, sizeof st_hpt, hd, NULL), HWP_OK) &&
+           CHECK_EQ(same_set(h, pd, n), n);
+}
+
 static void test_hpt_aging_floor(void) {
     hwp_hpt h;
     hwp_hpt_desc hd;
@@ -1011,12 +1021,8 @@ static void test_hpt_aging_floor(void) {
     static char buf[4096];
     char *f;
     unsigned i, k;
-    memset(&hd, 0, sizeof hd);
     memset(&st, 0, sizeof st);
-    hd.entries = 64;
-    hd.policy = HWP_HPT_AGING;
-    if (!CHECK_EQ(hwp_hpt_init(&h, st_hpt, sizeof st_hpt, &hd, NULL), HWP_OK)) return;
-    if (!CHECK_EQ(same_set(&h, pd, 5), 5)) return;
+    if (!hpt_one_set(&h, &hd, HWP_HPT_AGING, pd, 5)) return;
     w = hwp_writer_buf(&bw, buf, sizeof buf);
     hwp_hpt_write_json(&h, &w);
     f = strstr(buf, "\"floor\":0,");
@@ -1033,6 +1039,68 @@ static void test_hpt_aging_floor(void) {
     CHECK_EQ(hwp_hpt_lookup(&h, &pd[0]), 0);
     for (k = 1; k < 4; k++) CHECK_EQ(hwp_hpt_lookup(&h, &pd[k]), 11);
     CHECK_EQ(hwp_hpt_lookup(&h, &pd[4]), 1);
+}
+
+/* Policy decay (Misra and Gries per set). Four paths hit 100 times fill
+ * a set; a path seen again and again but never resident wears every
+ * way's priority down by one per miss and is left out (counted as an
+ * eviction of its value) until a priority reaches zero: the 100th miss
+ * takes the lowest such way. Under aging (LFUDA) the first miss evicts a
+ * 100-count path, which is what the first check refuses. A path hit as
+ * often as the newcomer misses keeps its priority and its way; a
+ * newcomer worth more than the priorities (a metric) enters at once. */
+static void test_hpt_decay(void) {
+    hwp_hpt h;
+    hwp_hpt_desc hd, back;
+    hwp_hpt_stats st;
+    hwp_path_pd pd[6];
+    hwp_bufwriter bw;
+    hwp_writer w;
+    static char buf[8192];
+    unsigned i, k;
+    memset(&st, 0, sizeof st);
+    if (!hpt_one_set(&h, &hd, HWP_HPT_DECAY, pd, 6)) return;
+    for (k = 1; k < 5; k++)
+        for (i = 0; i < 100; i++) hwp_hpt_add(&h, &pd[k], 1);
+    hwp_hpt_add(&h, &pd[5], 1);
+    CHECK_EQ(hwp_hpt_lookup(&h, &pd[5]), 0);
+    for (i = 1; i < 99; i++) hwp_hpt_add(&h, &pd[5], 1);
+    CHECK_EQ(hwp_hpt_get_stats(&h, &st), HWP_OK);
+    CHECK_EQ(st.evicted, 99);
+    CHECK_EQ(st.evicted_value, 99);
+    CHECK_EQ(st.misses, 103); /* the four paths' first adds, then 99 */
+    for (k = 1; k < 5; k++) CHECK_EQ(hwp_hpt_lookup(&h, &pd[k]), 100);
+    hwp_hpt_add(&h, &pd[5], 1); /* the 100th: every priority is 0 */
+    CHECK_EQ(hwp_hpt_lookup(&h, &pd[5]), 1);
+    CHECK_EQ(hwp_hpt_lookup(&h, &pd[1]), 0); /* the lowest way */
+    for (k = 2; k < 5; k++) CHECK_EQ(hwp_hpt_lookup(&h, &pd[k]), 100);
+    /* a path hit once per miss keeps its way */
+    CHECK_EQ(hwp_hpt_reset(&h), HWP_OK);
+    for (k = 1; k < 5; k++)
+        for (i = 0; i < 100; i++) hwp_hpt_add(&h, &pd[k], 1);
+    for (i = 0; i < 200; i++) {
+        hwp_hpt_add(&h, &pd[1], 1);
+        hwp_hpt_add(&h, &pd[5], 1);
+    }
+    CHECK_EQ(hwp_hpt_lookup(&h, &pd[1]), 300);
+    CHECK_EQ(hwp_hpt_lookup(&h, &pd[2]), 0);
+    CHECK_EQ(hwp_hpt_lookup(&h, &pd[5]), 101);
+    CHECK_EQ(hwp_hpt_lookup(&h, &pd[3]), 100);
+    /* a newcomer worth 150 against priorities of 100 */
+    CHECK_EQ(hwp_hpt_reset(&h), HWP_OK);
+    for (k = 1; k < 5; k++) hwp_hpt_add(&h, &pd[k], 100);
+    hwp_hpt_add(&h, &pd[5], 150);
+    CHECK_EQ(hwp_hpt_lookup(&h, &pd[5]), 150);
+    CHECK_EQ(hwp_hpt_lookup(&h, &pd[1]), 0);
+    /* the policy's name in the report reads back */
+    w = hwp_writer_buf(&bw, buf, sizeof buf);
+    hwp_hpt_write_json(&h, &w);
+    CHECK(strstr(buf, "\"policy\":\"decay\"") != NULL);
+    CHECK_EQ(hwp_hpt_read_desc(&back, buf, strlen(buf), NULL), HWP_OK);
+    CHECK_EQ(back.policy, HWP_HPT_DECAY);
+    hd.repl = HWP_HPT_LRU;
+    CHECK_EQ(hwp_hpt_init(&h, st_hpt, sizeof st_hpt, &hd, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&h), "policy aging or decay");
 }
 
 /* ---- the branch queue cost model (section 8.2) ------------------------- */
@@ -1562,5 +1630,6 @@ int main(int argc, char **argv) {
     HWT_RUN(test_phase_budget);
     HWT_RUN(test_hpt_aging);
     HWT_RUN(test_hpt_aging_floor);
+    HWT_RUN(test_hpt_decay);
     return hwt_end();
 }
