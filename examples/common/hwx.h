@@ -193,6 +193,10 @@ typedef struct hwx_timing {
     uint32_t timed;   /* the stage cycles are valid                      */
     uint32_t on;      /* a timing model is on in this session            */
     uint32_t pad_;
+    /* hwx_core_regs: the host's registers for the instruction being fed,
+     * and where they come from; NULL: the host gives none */
+    const struct hwp_core_ops *ops;
+    const char *regs_from;
 } hwx_timing;
 
 typedef struct hwx_session {
@@ -251,6 +255,12 @@ void hwx_session_finish(hwx_session *s);
  * and its HWP_EV_ICMISS/DCMISS/ITLBMISS/DTLBMISS/MISPRED bits. false, and
  * zeros, when the core is off. (hwx_core.c) */
 bool hwx_core_last(const hwx_session *s, uint64_t *cycle, uint32_t *events);
+/* A host that knows each instruction's registers (hwprof/core.h's
+ * hwp_core_ops: sources, destinations, op class) fills *ops before every
+ * hwx_session_insn; the core times with those dependences and its report
+ * says "registers from <from>". Call after hwx_session_init; without it
+ * the core times without dependences and says so. (hwx_core.c) */
+void hwx_core_regs(hwx_session *s, const struct hwp_core_ops *ops, const char *from);
 hwp_status hwx_session_merge(hwx_session *dst, const hwx_session *src);
 void hwx_session_report_text(const hwx_session *s, const hwp_writer *w);
 void hwx_session_report_json(const hwx_session *s, const hwp_writer *w);

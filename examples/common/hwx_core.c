@@ -92,7 +92,7 @@ static void hwx__core_insn(void *sv, const hwp_insn *in, uint64_t cycle) {
     hwp_core_out o;
     (void)cycle;
     if (t->want && t->want <= m->lead) hwp_core_window(m->core, t->want);
-    hwp_core_insn(m->core, in, &o);
+    hwp_core_insn_ex(m->core, in, t->ops, &o);
     t->cycle = o.cycle;
     t->events = o.events;
     t->timed = o.timed;
@@ -110,6 +110,11 @@ bool hwx_core_last(const hwx_session *s, uint64_t *cycle, uint32_t *events) {
     *cycle = on ? s->timing.cycle : 0;
     *events = on ? s->timing.events : 0;
     return on;
+}
+
+void hwx_core_regs(hwx_session *s, const hwp_core_ops *ops, const char *from) {
+    s->timing.ops = ops;
+    s->timing.regs_from = from;
 }
 
 size_t hwx__core_done(hwx_session *s, hwp_core_rec *out, size_t cap) {
@@ -152,7 +157,6 @@ static void hwx__core_line(const hwp_writer *w, const char *label, uint64_t n,
 
 static void hwx__core_text(const void *sv, const hwx_session *s, const hwp_writer *w) {
     hwp_core_stats st;
-    (void)s;
     if (hwp_core_get_stats(((const hwx__core *)sv)->core, &st) != HWP_OK) return;
     hwp_put_str(w, "\n-- modelled core (hwprof/core.h; Alpha 21264 defaults) --\n");
     hwx__core_line(w, "  cycles              ", st.cycles, 0);
@@ -167,8 +171,13 @@ static void hwx__core_text(const void *sv, const hwx_session *s, const hwp_write
     /* Not a share of issue_slots: the in-progress intervals of different
      * instructions overlap, so their wasted slots may sum beyond it. */
     hwx__core_line(w, "  wasted issue slots  ", st.wasted_slots, 0);
-    if (st.no_regs)
+    if (st.no_regs) {
         hwp_put_str(w, "  (no registers from this host: timing without dependences)\n");
+    } else if (st.timed) {
+        hwp_put_str(w, "  (registers from ");
+        hwp_put_str(w, s->timing.regs_from ? s->timing.regs_from : "the host");
+        hwp_put_str(w, ": timing with dependences)\n");
+    }
 }
 
 static void hwx__core_json(const void *sv, const hwp_writer *w) {

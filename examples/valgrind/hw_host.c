@@ -50,6 +50,39 @@ uint64_t hw_meta(hw_host *h, const uint8_t *bytes, uint32_t len, uint64_t pc,
            (indirect ? HW_META_INDIRECT : 0);
 }
 
+void hw_regs_read(hw_host *h, hwp_core_ops *r, uint32_t reg) {
+    uint32_t i;
+    if (!reg) return;
+    for (i = 0; i < r->ndst; i++)
+        if (r->dst[i] == reg) return;
+    for (i = 0; i < r->nsrc; i++)
+        if (r->src[i] == reg) return;
+    if (r->nsrc == 3u) {
+        h->regs_src_over++;
+        return;
+    }
+    r->src[r->nsrc++] = (uint8_t)reg;
+}
+
+void hw_regs_write(hw_host *h, hwp_core_ops *r, uint32_t reg) {
+    uint32_t i;
+    if (!reg) return;
+    for (i = 0; i < r->ndst; i++)
+        if (r->dst[i] == reg) return;
+    if (r->ndst == 2u) {
+        h->regs_dst_over++;
+        return;
+    }
+    r->dst[r->ndst++] = (uint8_t)reg;
+}
+
+uint64_t hw_regs_meta(const hwp_core_ops *r) {
+    uint64_t m = (uint64_t)(r->op & 7u) | (uint64_t)r->src[0] << 3 |
+                 (uint64_t)r->src[1] << 11 | (uint64_t)r->src[2] << 19 |
+                 (uint64_t)r->dst[0] << 27 | (uint64_t)r->dst[1] << 35;
+    return m << HW_META_REGS_SHIFT | (uint64_t)(r->upd & 3u) << HW_META_UPD_SHIFT;
+}
+
 hw_thread *hw_thread_new(hw_host *h, uint32_t tid, const char **why) {
     hw_thread *t = (hw_thread *)h->alloc(h->alloc_ctx, sizeof *t);
     size_t bytes;
@@ -85,6 +118,14 @@ hw_thread *hw_thread_new(hw_host *h, uint32_t tid, const char **why) {
         return t;
     }
     t->s = sess;
+    if (h->regs) {
+        /* every source and destination slot is read; unused ones are 0 */
+        t->regs = 1;
+        t->ops.regs = 1;
+        t->ops.nsrc = 3;
+        t->ops.ndst = 2;
+        hwx_core_regs(sess, &t->ops, "VEX IR");
+    }
     return t;
 }
 
@@ -184,6 +225,11 @@ void hw_host_report_text(const hw_host *h, const hwp_writer *w) {
                 hwp_put_str(w, hw__cls_key[b]);
                 hw__kv(w, ": ", h->agree[c][b]);
             }
+    if (h->regs) {
+        hwp_put_str(w, "registers from VEX IR (core=on)\n");
+        hw__kv(w, "  sources left out      ", h->regs_src_over);
+        hw__kv(w, "  destinations left out ", h->regs_dst_over);
+    }
     if (h->merge_failures) hw__kv(w, "session merges failed   ", h->merge_failures);
     if (h->eval_why[0]) {
         hwp_put_str(w, "accuracy not computed: ");

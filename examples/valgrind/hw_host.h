@@ -19,10 +19,16 @@
 #include "hwprof/hwprof.h"
 #include "hwx.h"
 
-/* meta layout: bits 0..7 length, 8..15 class, bit 16 indirect call. */
+/* meta layout: bits 0..7 length, 8..15 class, bit 16 indirect call;
+ * with core=on the registers VEX IR says the instruction reads and
+ * writes (hw_regs_meta): bits 17..18 which destinations are address
+ * updates (hwp_core_ops.upd), 21..23 the core's op class, 24..47 three
+ * source register numbers, 48..63 two destinations (0: none). */
+#define HW_META_UPD_SHIFT 17
 #define HW_META_LEN(m) ((uint32_t)(m) & 0xFFu)
 #define HW_META_CLS(m) (((uint32_t)(m) >> 8) & 0xFFu)
 #define HW_META_INDIRECT ((uint64_t)1 << 16)
+#define HW_META_REGS_SHIFT 21
 
 /* Exact counts of the stream the tool produced, kept beside the models:
  * the figures the QEMU plugin is cross-checked against. */
@@ -47,6 +53,10 @@ typedef struct hw_host {
     uint64_t agree[HWP_CLS_COUNT][HWP_CLS_COUNT];
     uint64_t target_mismatch;   /* both know a direct target, differ  */
     uint64_t len_mismatch;      /* decoder length != VEX length       */
+    /* core=on: registers from VEX IR (hw_regs_*), counted at translation */
+    int regs;                   /* the tool collects registers        */
+    uint64_t regs_src_over;     /* sources beyond the core's three    */
+    uint64_t regs_dst_over;     /* destinations beyond its two        */
     int auxv_fixed;             /* AT_RANDOM was overwritten          */
     uint64_t getrandom_calls;   /* getrandom(2) results replaced      */
     uint64_t clock_calls;       /* clock syscall results replaced     */
@@ -64,6 +74,9 @@ typedef struct hw_thread {
     uint32_t len;        /* its instruction length                   */
     uint32_t have;       /* rec holds an instruction                 */
     uint32_t tid;
+    uint32_t regs;       /* the session takes ops (hwx_core_regs)    */
+    uint64_t meta;       /* the record's meta, for its registers     */
+    hwp_core_ops ops;    /* the record's registers, handed on        */
     hw_stats st;
     hwx_session *s;      /* NULL when the session could not be built */
     hwx_trace_writer *tw;/* record=FILE: this thread's chunk writer   */
@@ -93,6 +106,16 @@ typedef struct hw_vex_view {
 uint64_t hw_meta(hw_host *h, const uint8_t *bytes, uint32_t len, uint64_t pc,
                  const hw_vex_view *v, uint64_t *target);
 
+/* Translation time, core=on: one instruction's registers, gathered
+ * from its IR statements into r (zeroed first; the op stays the most
+ * expensive one seen). A register read after the instruction wrote it is
+ * its own value, no source; repeats count once; registers beyond the
+ * core's three sources and two destinations are counted and left out.
+ * hw_regs_meta packs r into the meta bits above. */
+void hw_regs_read(hw_host *h, hwp_core_ops *r, uint32_t reg);
+void hw_regs_write(hw_host *h, hwp_core_ops *r, uint32_t reg);
+uint64_t hw_regs_meta(const hwp_core_ops *r);
+
 /* A thread's state and its session; NULL if out of memory. A session
  * that cannot be built leaves t->s NULL with the reason in *why (the
  * stream counts still run). */
@@ -116,6 +139,16 @@ HWP_INLINE void hw_thread_emit(hw_thread *t) {
         r->addr = r->next_pc;
     }
     t->st.cls[r->cls]++;
+    if (t->regs) {
+        uint64_t m = t->meta >> HW_META_REGS_SHIFT;
+        t->ops.op = (uint8_t)(m & 7u);
+        t->ops.src[0] = (uint8_t)(m >> 3);
+        t->ops.src[1] = (uint8_t)(m >> 11);
+        t->ops.src[2] = (uint8_t)(m >> 19);
+        t->ops.dst[0] = (uint8_t)(m >> 27);
+        t->ops.dst[1] = (uint8_t)(m >> 35);
+        t->ops.upd = (uint8_t)((t->meta >> HW_META_UPD_SHIFT) & 3u);
+    }
     if (t->s) hwx_session_insn(t->s, r);
     if (t->tw) hwx_trace_put(t->tw, r);
 }
@@ -133,6 +166,7 @@ HWP_INLINE void hw_thread_insn(hw_thread *t, uint64_t pc, uint64_t meta,
     t->rec.cls = HW_META_CLS(meta);
     t->rec.events = (meta & HW_META_INDIRECT) ? HWP_EV_INDIRECT : 0u;
     t->len = HW_META_LEN(meta);
+    t->meta = meta;
     t->have = 1;
 }
 

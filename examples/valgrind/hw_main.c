@@ -76,6 +76,9 @@ static Bool hw_auxv_done;
  * STORE classes, and the tool runs with a third of the calls. */
 static Bool hw_need_memory = True;
 static hw_host hw_host_state;
+/* core=on: hand the core each instruction's registers from VEX IR; no
+ * times the same stream without dependences, for comparison. */
+static Bool hw_regs_on = True;
 static hwp_rng hw_getrandom_rng;
 static hw_thread **hw_threads; /* VG_N_THREADS slots (a run-time figure) */
 
@@ -327,6 +330,218 @@ static void hw_vex_class(const IRSB *sb, Addr pc, UInt len, Bool has_exit,
     if (v->cls == HWP_CLS_OTHER) v->target = 0;
 }
 
+/* ---- registers (core=on) --------------------------------------------------
+ * Each guest instruction's IR reads guest registers with Get/GetI and
+ * writes them with Put/PutI at offsets into VexGuestAMD64State
+ * (libvex_guest_amd64.h); dirty helpers (cpuid, xsave) declare theirs in
+ * fxState. hw_reg_of maps every byte of the state to a register number
+ * for the core: 1..16 RAX..R15 (in the state's order), 17 the flags (the
+ * four-word thunk CC_OP/CC_DEP1/CC_DEP2/CC_NDEP, written together by
+ * every flag-setting instruction), 18..33 YMM0..YMM15, 34 the x87 stack
+ * (registers, top, tags and condition codes as one). 0 for the rest: RIP
+ * and IP_AT_SYSCALL (every instruction "writes" RIP), the direction and
+ * ID flags, rounding modes, segment bases, emulation notes. */
+enum { HW_REG_FLAGS = 17, HW_REG_YMM0 = 18, HW_REG_X87 = 34 };
+static UChar hw_reg_of[sizeof(VexGuestAMD64State)];
+
+static void hw_reg_range(Int off, Int size, UInt reg) {
+    VG_(memset)(hw_reg_of + off, (Int)reg, (SizeT)size);
+}
+
+static void hw_regs_init(void) {
+    UInt r;
+    hw_reg_range(offsetof(VexGuestAMD64State, guest_RAX), 16 * 8, 0);
+    for (r = 0; r < 16; r++)
+        hw_reg_range(offsetof(VexGuestAMD64State, guest_RAX) + 8 * (Int)r, 8, 1 + r);
+    hw_reg_range(offsetof(VexGuestAMD64State, guest_CC_OP), 4 * 8, HW_REG_FLAGS);
+    for (r = 0; r < 16; r++)
+        hw_reg_range(offsetof(VexGuestAMD64State, guest_YMM0) + 32 * (Int)r, 32,
+                     HW_REG_YMM0 + r);
+    hw_reg_range(offsetof(VexGuestAMD64State, guest_FTOP), 4, HW_REG_X87);
+    hw_reg_range(offsetof(VexGuestAMD64State, guest_FPREG), 8 * 8, HW_REG_X87);
+    hw_reg_range(offsetof(VexGuestAMD64State, guest_FPTAG), 8, HW_REG_X87);
+    hw_reg_range(offsetof(VexGuestAMD64State, guest_FC3210), 8, HW_REG_X87);
+}
+
+static UInt hw_reg(Int off) {
+    return off >= 0 && (SizeT)off < sizeof hw_reg_of ? hw_reg_of[off] : 0;
+}
+
+/* The core's op class of an IR operation: integer multiply and divide,
+ * floating-point divide and square root, other floating-point arithmetic;
+ * AUTO (the class's own latency) for the rest. */
+static UInt hw_op_class(IROp op) {
+    switch (op) {
+    case Iop_Mul8: case Iop_Mul16: case Iop_Mul32: case Iop_Mul64:
+    case Iop_MullS8: case Iop_MullS16: case Iop_MullS32: case Iop_MullS64:
+    case Iop_MullU8: case Iop_MullU16: case Iop_MullU32: case Iop_MullU64:
+        return HWP_CORE_OP_MUL;
+    case Iop_DivU32: case Iop_DivS32: case Iop_DivU64: case Iop_DivS64:
+    case Iop_DivModU64to32: case Iop_DivModS64to32:
+    case Iop_DivModU128to64: case Iop_DivModS128to64:
+        return HWP_CORE_OP_DIV;
+    case Iop_DivF64: case Iop_DivF32: case Iop_SqrtF64: case Iop_SqrtF32:
+    case Iop_Div64F0x2: case Iop_Div32F0x4: case Iop_Div64Fx2: case Iop_Div32Fx4:
+    case Iop_Sqrt64F0x2: case Iop_Sqrt32F0x4:
+        return HWP_CORE_OP_FDIV;
+    case Iop_AddF64: case Iop_SubF64: case Iop_MulF64:
+    case Iop_AddF32: case Iop_SubF32: case Iop_MulF32:
+    case Iop_Add64F0x2: case Iop_Sub64F0x2: case Iop_Mul64F0x2:
+    case Iop_Add32F0x4: case Iop_Sub32F0x4: case Iop_Mul32F0x4:
+    case Iop_Add64Fx2: case Iop_Sub64Fx2: case Iop_Mul64Fx2:
+    case Iop_Add32Fx4: case Iop_Sub32Fx4: case Iop_Mul32Fx4:
+    case Iop_F64toI32S: case Iop_F64toI64S: case Iop_I64StoF64:
+    case Iop_F32toF64: case Iop_F64toF32:
+        return HWP_CORE_OP_FP;
+    default:
+        return HWP_CORE_OP_AUTO;
+    }
+}
+
+/* Which op classes win when an instruction has several: the longest
+ * latency in the 21264's table (divides, then multiply, then fp). */
+static const UChar hw_op_rank[HWP_CORE_OP_COUNT] = {0, 0, 2, 4, 1, 3};
+
+static void hw_op_note(hwp_core_ops *r, const IRExpr *e) {
+    UInt c;
+    switch (e->tag) {
+    case Iex_Binop: c = hw_op_class(e->Iex.Binop.op); break;
+    case Iex_Triop: c = hw_op_class(e->Iex.Triop.details->op); break;
+    case Iex_Unop: c = hw_op_class(e->Iex.Unop.op); break;
+    default: return;
+    }
+    if (hw_op_rank[c] > hw_op_rank[r->op]) r->op = (uint8_t)c;
+}
+
+/* Temps holding loaded data, or values computed from it, within one
+ * instruction: a register Put from one of them gets the load's latency,
+ * any other register the instruction writes is an address update (pop's
+ * RSP, a string op's RSI/RDI/RCX) ready after an integer op. Beyond
+ * HW_LOADED_MAX temps, every destination counts as loaded data. */
+#define HW_LOADED_MAX 16
+typedef struct hw_loaded {
+    IRTemp t[HW_LOADED_MAX];
+    UInt n;
+    Bool over;
+} hw_loaded;
+
+static Bool hw_loaded_atom(const hw_loaded *l, const IRExpr *e) {
+    UInt i;
+    if (!e || e->tag != Iex_RdTmp) return False;
+    for (i = 0; i < l->n; i++)
+        if (l->t[i] == e->Iex.RdTmp.tmp) return True;
+    return False;
+}
+
+/* Does the (flat) expression read a loaded temp? */
+static Bool hw_loaded_uses(const hw_loaded *l, const IRExpr *e) {
+    Int k;
+    switch (e->tag) {
+    case Iex_RdTmp: return hw_loaded_atom(l, e);
+    case Iex_Unop: return hw_loaded_atom(l, e->Iex.Unop.arg);
+    case Iex_Binop:
+        return hw_loaded_atom(l, e->Iex.Binop.arg1) || hw_loaded_atom(l, e->Iex.Binop.arg2);
+    case Iex_Triop:
+        return hw_loaded_atom(l, e->Iex.Triop.details->arg1) ||
+               hw_loaded_atom(l, e->Iex.Triop.details->arg2) ||
+               hw_loaded_atom(l, e->Iex.Triop.details->arg3);
+    case Iex_Qop:
+        return hw_loaded_atom(l, e->Iex.Qop.details->arg1) ||
+               hw_loaded_atom(l, e->Iex.Qop.details->arg2) ||
+               hw_loaded_atom(l, e->Iex.Qop.details->arg3) ||
+               hw_loaded_atom(l, e->Iex.Qop.details->arg4);
+    case Iex_ITE:
+        return hw_loaded_atom(l, e->Iex.ITE.cond) || hw_loaded_atom(l, e->Iex.ITE.iftrue) ||
+               hw_loaded_atom(l, e->Iex.ITE.iffalse);
+    case Iex_CCall:
+        for (k = 0; e->Iex.CCall.args[k]; k++)
+            if (hw_loaded_atom(l, e->Iex.CCall.args[k])) return True;
+        return False;
+    default: return False;
+    }
+}
+
+static void hw_loaded_add(hw_loaded *l, IRTemp t) {
+    if (l->n < HW_LOADED_MAX) l->t[l->n++] = t;
+    else l->over = True;
+}
+
+/* A Put of `data` to `reg`: mark the destination as loaded data. */
+static void hw_regs_put(hwp_core_ops *r, UInt *data, const hw_loaded *l, UInt reg,
+                        const IRExpr *e) {
+    UInt i;
+    hw_regs_write(&hw_host_state, r, reg);
+    if (l->over || hw_loaded_atom(l, e))
+        for (i = 0; i < r->ndst; i++)
+            if (r->dst[i] == reg) *data |= 1u << i;
+}
+
+/* The registers and op class of the instruction whose IMark is
+ * stmts[mark], as meta bits (hw_host.h). */
+static ULong hw_regs_scan(const IRSB *sb, Int mark) {
+    hwp_core_ops r;
+    hw_loaded l;
+    UInt data = 0;
+    Bool load = False;
+    Int i, k;
+    VG_(memset)(&r, 0, sizeof r);
+    l.n = 0;
+    l.over = False;
+    for (i = mark + 1; i < sb->stmts_used; i++) {
+        const IRStmt *st = sb->stmts[i];
+        if (!st) continue;
+        if (st->tag == Ist_IMark) break;
+        switch (st->tag) {
+        case Ist_WrTmp: {
+            const IRExpr *e = st->Ist.WrTmp.data;
+            if (e->tag == Iex_Get) {
+                hw_regs_read(&hw_host_state, &r, hw_reg(e->Iex.Get.offset));
+            } else if (e->tag == Iex_GetI) {
+                hw_regs_read(&hw_host_state, &r, hw_reg(e->Iex.GetI.descr->base));
+            } else if (e->tag == Iex_Load) {
+                load = True;
+                hw_loaded_add(&l, st->Ist.WrTmp.tmp);
+            } else {
+                hw_op_note(&r, e);
+                if (hw_loaded_uses(&l, e)) hw_loaded_add(&l, st->Ist.WrTmp.tmp);
+            }
+            break;
+        }
+        case Ist_LoadG:
+            load = True;
+            hw_loaded_add(&l, st->Ist.LoadG.details->dst);
+            break;
+        case Ist_CAS:
+            load = True;
+            hw_loaded_add(&l, st->Ist.CAS.details->oldLo);
+            break;
+        case Ist_Put:
+            hw_regs_put(&r, &data, &l, hw_reg(st->Ist.Put.offset), st->Ist.Put.data);
+            break;
+        case Ist_PutI:
+            hw_regs_put(&r, &data, &l, hw_reg(st->Ist.PutI.details->descr->base),
+                        st->Ist.PutI.details->data);
+            break;
+        case Ist_Dirty: {
+            const IRDirty *d = st->Ist.Dirty.details;
+            for (k = 0; k < d->nFxState; k++) {
+                IREffect fx = d->fxState[k].fx;
+                UInt reg = hw_reg(d->fxState[k].offset);
+                if (fx == Ifx_Read || fx == Ifx_Modify) hw_regs_read(&hw_host_state, &r, reg);
+                if (fx == Ifx_Write || fx == Ifx_Modify) hw_regs_write(&hw_host_state, &r, reg);
+            }
+            /* a helper's results count as data, like a load's */
+            data = 3u;
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    if (load) r.upd = (uint8_t)(~data & ((1u << r.ndst) - 1u));
+    return hw_regs_meta(&r);
+}
+
 static IRSB *hw_instrument(VgCallbackClosure *closure, IRSB *sbIn,
                            const VexGuestLayout *layout,
                            const VexGuestExtents *vge,
@@ -370,6 +585,7 @@ static IRSB *hw_instrument(VgCallbackClosure *closure, IRSB *sbIn,
             if (i == last_mark) hw_vex_class(sbIn, pc, len, has_exit, exit_dst, &v);
             meta = hw_meta(&hw_host_state, (const uint8_t *)pc, len, pc, &v,
                            &target);
+            if (hw_host_state.regs) meta |= hw_regs_scan(sbIn, i);
             addStmtToIRSB(sbOut, st);
             hw_call(sbOut, "hw_on_insn", hw_on_insn, 3,
                     mkIRExprVec_3(mkIRExpr_HWord(pc), mkIRExpr_HWord(meta),
@@ -627,6 +843,7 @@ static void hw_free(void *ctx, void *p) {
 static Bool hw_process_cmd_line_option(const HChar *arg) {
     const HChar *s;
     if VG_BOOL_CLO(arg, "--hwprof-deterministic", hw_deterministic) {}
+    else if VG_BOOL_CLO(arg, "--hwprof-regs", hw_regs_on) {}
     else if VG_STR_CLO(arg, "--hwprof-random-seed", s) {
         const char *why = "";
         uint64_t v;
@@ -653,7 +870,9 @@ static void hw_print_usage(void) {
         "                              bbv=FILE, ...\n"
         "    --hwprof-deterministic=yes|no  fixed AT_RANDOM, no vDSO, rdtsc =\n"
         "                              retired instructions [yes]\n"
-        "    --hwprof-random-seed=N    seed of the AT_RANDOM bytes [fixed]\n");
+        "    --hwprof-random-seed=N    seed of the AT_RANDOM bytes [fixed]\n"
+        "    --hwprof-regs=yes|no      core=on: registers from VEX IR, so the\n"
+        "                              timing has dependences [yes]\n");
 }
 
 static void hw_print_debug_usage(void) { VG_(printf)("    (none)\n"); }
@@ -713,6 +932,10 @@ static void hw_post_clo_init(void) {
     if (o->bbv[0])
         hw_bbv_files = VG_(calloc)("hwprof.bbv", VG_N_THREADS, sizeof *hw_bbv_files);
     hw_need_memory = hwx_opts_need_memory(o);
+    if ((o->models & HWX_M_CORE) && hw_regs_on) {
+        hw_regs_init();
+        hw_host_state.regs = 1;
+    }
     if (o->record[0]) {
         hw_record_file = hw_fileout_open("record", o->record, &hw_record_writer);
         if (!hw_record_file) VG_(exit)(1);

@@ -205,6 +205,9 @@ typedef struct hwp_core_ops {
     uint8_t src[3];  /* register numbers 1..255 (0 = none)              */
     uint8_t dst[2];
     uint8_t regs;    /* 1: the host supplies registers (even none)      */
+    uint8_t upd;     /* bit i: dst[i] is an address update (pop's stack
+                        pointer, a string op's pointers), ready lat_int
+                        after issue, not when the load's data arrives  */
 } hwp_core_ops;
 
 /* What the core reports for one instruction. Stage cycles are valid when
@@ -1120,7 +1123,8 @@ HWP_API void hwp__core_timed(hwp_core *c, const hwp_insn *in,
     rd = is + lat;
     if (ops && ops->regs)
         for (i = 0; i < ops->ndst && i < 2u; i++)
-            if (ops->dst[i]) c->ready[ops->dst[i]] = rd;
+            if (ops->dst[i])
+                c->ready[ops->dst[i]] = (ops->upd >> i) & 1u ? is + d->lat_int : rd;
     /* retire: in order, retire_width a cycle, not before ready */
     rt = rd > c->retire_c ? rd : c->retire_c;
     if (rt == c->retire_c && c->retire_n >= d->retire_width) rt++;

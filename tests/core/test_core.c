@@ -414,6 +414,41 @@ static void test_long_latency_chains(void) {
         }
 }
 
+static void test_address_update(void) {
+    /* pop r1 (r2 the stack pointer): a load from memory (latency 10)
+     * that writes r1 with the data and r2 with an address update (upd
+     * bit 1). fetch 10, map 12, issue 13: r1 ready 23, r2 13 + lat_int
+     * = 14. An add reading r2 issues at 14, one reading r1 at 23. */
+    tcore t;
+    hwp_core_desc d = timing_desc(HWP_CORE_OOO);
+    hwp_core_out o;
+    hwp_insn in;
+    hwp_core_ops ops;
+    CHECK_EQ(topen(&t, &d), HWP_OK);
+    memset(&in, 0, sizeof in);
+    memset(&ops, 0, sizeof ops);
+    in.pc = 0x1000;
+    in.next_pc = 0x1004;
+    in.cls = HWP_CLS_LOAD;
+    in.addr = 0x80000;
+    ops.len = 4;
+    ops.regs = 1;
+    ops.nsrc = 1;
+    ops.src[0] = 2;
+    ops.ndst = 2;
+    ops.dst[0] = 1;
+    ops.dst[1] = 2;
+    ops.upd = 2;
+    hwp_core_insn_ex(&t.c, &in, &ops, &o);
+    CHECK_EQ(o.issue, 13);
+    CHECK_EQ(o.ready, 23);
+    alu(&t.c, 0x1004, 2, 3, &o);
+    CHECK_EQ(o.issue, 14);
+    alu(&t.c, 0x1008, 1, 4, &o);
+    CHECK_EQ(o.issue, 23);
+    tclose(&t);
+}
+
 static void test_load_latency_and_mispredict(void) {
     /* i0 loads r1 from memory (L1D and L2 miss: latency 10), i1 uses r1.
      * fetch 10, map 12, i0 issues 13, ready 23; i1 issues 23, ready 24.
@@ -642,6 +677,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_chain_ooo);
     HWT_RUN(test_chain_inorder);
     HWT_RUN(test_long_latency_chains);
+    HWT_RUN(test_address_update);
     HWT_RUN(test_load_latency_and_mispredict);
     HWT_RUN(test_modes);
     HWT_RUN(test_bad_descs);

@@ -166,6 +166,65 @@ static void test_records(void) {
     free(mb.p);
 }
 
+/* Registers gathered at translation (hw_regs_*), packed into meta and
+ * handed to the session's core with each record. */
+static void test_regs(void) {
+    hw_host *h = new_host();
+    hwp_core_ops r;
+    hw_thread *t;
+    const char *why = "";
+    membuf mb = {NULL, 0, 0};
+    hwp_writer w;
+    uint64_t meta;
+    CHECK_EQ(hw_host_option(h, "core=on", &why), HWP_OK);
+    h->regs = 1;
+    memset(&r, 0, sizeof r);
+    /* RAX read twice counts once; the flags written, then read (the
+     * instruction's own result): no source; a fourth source and a third
+     * destination are counted and left out; 0 is no register */
+    hw_regs_read(h, &r, 1);
+    hw_regs_read(h, &r, 1);
+    hw_regs_write(h, &r, 1);
+    hw_regs_write(h, &r, 1);
+    hw_regs_write(h, &r, 17);
+    hw_regs_read(h, &r, 17);
+    hw_regs_read(h, &r, 4);
+    hw_regs_read(h, &r, 0);
+    hw_regs_read(h, &r, 18);
+    hw_regs_read(h, &r, 19);
+    hw_regs_write(h, &r, 34);
+    hw_regs_write(h, &r, 0);
+    r.op = HWP_CORE_OP_MUL;
+    r.upd = 2;
+    CHECK_EQ(r.nsrc, 3);
+    CHECK_EQ(r.ndst, 2);
+    CHECK_EQ(h->regs_src_over, 1);
+    CHECK_EQ(h->regs_dst_over, 1);
+    meta = hw_regs_meta(&r);
+    CHECK_EQ(meta & 0x1FFFFu, 0); /* clear of length, class, indirect */
+    t = hw_thread_new(h, 1, &why);
+    if (!CHECK(t != NULL && t->s != NULL)) {
+        arena_release();
+        return;
+    }
+    hw_thread_insn(t, 0x100, META(4, HWP_CLS_OTHER) | meta, 0);
+    hw_thread_insn(t, 0x104, META(4, HWP_CLS_OTHER), 0); /* emits 0x100 */
+    CHECK(t->ops.regs == 1 && t->ops.nsrc == 3 && t->ops.ndst == 2);
+    CHECK(t->ops.src[0] == 1 && t->ops.src[1] == 4 && t->ops.src[2] == 18);
+    CHECK(t->ops.dst[0] == 1 && t->ops.dst[1] == 17);
+    CHECK_EQ(t->ops.op, HWP_CORE_OP_MUL);
+    CHECK_EQ(t->ops.upd, 2);
+    hw_thread_flush(t); /* 0x104: no registers, all slots 0 */
+    CHECK(t->ops.src[0] == 0 && t->ops.dst[0] == 0 && t->ops.op == 0 && t->ops.upd == 0);
+    w.write = mem_write;
+    w.ctx = &mb;
+    hwx_session_report_text(t->s, &w);
+    mem_write(&mb, "", 1);
+    CHECK_HAS((const char *)mb.p, "(registers from VEX IR: timing with dependences)");
+    free(mb.p);
+    arena_release();
+}
+
 static void test_options(void) {
     hw_host *h = new_host();
     const char *why = "";
@@ -181,6 +240,7 @@ int main(int argc, char **argv) {
     hwt_begin(argc, argv);
     HWT_RUN(test_meta_classes);
     HWT_RUN(test_records);
+    HWT_RUN(test_regs);
     HWT_RUN(test_options);
     return hwt_end();
 }

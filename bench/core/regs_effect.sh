@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# bench/core/regs_effect.sh BUILD_DIR [NAME...]
+#
+# What the registers from VEX IR change in full timing: each real program
+# of bench/core/programs.sh (gzip, bzip2, python3.11 by default) runs
+# twice under the Valgrind tool with core=on (full timing, out of order,
+# the 21264 defaults) and ProfileMe at interval 64, once with the
+# registers (--hwprof-regs=yes, the default) and once without
+# (--hwprof-regs=no). bench/core/regs_effect.py prints the cycles, IPC
+# and wasted issue slots of both and the PCs whose mean fetch ->
+# retire-ready latency (ProfileMe's samples, the same PCs sampled in
+# both runs: the stream and the selections do not depend on the timing)
+# changed most.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+. "$here/programs.sh"
+programs_args "bench/core/regs_effect.sh BUILD_DIR [NAME...]" \
+  examples/valgrind/lib/hwprof-amd64-linux regs "$@"
+programs_setup "$root" "$work"
+for n in "${names[@]}"; do
+  eval "prog=(${cmd[$n]})"
+  for r in yes no; do
+    nice $fixture run "$valgrind" "$libdir" "$work" "--hwprof-regs=$r" --core=on \
+      --models=pm+core --pm_interval=64 --pm_table=65536 --report=/dev/null \
+      "--json=$work/$n-$r.json" -- "${prog[@]}" >/dev/null
+  done
+  python3 "$here/regs_effect.py" "$n" "$work/$n-yes.json" "$work/$n-no.json"
+done
