@@ -50,30 +50,23 @@ uint64_t hw_meta(hw_host *h, const uint8_t *bytes, uint32_t len, uint64_t pc,
            (indirect ? HW_META_INDIRECT : 0);
 }
 
-void hw_regs_read(hw_host *h, hwp_core_ops *r, uint32_t reg) {
+static int hw__has(const uint8_t *a, uint32_t n, uint32_t reg) {
     uint32_t i;
-    if (!reg) return;
-    for (i = 0; i < r->ndst; i++)
-        if (r->dst[i] == reg) return;
-    for (i = 0; i < r->nsrc; i++)
-        if (r->src[i] == reg) return;
-    if (r->nsrc == 3u) {
-        h->regs_src_over++;
-        return;
-    }
-    r->src[r->nsrc++] = (uint8_t)reg;
+    for (i = 0; i < n; i++)
+        if (a[i] == reg) return 1;
+    return 0;
+}
+
+void hw_regs_read(hw_host *h, hwp_core_ops *r, uint32_t reg) {
+    if (!reg || hw__has(r->dst, r->ndst, reg) || hw__has(r->src, r->nsrc, reg)) return;
+    if (r->nsrc == 3u) h->regs_src_over++;
+    else r->src[r->nsrc++] = (uint8_t)reg;
 }
 
 void hw_regs_write(hw_host *h, hwp_core_ops *r, uint32_t reg) {
-    uint32_t i;
-    if (!reg) return;
-    for (i = 0; i < r->ndst; i++)
-        if (r->dst[i] == reg) return;
-    if (r->ndst == 2u) {
-        h->regs_dst_over++;
-        return;
-    }
-    r->dst[r->ndst++] = (uint8_t)reg;
+    if (!reg || hw__has(r->dst, r->ndst, reg)) return;
+    if (r->ndst == 2u) h->regs_dst_over++;
+    else r->dst[r->ndst++] = (uint8_t)reg;
 }
 
 uint64_t hw_regs_meta(const hwp_core_ops *r) {

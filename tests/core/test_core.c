@@ -414,6 +414,21 @@ static void test_long_latency_chains(void) {
         }
 }
 
+/* A load of 8 bytes at addr into ops's registers (the caller sets them). */
+static void load_regs(hwp_core *c, uint64_t pc, uint64_t addr, hwp_core_ops *ops,
+                      hwp_core_out *o) {
+    hwp_insn in;
+    memset(&in, 0, sizeof in);
+    in.pc = pc;
+    in.next_pc = pc + 4;
+    in.cls = HWP_CLS_LOAD;
+    in.addr = addr;
+    ops->len = 4;
+    ops->size = 8;
+    ops->regs = 1;
+    hwp_core_insn_ex(c, &in, ops, o);
+}
+
 static void test_address_update(void) {
     /* pop r1 (r2 the stack pointer): a load from memory (latency 10)
      * that writes r1 with the data and r2 with an address update (upd
@@ -422,24 +437,16 @@ static void test_address_update(void) {
     tcore t;
     hwp_core_desc d = timing_desc(HWP_CORE_OOO);
     hwp_core_out o;
-    hwp_insn in;
     hwp_core_ops ops;
     CHECK_EQ(topen(&t, &d), HWP_OK);
-    memset(&in, 0, sizeof in);
     memset(&ops, 0, sizeof ops);
-    in.pc = 0x1000;
-    in.next_pc = 0x1004;
-    in.cls = HWP_CLS_LOAD;
-    in.addr = 0x80000;
-    ops.len = 4;
-    ops.regs = 1;
     ops.nsrc = 1;
     ops.src[0] = 2;
     ops.ndst = 2;
     ops.dst[0] = 1;
     ops.dst[1] = 2;
     ops.upd = 2;
-    hwp_core_insn_ex(&t.c, &in, &ops, &o);
+    load_regs(&t.c, 0x1000, 0x80000, &ops, &o);
     CHECK_EQ(o.issue, 13);
     CHECK_EQ(o.ready, 23);
     alu(&t.c, 0x1004, 2, 3, &o);
@@ -461,18 +468,10 @@ static void test_load_latency_and_mispredict(void) {
     hwp_insn in;
     hwp_core_ops ops;
     CHECK_EQ(topen(&t, &d), HWP_OK);
-    memset(&in, 0, sizeof in);
     memset(&ops, 0, sizeof ops);
-    in.pc = 0x1000;
-    in.next_pc = 0x1004;
-    in.cls = HWP_CLS_LOAD;
-    in.addr = 0x80000;
-    ops.len = 4;
-    ops.size = 8;
-    ops.regs = 1;
     ops.ndst = 1;
     ops.dst[0] = 1;
-    hwp_core_insn_ex(&t.c, &in, &ops, &o);
+    load_regs(&t.c, 0x1000, 0x80000, &ops, &o);
     CHECK_EQ(o.issue, 13);
     CHECK_EQ(o.ready, 23);
     CHECK_EQ(o.dlevel, 4);
