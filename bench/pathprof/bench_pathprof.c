@@ -54,26 +54,28 @@ static void record(void *ctx, uint64_t pc, uint64_t next, uint32_t cls,
     b->taken = taken != 0;
 }
 
-static unsigned char st_path[1 << 12] A16, st_hpt[HWP_HPT_BYTES(512)] A16,
-    st_phase[1 << 14] A16, st_bbv[1 << 14] A16;
+static unsigned char st_bbv[1 << 14] A16;
 
+/* Each benchmark owns its storage: a table another benchmark filled
+ * would turn this one's misses into hits. */
 typedef struct model_ctx {
     hwp_path p;
     hwp_hpt h;
     hwp_phase ph;
     hwp_cost c;
+    unsigned char st_path[1 << 12] A16, st_hpt[HWP_HPT_BYTES(512)] A16, st_phase[1 << 14] A16;
 } model_ctx;
 
 /* The cost is initialised first: hwp_path_init reads the operation
  * latencies from it. */
-static void model_setup(model_ctx *m, int phase, int cost, int aging) {
+static void model_setup(model_ctx *m, int phase, int cost, uint32_t policy) {
     hwp_hpt_desc hd;
     memset(&hd, 0, sizeof hd);
-    hd.policy = aging ? HWP_HPT_AGING : HWP_HPT_PLAIN;
+    hd.policy = policy;
     hwp_cost_init(&m->c, NULL);
-    hwp_path_init(&m->p, st_path, sizeof st_path, NULL, cost ? &m->c : NULL);
-    hwp_hpt_init(&m->h, st_hpt, sizeof st_hpt, &hd, NULL);
-    hwp_phase_init(&m->ph, st_phase, sizeof st_phase, NULL, NULL);
+    hwp_path_init(&m->p, m->st_path, sizeof m->st_path, NULL, cost ? &m->c : NULL);
+    hwp_hpt_init(&m->h, m->st_hpt, sizeof m->st_hpt, &hd, NULL);
+    hwp_phase_init(&m->ph, m->st_phase, sizeof m->st_phase, NULL, NULL);
     hwp_path_attach(&m->p, &m->h, phase ? &m->ph : NULL);
     hwp_path_begin(&m->p, 0x1000);
 }
@@ -123,6 +125,23 @@ static uint64_t run_insn(void *ctx, uint64_t iters) {
             hwp_path_insn(&m->p, &in);
         }
     return model_result(m);
+}
+
+/* The table's miss path: hwp_hpt_add alone on MISS_N completions
+ * spread over 4096 paths (8 x the entries), so most adds miss the
+ * 512 x 4 table (the synthetic program's paths nearly all hit). */
+#define MISS_N 65536u
+static hwp_path_pd miss_pd[MISS_N];
+
+static uint64_t run_hpt_miss(void *ctx, uint64_t iters) {
+    model_ctx *m = (model_ctx *)ctx;
+    const hwp_path_pd *end = miss_pd + MISS_N, *d;
+    uint64_t it;
+    hwp_hpt_stats hs = {0};
+    for (it = 0; it < iters; it++)
+        for (d = miss_pd; d != end; d++) hwp_hpt_add(&m->h, d, 1);
+    hwp_hpt_get_stats(&m->h, &hs);
+    return hs.misses;
 }
 
 static uint64_t run_bbv(void *ctx, uint64_t iters) {
@@ -212,7 +231,7 @@ static uint64_t run_sw(void *ctx, uint64_t iters) {
 }
 
 int main(int argc, char **argv) {
-    static model_ctx m1, m2, m3, m4, m5, m6;
+    static model_ctx m1, m2, m3, m4, m5, m6, m7, mm[3];
     uint64_t ninsn = 0;
     size_t i;
     static sw_prof sw;
@@ -222,12 +241,21 @@ int main(int argc, char **argv) {
     hwb_begin(argc, argv);
     pp_init(&g, record, NULL, 5);
     pp_main(&g, &mf, 20000);
-    model_setup(&m1, 0, 0, 0);
-    model_setup(&m2, 1, 0, 0);
-    model_setup(&m3, 1, 1, 0);
-    model_setup(&m4, 0, 1, 0);
-    model_setup(&m5, 0, 1, 0);
-    model_setup(&m6, 0, 0, 1);
+    model_setup(&m1, 0, 0, HWP_HPT_PLAIN);
+    model_setup(&m2, 1, 0, HWP_HPT_PLAIN);
+    model_setup(&m3, 1, 1, HWP_HPT_PLAIN);
+    model_setup(&m4, 0, 1, HWP_HPT_PLAIN);
+    model_setup(&m5, 0, 1, HWP_HPT_PLAIN);
+    model_setup(&m6, 0, 0, HWP_HPT_AGING);
+    model_setup(&m7, 0, 0, HWP_HPT_DECAY);
+    model_setup(&mm[0], 0, 0, HWP_HPT_PLAIN);
+    model_setup(&mm[1], 0, 0, HWP_HPT_AGING);
+    model_setup(&mm[2], 0, 0, HWP_HPT_DECAY);
+    for (i = 0; i < MISS_N; i++) { /* a fixed pseudo-random order (Knuth's multiplier) */
+        uint32_t k = (uint32_t)(i * 2654435761u) >> 20; /* 4096 paths */
+        miss_pd[i].start = 0x400000u + (uint64_t)(k >> 2) * 64u;
+        miss_pd[i].shape = 4u | (k & 3u);
+    }
     other_rec.cls = HWP_CLS_OTHER;
     for (i = 0; i < ntrace; i++) ninsn += trace[i].insns;
     hwp_phase_init(&bbv, st_bbv, sizeof st_bbv, NULL, NULL);
@@ -238,10 +266,14 @@ int main(int argc, char **argv) {
     hwb_run("pathprof/stack+hpt", run_model, &m1, ntrace);
     hwb_run("pathprof/stack+hpt+cost", run_model, &m4, ntrace);
     hwb_run("pathprof/stack+hpt_aging", run_model, &m6, ntrace);
+    hwb_run("pathprof/stack+hpt_decay", run_model, &m7, ntrace);
     hwb_run("pathprof/stack+hpt+phase", run_model, &m2, ntrace);
     hwb_run("pathprof/full+queue", run_model, &m3, ntrace);
     hwb_run("pathprof/insn+cost", run_insn, &m5, ninsn);
     hwb_run("pathprof/bbv", run_bbv, &bbv, ntrace);
+    hwb_run("pathprof/hpt_miss_lfu", run_hpt_miss, &mm[0], MISS_N);
+    hwb_run("pathprof/hpt_miss_aging", run_hpt_miss, &mm[1], MISS_N);
+    hwb_run("pathprof/hpt_miss_decay", run_hpt_miss, &mm[2], MISS_N);
     hwb_run("peer/sw_exact", run_sw, &sw, ntrace);
     free(sw.tab);
     free(trace);

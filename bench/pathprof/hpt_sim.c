@@ -19,7 +19,11 @@
  *        caches) beside LFU at 2..512 ways, with the library's policy
  *        aging (LFUDA) beside the simulator's at up to 256 ways; and the
  *        library's policy decay (Misra-Gries per set) beside its
- *        simulation, at the same ways.
+ *        simulation, at the same ways; then `dynamic`.
+ *  dynamic  the paper's dynamic overlap (sec. 8.1) of the library's
+ *        512x4 table under LFU, aging and decay: emptied at each window
+ *        of 100M (the paper's), 10M and 1M instructions, scored against
+ *        that window's exact paths, the mean over whole windows.
  *  diag  where the overlap goes at 512x4 (LFU and LFUDA), and when the exact top-512 paths
  *        first appear (tenths of the path stream).
  *  paths the path population: how paths end (a back-edge, an indirect
@@ -33,8 +37,9 @@
  * unbounded stack, which also counts paths the model's 32-entry stack
  * drops, so their figures may differ from these in the second decimal.
  *
- * Usage: hpt_sim TRACE [ways|age|diag|paths]
- *        hpt_sim --selftest   `ways` on a seeded Zipf(1.0) stream of 40,000
+ * Usage: hpt_sim TRACE [ways|age|dynamic|diag|paths]
+ *        hpt_sim --selftest   the dynamic overlap on a stream scored by hand,
+ *                             then `ways` on a seeded Zipf(1.0) stream of 40,000
  *                             paths over 4,096 (the unit test: the simulator
  *                             must keep the library's entries at 1-256 ways)
  * A host-side tool (stdio, malloc, mmap), not part of the library. */
@@ -57,6 +62,8 @@
 /* The path stream, then its distinct paths: ids[i] names path i. */
 static hwp_path_pd *stream;
 static uint32_t n, cap, *ids, U;
+/* Instructions (trace records) retired when path i completed, and so far. */
+static uint64_t *at, fed;
 /* How path i ended (END_*), from the record that completed it. */
 enum { END_BACK, END_IND, END_RET, END_SPLIT, END_FLUSH, END_N };
 static uint8_t *ends;
@@ -69,7 +76,8 @@ static void keep(const hwp_path_pd *pd) {
         cap = cap ? 2 * cap : 1u << 20;
         stream = realloc(stream, (size_t)cap * sizeof *stream);
         ends = realloc(ends, cap);
-        if (!stream || !ends) { fputs("hpt_sim: out of memory\n", stderr); exit(2); }
+        at = realloc(at, (size_t)cap * sizeof *at);
+        if (!stream || !ends || !at) { fputs("hpt_sim: out of memory\n", stderr); exit(2); }
     }
     /* BL paths (Table 1) end at a back-edge, an indirect jump or a
      * return; any other completion is the split at max_len */
@@ -78,6 +86,7 @@ static void keep(const hwp_path_pd *pd) {
               : cur->cls == HWP_CLS_INDIRECT ? END_IND
               : cur->next_pc <= cur->pc      ? END_BACK
                                              : END_SPLIT;
+    at[n] = fed;
     stream[n++] = *pd;
 }
 static void on_path(void *ctx, const hwp_path_rec *r) {
@@ -98,6 +107,7 @@ static void synth(void) {
         hwp_path_pd pd;
         pd.start = 0x400000u + (k & 511u) * 64u;
         pd.shape = (2u << (k >> 9)) | (k >> 3 & 1u);
+        fed += 10;
         keep(&pd);
     }
 }
@@ -144,6 +154,7 @@ static int read_trace(const char *file) {
         if (!started) { vcpu = r.vcpu; hwp_path_begin(&p, in.pc); started = 1; }
         if (r.vcpu != vcpu) { other++; continue; }
         cur = &in;
+        fed++;
         hwp_path_insn(&p, &in);
     }
     cur = NULL;
@@ -296,6 +307,64 @@ static double lib_overlap(uint32_t ways, uint64_t age, const sim_ent *t, int *sa
     return ov;
 }
 
+/* The paper's dynamic overlap percentage (sec. 8.1): the profiler enabled
+ * for one window of `win` instructions at a time, so the table starts
+ * empty (hwp_hpt_reset) at each window, and its rows are scored against
+ * that window's exact profile; the mean over the whole windows (a path
+ * belongs to the window its last instruction retires in; a trailing
+ * partial window is left out, as the paper's windows are all 100M). Also
+ * the mean perfect table of as many entries per window (*perfect).
+ * Returns the mean, or -1 with no whole window. */
+static double dyn_overlap(uint32_t entries, uint32_t ways, uint32_t policy, uint64_t win,
+                          uint32_t *windows, double *perfect) {
+    hwp_hpt h;
+    hwp_hpt_desc d;
+    uint64_t whole = fed / win, w, *cnt = calloc(U, sizeof *cnt);
+    uint64_t *top = malloc((size_t)U * sizeof *top);
+    hwp_path_row *rows = malloc((size_t)entries * sizeof *rows);
+    uint32_t *seen = malloc((size_t)U * sizeof *seen), i = 0;
+    double sum = 0, best = 0;
+    void *mem;
+    memset(&d, 0, sizeof d);
+    d.entries = entries;
+    d.ways = ways;
+    d.policy = policy;
+    mem = malloc(hwp_hpt_bytes(&d));
+    if (!cnt || !top || !rows || !seen || !mem ||
+        hwp_hpt_init(&h, mem, hwp_hpt_bytes(&d), &d, NULL) != HWP_OK) {
+        fputs("hpt_sim: out of memory\n", stderr);
+        exit(2);
+    }
+    for (w = 0; w < whole; w++) {
+        uint32_t m = 0, j, k;
+        uint64_t tot = 0, held = 0;
+        hwp_hpt_reset(&h);
+        for (; i < n && (at[i] - 1) / win == w; i++) {
+            hwp_hpt_add(&h, &stream[i], 1);
+            if (!cnt[ids[i]]++) seen[m++] = ids[i];
+        }
+        for (j = 0; j < m; j++) { /* the window's exact profile */
+            scratch[j].pd = exact[seen[j]].pd;
+            top[j] = scratch[j].count = cnt[seen[j]];
+            tot += cnt[seen[j]];
+            cnt[seen[j]] = 0;
+        }
+        k = (uint32_t)hwp_hpt_export(&h, rows, entries);
+        sum += hwp_path_overlap(rows, k < entries ? k : entries, scratch, m);
+        qsort(top, m, sizeof *top, cmp_desc);
+        for (j = 0; j < m && j < entries; j++) held += top[j];
+        best += tot ? 100.0 * (double)held / (double)tot : 0;
+    }
+    free(mem);
+    free(cnt);
+    free(top);
+    free(rows);
+    free(seen);
+    *windows = (uint32_t)whole;
+    *perfect = whole ? best / (double)whole : -1;
+    return whole ? sum / (double)whole : -1;
+}
+
 static int run_ways(void) {
     uint32_t ways;
     int bad = 0;
@@ -324,6 +393,28 @@ static int run_ways(void) {
         free(u);
     }
     return bad;
+}
+
+/* The dynamic overlap at 512x4 for each policy, at the paper's window
+ * (100M instructions) and at shorter ones: the paper's runs were 150 of
+ * its windows long, the corpus runs are one or a few. */
+static void run_dynamic(void) {
+    static const uint64_t wins[] = {100000000, 10000000, 1000000};
+    static const uint32_t pol[] = {HWP_HPT_PLAIN, HWP_HPT_AGING, HWP_HPT_DECAY};
+    unsigned j, k;
+    for (j = 0; j < sizeof wins / sizeof *wins; j++) {
+        uint32_t nw = 0;
+        double perfect = -1, ov[3];
+        for (k = 0; k < 3; k++) ov[k] = dyn_overlap(SIM_ENTRIES, 4, pol[k], wins[j], &nw, &perfect);
+        if (!nw) {
+            printf("dynamic 512x4 window %llu: no whole window (%llu instructions)\n",
+                   (unsigned long long)wins[j], (unsigned long long)fed);
+            continue;
+        }
+        printf("dynamic 512x4 window %llu: windows %u  LFU %6.2f  aging %6.2f  decay %6.2f  "
+               "perfect %6.2f\n",
+               (unsigned long long)wins[j], nw, ov[0], ov[1], ov[2], perfect);
+    }
 }
 
 static void run_age(void) {
@@ -454,15 +545,52 @@ static void run_paths(void) {
     free(seen);
 }
 
+/* The dynamic overlap on a stream small enough to score by hand: paths
+ * A A A B C C completing at instructions 10..60, a 2-entry, 2-way LFU
+ * table. Windows of 30: {A A A}, then {B C C}, which the emptied table
+ * holds whole: 100 and 100. (Not emptied, it would keep A:3 and let C
+ * replace B: shares 3/5 and 2/5 against B 1/3, C 2/3, 40.) Windows of
+ * 25: {A A}, 100; {A B C}, where C replaces A (lowest way on a tie):
+ * B:1, C:1 against thirds, 66.67; the partial {C} is left out: mean
+ * 83.33 (88.89 if it counted). The complete overlap of the run (A:3, C:2
+ * against A 1/2, B 1/6, C 1/3) would be 83.33 too, from other shares. */
+static int hand_case(void) {
+    static const uint64_t key[] = {1, 1, 1, 2, 3, 3};
+    uint32_t i, nw, nw2;
+    double p, a, b;
+    int bad;
+    for (i = 0; i < 6; i++) {
+        hwp_path_pd pd;
+        pd.start = 0x1000 * key[i];
+        pd.shape = 2;
+        fed = 10 * (i + 1);
+        keep(&pd);
+    }
+    count_exact();
+    a = dyn_overlap(2, 2, HWP_HPT_PLAIN, 30, &nw, &p);
+    b = dyn_overlap(2, 2, HWP_HPT_PLAIN, 25, &nw2, &p);
+    bad = nw != 2 || nw2 != 2 || a < 99.99 || b < 83.33 || b > 83.34;
+    printf("hand case: dynamic overlap %.2f over %u windows of 30 (100.00 expected), %.2f over "
+           "%u of 25 (83.33)%s\n",
+           a, nw, b, nw2, bad ? " WRONG" : "");
+    free(ids);
+    free(exact);
+    free(scratch);
+    n = U = 0;
+    fed = 0;
+    return bad;
+}
+
 int main(int argc, char **argv) {
     const char *what = argc > 2 ? argv[2] : "ways";
     double p512, p2048;
     int self = argc == 2 && !strcmp(argv[1], "--selftest");
     if (argc < 2 || (strcmp(what, "ways") && strcmp(what, "age") && strcmp(what, "diag") &&
-                     strcmp(what, "paths"))) {
-        fputs("usage: hpt_sim TRACE [ways|age|diag|paths] | hpt_sim --selftest\n", stderr);
+                     strcmp(what, "paths") && strcmp(what, "dynamic"))) {
+        fputs("usage: hpt_sim TRACE [ways|age|dynamic|diag|paths] | hpt_sim --selftest\n", stderr);
         return 2;
     }
+    if (self && hand_case()) return 1;
     if (self) synth();
     else if (read_trace(argv[1]) != 0) return 2;
     if (!n) { fputs("hpt_sim: no paths\n", stderr); return 2; }
@@ -472,7 +600,11 @@ int main(int argc, char **argv) {
     printf("distinct paths %u; perfect 512-entry table %.2f, 2048 %.2f\n", U, p512, p2048);
     if (self && U <= SIM_ENTRIES) return 1; /* no replacement to compare */
     if (!strcmp(what, "ways")) return run_ways();
-    if (!strcmp(what, "age")) run_age();
+    if (!strcmp(what, "age")) {
+        run_age();
+        run_dynamic();
+    }
+    else if (!strcmp(what, "dynamic")) run_dynamic();
     else if (!strcmp(what, "paths")) run_paths();
     else run_diag();
     return 0;

@@ -26,7 +26,30 @@ typedef struct hwx__pathd {
     hwp_phase_desc bbv; /* the BBV detector at the same hardware budget */
     uint32_t blocks;    /* block map slots (a power of two); 0: no map  */
     uint32_t metric;    /* HWX__PM_*                                     */
+    uint64_t window;    /* the dynamic overlap's window, instructions    */
 } hwx__pathd;
+
+/* The dynamic overlap percentage (sec. 8.1): "the average of overlap
+ * percentages computed for path profiles of non-overlapping 100 million
+ * instruction execution windows", the profiler enabled for each window
+ * alone. With exact=on a second table of the same geometry and policy
+ * takes every completed path of the model's stack, beside an exact
+ * count of that window's paths; both are scored and emptied at each
+ * window end. A trailing partial window is not scored. The exact count
+ * is a hash of HWX__WIN_ROWS paths; a window with more distinct paths
+ * is not scored (counted). */
+#define HWX__WINDOW_DEFAULT 100000000u
+#define HWX__WIN_ROWS 65536u
+typedef struct hwx__win {
+    hwp_hpt *hpt;         /* the table, emptied at each window            */
+    hwp_path_row *exact;  /* HWX__WIN_ROWS slots; count 0: empty          */
+    hwp_path_row *rows;   /* the table's rows at a window end             */
+    uint32_t used;        /* occupied exact slots                         */
+    uint32_t over;        /* this window's exact count overflowed         */
+    uint64_t len, at;     /* window length and instructions into it       */
+    uint64_t scored, lost; /* windows scored; windows not (overflow)      */
+    double sum;           /* their overlaps                               */
+} hwx__win;
 
 typedef struct hwx__path {
     hwp_path *path;
@@ -51,6 +74,7 @@ typedef struct hwx__path {
     uint64_t pend_ev;     /* ... and the metric since then              */
     uint64_t last_cycle;  /* the core's clock after the last instruction */
     uint64_t fed;         /* cycles/dcmiss: the metric fed to the stack  */
+    hwx__win win;         /* the dynamic overlap (exact=on only)          */
     int started;
 } hwx__path;
 
@@ -117,6 +141,7 @@ static hwp_status hwx__path_set(void *dv, const char *k, const char *opt,
                                       HWX__PM_DCMISS};
         return hwx__enum(opt, v, hwx__pm_names, mv, &d->metric, why);
     }
+    if (hwx_streq(k, "window")) return hwx__u64(opt, v, &d->window, why);
     if (hwx_streq(k, "bits")) return hwx__u32(opt, v, &d->p.counter_bits, why);
     if (hwx_streq(k, "depth")) return hwx__u32(opt, v, &d->p.depth, why);
     if (hwx_streq(k, "maxlen")) return hwx__u32(opt, v, &d->p.max_len, why);
@@ -164,7 +189,54 @@ static size_t hwx__path_bytes(const void *dv, const hwx_opts *o, const char **wh
            hwp__align(hwp_phase_bytes(&d.bbv)) + hwp__align(HWX__PHASE_LOG * sizeof(uint32_t)) +
            (d.blocks ? hwp__align(sizeof(hwx_blocks)) + hwx_blocks_bytes(d.blocks) +
                            hwp__align(hwx__path_entries(&d) * sizeof(hwp_path_row))
+                     : 0) +
+           (o->exact ? hwp__align(sizeof(hwp_hpt)) + hwp__align(b) +
+                           hwp__align(HWX__WIN_ROWS * sizeof(hwp_path_row)) +
+                           hwp__align(hwx__path_entries(&d) * sizeof(hwp_path_row))
                      : 0);
+}
+
+/* A window ends: score its table against its exact paths, empty both. */
+static void hwx__win_end(hwx__win *x, uint32_t entries) {
+    uint32_t i, n = 0;
+    size_t k;
+    if (x->over) {
+        x->lost++;
+    } else {
+        for (i = 0; i < HWX__WIN_ROWS && n < x->used; i++) /* compact */
+            if (x->exact[i].count) x->exact[n++] = x->exact[i];
+        k = hwp_hpt_export(x->hpt, x->rows, entries);
+        x->sum += hwp_path_overlap(x->rows, k < entries ? k : entries, x->exact, n);
+        x->scored++;
+    }
+    hwp__zero(x->exact, HWX__WIN_ROWS * sizeof(hwp_path_row));
+    x->used = x->over = 0;
+    hwp_hpt_reset(x->hpt);
+}
+
+/* Every completed path of the model's stack (exact=on): into the
+ * window's table and its exact count. */
+static void hwx__on_path(void *ctx, const hwp_path_rec *r) {
+    hwx__win *x = &((hwx__path *)ctx)->win;
+    uint32_t i = (uint32_t)hwp__path_index(r->pd.start ^ r->pd.shape, HWX__WIN_ROWS - 1);
+    hwp_hpt_add(x->hpt, &r->pd, r->value);
+    while (x->exact[i].count && !hwp_path_pd_eq(&x->exact[i].pd, &r->pd))
+        i = (i + 1) & (HWX__WIN_ROWS - 1);
+    if (!x->exact[i].count) {
+        if (x->used == HWX__WIN_ROWS - 1) { /* keep one slot empty: probes end */
+            x->over = 1;
+            return;
+        }
+        x->used++;
+        x->exact[i].pd = r->pd;
+    }
+    x->exact[i].count += r->value;
+}
+
+/* n more instructions retired: end the windows they complete. */
+static void hwx__win_step(hwx__path *m, uint64_t n) {
+    hwx__win *x = &m->win;
+    for (x->at += n; x->at >= x->len; x->at -= x->len) hwx__win_end(x, m->entries);
 }
 
 static void hwx__on_interval(void *ctx, const hwp_phase_interval *r) {
@@ -197,6 +269,10 @@ static hwp_status hwx__path_init(void *sv, void *dv, unsigned char **cur, hwx_se
                          "path_metric: cycles and dcmiss come from the core: add core=on");
     d->ph.on_interval = hwx__on_interval;
     d->ph.ctx = m;
+    if (s->opts.exact) { /* the dynamic overlap's stream (below) */
+        d->p.on_path = hwx__on_path;
+        d->p.ctx = m;
+    }
     HWX__INIT(s, cur, hwp_hpt, m->hpt, hwp_hpt_bytes, hwp_hpt_init, &d->h);
     HWX__INIT(s, cur, hwp_phase, m->phase, hwp_phase_bytes, hwp_phase_init, &d->ph);
     HWX__INIT(s, cur, hwp_path, m->path, hwp_path_bytes, hwp_path_init, &d->p);
@@ -212,6 +288,17 @@ static hwp_status hwx__path_init(void *sv, void *dv, unsigned char **cur, hwx_se
             return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->bbv));
     }
     m->bbv_ids = (uint32_t *)hwp__carve(cur, HWX__PHASE_LOG * sizeof(uint32_t));
+    m->entries = hwx__path_entries(d);
+    if (s->opts.exact) { /* the dynamic overlap's table: not modelled, no cost */
+        size_t k = hwp_hpt_bytes(&d->h);
+        m->win.hpt = (hwp_hpt *)hwp__carve(cur, sizeof(hwp_hpt));
+        if (hwp_hpt_init(m->win.hpt, hwp__carve(cur, k), k, &d->h, NULL) != HWP_OK)
+            return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->win.hpt));
+        m->win.exact = (hwp_path_row *)hwp__carve(cur, HWX__WIN_ROWS * sizeof(hwp_path_row));
+        hwp__zero(m->win.exact, HWX__WIN_ROWS * sizeof(hwp_path_row));
+        m->win.rows = (hwp_path_row *)hwp__carve(cur, m->entries * sizeof(hwp_path_row));
+        m->win.len = d->window ? d->window : HWX__WINDOW_DEFAULT;
+    }
     if (hwp_path_attach(m->path, m->hpt, m->phase) != HWP_OK)
         return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->path));
     if (d->blocks) {
@@ -219,7 +306,6 @@ static hwp_status hwx__path_init(void *sv, void *dv, unsigned char **cur, hwx_se
         hwx_blocks_init(m->blocks, cur, d->blocks);
         m->rows = (hwp_path_row *)hwp__carve(cur, hwx__path_entries(d) * sizeof(hwp_path_row));
     }
-    m->entries = hwx__path_entries(d);
     m->ways = d->h.ways ? d->h.ways : 4;
     m->policy = d->h.policy == HWP_HPT_DECAY   ? " decay"
                 : d->h.policy == HWP_HPT_AGING ? " aging"
@@ -266,6 +352,7 @@ static void hwx__path_insn(void *sv, const hwp_insn *in, uint64_t cycle) {
         hwp_phase_add_branch(m->bbv, in->pc, m->bbv_insns);
         m->bbv_insns = 0;
     }
+    if (m->win.hpt) hwx__win_step(m, 1);
 }
 
 static void hwx__path_block(void *sv, const hwx_block *b) {
@@ -288,6 +375,7 @@ static void hwx__path_block(void *sv, const hwx_block *b) {
         m->path_pend = 0;
         m->bbv_insns = 0;
     }
+    if (m->win.hpt) hwx__win_step(m, b->n);
 }
 
 static void hwx__path_flush(void *sv) { hwp_path_flush(((hwx__path *)sv)->path); }
@@ -298,6 +386,9 @@ static void hwx__path_merge(void *dv, const void *sv) {
     hwx__path *d = (hwx__path *)dv;
     const hwx__path *s = (const hwx__path *)sv;
     hwp_hpt_merge(d->hpt, s->hpt);
+    d->win.scored += s->win.scored; /* the mean over every thread's windows */
+    d->win.lost += s->win.lost;
+    d->win.sum += s->win.sum;
     if (d->blocks && s->blocks) hwx_blocks_merge(d->blocks, s->blocks);
 }
 
@@ -469,18 +560,22 @@ static void hwx__path_eval(void *sv, const hwx_session *s, unsigned char *cur,
         out[2].n = (uint32_t)(nn - 1);
         out[2].value = 100.0 * (double)agree / (double)(nn - 1);
     }
+    out[3].valid = m->win.scored > 0; /* n: the windows scored */
+    out[3].n = (uint32_t)m->win.scored;
+    out[3].value = m->win.scored ? m->win.sum / (double)m->win.scored : 0.0;
 }
 
 static const hwx_metric_def hwx__path_metrics[] = {
-    {"hpt_overlap_pct", "  HPT overlap percentage (Vaswani et al. 8.1):  ", 2, "%"},
+    {"hpt_overlap_pct", "  HPT complete overlap (Vaswani et al. 8.1):    ", 2, "%"},
     {"hpt_ideal_pct", "  perfect table of as many entries (ideal):    ", 2, "%"},
     {"phase_agree_pct", "  phase changes agreeing with BBV reference:   ", 2, "%"},
+    {"hpt_dynamic_overlap_pct", "  HPT dynamic overlap (8.1, mean of windows):   ", 2, "%"},
 };
 
 const hwx_adapter hwx__adapter_path = {
     "path", "pathprof", HWP_MODEL_PATH,
-    "hpt, index, repl, policy (hpt_policy), metric, bits, mode, depth, maxlen, queue, interval, threshold, counters, blocks",
-    sizeof(hwx__pathd), sizeof(hwx__path), hwx__path_metrics, 3,
+    "hpt, index, repl, policy (hpt_policy), metric, bits, mode, depth, maxlen, queue, interval, threshold, counters, blocks, window",
+    sizeof(hwx__pathd), sizeof(hwx__path), hwx__path_metrics, 4,
     hwx__path_defaults, hwx__path_set, hwx__path_wants, hwx__path_bytes, hwx__path_init,
     hwx__path_insn, hwx__path_block, hwx__path_flush, hwx__path_merge, hwx__path_text,
     hwx__path_json, hwx__path_eval_bytes, hwx__path_eval, NULL, NULL, NULL,

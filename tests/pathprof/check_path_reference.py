@@ -13,6 +13,11 @@ evict, the two must hold the same paths with the same counts: the
 table holds every distinct path once (misses == distinct), the same
 total, and the overlap percentage is 100 (with equal totals and every
 path present, a sum of minimum shares of 1 means every count is equal).
+The same run scores the dynamic overlap (sec. 8.1: the table emptied at
+each window of path_window instructions, scored against that window's
+exact paths): every whole window, and no partial one, at 100%. Shown to
+fail with the table not emptied between windows (69.78) and with the
+trailing partial window scored (9 windows for 8).
 Shown to fail with a defect planted in the adapter (one conditional
 branch in 16 not fed): 123 paths missing, overlap 99.07. The block mode
 (hwx_path.c's hwp_path_branch per block, used only without the exact
@@ -23,14 +28,16 @@ import os
 import subprocess
 import sys
 
+WINDOW = 2000000  # the fixture's 17.5M instructions make 8 whole windows
+
 
 def main():
     replay, trace, work = sys.argv[1:4]
     os.makedirs(work, exist_ok=True)
     js = os.path.join(work, "path_reference.json")
     r = subprocess.run([replay, trace, "models=path", "exact=on", "hpt=16384x256",
-                        "path_depth=1024", f"json={js}"], capture_output=True, text=True,
-                       timeout=120)
+                        "path_depth=1024", f"path_window={WINDOW}", f"json={js}"],
+                       capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
         sys.exit(f"hwprof-replay failed ({r.returncode}): {r.stderr[-400:]}")
     d = json.load(open(js))
@@ -38,6 +45,7 @@ def main():
     hpt = d["models"]["pathprof"]["hpt"]["stats"]
     exact = d["exact"]["paths"]
     ov = d["accuracy"]["hpt_overlap_pct"]["value"]
+    dyn = d["accuracy"].get("hpt_dynamic_overlap_pct", {"value": None, "n": None})
     checks = [
         ("the exact profile dropped nothing", exact["dropped"] == 0),
         ("the stack dropped and evicted nothing", path["dropped"] == 0 and path["evicted"] == 0),
@@ -46,6 +54,10 @@ def main():
          hpt["misses"] == exact["distinct"]),
         (f"the same total: {hpt['total']} == {exact['total']}", hpt["total"] == exact["total"]),
         (f"overlap 100%: {ov!r}", abs(ov - 100.0) < 1e-9),
+        (f"dynamic overlap 100%: {dyn!r}",
+         dyn["value"] is not None and abs(dyn["value"] - 100.0) < 1e-9),
+        (f"every whole window scored: {dyn['n']} == {d['instructions']} // {WINDOW}",
+         dyn["n"] == d["instructions"] // WINDOW),
     ]
     bad = [name for name, ok in checks if not ok]
     for name, ok in checks:
