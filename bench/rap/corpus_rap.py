@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """RAP alone on the real-program corpus, one run per key kind.
 
-  bench/rap/corpus_rap.py BUILD_DIR [--host qemu|valgrind] [--keys pc,value,addr]
+  bench/rap/corpus_rap.py BUILD_DIR [--host qemu|valgrind] [--keys pc,value,addr,dmiss]
                           [--opt KEY=VALUE ...] NAME...
 
 bench/corpus/corpus.py runs every model once with key=pc; this runs the
 same members, inputs and environment with models=rap exact=on rap_kb=8
 rap_eps=0.1 and each key kind of --keys (pc: code, value: load values,
-addr: data addresses of loads and stores), and prints per run the
+addr: data addresses of loads and stores; dmiss: the data addresses of
+the loads and stores that miss the core's L1D, with core=on
+core_mode=caches, checked against the core's own miss total), and
+prints per run the
 paper's mean percent error over the hot ranges (sec. 4.3), the number of
 hot ranges, the largest single hot-range error (the exact ranges from
 the text report), deferred splits, peak nodes and the host's stall
@@ -26,7 +29,7 @@ here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(here), "corpus"))
 import corpus  # noqa: E402  the members, their inputs and the two hosts' runners
 
-KEYS = {"pc": "code", "value": "values", "addr": "data"}
+KEYS = {"pc": "code", "value": "values", "addr": "data", "dmiss": "D-cache misses"}
 
 
 def small_cpp(path, templates=12):
@@ -42,13 +45,21 @@ def small_cpp(path, templates=12):
 
 def run(build, w, host, name, key, extra):
     prog, args, _ = corpus.members(w)[name]
-    corpus.MODEL_OPTS = ["models=rap", "exact=on", "rap_kb=8", "rap_eps=0.1",
-                         f"key={key}"] + extra
+    # key=dmiss: the core's caches (no pipeline timing) say which
+    # accesses miss
+    core = ["models=rap+core", "core_mode=caches"] if key == "dmiss" else ["models=rap"]
+    corpus.MODEL_OPTS = core + ["exact=on", "rap_kb=8", "rap_eps=0.1", f"key={key}"] + extra
     tag = f"rap-{name}-{key}"
     rep = (corpus.run_qemu if host == "qemu" else corpus.run_valgrind)(build, w, tag, prog, args)
     txt = open(f"{w}/{tag}-{'qemu' if host == 'qemu' else 'vg'}.txt").read()
     if "INCOMPLETE" in txt:  # the exact table dropped keys: no ground truth
         raise RuntimeError(f"{tag}: the exact profile is incomplete, raise exact_mb (--opt)")
+    if key == "dmiss":  # RAP saw every miss the core counted, and no other event
+        cs, rs = rep["models"]["core"]["stats"], rep["models"]["rap"]["stats"]
+        misses = cs["l1d_read_misses"] + cs["l1d_write_misses"]
+        if rs["events"] != misses:
+            raise RuntimeError(f"{tag}: RAP took {rs['events']} events, the core "
+                               f"counted {misses} D-cache misses")
     return rep, txt
 
 
