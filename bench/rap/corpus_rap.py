@@ -2,7 +2,7 @@
 """RAP alone on the real-program corpus, one run per key kind.
 
   bench/rap/corpus_rap.py BUILD_DIR [--host qemu|valgrind] [--keys pc,value,addr,dmiss]
-                          [--opt KEY=VALUE ...] NAME...
+                          [--opt KEY=VALUE ...] [--templates N] NAME...
 
 bench/corpus/corpus.py runs every model once with key=pc; this runs the
 same members, inputs and environment with models=rap exact=on rap_kb=8
@@ -16,7 +16,8 @@ hot ranges, the largest single hot-range error (the exact ranges from
 the text report), deferred splits, peak nodes and the host's stall
 cycles. --opt adds a host option to every run (e.g. --opt exact_mb=1024:
 a run whose exact profile dropped keys has no ground truth and is
-refused). cc1plus compiles the first 12 of the corpus's 60 templates.
+refused). cc1plus compiles the first 12 of the corpus's 60 templates
+(--templates N: the first N, at least 1).
 Not part of CI; a run that passes the fixture's time limit fails.
 """
 import json
@@ -76,7 +77,7 @@ def main():
     if not a or a[0].startswith("-"):
         sys.exit(__doc__)
     build = os.path.abspath(a.pop(0))
-    host, keys, extra, names = "valgrind", ["pc", "value", "addr"], [], []
+    host, keys, extra, names, templates = "valgrind", ["pc", "value", "addr"], [], [], 12
     while a:
         x = a.pop(0)
         if x == "--host":
@@ -85,12 +86,14 @@ def main():
             keys = a.pop(0).split(",")
         elif x == "--opt":
             extra.append(a.pop(0))
+        elif x == "--templates":
+            templates = int(a.pop(0))
         else:
             names.append(x)
     w = os.path.join(build, "corpus")
     corpus.make_inputs(w)
     os.replace(f"{w}/gen.cpp", f"{w}/gen.cpp.full")
-    small_cpp(f"{w}/gen.cpp")
+    small_cpp(f"{w}/gen.cpp", templates)
     print("| program | host | keys | hot ranges | mean error % | worst range % "
           "| deferred | peak nodes | stall cycles | % of instructions |")
     print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
