@@ -22,6 +22,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -170,13 +171,27 @@ def make_inputs(w):
     cpp_input(f"{w}/gen.cpp")
 
 
+def run_group(cmd, timeout=1800, **kw):
+    """subprocess.run in a process group of its own: on a timeout the
+    whole group is killed (the fixture's valgrind and its children too,
+    not only the fixture), then TimeoutExpired is raised as before."""
+    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, start_new_session=True, **kw)
+    try:
+        _, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        raise
+    return subprocess.CompletedProcess(cmd, p.returncode, None, err)
+
+
 def run_qemu(build, w, name, prog, args):
     plugin = os.path.join(build, "examples", "qemu", "libhwprof-tcg.so")
     js = f"{w}/{name}-qemu.json"
     opts = ",".join(MODEL_OPTS + [f"report={w}/{name}-qemu.txt", f"json={js}"])
-    r = subprocess.run([os.environ.get("QEMU", "qemu-x86_64"), "-plugin", f"{plugin},{opts}",
-                        prog] + args, env=guest_env(), stdin=subprocess.DEVNULL,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=1800, cwd=w)
+    r = run_group([os.environ.get("QEMU", "qemu-x86_64"), "-plugin", f"{plugin},{opts}",
+                   prog] + args, env=guest_env(), cwd=w)
     if r.returncode != 0:
         raise RuntimeError(f"exit {r.returncode}: {r.stderr.decode()[-300:]}")
     return json.load(open(js))
@@ -186,11 +201,9 @@ def run_valgrind(build, w, name, prog, args):
     js = f"{w}/{name}-vg.json"
     fixture = os.path.join(root, "examples", "valgrind", "tests", "vg_fixture.py")
     libdir = os.path.join(build, "examples", "valgrind", "lib")
-    r = subprocess.run([sys.executable, fixture, "run", shutil.which("valgrind") or "valgrind",
-                        libdir, w] + ["--" + o for o in MODEL_OPTS] +
-                       [f"--report={w}/{name}-vg.txt", f"--json={js}", "--", prog] + args,
-                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.PIPE, timeout=1800)
+    r = run_group([sys.executable, fixture, "run", shutil.which("valgrind") or "valgrind",
+                   libdir, w] + ["--" + o for o in MODEL_OPTS] +
+                  [f"--report={w}/{name}-vg.txt", f"--json={js}", "--", prog] + args)
     if r.returncode != 0:
         raise RuntimeError(f"exit {r.returncode}: {r.stderr.decode()[-300:]}")
     return json.load(open(js))["session"]

@@ -30,7 +30,9 @@
  *   models=all|none|a+b   enable a set at once ('+' or ':' separated); all
  *                         is the five profilers, not the core
  *   <model>_<param>=V     a model's desc parameter (see docs/qemu.md); also
- *                         the shorthands key=pc|value|addr|target (RAP key),
+ *                         the shorthands key=pc|value|addr|target|pcaddr|dmiss
+ *                         (RAP key; dmiss: the data addresses of the core's
+ *                         D-cache misses, needs core=on),
  *                         hpt=512x4 (path profiler hot path table)
  *   exact=on|off          exact ground truth + accuracy report
  *   exact_mb=N            memory for the exact tables (default 256 MiB,
@@ -103,7 +105,9 @@ extern "C" {
  * ranges, Mysore et al. sec. 4). */
 enum { HWX_KEY_PC = 0, HWX_KEY_VALUE = 1, HWX_KEY_ADDR = 2,
        HWX_KEY_TARGET = 3, /* where taken branches and calls go     */
-       HWX_KEY_PCADDR = 4  /* (pc, data address) pairs: the 2-D tree */ };
+       HWX_KEY_PCADDR = 4, /* (pc, data address) pairs: the 2-D tree */
+       HWX_KEY_DMISS = 5   /* data addresses of the loads and stores the
+                              core (core=on) finds missing the L1D      */ };
 
 #define HWX_PATH_MAX 256 /* file names                                  */
 #define HWX_MAX_PARAMS 32 /* model parameters kept as text               */

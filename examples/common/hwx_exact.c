@@ -259,7 +259,7 @@ static void hwx__exact_path(hwx_exact *x, const hwp_insn *in) {
     }
 }
 
-void hwx__exact_insn(hwx_exact *x, const hwp_insn *in) {
+void hwx__exact_insn(hwx_exact *x, const hwp_insn *in, uint32_t core_ev) {
     bool taken = (in->events & HWP_EV_TAKEN) != 0;
     hwx__xtab_add(&x->pc, in->pc, 0, 1, taken);
     if (in->cls == HWP_CLS_LOAD) {
@@ -272,6 +272,11 @@ void hwx__exact_insn(hwx_exact *x, const hwp_insn *in) {
     if (x->rap_key == HWX_KEY_PCADDR &&
         (in->cls == HWP_CLS_LOAD || in->cls == HWP_CLS_STORE))
         hwx__xtab_add(&x->key, in->pc, in->addr, 1, 0);
+    /* key=dmiss: the miss bit is the core's (it ran first on this
+     * instruction); the exact count keeps every missing address. */
+    if (x->rap_key == HWX_KEY_DMISS && (core_ev & HWP_EV_DCMISS) &&
+        (in->cls == HWP_CLS_LOAD || in->cls == HWP_CLS_STORE))
+        hwx__xtab_add(&x->key, in->addr, 0, 1, 0);
     if (x->rap_key == HWX_KEY_TARGET && taken && in->cls != HWP_CLS_RET)
         hwx__xtab_add(&x->key, in->next_pc, 0, 1, 0);
     hwx__exact_path(x, in);

@@ -189,7 +189,8 @@ enum { HWX_TM_LATENCY = 0, HWX_TM_WASTED = 1 }; /* hwx_exact.tm's k2 */
 
 size_t hwx__exact_bytes(const hwx_opts *o);
 void hwx__exact_init(hwx_exact *x, unsigned char **cursor, const hwx_opts *o);
-void hwx__exact_insn(hwx_exact *x, const hwp_insn *in);
+/* core_ev: the HWP_EV_* bits the core (core=on) found for `in`, else 0. */
+void hwx__exact_insn(hwx_exact *x, const hwp_insn *in, uint32_t core_ev);
 /* The core's finished records (timing and wasted slots) into x->tm. */
 void hwx__exact_timed(hwx_exact *x, hwx_session *s);
 void hwx__exact_finish(hwx_exact *x);

@@ -122,7 +122,8 @@ static hwp_status hwx__models_list(hwx_opts *o, const char *v, const char **why)
 
 hwp_status hwx_opts_set(hwx_opts *o, const char *key, const char *v,
                         const char **why) {
-    static const char *const keys[] = {"pc", "value", "addr", "target", "pcaddr", NULL};
+    static const char *const keys[] = {"pc", "value", "addr", "target", "pcaddr", "dmiss",
+                                       NULL};
     const char *rest = "";
     uint32_t b;
     uint64_t x;
@@ -167,7 +168,9 @@ hwp_status hwx_opts_set(hwx_opts *o, const char *key, const char *v,
         o->exact_bytes = (x ? x : 256) << 20;
         return HWP_OK;
     }
-    /* RAP shorthand key=pc|value|addr|target|pcaddr (also rap_key=). */
+    /* RAP shorthand key=pc|value|addr|target|pcaddr|dmiss (also rap_key=);
+     * dmiss without core=on is refused when the RAP model is sized
+     * (hwx_rap.c), whatever the order of the two options. */
     if (hwx_streq(key, "key") || hwx_streq(key, "rap_key")) /* HWX_KEY_* in order */
         return hwx_arg_enum(key, v, keys, &o->rap_key, why);
     /* Path profiler shorthands hpt=ENTRIESxWAYS, hpt_policy=lfu|aging|decay. */

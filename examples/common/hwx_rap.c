@@ -1,9 +1,11 @@
 /* examples/common/hwx_rap.c: RAP (Mysore et al., Profiling over Adaptive
  * Ranges, CGO 2006) as a session adapter: hot code, value or address
- * ranges (key=pc|value|addr|target), or hot rectangles of (PC, data
- * address) pairs, "which code touches which data" (key=pcaddr, the 2-D
- * tree), scored by the average error on the hot ranges against the exact
- * range or rectangle counts (sec. 4.3). */
+ * ranges (key=pc|value|addr|target), hot missing-data ranges (key=dmiss:
+ * the addresses of the loads and stores the core, core=on, finds missing
+ * the L1D), or hot rectangles of (PC, data address) pairs, "which code
+ * touches which data" (key=pcaddr, the 2-D tree), scored by the average
+ * error on the hot ranges against the exact range or rectangle counts
+ * (sec. 4.3). */
 #include "hwx_int.h"
 
 /* Address keys: the user address space of a 64-bit Linux guest. */
@@ -12,6 +14,9 @@
 typedef struct hwx__rap {
     hwp_rap *rap;   /* the 1-D tree, or NULL with key=pcaddr      */
     hwp_rap2 *rap2; /* the 2-D tree with key=pcaddr, else NULL    */
+    /* The session's timing: the core (registered first) has set the
+     * events of the instruction being fed (key=dmiss). */
+    const hwx_timing *tm;
     uint32_t key;   /* HWX_KEY_* */
     uint32_t pad_;
 } hwx__rap;
@@ -48,18 +53,22 @@ static void hwx__rap_defaults(void *dv, const hwx_opts *o) {
      * outside counts in stats.dropped; rap_bits/rap_base override. */
     if (o->rap_key != HWX_KEY_VALUE) d->key_bits = HWX__RAP_VA_BITS;
     d->source = o->rap_key == HWX_KEY_VALUE    ? HWP_RAP_SRC_VALUE
-                : o->rap_key == HWX_KEY_ADDR   ? HWP_RAP_SRC_ADDR
+                : o->rap_key == HWX_KEY_ADDR ||
+                        o->rap_key == HWX_KEY_DMISS ? HWP_RAP_SRC_ADDR
                 : o->rap_key == HWX_KEY_TARGET ? HWP_RAP_SRC_NEXT_PC
                                                : HWP_RAP_SRC_PC;
     d->cls_mask = o->rap_key == HWX_KEY_VALUE  ? HWP_CLS_BIT(HWP_CLS_LOAD)
-                  : o->rap_key == HWX_KEY_ADDR
+                  : o->rap_key == HWX_KEY_ADDR || o->rap_key == HWX_KEY_DMISS
                       ? HWP_CLS_BIT(HWP_CLS_LOAD) | HWP_CLS_BIT(HWP_CLS_STORE)
                   : o->rap_key == HWX_KEY_TARGET
                       ? HWP_CLS_BIT(HWP_CLS_BR_COND) | HWP_CLS_BIT(HWP_CLS_JUMP) |
                             HWP_CLS_BIT(HWP_CLS_CALL) | HWP_CLS_BIT(HWP_CLS_INDIRECT)
                       : 0;
-    /* Targets of transfers that happened: taken branches and calls. */
-    d->ev_mask = o->rap_key == HWX_KEY_TARGET ? HWP_EV_TAKEN : 0;
+    /* Targets of transfers that happened: taken branches and calls;
+     * accesses that missed the core's L1D. */
+    d->ev_mask = o->rap_key == HWX_KEY_TARGET  ? HWP_EV_TAKEN
+                 : o->rap_key == HWX_KEY_DMISS ? HWP_EV_DCMISS
+                                               : 0;
 }
 
 static hwp_status hwx__rap_set(void *dv, const char *k, const char *opt,
@@ -89,15 +98,23 @@ static hwp_status hwx__rap_set(void *dv, const char *k, const char *opt,
 }
 
 static uint32_t hwx__rap_wants(const hwx_opts *o) {
-    return o->rap_key == HWX_KEY_VALUE                                   ? HWX_WANT_VALUES
-           : o->rap_key == HWX_KEY_ADDR || o->rap_key == HWX_KEY_PCADDR ? HWX_WANT_MEMORY
-                                                                        : 0;
+    return o->rap_key == HWX_KEY_VALUE ? HWX_WANT_VALUES
+           : o->rap_key == HWX_KEY_ADDR || o->rap_key == HWX_KEY_PCADDR ||
+                   o->rap_key == HWX_KEY_DMISS
+               ? HWX_WANT_MEMORY
+               : 0;
 }
 
 static size_t hwx__rap_bytes(const void *dv, const hwx_opts *o, const char **why) {
     const hwx__rap_desc *x = (const hwx__rap_desc *)dv;
     size_t k = x->pairs ? hwp_rap2_bytes(&x->d2) : hwp_rap_bytes(&x->d2.tree);
-    (void)o;
+    /* Hosts model no cache: without the core no access carries a miss,
+     * and a profile of nothing would pass for a program that never
+     * misses. */
+    if (o->rap_key == HWX_KEY_DMISS && !(o->models & HWX_M_CORE)) {
+        hwx__bad(why, "key=dmiss: the D-cache misses come from the core: add core=on");
+        return 0;
+    }
     if (!k && x->pairs)
         HWX__WHY(hwp_rap2, hwp_rap2_init(&x_, m_, 0, &x->d2, NULL), why);
     else if (!k)
@@ -111,6 +128,7 @@ static hwp_status hwx__rap_init(void *sv, void *dv, unsigned char **cur, hwx_ses
     const hwx__rap_desc *x = (const hwx__rap_desc *)dv;
     size_t k = x->pairs ? hwp_rap2_bytes(&x->d2) : hwp_rap_bytes(&x->d2.tree);
     m->key = s->opts.rap_key;
+    m->tm = &s->timing;
     if (x->pairs) {
         m->rap2 = (hwp_rap2 *)hwp__carve(cur, sizeof(hwp_rap2));
         if (hwp_rap2_init(m->rap2, hwp__carve(cur, k), k, &x->d2, &s->cost) != HWP_OK)
@@ -130,8 +148,17 @@ static void hwx__rap_take(const hwx__rap *m, const hwp_insn *in) {
 }
 
 static void hwx__rap_insn(void *sv, const hwp_insn *in, uint64_t cycle) {
+    const hwx__rap *m = (const hwx__rap *)sv;
     (void)cycle;
-    hwx__rap_take((const hwx__rap *)sv, in);
+    if (m->key == HWX_KEY_DMISS) { /* the record with the core's miss bit */
+        hwp_insn c;
+        if (!(m->tm->events & HWP_EV_DCMISS)) return;
+        c = *in;
+        c.events |= m->tm->events;
+        hwp_rap_insn(m->rap, &c);
+        return;
+    }
+    hwx__rap_take(m, in);
 }
 
 /* Code profile at block granularity: the block's instructions count at
@@ -232,6 +259,7 @@ static void hwx__rap_text(const void *sv, const hwx_session *s, const hwp_writer
     hwp_put_str(w, s->opts.rap_key == HWX_KEY_PC      ? "code"
                    : s->opts.rap_key == HWX_KEY_VALUE ? "value"
                    : s->opts.rap_key == HWX_KEY_ADDR  ? "address"
+                   : s->opts.rap_key == HWX_KEY_DMISS ? "D-cache miss address"
                                                       : "target");
     hwx__kv(w, " ranges: RAP (Mysore et al., CGO 2006) --\n  ", st.nodes);
     hwx__kv(w, " of ", st.pool);

@@ -295,7 +295,7 @@ void hwx_session_insn(hwx_session *s, const hwp_insn *in) {
             hwx__registry[i]->insn(s->st[i], in,
                                    s->timing.on ? s->timing.cycle : s->insns);
     if (s->exact) {
-        hwx__exact_insn(s->exact, in);
+        hwx__exact_insn(s->exact, in, s->timing.events);
         if (s->timing.on) hwx__exact_timed(s->exact, s);
     }
     if (s->bbv) hwx_bbv_run(s->bbv, in->pc, 1, hwp_cls_is_branch(cls));

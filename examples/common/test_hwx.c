@@ -141,7 +141,7 @@ static void test_opts_refused(void) {
         {"rap_zz", "1", "rap_zz: unknown parameter; the model takes kb, eps"},
         {"rap_eps", "2", "eps"},
         {"strat_scheme", "x", "strat_scheme: expected one of sampled, tagged or assoc"},
-        {"key", "pcs", "key: expected one of pc, value, addr, target or pcaddr"},
+        {"key", "pcs", "key: expected one of pc, value, addr, target, pcaddr or dmiss"},
         {"models", "", "models: expected all, none or model names"},
         {"models", "rap+", "models"},
         {"report", "", "report: expected a file name"},
@@ -1356,6 +1356,76 @@ static void test_core_feeds_cp(void) {
     CHECK_EQ(cp_conflict_refills("models=coproc,coproc_app=conflict"), 0);
 }
 
+/* key=dmiss: RAP and the exact count take the data addresses of the
+ * accesses the core (core=on) found missing its L1D (2-way, 512 sets of
+ * 64 B by default). A loop whose load alternates between an array of 8
+ * lines in sets 1..8 (8 cold misses, then hits: nothing else maps there)
+ * and a page-stride stream, and whose store streams pages too (a new line
+ * each time, in sets 0, 128, 256, 384): by construction 8 + loads / 2 +
+ * stores misses, all but the array's in the two streams. */
+#define DM_PC 0x3000u
+#define DM_ITER 4000u
+static uint64_t json_u64(const char *from, const char *key) {
+    const char *p = from ? strstr(from, key) : NULL;
+    return p ? strtoull(p + strlen(key), NULL, 10) : ~(uint64_t)0;
+}
+
+static void test_core_feeds_rap(void) {
+    static hwp_insn v[4u * DM_ITER];
+    static char buf[1 << 18];
+    const uint64_t want = 8u + DM_ITER / 2u + DM_ITER;
+    const char *why = "", *rap;
+    hwx_opts o;
+    hwx_session *s;
+    hwx_metric m;
+    void *mem;
+    char *scratch;
+    size_t i;
+    memset(v, 0, sizeof v);
+    for (i = 0; i < 4u * DM_ITER; i++) {
+        uint64_t k = i / 4u;
+        v[i].pc = DM_PC + 4u * (i % 4u);
+        v[i].next_pc = i % 4u == 3u ? DM_PC : v[i].pc + 4u;
+        v[i].cls = i % 4u == 0u   ? HWP_CLS_LOAD
+                   : i % 4u == 1u ? HWP_CLS_STORE
+                   : i % 4u == 3u ? HWP_CLS_BR_COND
+                                  : HWP_CLS_OTHER;
+        if (i % 4u == 0u)
+            v[i].addr = k % 2u ? 0x10000000u + k * 8192u : 0x20000040u + 64u * (k / 2u % 8u);
+        else if (i % 4u == 1u)
+            v[i].addr = 0x30000000u + k * 8192u;
+        else if (i % 4u == 3u)
+            v[i].events = HWP_EV_TAKEN;
+    }
+    /* Without the core there is no miss to profile: refused, naming both. */
+    hwx_opts_default(&o);
+    CHECK_EQ(hwx_opts_parse(&o, "key=dmiss,models=rap", &why), HWP_OK);
+    CHECK_EQ(hwx_session_bytes(&o), 0);
+    if (CHECK_EQ(hwx_opts_validate(&o, NULL, 0, &why), HWP_EINVAL)) {
+        CHECK_HAS(why, "key=dmiss");
+        CHECK_HAS(why, "core=on");
+    }
+    s = evaluated("rap+core", "key", "dmiss", v, 4u * DM_ITER, &o, &mem, &scratch);
+    if (!s) return;
+    finish_report(s, buf, sizeof buf);
+    /* The core's own totals, RAP's events and the exact count: one
+     * stream, of the size the construction gives. */
+    CHECK_EQ(json_u64(buf, "\"l1d_read_misses\":") + json_u64(buf, "\"l1d_write_misses\":"),
+             want);
+    rap = strstr(buf, "\"rap\":{");
+    CHECK_EQ(json_u64(rap, "\"events\":"), want);
+    CHECK_EQ(json_u64(rap, "\"dropped\":"), 0);
+    CHECK_EQ(json_u64(rap, "\"n\":"), want);
+    CHECK_EQ(s->exact->key.total, want);
+    CHECK_EQ(hwx__xtab_range(&s->exact->key, 0x20000000u, 0x2fffffffu), 8);
+    CHECK_EQ(hwx__xtab_range(&s->exact->key, 0x30000000u, 0x3fffffffu), DM_ITER);
+    m = metric(s, "rap_hot_err_pct");
+    CHECK(m.valid && m.n > 0);
+    free(s);
+    free(mem);
+    free(scratch);
+}
+
 int main(int argc, char **argv) {
     hwt_begin(argc, argv);
     HWT_RUN(test_x86_vectors);
@@ -1383,5 +1453,6 @@ int main(int argc, char **argv) {
     HWT_RUN(test_block_mode_coproc);
     HWT_RUN(test_core_feeds_pm);
     HWT_RUN(test_core_feeds_cp);
+    HWT_RUN(test_core_feeds_rap);
     return hwt_end();
 }
