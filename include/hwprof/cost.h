@@ -82,7 +82,10 @@ typedef enum hwp_model {
     X(STRAT_MESSAGE, STRAT, 30, 1, "per message, worst case; the paper's 30 already holds <3 of amortised interrupt, Sastry et al. sec. 5.3.2") \
     /* RAP (Mysore et al., section 3.3): the engine runs beside the core;  */   \
     /* the host stalls only when stage 0 is full (rap.h, hwp__rap_engine). */   \
-    X(RAP_EVENT, RAP, 4, 0, "engine cycles per tree update: 4 cycles an event on average, Mysore et al. sec. 3.3") \
+    /* The engine is a pipeline: an update takes RAP_EVENT cycles from     */   \
+    /* stage 1 to stage 4, and a new one enters every RAP_ISSUE cycles.    */   \
+    X(RAP_EVENT, RAP, 4, 0, "engine latency of a tree update, stage 1 to the split comparator: 4 cycles an event on average, 2 each for TCAM and SRAM, Mysore et al. sec. 3.4") \
+    X(RAP_ISSUE, RAP, 2, 0, "engine issue interval: the pipeline takes one update every 2 cycles, its slowest stages (TCAM, SRAM) being 2 cycles, Mysore et al. sec. 3.3-3.4") \
     X(RAP_SPLIT, RAP, 5, 0, "engine pipeline flush and replay on a split: 5 stages, Mysore et al. sec. 3.3") \
     X(RAP_MERGE_NODE, RAP, 2, 0, "engine cycles per node scanned in a merge batch: one TCAM + SRAM access pair, Mysore et al. sec. 3.3") \
     X(RAP_STALL, RAP, 1, 1, "host stall cycle while the RAP stage-0 buffer is full") \

@@ -161,7 +161,7 @@ typedef struct hwp_rap {
     uint32_t *rank;     /* compaction: live slots before each word        */
     hwp_rap_slot *buf;  /* stage 0 in arrival order, NULL when off        */
     uint32_t *bidx;     /* stage 0's key index: sequence numbers          */
-    uint64_t *fin;      /* engine queue: finish times of the last q + 1   */
+    uint64_t *fin;      /* engine queue: when stage 1 freed, last q + 1   */
     hwp_rap_hit *cache;
     uint64_t key_base, key_mask;
     uint64_t n;
@@ -172,6 +172,7 @@ typedef struct hwp_rap {
     uint64_t splits, merges, early_merges, folded, deferred, scanned;
     /* Engine timing, in host cycles (cost shim attached only). */
     uint64_t busy, stall, engine;
+    uint64_t done;      /* when the last update in flight leaves stage 4  */
     uint32_t qslots, qi;
     uint32_t bhead, btail;     /* stage 0: sequence numbers              */
     uint32_t buf_mask, idx_shift;
@@ -354,25 +355,33 @@ HWP__RAP_HOT hwp_rap_node *hwp__rap_descend(const hwp_rap *r, uint64_t key,
     return x;
 }
 
-/* The engine of sec. 3.3 serves tree updates in order beside the core,
- * HWP_COST_RAP_EVENT cycles each; up to `buffer` of them may wait in
- * stage 0. An update that arrives (at the host's clock plus the stalls so
- * far) while the one `buffer` + 1 places ahead is still unserved finds
- * stage 0 full: the host stalls until it leaves (hwp__rap_wait, out of
- * line: the common case is no stall). The same queue as the branch queue
- * of pathprof.h. */
+/* The engine of sec. 3.3 is a pipeline beside the core: tree updates
+ * enter stage 1 in order, one every HWP_COST_RAP_ISSUE cycles (its
+ * slowest stages, the TCAM and the SRAM, take 2 cycles each, sec. 3.4),
+ * and reach the split comparator HWP_COST_RAP_EVENT cycles later. Up to
+ * `buffer` updates may wait in stage 0. An update that arrives (at the
+ * host's clock plus the stalls so far) while the one `buffer` places
+ * ahead has not entered stage 1 finds stage 0 full: the host stalls until
+ * it does (hwp__rap_wait, out of line: the common case is no stall).
+ * fin[] keeps, for the last `buffer` + 1 updates, when stage 1 could take
+ * the next one; the update `buffer` + 1 back frees stage 1 exactly when
+ * the one `buffer` back enters it, unless that one had not yet arrived,
+ * and arrivals are in order. The same queue as the branch queue of
+ * pathprof.h. */
 HWP__RAP_HOT void hwp__rap_engine(hwp_rap *r) {
     hwp_cost *c = r->cost;
     /* Arrival: the host's clock plus its stalls, which only grow. */
     uint64_t t = c->clock + r->stall, b = r->busy;
     uint64_t *f = r->fin + r->qi;
-    uint32_t ev = c->cycles[HWP_COST_RAP_EVENT];
+    uint32_t ii = c->cycles[HWP_COST_RAP_ISSUE];
     if (HWP_UNLIKELY(*f > t)) {
         hwp__rap_wait(r, t, *f);
         t = *f;
     }
-    r->engine += ev;
-    b = (b > t ? b : t) + ev;
+    r->engine += ii;
+    b = b > t ? b : t; /* enters stage 1 */
+    r->done = b + c->cycles[HWP_COST_RAP_EVENT];
+    b += ii;
     r->busy = b;
     *f = b;
     r->qi = r->qi + 1u == r->qslots ? 0u : r->qi + 1u;
@@ -843,7 +852,7 @@ static void hwp__rap_empty(hwp_rap *r) {
     hwp__zero(r->fin, (size_t)r->qslots * sizeof *r->fin);
     r->n = r->updates = r->buffered = r->dropped = 0;
     r->bhead = r->btail = 0;
-    r->busy = r->stall = r->engine = 0;
+    r->busy = r->stall = r->engine = r->done = 0;
     r->qi = 0;
     r->splits = r->merges = r->early_merges = r->folded = 0;
     r->deferred = r->scanned = 0;
@@ -971,25 +980,30 @@ HWP_API void hwp__rap_push(hwp_rap *r, uint32_t *ix, uint64_t key,
 }
 
 /* An update found stage 0 full: the host waits from t until f, when the
- * update `buffer` + 1 places ahead leaves the engine, and every later
- * arrival is delayed with it. */
+ * update `buffer` places ahead enters stage 1, and every later arrival is
+ * delayed with it. */
 HWP_API void hwp__rap_wait(hwp_rap *r, uint64_t t, uint64_t f) {
     r->stall += f - t;
     hwp_cost_stall(r->cost, HWP_COST_RAP_STALL, f - t);
 }
 
-/* Engine work beyond the 4-cycle update (a split's pipeline flush, a
- * merge batch's scan): it keeps the engine busy, so later updates wait
- * behind it, but costs the host nothing unless stage 0 fills meanwhile. */
+/* Engine work beyond a pipelined update (a split's pipeline flush, a
+ * merge batch's scan): it starts once the updates in flight have left
+ * stage 4 (a split is seen there, sec. 3.3; a merge batch stalls the
+ * pipeline), keeps the engine busy, so later updates wait behind it, but
+ * costs the host nothing unless stage 0 fills meanwhile. */
 static void hwp__rap_busy(hwp_rap *r, hwp_cost_op op, uint64_t n) {
     uint64_t c, now;
     if (!r->cost) return;
     c = n * hwp_cost_cycles(r->cost, op);
+    if (!c) return; /* work the engine does for free drains nothing */
     now = r->cost->clock + r->stall;
     r->engine += c;
     if (r->busy < now) r->busy = now;
+    if (r->busy < r->done) r->busy = r->done;
     r->busy += c;
-    /* The update in service (the last one queued) leaves later. */
+    r->done = r->busy; /* the pipeline is empty after it */
+    /* Stage 1 takes the next update only after it. */
     r->fin[(r->qi ? r->qi : r->qslots) - 1u] = r->busy;
 }
 
