@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """RAP alone on the real-program corpus, one run per key kind.
 
-  bench/rap/corpus_rap.py BUILD_DIR [--host qemu|valgrind] [--keys pc,value,addr,dmiss]
+  bench/rap/corpus_rap.py BUILD_DIR [--host qemu|valgrind] [--keys pc,value,addr,dmiss,pcaddr]
                           [--opt KEY=VALUE ...] [--templates N] NAME...
 
 bench/corpus/corpus.py runs every model once with key=pc; this runs the
@@ -9,8 +9,9 @@ same members, inputs and environment with models=rap exact=on rap_kb=8
 rap_eps=0.1 and each key kind of --keys (pc: code, value: load values,
 addr: data addresses of loads and stores; dmiss: the data addresses of
 the loads and stores that miss the core's L1D, with core=on
-core_mode=caches, checked against the core's own miss total), and
-prints per run the
+core_mode=caches, checked against the core's own miss total; pcaddr:
+(pc, data address) pairs of loads and stores in the 2-D tree, over its
+default domain, scored on the hot rectangles), and prints per run the
 paper's mean percent error over the hot ranges (sec. 4.3), the number of
 hot ranges, the largest single hot-range error (the exact ranges from
 the text report), deferred splits, peak nodes and the host's stall
@@ -30,7 +31,8 @@ here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(here), "corpus"))
 import corpus  # noqa: E402  the members, their inputs and the two hosts' runners
 
-KEYS = {"pc": "code", "value": "values", "addr": "data", "dmiss": "D-cache misses"}
+KEYS = {"pc": "code", "value": "values", "addr": "data", "dmiss": "D-cache misses",
+        "pcaddr": "code x data"}
 
 
 def small_cpp(path, templates=12):

@@ -11,6 +11,23 @@
 /* Address keys: the user address space of a 64-bit Linux guest. */
 #define HWX__RAP_VA_BITS 48u
 
+/* key=pcaddr's default domain: a side is the aligned window of 2^bits
+ * keys around the first pair the session profiles (x: code, y: data),
+ * since no fixed window serves every host: the Valgrind tool places the
+ * client's code below 2^27 and its data (heap, thread stacks, the main
+ * stack just under 2^37) below 2^37, qemu-user 7.2 places image,
+ * libraries, heap and stack from 0x4000000000 (2^38) up, with its
+ * code and data at the same addresses. 27 + 37 bits use the 64 a pair of
+ * the tree may have. The window is a function of the first pair's
+ * window, not of the pair itself, so the threads of one program, whose
+ * first pairs lie in the same windows, get the same domain and their
+ * trees merge (hwx__rap_merge). A pair outside is counted in
+ * stats.dropped and the report says how many; x_base/y_base fix a side. */
+#define HWX__RAP_CODE_BITS 27u
+#define HWX__RAP_DATA_BITS 37u
+#define HWX__RAP_ANCHOR_X 1u
+#define HWX__RAP_ANCHOR_Y 2u
+
 typedef struct hwx__rap {
     hwp_rap *rap;   /* the 1-D tree, or NULL with key=pcaddr      */
     hwp_rap2 *rap2; /* the 2-D tree with key=pcaddr, else NULL    */
@@ -18,14 +35,21 @@ typedef struct hwx__rap {
      * events of the instruction being fed (key=dmiss). */
     const hwx_timing *tm;
     uint32_t key;   /* HWX_KEY_* */
-    uint32_t pad_;
+    /* key=pcaddr: the sides still to anchor at the first pair
+     * (HWX__RAP_ANCHOR_*), and what re-initialising the tree there
+     * takes. */
+    uint32_t anchor;
+    hwp_rap2_desc d2;
+    void *mem;
+    size_t bytes;
+    hwp_cost *cost;
 } hwx__rap;
 
 /* The desc of either tree: the 1-D tree's is d2.tree. */
 typedef struct hwx__rap_desc {
     hwp_rap2_desc d2;
-    uint32_t pairs; /* key=pcaddr */
-    uint32_t pad_;
+    uint32_t pairs;  /* key=pcaddr */
+    uint32_t anchor; /* HWX__RAP_ANCHOR_*: sides whose base the user left */
 } hwx__rap_desc;
 
 static void hwx__rap_defaults(void *dv, const hwx_opts *o) {
@@ -35,6 +59,9 @@ static void hwx__rap_defaults(void *dv, const hwx_opts *o) {
     if (x->pairs) { /* (pc, addr) of loads and stores */
         x->d2.x_source = HWP_RAP_SRC_PC;
         x->d2.y_source = HWP_RAP_SRC_ADDR;
+        x->d2.x_bits = HWX__RAP_CODE_BITS;
+        x->d2.y_bits = HWX__RAP_DATA_BITS;
+        x->anchor = HWX__RAP_ANCHOR_X | HWX__RAP_ANCHOR_Y;
         d->cls_mask = HWP_CLS_BIT(HWP_CLS_LOAD) | HWP_CLS_BIT(HWP_CLS_STORE);
         return;
     }
@@ -91,9 +118,15 @@ static hwp_status hwx__rap_set(void *dv, const char *k, const char *opt,
     if (hwx_streq(k, "first_merge")) return hwx__u64(opt, v, &d->first_merge, why);
     /* key=pcaddr: each side's domain. */
     if (hwx_streq(k, "x_bits")) return hwx__u32(opt, v, &x->d2.x_bits, why);
-    if (hwx_streq(k, "x_base")) return hwx__u64(opt, v, &x->d2.x_base, why);
+    if (hwx_streq(k, "x_base")) {
+        x->anchor &= ~HWX__RAP_ANCHOR_X;
+        return hwx__u64(opt, v, &x->d2.x_base, why);
+    }
     if (hwx_streq(k, "y_bits")) return hwx__u32(opt, v, &x->d2.y_bits, why);
-    if (hwx_streq(k, "y_base")) return hwx__u64(opt, v, &x->d2.y_base, why);
+    if (hwx_streq(k, "y_base")) {
+        x->anchor &= ~HWX__RAP_ANCHOR_Y;
+        return hwx__u64(opt, v, &x->d2.y_base, why);
+    }
     return hwx__unknown(why);
 }
 
@@ -131,7 +164,12 @@ static hwp_status hwx__rap_init(void *sv, void *dv, unsigned char **cur, hwx_ses
     m->tm = &s->timing;
     if (x->pairs) {
         m->rap2 = (hwp_rap2 *)hwp__carve(cur, sizeof(hwp_rap2));
-        if (hwp_rap2_init(m->rap2, hwp__carve(cur, k), k, &x->d2, &s->cost) != HWP_OK)
+        m->mem = hwp__carve(cur, k);
+        m->bytes = k;
+        m->cost = &s->cost;
+        m->d2 = x->d2;
+        m->anchor = x->anchor;
+        if (hwp_rap2_init(m->rap2, m->mem, k, &x->d2, &s->cost) != HWP_OK)
             return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->rap2));
         return HWP_OK;
     }
@@ -141,14 +179,31 @@ static hwp_status hwx__rap_init(void *sv, void *dv, unsigned char **cur, hwx_ses
     return HWP_OK;
 }
 
+/* key=pcaddr: the tree's domain from its first pair (x, y), each side
+ * not fixed by the user the aligned window of its bits that holds it.
+ * The tree holds nothing yet, so it is initialised again over the new
+ * domain (same storage and sizes: the desc was checked at init). */
+static void hwx__rap_anchor(hwx__rap *m, uint64_t x, uint64_t y) {
+    if (m->anchor & HWX__RAP_ANCHOR_X) m->d2.x_base = x & ~hwp_mask64(m->d2.x_bits);
+    if (m->anchor & HWX__RAP_ANCHOR_Y) m->d2.y_base = y & ~hwp_mask64(m->d2.y_bits);
+    m->anchor = 0;
+    (void)hwp_rap2_init(m->rap2, m->mem, m->bytes, &m->d2, m->cost);
+}
+
 /* One record into whichever tree the session runs. */
-static void hwx__rap_take(const hwx__rap *m, const hwp_insn *in) {
-    if (m->rap2) hwp_rap2_insn(m->rap2, in);
-    else hwp_rap_insn(m->rap, in);
+static void hwx__rap_take(hwx__rap *m, const hwp_insn *in) {
+    if (!m->rap2) {
+        hwp_rap_insn(m->rap, in);
+        return;
+    }
+    if (HWP_UNLIKELY(m->anchor) && hwp__rap_takes(&m->d2.tree, in))
+        hwx__rap_anchor(m, hwp__rap_key(in, m->d2.x_source),
+                        hwp__rap_key(in, m->d2.y_source));
+    hwp_rap2_insn(m->rap2, in);
 }
 
 static void hwx__rap_insn(void *sv, const hwp_insn *in, uint64_t cycle) {
-    const hwx__rap *m = (const hwx__rap *)sv;
+    hwx__rap *m = (hwx__rap *)sv;
     (void)cycle;
     if (m->key == HWX_KEY_DMISS) { /* the record with the core's miss bit */
         hwp_insn c;
@@ -165,7 +220,7 @@ static void hwx__rap_insn(void *sv, const hwp_insn *in, uint64_t cycle) {
  * its first pc (one combined event instead of n). Value and address keys
  * come from the memory records. */
 static void hwx__rap_block(void *sv, const hwx_block *b) {
-    const hwx__rap *m = (const hwx__rap *)sv;
+    hwx__rap *m = (hwx__rap *)sv;
     uint32_t j;
     if (m->key == HWX_KEY_PC) {
         hwp_rap_add(m->rap, b->pcs[0], b->n);
@@ -181,10 +236,25 @@ static void hwx__rap_flush(void *sv) {
     else hwp_rap_flush(m->rap);
 }
 
+/* key=pcaddr: a session that saw no pair has nothing to give, and one
+ * that saw none yet takes the other's domain. Sessions whose first pairs
+ * fell in different windows cannot share a tree: the source's pairs are
+ * counted as outside the destination's domain (stats.dropped, in the
+ * report), not lost. */
 static void hwx__rap_merge(void *dv, const void *sv) {
-    const hwx__rap *d = (const hwx__rap *)dv, *s = (const hwx__rap *)sv;
-    if (d->rap2) hwp_rap2_merge(d->rap2, s->rap2);
-    else hwp_rap_merge(d->rap, s->rap);
+    hwx__rap *d = (hwx__rap *)dv;
+    const hwx__rap *s = (const hwx__rap *)sv;
+    hwp_rap_stats st;
+    if (!d->rap2) {
+        hwp_rap_merge(d->rap, s->rap);
+        return;
+    }
+    if (s->anchor) return;
+    if (d->anchor) hwx__rap_anchor(d, s->d2.x_base, s->d2.y_base);
+    if (hwp_rap2_merge(d->rap2, s->rap2) == HWP_EMISMATCH &&
+        hwp_rap2_get_stats(s->rap2, &st) == HWP_OK && st.events)
+        /* x_base - 1 is outside every x domain of fewer than 64 bits. */
+        hwp_rap2_add(d->rap2, d->d2.x_base - 1u, d->d2.y_base, st.events);
 }
 
 /* The exact weight of (pc, addr) pairs in a box: the session's table. */
@@ -214,7 +284,15 @@ static void hwx__rap2_text(const hwp_rap2 *rap, const hwx_session *s, const hwp_
     hwp_put_u64(w, st.n);
     hwp_put_str(w, " accesses; ");
     hwp_put_u64(w, st.dropped);
-    hwp_put_str(w, " outside the domain (x_base/x_bits, y_base/y_bits)\n");
+    hwp_put_str(w, " outside the domain pc [");
+    hwp_put_hex(w, d.x_base);
+    hwp_put_str(w, ", ");
+    hwp_put_hex(w, d.x_base + hwp_mask64(d.x_bits));
+    hwp_put_str(w, "] x data [");
+    hwp_put_hex(w, d.y_base);
+    hwp_put_str(w, ", ");
+    hwp_put_hex(w, d.y_base + hwp_mask64(d.y_bits));
+    hwp_put_str(w, "] (rap_x_base/x_bits, rap_y_base/y_bits)\n");
     for (i = 0; i < n; i++) {
         hwp_put_str(w, "  pc [");
         hwp_put_hex(w, r[i].box.x_lo);

@@ -661,6 +661,92 @@ static void test_rap_pcaddr(void) {
     free(scratch);
 }
 
+/* key=pcaddr with no domain option, on the two hosts' address layouts
+ * (their /proc/self/maps for /bin/cat): the Valgrind tool puts the
+ * client's code below 2^27 (cat at 0x108000, ld.so at 0x4000000, libc
+ * at 0x484b000) and its stack just under 2^37 (0x1ffefff000); qemu-user
+ * 7.2 puts cat at 0x4000000000, its stack at 0x400200d000 and ld.so and
+ * libc from 0x400280d000. Each side's domain is the aligned window of its
+ * bits around the first pair (ld.so's first load from the stack), so
+ * every pair of both layouts is profiled; 32 bits a side from 0 dropped
+ * every qemu pair and the Valgrind stack's. A vsyscall pair is outside:
+ * counted as dropped and reported with the domain. Threads (sessions)
+ * whose first pairs lie in the same windows merge whole; one whose first
+ * pair lies in another window cannot share the tree and its pairs are
+ * counted as dropped. */
+static void test_rap_pcaddr_layouts(void) {
+    static const struct {
+        uint64_t code[3], data[3], thread_data, other_data;
+        const char *domain;
+    } L[] = {
+        {{0x4001100, 0x10a040, 0x4871200},
+         {0x1ffefff8a0, 0x4a5c040, 0x4a1e100},
+         0x5a00000, 0x2000001000,
+         "pc [0x0, 0x7ffffff] x data [0x0, 0x1fffffffff]"},
+        {{0x400280e100, 0x4000002040, 0x4002880200},
+         {0x400280c8a0, 0x4000030040, 0x4002a28100},
+         0x4003000000, 0x6000001000,
+         "pc [0x4000000000, 0x4007ffffff] x data [0x4000000000, 0x5fffffffff]"},
+    };
+    static char buf[1 << 17];
+    size_t k, i;
+    for (k = 0; k < 2; k++) {
+        hwx_opts o;
+        void *mem[3] = {NULL, NULL, NULL};
+        hwx_session *s[3];
+        hwp_insn in;
+        hwp_bufwriter bw;
+        hwp_writer w;
+        const char *why = NULL;
+        hwx_opts_default(&o);
+        if (!CHECK_EQ(hwx_opts_parse(&o, "models=rap,key=pcaddr", &why), HWP_OK)) return;
+        for (i = 0; i < 3; i++) s[i] = new_session(&o, &mem[i]);
+        if (!CHECK(s[0] && s[1] && s[2])) return;
+        memset(&in, 0, sizeof in);
+        in.cls = HWP_CLS_OTHER; /* no pair: it anchors nothing */
+        in.pc = 0xffffffffff600000ull;
+        hwx_session_insn(s[0], &in);
+        in.cls = HWP_CLS_LOAD;
+        for (i = 0; i < 3000; i++) { /* main thread */
+            in.pc = L[k].code[i % 3] + 4 * (i % 8);
+            in.addr = L[k].data[i % 3] + 8 * (i % 16);
+            in.next_pc = in.pc + 4;
+            hwx_session_insn(s[0], &in);
+        }
+        in.pc = 0xffffffffff600000ull; /* vsyscall page: outside */
+        hwx_session_insn(s[0], &in);
+        for (i = 0; i < 1000; i++) { /* a thread on its own stack */
+            in.pc = L[k].code[2] + 4 * (i % 8);
+            in.addr = L[k].thread_data + 8 * (i % 16);
+            hwx_session_insn(s[1], &in);
+        }
+        for (i = 0; i < 100; i++) { /* a thread in another window */
+            in.pc = L[k].code[2];
+            in.addr = L[k].other_data;
+            hwx_session_insn(s[2], &in);
+        }
+        for (i = 0; i < 3; i++) hwx_session_finish(s[i]);
+        w = hwp_writer_buf(&bw, buf, sizeof buf);
+        hwx_session_report_json(s[0], &w);
+        if (!CHECK_HAS(buf, "\"dropped\":1,") || !CHECK_HAS(buf, "\"n\":3000,"))
+            printf("    layout %u\n", (unsigned)k);
+        w = hwp_writer_buf(&bw, buf, sizeof buf);
+        hwx_session_report_text(s[0], &w);
+        if (!CHECK_HAS(buf, "; 1 outside the domain ") || !CHECK_HAS(buf, L[k].domain))
+            printf("    layout %u\n", (unsigned)k);
+        CHECK_EQ(hwx_session_merge(s[0], s[1]), HWP_OK);
+        CHECK_EQ(hwx_session_merge(s[0], s[2]), HWP_OK);
+        w = hwp_writer_buf(&bw, buf, sizeof buf);
+        hwx_session_report_json(s[0], &w);
+        if (!CHECK_HAS(buf, "\"dropped\":101,") || !CHECK_HAS(buf, "\"n\":4000,"))
+            printf("    layout %u, merged\n", (unsigned)k);
+        for (i = 0; i < 3; i++) {
+            free(s[i]);
+            free(mem[i]);
+        }
+    }
+}
+
 /* Address keys are profiled over the guest's user address space (2^48
  * keys, 24 levels of b = 4), values over all 2^64: the split threshold is
  * eps n / levels (Mysore et al. sec. 2.2), so an empty 64-bit chain above
@@ -1441,6 +1527,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_trace_corrupt);
     HWT_RUN(test_exact_counts);
     HWT_RUN(test_rap_pcaddr);
+    HWT_RUN(test_rap_pcaddr_layouts);
     HWT_RUN(test_rap_domain);
     HWT_RUN(test_exact_paths);
     HWT_RUN(test_session_report);
