@@ -172,7 +172,7 @@ typedef struct hwp_rap {
     uint64_t splits, merges, early_merges, folded, deferred, scanned;
     /* Engine timing, in host cycles (cost shim attached only). */
     uint64_t busy, stall, engine;
-    uint64_t done;      /* when the last update in flight leaves stage 4  */
+    uint64_t quiet;     /* updates when split or merge work last ended    */
     uint32_t qslots, qi;
     uint32_t bhead, btail;     /* stage 0: sequence numbers              */
     uint32_t buf_mask, idx_shift;
@@ -379,9 +379,7 @@ HWP__RAP_HOT void hwp__rap_engine(hwp_rap *r) {
         t = *f;
     }
     r->engine += ii;
-    b = b > t ? b : t; /* enters stage 1 */
-    r->done = b + c->cycles[HWP_COST_RAP_EVENT];
-    b += ii;
+    b = (b > t ? b : t) + ii; /* enters stage 1 at b - ii */
     r->busy = b;
     *f = b;
     r->qi = r->qi + 1u == r->qslots ? 0u : r->qi + 1u;
@@ -852,7 +850,7 @@ static void hwp__rap_empty(hwp_rap *r) {
     hwp__zero(r->fin, (size_t)r->qslots * sizeof *r->fin);
     r->n = r->updates = r->buffered = r->dropped = 0;
     r->bhead = r->btail = 0;
-    r->busy = r->stall = r->engine = r->done = 0;
+    r->busy = r->stall = r->engine = r->quiet = 0;
     r->qi = 0;
     r->splits = r->merges = r->early_merges = r->folded = 0;
     r->deferred = r->scanned = 0;
@@ -993,16 +991,20 @@ HWP_API void hwp__rap_wait(hwp_rap *r, uint64_t t, uint64_t f) {
  * pipeline), keeps the engine busy, so later updates wait behind it, but
  * costs the host nothing unless stage 0 fills meanwhile. */
 static void hwp__rap_busy(hwp_rap *r, hwp_cost_op op, uint64_t n) {
-    uint64_t c, now;
+    uint64_t c, now, ii, lat;
     if (!r->cost) return;
     c = n * hwp_cost_cycles(r->cost, op);
     if (!c) return; /* work the engine does for free drains nothing */
     now = r->cost->clock + r->stall;
     r->engine += c;
+    /* The last update entered stage 1 at busy - ii, unless none has
+     * since the last such work: the hot path keeps no more state. */
+    ii = hwp_cost_cycles(r->cost, HWP_COST_RAP_ISSUE);
+    lat = hwp_cost_cycles(r->cost, HWP_COST_RAP_EVENT);
+    if (r->updates != r->quiet && lat > ii) r->busy += lat - ii;
     if (r->busy < now) r->busy = now;
-    if (r->busy < r->done) r->busy = r->done;
     r->busy += c;
-    r->done = r->busy; /* the pipeline is empty after it */
+    r->quiet = r->updates; /* the pipeline is empty after it */
     /* Stage 1 takes the next update only after it. */
     r->fin[(r->qi ? r->qi : r->qslots) - 1u] = r->busy;
 }
