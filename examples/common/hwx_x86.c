@@ -456,6 +456,11 @@ static bool hwx__vector(hwx__opd *d) {
     unsigned file, op = d->x.op;
     switch (hwx__vec_shape(d, &file)) {
     case HWX__V_2OP:
+        if ((op == 0x57 || op == 0xEF) && d->x.map == 1 && d->mod == 3 &&
+            d->rm == (d->x.vex ? d->x.vvvv : d->reg)) {
+            hwx__reg(d, file, 0, 1); /* xorps / pxor x, x: the zeroing idiom */
+            break;
+        }
         hwx__nds(d, file);
         hwx__rm(d, file, 1, 0);
         hwx__reg(d, file, 0, 1);
@@ -500,6 +505,13 @@ static bool hwx__vector(hwx__opd *d) {
  * cmp): adc and sbb read the carry, cmp writes only the flags. */
 static void hwx__alu(hwx__opd *d, unsigned kind, int reg_dst, unsigned file) {
     int writes = kind != 7;
+    if ((kind == 5 || kind == 6) && d->mod == 3 && d->reg == d->rm) {
+        /* sub r, r and xor r, r: zero whatever r held (the zeroing
+         * idiom; VEX IR writes the constant too) */
+        hwx__reg(d, file, 0, 1);
+        hwx__dst(d, HWX__FLAGS, 0);
+        return;
+    }
     if (kind == 2 || kind == 3) hwx__src(d, HWX__FLAGS);
     if (reg_dst) {
         hwx__rm(d, file, 1, 0);

@@ -18,6 +18,13 @@ N = 1000000        # regchain.c's iterations
 LAT_MUL = 7        # the Alpha 21264's integer multiply latency
 
 
+def core_cycles(text):
+    """The cycles line of a text report's core section (0 if absent)."""
+    core = text[text.find("-- modelled core"):]
+    m = re.search(r"^  cycles +(\d+)", core, re.M)
+    return int(m.group(1)) if m else 0
+
+
 def check(run, source):
     fails = 0
 
@@ -31,9 +38,7 @@ def check(run, source):
         if text is None:
             ok(f"{mode} regs={regs}: runs", False)
             return 0, ""
-        core = text[text.find("-- modelled core"):]
-        m = re.search(r"^  cycles +(\d+)", core, re.M)
-        return (int(m.group(1)) if m else 0), core
+        return core_cycles(text), text[text.find("-- modelled core"):]
 
     cyc, core = cycles("chain", True)
     ok(f"chain: registers from {source}",
