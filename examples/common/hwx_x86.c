@@ -369,6 +369,7 @@ enum {
     HWX__V_STORE, /* rm = reg                                       */
     HWX__V_CMPF,  /* flags = cmp(reg, rm)                           */
     HWX__V_FMA,   /* reg = reg * vvvv + rm, in some order           */
+    HWX__V_SHIFTI,/* rm = rm shifted by imm (VEX: vvvv = rm ...)     */
     HWX__V_NOP    /* no registers (hints, vzeroupper)               */
 };
 
@@ -389,6 +390,8 @@ static unsigned hwx__vec_shape(hwx__opd *d, unsigned *file) {
             return p >= 2 ? HWX__V_LOAD : HWX__V_MERGE; /* movs/dup vs movlps */
         case 0x28: case 0x6F: case 0x70: case 0xE6: case 0x5B:
             return HWX__V_LOAD;
+        case 0x71: case 0x72: case 0x73: /* shifts by imm: /2 /4 /6, 73: /3 /7 */
+            return HWX__V_SHIFTI;
         case 0xF0: return p == 3 ? HWX__V_LOAD : HWX__V_NONE; /* lddqu */
         case 0x51: case 0x52: case 0x53: case 0x5A:
             return p >= 2 ? HWX__V_MERGE : HWX__V_LOAD;
@@ -492,6 +495,11 @@ static bool hwx__vector(hwx__opd *d) {
         hwx__nds(d, file);
         hwx__rm(d, file, 1, 0);
         break;
+    case HWX__V_SHIFTI:
+        if (d->mod != 3) return false;
+        hwx__rm(d, file, 1, !d->x.vex);
+        if (d->x.vex) hwx__dst(d, hwx__num(d, HWX__VEC, d->x.vvvv), 0);
+        break;
     case HWX__V_NOP:
         break;
     default:
@@ -507,7 +515,7 @@ static void hwx__alu(hwx__opd *d, unsigned kind, int reg_dst, unsigned file) {
     int writes = kind != 7;
     if ((kind == 5 || kind == 6) && d->mod == 3 && d->reg == d->rm) {
         /* sub r, r and xor r, r: zero whatever r held (the zeroing
-         * idiom; VEX IR writes the constant too) */
+         * idiom), so r is no source */
         hwx__reg(d, file, 0, 1);
         hwx__dst(d, HWX__FLAGS, 0);
         return;
@@ -806,7 +814,7 @@ static bool hwx__map1_int(hwx__opd *d) {
     unsigned op = d->x.op, r = d->reg & 7u;
     /* VEX in this map: only the vector <-> general register forms */
     if (d->x.vex && op != 0x2A && op != 0x2C && op != 0x2D && op != 0x50 &&
-        op != 0xD7 && op != 0x6E && op != 0x7E)
+        op != 0xD7 && op != 0x6E && op != 0x7E && op != 0xC4 && op != 0xC5)
         return false;
     if (op >= 0x40 && op <= 0x4F) { /* cmovcc: the old value stays if false */
         hwx__rm(d, HWX__GPR, 1, 0);
@@ -907,6 +915,17 @@ static bool hwx__map1_int(hwx__opd *d) {
         return true;
     case 0x50: case 0xD7: /* movmskps/pd, pmovmskb: to a general register */
         hwx__rm(d, d->x.sse || d->x.vex || op == 0x50 ? HWX__VEC : HWX__MMX, 1, 0);
+        hwx__reg(d, HWX__GPR, 0, 1);
+        return true;
+    case 0xC4: /* pinsrw: a general register in */
+        if (d->x.sse > 1) return false;
+        hwx__rm(d, HWX__GPR, 1, 0);
+        hwx__nds(d, d->x.sse ? HWX__VEC : HWX__MMX);
+        hwx__reg(d, d->x.sse ? HWX__VEC : HWX__MMX, 0, 1);
+        return true;
+    case 0xC5: /* pextrw: to a general register */
+        if (d->x.sse > 1 || d->mod != 3) return false;
+        hwx__rm(d, d->x.sse ? HWX__VEC : HWX__MMX, 1, 0);
         hwx__reg(d, HWX__GPR, 0, 1);
         return true;
     case 0x6E: /* movd/movq from a general register */

@@ -6,6 +6,7 @@ regs=off.
 
 usage: check_qemu_regs.py QEMU PLUGIN REGCHAIN WORKDIR
 """
+import json
 import os
 import subprocess
 import sys
@@ -36,4 +37,26 @@ cyc = regchain_check.core_cycles(text or "")
 need = regchain_check.N * regchain_check.LAT_MUL
 print(("ok   " if cyc >= need else "FAIL ") + f"chain within a block: {cyc} cycles >= {need}")
 fails += cyc < need
+
+
+def data_wait(regs):
+    """ProfileMe's map -> data ready cycles summed over its samples of the
+    chain (its latency register 1, from the core's data-ready cycle)."""
+    out = os.path.join(work, f"regs-pm-{regs}.json")
+    r = subprocess.run([qemu, "-plugin", f"{plugin},core=on,models=pm+core,pm_interval=64,"
+                        f"regs={regs},report=/dev/null,json={out}", guest, "chain"],
+                       capture_output=True, timeout=300)
+    if r.returncode not in (0, 1):
+        print(r.stderr.decode(errors="replace")[-400:])
+        return -1
+    pcs = json.load(open(out))["models"]["profileme"]["table"]["pcs"]
+    return sum(e["lat_sum"][1] for e in pcs)
+
+
+on, off = data_wait("on"), data_wait("off")
+# The chain's imuls wait after map for the one before; without
+# registers data ready is the map cycle, so the register stays 0.
+print(("ok   " if on > 0 and off == 0 else "FAIL ") +
+      f"ProfileMe's map -> data ready: {on} cycles with registers, {off} without")
+fails += not (on > 0 and off == 0)
 sys.exit(1 if fails else 0)
