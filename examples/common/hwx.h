@@ -375,7 +375,8 @@ uint32_t hwx_x86_classify(const uint8_t *bytes, size_t len,
  * Returns HWX_X86_OPS_OK, with HWX_X86_SRC_OVER / _DST_OVER when
  * sources beyond three or destinations beyond two were left out, or 0
  * (no registers, ops empty) for an opcode it does not decode (EVEX,
- * system instructions, x87 control, ...). Never reads past `len`. */
+ * syscall, cpuid and other system instructions). Never reads past
+ * `len`. */
 enum { HWX_X86_OPS_OK = 1u, HWX_X86_SRC_OVER = 2u, HWX_X86_DST_OVER = 4u };
 uint32_t hwx_x86_ops(const uint8_t *bytes, size_t len, struct hwp_core_ops *ops);
 
