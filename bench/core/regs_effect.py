@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The effect of register dependences on one program: two Valgrind-tool
-JSON reports of the same run with core=on, with registers and without
-(bench/core/regs_effect.sh). Prints the core's cycles, IPC and wasted
+JSON reports (the Valgrind tool's or the QEMU plugin's) of the same run
+with core=on, with registers and without (bench/core/regs_effect.sh). Prints the core's cycles, IPC and wasted
 issue slots for both, then the five PCs whose mean fetch -> retire-ready
 latency per ProfileMe sample rose most, with their mean issue wait
 (map -> issue, where an instruction waits for its operands).
@@ -15,7 +15,8 @@ name, with_f, without_f = sys.argv[1:4]
 
 
 def load(path):
-    d = json.load(open(path))["session"]
+    d = json.load(open(path))
+    d = d.get("session", d)  # the Valgrind tool's report wraps the session's
     st = d["models"]["core"]["stats"]
     pcs = {e["pc"]: e for e in d["models"]["profileme"]["table"]["pcs"]}
     return st, pcs
@@ -26,7 +27,7 @@ ins = sw["events"]
 print(f"{name}: {ins} instructions")
 print("| registers | cycles | IPC | wasted issue slots |")
 print("|---|---:|---:|---:|")
-for label, st in (("from VEX IR", sw), ("none", so)):
+for label, st in (("with", sw), ("none", so)):
     print(f"| {label} | {st['cycles']} | {ins / st['cycles']:.3f} | {st['wasted_slots']} |")
 print(f"cycles with / without: {sw['cycles'] / so['cycles']:.3f}")
 

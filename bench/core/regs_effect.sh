@@ -11,7 +11,12 @@
 # retire-ready latency (ProfileMe's samples, the same PCs sampled in
 # both runs: the stream and the selections do not depend on the timing)
 # changed most.
+#
+# HOST=qemu: the same under the QEMU plugin (libhwprof-tcg.so under
+# qemu-x86_64 7.2), registers from its x86 decoder (regs=on) and none
+# (regs=off).
 set -euo pipefail
+host=${HOST:-valgrind}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 . "$here/programs.sh"
@@ -21,9 +26,14 @@ programs_setup "$root" "$work"
 for n in "${names[@]}"; do
   eval "prog=(${cmd[$n]})"
   for r in yes no; do
-    nice $fixture run "$valgrind" "$libdir" "$work" "--hwprof-regs=$r" --core=on \
-      --models=pm+core --pm_interval=64 --pm_table=65536 --report=/dev/null \
-      "--json=$work/$n-$r.json" -- "${prog[@]}" >/dev/null
+    if [ "$host" = qemu ]; then
+      nice qemu-x86_64 -plugin "$build/examples/qemu/libhwprof-tcg.so,core=on,models=pm+core,pm_interval=64,pm_table=65536,regs=$([ $r = yes ] && echo on || echo off),report=/dev/null,json=$work/$n-$host-$r.json" \
+        "${prog[@]}" >/dev/null
+    else
+      nice $fixture run "$valgrind" "$libdir" "$work" "--hwprof-regs=$r" --core=on \
+        --models=pm+core --pm_interval=64 --pm_table=65536 --report=/dev/null \
+        "--json=$work/$n-$host-$r.json" -- "${prog[@]}" >/dev/null
+    fi
   done
-  python3 "$here/regs_effect.py" "$n" "$work/$n-yes.json" "$work/$n-no.json"
+  python3 "$here/regs_effect.py" "$n" "$work/$n-$host-yes.json" "$work/$n-$host-no.json"
 done

@@ -190,6 +190,7 @@ typedef struct hwx_bbv hwx_bbv;         /* basic-block vectors (below)      */
  * selected instructions. All zero when no timing model is on. */
 typedef struct hwx_timing {
     uint64_t fetch, map, issue, ready, retire; /* valid when timed        */
+    uint64_t data_ready; /* map -> data ready: the last source's result */
     uint64_t cycle;   /* the modelled clock after this instruction       */
     uint64_t want;    /* instructions until a later adapter wants one
                          timed (ProfileMe's countdown); 0: none         */
@@ -360,6 +361,24 @@ uint32_t hwx_x86_decode(const uint8_t *bytes, size_t len, uint64_t pc,
                         hwx_x86_info *info);
 uint32_t hwx_x86_classify(const uint8_t *bytes, size_t len,
                           uint32_t *insn_len);
+
+/* The registers of the instruction at `bytes` in hwprof/core.h's form,
+ * the numbers the Valgrind tool gives: 1..16 RAX..R15 (encoding order),
+ * 17 the flags, 18..33 XMM/YMM0..15, 34 the x87 stack (and MMX). Sources:
+ * ModRM reg and r/m (REX.R, REX.B), VEX.vvvv, SIB base and index (REX.X)
+ * of a memory operand, the implicit ones (RSP of push/pop/call/ret, RAX
+ * and RDX of mul/div, RSI/RDI/RCX of string ops, CL of shifts) and the
+ * flags jcc/cmovcc/setcc/adc/sbb read; a two-operand form's destination
+ * is a source too. Destinations: registers first, then the flags;
+ * `upd` marks stack and string pointer updates. The op class is MUL,
+ * DIV, FP or FDIV where the opcode says so. Always sets ops->regs = 1.
+ * Returns HWX_X86_OPS_OK, with HWX_X86_SRC_OVER / _DST_OVER when
+ * sources beyond three or destinations beyond two were left out, or 0
+ * (no registers, ops empty) for an opcode it does not decode (EVEX,
+ * syscall, cpuid and other system instructions). Never reads past
+ * `len`. */
+enum { HWX_X86_OPS_OK = 1u, HWX_X86_SRC_OVER = 2u, HWX_X86_DST_OVER = 4u };
+uint32_t hwx_x86_ops(const uint8_t *bytes, size_t len, struct hwp_core_ops *ops);
 
 /* ---- trace record / replay (docs/trace-format.md) ----------------------- */
 

@@ -99,6 +99,7 @@ static void hwx__core_insn(void *sv, const hwp_insn *in, uint64_t cycle) {
     if (o.timed) {
         t->fetch = o.fetch;
         t->map = o.map;
+        t->data_ready = o.data_ready;
         t->issue = o.issue;
         t->ready = o.ready;
         t->retire = o.retire;

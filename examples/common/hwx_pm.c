@@ -94,8 +94,8 @@ static hwp_status hwx__pm_init(void *sv, void *dv, unsigned char **cur, hwx_sess
 }
 
 /* A selected instruction the core has timed: the hardware's protocol
- * with the core's stage cycles (ProfileMe fig. 1: fetch, map, issue,
- * retire-ready, retire) and its miss and mispredict bits. Outside a
+ * with the core's stage cycles (ProfileMe fig. 1: fetch, map, data
+ * ready, issue, retire-ready, retire) and its miss and mispredict bits. Outside a
  * timed window (sampled mode) only the bits and the clock are known. */
 static void hwx__pm_timed(hwp_pm *pm, const hwx_timing *t, const hwp_insn *in,
                           uint64_t cycle) {
@@ -108,6 +108,7 @@ static void hwx__pm_timed(hwp_pm *pm, const hwx_timing *t, const hwp_insn *in,
     }
     if (t->timed) {
         hwp_pm_stage(pm, tag, HWP_PM_ST_MAP, t->map);
+        hwp_pm_stage(pm, tag, HWP_PM_ST_DATA_READY, t->data_ready);
         hwp_pm_stage(pm, tag, HWP_PM_ST_ISSUE, t->issue);
         hwp_pm_stage(pm, tag, HWP_PM_ST_RETIRE_READY, t->ready);
         if (in->cls == HWP_CLS_LOAD) {

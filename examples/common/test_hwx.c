@@ -95,6 +95,148 @@ static void test_x86_truncated(void) {
     }
 }
 
+/* Operands: each case's registers written down from the SDM's operand
+ * description of the instruction (vol. 2, and the implicit operands in
+ * its operation section), not from the decoder. Register numbers as in
+ * hwx.h: RAX..R15 1..16, FL the flags, X(n) XMM/YMMn. Sets, so the order
+ * the decoder lists them in does not matter; `upd` lists the
+ * destinations that are stack or string pointer updates. */
+enum { RAX = 1, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13,
+       R14, R15, FL };
+#define X(n) (18 + (n))
+
+typedef struct {
+    const char *name;
+    uint8_t b[16];
+    unsigned n;
+    uint32_t ret;         /* hwx_x86_ops's result                        */
+    uint8_t src[4], dst[3], upd[3];
+    uint8_t op;
+} x86_ops_case;
+
+#define OK HWX_X86_OPS_OK
+static const x86_ops_case x86_ops_cases[] = {
+    {"imul %rcx,%rax", {0x48, 0x0F, 0xAF, 0xC1}, 4, OK, {RAX, RCX}, {RAX, FL}, {0},
+     HWP_CORE_OP_MUL},
+    {"add %r9,%r10 (REX.R, REX.B)", {0x4D, 0x01, 0xCA}, 3, OK, {R9, R10}, {R10, FL}, {0}, 0},
+    {"adc %rbx,%rax (reads CF)", {0x48, 0x11, 0xD8}, 3, OK, {RAX, RBX, FL}, {RAX, FL}, {0}, 0},
+    {"cmp %rsi,%rdi", {0x48, 0x39, 0xF7}, 3, OK, {RSI, RDI}, {FL}, {0}, 0},
+    {"add %rax,(%rbx)", {0x48, 0x01, 0x03}, 3, OK, {RAX, RBX}, {FL}, {0}, 0},
+    {"xor %eax,%eax (zeroing: no source)", {0x31, 0xC0}, 2, OK, {0}, {RAX, FL}, {0}, 0},
+    {"xor %ecx,%eax", {0x31, 0xC8}, 2, OK, {RAX, RCX}, {RAX, FL}, {0}, 0},
+    {"pxor %xmm3,%xmm3 (zeroing)", {0x66, 0x0F, 0xEF, 0xDB}, 4, OK, {0}, {X(3)}, {0}, 0},
+    {"test %eax,%eax", {0x85, 0xC0}, 2, OK, {RAX}, {FL}, {0}, 0},
+    {"inc %eax (keeps CF)", {0xFF, 0xC0}, 2, OK, {RAX, FL}, {RAX, FL}, {0}, 0},
+    {"mov 0x10(%rbx,%r12,8),%rax (SIB, REX.X)", {0x4A, 0x8B, 0x44, 0xE3, 0x10}, 5, OK,
+     {RBX, R12}, {RAX}, {0}, 0},
+    {"mov (%rsp),%rdx (SIB, no index)", {0x48, 0x8B, 0x14, 0x24}, 4, OK, {RSP}, {RDX}, {0}, 0},
+    {"mov 0x0(%r13),%rax (REX.B base)", {0x49, 0x8B, 0x45, 0x00}, 4, OK, {R13}, {RAX}, {0}, 0},
+    {"mov 0x8(%rip),%ecx", {0x8B, 0x0D, 8, 0, 0, 0}, 6, OK, {0}, {RCX}, {0}, 0},
+    {"lea 0x8(%rdi,%rsi,4),%rax", {0x48, 0x8D, 0x44, 0xB7, 0x08}, 5, OK, {RDI, RSI}, {RAX},
+     {0}, 0},
+    {"movzbl (%rdi,%rcx,1),%eax", {0x0F, 0xB6, 0x04, 0x0F}, 4, OK, {RDI, RCX}, {RAX}, {0}, 0},
+    {"mov %bh,%al (no REX: BH)", {0x88, 0xF8}, 2, OK, {RBX}, {RAX}, {0}, 0},
+    {"mov %dil,%al (REX: DIL)", {0x40, 0x88, 0xF8}, 3, OK, {RDI}, {RAX}, {0}, 0},
+    {"push %r12", {0x41, 0x54}, 2, OK, {R12, RSP}, {RSP}, {RSP}, 0},
+    {"pop %rbx", {0x5B}, 1, OK, {RSP}, {RBX, RSP}, {RSP}, 0},
+    {"call rel32", {0xE8, 0, 0, 0, 0}, 5, OK, {RSP}, {RSP}, {RSP}, 0},
+    {"call *%rax", {0xFF, 0xD0}, 2, OK, {RAX, RSP}, {RSP}, {RSP}, 0},
+    {"ret", {0xC3}, 1, OK, {RSP}, {RSP}, {RSP}, 0},
+    {"leave", {0xC9}, 1, OK, {RBP}, {RBP, RSP}, {RSP}, 0},
+    {"mul %rbx (flags left out)", {0x48, 0xF7, 0xE3}, 3, OK | HWX_X86_DST_OVER, {RAX, RBX},
+     {RAX, RDX}, {0}, HWP_CORE_OP_MUL},
+    {"div %rcx", {0x48, 0xF7, 0xF1}, 3, OK, {RAX, RDX, RCX}, {RAX, RDX}, {0},
+     HWP_CORE_OP_DIV},
+    {"cqo", {0x48, 0x99}, 2, OK, {RAX}, {RDX}, {0}, 0},
+    {"rep movsb (rcx left out)", {0xF3, 0xA4}, 2, OK | HWX_X86_DST_OVER, {RCX, RSI, RDI},
+     {RSI, RDI}, {RSI, RDI}, 0},
+    {"stos %rax,(%rdi)", {0x48, 0xAB}, 2, OK, {RAX, RDI}, {RDI}, {RDI}, 0},
+    {"shl %cl,%rdx", {0x48, 0xD3, 0xE2}, 3, OK, {RCX, RDX}, {RDX, FL}, {0}, 0},
+    {"jne rel8", {0x75, 0xFE}, 2, OK, {FL}, {0}, {0}, 0},
+    {"cmove %rdx,%rax", {0x48, 0x0F, 0x44, 0xC2}, 4, OK, {RAX, RDX, FL}, {RAX}, {0}, 0},
+    {"sete %al", {0x0F, 0x94, 0xC0}, 3, OK, {FL}, {RAX}, {0}, 0},
+    {"xchg %r8,%rax (REX.B 90)", {0x49, 0x90}, 2, OK, {RAX, R8}, {RAX, R8}, {0}, 0},
+    {"nop", {0x90}, 1, OK, {0}, {0}, {0}, 0},
+    {"endbr64", {0xF3, 0x0F, 0x1E, 0xFA}, 4, OK, {0}, {0}, {0}, 0},
+    {"addsd %xmm1,%xmm0", {0xF2, 0x0F, 0x58, 0xC1}, 4, OK, {X(0), X(1)}, {X(0)}, {0},
+     HWP_CORE_OP_FP},
+    {"divsd %xmm2,%xmm1", {0xF2, 0x0F, 0x5E, 0xCA}, 4, OK, {X(1), X(2)}, {X(1)}, {0},
+     HWP_CORE_OP_FDIV},
+    {"movdqu (%rsi),%xmm0", {0xF3, 0x0F, 0x6F, 0x06}, 4, OK, {RSI}, {X(0)}, {0}, 0},
+    {"psrldq $4,%xmm2 (66 0F 73 /3)", {0x66, 0x0F, 0x73, 0xDA, 0x04}, 5, OK, {X(2)}, {X(2)}, {0},
+     0},
+    {"vpsrldq $4,%ymm2,%ymm5 (VEX.vvvv destination)", {0xC5, 0xD5, 0x73, 0xDA, 0x04}, 5, OK,
+     {X(2)}, {X(5)}, {0}, 0},
+    {"pextrw $1,%xmm3,%ecx", {0x66, 0x0F, 0xC5, 0xCB, 0x01}, 5, OK, {X(3)}, {RCX}, {0}, 0},
+    {"pmovmskb %xmm1,%eax", {0x66, 0x0F, 0xD7, 0xC1}, 4, OK, {X(1)}, {RAX}, {0}, 0},
+    {"ucomisd %xmm1,%xmm0", {0x66, 0x0F, 0x2E, 0xC1}, 4, OK, {X(0), X(1)}, {FL}, {0},
+     HWP_CORE_OP_FP},
+    {"vaddps %ymm2,%ymm1,%ymm3 (VEX.vvvv)", {0xC5, 0xF4, 0x58, 0xDA}, 4, OK, {X(1), X(2)},
+     {X(3)}, {0}, HWP_CORE_OP_FP},
+    {"vpcmpeqb (%rdi),%ymm0,%ymm1", {0xC5, 0xFD, 0x74, 0x0F}, 4, OK, {X(0), RDI}, {X(1)},
+     {0}, 0},
+    {"vpxor %ymm9,%ymm10,%ymm11 (VEX3 R, B)", {0xC4, 0x41, 0x2D, 0xEF, 0xD9}, 5, OK,
+     {X(10), X(9)}, {X(11)}, {0}, 0},
+    {"vaddps %zmm2,%zmm0,%zmm0 (EVEX)", {0x62, 0xF1, 0x7C, 0x48, 0x58, 0xC2}, 6, 0, {0}, {0},
+     {0}, 0},
+    {"syscall", {0x0F, 0x05}, 2, 0, {0}, {0}, {0}, 0},
+};
+#undef OK
+
+static unsigned set_n(const uint8_t *a, unsigned cap) {
+    unsigned n = 0;
+    while (n < cap && a[n]) n++;
+    return n;
+}
+
+static int set_has(const uint8_t *a, unsigned n, uint8_t r) {
+    unsigned i;
+    for (i = 0; i < n; i++)
+        if (a[i] == r) return 1;
+    return 0;
+}
+
+static void test_x86_ops(void) {
+    unsigned i, k, n;
+    for (i = 0; i < sizeof x86_ops_cases / sizeof x86_ops_cases[0]; i++) {
+        const x86_ops_case *c = &x86_ops_cases[i];
+        hwp_core_ops o;
+        unsigned ns = set_n(c->src, 4), nd = set_n(c->dst, 3), nu = set_n(c->upd, 3);
+        int ok = 1;
+        memset(&o, 0xAB, sizeof o);
+        ok &= CHECK_EQ(hwx_x86_ops(c->b, c->n, &o), c->ret);
+        ok &= CHECK_EQ(o.regs, 1);
+        ok &= CHECK_EQ(o.nsrc, ns);
+        ok &= CHECK_EQ(o.ndst, nd);
+        ok &= CHECK_EQ(o.op, c->op);
+        for (k = 0; k < ns && k < 3; k++) ok &= CHECK(set_has(c->src, ns, o.src[k]));
+        for (k = 0; k < nd && k < 2; k++) {
+            ok &= CHECK(set_has(c->dst, nd, o.dst[k]));
+            ok &= CHECK_EQ((o.upd >> k) & 1u, (unsigned)set_has(c->upd, nu, o.dst[k]));
+        }
+        ok &= CHECK_EQ(o.upd >> nd, 0);
+        if (!ok) printf("    in case %s\n", c->name);
+        /* cut short: no registers, never a read past the end */
+        for (n = 0; n < c->n; n++) {
+            uint8_t buf[16];
+            memcpy(buf, c->b, n);
+            CHECK_EQ(hwx_x86_ops(buf, n, &o), 0);
+            CHECK_EQ(o.nsrc + o.ndst, 0);
+        }
+    }
+}
+
+/* More sources than the core's three: three kept, the rest counted. */
+static void test_x86_ops_over(void) {
+    /* adc %rax,(%rbx,%rcx,1): rax, rbx, rcx and the carry */
+    static const uint8_t b[] = {0x48, 0x11, 0x04, 0x0B};
+    hwp_core_ops o;
+    CHECK_EQ(hwx_x86_ops(b, sizeof b, &o), HWX_X86_OPS_OK | HWX_X86_SRC_OVER);
+    CHECK_EQ(o.nsrc, 3);
+    CHECK_EQ(o.ndst, 1);
+    CHECK_EQ(o.dst[0], FL);
+}
+
 /* ---- options -------------------------------------------------------------- */
 
 static void test_opts(void) {
@@ -1516,6 +1658,8 @@ int main(int argc, char **argv) {
     hwt_begin(argc, argv);
     HWT_RUN(test_x86_vectors);
     HWT_RUN(test_x86_truncated);
+    HWT_RUN(test_x86_ops);
+    HWT_RUN(test_x86_ops_over);
     HWT_RUN(test_opts);
     HWT_RUN(test_opts_refused);
     HWT_RUN(test_opts_zero_default);

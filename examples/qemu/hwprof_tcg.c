@@ -44,6 +44,7 @@
 #define HWPROF_STDIO
 #include "hwx_host.h"
 #include "hwq_as.h"
+#include "hwprof/core.h"
 #include "qemu_plugin_api.h"
 
 HWQ_PLUGIN_EXPORT int qemu_plugin_version = HWQ_PLUGIN_API_VERSION;
@@ -61,6 +62,9 @@ typedef struct hwq_tb {
     uint16_t to_next;     /* last.addr is the successor (ret, indirect)   */
     uint16_t cut;         /* the last instruction may be a cut copy (see
                              hwq_tb_trans)                                */
+    const hwp_core_ops *ops; /* core=on, regs=on: each instruction's
+                             registers from the x86 decoder, decoded at
+                             translation (stored after pc[]); else NULL */
     uint64_t pc[];        /* pc of every instruction, then the address
                              after the last one (n + 1 entries): a memory
                              callback's userdata is &pc[i], so pc[i + 1] is
@@ -106,6 +110,13 @@ static struct {
     int block;                      /* sessions take whole blocks        */
     int countdown;                  /* only ProfileMe: hwq_cd_*          */
     int no_countdown;               /* cd=off                            */
+    int no_regs;                    /* regs=off                          */
+    int regs;                       /* the core takes registers from the
+                                       x86 decoder (core=on, not regs=off) */
+    uint64_t regs_insns, regs_unknown; /* translated instructions, those the
+                                       decoder gave no registers         */
+    uint64_t regs_src_over, regs_dst_over; /* with sources or destinations
+                                       beyond the core's three and two   */
     uint64_t guest_base;
     pid_t pid;                      /* the process that loaded us        */
     pthread_mutex_t lock;
@@ -395,6 +406,7 @@ HWP_INLINE void hwq_emit_insns_in(hwq_vcpu *v, const hwq_tb *tb, uint64_t next,
             in.pc = pcs[i];
             in.next_pc = pcs[i + 1];
         }
+        if (tb->ops) hwx_core_regs(&v->s, &tb->ops[i], "the x86 decoder");
         hwx_session_insn(&v->s, r);
         if (v->tw) hwx_trace_put(v->tw, r);
     }
@@ -789,15 +801,46 @@ static void hwq_floor_trans(struct qemu_plugin_tb *tb, size_t n) {
     }
 }
 
+/* An instruction's bytes (at most 16): API 1 hands a pointer, API 4
+ * copies into `copy`. */
+static const uint8_t *hwq_insn_bytes(struct qemu_plugin_insn *insn, uint8_t copy[16]) {
+#if HWQ_API == 1
+    (void)copy;
+    return (const uint8_t *)qemu_plugin_insn_data(insn);
+#else
+    hwp__zero(copy, 16);
+    qemu_plugin_insn_data(insn, copy, 16);
+    return copy;
+#endif
+}
+
+/* regs=on: the registers of the TB's instructions into ops[], once per
+ * translation, counted for the report. */
+static void hwq_tb_regs(struct qemu_plugin_tb *tb, size_t n, hwp_core_ops *ops) {
+    uint64_t unknown = 0, src_over = 0, dst_over = 0;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+        uint8_t copy[16];
+        size_t len = qemu_plugin_insn_size(insn);
+        uint32_t r = hwx_x86_ops(hwq_insn_bytes(insn, copy), len < 16 ? len : 16, &ops[i]);
+        unknown += !(r & HWX_X86_OPS_OK);
+        src_over += !!(r & HWX_X86_SRC_OVER);
+        dst_over += !!(r & HWX_X86_DST_OVER);
+    }
+    __atomic_add_fetch(&hwq.regs_insns, n, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&hwq.regs_unknown, unknown, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&hwq.regs_src_over, src_over, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&hwq.regs_dst_over, dst_over, __ATOMIC_RELAXED);
+}
+
 static void hwq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     size_t n = qemu_plugin_tb_n_insns(tb), i, bytes;
     hwq_tb *t;
     struct qemu_plugin_insn *last;
     hwx_x86_info info;
     const uint8_t *code;
-#if HWQ_API >= 2
     uint8_t copy[16];
-#endif
     (void)id;
 #if HWQ_API >= 2
     if (!hwq_img.took_signals && !hwq.system) {
@@ -828,10 +871,15 @@ static void hwq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     /* No model and no exact profile (models=none): nothing per TB. */
     if (!hwq.opts.models && !hwq.opts.exact && !hwq.opts.record[0] && !hwq.opts.bbv[0]) return;
     if (n == 0 || n > HWQ_MAX_TB_INSNS) return;
-    bytes = sizeof *t + (n + 1) * sizeof t->pc[0];
+    bytes = sizeof *t + (n + 1) * sizeof t->pc[0] + (hwq.regs ? n * sizeof(hwp_core_ops) : 0);
     t = (hwq_tb *)calloc(1, bytes);
     if (!t) return;
     t->n = (uint32_t)n;
+    if (hwq.regs) {
+        hwp_core_ops *ops = (hwp_core_ops *)(void *)&t->pc[n + 1];
+        hwq_tb_regs(tb, n, ops);
+        t->ops = ops;
+    }
     for (i = 0; i < n; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
         t->pc[i] = qemu_plugin_insn_vaddr(insn);
@@ -841,13 +889,7 @@ static void hwq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     }
     last = qemu_plugin_tb_get_insn(tb, n - 1);
     t->pc[n] = t->pc[n - 1] + qemu_plugin_insn_size(last);
-#if HWQ_API == 1
-    code = (const uint8_t *)qemu_plugin_insn_data(last);
-#else
-    code = copy;
-    hwp__zero(copy, sizeof copy);
-    qemu_plugin_insn_data(last, copy, sizeof copy);
-#endif
+    code = hwq_insn_bytes(last, copy);
     hwx_x86_decode(code, qemu_plugin_insn_size(last), t->pc[n - 1], &info);
     t->last.pc = t->pc[n - 1];
     t->last.cls = info.cls;
@@ -1105,6 +1147,13 @@ static int hwq_report(hwx_session *s, const char *suffix, int merged) {
             fprintf(f, "plugin: ProfileMe's countdown ran in the plugin: the session saw only "
                        "the selected instructions whole (class counts above cover those; "
                        "cd=off feeds every TB)\n");
+        if (hwq.regs)
+            fprintf(f, "plugin: registers from the x86 decoder (core=on): %llu instructions "
+                       "translated, %llu with no registers for the instruction (opcodes "
+                       "not decoded), %llu with sources left out, %llu with destinations "
+                       "left out\n",
+                    (unsigned long long)hwq.regs_insns, (unsigned long long)hwq.regs_unknown,
+                    (unsigned long long)hwq.regs_src_over, (unsigned long long)hwq.regs_dst_over);
         if (hwq.bad_reads)
             fprintf(f, "plugin: %llu loaded values not readable at guest address + guest_base "
                        "(0x%llx): skipped, check guest_base=\n",
@@ -1365,6 +1414,15 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
             hwq.no_countdown = !strcmp(f, "off");
             continue;
         }
+        if (!strcmp(key, "regs")) { /* the Valgrind tool's --hwprof-regs */
+            const char *f = eq + 1;
+            if (strcmp(f, "on") && strcmp(f, "off")) {
+                fprintf(stderr, "hwprof: regs= expects on or off\n");
+                return -1;
+            }
+            hwq.no_regs = !strcmp(f, "off");
+            continue;
+        }
         if (!strcmp(key, "floor")) {
             const char *f = eq + 1;
             hwq.floor = !strcmp(f, "tb") ? HWQ_FLOOR_TB : !strcmp(f, "mem") ? HWQ_FLOOR_MEM
@@ -1393,6 +1451,8 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
      * one, a recording stores each one. */
     hwq.block = !hwq.opts.exact && !(hwq.opts.models & HWX_M_CORE) &&
                 !hwq.opts.record[0];
+    /* The core's registers, from the instructions' bytes at translation. */
+    hwq.regs = (hwq.opts.models & HWX_M_CORE) && !hwq.no_regs;
     /* ProfileMe alone: only its selections reach the session (hwq_cd_*);
      * cd=off keeps the per-TB block path (the tests compare the two). */
     hwq.countdown = hwq.block && hwq.opts.models == HWX_M_PM && !hwq.no_countdown &&

@@ -42,8 +42,9 @@
  *            the ROB (map waits for the retire of the instruction rob
  *            older) and the issue window (map waits for the issue of the
  *            instruction `window` older: a conservative in-order release
- *            of issue-queue entries); issue at the first cycle >= map + 1
- *            with its source registers ready and an issue slot free
+ *            of issue-queue entries); data ready when the last source
+ *            register's result is (not before map); issue at the first
+ *            cycle >= map + 1 and >= data ready with an issue slot free
  *            (issue_width per cycle; in order: also not before the
  *            previous issue); ready to retire = issue + latency (loads:
  *            the latency of the level that hit, plus the walk on a DTLB
@@ -214,6 +215,9 @@ typedef struct hwp_core_ops {
  * `timed` is 1 (always in HWP_CORE_TIMING). */
 typedef struct hwp_core_out {
     uint64_t fetch, map, issue, ready, retire;
+    uint64_t data_ready; /* the last source register's result is ready,
+                            never before map (ProfileMe's map -> data
+                            ready stage); map without registers        */
     uint64_t cycle;   /* the modelled clock after this instruction      */
     uint32_t events;  /* HWP_EV_*: the host's TAKEN/TRAP/INDIRECT bits
                          plus ICMISS, DCMISS, ITLBMISS, DTLBMISS, MISPRED */
@@ -641,6 +645,7 @@ HWP_INLINE void hwp_core_insn_ex(hwp_core *c, const hwp_insn *in,
         if (o.timed) {
             out->fetch = o.fetch;
             out->map = o.map;
+            out->data_ready = o.data_ready;
             out->issue = o.issue;
             out->ready = o.ready;
             out->retire = o.retire;
@@ -1064,7 +1069,7 @@ HWP_API void hwp__core_timed(hwp_core *c, const hwp_insn *in,
                              const hwp_core_ops *ops, hwp_core_out *o,
                              uint32_t ilat, uint32_t dlat, uint32_t ev) {
     const hwp_core_desc *d = &c->desc;
-    uint64_t f, m, is, rd, rt, t;
+    uint64_t f, m, dr, is, rd, rt, t;
     uint32_t lat, i;
     hwp_core_rec *r;
     /* fetch: a group of fetch_width, after any redirect, and no further
@@ -1099,15 +1104,17 @@ HWP_API void hwp__core_timed(hwp_core *c, const hwp_insn *in,
     if (m == c->map_c && c->map_n >= d->fetch_width) m++;
     c->map_n = m == c->map_c ? c->map_n + 1u : 1u;
     c->map_c = m;
-    /* issue: operands ready and a free slot */
-    is = m + 1u;
+    /* data ready: the last source's result, not before map; issue: a
+     * cycle after map, not before data ready, and a free slot */
+    dr = m;
     if (ops && ops->regs) {
         for (i = 0; i < ops->nsrc && i < 3u; i++)
-            if (ops->src[i] && c->ready[ops->src[i]] > is)
-                is = c->ready[ops->src[i]];
+            if (ops->src[i] && c->ready[ops->src[i]] > dr)
+                dr = c->ready[ops->src[i]];
     } else {
         c->st.no_regs++;
     }
+    is = dr > m ? dr : m + 1u;
     if (d->order == HWP_CORE_INORDER && is < c->issue_c) is = c->issue_c;
     while (c->slots[is & c->hmask_slots] >= d->issue_width) is++;
     c->slots[is & c->hmask_slots]++;
@@ -1148,6 +1155,7 @@ HWP_API void hwp__core_timed(hwp_core *c, const hwp_insn *in,
     c->st.timed++;
     o->fetch = f;
     o->map = m;
+    o->data_ready = dr;
     o->issue = is;
     o->ready = rd;
     o->retire = rt;

@@ -333,6 +333,44 @@ static void test_chain_ooo(void) {
     tclose(&t);
 }
 
+/* ProfileMe's data-ready stage (map -> data ready): a multiply, an add
+ * reading its result and an add reading nothing, fetched and mapped in
+ * one group (map 12, as in test_chain_ooo). The multiply issues at 13
+ * and completes at 13 + lat_mul 7 = 20: the dependent add's data is
+ * ready then (and it issues then); the independent add's is ready at
+ * its map (12), and it issues the cycle after. */
+static void test_data_ready(void) {
+    tcore t;
+    hwp_core_desc d = timing_desc(HWP_CORE_OOO);
+    hwp_core_out o[3];
+    hwp_insn in;
+    hwp_core_ops ops;
+    CHECK_EQ(topen(&t, &d), HWP_OK);
+    memset(&in, 0, sizeof in);
+    memset(&ops, 0, sizeof ops);
+    in.pc = 0x1000;
+    in.next_pc = 0x1004;
+    ops.len = 4;
+    ops.regs = 1;
+    ops.op = HWP_CORE_OP_MUL;
+    ops.ndst = 1;
+    ops.dst[0] = 1;
+    hwp_core_insn_ex(&t.c, &in, &ops, &o[0]);
+    alu(&t.c, 0x1004, 1, 2, &o[1]);
+    alu(&t.c, 0x1008, 0, 3, &o[2]);
+    CHECK_EQ(o[0].map, 12);
+    CHECK_EQ(o[0].data_ready, 12);
+    CHECK_EQ(o[0].issue, 13);
+    CHECK_EQ(o[0].ready, 20);
+    CHECK_EQ(o[1].map, 12);
+    CHECK_EQ(o[1].data_ready, 20);
+    CHECK_EQ(o[1].issue, 20);
+    CHECK_EQ(o[2].map, 12);
+    CHECK_EQ(o[2].data_ready, 12);
+    CHECK_EQ(o[2].issue, 13);
+    tclose(&t);
+}
+
 static void test_chain_inorder(void) {
     /* The same chain in order: i3 may not issue before i2 (15). */
     tcore t;
@@ -675,6 +713,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_indirect_and_ras);
     HWT_RUN(test_chain_ooo);
     HWT_RUN(test_chain_inorder);
+    HWT_RUN(test_data_ready);
     HWT_RUN(test_long_latency_chains);
     HWT_RUN(test_address_update);
     HWT_RUN(test_load_latency_and_mispredict);
