@@ -211,8 +211,11 @@ typedef struct hwp_cp_est {
     uint64_t pc, value;
     double inv;       /* estimated invariance                          */
     double lo, hi;    /* 95% Wilson interval of inv given `samples`     */
-    uint64_t samples; /* samples of the load behind the estimate        */
-    uint32_t characterised; /* samples >= the documented minimum        */
+    uint64_t samples; /* samples that measured this value's invariance
+                         (hits and misses of its regions; the buffered
+                         sampler: every sample of the load)          */
+    uint32_t characterised; /* samples >= min_samples (and, for the
+                               co-processor, min_visits visits)       */
 } hwp_cp_est;
 
 /* One PC's value profile for a JIT (hwp_cp_lvp_value): the top values by
@@ -1303,6 +1306,26 @@ static void hwp__cp_estimate(const hwp_cp *x, const hwp__cp_load *l,
     }
 }
 
+/* The samples that measured a value's invariance: the hits and misses of
+ * its regions. The estimator also hands a value shares of samples none
+ * of its regions saw (other regions' misses, the unaccounted samples),
+ * which say nothing about it: a value re-selected on a slot's last
+ * sample has one hit, yet would otherwise carry the slot's whole total. */
+static uint64_t hwp__cp_measured(const hwp__cp_val *v) {
+    return v->hits + v->misses;
+}
+
+/* A value's estimate is characterised (reported, told to a JIT) when
+ * min_samples samples measured it and the load was copied in min_visits
+ * partition visits: one visit sees one moment of the run, and a value
+ * held for a phase looks invariant inside it (sec. 4.3 profiles a load
+ * several times before masking it, for the same reason). */
+static bool hwp__cp_characterised(const hwp_cp *x, const hwp__cp_load *l,
+                                  const hwp__cp_val *v) {
+    return hwp__cp_measured(v) >= x->lvp.d.min_samples &&
+           l->visits >= x->lvp.d.min_visits;
+}
+
 /* Confidence (sec. 4.3): mask a load that is clearly invariant or clearly
  * variant once enough samples are in and it has been profiled min_visits
  * times (so a value held for a long phase is not taken for the only one),
@@ -1349,14 +1372,14 @@ static void hwp__cp_visit_end(hwp_cp *x) {
 static void hwp__cp_vprof(const hwp_cp *x, const hwp__cp_load *l,
                           hwp_cp_vprof *out);
 
-/* A load reached min_samples: tell the JIT once. */
+/* A load's best estimate became characterised: tell the JIT once. */
 static void hwp__cp_lvp_tell(hwp_cp *x, hwp__cp_load *l) {
     hwp_cp_vprof p;
-    if (l->told || l->total < x->lvp.d.min_samples) return;
-    l->told = 1;
-    if (!x->lvp.on_char) return;
+    if (l->told) return;
     hwp__cp_vprof(x, l, &p);
-    x->lvp.on_char(x->lvp.char_ctx, &p);
+    if (!p.characterised) return;
+    l->told = 1;
+    if (x->lvp.on_char) x->lvp.on_char(x->lvp.char_ctx, &p);
 }
 
 /* Thrash (appendix): the faster it was detected (the larger the share of
@@ -1585,12 +1608,12 @@ static void hwp__cp_wilson(double p, uint64_t n, double *lo, double *hi) {
 }
 
 static void hwp__cp_est_fill(hwp_cp_est *e, uint64_t pc, uint64_t value,
-                             double inv, uint64_t samples, uint32_t min) {
+                             double inv, uint64_t samples, bool characterised) {
     e->pc = pc;
     e->value = value;
     e->inv = inv;
     e->samples = samples;
-    e->characterised = samples >= min;
+    e->characterised = characterised;
     hwp__cp_wilson(inv, samples, &e->lo, &e->hi);
 }
 
@@ -1608,8 +1631,9 @@ HWP_API size_t hwp_cp_lvp_estimates(const hwp_cp *x, hwp_cp_est *out,
         v = hwp__cp_vals(x, l);
         for (k = 0; k < l->nvals; k++, n++) {
             if (n >= cap || !out) continue;
-            hwp__cp_est_fill(&out[n], l->pc, v[k].value, inv[k], l->total,
-                             x->lvp.d.min_samples);
+            hwp__cp_est_fill(&out[n], l->pc, v[k].value, inv[k],
+                             hwp__cp_measured(&v[k]),
+                             hwp__cp_characterised(x, l, &v[k]));
         }
     }
     if (out) hwp__cp_sort(out, n < cap ? n : cap, sizeof *out);
@@ -1620,28 +1644,32 @@ static void hwp__cp_vprof(const hwp_cp *x, const hwp__cp_load *l,
                           hwp_cp_vprof *out) {
     const hwp__cp_val *v = hwp__cp_vals(x, l);
     double inv[64];
-    uint32_t k, j;
+    uint32_t k, j, top[HWP_CP_TOP];
     hwp__zero(out, sizeof *out);
     out->pc = l->pc;
     out->samples = l->total;
-    out->characterised = l->total >= x->lvp.d.min_samples;
     hwp__cp_estimate(x, l, inv);
     /* insertion into the top HWP_CP_TOP: lists hold at most 64 values */
     for (k = 0; k < l->nvals; k++) {
         for (j = out->nvals; j > 0 && inv[k] > out->inv[j - 1]; j--) {
             if (j < HWP_CP_TOP) {
                 out->inv[j] = out->inv[j - 1];
-                out->value[j] = out->value[j - 1];
+                top[j] = top[j - 1];
             }
         }
         if (j < HWP_CP_TOP) {
             out->inv[j] = inv[k];
-            out->value[j] = v[k].value;
+            top[j] = k;
             if (out->nvals < HWP_CP_TOP) out->nvals++;
         }
     }
-    for (k = 0; k < out->nvals; k++)
-        hwp__cp_wilson(out->inv[k], l->total, &out->lo[k], &out->hi[k]);
+    for (k = 0; k < out->nvals; k++) {
+        out->value[k] = v[top[k]].value;
+        hwp__cp_wilson(out->inv[k], hwp__cp_measured(&v[top[k]]), &out->lo[k],
+                       &out->hi[k]);
+    }
+    /* the load is characterised when its best estimate is */
+    out->characterised = out->nvals && hwp__cp_characterised(x, l, &v[top[0]]);
 }
 
 /* One PC's value profile, for a JIT deciding whether to specialise: a
@@ -2406,7 +2434,7 @@ HWP_API size_t hwp_cp_simple_estimates(const hwp_cp_simple *s, hwp_cp_est *out,
         if (n < cap && out && t && t->used && t->count)
             hwp__cp_est_fill(&out[n], p->pc, p->value,
                              (double)p->count / (double)t->count, t->count,
-                             s->d.min_samples);
+                             t->count >= s->d.min_samples);
         n++;
     }
     if (out) hwp__cp_sort(out, n < cap ? n : cap, sizeof *out);
@@ -2695,7 +2723,7 @@ static void hwp__cp_put_vals(const hwp_cp *x, const hwp__cp_load *l,
     uint32_t k;
     hwp__cp_estimate(x, l, inv);
     for (k = 0; k < l->nvals; k++) {
-        hwp__cp_wilson(inv[k], l->total, &lo, &hi);
+        hwp__cp_wilson(inv[k], hwp__cp_measured(&v[k]), &lo, &hi);
         if (json) {
             hwp_put_str(w, k ? ",{\"value\":\"" : "{\"value\":\"");
             hwp_put_hex(w, v[k].value);
@@ -2751,8 +2779,11 @@ static void hwp__cp_write_loads(const hwp_cp *x, const hwp_writer *w,
     bool first = true;
     for (i = 0; i <= x->loads_mask; i++) {
         const hwp__cp_load *l = &x->loads[(at + i) & x->loads_mask];
-        bool ch = l->total >= x->lvp.d.min_samples;
+        hwp_cp_vprof p;
+        bool ch;
         if (!l->used) continue;
+        hwp__cp_vprof(x, l, &p);
+        ch = p.characterised != 0;
         if (json) {
             hwp_put_str(w, first ? "{\"pc\":\"" : ",{\"pc\":\"");
             hwp_put_hex(w, l->pc);
