@@ -1524,6 +1524,60 @@ static void test_lvp_one_visit_not_characterised(void) {
     free(m);
 }
 
+/* One load holds value A for its first 3000 executions and B for the
+ * next 7000 (exact invariance of A 0.3): a value held for a phase. Its
+ * first visits fall inside A's phase, so it is masked as invariant;
+ * masked for good it would be reported invariant in A (1.0). Re-sampling
+ * profiles it again in B's phase, so A is not called invariant. The run
+ * without re-sampling shows the stream does mislead. Returns A's
+ * estimate. */
+static double lvp_phase_run(uint32_t resample_insns, uint64_t *resampled,
+                            bool *b_characterised) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    hwp_cp_lvp_desc ld;
+    hwp_cp_est e[8];
+    unsigned char *m;
+    size_t n, k;
+    uint32_t i;
+    double a = -1;
+    memset(&d, 0, sizeof d);
+    d.clock_x16 = 1024;
+    m = make(&x, &d, NULL);
+    memset(&ld, 0, sizeof ld);
+    ld.visit_loads = 200;
+    ld.idle_limit = 1000;
+    ld.resample_insns = resample_insns;
+    CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_OK);
+    for (i = 0; i < 10000; i++) {
+        hwp_cp_tick(&x, 9);
+        lvp_feed(&x, 0x60, i < 3000 ? 0xA : 0xB);
+    }
+    hwp_cp_flush(&x);
+    *resampled = x.lvp.resampled;
+    *b_characterised = false;
+    n = hwp_cp_lvp_estimates(&x, e, 8);
+    for (k = 0; k < n && k < 8; k++) {
+        if (e[k].value == 0xA) a = e[k].characterised ? e[k].inv : 0.0;
+        if (e[k].value == 0xB) *b_characterised = e[k].characterised != 0;
+    }
+    free(m);
+    return a;
+}
+
+static void test_lvp_phase_resampled(void) {
+    uint64_t rs;
+    bool b;
+    double a = lvp_phase_run(0xFFFFFFFFu, &rs, &b); /* never re-sampled */
+    CHECK_EQ(rs, 0);
+    CHECK(a >= 0.9); /* the false claim: A invariant */
+    CHECK(!b);
+    a = lvp_phase_run(50000, &rs, &b);
+    CHECK(rs >= 1);
+    if (!CHECK(a < 0.9)) printf("      A's estimate %.3f\n", a);
+    CHECK(b);
+}
+
 /* ---- the JIT-facing API -------------------------------------------------- */
 
 typedef struct told_log {
@@ -1669,6 +1723,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_lvp_estimates_intervals);
     HWT_RUN(test_lvp_reselected_not_characterised);
     HWT_RUN(test_lvp_one_visit_not_characterised);
+    HWT_RUN(test_lvp_phase_resampled);
     HWT_RUN(test_jit_api);
     HWT_RUN(test_lvp_bad_desc);
     HWT_RUN(test_lvp_load_table_full);
