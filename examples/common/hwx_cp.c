@@ -88,6 +88,7 @@ static hwp_status hwx__cp_set(void *dv, const char *k, const char *opt,
     if (hwx_streq(k, "values")) return hwx__u32(opt, v, &d->c.lvp_values, why);
     if (hwx_streq(k, "simple_period")) return hwx__u32(opt, v, &d->s.period, why);
     if (hwx_streq(k, "visit")) return hwx__u32(opt, v, &d->l.visit_loads, why);
+    if (hwx_streq(k, "resample")) return hwx__u32(opt, v, &d->l.resample_insns, why);
     if (hwx_streq(k, "app"))
         return hwx__enum(opt, v, hwx__cp_apps, hwx__cp_app_ids, &d->app, why);
     return hwx__unknown(why);
@@ -467,7 +468,7 @@ static const hwx_metric_def hwx__cp_metrics[] = {
 
 const hwx_adapter hwx__adapter_cp = {
     "coproc", NULL, HWP_MODEL_COPROC,
-    "app, buffer, clock, slots, loads, values, visit, simple_period",
+    "app, buffer, clock, slots, loads, values, visit, resample, simple_period",
     sizeof(hwx__cpd), sizeof(hwx__cp), hwx__cp_metrics, 5,
     hwx__cp_defaults, hwx__cp_set, hwx__cp_wants, hwx__cp_bytes, hwx__cp_init,
     hwx__cp_insn, hwx__cp_block, hwx__cp_flush, hwx__cp_merge, hwx__cp_text,

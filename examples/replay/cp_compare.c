@@ -80,7 +80,7 @@ static const struct {
     F(failed_limit), F(done_limit), F(thrash_mult), F(conf_samples),
     F(conf_hi_pct), F(conf_lo_pct), F(min_visits), F(max_visits),
     F(idle_limit), F(max_part_log2), F(visit_loads), F(copy_min),
-    F(min_samples),
+    F(min_samples), F(resample_insns),
 #undef F
 };
 
