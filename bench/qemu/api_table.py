@@ -50,9 +50,11 @@ def load(d):
     out, nrounds = {}, {}
     for api, progs in runs.items():
         for prog, rounds in progs.items():
-            names = [r["command"] for r in rounds[0]]
+            # a round cut short (hyperfine writes its JSON as it goes) is left out
+            full = max(len(rd) for rd in rounds)
+            rounds = [{r["command"]: r["user"] for r in rd} for rd in rounds if len(rd) == full]
             out.setdefault(api, {})[prog] = {
-                n: statistics.median(rd[i]["user"] for rd in rounds) for i, n in enumerate(names)}
+                n: statistics.median(rd[n] for rd in rounds) for n in rounds[0]}
             nrounds.setdefault(api, set()).add(len(rounds))
     return out, nrounds
 
