@@ -27,7 +27,8 @@ import corpus  # noqa: E402  the members' order
 COLS = ["none", "profileme", "profileme-per-tb", "coproc", "rap", "all", "peer",
         "floor-tb", "floor-mem", "floor-cond"]
 # configuration, goal text, goal (ratio), floor per API ("none" is its own
-# floor: API 1 registers no callback, API 4 one inline add per TB)
+# floor: API 1 puts nothing in the translated code, API 4 one inline add
+# per TB)
 GOALS = [("none", "plugin loaded, no model", "<= 1.15x", 1.15, {"4": None, "1": None}),
          ("profileme", "ProfileMe alone", "<= 1.3x", 1.3, {"4": "floor-cond", "1": "floor-tb"}),
          ("coproc", "co-processor alone (load values)", "<= 2x", 2.0,
