@@ -3,7 +3,7 @@
 the QEMU plugin and the Valgrind tool, one table per model.
 
   bench/corpus/corpus.py BUILD_DIR [--host qemu|valgrind|both] [--install]
-                         [--list] [NAME ...]
+                         [--list] [--commands] [NAME ...]
 
 NAMEs pick a subset of the corpus (default: every member found). Inputs
 are generated in BUILD_DIR/corpus with fixed seeds, so two runs see the
@@ -17,10 +17,15 @@ overhead (cycles charged, as % of instructions). --install runs apt-get
 for missing members (gawk, pigz, luajit, g++); otherwise a missing member
 is listed as missing and skipped. Not part of CI: the whole corpus takes
 about 20 minutes on 2 cores (python3, sqlite3 and cc1plus dominate).
+--commands runs nothing: it writes the inputs and prints, one line per
+member found, its name, its working directory, its environment and its
+command line (tab-separated, the last three shell-quoted), so other
+benchmarks (bench/qemu/api.sh) run the same programs on the same inputs.
 """
 import json
 import os
 import random
+import shlex
 import shutil
 import signal
 import subprocess
@@ -234,7 +239,7 @@ def main():
     if not a or a[0].startswith("-"):
         sys.exit(__doc__)
     build = os.path.abspath(a.pop(0))
-    host, install, names = "both", False, []
+    host, install, commands, names = "both", False, False, []
     while a:
         x = a.pop(0)
         if x == "--host":
@@ -244,6 +249,8 @@ def main():
         elif x == "--list":
             print(" ".join(members("W")))
             return
+        elif x == "--commands":
+            commands = True
         else:
             names.append(x)
     w = os.path.join(build, "corpus")
@@ -257,6 +264,14 @@ def main():
         subprocess.run(["apt-get", "install", "-y"] + sorted({m[n][2] for n in missing}))
         missing = [n for n in names if not os.access(m[n][0], os.X_OK)]
     make_inputs(w)
+    if commands:
+        env = " ".join(f"{k}={shlex.quote(v)}" for k, v in guest_env().items())
+        for n in names:
+            if n in missing:
+                print(f"corpus: {n} is not installed, skipped", file=sys.stderr)
+            else:
+                print(f"{n}\t{shlex.quote(w)}\t{env}\t{shlex.join([m[n][0]] + m[n][1])}")
+        return
     hosts = ["qemu", "valgrind"] if host == "both" else [host]
     rows = []
     for n in names:

@@ -1,89 +1,93 @@
 #!/usr/bin/env bash
-# bench/qemu/api.sh [BUILD_DIR] [INPUT_BYTES] [RUNS] [CONFIGS]
+# bench/qemu/api.sh [BUILD_DIR] [RUNS] [PROGRAM ...]
 #
-# gzip under QEMU with each plugin configuration, for both plugin APIs:
+# The real-program corpus under QEMU with each plugin configuration, for
+# both plugin APIs:
 #   API 1: libhwprof-tcg.so    under Debian 12's qemu-x86_64 7.2
 #   API 4: libhwprof-tcg-v4.so under the qemu-x86_64 10 of
 #          examples/qemu/build-qemu.sh (skipped, and said so, when absent)
+# PROGRAMs are corpus members (bench/corpus/corpus.py --commands gives
+# their command lines, inputs and guest environment; default: every
+# member but cc1plus, whose plain run alone takes ~13 s of user CPU under
+# QEMU 7.2, so its ~100 plain-run equivalents per round do not fit).
 # Configurations, each against plain QEMU of the same binary in the same
-# rounds: plugin loaded with no model (models=none), ProfileMe alone,
-# co-processor alone (load values), RAP alone (code ranges), all models;
-# and the floors the API allows: an empty TB callback (floor=tb), an empty
-# memory callback per instruction (floor=mem), and, API 4 only, an inline
-# per-TB decrement with a conditional callback (floor=cond, ProfileMe's
-# countdown); and the exact-counting peer plugin (libexact-tcg.so /
-# libexact-tcg-v4.so, values=on: every TB, path and (load pc, value) pair
-# counted exactly), which "all" is also compared with. profileme is ProfileMe alone with its countdown in the
-# plugin (API 4 inline, API 1 a counting TB callback); profileme-per-tb
-# the same model fed every TB (cd=off). RUNS rounds (default 5), each one
-# hyperfine --runs 1 per command, interleaved; medians of user CPU over
-# rounds. CONFIGS (space-separated names, default all) keeps only those
-# configurations (plain is always run).
-# Writes $BUILD_DIR/bench-qemu-api.md.
+# rounds: plugin loaded with no model (none), ProfileMe alone (profileme:
+# its countdown in the plugin, API 4 inline, API 1 a counting TB
+# callback), co-processor alone (coproc: load values), RAP alone (rap:
+# code ranges), all models (all); the floors the API allows: an empty TB
+# callback (floor-tb), an empty memory callback per instruction
+# (floor-mem), and, API 4 only, an inline per-TB decrement with a
+# conditional callback (floor-cond, ProfileMe's countdown); and the
+# exact-counting peer plugin (peer: libexact-tcg.so / libexact-tcg-v4.so,
+# values=on: every TB, path and (load pc, value) pair counted exactly),
+# which "all" is also compared with. profileme-per-tb (ProfileMe fed
+# every TB, cd=off) runs only when CONFIGS names it.
+# RUNS rounds (default 5), each one hyperfine --runs 1 per command,
+# interleaved. Environment: CONFIGS (space-separated names) keeps only
+# those configurations (plain always runs); APIS (default "1 4") picks
+# the APIs, so the two can run at different times into the same table.
+# Writes one JSON per API, program and round to $BUILD_DIR/bench-qemu-api/
+# and the tables of bench/qemu/api_table.py over every JSON there to
+# $BUILD_DIR/bench-qemu-api.md.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/common.sh"
-bench_setup "${1:-$root/build}" "${2:-300000}" api-input.txt
-runs=${3:-5}
-only=${4:-}
-v4=$build/examples/qemu/libhwprof-tcg-v4.so
+root=$(cd "$here/../.." && pwd)
+build=$(cd "${1:-$root/build}" && pwd)
+runs=${2:-5}
+shift $(($# < 2 ? $# : 2))
+progs=("$@")
+[ ${#progs[@]} -gt 0 ] || progs=(python3 gzip bzip2 gawk bash sqlite3 pigz luajit)
+configs=${CONFIGS:-peer none profileme coproc rap all floor-tb floor-mem floor-cond}
 q10=${HWPROF_QEMU10_USER:-${HWPROF_QEMU_CACHE:-$HOME/.cache/hwprof/qemu}/bin/qemu-x86_64}
-gz="/bin/gzip -c -6 $in"
-out=$build/bench-qemu-api.md
-: > "$out"
-bench_one() { # label qemu plugin peer extra-floors...
-  local label=$1 q=$2 p=$3 pp=$4; shift 4
-  local cmds=(-n plain "$q $gz > /dev/null"
-    -n peer "$q -plugin $pp,values=on,out=/dev/null $gz > /dev/null"
-    -n none "$q -plugin $p,models=none,report=/dev/null $gz > /dev/null"
-    -n profileme "$q -plugin $p,models=profileme,report=/dev/null $gz > /dev/null"
-    -n profileme-per-tb "$q -plugin $p,models=profileme,cd=off,report=/dev/null $gz > /dev/null"
-    -n coproc "$q -plugin $p,models=coproc,report=/dev/null $gz > /dev/null"
-    -n rap "$q -plugin $p,models=rap,report=/dev/null $gz > /dev/null"
-    -n all "$q -plugin $p,models=all,report=/dev/null $gz > /dev/null"
-    -n floor-tb "$q -plugin $p,floor=tb,report=/dev/null $gz > /dev/null"
-    -n floor-mem "$q -plugin $p,floor=mem,report=/dev/null $gz > /dev/null")
-  local f
-  for f in "$@"; do cmds+=(-n "floor-$f" "$q -plugin $p,floor=$f,report=/dev/null $gz > /dev/null"); done
-  if [ -n "$only" ]; then
-    local keep=() j
-    for ((j = 0; j < ${#cmds[@]}; j += 3)); do
-      case " plain $only " in *" ${cmds[j+1]} "*) keep+=("${cmds[@]:j:3}") ;; esac
+dir=$build/bench-qemu-api
+mkdir -p "$dir"
+lib=$build/examples/qemu
+for f in libhwprof-tcg.so libhwprof-tcg-v4.so libexact-tcg.so libexact-tcg-v4.so; do
+  [ -f "$lib/$f" ] || { echo "build first: meson compile -C $build" >&2; exit 1; }
+done
+# name <TAB> cwd <TAB> environment <TAB> command, inputs written
+corpus=$(python3 "$root/bench/corpus/corpus.py" "$build" --commands "${progs[@]}")
+
+bench_api() { # api qemu plugin peer
+  local api=$1 q=$2 p=$3 pp=$4 name cwd env cmd
+  "$q" --version | head -1 > "$dir/api$api.version"
+  while IFS=$'\t' read -r name cwd env cmd; do
+    local run="cd $cwd && env -i $env $q" cmds=(-n plain "cd $cwd && env -i $env $q $cmd > /dev/null")
+    local c opt
+    for c in $configs; do
+      case $c in
+        peer) opt="$pp,values=on,out=/dev/null" ;;
+        none) opt="$p,models=none,report=/dev/null" ;;
+        profileme | coproc | rap | all) opt="$p,models=$c,report=/dev/null" ;;
+        profileme-per-tb) opt="$p,models=profileme,cd=off,report=/dev/null" ;;
+        floor-cond) [ "$api" = 4 ] || continue; opt="$p,floor=cond,report=/dev/null" ;;
+        floor-tb | floor-mem) opt="$p,floor=${c#floor-},report=/dev/null" ;;
+        *) echo "api.sh: unknown configuration $c" >&2; exit 1 ;;
+      esac
+      cmds+=(-n "$c" "$run -plugin $opt $cmd > /dev/null")
     done
-    cmds=("${keep[@]}")
-  fi
-  rm -f "$build"/bench-qemu-api-*.json
-  for i in $(seq 1 "$runs"); do
-    hyperfine --warmup $([ "$i" = 1 ] && echo 1 || echo 0) --runs 1 --style none \
-      --export-json "$build/bench-qemu-api-$i.json" "${cmds[@]}" > /dev/null
-  done
-  python3 - "$label" "$q" "$out" "$build"/bench-qemu-api-*.json <<'PY'
-import json, statistics, subprocess, sys
-label, q, out = sys.argv[1:4]
-rounds = [json.load(open(f))["results"] for f in sys.argv[4:]]
-names = [r["command"] for r in rounds[0]]
-user = [statistics.median(rd[i]["user"] for rd in rounds) for i in range(len(names))]
-wall = [statistics.median(rd[i]["mean"] for rd in rounds) for i in range(len(names))]
-ver = subprocess.run([q, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
-lines = [f"### {label}: {ver}", "",
-         f"{len(rounds)} rounds, medians of user CPU and wall time", "",
-         "| configuration | user CPU ms | user vs plain | wall ms | wall vs plain |",
-         "| --- | --- | --- | --- | --- |"]
-for i, n in enumerate(names):
-    lines.append(f"| {n} | {user[i]*1000:.0f} | {user[i]/user[0]:.2f} | "
-                 f"{wall[i]*1000:.0f} | {wall[i]/wall[0]:.2f} |")
-if "all" in names and "peer" in names:
-    a, p = names.index("all"), names.index("peer")
-    lines += ["", f"all models / exact-counting peer: {user[a]/user[p]:.2f}x user CPU, "
-              f"{wall[a]/wall[p]:.2f}x wall"]
-text = "\n".join(lines) + "\n\n"
-open(out, "a").write(text)
-print(text)
-PY
+    rm -f "$dir/api$api-$name-"*.json
+    local i t0=$SECONDS
+    for i in $(seq 1 "$runs"); do
+      if ! hyperfine --warmup $([ "$i" = 1 ] && echo 1 || echo 0) --runs 1 --style none \
+          --export-json "$dir/api$api-$name-$i.json" "${cmds[@]}" < /dev/null > /dev/null; then
+        echo "API $api $name: a command failed, program left out" >&2
+        rm -f "$dir/api$api-$name-"*.json
+        break
+      fi
+    done
+    echo "API $api $name: $((SECONDS - t0)) s" >&2
+  done <<< "$corpus"
 }
-bench_one "plugin API 1" qemu-x86_64 "$build/examples/qemu/libhwprof-tcg.so" "$peer"
-if [ -x "$q10" ]; then
-  bench_one "plugin API 4" "$q10" "$v4" "$build/examples/qemu/libexact-tcg-v4.so" cond
-else
-  echo "API 4: skipped, no plugin-enabled qemu-x86_64 10 at $q10 (examples/qemu/build-qemu.sh)" | tee -a "$out"
-fi
+for api in ${APIS:-1 4}; do
+  case $api in
+    1) bench_api 1 "$(command -v qemu-x86_64)" "$lib/libhwprof-tcg.so" "$lib/libexact-tcg.so" ;;
+    4) if [ -x "$q10" ]; then
+         bench_api 4 "$q10" "$lib/libhwprof-tcg-v4.so" "$lib/libexact-tcg-v4.so"
+       else
+         echo "API 4: skipped, no plugin-enabled qemu-x86_64 10 at $q10 (examples/qemu/build-qemu.sh)" >&2
+       fi ;;
+    *) echo "api.sh: unknown API $api (1 or 4)" >&2; exit 1 ;;
+  esac
+done
+python3 "$here/api_table.py" "$dir" | tee "$build/bench-qemu-api.md"

@@ -93,9 +93,11 @@ typedef struct hwq_vcpu {
                              now, the instructions passed since          */
     /* System mode (hwq_as.h): the pending TB's address-space tag, its
      * successor's, the last CR3 read and its tag, where CR3 is read
-     * (NULL: not readable, every tag 0), and the tagged pcs handed on. */
+     * (NULL: not readable, every tag 0), where CS and CR0 are read (the
+     * privilege of the code translated on this vCPU's thread; NULL: not
+     * readable, the address decides) and the tagged pcs handed on. */
     uint64_t tag, next_tag, cr3, cr3_tag;
-    struct qemu_plugin_register *cr3_reg;
+    struct qemu_plugin_register *cr3_reg, *cs_reg, *cr0_reg;
     void *regs;           /* hwq_gbytes, API 4                            */
     uint64_t tpc[HWQ_MAX_TB_INSNS];
     /* The running TB's memory instructions, one record each, in program
@@ -132,6 +134,8 @@ static struct {
     int exiting;                    /* 0, 1 report being written, 2 done */
     int live;                       /* guest threads running (user mode) */
     hwq_as_table *as;               /* system mode: CR3 -> tag (lock)    */
+    uint64_t priv_by_addr;          /* system-mode TBs whose privilege was
+                                       told by address (no CS/CR0 read)  */
 #if HWQ_API >= 2
     /* Per-vCPU instruction counts kept by inline ops (no callback):
      * user and kernel code apart. */
@@ -549,6 +553,39 @@ static hwq_vcpu *hwq_get(unsigned idx) {
     return idx < HWQ_MAX_VCPUS ? hwq.vcpu[idx] : NULL;
 }
 
+#if HWQ_API >= 2
+/* The vCPU whose thread this is (system mode: QEMU translates a vCPU's
+ * code on that vCPU's thread), for reads at translation time. */
+static __thread hwq_vcpu *hwq_self;
+
+/* Register `reg` of the vCPU running now into *val (little-endian, at
+ * most 8 bytes: 4 for CR3 outside 64-bit code, gdb's view). 0: unread. */
+static int hwq_reg_read(hwq_vcpu *v, struct qemu_plugin_register *reg, uint64_t *val) {
+    int len;
+    *val = 0;
+    g_byte_array_set_size((hwq_gbytes *)v->regs, 0);
+    len = qemu_plugin_read_register(reg, (hwq_gbytes *)v->regs);
+    if (len <= 0) return 0;
+    memcpy(val, ((hwq_gbytes *)v->regs)->data, len < 8 ? (size_t)len : 8);
+    return 1;
+}
+
+/* 1 when a TB at `pc` runs privileged (hwq_as_kernel), told once, at
+ * translation: QEMU's x86 TB lookup key holds the privilege level and
+ * CR0.PE (hflags), so the state of the vCPU translating a TB is the
+ * state it runs in every time. User mode, or CS and CR0 unreadable (a
+ * QEMU that refuses register reads outside R_REGS callbacks): the
+ * address decides, counted for the report in system mode. */
+static int hwq_tb_kernel(uint64_t pc) {
+    hwq_vcpu *v = hwq_self;
+    uint64_t cs = 0, cr0 = 0;
+    int regs = hwq.system && v && v->cs_reg && v->cr0_reg &&
+               hwq_reg_read(v, v->cr0_reg, &cr0) && hwq_reg_read(v, v->cs_reg, &cs);
+    if (hwq.system && !regs) __atomic_add_fetch(&hwq.priv_by_addr, 1, __ATOMIC_RELAXED);
+    return hwq_as_kernel(pc, regs, cr0, cs);
+}
+#endif
+
 /* System mode: the tag of the address space that code at `pc` runs in
  * now (hwq_as.h). Kernel code is shared: tag 0, no read. User code: CR3,
  * which only the kernel changes (a mov to CR3 ends QEMU's TB, and user
@@ -560,15 +597,9 @@ static hwq_vcpu *hwq_get(unsigned idx) {
  * (the boot). The table is consulted only when CR3 changed. */
 static uint64_t hwq_as_now(hwq_vcpu *v, uint64_t pc) {
 #if HWQ_API >= 2
-    uint64_t cr3 = 0;
-    int len;
+    uint64_t cr3;
     uint32_t id;
-    if (pc >= HWQ_KERNEL_BASE || !v->cr3_reg) return 0;
-    g_byte_array_set_size((hwq_gbytes *)v->regs, 0);
-    len = qemu_plugin_read_register(v->cr3_reg, (hwq_gbytes *)v->regs);
-    if (len <= 0) return 0;
-    /* 4 bytes outside 64-bit code (gdb's view), little-endian both sides */
-    memcpy(&cr3, ((hwq_gbytes *)v->regs)->data, len < 8 ? (size_t)len : 8);
+    if (pc >= HWQ_KERNEL_BASE || !v->cr3_reg || !hwq_reg_read(v, v->cr3_reg, &cr3)) return 0;
     if (cr3 == v->cr3 && v->cr3_tag) return v->cr3_tag;
     pthread_mutex_lock(&hwq.lock);
     id = hwq_as_id(hwq.as, hwq_as_key(cr3));
@@ -861,7 +892,7 @@ static void hwq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     if (n)
         qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
             tb, QEMU_PLUGIN_INLINE_ADD_U64,
-            qemu_plugin_tb_vaddr(tb) >= HWQ_KERNEL_BASE ? HWQ_U64(kernel) : HWQ_U64(user),
+            hwq_tb_kernel(qemu_plugin_tb_vaddr(tb)) ? HWQ_U64(kernel) : HWQ_U64(user),
             n);
 #endif
     if (hwq.floor) {
@@ -987,10 +1018,14 @@ static void hwq_as_vcpu(hwq_vcpu *v) {
         return;
     for (i = 0; i < r->len; i++) {
         const qemu_plugin_reg_descriptor *d = (const qemu_plugin_reg_descriptor *)r->data + i;
-        if (d->name && !strcmp(d->name, "cr3")) v->cr3_reg = d->handle;
+        if (!d->name) continue;
+        if (!strcmp(d->name, "cr3")) v->cr3_reg = d->handle;
+        if (!strcmp(d->name, "cs")) v->cs_reg = d->handle;
+        if (!strcmp(d->name, "cr0")) v->cr0_reg = d->handle;
     }
     g_array_free(r, 1);
-    if (v->cr3_reg && !(v->regs = g_byte_array_new())) v->cr3_reg = NULL;
+    if (!(v->regs = g_byte_array_new())) v->cr3_reg = v->cs_reg = v->cr0_reg = NULL;
+    hwq_self = v;
 #else
     (void)v;
 #endif
@@ -1172,10 +1207,16 @@ static int hwq_report(hwx_session *s, const char *suffix, int merged) {
             u += qemu_plugin_u64_get(HWQ_U64(user), (unsigned)i);
             k += qemu_plugin_u64_get(HWQ_U64(kernel), (unsigned)i);
         }
-        fprintf(f, "plugin: executed %llu user-mode and %llu kernel-mode instructions "
-                   "(kernel = pc >= 0x%llx)\n",
-                (unsigned long long)u, (unsigned long long)k,
-                (unsigned long long)HWQ_KERNEL_BASE);
+        fprintf(f, "plugin: executed %llu user-mode and %llu kernel-mode instructions ",
+                (unsigned long long)u, (unsigned long long)k);
+        if (!hwq.system)
+            fprintf(f, "(kernel = pc >= 0x%llx)\n", (unsigned long long)HWQ_KERNEL_BASE);
+        else if (!hwq.priv_by_addr)
+            fprintf(f, "(kernel = privilege level 0 or real mode, from CS and CR0)\n");
+        else
+            fprintf(f, "(kernel = privilege level 0 or real mode, from CS and CR0; %llu "
+                       "translated blocks by pc >= 0x%llx: CS or CR0 not readable)\n",
+                    (unsigned long long)hwq.priv_by_addr, (unsigned long long)HWQ_KERNEL_BASE);
     }
 #endif
     if (hwq.system) hwq_as_legend(f);

@@ -53,6 +53,19 @@ HWP_INLINE uint32_t hwq_as_of(uint64_t a) {
     return a >> 63 ? 0 : (uint32_t)(a >> HWQ_AS_SHIFT);
 }
 
+/* 1 when code at `pc` runs privileged (the report's kernel-mode count).
+ * The address alone (pc >= HWQ_KERNEL_BASE) calls everything before the
+ * kernel maps itself high user code: the firmware in real mode, the
+ * bootloader, the kernel's decompressor in its low identity map. The CPU
+ * says it instead: real mode (CR0.PE clear) runs at privilege 0, and in
+ * protected and long mode the current privilege level is the low two bits
+ * of the CS selector; only level 0 is the kernel's. `regs` is 0 when CR0
+ * and CS could not be read: then the address decides. */
+HWP_INLINE int hwq_as_kernel(uint64_t pc, int regs, uint64_t cr0, uint64_t cs) {
+    if (!regs) return pc >= HWQ_KERNEL_BASE;
+    return !(cr0 & 1) || (cs & 3) == 0;
+}
+
 /* Page-table bases to numbers: open addressing, linear probing. */
 typedef struct hwq_as_table {
     uint64_t slot[HWQ_AS_SLOTS];  /* key + 1; 0: empty                 */

@@ -1,7 +1,7 @@
 /* examples/qemu/test_hwq_as.c: the system-mode address-space tags of the
  * QEMU plugin (hwq_as.h), without QEMU: numbering CR3 values, tagging
  * addresses, breaking the flow where the address space or the privilege
- * changes, and a session whose profile keeps two processes' identical
+ * changes, telling privileged code by CS and CR0, and a session whose profile keeps two processes' identical
  * user PCs apart while the kernel's stay shared. */
 #define HWPROF_STDIO
 #include "harness.h"
@@ -51,6 +51,27 @@ static void test_table(void) {
     CHECK_EQ(hwq_as_id(&tab, (uint64_t)0x7777777 << 12), HWQ_AS_MAX);
     CHECK_EQ(hwq_as_id(&tab, hwq_as_key(0x12345000ull)), a);
     CHECK_EQ(tab.key[b - 1], 0x6789a000ull);
+}
+
+/* The privilege of code from a boot's stages: the firmware and the
+ * decompressor run at level 0 below the kernel half; labelled by address
+ * they would be user code. */
+static void test_privilege(void) {
+    const uint64_t real = 0x60000010ull, prot = 0x80050033ull; /* CR0: PE clear / set */
+    /* the BIOS at its reset vector, real mode (CS 0xf000) */
+    CHECK_EQ(hwq_as_kernel(0xffff0ull, 1, real, 0xf000), 1);
+    /* real mode: a segment whose low bits are 3 is still privilege 0 */
+    CHECK_EQ(hwq_as_kernel(0x7c00ull, 1, real, 0x07c3), 1);
+    /* the kernel's decompressor: long mode, kernel CS, low addresses */
+    CHECK_EQ(hwq_as_kernel(0x1000000ull, 1, prot, 0x10), 1);
+    /* the kernel proper and a user process (CS 0x33: level 3) */
+    CHECK_EQ(hwq_as_kernel(0xffffffff81000000ull, 1, prot, 0x10), 1);
+    CHECK_EQ(hwq_as_kernel(0x401000ull, 1, prot, 0x33), 0);
+    /* a 32-bit process (CS 0x23) */
+    CHECK_EQ(hwq_as_kernel(0x8048000ull, 1, prot, 0x23), 0);
+    /* registers not readable: the address decides */
+    CHECK_EQ(hwq_as_kernel(0x1000000ull, 0, 0, 0), 0);
+    CHECK_EQ(hwq_as_kernel(0xffffffff81000000ull, 0, 0, 0), 1);
 }
 
 static hwp_insn rec(uint64_t pc, uint64_t next, uint32_t cls, uint64_t addr) {
@@ -203,6 +224,7 @@ int main(int argc, char **argv) {
     hwt_begin(argc, argv);
     HWT_RUN(test_tag_bits);
     HWT_RUN(test_table);
+    HWT_RUN(test_privilege);
     HWT_RUN(test_block);
     HWT_RUN(test_session);
     return hwt_end();

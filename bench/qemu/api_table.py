@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""The tables of bench/qemu/api.sh from its JSONs.
+
+  bench/qemu/api_table.py DIR
+
+DIR holds apiA-PROGRAM-ROUND.json (one hyperfine --runs 1 per command and
+round) and apiA.version. Per API: a program x configuration table of user
+CPU as a ratio to plain QEMU of the same binary in the same rounds
+(median of each command's user CPU over the rounds, then the ratio), with
+"all" over the exact-counting peer beside it and the geometric mean over
+programs as the last row; then the goal table, each configuration's
+geometric mean over programs, its range, how many programs meet the goal,
+and the floor the API allows beside it.
+"""
+import glob
+import json
+import math
+import os
+import re
+import statistics
+import sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(here), "corpus"))
+import corpus  # noqa: E402  the members' order
+
+COLS = ["none", "profileme", "profileme-per-tb", "coproc", "rap", "all", "peer",
+        "floor-tb", "floor-mem", "floor-cond"]
+# configuration, goal text, goal (ratio), floor per API ("none" is its own
+# floor: API 1 puts nothing in the translated code, API 4 one inline add
+# per TB)
+GOALS = [("none", "plugin loaded, no model", "<= 1.15x", 1.15, {"4": None, "1": None}),
+         ("profileme", "ProfileMe alone", "<= 1.3x", 1.3, {"4": "floor-cond", "1": "floor-tb"}),
+         ("coproc", "co-processor alone (load values)", "<= 2x", 2.0,
+          {"4": "floor-mem", "1": "floor-mem"}),
+         ("rap", "RAP on code ranges alone", "<= 2x", 2.0, {"4": "floor-tb", "1": "floor-tb"}),
+         ("all", "all models", "<= 4x (QEMU 10)", 4.0, {"4": "floor-mem", "1": "floor-mem"}),
+         ("all/peer", "all models / exact-counting peer", "<= 1.0x", 1.0, {"4": None, "1": None})]
+
+
+def gmean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def load(d):
+    """{api: {program: {configuration: median user CPU s}}}, rounds per api."""
+    runs = {}
+    for f in glob.glob(os.path.join(d, "api*-*-*.json")):
+        m = re.match(r"api(\d+)-(.+)-(\d+)\.json$", os.path.basename(f))
+        if m:
+            runs.setdefault(m[1], {}).setdefault(m[2], []).append(json.load(open(f))["results"])
+    out, nrounds = {}, {}
+    for api, progs in runs.items():
+        for prog, rounds in progs.items():
+            # a round cut short (hyperfine writes its JSON as it goes) is left out
+            full = max(len(rd) for rd in rounds)
+            rounds = [{r["command"]: r["user"] for r in rd} for rd in rounds if len(rd) == full]
+            out.setdefault(api, {})[prog] = {
+                n: statistics.median(rd[n] for rd in rounds) for n in rounds[0]}
+            nrounds.setdefault(api, set()).add(len(rounds))
+    return out, nrounds
+
+
+def main():
+    d = sys.argv[1]
+    data, nrounds = load(d)
+    order = list(corpus.members("W"))
+    lines = []
+    ratios = {}  # api -> configuration -> {program: ratio}
+    for api in sorted(data):
+        progs = sorted(data[api], key=lambda p: order.index(p) if p in order else len(order))
+        cols = [c for c in COLS if any(c in data[api][p] for p in progs)]
+        try:
+            ver = open(os.path.join(d, f"api{api}.version")).read().strip()
+        except OSError:
+            ver = "qemu-x86_64"
+        r = ratios.setdefault(api, {})
+        for p in progs:
+            u = data[api][p]
+            for c in cols:
+                if c in u:
+                    r.setdefault(c, {})[p] = u[c] / u["plain"]
+            if "all" in u and "peer" in u:
+                r.setdefault("all/peer", {})[p] = u["all"] / u["peer"]
+        head = cols[:cols.index("all") + 1] + ["all/peer"] + cols[cols.index("all") + 1:] \
+            if "all" in cols and "peer" in cols else cols
+        lines += [f"### Plugin API {api}: {ver}", "",
+                  f"{'/'.join(map(str, sorted(nrounds[api])))} rounds; user CPU of each command, "
+                  "median over the rounds, over plain QEMU's in the same rounds "
+                  "(all/peer: all models over the exact-counting peer)", "",
+                  "| program | plain user ms | " + " | ".join(head) + " |",
+                  "| --- |" + " ---: |" * (len(head) + 1)]
+        for p in progs:
+            lines.append(f"| {p} | {data[api][p]['plain'] * 1000:.0f} | " + " | ".join(
+                f"{r[c][p]:.2f}" if p in r.get(c, {}) else "-" for c in head) + " |")
+        lines.append("| geometric mean | | " + " | ".join(
+            f"{gmean(list(r[c].values())):.2f}" if r.get(c) else "-" for c in head) + " |")
+        lines.append("")
+    apis = sorted(ratios, reverse=True)
+    if apis:
+        lines += ["### Against the goals", "",
+                  "Geometric mean over programs (range; programs meeting the goal), "
+                  "API " + " / API ".join(apis) + "; the floor is the same geometric mean "
+                  "for the cheapest callback of the kind the configuration needs", "",
+                  "| configuration | goal | " + " | ".join(f"API {a}" for a in apis) +
+                  " | " + " | ".join(f"floor, API {a}" for a in apis) + " |",
+                  "| --- | --- |" + " --- |" * (2 * len(apis))]
+        for key, label, goal, lim, floors in GOALS:
+            cells, fcells = [], []
+            for a in apis:
+                v = ratios[a].get(key)
+                if not v:
+                    cells.append("-")
+                else:
+                    met = sum(x <= lim for x in v.values())
+                    cells.append(f"{gmean(list(v.values())):.2f}x ({min(v.values()):.2f}-"
+                                 f"{max(v.values()):.2f}; {met}/{len(v)})")
+                f = floors.get(a)
+                fv = ratios[a].get(f) if f else None
+                fcells.append(f"{gmean(list(fv.values())):.2f}x ({f})" if fv else "-")
+            lines.append(f"| {label} | {goal} | " + " | ".join(cells) + " | " +
+                         " | ".join(fcells) + " |")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
