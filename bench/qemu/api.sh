@@ -38,6 +38,7 @@ shift $(($# < 2 ? $# : 2))
 progs=("$@")
 [ ${#progs[@]} -gt 0 ] || progs=(python3 gzip bzip2 gawk bash sqlite3 pigz luajit)
 configs=${CONFIGS:-peer none profileme coproc rap all floor-tb floor-mem floor-cond}
+tag=${CONFIGS:+@${CONFIGS// /+}}
 q10=${HWPROF_QEMU10_USER:-${HWPROF_QEMU_CACHE:-$HOME/.cache/hwprof/qemu}/bin/qemu-x86_64}
 dir=$build/bench-qemu-api
 mkdir -p "$dir"
@@ -66,13 +67,13 @@ bench_api() { # api qemu plugin peer
       esac
       cmds+=(-n "$c" "$run -plugin $opt $cmd > /dev/null")
     done
-    rm -f "$dir/api$api-$name-"*.json
+    rm -f "$dir/api$api-$name-"[0-9]*"$tag.json"
     local i t0=$SECONDS
     for i in $(seq 1 "$runs"); do
       if ! hyperfine --warmup $([ "$i" = 1 ] && echo 1 || echo 0) --runs 1 --style none \
-          --export-json "$dir/api$api-$name-$i.json" "${cmds[@]}" < /dev/null > /dev/null; then
+          --export-json "$dir/api$api-$name-$i$tag.json" "${cmds[@]}" < /dev/null > /dev/null; then
         echo "API $api $name: a command failed, program left out" >&2
-        rm -f "$dir/api$api-$name-"*.json
+        rm -f "$dir/api$api-$name-"[0-9]*"$tag.json"
         break
       fi
     done

@@ -43,20 +43,30 @@ def gmean(xs):
 
 
 def load(d):
-    """{api: {program: {configuration: median user CPU s}}}, rounds per api."""
-    runs = {}
+    """{api: {program: {"plain": median user CPU s, configuration: ratio to
+    plain}}}, rounds per api. A program's rounds come in sets: api.sh with
+    CONFIGS writes apiA-PROGRAM-ROUND@CONFIGS.json beside the full sweep's
+    apiA-PROGRAM-ROUND.json. Each configuration is taken from the latest
+    set that ran it (a re-run replaces it) and divided by plain QEMU of
+    that set's rounds."""
+    sets = {}  # (api, program) -> {tag: [rounds]}
     for f in glob.glob(os.path.join(d, "api*-*-*.json")):
-        m = re.match(r"api(\d+)-(.+)-(\d+)\.json$", os.path.basename(f))
+        m = re.match(r"api(\d+)-(.+)-(\d+)(?:@(.+))?\.json$", os.path.basename(f))
         if m:
-            runs.setdefault(m[1], {}).setdefault(m[2], []).append(json.load(open(f))["results"])
+            sets.setdefault((m[1], m[2]), {}).setdefault(m[4] or "", []).append(
+                (os.path.getmtime(f), json.load(open(f))["results"]))
     out, nrounds = {}, {}
-    for api, progs in runs.items():
-        for prog, rounds in progs.items():
+    for (api, prog), tags in sets.items():
+        u = out.setdefault(api, {}).setdefault(prog, {})
+        for _, rounds in sorted(tags.items(), key=lambda t: max(r[0] for r in t[1])):
             # a round cut short (hyperfine writes its JSON as it goes) is left out
-            full = max(len(rd) for rd in rounds)
-            rounds = [{r["command"]: r["user"] for r in rd} for rd in rounds if len(rd) == full]
-            out.setdefault(api, {})[prog] = {
-                n: statistics.median(rd[n] for rd in rounds) for n in rounds[0]}
+            full = max(len(rd) for _, rd in rounds)
+            rounds = [{r["command"]: r["user"] for r in rd} for _, rd in rounds if len(rd) == full]
+            plain = statistics.median(rd["plain"] for rd in rounds)
+            u["plain"] = plain
+            for n in rounds[0]:
+                if n != "plain":
+                    u[n] = statistics.median(rd[n] for rd in rounds) / plain
             nrounds.setdefault(api, set()).add(len(rounds))
     return out, nrounds
 
@@ -78,8 +88,8 @@ def main():
         for p in progs:
             u = data[api][p]
             for c in cols:
-                if c in u:
-                    r.setdefault(c, {})[p] = u[c] / u["plain"]
+                if c in u and c != "plain":
+                    r.setdefault(c, {})[p] = u[c]
             if "all" in u and "peer" in u:
                 r.setdefault("all/peer", {})[p] = u["all"] / u["peer"]
         head = cols[:cols.index("all") + 1] + ["all/peer"] + cols[cols.index("all") + 1:] \
