@@ -540,7 +540,9 @@ static void hw_regs_put(hwp_core_ops *r, UInt *data, const hw_loaded *l, UInt re
  * register (an address computed twice and shared by common-subexpression
  * elimination) is not followed: nothing says which register the second
  * instruction read. */
-#define HW_HOLD_MAX 8      /* temps one register holds: the flag thunk's four words */
+/* Temps one register holds at a time: the flag thunk's four words, a
+ * YMM's halves, the x87 stack's eight registers; a ninth goes unbound. */
+#define HW_HOLD_MAX 8
 #define HW_NREGS (HW_REG_X87 + 1)
 typedef struct hw_block {
     UInt ins;                          /* the instruction being scanned, from 1 */
