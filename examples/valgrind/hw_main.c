@@ -433,32 +433,78 @@ static Bool hw_loaded_atom(const hw_loaded *l, const IRExpr *e) {
     return False;
 }
 
-/* Does the (flat) expression read a loaded temp? */
-static Bool hw_loaded_uses(const hw_loaded *l, const IRExpr *e) {
+/* The atoms (temps and constants) a flat expression or statement reads,
+ * handed to `f` until it answers True; the answer is whether one did.
+ * One walker serves both the loaded-data marking and the block's
+ * register uses, so the two cannot disagree on what a statement reads. */
+typedef Bool (*hw_atom_fn)(void *ctx, const IRExpr *atom);
+
+static Bool hw_atoms_expr(const IRExpr *e, hw_atom_fn f, void *ctx) {
     Int k;
+    if (!e) return False;
     switch (e->tag) {
-    case Iex_RdTmp: return hw_loaded_atom(l, e);
-    case Iex_Unop: return hw_loaded_atom(l, e->Iex.Unop.arg);
-    case Iex_Binop:
-        return hw_loaded_atom(l, e->Iex.Binop.arg1) || hw_loaded_atom(l, e->Iex.Binop.arg2);
+    case Iex_RdTmp: return f(ctx, e);
+    case Iex_GetI: return f(ctx, e->Iex.GetI.ix);
+    case Iex_Load: return f(ctx, e->Iex.Load.addr);
+    case Iex_Unop: return f(ctx, e->Iex.Unop.arg);
+    case Iex_Binop: return f(ctx, e->Iex.Binop.arg1) || f(ctx, e->Iex.Binop.arg2);
     case Iex_Triop:
-        return hw_loaded_atom(l, e->Iex.Triop.details->arg1) ||
-               hw_loaded_atom(l, e->Iex.Triop.details->arg2) ||
-               hw_loaded_atom(l, e->Iex.Triop.details->arg3);
+        return f(ctx, e->Iex.Triop.details->arg1) || f(ctx, e->Iex.Triop.details->arg2) ||
+               f(ctx, e->Iex.Triop.details->arg3);
     case Iex_Qop:
-        return hw_loaded_atom(l, e->Iex.Qop.details->arg1) ||
-               hw_loaded_atom(l, e->Iex.Qop.details->arg2) ||
-               hw_loaded_atom(l, e->Iex.Qop.details->arg3) ||
-               hw_loaded_atom(l, e->Iex.Qop.details->arg4);
+        return f(ctx, e->Iex.Qop.details->arg1) || f(ctx, e->Iex.Qop.details->arg2) ||
+               f(ctx, e->Iex.Qop.details->arg3) || f(ctx, e->Iex.Qop.details->arg4);
     case Iex_ITE:
-        return hw_loaded_atom(l, e->Iex.ITE.cond) || hw_loaded_atom(l, e->Iex.ITE.iftrue) ||
-               hw_loaded_atom(l, e->Iex.ITE.iffalse);
+        return f(ctx, e->Iex.ITE.cond) || f(ctx, e->Iex.ITE.iftrue) ||
+               f(ctx, e->Iex.ITE.iffalse);
     case Iex_CCall:
         for (k = 0; e->Iex.CCall.args[k]; k++)
-            if (hw_loaded_atom(l, e->Iex.CCall.args[k])) return True;
+            if (f(ctx, e->Iex.CCall.args[k])) return True;
         return False;
     default: return False;
     }
+}
+
+static Bool hw_atoms_stmt(const IRStmt *st, hw_atom_fn f, void *ctx) {
+    Int k;
+    switch (st->tag) {
+    case Ist_WrTmp: return hw_atoms_expr(st->Ist.WrTmp.data, f, ctx);
+    case Ist_Put: return f(ctx, st->Ist.Put.data);
+    case Ist_PutI: return f(ctx, st->Ist.PutI.details->ix) || f(ctx, st->Ist.PutI.details->data);
+    case Ist_Store: return f(ctx, st->Ist.Store.addr) || f(ctx, st->Ist.Store.data);
+    case Ist_StoreG:
+        return f(ctx, st->Ist.StoreG.details->addr) || f(ctx, st->Ist.StoreG.details->data) ||
+               f(ctx, st->Ist.StoreG.details->guard);
+    case Ist_LoadG:
+        return f(ctx, st->Ist.LoadG.details->addr) || f(ctx, st->Ist.LoadG.details->alt) ||
+               f(ctx, st->Ist.LoadG.details->guard);
+    case Ist_CAS: {
+        const IRCAS *c = st->Ist.CAS.details;
+        return f(ctx, c->addr) || (c->expdHi && f(ctx, c->expdHi)) || f(ctx, c->expdLo) ||
+               (c->dataHi && f(ctx, c->dataHi)) || f(ctx, c->dataLo);
+    }
+    case Ist_LLSC:
+        return f(ctx, st->Ist.LLSC.addr) ||
+               (st->Ist.LLSC.storedata && f(ctx, st->Ist.LLSC.storedata));
+    case Ist_Dirty: {
+        const IRDirty *d = st->Ist.Dirty.details;
+        if (f(ctx, d->guard)) return True;
+        for (k = 0; d->args[k]; k++)
+            if (f(ctx, d->args[k])) return True;
+        return False;
+    }
+    case Ist_Exit: return f(ctx, st->Ist.Exit.guard);
+    default: return False;
+    }
+}
+
+static Bool hw_loaded_pred(void *ctx, const IRExpr *atom) {
+    return hw_loaded_atom((const hw_loaded *)ctx, atom);
+}
+
+/* Does the (flat) expression read a loaded temp? */
+static Bool hw_loaded_uses(const hw_loaded *l, const IRExpr *e) {
+    return hw_atoms_expr(e, hw_loaded_pred, (void *)l);
 }
 
 static void hw_loaded_add(hw_loaded *l, IRTemp t) {
@@ -476,28 +522,128 @@ static void hw_regs_put(hwp_core_ops *r, UInt *data, const hw_loaded *l, UInt re
             if (r->dst[i] == reg) *data |= 1u << i;
 }
 
+/* ---- registers across the instructions of a superblock --------------------
+ * VEX optimises a superblock before the tool sees it. Its redundant-Get
+ * removal replaces a Get of a guest register at an offset and type the
+ * block already wrote (Put) or read (Get) by the temp holding that value,
+ * and copy propagation then writes the temp straight into the reading
+ * instruction's statements. So an instruction reading a register that an
+ * earlier instruction of the block wrote shows no Get: it uses that
+ * instruction's temp. IR temps are assigned once (SSA), so a temp names
+ * one value; hw_block follows which register holds which temp: a Get of
+ * register R or a Put of temp t to R binds t to R, and the first write
+ * of R by an instruction unbinds every temp R held (a Put of a constant,
+ * a PutI, a helper's fxState write included). A temp still held by its
+ * register and used by a later instruction than the one that bound it is
+ * a read of that register (the value is the register's content at that
+ * point; the register has not changed since). A temp that holds no
+ * register (an address computed twice and shared by common-subexpression
+ * elimination) is not followed: nothing says which register the second
+ * instruction read. */
+/* Temps one register holds at a time: the flag thunk's four words, a
+ * YMM's halves, the x87 stack's eight registers; a ninth goes unbound. */
+#define HW_HOLD_MAX 8
+#define HW_NREGS (HW_REG_X87 + 1)
+typedef struct hw_block {
+    UInt ins;                          /* the instruction being scanned, from 1 */
+    UChar *tmp_reg;                    /* per temp: the register last bound to  */
+    UInt *tmp_ins;                     /* per temp: the instruction binding it  */
+    Int cap;                           /* temps the two arrays have room for    */
+    IRTemp held[HW_NREGS][HW_HOLD_MAX];
+    UChar nheld[HW_NREGS];
+    UInt wrote[HW_NREGS];              /* the last instruction writing each     */
+} hw_block;
+static hw_block hw_blk;
+
+static void hw_block_start(hw_block *b, const IRSB *sb) {
+    Int n = sb->tyenv->types_used;
+    if (n > b->cap) {
+        b->tmp_reg = VG_(realloc)("hwprof.block", b->tmp_reg, (SizeT)n);
+        b->tmp_ins = VG_(realloc)("hwprof.block", b->tmp_ins, (SizeT)n * sizeof(UInt));
+        b->cap = n;
+    }
+    if (n > 0) VG_(memset)(b->tmp_reg, 0, (SizeT)n);
+    VG_(memset)(b->nheld, 0, sizeof b->nheld);
+    VG_(memset)(b->wrote, 0, sizeof b->wrote);
+    b->ins = 0;
+}
+
+static void hw_block_bind(hw_block *b, IRTemp t, UInt reg) {
+    if (!reg || t >= (IRTemp)b->cap || b->nheld[reg] == HW_HOLD_MAX) return;
+    b->held[reg][b->nheld[reg]++] = t;
+    b->tmp_reg[t] = (UChar)reg;
+    b->tmp_ins[t] = b->ins;
+}
+
+/* Register `reg` written with `data` (NULL: by a helper). */
+static void hw_block_write(hw_block *b, UInt reg, const IRExpr *data) {
+    if (!reg) return;
+    if (b->wrote[reg] != b->ins) {
+        b->nheld[reg] = 0;
+        b->wrote[reg] = b->ins;
+    }
+    if (data && data->tag == Iex_RdTmp) hw_block_bind(b, data->Iex.RdTmp.tmp, reg);
+}
+
+typedef struct hw_use_ctx {
+    hw_block *b;
+    hwp_core_ops *r;
+} hw_use_ctx;
+
+/* An atom of the instruction being scanned: a temp an earlier
+ * instruction bound to a register that still holds it reads that
+ * register. Always False, so every atom is visited. */
+static Bool hw_block_use(void *ctx, const IRExpr *atom) {
+    const hw_use_ctx *u = (const hw_use_ctx *)ctx;
+    const hw_block *b = u->b;
+    IRTemp t;
+    UInt reg, k;
+    if (atom->tag != Iex_RdTmp) return False;
+    t = atom->Iex.RdTmp.tmp;
+    if (t >= (IRTemp)b->cap || !(reg = b->tmp_reg[t]) || b->tmp_ins[t] >= b->ins) return False;
+    for (k = 0; k < b->nheld[reg]; k++)
+        if (b->held[reg][k] == t) {
+            hw_regs_read(&hw_host_state, u->r, reg);
+            break;
+        }
+    return False;
+}
+
 /* The registers and op class of the instruction whose IMark is
- * stmts[mark], as meta bits (hw_host.h). */
-static ULong hw_regs_scan(const IRSB *sb, Int mark) {
+ * stmts[mark], as meta bits (hw_host.h). Called for the block's
+ * instructions in order, after hw_block_start: b follows the registers
+ * across them. */
+static ULong hw_regs_scan(hw_block *b, const IRSB *sb, Int mark) {
     hwp_core_ops r;
     hw_loaded l;
+    hw_use_ctx u;
     UInt data = 0;
     Bool load = False;
     Int i, k;
     VG_(memset)(&r, 0, sizeof r);
     l.n = 0;
     l.over = False;
+    b->ins++;
+    u.b = b;
+    u.r = &r;
     for (i = mark + 1; i < sb->stmts_used; i++) {
         const IRStmt *st = sb->stmts[i];
         if (!st) continue;
         if (st->tag == Ist_IMark) break;
+        /* uses first: a Put of an earlier instruction's temp reads it
+         * before this statement's write unbinds anything */
+        hw_atoms_stmt(st, hw_block_use, &u);
         switch (st->tag) {
         case Ist_WrTmp: {
             const IRExpr *e = st->Ist.WrTmp.data;
             if (e->tag == Iex_Get) {
-                hw_regs_read(&hw_host_state, &r, hw_reg(e->Iex.Get.offset));
+                UInt reg = hw_reg(e->Iex.Get.offset);
+                hw_regs_read(&hw_host_state, &r, reg);
+                hw_block_bind(b, st->Ist.WrTmp.tmp, reg);
             } else if (e->tag == Iex_GetI) {
-                hw_regs_read(&hw_host_state, &r, hw_reg(e->Iex.GetI.descr->base));
+                UInt reg = hw_reg(e->Iex.GetI.descr->base);
+                hw_regs_read(&hw_host_state, &r, reg);
+                hw_block_bind(b, st->Ist.WrTmp.tmp, reg);
             } else if (e->tag == Iex_Load) {
                 load = True;
                 hw_loaded_add(&l, st->Ist.WrTmp.tmp);
@@ -515,20 +661,30 @@ static ULong hw_regs_scan(const IRSB *sb, Int mark) {
             load = True;
             hw_loaded_add(&l, st->Ist.CAS.details->oldLo);
             break;
-        case Ist_Put:
-            hw_regs_put(&r, &data, &l, hw_reg(st->Ist.Put.offset), st->Ist.Put.data);
+        case Ist_Put: {
+            UInt reg = hw_reg(st->Ist.Put.offset);
+            hw_regs_put(&r, &data, &l, reg, st->Ist.Put.data);
+            hw_block_write(b, reg, st->Ist.Put.data);
             break;
-        case Ist_PutI:
-            hw_regs_put(&r, &data, &l, hw_reg(st->Ist.PutI.details->descr->base),
-                        st->Ist.PutI.details->data);
+        }
+        case Ist_PutI: {
+            /* the element written depends on ix at run time: unbind the
+             * whole array (the x87 stack is one register anyway) */
+            UInt reg = hw_reg(st->Ist.PutI.details->descr->base);
+            hw_regs_put(&r, &data, &l, reg, st->Ist.PutI.details->data);
+            hw_block_write(b, reg, st->Ist.PutI.details->data);
             break;
+        }
         case Ist_Dirty: {
             const IRDirty *d = st->Ist.Dirty.details;
             for (k = 0; k < d->nFxState; k++) {
                 IREffect fx = d->fxState[k].fx;
                 UInt reg = hw_reg(d->fxState[k].offset);
                 if (fx == Ifx_Read || fx == Ifx_Modify) hw_regs_read(&hw_host_state, &r, reg);
-                if (fx == Ifx_Write || fx == Ifx_Modify) hw_regs_write(&hw_host_state, &r, reg);
+                if (fx == Ifx_Write || fx == Ifx_Modify) {
+                    hw_regs_write(&hw_host_state, &r, reg);
+                    hw_block_write(b, reg, NULL);
+                }
             }
             /* a helper's results count as data, like a load's */
             data = 3u;
@@ -538,6 +694,8 @@ static ULong hw_regs_scan(const IRSB *sb, Int mark) {
             break;
         }
     }
+    /* the last instruction's jump target (ret, jmp *%rax) */
+    if (i == sb->stmts_used) hw_block_use(&u, sb->next);
     if (load) r.upd = (uint8_t)(~data & ((1u << r.ndst) - 1u));
     return hw_regs_meta(&r);
 }
@@ -572,6 +730,7 @@ static IRSB *hw_instrument(VgCallbackClosure *closure, IRSB *sbIn,
     }
 
     sbOut = deepCopyIRSBExceptStmts(sbIn);
+    if (hw_host_state.regs) hw_block_start(&hw_blk, sbIn);
     for (i = 0; i < sbIn->stmts_used; i++) {
         IRStmt *st = sbIn->stmts[i];
         if (!st || st->tag == Ist_NoOp) continue;
@@ -585,7 +744,7 @@ static IRSB *hw_instrument(VgCallbackClosure *closure, IRSB *sbIn,
             if (i == last_mark) hw_vex_class(sbIn, pc, len, has_exit, exit_dst, &v);
             meta = hw_meta(&hw_host_state, (const uint8_t *)pc, len, pc, &v,
                            &target);
-            if (hw_host_state.regs) meta |= hw_regs_scan(sbIn, i);
+            if (hw_host_state.regs) meta |= hw_regs_scan(&hw_blk, sbIn, i);
             addStmtToIRSB(sbOut, st);
             hw_call(sbOut, "hw_on_insn", hw_on_insn, 3,
                     mkIRExprVec_3(mkIRExpr_HWord(pc), mkIRExpr_HWord(meta),
@@ -935,6 +1094,16 @@ static void hw_post_clo_init(void) {
     if ((o->models & HWX_M_CORE) && hw_regs_on) {
         hw_regs_init();
         hw_host_state.regs = 1;
+        /* VEX drops a Put that a later Put of the same register in the
+         * superblock overwrites (by default the guest state only has to
+         * be exact where a memory access may fault, and then only RSP,
+         * RBP and RIP): the instruction would show no write of that
+         * register, and the next one's read of it (its Get removed too,
+         * see hw_block) nothing to wait for. Registers up to date at
+         * every instruction keep each instruction's Puts; the price is
+         * the stores to the guest state they cost at run time. */
+        VG_(clo_vex_control).iropt_register_updates_default = VexRegUpdAllregsAtEachInsn;
+        VG_(clo_px_file_backed) = VexRegUpdAllregsAtEachInsn;
     }
     if (o->record[0]) {
         hw_record_file = hw_fileout_open("record", o->record, &hw_record_writer);

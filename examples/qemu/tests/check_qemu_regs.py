@@ -30,13 +30,6 @@ def run(mode, regs):
 
 
 fails = regchain_check.check(run, "the x86 decoder")
-# The decoder reads each instruction's own bytes, so a register written
-# earlier in the same block is a dependence too (regchain.c "block").
-text = run("block", True)
-cyc = regchain_check.core_cycles(text or "")
-need = regchain_check.N * regchain_check.LAT_MUL
-print(("ok   " if cyc >= need else "FAIL ") + f"chain within a block: {cyc} cycles >= {need}")
-fails += cyc < need
 
 
 def data_wait(regs):
