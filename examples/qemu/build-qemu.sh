@@ -16,7 +16,7 @@ fi
 bash "$here/install-qemu10.sh" --src >&2
 # Build dependencies of the x86_64-linux-user target with plugins (not the
 # whole package's list: no system emulators, firmware or docs).
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dpkg-dev ninja-build \
+DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq dpkg-dev ninja-build \
     meson python3-venv pkg-config libglib2.0-dev flex bison >/dev/null
 mkdir -p "$cache/src"
 cd "$cache/src"

@@ -32,11 +32,11 @@ SRC
     need_update=1
 fi
 if [ "$need_update" = 1 ] || ! apt-cache policy qemu-system-x86 | grep -q bookworm-backports; then
-    apt-get update -qq
+    apt-get -o DPkg::Lock::Timeout=600 update -qq
 fi
 if ! command -v qemu-system-x86_64 >/dev/null \
         || ! qemu-system-x86_64 --version | grep -Eq 'version (9|1[0-9])\.'; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -t bookworm-backports \
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq -t bookworm-backports \
         qemu-system-x86 'qemu-user=1:7.2*' 'qemu-user-binfmt=1:7.2*' >/dev/null
 fi
 apt-mark hold qemu-user qemu-user-binfmt >/dev/null 2>&1 || true
