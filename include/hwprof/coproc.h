@@ -1335,24 +1335,18 @@ static bool hwp__cp_characterised(const hwp_cp *x, const hwp__cp_load *l,
 /* Confidence (sec. 4.3): mask a load that is clearly invariant or clearly
  * variant once enough samples are in and it has been profiled min_visits
  * times (so a value held for a long phase is not taken for the only one),
- * or that has been profiled max_visits times. "Clearly invariant" needs
- * the top estimate to be characterised, as a report's claim does: the
- * load's total may be large while the top value's own regions saw one
- * sample (re-selected on a slot's last sample, invariance 1.0 from the
- * unaccounted samples), and masking on that would end the profiling
- * that could correct it. */
+ * or that has been profiled max_visits times. */
 static void hwp__cp_lvp_confidence(hwp_cp *x, hwp__cp_load *l) {
     double inv[64], top = 0;
-    uint32_t k, kt = 0;
+    uint32_t k;
     const hwp_cp_lvp_desc *d = &x->lvp.d;
     if (l->masked) return;
     hwp__cp_estimate(x, l, inv);
     for (k = 0; k < l->nvals; k++)
-        if (inv[k] > top) top = inv[kt = k];
+        if (inv[k] > top) top = inv[k];
     if (l->visits >= d->max_visits ||
         (l->total >= d->conf_samples && l->visits >= d->min_visits &&
-         ((top * 100.0 >= (double)d->conf_hi_pct &&
-           hwp__cp_characterised(x, l, &hwp__cp_vals(x, l)[kt])) ||
+         (top * 100.0 >= (double)d->conf_hi_pct ||
           top * 100.0 <= (double)d->conf_lo_pct))) {
         l->masked = 1;
         x->lvp.masked++;
