@@ -181,8 +181,11 @@ hwp_status hwx_session_init(hwx_session *s, void *mem, size_t bytes,
     if (!s) return HWP_EINVAL;
     hwp__zero(s, sizeof *s);
     if (!o || !mem) return hwp__fail(&s->head, HWP_EINVAL, "hwx: NULL opts or memory");
-    if (!hwx_session_bytes(o))
-        return hwp__fail(&s->head, HWP_EINVAL, "hwx: invalid model parameters");
+    if (!hwx_session_bytes(o)) { /* the model that refused says why */
+        const char *why = "hwx: invalid model parameters";
+        (void)hwx__models_bytes(o, &why);
+        return hwp__fail(&s->head, HWP_EINVAL, why);
+    }
     if (bytes < hwx_session_bytes(o))
         return hwp__fail(&s->head, HWP_ENOSPC, "hwx: session memory too small");
     s->opts = *o;

@@ -1661,6 +1661,16 @@ static void test_core_feeds_rap(void) {
         CHECK_HAS(why, "key=dmiss");
         CHECK_HAS(why, "core=on");
     }
+    { /* a host that builds the session without validating (the QEMU
+       * plugin's check) gets the same reason, not a generic one */
+        static uint64_t one[1];
+        hwx_session *bad = (hwx_session *)calloc(1, sizeof *bad);
+        if (CHECK(bad != NULL)) {
+            CHECK_EQ(hwx_session_init(bad, one, sizeof one, &o), HWP_EINVAL);
+            CHECK_HAS(hwp_why(bad), "core=on");
+            free(bad);
+        }
+    }
     s = evaluated("rap+core", "key", "dmiss", v, 4u * DM_ITER, &o, &mem, &scratch);
     if (!s) return;
     finish_report(s, buf, sizeof buf);
