@@ -309,6 +309,16 @@ static void lvp_feed(hwp_cp *x, uint64_t pc, uint64_t value) {
     hwp_cp_sync(x);
 }
 
+/* A co-processor on the default desc at the fastest clock it allows (64
+ * of its cycles per host instruction), so its routines keep up with the
+ * stream, and a zeroed load-value desc for the test to fill in. */
+static unsigned char *lvp_make(hwp_cp *x, hwp_cp_desc *d, hwp_cp_lvp_desc *ld) {
+    memset(d, 0, sizeof *d);
+    d->clock_x16 = 1024;
+    memset(ld, 0, sizeof *ld);
+    return make(x, d, NULL);
+}
+
 static void test_lvp_slot_rules(void) {
     hwp_cp x;
     hwp_cp_desc d;
@@ -387,10 +397,7 @@ static void test_lvp_reselect_off_saturate(void) {
     hwp_cp_lvp_desc ld;
     unsigned char *m;
     uint32_t i;
-    memset(&d, 0, sizeof d);
-    d.clock_x16 = 1024;
-    m = make(&x, &d, NULL);
-    memset(&ld, 0, sizeof ld);
+    m = lvp_make(&x, &d, &ld);
     ld.slots = 4;
     ld.done_limit = 4;
     ld.resel_shift = 2; /* re-select below 25% */
@@ -1352,10 +1359,7 @@ static void test_lvp_lowinfo_removed(void) {
     hwp_cp_vprof p;
     unsigned char *m;
     uint32_t i, k;
-    memset(&d, 0, sizeof d);
-    d.clock_x16 = 1024;
-    m = make(&x, &d, NULL);
-    memset(&ld, 0, sizeof ld);
+    m = lvp_make(&x, &d, &ld);
     ld.slots = 8;
     ld.copy_min = 4;
     ld.thrash_mult = 1000;
@@ -1418,10 +1422,7 @@ static void test_lvp_estimates_intervals(void) {
     unsigned char *m;
     size_t n, k;
     uint32_t i;
-    memset(&d, 0, sizeof d);
-    d.clock_x16 = 1024;
-    m = make(&x, &d, NULL);
-    memset(&ld, 0, sizeof ld);
+    m = lvp_make(&x, &d, &ld);
     ld.copy_min = 1;
     ld.visit_loads = 100;
     CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_OK);
@@ -1461,10 +1462,7 @@ static void test_lvp_reselected_not_characterised(void) {
     unsigned char *m;
     uint32_t s, n = 0;
     uint64_t v = 1000;
-    memset(&d, 0, sizeof d);
-    d.clock_x16 = 1024;
-    m = make(&x, &d, NULL);
-    memset(&ld, 0, sizeof ld);
+    m = lvp_make(&x, &d, &ld);
     ld.min_visits = 1; /* one visit is enough here: only samples count */
     CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_OK);
     /* feed distinct values until the slot has min_samples (64) samples
@@ -1499,10 +1497,7 @@ static void test_lvp_one_visit_not_characterised(void) {
     bool found;
     unsigned char *m;
     uint32_t i;
-    memset(&d, 0, sizeof d);
-    d.clock_x16 = 1024;
-    m = make(&x, &d, NULL);
-    memset(&ld, 0, sizeof ld);
+    m = lvp_make(&x, &d, &ld);
     ld.visit_loads = 150;
     CHECK_EQ(hwp_cp_lvp_start(&x, &ld), HWP_OK);
     for (i = 0; i < 150; i++) lvp_feed(&x, 0x50, 7);
@@ -1541,10 +1536,7 @@ static double lvp_phase_run(uint32_t resample_insns, uint64_t *resampled,
     size_t n, k;
     uint32_t i;
     double a = -1;
-    memset(&d, 0, sizeof d);
-    d.clock_x16 = 1024;
-    m = make(&x, &d, NULL);
-    memset(&ld, 0, sizeof ld);
+    m = lvp_make(&x, &d, &ld);
     ld.visit_loads = 200;
     ld.idle_limit = 1000;
     ld.resample_insns = resample_insns;
@@ -1599,10 +1591,7 @@ static void test_jit_api(void) {
     told_log log;
     unsigned char *m;
     uint32_t i;
-    memset(&d, 0, sizeof d);
-    d.clock_x16 = 1024;
-    m = make(&x, &d, NULL);
-    memset(&ld, 0, sizeof ld);
+    m = lvp_make(&x, &d, &ld);
     ld.min_samples = 100;
     ld.done_limit = 1;
     memset(&log, 0, sizeof log);
