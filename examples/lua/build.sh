@@ -25,7 +25,9 @@ fetch_source() {
   local sudo=""
   [ "$(id -u)" -ne 0 ] && sudo=sudo
   command -v apt-get >/dev/null || die "apt-get not found: this script needs Debian's lua5.4 source package"
-  if ! grep -rqs '^Types: deb-src\|^deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  # Another tool's deb-src line (bookworm-backports' alone, as the QEMU
+  # scripts add) does not carry lua5.4: ask apt, not the files.
+  if ! apt-cache showsrc lua5.4 2>/dev/null | grep -q '^Package: lua5.4'; then
     echo "adding a deb-src line for Debian 12 (bookworm)"
     printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' |
       $sudo tee /etc/apt/sources.list.d/hwprof-lua-src.sources >/dev/null ||
