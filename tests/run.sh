@@ -6,7 +6,8 @@
 #   valgrind  the unit suite under valgrind memcheck (same build)
 #   sanitize  the unit suite under ASan + UBSan, in build/test-asan
 # --quick runs the plain pass only. The last line is "N passed, N failed",
-# summed over the passes; the exit status is non-zero if anything failed.
+# summed over the passes, after a list of what failed (CI keeps only the
+# end of the log); the exit status is non-zero if anything failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,21 +19,25 @@ quick=0
 hwp_install_deps || { echo "tests/run.sh: could not install the dependencies"; echo "0 passed, 1 failed"; exit 1; }
 
 passed=0; failed=0
+failures=() # one line per failed test, step or fuzz finding
 
 # Adds meson test's own Ok/Fail counts for one pass to the totals.
-count() { # logfile
+count() { # logfile, pass name
   local ok fail up to
   ok=$(awk '/^Ok:/{print $2}' "$1" | tail -1)
   fail=$(awk '/^Fail:/{print $2}' "$1" | tail -1)
   up=$(awk '/^Unexpected Pass:/{print $3}' "$1" | tail -1)
   to=$(awk '/^Timeout:/{print $2}' "$1" | tail -1)
-  if [ -z "$ok" ]; then failed=$((failed + 1)); return; fi # runner broke
+  if [ -z "$ok" ]; then failed=$((failed + 1)); failures+=("$2: the test runner broke"); return; fi
   passed=$((passed + ok)); failed=$((failed + fail + ${up:-0} + ${to:-0}))
+  while IFS= read -r line; do failures+=("$2: $line"); done < <(
+    grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT|UNEXPECTEDPASS) ' "$1" | sed 's/^ *//; s/  */ /g')
 }
 
 step() { # name, command... : a build step; a failure counts as one failed
+  local name=$1
   echo "=== $1"; shift
-  if ! "$@"; then echo "=== FAILED: $*"; failed=$((failed + 1)); return 1; fi
+  if ! "$@"; then echo "=== FAILED: $*"; failed=$((failed + 1)); failures+=("$name: $*"); return 1; fi
 }
 
 configure() { # builddir, meson options...
@@ -49,7 +54,7 @@ run_tests() { # name, meson test args...
   log=$(mktemp)
   echo "=== $name"
   meson test "$@" --print-errorlogs 2>&1 | tee "$log"
-  count "$log"; rm -f "$log"
+  count "$log" "$name"; rm -f "$log"
 }
 
 # --- plain pass -----------------------------------------------------------
@@ -65,13 +70,17 @@ if step "configure (plain)" configure build/test-plain -Dwerror=true; then
 fi
 
 # --- fuzzing ----------------------------------------------------------------
-# Every libFuzzer target (tests/fuzz) for 3 s from its seed corpus: one
-# test in the summary, failed on any finding. tests/fuzz/run.sh 600 is the
-# long run.
+# Every libFuzzer target (tests/fuzz) for 3 s from its seed corpus, with
+# a fixed seed: one test in the summary, failed on any finding.
+# tests/fuzz/run.sh 600 is the long run.
 if [ $quick -eq 0 ]; then
-  if step "fuzz (every target, 3 s each)" tests/fuzz/run.sh 3; then
+  flog=$(mktemp)
+  if step "fuzz (every target, 3 s each)" bash -c 'set -o pipefail; HWP_FUZZ_SEED=1 tests/fuzz/run.sh 3 | tee "$0"' "$flog"; then
     passed=$((passed + 1))
+  else
+    while IFS= read -r line; do failures+=("fuzz: $line"); done < <(grep -A1 'FOUND' "$flog")
   fi
+  rm -f "$flog"
 fi
 
 # --- sanitizer pass ---------------------------------------------------------
@@ -88,5 +97,9 @@ if [ $quick -eq 0 ]; then
   fi
 fi
 
+if [ ${#failures[@]} -gt 0 ]; then
+  echo "=== what failed"
+  printf '  %s\n' "${failures[@]}"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

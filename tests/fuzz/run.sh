@@ -8,10 +8,15 @@
 # per target, executions, executions per second and findings; a finding's
 # input is saved as build/fuzz/findings/<target>-crash-... Exits non-zero
 # on any finding. `tests/fuzz/run.sh 600` is the long run (10 minutes per
-# target). Installs clang's fuzzer runtime if it is missing.
+# target), with libFuzzer's random seeds; HWP_FUZZ_SEED=N fixes the seed
+# (CI's 3-second smoke run does, so its inputs are the same on every
+# machine and a red run reproduces). Installs clang's fuzzer runtime if
+# it is missing.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 secs=${1:-5}
+seed=()
+[ -n "${HWP_FUZZ_SEED:-}" ] && seed=(-seed="$HWP_FUZZ_SEED")
 out=build/fuzz
 
 # libFuzzer's runtime: Debian ships it with clang (libclang-rt-14-dev on
@@ -39,7 +44,7 @@ for t in $(FUZZ_LIST=1 tests/fuzz/build.sh); do
   seeds=()
   [ -d "tests/fuzz/corpus/$t" ] && seeds=("tests/fuzz/corpus/$t")
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 nice "$out/fuzz_$t" \
-    -max_total_time="$secs" -max_len=4096 -rss_limit_mb=2048 -timeout=20 \
+    -max_total_time="$secs" "${seed[@]}" -max_len=4096 -rss_limit_mb=2048 -timeout=20 \
     -print_final_stats=1 -artifact_prefix="$out/findings/$t-" \
     "$work" "${seeds[@]}" >"$log" 2>&1
   rc=$?
