@@ -123,7 +123,14 @@ static void split(hwp_cp_truth *t, size_t n, hwp_cp_est *e, size_t m, double out
             for (k = j; k < m && e[k].pc == t[i].pc; k++)
                 if (e[k].value == t[i].value) {
                     est = e[k].inv, have_v = 1;
-                    false_inv += e[k].characterised && est >= 0.9 && tinv < 0.45;
+                    if (e[k].characterised && est >= 0.9 && tinv < 0.45) {
+                        false_inv++;
+                        printf("  called invariant: load 0x%llx value 0x%llx, estimate %.3f "
+                               "from %llu samples, exactly %.3f of %llu executions\n",
+                               (unsigned long long)t[i].pc, (unsigned long long)t[i].value,
+                               est, (unsigned long long)e[k].samples, tinv,
+                               (unsigned long long)total);
+                    }
                 }
             if (tinv < HWP_CP_MIN_INV) continue;
             d = (double)t[i].count * (est - tinv) * (est - tinv);
