@@ -1491,13 +1491,14 @@ static void hwp__rap_absorb(hwp_rap *dst, const hwp_rap *src, uint32_t sidx,
         if (!((m >> dig) & 1u) && !hwp__rap_grow(dst, x, lo, d)) {
             /* A full pool: fold what is cold at the merged stream's
              * threshold (dst's own ranges, or src's absorbed so far) and
-             * walk again, rather than count src's range at a coarse one. */
-            uint32_t before = dst->nodes;
+             * walk again, rather than count src's range at a coarse one.
+             * Walk again even when nothing folded: the compaction moves
+             * nodes (it reclaims the slots a re-grow left), so x is stale,
+             * and the reclaimed slots may let the grow succeed. */
             if (pruned) break;
             pruned = true;
             dst->scanned += hwp__rap_prune(dst, 0, dst->split_at);
             hwp__rap_compact(dst, NULL);
-            if (dst->nodes == before) break;
             x = 0;
             d = 0;
             continue;
