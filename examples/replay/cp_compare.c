@@ -15,15 +15,18 @@
  * pairs whose load has estimates but not for this value, and pairs with
  * an estimate, with the share of the load executions whose load has an
  * estimate. Keys: seed, seeds (default 4), missing (print the N heaviest
- * loads without an estimate), skip (leave out the first N loads, and the
+ * loads without an estimate), worst (print the N loads carrying the most
+ * squared error, their exact values against the estimates), skip (leave out the first N loads, and the
  * instructions around them, from the run and from the exact profile: the
  * paper simulates a region of each program's dominant phase, not its
  * start-up), and any hwp_cp_lvp_desc field
  * (slots, visit_loads, copy_min, idle_limit, conf_samples, ...). Unlike
  * the hosts, which pick the nearest of a fixed ladder of periods while
  * the program runs, this has the whole load stream, so the baseline runs
- * at the equal-overhead period itself. Only the first vCPU stream's
- * order matters to the co-processor: streams are concatenated. */
+ * at the equal-overhead period itself. Each vCPU stream (guest thread)
+ * gets its own co-processor and its own samplers, merged at the end, as
+ * in the hosts: concatenated, one thread's per-thread values (pigz's
+ * per-worker buffers) met the other's slots and phases. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
@@ -38,14 +41,37 @@
 
 typedef struct {
     uint64_t pc, value;
-    uint32_t gap; /* instructions before this load since the last load */
+    uint32_t gap;    /* its stream's instructions since its last load */
+    uint32_t stream; /* index into streams[] */
 } lab_load;
 
 static lab_load *L;
 static size_t nl, capl;
-static uint64_t tail_insns;
 
-static void push(uint64_t pc, uint64_t value, uint32_t gap) {
+/* The trace's vCPU streams (guest threads). The hosts give each its own
+ * instance and merge them at exit, so a thread's values meet only its
+ * own slots; so does this. */
+#define LAB_STREAMS 64
+static struct {
+    uint32_t vcpu;
+    uint64_t gap; /* instructions since its last load */
+} streams[LAB_STREAMS];
+static uint32_t nstreams;
+
+static uint32_t stream_of(uint32_t vcpu) {
+    uint32_t i;
+    for (i = 0; i < nstreams; i++)
+        if (streams[i].vcpu == vcpu) return i;
+    if (nstreams == LAB_STREAMS) {
+        fprintf(stderr, "hwprof-cp-compare: more than %u vCPU streams\n", LAB_STREAMS);
+        exit(2);
+    }
+    streams[nstreams].vcpu = vcpu;
+    streams[nstreams].gap = 0;
+    return nstreams++;
+}
+
+static void push(uint64_t pc, uint64_t value, uint32_t gap, uint32_t stream) {
     if (nl == capl) {
         capl = capl ? 2 * capl : 1u << 20;
         L = realloc(L, capl * sizeof *L);
@@ -54,6 +80,7 @@ static void push(uint64_t pc, uint64_t value, uint32_t gap) {
     L[nl].pc = pc;
     L[nl].value = value;
     L[nl].gap = gap;
+    L[nl].stream = stream;
     nl++;
 }
 
@@ -99,6 +126,20 @@ typedef struct {
 static lab_miss *miss;
 static size_t nmiss;
 static unsigned show_missing;
+/* the loads carrying the most squared error (worst=N prints N): where a
+ * profile goes wrong, load by load */
+typedef struct {
+    double err;
+    uint64_t pc, count;
+    size_t t0, tn; /* its pairs in the sorted truth */
+} lab_worst;
+static lab_worst *worst;
+static size_t nworst;
+static unsigned show_worst;
+static int worst_cmp(const void *a, const void *b) {
+    const lab_worst *x = (const lab_worst *)a, *y = (const lab_worst *)b;
+    return x->err != y->err ? (x->err < y->err ? 1 : -1) : 0;
+}
 static int miss_cmp(const void *a, const void *b) {
     const lab_miss *x = (const lab_miss *)a, *y = (const lab_miss *)b;
     return x->count != y->count ? (x->count < y->count ? 1 : -1) : 0;
@@ -108,9 +149,12 @@ static void split(hwp_cp_truth *t, size_t n, hwp_cp_est *e, size_t m, double out
     out[0] = out[1] = out[2] = out[3] = 0;
     cover_w = cover_all = 0;
     cover_pcs = false_inv = 0;
+    nworst = 0;
     while (i < n) {
         uint64_t total = 0;
         int have_pc = 0;
+        double lerr = 0;
+        size_t i0 = i;
         for (g = i; g < n && t[g].pc == t[i].pc; g++) total += t[g].count;
         while (j < m && e[j].pc < t[i].pc) j++;
         for (k = j; k < m && e[k].pc == t[i].pc; k++) have_pc = 1;
@@ -136,7 +180,35 @@ static void split(hwp_cp_truth *t, size_t n, hwp_cp_est *e, size_t m, double out
             d = (double)t[i].count * (est - tinv) * (est - tinv);
             out[!have_pc ? 0 : !have_v ? 1 : 2] += d;
             out[3] += (double)t[i].count;
+            lerr += d;
         }
+        if (worst) {
+            worst[nworst].err = lerr, worst[nworst].pc = t[i0].pc;
+            worst[nworst].count = total, worst[nworst].t0 = i0, worst[nworst++].tn = g - i0;
+        }
+    }
+}
+
+/* Print the loads carrying the most squared error: their exact top values
+ * against the estimates. */
+static void show_worst_loads(const hwp_cp_truth *t, const hwp_cp_est *e, size_t m, double tot) {
+    size_t w, i, k;
+    qsort(worst, nworst, sizeof *worst, worst_cmp);
+    for (w = 0; w < nworst && w < show_worst; w++) {
+        const lab_worst *l = &worst[w];
+        printf("  worst: load 0x%llx, %llu executions, %.1f%% of the squared error:",
+               (unsigned long long)l->pc, (unsigned long long)l->count,
+               tot > 0 ? 100.0 * l->err / tot : 0.0);
+        for (i = l->t0; i < l->t0 + l->tn; i++) {
+            double tinv = (double)t[i].count / (double)l->count, est = -1;
+            uint64_t smp = 0;
+            if (tinv < HWP_CP_MIN_INV) continue;
+            for (k = 0; k < m; k++)
+                if (e[k].pc == t[i].pc && e[k].value == t[i].value) est = e[k].inv, smp = e[k].samples;
+            printf(" [0x%llx exact %.3f est %s%.3f n=%llu]", (unsigned long long)t[i].value, tinv,
+                   est < 0 ? "none " : "", est < 0 ? 0 : est, (unsigned long long)smp);
+        }
+        printf("\n");
     }
 }
 
@@ -182,11 +254,10 @@ int main(int argc, char **argv) {
     hwp_cost cost;
     hwp_cp_est *est;
     size_t cap, m, i;
-    uint64_t seed = 1, gap = 0, skip = 0;
+    uint64_t seed = 1, skip = 0;
     unsigned seeds = 4, k;
     uint32_t period;
     double sp[4], e, sum = 0, sq = 0;
-    void *mem;
     const uint8_t *buf;
     int fd, a, rc;
     if (argc < 2) {
@@ -205,6 +276,7 @@ int main(int argc, char **argv) {
         *eq = 0;
         if (!strcmp(argv[a], "seed")) { seed = strtoull(eq + 1, 0, 0); continue; }
         if (!strcmp(argv[a], "seeds")) { seeds = (unsigned)strtoul(eq + 1, 0, 0); continue; }
+        if (!strcmp(argv[a], "worst")) { show_worst = (unsigned)strtoul(eq + 1, 0, 0); continue; }
         if (!strcmp(argv[a], "missing")) { show_missing = (unsigned)strtoul(eq + 1, 0, 0); continue; }
         if (!strcmp(argv[a], "skip")) { skip = strtoull(eq + 1, 0, 0); continue; }
         for (f = 0; f < sizeof lfields / sizeof lfields[0]; f++)
@@ -239,17 +311,17 @@ int main(int argc, char **argv) {
         return 2;
     }
     while ((rc = hwx_trace_next(&r, &in)) == 1) {
+        uint32_t sid = stream_of(r.vcpu);
         if (in.cls == HWP_CLS_LOAD && skip) {
             skip--;
-            gap = 0;
+            streams[sid].gap = 0;
         } else if (in.cls == HWP_CLS_LOAD) {
-            push(in.pc, in.value, (uint32_t)gap);
-            gap = 0;
+            push(in.pc, in.value, (uint32_t)streams[sid].gap, sid);
+            streams[sid].gap = 0;
         } else {
-            gap++;
+            streams[sid].gap++;
         }
     }
-    tail_insns = gap;
     if (!nl) {
         fprintf(stderr, "hwprof-cp-compare: %s: no loads%s\n", argv[1], skip ? " after skip" : "");
         return 1;
@@ -266,8 +338,9 @@ int main(int argc, char **argv) {
     for (i = 0, m = 0; i <= tmask; i++)
         if (T[i].count) T[m++] = T[i];
     miss = malloc(nt * sizeof *miss);
+    worst = malloc(nt * sizeof *worst);
     heavy = malloc(nt * sizeof *heavy);
-    if (!miss || !heavy) return 2;
+    if (!miss || !heavy || !worst) return 2;
     /* per-load executions, heaviest first, then running sums */
     qsort(T, nt, sizeof *T, truth_cmp); /* by (pc, value), as hwp_cp_wrms does */
     for (i = 0; i < nt; i++) {
@@ -276,24 +349,37 @@ int main(int argc, char **argv) {
     }
     qsort(heavy, nheavy, sizeof *heavy, u64_desc);
     for (i = 1; i < nheavy; i++) heavy[i] += heavy[i - 1];
-    printf("%zu loads, %zu load PCs, %zu (pc, value) pairs\n", nl, nheavy, nt);
+    printf("%zu loads, %zu load PCs, %zu (pc, value) pairs, %u streams\n", nl, nheavy, nt,
+           nstreams);
 
     cd.seed = seed;
     cd.lvp_loads = 1u << 16;
     hwp_cost_init(&cost, NULL);
-    mem = malloc(hwp_cp_bytes(&cd));
-    if (!mem) return 2;
-    if (hwp_cp_init(&cp, mem, hwp_cp_bytes(&cd), &cd, &cost) != HWP_OK ||
-        hwp_cp_lvp_start(&cp, &ld) != HWP_OK) {
-        fprintf(stderr, "hwprof-cp-compare: %s\n", hwp_why(&cp));
-        return 2;
+    /* one instance per stream, run over its own loads, merged into the
+     * first at the end: what the hosts do with their per-thread ones */
+    for (k = 0; k < nstreams; k++) {
+        hwp_cp one, *x = k ? &one : &cp;
+        void *xm = malloc(hwp_cp_bytes(&cd));
+        if (!xm) return 2;
+        if (hwp_cp_init(x, xm, hwp_cp_bytes(&cd), &cd, &cost) != HWP_OK ||
+            hwp_cp_lvp_start(x, &ld) != HWP_OK) {
+            fprintf(stderr, "hwprof-cp-compare: %s\n", hwp_why(x));
+            return 2;
+        }
+        for (i = 0; i < nl; i++) {
+            if (L[i].stream != k) continue;
+            hwp_cp_tick(x, L[i].gap);
+            hwp_cp_load(x, L[i].pc, 0, L[i].value);
+        }
+        hwp_cp_tick(x, streams[k].gap);
+        hwp_cp_flush(x);
+        if (!k) continue; /* cp owns xm to the end */
+        if (hwp_cp_merge(&cp, x) != HWP_OK) {
+            fprintf(stderr, "hwprof-cp-compare: merge: %s\n", hwp_why(&cp));
+            return 2;
+        }
+        free(xm);
     }
-    for (i = 0; i < nl; i++) {
-        hwp_cp_tick(&cp, L[i].gap);
-        hwp_cp_load(&cp, L[i].pc, 0, L[i].value);
-    }
-    hwp_cp_tick(&cp, tail_insns);
-    hwp_cp_flush(&cp);
     hwp_cp_get_stats(&cp, &cs);
     cap = hwp_cp_lvp_estimates(&cp, NULL, 0) + 1;
     if (cap < 1u << 20) cap = 1u << 20;
@@ -315,21 +401,34 @@ int main(int argc, char **argv) {
                (unsigned long long)cs.buffer_dropped, (unsigned long long)cs.lowinfo_slots);
     }
     show("coproc", e, sp);
+    show_worst_loads(T, est, m, sp[0] + sp[1] + sp[2]);
     period = hwp_cp_simple_period_for(nl, cs.cycles, NULL, NULL);
     for (k = 0; k < seeds; k++) {
-        hwp_cp_simple s;
+        hwp_cp_simple s, one;
         hwp_cp_simple_desc sd;
         hwp_cp_simple_stats ss;
-        void *smem;
+        void *smem, *omem;
+        uint32_t t;
         memset(&sd, 0, sizeof sd);
         sd.period = period;
         sd.seed = seed + 1 + k;
         sd.entries = 1u << 20;
         smem = malloc(hwp_cp_simple_bytes(&sd));
-        if (!smem) return 2;
-        hwp_cp_simple_init(&s, smem, hwp_cp_simple_bytes(&sd), &sd, NULL);
-        for (i = 0; i < nl; i++) hwp_cp_simple_load(&s, L[i].pc, L[i].value);
-        hwp_cp_simple_flush(&s);
+        omem = malloc(hwp_cp_simple_bytes(&sd));
+        if (!smem || !omem) return 2;
+        /* per stream too, merged: the sampler is per-thread hardware as well */
+        for (t = 0; t < nstreams; t++) {
+            hwp_cp_simple *y = t ? &one : &s;
+            hwp_cp_simple_init(y, t ? omem : smem, hwp_cp_simple_bytes(&sd), &sd, NULL);
+            for (i = 0; i < nl; i++)
+                if (L[i].stream == t) hwp_cp_simple_load(y, L[i].pc, L[i].value);
+            hwp_cp_simple_flush(y);
+            if (t && hwp_cp_simple_merge(&s, y) != HWP_OK) {
+                fprintf(stderr, "hwprof-cp-compare: baseline merge failed\n");
+                return 2;
+            }
+        }
+        free(omem);
         hwp_cp_simple_get_stats(&s, &ss);
         m = hwp_cp_simple_estimates(&s, est, cap);
         e = hwp_cp_wrms(T, nt, est, m, HWP_CP_MIN_INV);

@@ -1320,7 +1320,7 @@ static void lvp_split_then_merged(bool busy) {
     /* the bursts go to loads outside the part now being profiled */
     mask = (uint32_t)hwp_mask64(x.lvp.part_bits);
     for (pc = 0x900000; nb < 8; pc += 4)
-        if (((uint32_t)((pc * HWP__CP_REGION_MUL) >> 32) & mask) != x.lvp.part)
+        if (((uint32_t)((pc * HWP__CP_REGION_MUL) >> 32) & mask) != (x.lvp.part & mask))
             burst[nb++] = pc;
     /* only loads the host has masked run, and when busy one in 10 loads
      * is one of 64 unmasked ones (every part meets one within the
@@ -1347,6 +1347,35 @@ static void lvp_split_then_merged(bool busy) {
 }
 
 static void test_lvp_split_merged_when_quiet(void) { lvp_split_then_merged(false); }
+
+/* Partitions are profiled in turn (sec. 4.2) whatever the split does.
+ * Thrash splits the current part, a quiet part or a visit at its bound
+ * merges one level, and a program whose working set sits at the edge of
+ * the slots does both over and over. The turn used to be kept modulo the
+ * current number of parts, so a split always landed on the sub-part with
+ * the new bits zero and the merge that followed wrapped the turn back:
+ * half of the finer parts were never visited (bash's estimates covered
+ * 45% of its executions at visit_loads 2^18). The turn is now a count of
+ * visits, and a part at any level is its low bits. */
+static void test_lvp_fine_parts_in_turn(void) {
+    hwp_cp x;
+    hwp_cp_desc d;
+    unsigned char *m;
+    uint32_t i, seen = 0;
+    memset(&d, 0, sizeof d);
+    m = make(&x, &d, NULL);
+    CHECK_EQ(hwp_cp_lvp_start(&x, NULL), HWP_OK);
+    hwp__cp_lvp_split(&x); /* two parts */
+    for (i = 0; i < 16; i++) {
+        hwp__cp_lvp_split(&x); /* four: the current one's halves */
+        CHECK_EQ(x.pc_mask, 3);
+        seen |= 1u << x.pc_match;
+        hwp__cp_visit_end(&x); /* the visit reached its bound: two again */
+        CHECK_EQ(x.pc_mask, 1);
+    }
+    CHECK_EQ(seen, 15); /* every quarter had its turn */
+    free(m);
+}
 static void test_lvp_split_merged_at_visit_bound(void) { lvp_split_then_merged(true); }
 
 /* sec. 3.5: slots with fewer than copy_min samples are removed before the
@@ -1815,5 +1844,6 @@ int main(int argc, char **argv) {
     HWT_RUN(test_lvp_quiet_is_not_complete);
     HWT_RUN(test_lvp_split_merged_when_quiet);
     HWT_RUN(test_lvp_split_merged_at_visit_bound);
+    HWT_RUN(test_lvp_fine_parts_in_turn);
     return hwt_end();
 }
