@@ -6,7 +6,9 @@
  * The load value profile is scored by the weighted RMS invariance error
  * against the exact (pc, value) profile (sec. 5.2) and ranked against
  * the paper's baseline, the buffered value sampler, at the co-processor's
- * modelled overhead. Public API only. */
+ * modelled overhead. The other programs are scored by their count error
+ * against the exact profile of the same program run on every record
+ * (hwx__cpx below). Public API only. */
 #include "hwx_int.h"
 #include "hwx_ctx.h"
 
@@ -39,8 +41,44 @@ typedef struct hwx__cpd {
     uint32_t app; /* HWP_CP_APP_* */
 } hwx__cpd;
 
+/* With exact=on, the exact profile of the program the co-processor runs
+ * when it is not the load value profile: the same keys counted on every
+ * record, with no sample buffer to drop them, no saturating counter, no
+ * window bounded by the CAM, no call stack bounded by the data array:
+ *   edge       conditional branches taken / not taken, indirect
+ *              (pc, target) pairs
+ *   callstack  taken-branch events per context (the innermost call
+ *              sites, hashed as hwp_cp_callstack_key), on a deep stack
+ *   memdep     (store pc, load pc): the last store to the load's granule,
+ *              however long ago
+ *   conflict   repeated refills per block: a miss to one of the last W
+ *              blocks that missed (the co-processor's own definition, W
+ *              its window), every miss seen
+ * One open-addressing table of (kind, k1, k2) -> a, b; a full table drops
+ * and counts, and the score is then withheld. */
+#define HWX__CPX_ENTRIES (1u << 18)
+#define HWX__CPX_DEPTH 4096u
+enum { HWX__X_EDGE = 1, HWX__X_TARGET, HWX__X_CTX, HWX__X_DEP, HWX__X_LAST,
+       HWX__X_BLOCK, HWX__X_WIN };
+
+typedef struct hwx__xent {
+    uint64_t k1, k2, a, b;
+    uint32_t kind, pad_;
+} hwx__xent;
+
+typedef struct hwx__cpx {
+    hwx__xent *e;       /* HWX__CPX_ENTRIES */
+    uint64_t used, dropped;
+    uint64_t *ring;     /* conflict: the last `win` blocks that missed */
+    uint32_t win, next;
+    uint32_t sp, pad_;  /* callstack: depth of stack[] (deeper: lost) */
+    uint64_t lost;      /* calls past HWX__CPX_DEPTH */
+    uint64_t stack[HWX__CPX_DEPTH];
+} hwx__cpx;
+
 typedef struct hwx__cp {
     hwp_cp *cp;
+    hwx__cpx *x; /* exact=on and not the load value profile, else NULL */
     hwp_cp_simple *cps[HWX__NCPS]; /* period i, seed j at [i * HWX__NSEEDS + j];
                                       NULL after the last one initialised */
     uint64_t cps_batch; /* loads from the last sync to the next sample of any */
@@ -48,6 +86,8 @@ typedef struct hwx__cp {
     uint32_t app;
     uint32_t period[HWX__NSIMPLE]; /* of each group of seeds */
     uint32_t slots;                /* the load-value program's          */
+    uint32_t cam;                  /* CAM entries: counting entries a flush
+                                      can still add to the host's table */
     hwx_ctx *ctx; /* callstack: the host's context dictionary (hwx_ctx.h) */
     /* The session's timing: with the core on (registered first), the
      * events it found for the instruction being fed (D-cache misses for
@@ -57,6 +97,10 @@ typedef struct hwx__cp {
 
 /* The call-stack program's depth: call sites hashed per context. */
 #define HWX__CP_CS_DEPTH 4u
+/* memdep's granule (8 bytes) and conflict's line (64 bytes) and sets */
+#define HWX__CP_MD_GRAN 3u
+#define HWX__CP_CC_LINE 6u
+#define HWX__CP_CC_SETS 64u
 
 /* The host's load table holds a record per load PC the co-processor
  * copies: python3 has about 35,600 load PCs, so the host sizes it for
@@ -101,10 +145,110 @@ static uint32_t hwx__cp_wants(const hwx_opts *o) {
     return HWX_WANT_VALUES | HWX_WANT_MEMORY;
 }
 
+/* The window programs' W: the CAM entries, at most half the data array
+ * (hwprof/coproc.h; 0 in a desc means its default, 256 and 1024). */
+static uint32_t hwx__cp_window(const hwp_cp_desc *c) {
+    uint32_t cam = c->cam_entries ? c->cam_entries : 256u;
+    uint32_t half = (c->data_words ? c->data_words : 1024u) / 2u;
+    return cam < half ? cam : half;
+}
+
+static size_t hwx__cpx_bytes(const hwx__cpd *d) {
+    return hwp__align(sizeof(hwx__cpx)) + hwp__align(HWX__CPX_ENTRIES * sizeof(hwx__xent)) +
+           hwp__align(hwx__cp_window(&d->c) * sizeof(uint64_t));
+}
+
+/* The entry for (kind, k1, k2), made if absent; NULL when the table is
+ * full (counted) or, with `make` false, when absent. */
+static hwx__xent *hwx__cpx_at(hwx__cpx *x, uint32_t kind, uint64_t k1, uint64_t k2, bool make) {
+    uint64_t h = hwp_mix64(k1 ^ hwp_mix64(k2 + kind));
+    uint32_t i = (uint32_t)h & (HWX__CPX_ENTRIES - 1u);
+    for (;; i = (i + 1u) & (HWX__CPX_ENTRIES - 1u)) {
+        hwx__xent *e = &x->e[i];
+        if (e->kind == kind && e->k1 == k1 && e->k2 == k2) return e;
+        if (e->kind) continue;
+        if (!make) return NULL;
+        if (4u * (x->used + 1u) > 3u * HWX__CPX_ENTRIES) {
+            x->dropped++;
+            return NULL;
+        }
+        x->used++;
+        e->kind = kind;
+        e->k1 = k1;
+        e->k2 = k2;
+        return e;
+    }
+}
+
+static void hwx__cpx_count(hwx__cpx *x, uint32_t kind, uint64_t k1, uint64_t k2, bool b) {
+    hwx__xent *e = hwx__cpx_at(x, kind, k1, k2, true);
+    if (e) *(b ? &e->b : &e->a) += 1;
+}
+
+/* One record, exactly, for the program `app` (the routines of
+ * hwprof/coproc.h sec. 3.6, without their hardware bounds). */
+static void hwx__cpx_feed(hwx__cpx *x, uint32_t app, const hwp_insn *in) {
+    hwx__xent *e;
+    switch (app) {
+    case HWP_CP_APP_EDGE:
+        if (in->cls == HWP_CLS_BR_COND)
+            hwx__cpx_count(x, HWX__X_EDGE, in->pc, 0, !(in->events & HWP_EV_TAKEN));
+        else if (in->cls == HWP_CLS_INDIRECT ||
+                 (in->cls == HWP_CLS_CALL && (in->events & HWP_EV_INDIRECT)))
+            hwx__cpx_count(x, HWX__X_TARGET, in->pc, in->next_pc, false);
+        break;
+    case HWP_CP_APP_CALLSTACK:
+        if (in->events & HWP_EV_TAKEN &&
+            (in->cls == HWP_CLS_BR_COND || in->cls == HWP_CLS_INDIRECT ||
+             in->cls == HWP_CLS_CALL || in->cls == HWP_CLS_RET)) {
+            uint64_t sites[HWX__CP_CS_DEPTH];
+            uint32_t n = x->sp < HWX__CP_CS_DEPTH ? x->sp : HWX__CP_CS_DEPTH, j;
+            for (j = 0; j < n; j++) sites[j] = x->stack[x->sp - 1u - j];
+            hwx__cpx_count(x, HWX__X_CTX, hwp_cp_callstack_key(sites, n), 0, false);
+        }
+        if (in->cls == HWP_CLS_CALL) {
+            if (x->sp < HWX__CPX_DEPTH) x->stack[x->sp++] = in->pc;
+            else x->lost++;
+        } else if (in->cls == HWP_CLS_RET && x->sp) {
+            x->sp--;
+        }
+        break;
+    case HWP_CP_APP_MEMDEP:
+        if (in->cls == HWP_CLS_STORE) {
+            e = hwx__cpx_at(x, HWX__X_LAST, in->addr >> HWX__CP_MD_GRAN, 0, true);
+            if (e) e->a = in->pc;
+        } else if (in->cls == HWP_CLS_LOAD &&
+                   (e = hwx__cpx_at(x, HWX__X_LAST, in->addr >> HWX__CP_MD_GRAN, 0, false))) {
+            hwx__cpx_count(x, HWX__X_DEP, e->a, in->pc, false);
+        }
+        break;
+    case HWP_CP_APP_CONFLICT:
+        if ((in->cls == HWP_CLS_LOAD || in->cls == HWP_CLS_STORE) &&
+            (in->events & HWP_EV_DCMISS)) {
+            uint64_t block = in->addr >> HWX__CP_CC_LINE;
+            e = hwx__cpx_at(x, HWX__X_WIN, block, 0, true);
+            if (!e) break;
+            if (e->a) {
+                hwx__cpx_count(x, HWX__X_BLOCK, block, 0, false);
+                break;
+            }
+            /* a new block takes the oldest's place in the window */
+            if (x->ring[x->next] != ~(uint64_t)0) {
+                hwx__xent *old = hwx__cpx_at(x, HWX__X_WIN, x->ring[x->next], 0, false);
+                if (old) old->a = 0;
+            }
+            e->a = 1;
+            x->ring[x->next] = block;
+            x->next = x->next + 1u == x->win ? 0 : x->next + 1u;
+        }
+        break;
+    default: break;
+    }
+}
+
 static size_t hwx__cp_bytes(const void *dv, const hwx_opts *o, const char **why) {
     const hwx__cpd *d = (const hwx__cpd *)dv;
     size_t a = hwp_cp_bytes(&d->c), b = hwp_cp_simple_bytes(&d->s);
-    (void)o;
     if (!a) HWX__WHY(hwp_cp, hwp_cp_init(&x_, m_, 0, &d->c, NULL), why);
     else if (!b) HWX__WHY(hwp_cp_simple, hwp_cp_simple_init(&x_, m_, 0, &d->s, NULL), why);
     if (!a || !b) return 0;
@@ -114,7 +258,8 @@ static size_t hwx__cp_bytes(const void *dv, const hwx_opts *o, const char **why)
                 : 0) +
            (d->app == HWP_CP_APP_LVP
                 ? HWX__NCPS * (hwp__align(sizeof(hwp_cp_simple)) + hwp__align(b))
-                : 0);
+                : 0) +
+           (d->app != HWP_CP_APP_LVP && o->exact ? hwx__cpx_bytes(d) : 0);
 }
 
 /* The simple samplers (up to HWX__NCPS) are fed in batches: a load none
@@ -154,6 +299,7 @@ static hwp_status hwx__cp_init(void *sv, void *dv, unsigned char **cur, hwx_sess
     m->app = d->app;
     m->tm = &s->timing;
     m->slots = d->l.slots ? d->l.slots : 128u; /* hwp_cp_lvp_desc's default */
+    m->cam = d->c.cam_entries ? d->c.cam_entries : 256u; /* hwp_cp_desc's */
     if (hwp_cp_init(m->cp, hwp__carve(cur, k), k, &d->c, &s->cost) != HWP_OK)
         return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->cp));
     k = hwp_cp_simple_bytes(&d->s);
@@ -172,6 +318,15 @@ static hwp_status hwx__cp_init(void *sv, void *dv, unsigned char **cur, hwx_sess
             return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->cps[i]));
     }
     if (m->cps[0]) hwx__simple_sync(m, 0);
+    if (s->opts.exact && d->app != HWP_CP_APP_LVP) {
+        m->x = (hwx__cpx *)hwp__carve(cur, sizeof(hwx__cpx));
+        hwp__zero(m->x, sizeof *m->x);
+        m->x->e = (hwx__xent *)hwp__carve(cur, HWX__CPX_ENTRIES * sizeof(hwx__xent));
+        hwp__zero(m->x->e, HWX__CPX_ENTRIES * sizeof(hwx__xent));
+        m->x->win = hwx__cp_window(&d->c);
+        m->x->ring = (uint64_t *)hwp__carve(cur, m->x->win * sizeof(uint64_t));
+        for (i = 0; i < m->x->win; i++) m->x->ring[i] = ~(uint64_t)0;
+    }
     switch (d->app) {
     case HWP_CP_APP_EDGE: st = hwp_cp_edge_start(m->cp); break;
     case HWP_CP_APP_CALLSTACK: /* taken branches by calling context */
@@ -182,8 +337,10 @@ static hwp_status hwx__cp_init(void *sv, void *dv, unsigned char **cur, hwx_sess
         m->ctx = (hwx_ctx *)hwp__carve(cur, sizeof(hwx_ctx));
         hwx_ctx_init(m->ctx, hwp__carve(cur, hwx_ctx_bytes()), HWX__CP_CS_DEPTH);
         break;
-    case HWP_CP_APP_MEMDEP: st = hwp_cp_memdep_start(m->cp, 3); break;
-    case HWP_CP_APP_CONFLICT: st = hwp_cp_conflict_start(m->cp, 6, 64); break;
+    case HWP_CP_APP_MEMDEP: st = hwp_cp_memdep_start(m->cp, HWX__CP_MD_GRAN); break;
+    case HWP_CP_APP_CONFLICT:
+        st = hwp_cp_conflict_start(m->cp, HWX__CP_CC_LINE, HWX__CP_CC_SETS);
+        break;
     default: st = hwp_cp_lvp_start(m->cp, &d->l); break;
     }
     if (st != HWP_OK) return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->cp));
@@ -204,6 +361,7 @@ static void hwx__cp_ctx_feed(hwx__cp *m, const hwp_insn *in) {
 }
 
 static void hwx__cp_feed(hwx__cp *m, const hwp_insn *in) {
+    if (HWP_UNLIKELY(m->x != NULL)) hwx__cpx_feed(m->x, m->app, in);
     if (HWP_UNLIKELY(m->ctx != NULL) && (in->cls == HWP_CLS_CALL || in->cls == HWP_CLS_RET))
         hwx__cp_ctx_feed(m, in);
     else
@@ -268,6 +426,20 @@ static void hwx__cp_merge(void *dv, const void *sv) {
     if (dst->ctx && src->ctx) hwx_ctx_merge(dst->ctx, src->ctx);
     for (i = 0; i < HWX__NCPS && dst->cps[i] && src->cps[i]; i++)
         hwp_cp_simple_merge(dst->cps[i], src->cps[i]);
+    if (dst->x && src->x) { /* the counts add; a thread's window and stack are its own */
+        uint32_t k;
+        dst->x->dropped += src->x->dropped;
+        dst->x->lost += src->x->lost;
+        for (k = 0; k < HWX__CPX_ENTRIES; k++) {
+            const hwx__xent *e = &src->x->e[k];
+            hwx__xent *t;
+            if (!e->kind || e->kind == HWX__X_LAST || e->kind == HWX__X_WIN) continue;
+            if ((t = hwx__cpx_at(dst->x, e->kind, e->k1, e->k2, true)) != NULL) {
+                t->a += e->a;
+                t->b += e->b;
+            }
+        }
+    }
 }
 
 static void hwx__cp_text(const void *sv, const hwx_session *s, const hwp_writer *w) {
@@ -341,6 +513,10 @@ static size_t hwx__cp_est_cap(const hwx__cp *m) {
 
 static size_t hwx__cp_eval_bytes(const void *sv, const hwx_session *s) {
     const hwx__cp *m = (const hwx__cp *)sv;
+    if (m->app != HWP_CP_APP_LVP) /* the call-stack program's contexts, and
+                                     those a flush may still add */
+        return hwp__align((hwp_cp_callstack_contexts(m->cp, NULL, 0) + m->cam + 1u) *
+                          sizeof(hwp_cp_ctx));
     return hwp__align((size_t)s->exact->val.used * sizeof(hwp_cp_truth)) +
            hwp__align(hwx__cp_est_cap(m) * sizeof(hwp_cp_est));
 }
@@ -370,6 +546,66 @@ static double hwx__cp_simple_err(const hwp_cp_simple *c, hwp_cp_truth *truth, si
     return hwp_cp_wrms(truth, n, est, m > cap ? cap : m, HWP_CP_MIN_INV);
 }
 
+/* Count error of the program's profile against the exact one: sum over
+ * keys of |counted - exact| / sum of exact counts, 0 when every event was
+ * counted where it belongs. Keys the co-processor holds and the exact
+ * profile does not count in full: only the call-stack program can make
+ * them (a context read off a stack that wrapped or lost a call to a full
+ * buffer); the others key what the record carried. Withheld when the
+ * exact table was full. */
+static double hwx__absdiff(uint64_t a, uint64_t b) { return a > b ? (double)(a - b) : (double)(b - a); }
+
+static void hwx__cp_count_eval(const hwx__cp *m, hwp_cp_ctx *ctx, hwx_metric *out) {
+    hwx__cpx *x = m->x;
+    double err = 0, tot = 0;
+    uint64_t keys = 0, t, nt;
+    uint32_t k;
+    size_t i, n;
+    if (!x || x->dropped) return;
+    if (m->app == HWP_CP_APP_CALLSTACK) {
+        n = hwp_cp_callstack_contexts(m->cp, ctx, hwp_cp_callstack_contexts(m->cp, NULL, 0));
+        for (i = 0; i < n; i++) {
+            hwx__xent *e = hwx__cpx_at(x, HWX__X_CTX, ctx[i].key, 0, false);
+            uint64_t want = e ? e->a : 0;
+            if (e) e->b = 1; /* scored */
+            err += hwx__absdiff(ctx[i].events, want);
+        }
+    }
+    for (k = 0; k < HWX__CPX_ENTRIES; k++) {
+        hwx__xent *e = &x->e[k];
+        switch (e->kind) {
+        case HWX__X_EDGE:
+            hwp_cp_edge(m->cp, e->k1, &t, &nt);
+            err += hwx__absdiff(t, e->a) + hwx__absdiff(nt, e->b);
+            tot += (double)(e->a + e->b);
+            break;
+        case HWX__X_TARGET:
+            err += hwx__absdiff(hwp_cp_edge_target(m->cp, e->k1, e->k2), e->a);
+            tot += (double)e->a;
+            break;
+        case HWX__X_DEP:
+            err += hwx__absdiff(hwp_cp_memdep_count(m->cp, e->k1, e->k2), e->a);
+            tot += (double)e->a;
+            break;
+        case HWX__X_BLOCK:
+            err += hwx__absdiff(hwp_cp_conflict_block(m->cp, e->k1 << HWX__CP_CC_LINE), e->a);
+            tot += (double)e->a;
+            break;
+        case HWX__X_CTX:
+            if (!e->b) err += (double)e->a; /* a context the co-processor never counted */
+            e->b = 0;
+            tot += (double)e->a;
+            break;
+        default: continue;
+        }
+        keys++;
+    }
+    if (tot <= 0) return;
+    out[5].valid = 1;
+    out[5].n = (uint32_t)(keys < 0xFFFFFFFFu ? keys : 0xFFFFFFFFu);
+    out[5].value = err / tot;
+}
+
 static void hwx__cp_eval(void *sv, const hwx_session *s, unsigned char *cur, hwx_metric *out) {
     const hwx__cp *m = (const hwx__cp *)sv;
     hwp_cp_truth *truth = (hwp_cp_truth *)(void *)cur;
@@ -386,7 +622,10 @@ static void hwx__cp_eval(void *sv, const hwx_session *s, unsigned char *cur, hwx
     double want, best = -1, pick_cycles = 0;
     double sum = 0, sq = 0, mean, e;
     uint32_t i, j, pick = 0;
-    if (m->app != HWP_CP_APP_LVP) return; /* scored: the load value profile */
+    if (m->app != HWP_CP_APP_LVP) {
+        hwx__cp_count_eval(m, (hwp_cp_ctx *)(void *)cur, out);
+        return;
+    }
     n = hwx__cp_truth(s->exact, truth);
     k = hwp_cp_lvp_estimates(m->cp, est, cap);
     hwp_cp_get_stats(m->cp, &cs);
@@ -464,12 +703,14 @@ static const hwx_metric_def hwx__cp_metrics[] = {
     {"coproc_simple_sd", NULL, 4, ""},
     {"coproc_simple_overhead_ratio", NULL, 4, ""},
     {"coproc_simple_equal_period", NULL, 0, ""},
+    {"coproc_count_err", "  co-processor count error against the exact profile of its program "
+                         "(sum |counted - exact| / sum exact): ", 4, ""},
 };
 
 const hwx_adapter hwx__adapter_cp = {
     "coproc", NULL, HWP_MODEL_COPROC,
     "app, buffer, clock, slots, loads, values, visit, resample, simple_period",
-    sizeof(hwx__cpd), sizeof(hwx__cp), hwx__cp_metrics, 5,
+    sizeof(hwx__cpd), sizeof(hwx__cp), hwx__cp_metrics, 6,
     hwx__cp_defaults, hwx__cp_set, hwx__cp_wants, hwx__cp_bytes, hwx__cp_init,
     hwx__cp_insn, hwx__cp_block, hwx__cp_flush, hwx__cp_merge, hwx__cp_text,
     hwx__cp_json, hwx__cp_eval_bytes, hwx__cp_eval, hwx__cp_eval_text, hwx__cp_skip, NULL,

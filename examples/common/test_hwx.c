@@ -1626,6 +1626,114 @@ static uint64_t json_u64(const char *from, const char *key) {
     return p ? strtoull(p + strlen(key), NULL, 10) : ~(uint64_t)0;
 }
 
+/* Every co-processor program is scored against the exact profile of the
+ * same records (coproc_count_err: sum |counted - exact| / sum exact). A
+ * co-processor fast enough to drop nothing counts every edge, context
+ * and repeated refill exactly (0); a slow one loses one edge count per
+ * dropped sample, so the error is the drops over the branches; memory
+ * dependences further back than the CAM's window of 256 store granules
+ * are missed whatever the speed. */
+#define CPX_N 30000u
+static double cp_count_err(const char *opts, const hwp_insn *v, size_t n, uint64_t *dropped) {
+    static char buf[1 << 20];
+    hwx_opts o;
+    hwx_session *s;
+    hwx_metric m;
+    hwp_bufwriter bw;
+    hwp_writer w;
+    const char *why = NULL;
+    char *scratch;
+    void *mem;
+    size_t i;
+    double e = -1;
+    hwx_opts_default(&o);
+    o.exact = 1;
+    o.exact_bytes = 1u << 22;
+    if (!CHECK_EQ(hwx_opts_parse(&o, opts, &why), HWP_OK)) return -1;
+    s = new_session(&o, &mem);
+    if (!CHECK(s != NULL)) return -1;
+    for (i = 0; i < n; i++) hwx_session_insn(s, &v[i]);
+    scratch = (char *)malloc(hwx_session_eval_bytes(s));
+    if (CHECK(scratch != NULL) &&
+        CHECK_EQ(hwx_session_evaluate(s, scratch, hwx_session_eval_bytes(s)), HWP_OK) &&
+        CHECK(hwx_session_metric(s, "coproc_count_err", &m) && m.valid))
+        e = m.value;
+    w = hwp_writer_buf(&bw, buf, sizeof buf);
+    hwx_session_report_json(s, &w);
+    *dropped = json_u64(buf, "\"buffer_dropped\":");
+    free(scratch);
+    free(s);
+    free(mem);
+    return e;
+}
+
+static void test_cp_programs_scored(void) {
+    static hwp_insn v[CPX_N];
+    const char *fast = ",coproc_clock=1024,coproc_buffer=65536";
+    char opts[160];
+    uint64_t dropped;
+    double e;
+    size_t i;
+    /* edge: 8 conditional branches and an indirect jump with two targets */
+    memset(v, 0, sizeof v);
+    for (i = 0; i < CPX_N; i++) {
+        v[i].pc = 0x4000u + 4u * (i % 9u);
+        v[i].cls = i % 9u == 8u ? HWP_CLS_INDIRECT : HWP_CLS_BR_COND;
+        v[i].next_pc = i % 9u == 8u ? 0x8000u + 64u * (i / 9u % 2u) : v[i].pc + 4u;
+        v[i].events = i % 3u ? HWP_EV_TAKEN : 0;
+    }
+    snprintf(opts, sizeof opts, "models=coproc,coproc_app=edge%s", fast);
+    CHECK_NEAR(cp_count_err(opts, v, CPX_N, &dropped), 0.0, 1e-12);
+    CHECK_EQ(dropped, 0);
+    e = cp_count_err("models=coproc,coproc_app=edge", v, CPX_N, &dropped);
+    CHECK(dropped > 0 && dropped < CPX_N);
+    CHECK_NEAR(e, (double)dropped / CPX_N, 1e-12);
+    /* callstack: calls three deep, a taken branch in each frame */
+    memset(v, 0, sizeof v);
+    for (i = 0; i < CPX_N; i++) {
+        uint32_t k = (uint32_t)(i % 8u);
+        v[i].pc = 0x5000u + 4u * k + 256u * (i / 8u % 5u);
+        v[i].cls = k < 3u ? HWP_CLS_CALL : k < 5u ? HWP_CLS_BR_COND : HWP_CLS_RET;
+        v[i].events = k == 3u || k == 4u ? HWP_EV_TAKEN : 0;
+    }
+    snprintf(opts, sizeof opts, "models=coproc,coproc_app=callstack%s", fast);
+    CHECK_NEAR(cp_count_err(opts, v, CPX_N, &dropped), 0.0, 1e-12);
+    CHECK_EQ(dropped, 0);
+    /* a dropped call or return misplaces the stack: counts land on wrong
+     * contexts */
+    e = cp_count_err("models=coproc,coproc_app=callstack,coproc_clock=4", v, CPX_N, &dropped);
+    CHECK(dropped > 0 && e > 0);
+    /* memdep: a store to a new granule, then a load of the granule stored
+     * `lag` stores ago: within the window all are found, beyond none */
+    for (i = 0; i < 2; i++) {
+        uint64_t lag = i ? 300u : 100u, k;
+        memset(v, 0, sizeof v);
+        for (k = 0; k < CPX_N / 2u; k++) {
+            v[2u * k].pc = 0x6000u;
+            v[2u * k].cls = HWP_CLS_STORE;
+            v[2u * k].addr = 0x100000u + 8u * k;
+            v[2u * k + 1u].pc = 0x6004u;
+            v[2u * k + 1u].cls = HWP_CLS_LOAD;
+            v[2u * k + 1u].addr = 0x100000u + 8u * (k >= lag ? k - lag : 1000000u);
+        }
+        snprintf(opts, sizeof opts, "models=coproc,coproc_app=memdep%s", fast);
+        CHECK_NEAR(cp_count_err(opts, v, CPX_N, &dropped), i ? 1.0 : 0.0, 1e-12);
+        CHECK_EQ(dropped, 0);
+    }
+    /* conflict: misses cycling over three blocks, each a repeated refill
+     * after the first three */
+    memset(v, 0, sizeof v);
+    for (i = 0; i < CPX_N; i++) {
+        v[i].pc = 0x7000u + 4u * (i % 2u);
+        v[i].cls = i % 2u ? HWP_CLS_OTHER : HWP_CLS_LOAD;
+        v[i].addr = 0x200000u + 32768u * (i / 2u % 3u);
+        v[i].events = i % 2u ? 0 : HWP_EV_DCMISS;
+    }
+    snprintf(opts, sizeof opts, "models=coproc,coproc_app=conflict%s", fast);
+    CHECK_NEAR(cp_count_err(opts, v, CPX_N, &dropped), 0.0, 1e-12);
+    CHECK_EQ(dropped, 0);
+}
+
 static void test_core_feeds_rap(void) {
     static hwp_insn v[4u * DM_ITER];
     static char buf[1 << 18];
@@ -1724,5 +1832,6 @@ int main(int argc, char **argv) {
     HWT_RUN(test_core_feeds_pm);
     HWT_RUN(test_core_feeds_cp);
     HWT_RUN(test_core_feeds_rap);
+    HWT_RUN(test_cp_programs_scored);
     return hwt_end();
 }
