@@ -1802,6 +1802,7 @@ static const hwp__strat_field hwp__strat_pfields[] = {
 HWP_API hwp_status hwp_strat_acc_merge(hwp_strat_acc *dst,
                                        const hwp_strat_acc *src) {
     const hwp__strat_field *f;
+    uint64_t moved = 0; /* src's dropped pc events now in dst's pc entries */
     uint32_t i;
     if (!HWP__STRAT_ACC_OK(dst) || !HWP__STRAT_ACC_OK(src) || dst == src)
         return HWP_EINVAL;
@@ -1831,6 +1832,15 @@ HWP_API hwp_status hwp_strat_acc_merge(hwp_strat_acc *dst,
         m.kind = t->kind;
         m.stratum = t->stratum;
         p = hwp__strat_pfind(dst, t->kind, t->pc);
+        if (p->used && !hwp__strat_pfind(src, t->kind, t->pc)->used) {
+            /* src counted this tuple while its pc table was full, so its
+             * events are in src's dropped_pc_count, not in a pc entry;
+             * dst holds the pc, which takes them, or the tuple would
+             * count more events than its pc (an invariance above 1) */
+            p->count = hwp_sat_add64(p->count, t->count);
+            p->samples += t->samples;
+            moved = hwp_sat_add64(moved, t->count);
+        }
         hwp__strat_tadd(dst, &m, t->samples, p->used ? p : NULL);
     }
     for (i = 0; i < src->d.strata; i++) {
@@ -1843,7 +1853,9 @@ HWP_API hwp_status hwp_strat_acc_merge(hwp_strat_acc *dst,
     dst->st.total = hwp_sat_add64(dst->st.total, src->st.total);
     dst->st.dropped_count = hwp_sat_add64(dst->st.dropped_count, src->st.dropped_count);
     dst->st.dropped_pc_count =
-        hwp_sat_add64(dst->st.dropped_pc_count, src->st.dropped_pc_count);
+        hwp_sat_add64(dst->st.dropped_pc_count, src->st.dropped_pc_count > moved
+                                                    ? src->st.dropped_pc_count - moved
+                                                    : 0);
     return hwp__fail(&dst->head, HWP_OK, "");
 }
 
