@@ -1646,6 +1646,7 @@ static double cp_count_err(const char *opts, const hwp_insn *v, size_t n, uint64
     void *mem;
     size_t i;
     double e = -1;
+    memset(&m, 0, sizeof m);
     hwx_opts_default(&o);
     o.exact = 1;
     o.exact_bytes = 1u << 22;

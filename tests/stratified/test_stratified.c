@@ -1339,6 +1339,7 @@ static void test_merge_tuple_without_pc(void) {
     hwp_strat_value v[2];
     st_mem ms, md;
     memset(&ad, 0, sizeof ad);
+    memset(&st, 0, sizeof st);
     ad.tuples = 64;
     ad.pcs = 1;
     st_alloc(&ms, hwp_strat_acc_bytes(&ad));
@@ -1355,7 +1356,7 @@ static void test_merge_tuple_without_pc(void) {
     CHECK(v[0].invariance <= 1.0 && v[1].invariance <= 1.0);
     CHECK_NEAR(v[0].invariance, 5.0 / 8.0, 1e-12);
     /* A's 10 events found no pc entry in dst; B's 5 are no longer lost */
-    hwp_strat_acc_get_stats(&dst, &st);
+    CHECK_EQ(hwp_strat_acc_get_stats(&dst, &st), HWP_OK);
     CHECK_EQ(st.dropped_pc_count, 10);
     st_free(&ms);
     st_free(&md);
