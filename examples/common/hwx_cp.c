@@ -552,7 +552,7 @@ static double hwx__cp_simple_err(const hwp_cp_simple *c, hwp_cp_truth *truth, si
  * profile does not count in full: only the call-stack program can make
  * them (a context read off a stack that wrapped or lost a call to a full
  * buffer); the others key what the record carried. Withheld when the
- * exact table was full. */
+ * exact table was full or its stack overflowed. */
 static double hwx__absdiff(uint64_t a, uint64_t b) { return a > b ? (double)(a - b) : (double)(b - a); }
 
 static void hwx__cp_count_eval(const hwx__cp *m, hwp_cp_ctx *ctx, hwx_metric *out) {
@@ -561,7 +561,7 @@ static void hwx__cp_count_eval(const hwx__cp *m, hwp_cp_ctx *ctx, hwx_metric *ou
     uint64_t keys = 0, t, nt;
     uint32_t k;
     size_t i, n;
-    if (!x || x->dropped) return;
+    if (!x || x->dropped || x->lost) return;
     if (m->app == HWP_CP_APP_CALLSTACK) {
         n = hwp_cp_callstack_contexts(m->cp, ctx, hwp_cp_callstack_contexts(m->cp, NULL, 0));
         for (i = 0; i < n; i++) {
