@@ -13,3 +13,4 @@
 #include "pathprof.h"
 #include "coproc.h"
 #include "core.h"
+#include "vm.h"

@@ -1,0 +1,1212 @@
+/* SPDX-License-Identifier: MIT */
+/* hwprof/vm.h: the five models behind one VM-facing layer, sampled in
+ * bursts, with decisions a JIT can act on.
+ *
+ * A language VM or JIT embeds every hwprof model through this one
+ * component: one desc naming the models wanted, one storage block, one
+ * clock (bytecodes retired), one callback for every decision and one
+ * confidence convention (a 95% interval beside every estimate). The
+ * interpreter calls a handful of tiny inline events; everything else is
+ * out of line, so the dispatch loop keeps its registers.
+ *
+ * BURSTS (Arnold & Ryder, "A Framework for Reducing the Cost of
+ * Instrumented Code", PLDI 2001; Hirzel & Chilimbi, "Bursty Tracing",
+ * FDDO 2001). One countdown runs over the bytecodes. In the checking
+ * phase it counts down a random gap of mean period - burst bytecodes; it
+ * then opens a burst of `burst` bytecodes in which every event reaches
+ * the models that need a contiguous stream: RAP's tree, the path stack
+ * and hot path table, the stratified compressors and the co-processor's
+ * filter. Counts are scaled by the measured ratio of all bytecodes to
+ * bytecodes in bursts (a Horvitz-Thompson estimate, bursts being the
+ * sampling unit); ratios (invariance, shares) need no scaling. ProfileMe
+ * keeps its own countdown over every bytecode, as the paper's hardware
+ * does, and folds into the same countdown: the inline event cannot tell
+ * which of the two expired, only the cold path does.
+ *
+ * EVENTS (the VM calls hwp_vm_op once per bytecode it dispatches, then at
+ * most one of the others for that bytecode once its outcome is known)
+ *   hwp_vm_op(vm, pc)                 a bytecode dispatched: the clock
+ *   hwp_vm_ops(vm, pc, n)             n straight-line bytecodes from pc
+ *   hwp_vm_branch(vm, pc, taken)      a conditional branch
+ *   hwp_vm_jump(vm, pc)               an unconditional jump (back edges)
+ *   hwp_vm_call(vm, pc, fn)           a call of function id fn < funcs
+ *   hwp_vm_ret(vm, pc)                a return
+ *   hwp_vm_load(vm, site, value, type) a load or operand at site < sites
+ * The op events cost a decrement and a predictable branch; the others a
+ * load and a predictable branch (a flag set only inside bursts). Where a
+ * transfer went is the pc of the next op, so no event carries a target.
+ * An interpreter that keeps the countdown in a local (a register):
+ *   int64_t left = hwp_vm_left(vm);
+ *   ... per bytecode:  if (HWP_UNLIKELY(--left <= 0)) left = hwp_vm_expire(vm, pc, left);
+ *   ... before anything that may run another hwp_vm call (a call out, a
+ *       nested interpreter, an annotation event):  hwp_vm_set_left(vm, left);
+ *   ... and after it:  left = hwp_vm_left(vm);
+ * A zeroed hwp_vm is "off": its events do nothing after the first op
+ * (which arms a countdown that never expires), so a VM may compile the
+ * layer in and initialise it only when asked to profile.
+ *
+ * DECISIONS (hwp_vm_decision, streamed to desc.on_decision as they are
+ * taken, at the end of bursts; also pulled with hwp_vm_func, hwp_vm_loop
+ * and hwp_vm_site)
+ *   HWP_VM_FUNC   compile function `id`: its calls reach desc.hot_calls
+ *   HWP_VM_LOOP   compile the loop headed at pc `id`: back edges reach
+ *                 desc.hot_loops
+ *   HWP_VM_HOTPATH lay out path `what` (a hwp_path_pd shape) from `id`, the
+ *                 hottest path the hot path table holds at a hot unit
+ *   HWP_VM_VALUE  site `id`: specialise on value `what`, or not
+ *   HWP_VM_TYPE   site `id`: specialise on type tag `what`, or not
+ *   HWP_VM_PHASE  the path-based phase detector saw a phase change
+ * Every decision has a verdict: HWP_VM_YES (act), HWP_VM_NO (confidently
+ * not: a site whose top value's interval lies below desc.spec_inv) or
+ * HWP_VM_UNSURE (not enough evidence yet; pulled queries only), with the
+ * estimate, its 95% interval and the samples behind it. A streamed
+ * decision is taken once and never taken back, as compiled code is not.
+ * Counts (FUNC, LOOP, HOTPATH) are estimates of the whole run so far; their
+ * interval is the burst-cluster variance (hwp_vm_count_est). Invariance
+ * (VALUE, TYPE) is a share in [0, 1] with Wilson's interval over the
+ * model's samples (the stratified accumulator if on, else the
+ * co-processor's load-value profile; TYPE needs the stratified model).
+ *
+ * API (hot paths static inline; the rest needs HWPROF_IMPL)
+ *   hwp_vm_bytes(d)  hwp_vm_init(vm, storage, bytes, d, cost)
+ *   hwp_vm_finish(vm)        end of run: close the burst, flush the models,
+ *                            take the last decisions
+ *   hwp_vm_reset(vm)  hwp_vm_get_stats(vm, out)  hwp_vm_get_desc(vm, out)
+ *   hwp_vm_func(vm, fn, out)  hwp_vm_loop(vm, pc, out)
+ *   hwp_vm_site(vm, site, kind, out)   pull a decision
+ *   hwp_vm_clock(vm)         bytecodes retired
+ *   hwp_vm_scale(vm)         bytecodes per bytecode seen in a burst
+ *   hwp_vm_write_json(vm, w)  hwp_vm_write_text(vm, w)
+ *   hwp_vm_pm / _pm_table / _strat / _strat_acc / _rap / _path / _hpt /
+ *   _phase / _cp (vm)        the models themselves, for their own queries
+ *                            and reports (NULL when not enabled)
+ *
+ * BAD INPUT
+ *   hwp_vm_init refuses (HWP_EINVAL with a reason naming the field and
+ *   its range) a desc with no model or an unknown bit, funcs or sites of
+ *   0 or above 2^24, a burst of 0 or above its period, thresholds out of
+ *   range, and whatever a model's own init refuses ("vm: rap: ...").
+ *   An event naming a function or site past the declared range is
+ *   dropped whole, counted in stats.rejected, and hwp_why says which.
+ *
+ * COST
+ *   The layer ticks the cost shim's clock with desc.op_cycles per
+ *   bytecode in its cold path and hands the cost to every model, which
+ *   charges what its hardware would have cost; the host reads the stalls
+ *   with hwp_cost_take. docs/vm.md is the guide.
+ */
+#ifndef HWPROF_VM_H
+#define HWPROF_VM_H
+
+#include "base.h"
+#include "cost.h"
+#include "profileme.h"
+#include "stratified.h"
+#include "rap.h"
+#include "pathprof.h"
+#include "coproc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* desc.models bits. */
+enum {
+    HWP_VM_PM = 1u << 0,    /* ProfileMe + its per-PC table              */
+    HWP_VM_STRAT = 1u << 1, /* stratified compressor + accumulator        */
+    HWP_VM_RAP = 1u << 2,   /* RAP over bytecode PCs (basic blocks)       */
+    HWP_VM_PATH = 1u << 3,  /* path stack + hot path table + phases       */
+    HWP_VM_CP = 1u << 4,    /* co-processor running load-value profiling  */
+    HWP_VM_ALL = (1u << 5) - 1u
+};
+
+/* The stratified kinds the layer pushes: loaded values, type tags. */
+#define HWP_VM_STRAT_KIND_TYPE 3u
+
+typedef enum hwp_vm_kind {
+    HWP_VM_FUNC = 1,
+    HWP_VM_LOOP = 2,
+    HWP_VM_HOTPATH = 3,
+    HWP_VM_VALUE = 4,
+    HWP_VM_TYPE = 5,
+    HWP_VM_PHASE = 6
+} hwp_vm_kind;
+
+typedef enum hwp_vm_verdict {
+    HWP_VM_UNSURE = 0,
+    HWP_VM_YES = 1,
+    HWP_VM_NO = 2
+} hwp_vm_verdict;
+
+typedef struct hwp_vm_decision {
+    uint32_t kind;      /* hwp_vm_kind                                    */
+    uint32_t verdict;   /* hwp_vm_verdict                                 */
+    uint64_t id;        /* function id, loop header pc, path start pc,
+                           site id, or phase interval index               */
+    uint64_t what;      /* value or type tag; path shape; phase id        */
+    double est, lo, hi; /* estimate and its 95% interval                  */
+    uint64_t samples;   /* observations behind the estimate               */
+    uint64_t clock;     /* bytecodes retired when it was taken            */
+} hwp_vm_decision;
+
+typedef void (*hwp_vm_decide_fn)(void *user, const hwp_vm_decision *d);
+
+typedef struct hwp_vm_desc {
+    uint32_t models;   /* HWP_VM_* bits, at least one                     */
+    uint32_t funcs;    /* function ids 0..funcs-1, 1..2^24                */
+    uint32_t sites;    /* load/operand site ids 0..sites-1, 1..2^24       */
+    uint32_t loops;    /* loop-header slots, power of two 16..2^20; 0->256 */
+    uint32_t period;   /* mean bytecodes from one burst to the next,
+                          2..2^30; 0 -> 32768                             */
+    uint32_t burst;    /* bytecodes per burst, 1..period; 0 -> 512        */
+    uint32_t pc_step;  /* bytes between consecutive bytecodes (where
+                          hwp_vm_ops' k-th bytecode is); 0 -> 1           */
+    uint32_t op_cycles;/* cost-shim cycles per bytecode; 0 -> 1           */
+    uint64_t hot_calls;/* a function is hot at this many calls; 0 -> 1000 */
+    uint64_t hot_loops;/* a loop is hot at this many back edges;
+                          0 -> 10000                                     */
+    double spec_inv;   /* specialise at this invariance, (0, 1]; 0 -> 0.9 */
+    uint32_t min_samples; /* fewest samples behind a site verdict; 0 -> 30 */
+    uint64_t seed;     /* the burst gaps and every model's seed           */
+    hwp_vm_decide_fn on_decision; /* NULL: decisions are only pulled      */
+    void *user;
+    /* Each model's own desc; zero is its paper's default except where
+     * the layer's defaults say (docs/vm.md, "Options"). The layer owns
+     * the callbacks (deliver, on_interrupt, on_interval): leave them 0. */
+    hwp_pm_desc pm;
+    hwp_strat_desc strat;
+    hwp_strat_acc_desc strat_acc;
+    hwp_rap_desc rap;
+    hwp_path_desc path;
+    hwp_hpt_desc hpt;
+    hwp_phase_desc phase;
+    hwp_cp_desc cp;
+} hwp_vm_desc;
+
+typedef struct hwp_vm_stats {
+    uint64_t events;     /* bytecodes retired: the clock                  */
+    uint64_t dropped;    /* rejected + loop headers that found their
+                            probe run full                                */
+    uint64_t evicted;    /* 0: the layer replaces nothing                 */
+    uint64_t cycles;     /* 0: the models charge the cost shim themselves */
+    uint64_t burst_ops;  /* bytecodes inside bursts                       */
+    uint64_t bursts;     /* bursts closed                                 */
+    uint64_t annotated;  /* branch/jump/call/ret/load events in bursts    */
+    uint64_t rejected;   /* events naming an id past the declared range   */
+    uint64_t decisions;  /* decisions streamed                            */
+    uint64_t samples;    /* ProfileMe selections                          */
+} hwp_vm_stats;
+
+/* A burst-sampled count: events seen in bursts and the sum over bursts of
+ * the square of each burst's events (its cluster variance). */
+typedef struct hwp_vm_count {
+    uint64_t k, k2;
+    uint32_t cur; /* events in burst `at` (not yet in k2)               */
+    uint32_t at;  /* burst number of cur; 0 = none                      */
+} hwp_vm_count;
+
+typedef struct hwp__vm_unit { /* a function or a loop header */
+    uint64_t pc;     /* loop: header pc + 1 (0 = free); function: entry
+                        pc + 1 once a burst saw it                        */
+    hwp_vm_count n;  /* calls or back edges                               */
+    uint64_t state;  /* HWP__VM_DECIDED, HWP__VM_PATHED bits              */
+} hwp__vm_unit;
+
+typedef struct hwp__vm_pending { /* the transfer or sample awaiting its next op */
+    uint64_t pc;
+    uint32_t cls;    /* HWP_CLS_*; HWP_CLS_OTHER = none pending           */
+    uint32_t taken;
+    uint32_t fn;
+    uint32_t unused_;
+} hwp__vm_pending;
+
+typedef struct hwp_vm {
+    /* hot: the events read these */
+    int64_t left;      /* bytecodes before the cold path must see one     */
+    uint32_t watch;    /* annotation events wanted (a burst, or a sample
+                          waiting for its class)                          */
+    uint32_t mode;     /* HWP__VM_CHECK or HWP__VM_BURST                  */
+    hwp_head head;
+    hwp_vm_desc desc;
+    hwp_cost *cost;
+    int64_t armed;     /* left when last armed                            */
+    uint64_t gap;      /* bytecodes to the next burst (checking phase)    */
+    uint64_t burst_left;
+    uint64_t ticked;   /* clock at the last cost tick                     */
+    hwp_rng rng;
+    hwp_vm_stats st;
+    /* inside a burst */
+    hwp__vm_pending xfer;    /* a transfer waiting for its target         */
+    hwp_insn sample;         /* ProfileMe's selection waiting for its class */
+    uint64_t sample_at;      /* ... and the clock when it retired         */
+    uint32_t sampling;       /* sample holds a selection                  */
+    uint32_t path_open;      /* the path stack has a path at this burst   */
+    uint64_t block_pc;       /* RAP: the open basic block's first pc      */
+    uint64_t block_len;
+    uint64_t since_branch;   /* ops since the last transfer (path stack)  */
+    uint64_t since_load;     /* ops since the last load (co-processor)    */
+    /* tables */
+    hwp__vm_unit *funcs;     /* desc.funcs                                */
+    hwp__vm_unit *loops;     /* desc.loops, open addressing               */
+    uint8_t *site_state;     /* desc.sites: HWP__VM_* bits per site       */
+    uint32_t *touched;       /* units counted in this burst (index;
+                                loops above desc.funcs)                  */
+    uint32_t ntouched;
+    uint32_t *pending;       /* sites loaded since the last checkpoint    */
+    uint32_t npending;
+    uint32_t *hot;           /* hot units still without a path decision  */
+    uint32_t nhot, hot_cap;
+    hwp_path_row *rows;      /* scratch for the hot path table's export   */
+    size_t nrows;
+    /* the models */
+    hwp_pm pm;
+    hwp_pm_table pm_table;
+    hwp_strat strat;
+    hwp_strat_acc strat_acc;
+    hwp_rap rap;
+    hwp_path path;
+    hwp_hpt hpt;
+    hwp_phase phase;
+    hwp_cp cp;
+} hwp_vm;
+
+HWP_API size_t hwp_vm_bytes(const hwp_vm_desc *d);
+HWP_API hwp_status hwp_vm_init(hwp_vm *vm, void *storage, size_t bytes,
+                               const hwp_vm_desc *d, hwp_cost *cost);
+HWP_API hwp_status hwp_vm_finish(hwp_vm *vm);
+HWP_API hwp_status hwp_vm_reset(hwp_vm *vm);
+HWP_API hwp_status hwp_vm_get_stats(const hwp_vm *vm, hwp_vm_stats *out);
+HWP_API hwp_status hwp_vm_get_desc(const hwp_vm *vm, hwp_vm_desc *out);
+HWP_API hwp_status hwp_vm_func(const hwp_vm *vm, uint32_t fn,
+                               hwp_vm_decision *out);
+HWP_API hwp_status hwp_vm_loop(const hwp_vm *vm, uint64_t pc,
+                               hwp_vm_decision *out);
+HWP_API hwp_status hwp_vm_site(const hwp_vm *vm, uint32_t site, uint32_t kind,
+                               hwp_vm_decision *out);
+HWP_API uint64_t hwp_vm_clock(const hwp_vm *vm);
+HWP_API double hwp_vm_scale(const hwp_vm *vm);
+HWP_API void hwp_vm_count_est(const hwp_vm *vm, const hwp_vm_count *c,
+                              double *est, double *lo, double *hi);
+HWP_API const char *hwp_vm_kind_str(uint32_t kind);
+HWP_API const char *hwp_vm_verdict_str(uint32_t verdict);
+HWP_API void hwp_vm_write_json(const hwp_vm *vm, const hwp_writer *w);
+HWP_API void hwp_vm_write_text(const hwp_vm *vm, const hwp_writer *w);
+
+HWP_API hwp_pm *hwp_vm_pm(hwp_vm *vm);
+HWP_API hwp_pm_table *hwp_vm_pm_table(hwp_vm *vm);
+HWP_API hwp_strat *hwp_vm_strat(hwp_vm *vm);
+HWP_API hwp_strat_acc *hwp_vm_strat_acc(hwp_vm *vm);
+HWP_API hwp_rap *hwp_vm_rap(hwp_vm *vm);
+HWP_API hwp_path *hwp_vm_path(hwp_vm *vm);
+HWP_API hwp_hpt *hwp_vm_hpt(hwp_vm *vm);
+HWP_API hwp_phase *hwp_vm_phase(hwp_vm *vm);
+HWP_API hwp_cp *hwp_vm_cp(hwp_vm *vm);
+
+/* Cold halves of the events (private). hwp__vm_expire returns the new
+ * countdown. */
+HWP_API int64_t hwp__vm_expire(hwp_vm *vm, uint64_t pc, uint32_t n);
+HWP_API void hwp__vm_xfer(hwp_vm *vm, uint64_t pc, uint32_t cls,
+                          uint32_t taken, uint32_t fn);
+HWP_API void hwp__vm_load(hwp_vm *vm, uint32_t site, uint64_t value,
+                          uint64_t type);
+
+/* ---- hot paths ---------------------------------------------------------- */
+
+HWP_INLINE void hwp_vm_op(hwp_vm *vm, uint64_t pc) {
+    if (HWP_UNLIKELY(--vm->left <= 0)) hwp__vm_expire(vm, pc, 1);
+}
+
+HWP_INLINE void hwp_vm_ops(hwp_vm *vm, uint64_t pc, uint32_t n) {
+    if (HWP_UNLIKELY((vm->left -= n) <= 0)) hwp__vm_expire(vm, pc, n);
+}
+
+/* The countdown kept in a local by the interpreter (see the top block). */
+HWP_INLINE int64_t hwp_vm_left(const hwp_vm *vm) { return vm->left; }
+HWP_INLINE void hwp_vm_set_left(hwp_vm *vm, int64_t left) { vm->left = left; }
+HWP_INLINE int64_t hwp_vm_expire(hwp_vm *vm, uint64_t pc, int64_t left) {
+    vm->left = left;
+    return hwp__vm_expire(vm, pc, 1);
+}
+
+HWP_INLINE void hwp_vm_branch(hwp_vm *vm, uint64_t pc, bool taken) {
+    if (HWP_UNLIKELY(vm->watch))
+        hwp__vm_xfer(vm, pc, HWP_CLS_BR_COND, taken ? 1u : 0u, 0);
+}
+
+HWP_INLINE void hwp_vm_jump(hwp_vm *vm, uint64_t pc) {
+    if (HWP_UNLIKELY(vm->watch)) hwp__vm_xfer(vm, pc, HWP_CLS_JUMP, 1u, 0);
+}
+
+HWP_INLINE void hwp_vm_call(hwp_vm *vm, uint64_t pc, uint32_t fn) {
+    if (HWP_UNLIKELY(vm->watch)) hwp__vm_xfer(vm, pc, HWP_CLS_CALL, 1u, fn);
+}
+
+HWP_INLINE void hwp_vm_ret(hwp_vm *vm, uint64_t pc) {
+    if (HWP_UNLIKELY(vm->watch)) hwp__vm_xfer(vm, pc, HWP_CLS_RET, 1u, 0);
+}
+
+HWP_INLINE void hwp_vm_load(hwp_vm *vm, uint32_t site, uint64_t value,
+                            uint64_t type) {
+    if (HWP_UNLIKELY(vm->watch)) hwp__vm_load(vm, site, value, type);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+/* ======================================================================== */
+#ifdef HWPROF_IMPL
+#ifndef HWPROF_VM_IMPL_DONE
+#define HWPROF_VM_IMPL_DONE
+
+#define HWP__VM_MAGIC HWP__MAGIC('h', 'w', 'v', 'm')
+#define HWP__VM_CHECK 0u
+#define HWP__VM_BURST 1u
+#define HWP__VM_NEVER ((int64_t)1 << 62) /* a countdown that never expires */
+/* unit state */
+#define HWP__VM_DECIDED 1u
+#define HWP__VM_PATHED 2u
+/* site state: loaded since the checkpoint; value / type verdict taken */
+#define HWP__VM_SITE_PENDING 1u
+#define HWP__VM_SITE_VALUE 2u
+#define HWP__VM_SITE_TYPE 4u
+#define HWP__VM_Z 1.96 /* the 95% intervals every model reports */
+/* Hot units waiting for a path decision: a JIT compiles a few hundred. */
+#define HWP__VM_HOT_CAP 256u
+
+HWP_INLINE bool hwp__vm_ok(const hwp_vm *vm) {
+    return vm && vm->head.magic == HWP__VM_MAGIC;
+}
+
+HWP_INLINE bool hwp__vm_burst_models(const hwp_vm_desc *d) {
+    return (d->models & ~(uint32_t)HWP_VM_PM) != 0 || d->on_decision;
+}
+
+/* Fill the defaults; returns the reason a desc is invalid, or NULL. */
+static const char *hwp__vm_fill(hwp_vm_desc *d) {
+    if (!d->loops) d->loops = 256;
+    if (!d->period) d->period = 32768;
+    if (!d->burst) d->burst = d->period < 512 ? d->period : 512;
+    if (!d->pc_step) d->pc_step = 1;
+    if (!d->op_cycles) d->op_cycles = 1;
+    if (!d->hot_calls) d->hot_calls = 1000;
+    if (!d->hot_loops) d->hot_loops = 10000;
+    if (d->spec_inv == 0.0) d->spec_inv = 0.9;
+    if (!d->min_samples) d->min_samples = 30;
+    if (!d->models) return "vm: models names no model (HWP_VM_* bits)";
+    if (d->models & ~(uint32_t)HWP_VM_ALL)
+        return "vm: models has an unknown bit (HWP_VM_ALL is 0x1f)";
+    if (!d->funcs || d->funcs > (1u << 24)) return "vm: funcs must be in 1..2^24";
+    if (!d->sites || d->sites > (1u << 24)) return "vm: sites must be in 1..2^24";
+    if (!hwp_is_pow2(d->loops) || d->loops < 16 || d->loops > (1u << 20))
+        return "vm: loops must be a power of two in 16..2^20";
+    if (d->period < 2 || d->period > (1u << 30)) return "vm: period must be in 2..2^30";
+    if (d->burst > d->period) return "vm: burst must be in 1..period";
+    if (!(d->spec_inv > 0.0 && d->spec_inv <= 1.0)) return "vm: spec_inv must be in (0, 1]";
+    if (d->pm.deliver || d->strat.on_interrupt || d->phase.on_interval || d->path.on_path)
+        return "vm: the layer owns the models' callbacks: leave them 0";
+    return NULL;
+}
+
+/* The layer's own defaults for its models, where the paper's are sized
+ * for hardware runs of billions of instructions (docs/vm.md, "Options"). */
+static void hwp__vm_model_descs(hwp_vm_desc *d) {
+    if (!d->pm.seed) d->pm.seed = d->seed;
+    if (!d->strat.seed) d->strat.seed = d->seed;
+    if (!d->cp.seed) d->cp.seed = d->seed;
+    /* One sample in 32 of the burst's loads, in 256 strata (sec. 3 allows
+     * any r and n): bursts already thin the stream 64-fold, and the
+     * paper's H[P_256]_2048 would need 512K events per report. */
+    if (!d->strat.rate) d->strat.rate = 32;
+    if (!d->strat.entries) d->strat.entries = 256;
+    if (!d->strat.hash) d->strat.hash = HWP_STRAT_HASH_CHEAP;
+    if (!d->strat_acc.strata) d->strat_acc.strata = d->strat.entries;
+    /* Phases over burst bytecodes: 64 bursts an interval. */
+    if (!d->phase.interval) d->phase.interval = (uint64_t)d->burst * 64u;
+}
+
+/* Storage: the layer's tables, then each enabled model's storage. */
+typedef struct hwp__vm_sizes {
+    size_t funcs, loops, sites, touched, pending, hot, rows;
+    size_t pm, pmt, strat, acc, rap, path, hpt, phase, cp;
+} hwp__vm_sizes;
+
+static bool hwp__vm_size(const hwp_vm_desc *d, hwp__vm_sizes *s) {
+    hwp_pm_table_desc td;
+    hwp__zero(s, sizeof *s);
+    s->funcs = hwp__align((size_t)d->funcs * sizeof(hwp__vm_unit));
+    s->loops = hwp__align((size_t)d->loops * sizeof(hwp__vm_unit));
+    s->sites = hwp__align((size_t)d->sites);
+    s->touched = hwp__align((size_t)d->burst * sizeof(uint32_t));
+    s->pending = hwp__align((size_t)d->sites * sizeof(uint32_t));
+    s->hot = hwp__align(HWP__VM_HOT_CAP * sizeof(uint32_t));
+    if (d->models & HWP_VM_PM) {
+        s->pm = hwp_pm_bytes(&d->pm);
+        hwp__zero(&td, sizeof td);
+        td.interval = d->pm.interval;
+        td.window = d->pm.window;
+        td.paired = d->pm.paired;
+        s->pmt = hwp_pm_table_bytes(&td);
+        if (!s->pm || !s->pmt) return false;
+    }
+    if (d->models & HWP_VM_STRAT) {
+        s->strat = hwp_strat_bytes(&d->strat);
+        s->acc = hwp_strat_acc_bytes(&d->strat_acc);
+        if (!s->strat || !s->acc) return false;
+    }
+    if (d->models & HWP_VM_RAP) {
+        s->rap = hwp_rap_bytes(&d->rap);
+        if (!s->rap) return false;
+    }
+    if (d->models & HWP_VM_PATH) {
+        s->path = hwp_path_bytes(&d->path);
+        s->hpt = hwp_hpt_bytes(&d->hpt);
+        s->phase = hwp_phase_bytes(&d->phase);
+        if (!s->path || !s->hpt || !s->phase) return false;
+        s->rows = hwp__align(((size_t)(d->hpt.entries ? d->hpt.entries : 512u) + 1u) *
+                             sizeof(hwp_path_row));
+    }
+    if (d->models & HWP_VM_CP) {
+        s->cp = hwp_cp_bytes(&d->cp);
+        if (!s->cp) return false;
+    }
+    return true;
+}
+
+static size_t hwp__vm_total(const hwp__vm_sizes *s) {
+    return s->funcs + s->loops + s->sites + s->touched + s->pending + s->hot +
+           s->rows + hwp__align(s->pm) + hwp__align(s->pmt) +
+           hwp__align(s->strat) + hwp__align(s->acc) + hwp__align(s->rap) +
+           hwp__align(s->path) + hwp__align(s->hpt) + hwp__align(s->phase) +
+           hwp__align(s->cp);
+}
+
+HWP_API size_t hwp_vm_bytes(const hwp_vm_desc *d) {
+    hwp_vm_desc c;
+    hwp__vm_sizes s;
+    if (!d) return 0;
+    c = *d;
+    if (hwp__vm_fill(&c)) return 0;
+    hwp__vm_model_descs(&c);
+    if (!hwp__vm_size(&c, &s)) return 0;
+    return hwp__bytes(hwp__vm_total(&s));
+}
+
+static void hwp__vm_on_interval(void *ctx, const hwp_phase_interval *r);
+
+/* The bytecodes to the next burst: uniform over 1 .. 2(period - burst),
+ * so bursts do not lock onto a loop whose length divides the period;
+ * none when burst == period (every bytecode in a burst: full profiling). */
+static void hwp__vm_new_gap(hwp_vm *vm) {
+    uint64_t mean = (uint64_t)vm->desc.period - vm->desc.burst;
+    vm->gap = mean ? 1u + hwp_rng_below(&vm->rng, 2u * mean) : 0u;
+}
+
+/* Re-arm the countdown: the nearer of the burst boundary and ProfileMe's
+ * next selection; every op inside a burst (or with a sample waiting for
+ * its class) comes to the cold path. */
+static int64_t hwp__vm_arm(hwp_vm *vm) {
+    uint64_t n = HWP__VM_NEVER;
+    if (vm->mode == HWP__VM_BURST || vm->sampling) {
+        n = 1;
+    } else {
+        if (hwp__vm_burst_models(&vm->desc)) n = vm->gap;
+        if (vm->desc.models & HWP_VM_PM) {
+            uint64_t c = hwp_pm_countdown(&vm->pm);
+            if (c < n) n = c;
+        }
+        if (!n) n = 1;
+    }
+    vm->armed = vm->left = (int64_t)n;
+    vm->watch = vm->mode == HWP__VM_BURST || vm->sampling;
+    return vm->left;
+}
+
+static void hwp__vm_clear(hwp_vm *vm) {
+    hwp__zero(&vm->st, sizeof vm->st);
+    hwp__zero(&vm->xfer, sizeof vm->xfer);
+    hwp__zero(&vm->sample, sizeof vm->sample);
+    vm->xfer.cls = HWP_CLS_OTHER;
+    vm->sampling = vm->path_open = 0;
+    vm->block_pc = vm->block_len = vm->since_branch = vm->since_load = 0;
+    vm->ntouched = vm->npending = vm->nhot = 0;
+    vm->ticked = 0;
+    hwp__zero(vm->funcs, (size_t)vm->desc.funcs * sizeof *vm->funcs);
+    hwp__zero(vm->loops, (size_t)vm->desc.loops * sizeof *vm->loops);
+    hwp__zero(vm->site_state, vm->desc.sites);
+    hwp_rng_seed(&vm->rng, hwp_mix64(vm->desc.seed ^ 0x766d6275727374ull));
+    hwp__vm_new_gap(vm);
+    vm->mode = !vm->gap && hwp__vm_burst_models(&vm->desc) ? HWP__VM_BURST : HWP__VM_CHECK;
+    vm->burst_left = vm->desc.burst;
+}
+
+HWP_API hwp_status hwp_vm_init(hwp_vm *vm, void *storage, size_t bytes,
+                               const hwp_vm_desc *d, hwp_cost *cost) {
+    hwp_vm_desc c;
+    hwp__vm_sizes s;
+    unsigned char *cur;
+    const char *why;
+    hwp_status st;
+    if (!vm) return HWP_EINVAL;
+    hwp__zero(vm, sizeof *vm);
+    vm->head.why = "";
+    if (!d) return hwp__fail(&vm->head, HWP_EINVAL, "vm: desc must be non-NULL");
+    c = *d; /* copy first, then fill the defaults once */
+    why = hwp__vm_fill(&c);
+    if (!why) {
+        hwp__vm_model_descs(&c);
+        if (!hwp__vm_size(&c, &s)) why = "vm: a model's desc is invalid (its *_bytes() is 0)";
+    }
+    st = hwp__admit(&vm->head, why, &storage, &bytes, why ? 0 : hwp__vm_total(&s));
+    if (st != HWP_OK) return st;
+    vm->desc = c;
+    vm->cost = cost;
+    cur = (unsigned char *)storage;
+    vm->funcs = (hwp__vm_unit *)hwp__carve(&cur, s.funcs);
+    vm->loops = (hwp__vm_unit *)hwp__carve(&cur, s.loops);
+    vm->site_state = (uint8_t *)hwp__carve(&cur, s.sites);
+    vm->touched = (uint32_t *)hwp__carve(&cur, s.touched);
+    vm->pending = (uint32_t *)hwp__carve(&cur, s.pending);
+    vm->hot = (uint32_t *)hwp__carve(&cur, s.hot);
+    vm->hot_cap = HWP__VM_HOT_CAP;
+    vm->rows = (hwp_path_row *)hwp__carve(&cur, s.rows);
+    vm->nrows = s.rows / sizeof(hwp_path_row);
+#define HWP__VM_MODEL(bit, size, call, obj)                                    \
+    do {                                                                       \
+        if ((c.models & (bit)) && (st = (call)) != HWP_OK)                     \
+            return hwp__fail(&vm->head, st, hwp_why(obj));                     \
+        if (c.models & (bit)) cur += hwp__align(size);                         \
+    } while (0)
+    if (c.models & HWP_VM_PM) {
+        c.pm.deliver = hwp_pm_table_deliver;
+        c.pm.user = &vm->pm_table;
+    }
+    HWP__VM_MODEL(HWP_VM_PM, s.pm, hwp_pm_init(&vm->pm, cur, s.pm, &c.pm, cost), &vm->pm);
+    if (c.models & HWP_VM_PM) {
+        hwp_pm_table_desc td;
+        hwp_pm_table_desc_for(&vm->pm, &td);
+        HWP__VM_MODEL(HWP_VM_PM, s.pmt, hwp_pm_table_init(&vm->pm_table, cur, s.pmt, &td),
+                      &vm->pm_table);
+    }
+    HWP__VM_MODEL(HWP_VM_STRAT, s.acc,
+                  hwp_strat_acc_init(&vm->strat_acc, cur, s.acc, &c.strat_acc),
+                  &vm->strat_acc);
+    if (c.models & HWP_VM_STRAT) {
+        c.strat.on_interrupt = hwp_strat_acc_handler;
+        c.strat.ctx = &vm->strat_acc;
+    }
+    HWP__VM_MODEL(HWP_VM_STRAT, s.strat,
+                  hwp_strat_init(&vm->strat, cur, s.strat, &c.strat, cost), &vm->strat);
+    HWP__VM_MODEL(HWP_VM_RAP, s.rap, hwp_rap_init(&vm->rap, cur, s.rap, &c.rap, cost),
+                  &vm->rap);
+    HWP__VM_MODEL(HWP_VM_PATH, s.path,
+                  hwp_path_init(&vm->path, cur, s.path, &c.path, cost), &vm->path);
+    HWP__VM_MODEL(HWP_VM_PATH, s.hpt, hwp_hpt_init(&vm->hpt, cur, s.hpt, &c.hpt, cost),
+                  &vm->hpt);
+    if (c.models & HWP_VM_PATH) {
+        c.phase.on_interval = hwp__vm_on_interval;
+        c.phase.ctx = vm;
+    }
+    HWP__VM_MODEL(HWP_VM_PATH, s.phase,
+                  hwp_phase_init(&vm->phase, cur, s.phase, &c.phase, cost), &vm->phase);
+    if (c.models & HWP_VM_PATH) hwp_path_attach(&vm->path, &vm->hpt, &vm->phase);
+    HWP__VM_MODEL(HWP_VM_CP, s.cp, hwp_cp_init(&vm->cp, cur, s.cp, &c.cp, cost), &vm->cp);
+    if ((c.models & HWP_VM_CP) && (st = hwp_cp_lvp_start(&vm->cp, NULL)) != HWP_OK)
+        return hwp__fail(&vm->head, st, hwp_why(&vm->cp));
+#undef HWP__VM_MODEL
+    vm->head.magic = HWP__VM_MAGIC;
+    hwp__vm_clear(vm);
+    hwp__vm_arm(vm);
+    return hwp__fail(&vm->head, HWP_OK, "");
+}
+
+/* ---- counts --------------------------------------------------------------- */
+
+HWP_API uint64_t hwp_vm_clock(const hwp_vm *vm) {
+    if (!hwp__vm_ok(vm)) return 0;
+    return vm->st.events + (uint64_t)(vm->armed - vm->left);
+}
+
+/* Bytecodes per bytecode seen in a burst: the measured inverse of the
+ * sampling rate, so an estimate stays unbiased whatever the gaps were. */
+HWP_API double hwp_vm_scale(const hwp_vm *vm) {
+    if (!hwp__vm_ok(vm) || !vm->st.burst_ops) return 0.0;
+    return (double)hwp_vm_clock(vm) / (double)vm->st.burst_ops;
+}
+
+static void hwp__vm_count(hwp_vm *vm, hwp_vm_count *c) {
+    uint32_t b = (uint32_t)vm->st.bursts + 1u;
+    if (c->at != b) {
+        c->k2 += (uint64_t)c->cur * c->cur;
+        c->cur = 0;
+        c->at = b;
+    }
+    c->cur++;
+    c->k++;
+}
+
+/* N = s k, bursts the sampling unit, each in the sample with p = 1/s:
+ * Var(N) is estimated by (s^2 - s) times the sum of squared per-burst
+ * counts (Horvitz-Thompson for a cluster sample). */
+HWP_API void hwp_vm_count_est(const hwp_vm *vm, const hwp_vm_count *c,
+                              double *est, double *lo, double *hi) {
+    double s = hwp_vm_scale(vm), k2, half;
+    k2 = (double)c->k2 + (double)c->cur * (double)c->cur;
+    *est = s * (double)c->k;
+    half = s > 1.0 ? HWP__VM_Z * hwp_sqrt((s * s - s) * k2) : 0.0;
+    *lo = *est > half ? *est - half : 0.0;
+    *hi = *est + half;
+}
+
+static hwp__vm_unit *hwp__vm_loop_slot(hwp_vm *vm, uint64_t header, bool add) {
+    uint32_t mask = vm->desc.loops - 1u, i = (uint32_t)hwp_mix64(header) & mask, n;
+    for (n = 0; n < 8u; n++, i = (i + 1u) & mask) {
+        hwp__vm_unit *u = &vm->loops[i];
+        if (u->pc == header + 1u) return u;
+        if (!u->pc) {
+            if (!add) return NULL;
+            u->pc = header + 1u;
+            return u;
+        }
+    }
+    if (add) vm->st.dropped++; /* the probe run is full: the header is dropped */
+    return NULL;
+}
+
+static void hwp__vm_touch(hwp_vm *vm, hwp__vm_unit *u, uint32_t index) {
+    if (u->n.at != (uint32_t)vm->st.bursts + 1u && vm->ntouched < vm->desc.burst)
+        vm->touched[vm->ntouched++] = index;
+    hwp__vm_count(vm, &u->n);
+}
+
+/* ---- decisions ------------------------------------------------------------ */
+
+static void hwp__vm_emit(hwp_vm *vm, hwp_vm_decision *d) {
+    d->clock = hwp_vm_clock(vm);
+    vm->st.decisions++;
+    if (vm->desc.on_decision) vm->desc.on_decision(vm->desc.user, d);
+}
+
+static void hwp__vm_unit_decision(const hwp_vm *vm, const hwp__vm_unit *u,
+                                  uint32_t kind, uint64_t threshold,
+                                  hwp_vm_decision *d) {
+    hwp__zero(d, sizeof *d);
+    d->kind = kind;
+    d->id = kind == HWP_VM_FUNC ? (uint64_t)(u - vm->funcs) : u->pc - 1u;
+    d->samples = u->n.k;
+    d->clock = hwp_vm_clock(vm);
+    hwp_vm_count_est(vm, &u->n, &d->est, &d->lo, &d->hi);
+    /* Hot once the interval's floor clears the threshold; a unit is never
+     * called cold while the run goes on (it may yet get hot). */
+    d->verdict = d->lo >= (double)threshold && d->samples ? HWP_VM_YES : HWP_VM_UNSURE;
+}
+
+static void hwp__vm_site_decision(const hwp_vm *vm, uint32_t site, uint32_t kind,
+                                  hwp_vm_decision *d) {
+    hwp__zero(d, sizeof *d);
+    d->kind = kind;
+    d->id = site;
+    d->clock = hwp_vm_clock(vm);
+    if (vm->desc.models & HWP_VM_STRAT) {
+        hwp_strat_value v;
+        uint32_t k = kind == HWP_VM_TYPE ? HWP_VM_STRAT_KIND_TYPE : HWP_STRAT_KIND_VALUE;
+        if (hwp_strat_acc_top_values(&vm->strat_acc, k, site, &v, 1) == 0) return;
+        d->what = v.w;
+        d->est = v.invariance;
+        d->lo = v.lo;
+        d->hi = v.hi;
+        /* the samples at the site, behind lo and hi (Wilson's) */
+        d->samples = hwp__strat_pfind(&vm->strat_acc, k, site)->samples;
+    } else if ((vm->desc.models & HWP_VM_CP) && kind == HWP_VM_VALUE) {
+        hwp_cp_vprof p;
+        if (!hwp_cp_lvp_value(&vm->cp, site, &p) || !p.nvals) return;
+        d->what = p.value[0];
+        d->est = p.inv[0];
+        d->lo = p.lo[0];
+        d->hi = p.hi[0];
+        d->samples = p.samples;
+    } else {
+        return;
+    }
+    if (d->samples < vm->desc.min_samples) return;
+    if (d->lo >= vm->desc.spec_inv) d->verdict = HWP_VM_YES;
+    else if (d->hi < vm->desc.spec_inv) d->verdict = HWP_VM_NO;
+}
+
+/* The hottest path the hot path table holds from `start`. */
+static bool hwp__vm_best_path(const hwp_vm *vm, size_t n, uint64_t start,
+                              hwp_path_row *best) {
+    size_t i;
+    bool found = false;
+    for (i = 0; i < n; i++)
+        if (vm->rows[i].pd.start == start && (!found || vm->rows[i].count > best->count)) {
+            *best = vm->rows[i];
+            found = true;
+        }
+    return found;
+}
+
+static void hwp__vm_paths(hwp_vm *vm) {
+    size_t n, i = 0;
+    double s = hwp_vm_scale(vm);
+    if (!vm->nhot) return;
+    n = hwp_hpt_export(&vm->hpt, vm->rows, vm->nrows);
+    if (n > vm->nrows) n = vm->nrows;
+    while (i < vm->nhot) {
+        uint32_t ix = vm->hot[i];
+        hwp__vm_unit *u = ix < vm->desc.funcs ? &vm->funcs[ix] : &vm->loops[ix - vm->desc.funcs];
+        hwp_path_row r = {{0, 0}, 0};
+        if (u->pc && hwp__vm_best_path(vm, n, u->pc - 1u, &r)) {
+            hwp_vm_decision d;
+            hwp__zero(&d, sizeof d);
+            d.kind = HWP_VM_HOTPATH;
+            d.verdict = HWP_VM_YES;
+            d.id = r.pd.start;
+            d.what = r.pd.shape;
+            d.samples = r.count;
+            d.est = d.lo = d.hi = s * (double)r.count;
+            u->state |= HWP__VM_PATHED;
+            vm->hot[i] = vm->hot[--vm->nhot];
+            hwp__vm_emit(vm, &d);
+        } else {
+            i++;
+        }
+    }
+}
+
+static void hwp__vm_check_unit(hwp_vm *vm, uint32_t ix) {
+    bool is_fn = ix < vm->desc.funcs;
+    hwp__vm_unit *u = is_fn ? &vm->funcs[ix] : &vm->loops[ix - vm->desc.funcs];
+    hwp_vm_decision d;
+    if (u->state & HWP__VM_DECIDED) return;
+    hwp__vm_unit_decision(vm, u, is_fn ? HWP_VM_FUNC : HWP_VM_LOOP,
+                          is_fn ? vm->desc.hot_calls : vm->desc.hot_loops, &d);
+    if (d.verdict != HWP_VM_YES) return;
+    u->state |= HWP__VM_DECIDED;
+    if ((vm->desc.models & HWP_VM_PATH) && vm->nhot < vm->hot_cap) vm->hot[vm->nhot++] = ix;
+    hwp__vm_emit(vm, &d);
+}
+
+static void hwp__vm_check_site(hwp_vm *vm, uint32_t site) {
+    static const uint32_t kinds[2] = {HWP_VM_VALUE, HWP_VM_TYPE};
+    static const uint8_t bits[2] = {HWP__VM_SITE_VALUE, HWP__VM_SITE_TYPE};
+    unsigned i;
+    vm->site_state[site] &= (uint8_t)~HWP__VM_SITE_PENDING;
+    for (i = 0; i < 2; i++) {
+        hwp_vm_decision d;
+        if (vm->site_state[site] & bits[i]) continue;
+        hwp__vm_site_decision(vm, site, kinds[i], &d);
+        if (d.verdict == HWP_VM_UNSURE) continue;
+        vm->site_state[site] |= bits[i];
+        hwp__vm_emit(vm, &d);
+    }
+}
+
+/* At the end of every burst: the units it counted; the sites loaded since
+ * the previous checkpoint once the models have had 8 bursts to report
+ * (their interrupts are batched); hot units' paths at the same pace. */
+static void hwp__vm_checkpoint(hwp_vm *vm, bool last) {
+    uint32_t i;
+    for (i = 0; i < vm->ntouched; i++) hwp__vm_check_unit(vm, vm->touched[i]);
+    vm->ntouched = 0;
+    if (!last && (vm->st.bursts & 7u)) return;
+    for (i = 0; i < vm->npending; i++) hwp__vm_check_site(vm, vm->pending[i]);
+    vm->npending = 0;
+    if (vm->desc.models & HWP_VM_PATH) hwp__vm_paths(vm);
+}
+
+static void hwp__vm_on_interval(void *ctx, const hwp_phase_interval *r) {
+    hwp_vm *vm = (hwp_vm *)ctx;
+    hwp_vm_decision d;
+    if (!r->changed) return;
+    hwp__zero(&d, sizeof d);
+    d.kind = HWP_VM_PHASE;
+    d.verdict = HWP_VM_YES;
+    d.id = r->index;
+    d.what = r->phase;
+    d.est = d.lo = d.hi = (double)r->distance;
+    d.samples = 1;
+    hwp__vm_emit(vm, &d);
+}
+
+/* ---- the cold path of the events ----------------------------------------- */
+
+static void hwp__vm_block_end(hwp_vm *vm) {
+    if ((vm->desc.models & HWP_VM_RAP) && vm->block_len)
+        hwp_rap_add(&vm->rap, vm->block_pc, vm->block_len);
+    vm->block_len = 0;
+}
+
+/* The transfer waiting for its target: `next` is where it went. */
+static void hwp__vm_land(hwp_vm *vm, uint64_t next) {
+    hwp__vm_pending *x = &vm->xfer;
+    if (x->cls == HWP_CLS_OTHER) return;
+    if (vm->desc.models & HWP_VM_PATH)
+        hwp_path_branch(&vm->path, x->pc, next, x->cls, x->taken != 0,
+                        vm->since_branch > 0xFFFFFFFFu ? 0xFFFFFFFFu
+                                                       : (uint32_t)vm->since_branch,
+                        0);
+    vm->since_branch = 0;
+    if (x->cls == HWP_CLS_CALL) {
+        hwp__vm_unit *u = &vm->funcs[x->fn];
+        u->pc = next + 1u;
+        hwp__vm_touch(vm, u, x->fn);
+    } else if (x->taken && next <= x->pc && x->cls != HWP_CLS_RET) {
+        hwp__vm_unit *u = hwp__vm_loop_slot(vm, next, true);
+        if (u) hwp__vm_touch(vm, u, vm->desc.funcs + (uint32_t)(u - vm->loops));
+    }
+    hwp__vm_block_end(vm);
+    x->cls = HWP_CLS_OTHER;
+}
+
+static void hwp__vm_burst_op(hwp_vm *vm, uint64_t pc, uint32_t n) {
+    if (!vm->path_open) {
+        if (vm->desc.models & HWP_VM_PATH) hwp_path_begin(&vm->path, pc);
+        vm->path_open = 1;
+    }
+    hwp__vm_land(vm, pc);
+    if (!vm->block_len) vm->block_pc = pc;
+    vm->block_len += n;
+    vm->since_branch += n;
+    vm->since_load += n;
+    vm->st.burst_ops += n;
+}
+
+static void hwp__vm_burst_end(hwp_vm *vm) {
+    hwp__vm_land(vm, 0); /* a transfer that was the burst's last op */
+    hwp__vm_block_end(vm);
+    /* Paths still open at the burst's end are incomplete: dropped, as at
+     * the end of a run (their head would start a different path). */
+    if ((vm->desc.models & HWP_VM_PATH) && vm->path.n)
+        hwp_path_unwind(&vm->path, vm->path.n, false);
+    vm->path_open = 0;
+    vm->since_load = 0;
+    vm->st.bursts++;
+    hwp__vm_new_gap(vm);
+    vm->mode = vm->gap ? HWP__VM_CHECK : HWP__VM_BURST;
+    vm->burst_left = vm->desc.burst;
+    hwp__vm_checkpoint(vm, false);
+}
+
+/* ProfileMe selected bytecode `pc` (retired at `clock`). Its class and
+ * data come from the annotation that follows it, so the record waits for
+ * the next op. */
+static void hwp__vm_select(hwp_vm *vm, uint64_t pc, uint64_t clock) {
+    hwp__zero(&vm->sample, sizeof vm->sample);
+    vm->sample.pc = pc;
+    vm->sample_at = clock;
+    vm->sample.cls = HWP_CLS_OTHER;
+    vm->sampling = 1;
+    vm->st.samples++;
+}
+
+static void hwp__vm_sample_done(hwp_vm *vm, uint64_t next) {
+    vm->sample.next_pc = next;
+    hwp_pm_sample_insn(&vm->pm, &vm->sample, vm->sample_at);
+    vm->sampling = 0;
+}
+
+HWP_API int64_t hwp__vm_expire(hwp_vm *vm, uint64_t pc, uint32_t n) {
+    uint64_t done, clock;
+    if (!hwp__vm_ok(vm)) { /* a zeroed handle: off */
+        vm->left = HWP__VM_NEVER;
+        return vm->left;
+    }
+    done = (uint64_t)(vm->armed - vm->left); /* ops since the last arm */
+    vm->st.events += done;
+    clock = vm->st.events;
+    vm->left = vm->armed = 0;
+    if (vm->sampling) hwp__vm_sample_done(vm, pc);
+    if (vm->cost) {
+        hwp_cost_tick(vm->cost, (clock - vm->ticked) * vm->desc.op_cycles);
+        vm->ticked = clock;
+    }
+    if (vm->desc.models & HWP_VM_PM) {
+        uint32_t k = hwp_pm_fetch_block(&vm->pm, (uint32_t)done);
+        /* the k-th of the `done` ops is selected; ops before this event's
+         * n were straight-line ops the countdown skipped: none of them,
+         * since the countdown stopped at the selection */
+        if (k) {
+            uint32_t back = (uint32_t)done - k; /* ops after the selected one */
+            uint64_t at = back < n ? pc + (uint64_t)(n - 1u - back) * vm->desc.pc_step : pc;
+            hwp__vm_select(vm, at, clock - back);
+        }
+    }
+    if (vm->mode == HWP__VM_BURST) {
+        hwp__vm_burst_op(vm, pc, n);
+        if (vm->burst_left <= n) hwp__vm_burst_end(vm);
+        else vm->burst_left -= n;
+    } else if (hwp__vm_burst_models(&vm->desc)) {
+        if (vm->gap <= done) {
+            vm->mode = HWP__VM_BURST;
+            vm->burst_left = vm->desc.burst;
+            hwp__vm_burst_op(vm, pc, n);
+            if (vm->burst_left <= n) hwp__vm_burst_end(vm);
+            else vm->burst_left -= n;
+        } else {
+            vm->gap -= done;
+        }
+    }
+    return hwp__vm_arm(vm);
+}
+
+HWP_API void hwp__vm_xfer(hwp_vm *vm, uint64_t pc, uint32_t cls, uint32_t taken,
+                          uint32_t fn) {
+    if (!hwp__vm_ok(vm)) return;
+    if (cls == HWP_CLS_CALL && fn >= vm->desc.funcs) {
+        vm->st.rejected++;
+        vm->st.dropped++;
+        hwp__fail(&vm->head, HWP_EINVAL, "vm: call: fn past desc.funcs (dropped)");
+        return;
+    }
+    if (vm->sampling && vm->sample.pc == pc) {
+        vm->sample.cls = cls;
+        vm->sample.events = taken ? HWP_EV_TAKEN : 0u;
+        if (cls == HWP_CLS_BR_COND && (vm->desc.models & HWP_VM_PM))
+            hwp_pm_branch(&vm->pm, taken != 0);
+    }
+    if (vm->mode != HWP__VM_BURST) return;
+    vm->st.annotated++;
+    vm->xfer.pc = pc;
+    vm->xfer.cls = cls;
+    vm->xfer.taken = taken;
+    vm->xfer.fn = fn;
+}
+
+HWP_API void hwp__vm_load(hwp_vm *vm, uint32_t site, uint64_t value,
+                          uint64_t type) {
+    if (!hwp__vm_ok(vm)) return;
+    if (site >= vm->desc.sites) {
+        vm->st.rejected++;
+        vm->st.dropped++;
+        hwp__fail(&vm->head, HWP_EINVAL, "vm: load: site past desc.sites (dropped)");
+        return;
+    }
+    if (vm->sampling && !vm->sample.cls) {
+        vm->sample.cls = HWP_CLS_LOAD;
+        vm->sample.value = value;
+    }
+    if (vm->mode != HWP__VM_BURST) return;
+    vm->st.annotated++;
+    if (vm->desc.models & HWP_VM_STRAT) {
+        hwp_strat_push(&vm->strat, HWP_STRAT_KIND_VALUE, site, value);
+        hwp_strat_push(&vm->strat, HWP_VM_STRAT_KIND_TYPE, site, type);
+    }
+    if (vm->desc.models & HWP_VM_CP) {
+        hwp_insn in;
+        hwp__zero(&in, sizeof in);
+        in.pc = site;
+        in.cls = HWP_CLS_LOAD;
+        in.value = value;
+        /* the co-processor runs only in bursts: what it sees retire is
+         * the burst's own bytecodes */
+        if (vm->since_load > 1u) hwp_cp_tick(&vm->cp, vm->since_load - 1u);
+        hwp_cp_insn(&vm->cp, &in);
+        vm->since_load = 0;
+    }
+    if (!(vm->site_state[site] & HWP__VM_SITE_PENDING)) {
+        vm->site_state[site] |= HWP__VM_SITE_PENDING;
+        vm->pending[vm->npending++] = site;
+    }
+}
+
+/* ---- end of run, queries, reports ----------------------------------------- */
+
+HWP_API hwp_status hwp_vm_finish(hwp_vm *vm) {
+    if (!hwp__vm_ok(vm)) return HWP_ESTATE;
+    vm->st.events = hwp_vm_clock(vm);
+    vm->armed = vm->left = 0;
+    if (vm->sampling) hwp__vm_sample_done(vm, 0);
+    if (vm->mode == HWP__VM_BURST) {
+        hwp__vm_land(vm, 0);
+        hwp__vm_block_end(vm);
+        if ((vm->desc.models & HWP_VM_PATH) && vm->path.n)
+            hwp_path_unwind(&vm->path, vm->path.n, false);
+        vm->path_open = 0;
+        vm->st.bursts++;
+        vm->mode = HWP__VM_CHECK;
+    }
+    if (vm->desc.models & HWP_VM_PM) {
+        hwp_pm_flush(&vm->pm);
+        hwp_pm_table_flush(&vm->pm_table);
+    }
+    if (vm->desc.models & HWP_VM_STRAT) hwp_strat_flush(&vm->strat);
+    if (vm->desc.models & HWP_VM_RAP) hwp_rap_flush(&vm->rap);
+    if (vm->desc.models & HWP_VM_CP) hwp_cp_flush(&vm->cp);
+    hwp__vm_checkpoint(vm, true);
+    hwp__vm_arm(vm);
+    return hwp__fail(&vm->head, HWP_OK, "");
+}
+
+HWP_API hwp_status hwp_vm_reset(hwp_vm *vm) {
+    if (!hwp__vm_ok(vm)) return HWP_ESTATE;
+    if (vm->desc.models & HWP_VM_PM) {
+        hwp_pm_reset(&vm->pm);
+        hwp_pm_table_reset(&vm->pm_table);
+    }
+    if (vm->desc.models & HWP_VM_STRAT) {
+        hwp_strat_reset(&vm->strat);
+        hwp_strat_acc_reset(&vm->strat_acc);
+    }
+    if (vm->desc.models & HWP_VM_RAP) hwp_rap_reset(&vm->rap);
+    if (vm->desc.models & HWP_VM_PATH) {
+        hwp_path_reset(&vm->path);
+        hwp_hpt_reset(&vm->hpt);
+        hwp_phase_reset(&vm->phase);
+    }
+    if (vm->desc.models & HWP_VM_CP) {
+        hwp_cp_reset(&vm->cp);
+        hwp_cp_lvp_start(&vm->cp, NULL);
+    }
+    hwp__vm_clear(vm);
+    hwp__vm_arm(vm);
+    return hwp__fail(&vm->head, HWP_OK, "");
+}
+
+HWP_API hwp_status hwp_vm_get_stats(const hwp_vm *vm, hwp_vm_stats *out) {
+    if (!hwp__vm_ok(vm) || !out) return HWP_EINVAL;
+    *out = vm->st;
+    out->events = hwp_vm_clock(vm);
+    return HWP_OK;
+}
+
+HWP_API hwp_status hwp_vm_get_desc(const hwp_vm *vm, hwp_vm_desc *out) {
+    if (!hwp__vm_ok(vm) || !out) return HWP_EINVAL;
+    *out = vm->desc;
+    return HWP_OK;
+}
+
+HWP_API hwp_status hwp_vm_func(const hwp_vm *vm, uint32_t fn, hwp_vm_decision *out) {
+    if (!hwp__vm_ok(vm) || !out) return HWP_EINVAL;
+    if (fn >= vm->desc.funcs) return HWP_EINVAL;
+    hwp__vm_unit_decision(vm, &vm->funcs[fn], HWP_VM_FUNC, vm->desc.hot_calls, out);
+    return HWP_OK;
+}
+
+HWP_API hwp_status hwp_vm_loop(const hwp_vm *vm, uint64_t pc, hwp_vm_decision *out) {
+    const hwp__vm_unit *u;
+    if (!hwp__vm_ok(vm) || !out) return HWP_EINVAL;
+    u = hwp__vm_loop_slot((hwp_vm *)(uintptr_t)vm, pc, false);
+    if (!u) {
+        hwp__zero(out, sizeof *out);
+        out->kind = HWP_VM_LOOP;
+        out->id = pc;
+        out->clock = hwp_vm_clock(vm);
+        return HWP_OK;
+    }
+    hwp__vm_unit_decision(vm, u, HWP_VM_LOOP, vm->desc.hot_loops, out);
+    return HWP_OK;
+}
+
+HWP_API hwp_status hwp_vm_site(const hwp_vm *vm, uint32_t site, uint32_t kind,
+                               hwp_vm_decision *out) {
+    if (!hwp__vm_ok(vm) || !out) return HWP_EINVAL;
+    if (site >= vm->desc.sites || (kind != HWP_VM_VALUE && kind != HWP_VM_TYPE))
+        return HWP_EINVAL;
+    hwp__vm_site_decision(vm, site, kind, out);
+    return HWP_OK;
+}
+
+HWP_API const char *hwp_vm_kind_str(uint32_t kind) {
+    static const char *const s[] = {"?", "func", "loop", "path", "value", "type", "phase"};
+    return kind < sizeof s / sizeof s[0] ? s[kind] : "?";
+}
+
+HWP_API const char *hwp_vm_verdict_str(uint32_t verdict) {
+    static const char *const s[] = {"unsure", "yes", "no"};
+    return verdict < 3u ? s[verdict] : "?";
+}
+
+#define HWP__VM_ACCESSOR(name, type, member, bit)                              \
+    HWP_API type *hwp_vm_##name(hwp_vm *vm) {                                  \
+        return hwp__vm_ok(vm) && (vm->desc.models & (bit)) ? &vm->member : NULL; \
+    }
+HWP__VM_ACCESSOR(pm, hwp_pm, pm, HWP_VM_PM)
+HWP__VM_ACCESSOR(pm_table, hwp_pm_table, pm_table, HWP_VM_PM)
+HWP__VM_ACCESSOR(strat, hwp_strat, strat, HWP_VM_STRAT)
+HWP__VM_ACCESSOR(strat_acc, hwp_strat_acc, strat_acc, HWP_VM_STRAT)
+HWP__VM_ACCESSOR(rap, hwp_rap, rap, HWP_VM_RAP)
+HWP__VM_ACCESSOR(path, hwp_path, path, HWP_VM_PATH)
+HWP__VM_ACCESSOR(hpt, hwp_hpt, hpt, HWP_VM_PATH)
+HWP__VM_ACCESSOR(phase, hwp_phase, phase, HWP_VM_PATH)
+HWP__VM_ACCESSOR(cp, hwp_cp, cp, HWP_VM_CP)
+#undef HWP__VM_ACCESSOR
+
+HWP_API void hwp_vm_write_json(const hwp_vm *vm, const hwp_writer *w) {
+    hwp_vm_stats s;
+    if (hwp_vm_get_stats(vm, &s) != HWP_OK) {
+        hwp_put_str(w, "null");
+        return;
+    }
+    hwp_put_json_envelope(w, "vm", 1);
+    hwp_put_str(w, ",\"desc\":{");
+    hwp_put_str(w, "\"models\":");
+    hwp_put_u64(w, vm->desc.models);
+    hwp_put_json_u64(w, "funcs", vm->desc.funcs);
+    hwp_put_json_u64(w, "sites", vm->desc.sites);
+    hwp_put_json_u64(w, "loops", vm->desc.loops);
+    hwp_put_json_u64(w, "period", vm->desc.period);
+    hwp_put_json_u64(w, "burst", vm->desc.burst);
+    hwp_put_json_u64(w, "hot_calls", vm->desc.hot_calls);
+    hwp_put_json_u64(w, "hot_loops", vm->desc.hot_loops);
+    hwp_put_json_f64(w, "spec_inv", vm->desc.spec_inv, 4);
+    hwp_put_json_u64(w, "min_samples", vm->desc.min_samples);
+    hwp_put_json_hex(w, "seed", vm->desc.seed);
+    hwp_put_str(w, "},\"stats\":{\"events\":");
+    hwp_put_u64(w, s.events);
+    hwp_put_json_u64(w, "dropped", s.dropped);
+    hwp_put_json_u64(w, "evicted", s.evicted);
+    hwp_put_json_u64(w, "cycles", s.cycles);
+    hwp_put_json_u64(w, "burst_ops", s.burst_ops);
+    hwp_put_json_u64(w, "bursts", s.bursts);
+    hwp_put_json_u64(w, "annotated", s.annotated);
+    hwp_put_json_u64(w, "rejected", s.rejected);
+    hwp_put_json_u64(w, "decisions", s.decisions);
+    hwp_put_json_u64(w, "samples", s.samples);
+    hwp_put_json_f64(w, "scale", hwp_vm_scale(vm), 4);
+    hwp_put_str(w, "},\"models\":{");
+    {
+        const char *sep = "";
+#define HWP__VM_PUT(bit, key, fn, obj)                                         \
+    if (vm->desc.models & (bit)) {                                             \
+        hwp_put_str(w, sep);                                                   \
+        hwp_put_json_str(w, key);                                              \
+        hwp_put_str(w, ":");                                                   \
+        fn(obj, w);                                                            \
+        sep = ",";                                                             \
+    }
+        HWP__VM_PUT(HWP_VM_PM, "profileme", hwp_pm_write_json, &vm->pm)
+        HWP__VM_PUT(HWP_VM_PM, "pm_table", hwp_pm_table_write_json, &vm->pm_table)
+        HWP__VM_PUT(HWP_VM_STRAT, "stratified", hwp_strat_write_json, &vm->strat)
+        HWP__VM_PUT(HWP_VM_STRAT, "strat_acc", hwp_strat_acc_write_json, &vm->strat_acc)
+        HWP__VM_PUT(HWP_VM_RAP, "rap", hwp_rap_write_json, &vm->rap)
+        HWP__VM_PUT(HWP_VM_PATH, "pathprof", hwp_path_write_json, &vm->path)
+        HWP__VM_PUT(HWP_VM_PATH, "hpt", hwp_hpt_write_json, &vm->hpt)
+        HWP__VM_PUT(HWP_VM_PATH, "phase", hwp_phase_write_json, &vm->phase)
+        HWP__VM_PUT(HWP_VM_CP, "coproc", hwp_cp_write_json, &vm->cp)
+#undef HWP__VM_PUT
+    }
+    hwp_put_str(w, "}}");
+}
+
+HWP_API void hwp_vm_write_text(const hwp_vm *vm, const hwp_writer *w) {
+    hwp_vm_stats s;
+    if (hwp_vm_get_stats(vm, &s) != HWP_OK) {
+        hwp_put_str(w, "vm: not initialised\n");
+        return;
+    }
+    hwp_put_str_u64(w, "vm: bytecodes ", s.events);
+    hwp_put_str_u64(w, ", in bursts ", s.burst_ops);
+    hwp_put_str_u64(w, " (", s.bursts);
+    hwp_put_str(w, " bursts, scale ");
+    hwp_put_f64(w, hwp_vm_scale(vm), 2);
+    hwp_put_str_u64(w, "), decisions ", s.decisions);
+    hwp_put_str_u64(w, ", ProfileMe samples ", s.samples);
+    hwp_put_str_u64(w, ", rejected ", s.rejected);
+    hwp_put_str_u64(w, ", dropped ", s.dropped);
+    hwp_put_str(w, "\n");
+}
+
+#endif /* HWPROF_VM_IMPL_DONE */
+#endif /* HWPROF_IMPL */
+#endif /* HWPROF_VM_H */

@@ -1,0 +1,397 @@
+/* tests/vm/test_vm.c: the VM-facing layer (include/hwprof/vm.h) on a
+ * synthetic interpreter whose exact answer the test keeps beside it:
+ * the clock, burst scaling, hot functions and loops, value and type
+ * specialisations (both verdicts), hot paths, ProfileMe alone, the
+ * local-countdown form, bad descs and ids past the declared range. */
+#define HWPROF_IMPL
+#include "hwprof/vm.h"
+
+#include "harness.h"
+
+#define NF 64u                      /* functions                          */
+#define FN_BASE(f) (0x10000u + 0x100u * (uint64_t)(f))
+#define SITE_CONST(f) (2u * (f))    /* always loads 42, type 1             */
+#define SITE_VAR(f) (2u * (f) + 1u) /* loads the iteration number, type 2  */
+
+typedef struct exact {
+    uint64_t ops, calls[NF], back[NF];
+} exact;
+
+typedef struct decisions {
+    hwp_vm_decision d[4096];
+    size_t n;
+} decisions;
+
+static void record(void *user, const hwp_vm_decision *d) {
+    decisions *ds = (decisions *)user;
+    if (ds->n < sizeof ds->d / sizeof ds->d[0]) ds->d[ds->n++] = *d;
+}
+
+static const hwp_vm_decision *find(const decisions *ds, uint32_t kind, uint64_t id) {
+    size_t i;
+    for (i = 0; i < ds->n; i++)
+        if (ds->d[i].kind == kind && ds->d[i].id == id) return &ds->d[i];
+    return NULL;
+}
+
+/* Zipf-like call mix: function f is called with weight 1/(f+1). */
+static uint32_t pick(hwp_rng *r) {
+    static double cum[NF];
+    static int ready;
+    double u;
+    uint32_t f;
+    if (!ready) {
+        double s = 0;
+        for (f = 0; f < NF; f++) cum[f] = (s += 1.0 / (f + 1.0));
+        for (f = 0; f < NF; f++) cum[f] /= s;
+        ready = 1;
+    }
+    u = hwp_rng_unit(r);
+    for (f = 0; f < NF - 1u && u > cum[f]; f++) {
+    }
+    return f;
+}
+
+/* One call of function f from the main loop: its loop runs 4 + f % 8
+ * times; each iteration loads a constant and a varying value. */
+static void run_call(hwp_vm *vm, exact *x, uint32_t f) {
+    uint64_t b = FN_BASE(f);
+    uint32_t trip = 4u + f % 8u, j;
+    hwp_vm_op(vm, 0x100);
+    hwp_vm_op(vm, 0x104);
+    hwp_vm_call(vm, 0x104, f);
+    x->calls[f]++;
+    x->ops += 2;
+    hwp_vm_op(vm, b);
+    x->ops++;
+    for (j = 0; j < trip; j++) {
+        hwp_vm_op(vm, b + 4);
+        hwp_vm_op(vm, b + 8);
+        hwp_vm_load(vm, SITE_CONST(f), 42, 1);
+        hwp_vm_op(vm, b + 12);
+        hwp_vm_load(vm, SITE_VAR(f), j, 2);
+        hwp_vm_op(vm, b + 16);
+        hwp_vm_branch(vm, b + 16, j + 1 < trip);
+        x->ops += 4;
+        if (j + 1 < trip) x->back[f]++;
+    }
+    hwp_vm_ops(vm, b + 20, 3); /* a straight-line run of three */
+    hwp_vm_ret(vm, b + 28);
+    hwp_vm_op(vm, 0x108);
+    x->ops += 4;
+}
+
+static void desc_for(hwp_vm_desc *d, uint32_t models, decisions *ds) {
+    memset(d, 0, sizeof *d);
+    d->models = models;
+    d->funcs = NF;
+    d->sites = 2u * NF;
+    d->period = 1024;
+    d->burst = 64;
+    d->hot_calls = 2000;
+    d->hot_loops = 8000;
+    d->seed = 7;
+    d->on_decision = ds ? record : NULL;
+    d->user = ds;
+    d->rap.key_base = 0;
+    d->rap.key_bits = 20;
+    d->rap.eps = 0.01;
+}
+
+static void *make(hwp_vm *vm, const hwp_vm_desc *d) {
+    size_t n = hwp_vm_bytes(d);
+    void *mem = n ? malloc(n) : NULL;
+    if (!mem || hwp_vm_init(vm, mem, n, d, NULL) != HWP_OK) {
+        printf("    init: %s\n", hwp_why(vm));
+        free(mem);
+        return NULL;
+    }
+    return mem;
+}
+
+static void drive(hwp_vm *vm, exact *x, uint32_t calls, uint64_t seed) {
+    hwp_rng r;
+    uint32_t i;
+    hwp_rng_seed(&r, seed);
+    memset(x, 0, sizeof *x);
+    for (i = 0; i < calls; i++) run_call(vm, x, pick(&r));
+}
+
+static void test_bad_descs(void) {
+    hwp_vm_desc d;
+    hwp_vm vm;
+    unsigned char mem[64];
+    desc_for(&d, 0, NULL);
+    CHECK(hwp_vm_bytes(&d) == 0);
+    CHECK(hwp_vm_init(&vm, mem, sizeof mem, &d, NULL) == HWP_EINVAL);
+    CHECK(strstr(hwp_why(&vm), "models") != NULL);
+    desc_for(&d, 1u << 7, NULL);
+    CHECK(hwp_vm_init(&vm, mem, sizeof mem, &d, NULL) == HWP_EINVAL);
+    CHECK(strstr(hwp_why(&vm), "unknown") != NULL);
+    desc_for(&d, HWP_VM_ALL, NULL);
+    d.funcs = 0;
+    CHECK(hwp_vm_init(&vm, mem, sizeof mem, &d, NULL) == HWP_EINVAL);
+    CHECK(strstr(hwp_why(&vm), "funcs") != NULL);
+    desc_for(&d, HWP_VM_ALL, NULL);
+    d.burst = d.period + 1;
+    CHECK(hwp_vm_init(&vm, mem, sizeof mem, &d, NULL) == HWP_EINVAL);
+    CHECK(strstr(hwp_why(&vm), "burst") != NULL);
+    desc_for(&d, HWP_VM_ALL, NULL);
+    d.spec_inv = 1.5;
+    CHECK(hwp_vm_init(&vm, mem, sizeof mem, &d, NULL) == HWP_EINVAL);
+    CHECK(strstr(hwp_why(&vm), "spec_inv") != NULL);
+    desc_for(&d, HWP_VM_ALL, NULL);
+    d.phase.on_interval = (void (*)(void *, const hwp_phase_interval *))record;
+    CHECK(hwp_vm_init(&vm, mem, sizeof mem, &d, NULL) == HWP_EINVAL);
+    CHECK(strstr(hwp_why(&vm), "callbacks") != NULL);
+    desc_for(&d, HWP_VM_ALL, NULL);
+    d.rap.eps = 2.0; /* a model's own refusal comes through */
+    CHECK(hwp_vm_bytes(&d) == 0);
+    CHECK(hwp_vm_init(&vm, mem, sizeof mem, &d, NULL) == HWP_EINVAL);
+    desc_for(&d, HWP_VM_ALL, NULL);
+    CHECK(hwp_vm_init(&vm, mem, sizeof mem, &d, NULL) == HWP_ENOSPC);
+}
+
+/* A zeroed layer is off: events do nothing and queries say so. */
+static void test_zeroed_is_off(void) {
+    hwp_vm vm;
+    hwp_vm_stats s = {0};
+    hwp_vm_decision dec;
+    int i;
+    memset(&vm, 0, sizeof vm);
+    for (i = 0; i < 1000; i++) {
+        hwp_vm_op(&vm, (uint64_t)i);
+        hwp_vm_branch(&vm, (uint64_t)i, true);
+        hwp_vm_load(&vm, 3, 4, 5);
+    }
+    CHECK(vm.left > 1000000); /* armed once, never expires */
+    CHECK(hwp_vm_get_stats(&vm, &s) == HWP_EINVAL);
+    CHECK(hwp_vm_func(&vm, 0, &dec) == HWP_EINVAL);
+    CHECK(hwp_vm_finish(&vm) == HWP_ESTATE);
+    CHECK(hwp_vm_clock(&vm) == 0);
+}
+
+/* The clock counts every bytecode whatever the models; bursts cover
+ * about burst/period of them and the scale is their measured inverse. */
+static void test_clock_and_scale(void) {
+    static const uint32_t sets[] = {HWP_VM_PM, HWP_VM_RAP, HWP_VM_PATH, HWP_VM_STRAT,
+                                    HWP_VM_CP, HWP_VM_ALL};
+    size_t i;
+    for (i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+        hwp_vm_desc d;
+        hwp_vm vm;
+        exact x;
+        hwp_vm_stats s = {0};
+        void *mem;
+        desc_for(&d, sets[i], NULL);
+        if (!CHECK((mem = make(&vm, &d)) != NULL)) continue;
+        drive(&vm, &x, 20000, 1);
+        CHECK(hwp_vm_finish(&vm) == HWP_OK);
+        CHECK(hwp_vm_get_stats(&vm, &s) == HWP_OK);
+        CHECK_EQ(s.events, x.ops);
+        if (sets[i] == HWP_VM_PM) {
+            CHECK_EQ(s.burst_ops, 0); /* ProfileMe alone needs no bursts */
+        } else {
+            double share = (double)s.burst_ops / (double)s.events;
+            CHECK(share > 0.045 && share < 0.08); /* 64 / 1024 = 0.0625 */
+            CHECK(fabs(hwp_vm_scale(&vm) - 1.0 / share) < 1e-9);
+        }
+        free(mem);
+    }
+}
+
+/* Hot functions and loops against the exact counts: every estimate's
+ * 95% interval holds the truth for nearly all functions, every function
+ * called at least twice the threshold is decided hot, none called below
+ * half of it is. */
+static void test_hot_units(void) {
+    hwp_vm_desc d;
+    hwp_vm vm;
+    exact x;
+    static decisions ds;
+    void *mem;
+    uint32_t f, inside = 0, seen = 0;
+    ds.n = 0;
+    desc_for(&d, HWP_VM_RAP, &ds);
+    if (!CHECK((mem = make(&vm, &d)) != NULL)) return;
+    drive(&vm, &x, 200000, 2);
+    hwp_vm_finish(&vm);
+    for (f = 0; f < NF; f++) {
+        hwp_vm_decision q;
+        const hwp_vm_decision *got = find(&ds, HWP_VM_FUNC, f);
+        CHECK(hwp_vm_func(&vm, f, &q) == HWP_OK);
+        if (q.samples) {
+            seen++;
+            inside += q.lo <= (double)x.calls[f] && (double)x.calls[f] <= q.hi;
+        }
+        if (x.calls[f] >= 2u * d.hot_calls) CHECK(got && got->verdict == HWP_VM_YES);
+        if (x.calls[f] < d.hot_calls / 2u) CHECK(got == NULL);
+        {
+            uint64_t hdr = FN_BASE(f) + 4u;
+            const hwp_vm_decision *lg = find(&ds, HWP_VM_LOOP, hdr);
+            if (x.back[f] >= 2u * d.hot_loops) CHECK(lg && lg->verdict == HWP_VM_YES);
+            if (x.back[f] < d.hot_loops / 2u) CHECK(lg == NULL);
+        }
+    }
+    CHECK(seen > NF / 2u);
+    CHECK((double)inside >= 0.85 * seen); /* nominal 95% */
+    free(mem);
+}
+
+/* A constant site is specialised on its value and type; a site whose
+ * value changes every iteration is confidently variant (NO), from the
+ * stratified profile and from the co-processor's alone. */
+static void test_sites(void) {
+    static const uint32_t sets[] = {HWP_VM_STRAT, HWP_VM_CP};
+    size_t i;
+    for (i = 0; i < 2; i++) {
+        hwp_vm_desc d;
+        hwp_vm vm;
+        exact x;
+        static decisions ds;
+        void *mem;
+        const hwp_vm_decision *c, *v;
+        hwp_vm_decision q;
+        ds.n = 0;
+        desc_for(&d, sets[i], &ds);
+        if (!CHECK((mem = make(&vm, &d)) != NULL)) continue;
+        drive(&vm, &x, 200000, 3);
+        hwp_vm_finish(&vm);
+        c = find(&ds, HWP_VM_VALUE, SITE_CONST(0));
+        v = find(&ds, HWP_VM_VALUE, SITE_VAR(0));
+        CHECK(c && c->verdict == HWP_VM_YES && c->what == 42 && c->lo >= d.spec_inv);
+        CHECK(v && v->verdict == HWP_VM_NO && v->hi < (d.spec_inv ? d.spec_inv : 0.9));
+        if (sets[i] == HWP_VM_STRAT) {
+            const hwp_vm_decision *t = find(&ds, HWP_VM_TYPE, SITE_VAR(0));
+            CHECK(t && t->verdict == HWP_VM_YES && t->what == 2);
+        }
+        /* a rarely called function's sites: not enough evidence yet */
+        CHECK(hwp_vm_site(&vm, SITE_VAR(NF - 1u), HWP_VM_VALUE, &q) == HWP_OK);
+        CHECK(q.verdict == HWP_VM_UNSURE || q.samples >= d.min_samples);
+        CHECK(hwp_vm_site(&vm, 2u * NF, HWP_VM_VALUE, &q) == HWP_EINVAL);
+        free(mem);
+    }
+}
+
+/* The hottest function's loop has one dominant path (the back edge
+ * taken); once the loop is hot the layer hands it out as a hot path. */
+static void test_hot_path(void) {
+    hwp_vm_desc d;
+    hwp_vm vm;
+    exact x;
+    static decisions ds;
+    void *mem;
+    size_t i, paths = 0;
+    ds.n = 0;
+    desc_for(&d, HWP_VM_PATH, &ds);
+    if (!CHECK((mem = make(&vm, &d)) != NULL)) return;
+    drive(&vm, &x, 200000, 4);
+    hwp_vm_finish(&vm);
+    for (i = 0; i < ds.n; i++) {
+        if (ds.d[i].kind != HWP_VM_HOTPATH) continue;
+        paths++;
+        /* a path starts at a hot unit: a function entry or loop header */
+        CHECK((ds.d[i].id & 0xFFu) == 0 || (ds.d[i].id & 0xFFu) == 4u);
+        CHECK(ds.d[i].what > 1u); /* a sentinel and at least one branch */
+    }
+    CHECK(paths > 0);
+    CHECK(find(&ds, HWP_VM_HOTPATH, FN_BASE(0) + 4u) != NULL);
+    free(mem);
+}
+
+/* The local-countdown form gives the same run as hwp_vm_op. */
+static void test_local_countdown(void) {
+    hwp_vm_desc d;
+    hwp_vm a, b;
+    void *ma, *mb;
+    hwp_vm_stats sa = {0}, sb = {0};
+    uint64_t i;
+    int64_t left;
+    desc_for(&d, HWP_VM_ALL, NULL);
+    if (!CHECK((ma = make(&a, &d)) != NULL)) return;
+    if (!CHECK((mb = make(&b, &d)) != NULL)) return;
+    left = hwp_vm_left(&b);
+    for (i = 0; i < 300000; i++) {
+        uint64_t pc = 0x40 + 4u * (i % 37u);
+        hwp_vm_op(&a, pc);
+        if (--left <= 0) left = hwp_vm_expire(&b, pc, left);
+        if (i % 37u == 36u) {
+            hwp_vm_branch(&a, pc, true);
+            hwp_vm_set_left(&b, left);
+            hwp_vm_branch(&b, pc, true);
+            left = hwp_vm_left(&b);
+        }
+    }
+    hwp_vm_set_left(&b, left);
+    hwp_vm_finish(&a);
+    hwp_vm_finish(&b);
+    hwp_vm_get_stats(&a, &sa);
+    hwp_vm_get_stats(&b, &sb);
+    CHECK_EQ(sa.events, 300000);
+    CHECK(memcmp(&sa, &sb, sizeof sa) == 0);
+    free(ma);
+    free(mb);
+}
+
+/* ProfileMe through the layer: the per-PC estimate of the hottest
+ * bytecode within its envelope, the clock exact, no bursts. */
+static void test_profileme(void) {
+    hwp_vm_desc d;
+    hwp_vm vm;
+    exact x;
+    void *mem;
+    hwp_pm_est e;
+    const hwp_pm_entry *en;
+    uint64_t truth = 0;
+    uint32_t f;
+    desc_for(&d, HWP_VM_PM, NULL);
+    d.pm.interval = 64;
+    if (!CHECK((mem = make(&vm, &d)) != NULL)) return;
+    drive(&vm, &x, 100000, 5);
+    hwp_vm_finish(&vm);
+    for (f = 0; f < NF; f++) truth += x.calls[f]; /* pc 0x100 runs once a call */
+    en = hwp_pm_table_find(hwp_vm_pm_table(&vm), 0x100);
+    if (CHECK(en != NULL)) {
+        e = hwp_pm_table_estimate(hwp_vm_pm_table(&vm), en, HWP_PM_PROP_SAMPLES, 1.96);
+        CHECK(e.lo <= (double)truth && (double)truth <= e.hi);
+    }
+    CHECK(hwp_vm_rap(&vm) == NULL);
+    free(mem);
+}
+
+static void test_ids_past_range(void) {
+    hwp_vm_desc d;
+    hwp_vm vm;
+    void *mem;
+    hwp_vm_stats s = {0};
+    uint64_t i;
+    desc_for(&d, HWP_VM_STRAT, NULL);
+    d.period = d.burst = 2; /* every bytecode in a burst: full profiling */
+    if (!CHECK((mem = make(&vm, &d)) != NULL)) return;
+    for (i = 0; i < 100; i++) {
+        hwp_vm_op(&vm, i);
+        hwp_vm_call(&vm, i, NF + 5u);
+        hwp_vm_op(&vm, i + 1000);
+        hwp_vm_load(&vm, 2u * NF, 1, 1);
+    }
+    hwp_vm_get_stats(&vm, &s);
+    CHECK_EQ(s.rejected, 200);
+    CHECK_EQ(s.burst_ops, 200);
+    CHECK(strstr(hwp_why(&vm), "past") != NULL);
+    CHECK(hwp_strat_acc_pc_count(hwp_vm_strat_acc(&vm), HWP_STRAT_KIND_VALUE, 2u * NF) == 0);
+    free(mem);
+}
+
+int main(int argc, char **argv) {
+    hwt_begin(argc, argv);
+    HWT_RUN(test_bad_descs);
+    HWT_RUN(test_zeroed_is_off);
+    HWT_RUN(test_clock_and_scale);
+    HWT_RUN(test_hot_units);
+    HWT_RUN(test_sites);
+    HWT_RUN(test_hot_path);
+    HWT_RUN(test_local_countdown);
+    HWT_RUN(test_profileme);
+    HWT_RUN(test_ids_past_range);
+    return hwt_end();
+}
