@@ -128,7 +128,7 @@ HWP_INLINE const char *hwp_status_str(hwp_status s) {
 /* Every model instance begins with a hwp_head. `magic` identifies the
  * component so cold calls can reject an uninitialised or foreign handle;
  * `why` is a static string saying what the last failing call objected to
- * ("rap: eps must be in (0, 1)"), or "" after success. */
+ * ("rap: key_bits must be 1..64"), or "" after success. */
 typedef struct hwp_head {
     uint32_t magic;
     uint32_t status; /* hwp_status of the last cold call */

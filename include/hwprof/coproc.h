@@ -1496,9 +1496,9 @@ static uint64_t hwp__cp_resample_after(const hwp_cp *x) {
 /* Re-sampling (sec. 4.3: "phase behavior [makes it] necessary [to]
  * periodically re-sample"): a load masked as invariant was measured in
  * the visits that happened to see it, and a value held for a phase (a
- * block's base, a per-call constant) looks invariant in all of them;
- * masked for the rest of the run it was reported invariant at 0.9-1.0
- * with an exact invariance of 0.03-0.43 (bzip2, sqlite3, python3). Every
+ * block's base, a per-call constant) looks invariant in all of them,
+ * and masked for the rest of the run it would be reported invariant
+ * while its executions over the whole run are not. Every
  * resample_insns instructions the host clears the bit table (one special
  * operation) and its masked flags, so masked loads are profiled again
  * when their partition next runs; their new samples join the records
@@ -1605,19 +1605,18 @@ static uint32_t hwp__cp_lvp_irq(hwp_cp *x, void *ctx) {
          * fill (failed), saturate (done) nor thrash in visit_loads loads:
          * the part's unmasked working set is far smaller than the slots,
          * so, as after a quiet part (the idle event below), the split is
-         * merged one level. Without this a thrash split made in one phase
-         * held for the rest of the run: on python3.11 the middle of the
-         * run, a small steady working set, was spent visiting 22 of 64
-         * parts for 2^20 loads each, and the heavy loads of the parts not
-         * reached then were never profiled. */
+         * merged one level. A thrash split made in one phase would
+         * otherwise hold for the rest of the run, and a later phase with
+         * a small working set would spend its time visiting a few fine
+         * parts while the heavy loads of the others go unprofiled. */
         L->idle_streak = 0;
         if (L->cause == HWP__CP_C_VISIT && L->part_bits) L->part_bits--;
-        /* the turn counts on, never wraps at the current number of parts:
-         * kept modulo it, every split landed on the sub-part with the new
-         * bits zero and the next merge wrapped the turn back, so half the
-         * finer parts of a program that splits and merges over and over
-         * were never visited (bash at visit_loads 2^18: estimates covering
-         * 45% of its executions, 99.9% counting on) */
+        /* the turn counts on and the current part is its low part_bits
+         * bits, whatever the level of the split: a turn taken modulo the
+         * current number of parts would land every split on the sub-part
+         * whose new bits are zero and wrap back at the next merge, so a
+         * program that splits and merges over and over would never visit
+         * half of its finer parts (unit test_lvp_fine_parts_in_turn) */
         L->part++;
         hwp__cp_lvp_region(x);
     }
