@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Interpreter throughput with hwprof off, ProfileMe only and all models on,
-# in one hyperfine run, plus deterministic instruction counts (callgrind).
+# Interpreter throughput with hwprof off, ProfileMe only and all models on
+# (each model fed every event, prof.h), and all models through the
+# burst-sampled layer (--layer, hwprof/vm.h), in one hyperfine run, plus
+# deterministic instruction counts (callgrind), where the layer's
+# compiled-in-but-off and ProfileMe-alone configurations are added.
 #   examples/minivm/bench.sh BUILD_DIR [HYPERFINE_ARGS...]
 # Prints hyperfine's table, then bytecodes per second per command (from
 # the bytecode count --stats reports and hyperfine's mean and user times),
@@ -22,8 +25,8 @@ cmds=()
 for w in "${workloads[@]}"; do
   read -r prog args <<< "$w"
   for v in ${BASE:+"$BASE/examples/minivm/minivm"} "$vm"; do
-    for m in off profileme all; do
-      cmds+=("$v --prof=$m $args $dir/$prog")
+    for m in "--prof=off" "--prof=profileme" "--prof=all" "--layer --prof=all"; do
+      cmds+=("$v $m $args $dir/$prog")
     done
   done
 done
@@ -65,14 +68,16 @@ done
 rm -f "$json"
 if command -v valgrind >/dev/null; then
   echo
-  echo "instructions per bytecode (callgrind, whole process minus an empty run in the same mode):"
+  echo "instructions per bytecode (callgrind, whole process minus an empty run in the same mode;"
+  echo "the bytecode count from --prof=off: the same program runs the same bytecodes in every mode):"
   for w in "fib.mvs -D N=25" "sieve.mvs -D R=2" "shapes.mvs -D ITERS=50"; do
     read -r prog args <<< "$w"
-    for m in off profileme all; do
-      base=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$vm" --prof=$m -D N=0 "$dir/fib.mvs" 2>&1 | sed -n 's/.*Collected : //p')
-      n=$("$vm" --prof=$m $args "$dir/$prog" --stats 2>&1 >/dev/null | sed -n 's/^stats: \([0-9]*\) bytecodes.*/\1/p')
-      ir=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$vm" --prof=$m $args "$dir/$prog" 2>&1 | sed -n 's/.*Collected : //p')
-      echo "  $prog $args --prof=$m: $(( (ir - base) / n )).$(( ((ir - base) * 10 / n) % 10 )) instructions/bytecode"
+    n=$("$vm" --prof=off $args "$dir/$prog" --stats 2>&1 >/dev/null | sed -n 's/^stats: \([0-9]*\) bytecodes.*/\1/p')
+    for m in "--prof=off" "--prof=profileme" "--prof=all" \
+             "--layer --prof=off" "--layer --prof=profileme" "--layer --prof=all"; do
+      base=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$vm" $m -D N=0 "$dir/fib.mvs" 2>&1 | sed -n 's/.*Collected : //p')
+      ir=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$vm" $m $args "$dir/$prog" 2>&1 | sed -n 's/.*Collected : //p')
+      echo "  $prog $args $m: $(( (ir - base) / n )).$(( ((ir - base) * 10 / n) % 10 )) instructions/bytecode"
     done
   done
 fi

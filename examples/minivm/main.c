@@ -4,6 +4,10 @@
  *     -D NAME=VALUE      set a .param of the program
  *     --prof=LIST        off (default), all, or a comma list of
  *                        profileme, stratified, rap, pathprof, coproc
+ *     --layer            run the models through hwprof/vm.h's layer
+ *                        (burst-sampled, decisions streamed as "vm"
+ *                        lines); with --prof=off the layer is compiled
+ *                        in and off. Not with --exact or --report.
  *     --exact            also keep exact profiles; print the decisions
  *                        they give and the agreement with hwprof's
  *     --report=text|json print every model's report (to stderr, after
@@ -36,6 +40,7 @@
 #include <string.h>
 
 #include "hwx_arg.h" /* the option value rules every host follows */
+#include "layer.h"
 #include "prof.h"
 
 static char *mv__slurp(const char *path, char *err, size_t cap) {
@@ -101,7 +106,7 @@ static int mv__models(const char *list, unsigned *out) {
 
 static void mv__usage(void) {
     fprintf(stderr,
-            "usage: minivm [-D NAME=VALUE] [--prof=off|all|LIST] [--exact]\n"
+            "usage: minivm [-D NAME=VALUE] [--prof=off|all|LIST] [--layer] [--exact]\n"
             "              [--report=text|json] [--report-file=PATH] [--seed=N]\n"
             "              [--pm-interval=N] [--interval=N] [--heap=CELLS]\n"
             "              [--stats] [--min-agree=F] PROGRAM.mvs\n");
@@ -127,7 +132,7 @@ int main(int argc, char **argv) {
     const char *path = NULL, *report = NULL, *report_path = NULL;
     FILE *report_f = stderr;
     const char *defs[64];
-    int ndefs = 0, exact = 0, stats = 0, i, rc = 0;
+    int ndefs = 0, exact = 0, stats = 0, layer = 0, i, rc = 0;
     double min_agree = -1;
     uint64_t seed = 1, pm_interval = 1000, interval = 100000, heap = 1u << 22;
     unsigned models = 0;
@@ -150,6 +155,8 @@ int main(int argc, char **argv) {
             }
         } else if (!strcmp(a, "--exact")) {
             exact = 1;
+        } else if (!strcmp(a, "--layer")) {
+            layer = 1;
         } else if (!strcmp(a, "--stats")) {
             stats = 1;
         } else if (!strncmp(a, "--report=", 9)) {
@@ -208,10 +215,31 @@ int main(int argc, char **argv) {
             return 1;
         }
     }
+    if (layer && (exact || report)) {
+        fprintf(stderr, "minivm: --layer takes neither --exact nor --report\n");
+        mv_prog_free(&prog);
+        return 1;
+    }
     if (mv_vm_init(&vm, &prog, (uint32_t)heap, stdout)) {
         fprintf(stderr, "minivm: out of memory\n");
         mv_prog_free(&prog);
         return 3;
+    }
+    if (layer) { /* minivm's MVP_* bits are the layer's HWP_VM_* bits */
+        mvl l;
+        if (mvl_init(&l, models, &prog, seed, (uint32_t)pm_interval, stderr, err, sizeof err)) {
+            fprintf(stderr, "minivm: %s\n", err);
+            return 3;
+        }
+        rc = mv_run_layer(&vm, &l.vm);
+        fflush(stdout);
+        if (rc) fprintf(stderr, "minivm: %s\n", vm.err);
+        else mvl_finish(&l);
+        if (stats) fprintf(stderr, "stats: %llu bytecodes\n", (unsigned long long)vm.steps);
+        mvl_free(&l);
+        mv_vm_free(&vm);
+        mv_prog_free(&prog);
+        return rc ? 2 : 0;
     }
     if (exact && !models) models = MVP_ALL; /* --exact compares with hwprof */
     memset(&po, 0, sizeof po);

@@ -216,5 +216,9 @@ void mv_vm_free(mv_vm *vm);
  * error (type error, heap exhausted, stack overflow, ...). prof may be
  * NULL: the loop is then compiled without any profiling code. */
 int mv_run(mv_vm *vm, struct mvp *prof);
+/* The same program through hwprof/vm.h's layer (layer.h); a zeroed
+ * layer is compiled in and off. */
+struct hwp_vm;
+int mv_run_layer(mv_vm *vm, struct hwp_vm *L);
 
 #endif

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hwprof/vm.h"
 #include "prof.h"
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -138,6 +139,10 @@ static int mv__alloc(mv_vm *vm, uint32_t n, int32_t cls, mv_val fill,
  *                and only the selected bytecode's record goes out
  *                (mvp_pm_run), which also advances the virtual clock by an
  *                estimate (see prof.c)
+ *   MV__LAYER    hwprof/vm.h: every bytecode is the layer's clock (one
+ *                decrement of `left`, its countdown kept in a register),
+ *                every event an annotation (one flag test); the layer
+ *                samples in bursts and decides (layer.c)
  * SAMPLE keeps ProfileMe's countdown in `left` and moves it where OFF
  * counts: one subtract per bytecode, in place of OFF's `steps++`. It is
  * looked at only at events (one test and branch): a run of straight-line
@@ -147,7 +152,7 @@ static int mv__alloc(mv_vm *vm, uint32_t n, int32_t cls, mv_val fill,
  * and moved it by each jump's distance: GCC 12 kept that in memory, so a
  * control transfer cost a load, an add and a store and an event a load
  * more (fib 33.3 instructions per bytecode against 30.9 now). */
-enum { MV__OFF, MV__EVENTS, MV__SAMPLE };
+enum { MV__OFF, MV__EVENTS, MV__SAMPLE, MV__LAYER };
 
 /* A conditional branch's direction, for ProfileMe's history register
  * (4.1.3, 5.3); mvp_event does it in MV__EVENTS mode. SAMPLE keeps the
@@ -180,6 +185,29 @@ enum { MV__OFF, MV__EVENTS, MV__SAMPLE };
                 left = (int64_t)mvp_pm_run(prof, &rec, pc, next,     \
                                            hist, (uint32_t)-left);   \
             }                                                        \
+        } else if (mode == MV__LAYER) {                              \
+            if (HWP_UNLIKELY(hwp_vm_watching(left)))                 \
+                MV__ANNOTATE(CLS, VALUE, EVENTS);                    \
+        }                                                            \
+    } while (0)
+/* The layer's annotation for the event's class (a constant at each use):
+ * a load's site is its bytecode and its type the tag of the value it left
+ * on top of the stack (every load does); a call names its function (the new
+ * frame's) and a method call's receiver type is an operand of its site;
+ * stores carry nothing the layer wants. */
+#define MV__ANNOTATE(CLS, VALUE, EVENTS)                             \
+    do {                                                             \
+        if ((CLS) == HWP_CLS_LOAD) {                                 \
+            hwp_vm_load(L, pc, (VALUE), st[sp - 1].tag);             \
+        } else if ((CLS) == HWP_CLS_BR_COND) {                       \
+            hwp_vm_branch(L, MV_PC(pc), ((EVENTS) & HWP_EV_TAKEN) != 0); \
+        } else if ((CLS) == HWP_CLS_JUMP) {                          \
+            hwp_vm_jump(L, MV_PC(pc));                               \
+        } else if ((CLS) == HWP_CLS_CALL) {                          \
+            hwp_vm_call(L, MV_PC(pc), fr[depth - 1].fn);             \
+            if (VALUE) hwp_vm_load(L, pc, (VALUE), (VALUE));         \
+        } else if ((CLS) == HWP_CLS_RET) {                           \
+            hwp_vm_ret(L, MV_PC(pc));                                \
         }                                                            \
     } while (0)
 /* The PCs are left to mvp_pm_run in SAMPLE mode: computed here, GCC 12
@@ -193,7 +221,8 @@ enum { MV__OFF, MV__EVENTS, MV__SAMPLE };
         rec.events = (EVENTS);                                       \
     } while (0)
 
-MV__ALWAYS_INLINE int mv__loop(mv_vm *vm, struct mvp *prof, const int mode) {
+MV__ALWAYS_INLINE int mv__loop(mv_vm *vm, struct mvp *prof, hwp_vm *L,
+                               const int mode) {
     const mv_prog *P = vm->prog;
     const mv_ins *code = P->code;
     mv_val *st = vm->stack, *heap = vm->heap, *glob = vm->globals;
@@ -218,6 +247,7 @@ MV__ALWAYS_INLINE int mv__loop(mv_vm *vm, struct mvp *prof, const int mode) {
         left = (int64_t)hwp_pm_countdown(&prof->pm);
         hist = hwp_pm_history(&prof->pm);
     }
+    if (mode == MV__LAYER) left = hwp_vm_left(L);
 
     for (;;) {
         const mv_ins *in = &code[pc];
@@ -225,6 +255,8 @@ MV__ALWAYS_INLINE int mv__loop(mv_vm *vm, struct mvp *prof, const int mode) {
         next = pc + 1;
         if (mode == MV__OFF) steps++; /* else the profiler counts them */
         if (mode == MV__SAMPLE) left--;
+        if (mode == MV__LAYER && HWP_UNLIKELY(--left <= 0))
+            left = hwp_vm_expire(L, MV_PC(pc), left);
         switch ((mv_opcode)in->op) {
         case MV_OP_nop: break;
         case MV_OP_push:
@@ -559,7 +591,10 @@ MV__ALWAYS_INLINE int mv__loop(mv_vm *vm, struct mvp *prof, const int mode) {
     }
 done:
     if (mode == MV__SAMPLE) mvp_pm_end(prof, hist, (uint64_t)left);
-    if (mode == MV__OFF) {
+    if (mode == MV__LAYER) {
+        hwp_vm_set_left(L, left);
+        vm->steps = hwp_vm_clock(L); /* 0 when the layer is off */
+    } else if (mode == MV__OFF) {
         vm->steps = steps;
     } else {
         vm->steps = prof->steps;
@@ -571,7 +606,12 @@ done:
 
 int mv_run(mv_vm *vm, struct mvp *prof) {
     vm->err[0] = '\0';
-    if (!prof) return mv__loop(vm, NULL, MV__OFF);
-    if (prof->sampled) return mv__loop(vm, prof, MV__SAMPLE);
-    return mv__loop(vm, prof, MV__EVENTS);
+    if (!prof) return mv__loop(vm, NULL, NULL, MV__OFF);
+    if (prof->sampled) return mv__loop(vm, prof, NULL, MV__SAMPLE);
+    return mv__loop(vm, prof, NULL, MV__EVENTS);
+}
+
+int mv_run_layer(mv_vm *vm, hwp_vm *L) {
+    vm->err[0] = '\0';
+    return mv__loop(vm, NULL, L, MV__LAYER);
 }

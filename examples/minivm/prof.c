@@ -6,7 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "layer.h" /* vm.h's implementation too */
 #include "prof.h"
+
+/* main.c hands --prof's MVP_* bits to the layer as its HWP_VM_* bits. */
+HWP_STATIC_ASSERT(mvp_bits_are_vm_bits,
+                  (unsigned)MVP_PROFILEME == (unsigned)HWP_VM_PM &&
+                      (unsigned)MVP_STRAT == (unsigned)HWP_VM_STRAT &&
+                      (unsigned)MVP_RAP == (unsigned)HWP_VM_RAP &&
+                      (unsigned)MVP_PATH == (unsigned)HWP_VM_PATH &&
+                      (unsigned)MVP_COPROC == (unsigned)HWP_VM_CP);
 
 static int mvp__fail(char *err, size_t cap, const char *model, const char *why) {
     snprintf(err, cap, "%s: %s", model, why && *why ? why : "cannot initialise");

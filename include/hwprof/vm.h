@@ -41,6 +41,8 @@
  *   ... before anything that may run another hwp_vm call (a call out, a
  *       nested interpreter, an annotation event):  hwp_vm_set_left(vm, left);
  *   ... and after it:  left = hwp_vm_left(vm);
+ *   ... and, to skip the annotation events' flag load:
+ *       if (HWP_UNLIKELY(hwp_vm_watching(left))) hwp_vm_branch(...);
  * A zeroed hwp_vm is "off": its events do nothing after the first op
  * (which arms a countdown that never expires), so a VM may compile the
  * layer in and initialise it only when asked to profile.
@@ -327,6 +329,14 @@ HWP_INLINE int64_t hwp_vm_expire(hwp_vm *vm, uint64_t pc, int64_t left) {
     vm->left = left;
     return hwp__vm_expire(vm, pc, 1);
 }
+/* In the local form, whether the annotation events are wanted, from the
+ * register alone: the layer arms a countdown of exactly 1 whenever it
+ * watches (inside a burst, or a sample waiting for its class), so the
+ * interpreter may skip the events' own flag load with
+ *   if (HWP_UNLIKELY(hwp_vm_watching(left))) hwp_vm_branch(vm, pc, taken);
+ * (a countdown passing through 1 on its way down calls an event that
+ * returns at once: once per countdown, not per bytecode). */
+HWP_INLINE bool hwp_vm_watching(int64_t left) { return left == 1; }
 
 HWP_INLINE void hwp_vm_branch(hwp_vm *vm, uint64_t pc, bool taken) {
     if (HWP_UNLIKELY(vm->watch))
@@ -708,15 +718,24 @@ static void hwp__vm_site_decision(const hwp_vm *vm, uint32_t site, uint32_t kind
     d->id = site;
     d->clock = hwp_vm_clock(vm);
     if (vm->desc.models & HWP_VM_STRAT) {
-        hwp_strat_value v;
-        uint32_t k = kind == HWP_VM_TYPE ? HWP_VM_STRAT_KIND_TYPE : HWP_STRAT_KIND_VALUE;
-        if (hwp_strat_acc_top_values(&vm->strat_acc, k, site, &v, 1) == 0) return;
-        d->what = v.w;
-        d->est = v.invariance;
-        d->lo = v.lo;
-        d->hi = v.hi;
-        /* the samples at the site, behind lo and hi (Wilson's) */
-        d->samples = hwp__strat_pfind(&vm->strat_acc, k, site)->samples;
+        /* The accumulator keeps each pc's most frequent value beside its
+         * counts: a lookup, not a scan of every tuple. */
+        uint32_t k = kind == HWP_VM_TYPE ? HWP_VM_STRAT_KIND_TYPE : (uint32_t)HWP_STRAT_KIND_VALUE;
+        const hwp__strat_pslot *p = hwp__strat_pfind(&vm->strat_acc, k, site);
+        if (!p->used || !p->count) return;
+        d->samples = p->samples;
+        if (p->top_count) {
+            d->what = p->top_w;
+            d->est = (double)p->top_count / (double)p->count;
+            hwp__strat_wilson(&vm->strat_acc, d->est, p->samples, &d->lo, &d->hi);
+        } else { /* its top tuple was evicted: the next fold names a new one */
+            hwp_strat_value v;
+            if (!hwp_strat_acc_top_values(&vm->strat_acc, k, site, &v, 1)) return;
+            d->what = v.w;
+            d->est = v.invariance;
+            d->lo = v.lo;
+            d->hi = v.hi;
+        }
     } else if ((vm->desc.models & HWP_VM_CP) && kind == HWP_VM_VALUE) {
         hwp_cp_vprof p;
         if (!hwp_cp_lvp_value(&vm->cp, site, &p) || !p.nvals) return;
@@ -746,6 +765,24 @@ static bool hwp__vm_best_path(const hwp_vm *vm, size_t n, uint64_t start,
     return found;
 }
 
+static hwp__vm_unit *hwp__vm_unit_at(hwp_vm *vm, uint32_t ix) {
+    return ix < vm->desc.funcs ? &vm->funcs[ix] : &vm->loops[ix - vm->desc.funcs];
+}
+
+/* Every hot unit starting at pc + 1 has its path. */
+static void hwp__vm_drop_hot(hwp_vm *vm, uint64_t pc1) {
+    uint32_t i = 0;
+    while (i < vm->nhot) {
+        hwp__vm_unit *u = hwp__vm_unit_at(vm, vm->hot[i]);
+        if (u->pc == pc1) {
+            u->state |= HWP__VM_PATHED;
+            vm->hot[i] = vm->hot[--vm->nhot];
+        } else {
+            i++;
+        }
+    }
+}
+
 static void hwp__vm_paths(hwp_vm *vm) {
     size_t n, i = 0;
     double s = hwp_vm_scale(vm);
@@ -753,8 +790,7 @@ static void hwp__vm_paths(hwp_vm *vm) {
     n = hwp_hpt_export(&vm->hpt, vm->rows, vm->nrows);
     if (n > vm->nrows) n = vm->nrows;
     while (i < vm->nhot) {
-        uint32_t ix = vm->hot[i];
-        hwp__vm_unit *u = ix < vm->desc.funcs ? &vm->funcs[ix] : &vm->loops[ix - vm->desc.funcs];
+        hwp__vm_unit *u = hwp__vm_unit_at(vm, vm->hot[i]);
         hwp_path_row r = {{0, 0}, 0};
         if (u->pc && hwp__vm_best_path(vm, n, u->pc - 1u, &r)) {
             hwp_vm_decision d;
@@ -765,8 +801,7 @@ static void hwp__vm_paths(hwp_vm *vm) {
             d.what = r.pd.shape;
             d.samples = r.count;
             d.est = d.lo = d.hi = s * (double)r.count;
-            u->state |= HWP__VM_PATHED;
-            vm->hot[i] = vm->hot[--vm->nhot];
+            hwp__vm_drop_hot(vm, u->pc); /* a function whose entry heads a loop: one path */
             hwp__vm_emit(vm, &d);
         } else {
             i++;
@@ -776,7 +811,7 @@ static void hwp__vm_paths(hwp_vm *vm) {
 
 static void hwp__vm_check_unit(hwp_vm *vm, uint32_t ix) {
     bool is_fn = ix < vm->desc.funcs;
-    hwp__vm_unit *u = is_fn ? &vm->funcs[ix] : &vm->loops[ix - vm->desc.funcs];
+    hwp__vm_unit *u = hwp__vm_unit_at(vm, ix);
     hwp_vm_decision d;
     if (u->state & HWP__VM_DECIDED) return;
     hwp__vm_unit_decision(vm, u, is_fn ? HWP_VM_FUNC : HWP_VM_LOOP,
@@ -961,7 +996,7 @@ HWP_API void hwp__vm_xfer(hwp_vm *vm, uint64_t pc, uint32_t cls, uint32_t taken,
     }
     if (vm->sampling && vm->sample.pc == pc) {
         vm->sample.cls = cls;
-        vm->sample.events = taken ? HWP_EV_TAKEN : 0u;
+        vm->sample.events = taken ? (uint32_t)HWP_EV_TAKEN : 0u;
         if (cls == HWP_CLS_BR_COND && (vm->desc.models & HWP_VM_PM))
             hwp_pm_branch(&vm->pm, taken != 0);
     }
