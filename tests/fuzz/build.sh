@@ -106,6 +106,7 @@ targets=(
   "opts|: tests/fuzz/fuzz_opts.c $hwx"
   "report|: tests/fuzz/fuzz_report.c examples/report/rp_load.c"
   "minivm_asm|: tests/fuzz/fuzz_minivm_asm.c examples/minivm/mv_asm.c"
+  "vm|: tests/fuzz/fuzz_vm.c"
 )
 # The target names, one a line (tests/fuzz/run.sh reads them).
 if [ "${FUZZ_LIST:-}" = 1 ]; then
