@@ -12,6 +12,42 @@ typedef struct rp_opts {
     unsigned nelf;
 } rp_opts;
 
+/* The per-PC events every export of costs writes (callgrind, pprof):
+ * one column of one model's per-PC table, under callgrind's event name
+ * and pprof's sample type and unit. */
+typedef struct rp_event {
+    const char *table; /* table-name suffix after the model            */
+    const char *model;
+    unsigned col;
+    const char *name;  /* callgrind's event                            */
+    const char *type;  /* pprof's sample type                          */
+    const char *unit;
+    int max;           /* several rows per PC: keep the largest        */
+} rp_event;
+
+#define RP_MAXEV 16
+/* One PC's events, rounded to integers as both formats hold them, with
+ * its function, module, source file and line where known. */
+typedef struct rp_pc {
+    uint64_t pc;
+    const char *fn, *mod; /* the syms' strings; NULL: unknown           */
+    char *file;           /* malloc'ed; NULL: unknown                   */
+    unsigned line;
+    double c[RP_MAXEV];
+} rp_pc;
+
+typedef struct rp_pcs {
+    const rp_event *ev[RP_MAXEV]; /* the events the report has           */
+    unsigned nev;
+    rp_pc *r;                     /* by module, function, PC              */
+    size_t n;
+} rp_pcs;
+
+/* Every PC of the first instance of each model's per-PC table; -1 out of
+ * memory. An empty result (nev 0) means the report has no per-PC table. */
+int rp_pcs_get(const rp_table *t, size_t nt, const rp_syms *y, rp_pcs *p);
+void rp_pcs_free(rp_pcs *p);
+
 /* Listing, queries and every export but --bbv; 0 or an exit status. */
 int rp_out(const rp_set *s, const rp_opts *o);
 /* --bbv FILE --trace TRACE (rp_bbv.c). */
