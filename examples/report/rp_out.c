@@ -4,9 +4,11 @@
 #include "rp_out.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 FILE *rp_open(const char *path) {
     FILE *f;
@@ -22,6 +24,36 @@ int rp_close(FILE *f, const char *path) {
     else bad |= fclose(f) != 0;
     if (bad) fprintf(stderr, "hwprof-report: %s: write failed\n", path);
     return bad ? 1 : 0;
+}
+
+int rp_save(const char *path, const void *b, size_t n) {
+    char tmp[4200];
+    FILE *f;
+    int fd, bad;
+    if (!strcmp(path, "-")) return rp_close(fwrite(b, 1, n, stdout) == n ? stdout : NULL, path);
+    /* beside the file, so the rename stays in one file system */
+    if (snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid()) >= (int)sizeof tmp) {
+        fprintf(stderr, "hwprof-report: %s: name too long\n", path);
+        return 1;
+    }
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    f = fd < 0 ? NULL : fdopen(fd, "wb");
+    if (!f) {
+        fprintf(stderr, "hwprof-report: %s: cannot write: %s\n", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
+        return 1;
+    }
+    bad = fwrite(b, 1, n, f) != n;
+    bad |= fclose(f) != 0;
+    if (!bad && rename(tmp, path) != 0) bad = 1;
+    if (bad) {
+        fprintf(stderr, "hwprof-report: %s: write failed: %s\n", path, strerror(errno));
+        unlink(tmp);
+    }
+    return bad;
 }
 
 void rp_key_name(const rp_syms *y, uint64_t pc, char *buf, size_t cap) {
@@ -753,6 +785,7 @@ int rp_out(const rp_set *s, const rp_opts *o) {
     }
     if (!rc && o->callgrind) rc = rp__callgrind(s, t, nt, y, o->callgrind);
     if (!rc && o->folded) rc = rp__folded(s, t, nt, y, o);
+    if (!rc && o->pprof) rc = rp_out_pprof(s, t, nt, y, o->pprof);
     if (!rc && o->json) {
         FILE *f = rp_open(o->json);
         if (!f) rc = 1;

@@ -7,7 +7,7 @@
 typedef struct rp_opts {
     uint64_t top, key, interval;
     int have_key, list, quiet, functions;
-    const char *table, *csv, *callgrind, *folded, *stacks, *bbv, *trace, *json, *html;
+    const char *table, *csv, *callgrind, *folded, *stacks, *bbv, *trace, *json, *html, *pprof;
     char **elf;
     unsigned nelf;
 } rp_opts;
@@ -56,6 +56,12 @@ int rp_out_bbv(const rp_opts *o);
 int rp_out_html(const rp_set *s, rp_table *t, size_t nt, const rp_syms *y, FILE *f);
 /* The text of a key: its symbol (function+offset) when known. */
 void rp_key_name(const rp_syms *y, uint64_t pc, char *buf, size_t cap);
+/* --pprof FILE (rp_pprof.c): the per-PC costs as a gzipped pprof profile. */
+int rp_out_pprof(const rp_set *s, const rp_table *t, size_t nt, const rp_syms *y,
+                 const char *path);
+/* FILE ('-': stdout) holds b and nothing else, or is left as it was: the
+ * bytes go to a file beside it, renamed over it when all are written. */
+int rp_save(const char *path, const void *b, size_t n);
 /* Open FILE for writing ('-': stdout); one line on failure. */
 FILE *rp_open(const char *path);
 int rp_close(FILE *f, const char *path);
