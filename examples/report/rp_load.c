@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "hwprof/hwprof.h"
 
@@ -1075,6 +1076,7 @@ fail:
 
 int rp_add_file(rp_set *s, const char *file) {
     FILE *fp = fopen(file, "rb");
+    struct stat st;
     char *buf = NULL;
     size_t n = 0, cap = 0, got;
     int rc;
@@ -1082,10 +1084,17 @@ int rp_add_file(rp_set *s, const char *file) {
         snprintf(s->why, sizeof s->why, "%s: cannot open: %s", file, strerror(errno));
         return -1;
     }
+    /* A file's own size, so the text is read into one block of that
+     * size: a doubling buffer would hold up to twice the report while a
+     * merge of many files holds only one at a time. One byte more finds
+     * the end without another block. */
+    if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (uint64_t)st.st_size < SIZE_MAX / 2)
+        cap = (size_t)st.st_size + 1;
     for (;;) {
-        if (n == cap) {
+        if (n == cap || !buf) {
             char *p;
-            cap = cap ? 2 * cap : 65536;
+            cap = !buf ? (cap ? cap : 65536) : 2 * cap;
             p = (char *)realloc(buf, cap);
             if (!p) {
                 free(buf);
