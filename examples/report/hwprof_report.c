@@ -75,6 +75,13 @@ static const char rp__usage_exports[] =
     "                    one sample per PC, functions and lines where names are\n"
     "                    known, the report's modules as mappings; no file and exit\n"
     "                    1 when the report has no per-PC table\n"
+    "  --chrome-trace FILE\n"
+    "                    the report's timelines as Chrome trace-event JSON (Perfetto,\n"
+    "                    chrome://tracing, speedscope): a track per phase detector\n"
+    "                    (the path profiler's, and the BBV reference with exact=on)\n"
+    "                    with its phases, changes and a phase counter; timestamps\n"
+    "                    count guest instructions. No file and exit 1 when the\n"
+    "                    report has no phase timeline\n"
     "  --json FILE       the merged report: each model's JSON report, readable by\n"
     "                    this tool and the models' readers again\n"
     "  --html FILE       one self-contained page (inline SVG, no network)\n"
@@ -143,6 +150,7 @@ static int rp__run(int argc, char **argv, char **files, rp_opts *o_) {
         RP__ARG("--trace", o.trace)
         RP__ARG("--json", o.json)
         RP__ARG("--pprof", o.pprof)
+        RP__ARG("--chrome-trace", o.chrome)
         RP__ARG("--html", o.html)
         if (!strcmp(a, "--elf")) {
             if (!v) return rp__fail_usage("missing value after", a);

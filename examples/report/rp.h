@@ -158,6 +158,11 @@ void rp_detail(const rp_set *s, uint64_t key, FILE *f);
 /* Each component written back as its model's JSON report, one object
  * keyed by its path: the merged profile, readable by this tool again. */
 void rp_write_json(const rp_set *s, FILE *f);
+/* str as a JSON string, quoted and escaped. */
+void rp_json_str(FILE *f, const char *str);
+/* Instructions per interval of the phase detector (phase_ids, bbv_ids):
+ * the first phase component's, 0 when there is none. */
+uint64_t rp_phase_interval(const rp_set *s);
 /* The decoded blocks of (start, shape), NULL when no host wrote them. */
 const rp_hpath *rp_hot_path(const rp_set *s, uint64_t start, uint64_t shape);
 /* The RAP tree as SVG (the model's own writer), first RAP component;

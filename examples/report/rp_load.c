@@ -1329,6 +1329,19 @@ void rp_detail(const rp_set *s, uint64_t key, FILE *f) {
                        (unsigned long long)key);
 }
 
+void rp_json_str(FILE *f, const char *str) {
+    hwp_writer w = hwp_writer_stdio(f);
+    hwp_put_json_str(&w, str);
+}
+
+uint64_t rp_phase_interval(const rp_set *s) {
+    size_t i;
+    for (i = 0; i < s->ncomp; i++)
+        if (!strcmp(s->comp[i].m->name, "phase"))
+            return ((const hwp_phase *)s->comp[i].x)->desc.interval;
+    return 0;
+}
+
 void rp_write_json(const rp_set *s, FILE *f) {
     hwp_writer w = hwp_writer_stdio(f);
     size_t i;

@@ -786,6 +786,7 @@ int rp_out(const rp_set *s, const rp_opts *o) {
     if (!rc && o->callgrind) rc = rp__callgrind(s, t, nt, y, o->callgrind);
     if (!rc && o->folded) rc = rp__folded(s, t, nt, y, o);
     if (!rc && o->pprof) rc = rp_out_pprof(s, t, nt, y, o->pprof);
+    if (!rc && o->chrome) rc = rp_out_chrome_trace(s, o->chrome);
     if (!rc && o->json) {
         FILE *f = rp_open(o->json);
         if (!f) rc = 1;

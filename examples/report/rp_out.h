@@ -7,7 +7,7 @@
 typedef struct rp_opts {
     uint64_t top, key, interval;
     int have_key, list, quiet, functions;
-    const char *table, *csv, *callgrind, *folded, *stacks, *bbv, *trace, *json, *html, *pprof;
+    const char *table, *csv, *callgrind, *folded, *stacks, *bbv, *trace, *json, *html, *pprof, *chrome;
     char **elf;
     unsigned nelf;
 } rp_opts;
@@ -59,6 +59,9 @@ void rp_key_name(const rp_syms *y, uint64_t pc, char *buf, size_t cap);
 /* --pprof FILE (rp_pprof.c): the per-PC costs as a gzipped pprof profile. */
 int rp_out_pprof(const rp_set *s, const rp_table *t, size_t nt, const rp_syms *y,
                  const char *path);
+/* --chrome-trace FILE (rp_trace.c): the phase timelines as Trace Event
+ * Format JSON, the guest's instructions as its clock. */
+int rp_out_chrome_trace(const rp_set *s, const char *path);
 /* FILE ('-': stdout) holds b and nothing else, or is left as it was: the
  * bytes go to a file beside it, renamed over it when all are written. */
 int rp_save(const char *path, const void *b, size_t n);
