@@ -837,12 +837,93 @@ static int rp__append(void **dst, size_t *n, const void *src, size_t k, size_t s
     return 0;
 }
 
-/* src's profiles after dst's; src is left empty. */
+/* *p with room for n items of size sz (n 0: left as it is). */
+static int rp__reserve(void **p, size_t n, size_t sz) {
+    void *q;
+    if (!n) return 0;
+    q = realloc(*p, n * sz);
+    if (!q) return -1;
+    *p = q;
+    return 0;
+}
+
+/* Where an entry of hash h sits in an open-addressing index of dst's
+ * entries (slots hold index + 1; 0 is empty): the slot holding an entry
+ * that same() says equals the one sought, or the empty slot ending the
+ * probe. */
+typedef int (*rp__same_fn)(const void *dst, size_t i, const void *want);
+
+static size_t *rp__probe(size_t *slot, size_t mask, uint64_t h, const void *dst, rp__same_fn same,
+                         const void *want) {
+    size_t at = (size_t)h & mask;
+    while (slot[at] && !same(dst, slot[at] - 1, want)) at = (at + 1) & mask;
+    return &slot[at];
+}
+
+static uint64_t rp__hash(uint64_t h, const unsigned char *p, size_t n) {
+    while (n--) h = (h ^ *p++) * 1099511628211ull; /* FNV-1a */
+    return h;
+}
+
+static uint64_t rp__hash_ctx(const rp_ctx *c) {
+    return rp__hash(14695981039346656037ull, (const unsigned char *)&c->key, sizeof c->key);
+}
+
+static uint64_t rp__hash_stk(const rp_stack *k) {
+    return rp__hash(14695981039346656037ull, (const unsigned char *)k->frames, strlen(k->frames));
+}
+
+static int rp__same_ctx(const void *d, size_t i, const void *w) {
+    return ((const rp_ctx *)d)[i].key == ((const rp_ctx *)w)->key;
+}
+
+static int rp__same_stk(const void *d, size_t i, const void *w) {
+    return !strcmp(((const rp_stack *)d)[i].frames, ((const rp_stack *)w)->frames);
+}
+
+/* src's profiles folded into dst's, so the merged state grows with the
+ * distinct contexts and stacks, not with the files: a context key dst's
+ * dictionary has keeps dst's entry (a key names one context; the export
+ * looks contexts up by key), a stack dst has adds its count, the others
+ * are appended. src is left empty. */
 static int rp__calls_add(rp_calls *dst, rp_calls *src) {
-    if (rp__append((void **)&dst->ctx, &dst->nctx, src->ctx, src->nctx, sizeof *src->ctx) ||
-        rp__append((void **)&dst->stk, &dst->nstk, src->stk, src->nstk, sizeof *src->stk))
+    size_t most = (dst->nctx + src->nctx > dst->nstk + src->nstk ? dst->nctx + src->nctx
+                                                                   : dst->nstk + src->nstk),
+           cap = 16, i, n;
+    size_t *slot, *at;
+    while (cap < 2 * most) cap *= 2;
+    /* room for all of src at once: one realloc per file, not per entry */
+    if (rp__reserve((void **)&dst->ctx, dst->nctx + src->nctx, sizeof *dst->ctx) ||
+        rp__reserve((void **)&dst->stk, dst->nstk + src->nstk, sizeof *dst->stk))
         return -1;
-    src->nstk = 0; /* the frames belong to dst now */
+    slot = (size_t *)calloc(cap, sizeof *slot);
+    if (!slot) return -1;
+    for (i = 0; i < dst->nctx; i++)
+        *rp__probe(slot, cap - 1, rp__hash_ctx(&dst->ctx[i]), dst->ctx, rp__same_ctx,
+                   &dst->ctx[i]) = i + 1;
+    for (i = 0, n = dst->nctx; i < src->nctx; i++) {
+        at = rp__probe(slot, cap - 1, rp__hash_ctx(&src->ctx[i]), dst->ctx, rp__same_ctx,
+                       &src->ctx[i]);
+        if (*at) continue;
+        dst->ctx[dst->nctx++] = src->ctx[i];
+        *at = ++n;
+    }
+    memset(slot, 0, cap * sizeof *slot);
+    for (i = 0; i < dst->nstk; i++)
+        *rp__probe(slot, cap - 1, rp__hash_stk(&dst->stk[i]), dst->stk, rp__same_stk,
+                   &dst->stk[i]) = i + 1;
+    for (i = 0, n = dst->nstk; i < src->nstk; i++) {
+        at = rp__probe(slot, cap - 1, rp__hash_stk(&src->stk[i]), dst->stk, rp__same_stk,
+                       &src->stk[i]);
+        if (*at) {
+            dst->stk[*at - 1].count += src->stk[i].count;
+            continue;
+        }
+        dst->stk[dst->nstk++] = src->stk[i];
+        src->stk[i].frames = NULL; /* dst's now */
+        *at = ++n;
+    }
+    free(slot);
     dst->ctx_overflow += src->ctx_overflow;
     dst->ctx_lost += src->ctx_lost;
     dst->have_ctx |= src->have_ctx;

@@ -12,6 +12,10 @@ JSON, summed here:
     the parts';
   - ProfileMe's samples per PC, and RAP's events (its stats and the sum
     of its ranges' counters) are the parts' sums;
+  - call stacks (the Lua host's call_stacks) of three files: the same
+    stack in several files is one line with the counts added (the reader
+    folds them as it merges, the export folds too: this checks the
+    result, not where the folding happened);
   - with go tool pprof (skipped without it), the merged --pprof's totals
     of the count events are the sums of the parts' --pprof totals.
 """
@@ -84,6 +88,27 @@ want = sum(e["models.rap"]["stats"]["n"] for e in part_env)
 check(rap["stats"]["n"] == want == N and sum(x["count"] for x in rap["ranges"]) == want,
       f"RAP: {rap['stats']['n']} events, ranges sum {sum(x['count'] for x in rap['ranges'])}, "
       f"the parts' {want}")
+
+# call stacks: three files, two stacks in common
+def with_stacks(name, stacks, dropped):
+    doc = json.load(open(parts[0]))
+    doc["call_stacks"] = {"interval": 997, "samples": sum(stacks.values()), "dropped": dropped,
+                          "stacks": [{"frames": k.split(";"), "count": v}
+                                     for k, v in stacks.items()]}
+    json.dump(doc, open(p(name), "w"))
+    return p(name)
+
+
+a = {"main;f": 3, "main;g;h": 1}
+b = {"main;g;h": 2, "main": 5}
+files = [with_stacks("sa.json", a, 1), with_stacks("sb.json", b, 0), p("sa.json")]
+r = subprocess.run([tool, "--quiet", "--folded", p("s.folded")] + files,
+                   capture_output=True, text=True)
+lines = open(p("s.folded")).read().splitlines() if r.returncode == 0 else []
+got = {l.rsplit(" ", 1)[0]: int(l.rsplit(" ", 1)[1]) for l in lines}
+check(len(lines) == len(got) and
+      got == {"main;f": 6, "main;g;h": 4, "main": 5, "[dropped]": 2},
+      f"call stacks of three files fold: {lines} {r.stderr}")
 
 go = shutil.which("go")
 if go:
