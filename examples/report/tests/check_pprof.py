@@ -62,11 +62,7 @@ def raw(path):
     return types, samples, out
 
 
-N = 200000
-subprocess.run([make_trace, p("t.trc"), str(N)], check=True)
-subprocess.run([replay, p("t.trc"), "models=all", "json=" + p("all.json"), "report=" + p("a.txt")],
-               check=True, capture_output=True)
-rep = json.load(open(p("all.json")))
+rep = check.replayed(make_trace, replay, "all", 200000, "models=all")
 pm = rep["models"]["profileme"]["table"]
 rap = rep["models"]["rap"]
 strat = rep["models"]["stratified"]["profile"]
@@ -130,8 +126,7 @@ check(re.search(r"^1: 0x401000/0x[0-9a-f]+/0x0 \S*" + re.escape(os.path.basename
       f"-raw: the ELF is mapping 1, with functions and lines\n{out[-400:]}")
 
 # bad input
-subprocess.run([replay, p("t.trc"), "models=pathprof", "json=" + p("paths.json"),
-                "report=" + p("p.txt")], check=True, capture_output=True)
+check.replayed(make_trace, replay, "paths", 200000, "models=pathprof")
 with open(p("old.pb.gz"), "w") as f:
     f.write("old")
 r = subprocess.run([tool, "--quiet", "--pprof", p("old.pb.gz"), p("paths.json")],
