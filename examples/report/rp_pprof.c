@@ -171,9 +171,12 @@ enum {
 };
 
 /* The mapping of a module: its code range from the report's modules
- * when it names the file, else the span of the PCs found in it. */
-static void rp__mapping(const rp_set *s, const rp_pcs *p, const char *mod, uint64_t *lo,
-                        uint64_t *hi, uint64_t *off) {
+ * when it names the file, else the span of the PCs found in it; the
+ * offset is the file's address of the range's start (rp_sym_module),
+ * which is its offset in the file for the usual ELF layout. */
+static void rp__mapping(const rp_set *s, const rp_syms *y, const rp_pcs *p, const char *mod,
+                        uint64_t *lo, uint64_t *hi, uint64_t *off) {
+    const char *m;
     size_t i;
     *lo = UINT64_MAX;
     *hi = *off = 0;
@@ -186,10 +189,8 @@ static void rp__mapping(const rp_set *s, const rp_pcs *p, const char *mod, uint6
         if (!strcmp(s->mod[i].path, mod)) {
             *lo = s->mod[i].lo < *lo ? s->mod[i].lo : *lo;
             if (s->mod[i].hi >= *hi) *hi = s->mod[i].hi + 1;
-            /* the file's address of lo, which is its offset for the
-             * first executable segment of a usual ELF layout */
-            *off = s->mod[i].lo - s->mod[i].bias;
         }
+    if (!rp_sym_module(y, *lo, &m, off)) *off = 0;
 }
 
 int rp_out_pprof(const rp_set *s, const rp_table *t, size_t nt, const rp_syms *y,
@@ -224,22 +225,29 @@ int rp_out_pprof(const rp_set *s, const rp_table *t, size_t nt, const rp_syms *y
         /* the default view: estimated fetches, else the first event */
         if (!strcmp(p.ev[e]->type, "pm_fetches")) deflt = e;
     }
-    /* mappings: one per module, ids from 1 in the order of the PCs */
-    for (i = 0; i < p.n; i++) {
+    /* mappings: one per module with PCs, ids from 1: the report's modules
+     * in its order first (a host lists the program first, and pprof takes
+     * mapping 1 for the main binary), then --elf files in PC order */
+    for (k = 0; k <= s->nmod; k++)
+        for (i = 0; i < p.n; i++) {
+            const char *mod = p.r[i].mod;
+            size_t j;
+            if (!mod || (k < s->nmod && strcmp(mod, s->mod[k].path))) continue;
+            for (j = 0; j < nmods && mods[j] != mod; j++) continue;
+            if (j == nmods) mods[nmods++] = mod;
+            if (k < s->nmod) break;
+        }
+    for (k = 0; k < nmods; k++) {
         uint64_t lo, hi, off;
         int fns = 0, lines = 0;
-        if (!p.r[i].mod) continue;
-        for (k = 0; k < nmods && mods[k] != p.r[i].mod; k++) continue;
-        if (k < nmods) continue;
-        mods[nmods++] = p.r[i].mod;
-        for (k = i; k < p.n; k++)
-            if (p.r[k].mod == p.r[i].mod) fns |= p.r[k].fn != NULL, lines |= p.r[k].line != 0;
-        rp__mapping(s, &p, p.r[i].mod, &lo, &hi, &off);
-        rp__u64f(&m, 1, nmods);
+        for (i = 0; i < p.n; i++)
+            if (p.r[i].mod == mods[k]) fns |= p.r[i].fn != NULL, lines |= p.r[i].line != 0;
+        rp__mapping(s, y, &p, mods[k], &lo, &hi, &off);
+        rp__u64f(&m, 1, k + 1);
         rp__u64f(&m, 2, lo);
         rp__u64f(&m, 3, hi);
         rp__u64f(&m, 4, off);
-        rp__u64f(&m, 5, rp__str(&st, p.r[i].mod));
+        rp__u64f(&m, 5, rp__str(&st, mods[k]));
         rp__u64f(&m, 7, (uint64_t)fns);
         rp__u64f(&m, 8, (uint64_t)lines);
         rp__u64f(&m, 9, (uint64_t)lines);
