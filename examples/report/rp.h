@@ -127,6 +127,7 @@ typedef struct rp_set {
     unsigned nov;
     uint32_t *phase_ids, *bbv_ids; /* per interval, files appended       */
     size_t nphase, nbbv;
+    size_t *phase_end, *bbv_end; /* per file: nphase, nbbv after it       */
     rp_module mod[RP_MAXMOD];
     unsigned nmod;
     rp_calls calls;

@@ -1034,6 +1034,8 @@ void rp_set_free(rp_set *s) {
     for (i = 0; i < s->ncomp; i++) rp__free_comp(&s->comp[i]);
     free(s->phase_ids);
     free(s->bbv_ids);
+    free(s->phase_end);
+    free(s->bbv_end);
     rp__calls_free(&s->calls);
     rp__hp_free(s->hp, s->nhp);
     memset(s, 0, sizeof *s);
@@ -1043,7 +1045,7 @@ int rp_add_buf(rp_set *s, const char *file, const char *buf, size_t n) {
     rp__walk w;
     rp__found *f = (rp__found *)calloc(1, sizeof *f);
     char path[96] = "";
-    size_t i, k;
+    size_t i, k, k2;
     if (!f) {
         snprintf(s->why, sizeof s->why, "%s: out of memory", file);
         return -1;
@@ -1124,8 +1126,11 @@ int rp_add_buf(rp_set *s, const char *file, const char *buf, size_t n) {
                 break;
         if (k == s->nmod) s->mod[s->nmod++] = f->mod[i];
     }
+    k = k2 = s->files - 1; /* the files before this one */
     if (rp__append((void **)&s->phase_ids, &s->nphase, f->ids[0], f->nids[0], sizeof(uint32_t)) ||
         rp__append((void **)&s->bbv_ids, &s->nbbv, f->ids[1], f->nids[1], sizeof(uint32_t)) ||
+        rp__append((void **)&s->phase_end, &k, &s->nphase, 1, sizeof(size_t)) ||
+        rp__append((void **)&s->bbv_end, &k2, &s->nbbv, 1, sizeof(size_t)) ||
         rp__calls_add(&s->calls, &f->calls)) {
         snprintf(s->why, sizeof s->why, "%s: out of memory", file);
         rp__found_free(f);
