@@ -30,7 +30,10 @@ int rp_save(const char *path, const void *b, size_t n) {
     char tmp[4200];
     FILE *f;
     int fd, bad;
-    if (!strcmp(path, "-")) return rp_close(fwrite(b, 1, n, stdout) == n ? stdout : NULL, path);
+    if (!strcmp(path, "-")) {
+        fwrite(b, 1, n, stdout); /* a short write sets the error rp_close reports */
+        return rp_close(stdout, path);
+    }
     /* beside the file, so the rename stays in one file system */
     if (snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid()) >= (int)sizeof tmp) {
         fprintf(stderr, "hwprof-report: %s: name too long\n", path);

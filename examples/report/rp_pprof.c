@@ -88,7 +88,8 @@ static void rp__packedf(rp__buf *o, unsigned field, const uint64_t *v, size_t k,
 
 /* ---- the string table ------------------------------------------------------------
  * Index 0 is "" (profile.proto); a string is stored once, found again by
- * a linear scan: a profile holds a few hundred names, not millions. */
+ * a linear scan: quadratic in the distinct names (functions, files,
+ * modules), which a program's sampled code keeps to thousands at most. */
 typedef struct rp__strs {
     const char **s;
     size_t n, cap;
