@@ -475,6 +475,7 @@ typedef struct rp__found {
     unsigned nov;
     uint32_t *ids[2];
     size_t nids[2];
+    uint64_t phase_interval;
     char path_metric[8];  /* the hosts' path_metric= ("": execution counts) */
     rp_module mod[RP_MAXMOD];
     unsigned nmod;
@@ -551,6 +552,14 @@ static void rp__envelope(rp__walk *w, const char *model, size_t name_at, size_t 
         else
             rp__fail(w, at, "%s report at %s: %s", model, c->path, why);
         return;
+    }
+    /* the first phase detector's interval: the clock of phase_ids, read
+     * from its desc, which the report writes with the defaults filled in */
+    if (!strcmp(model, "phase") && !f->phase_interval) {
+        hwp_phase_desc d;
+        memset(&d, 0, sizeof d);
+        if (hwp_phase_read_desc(&d, w->j.s + at, end - at, &err) == HWP_OK)
+            f->phase_interval = d.interval;
     }
     f->ncomp++;
 }
@@ -1104,6 +1113,7 @@ int rp_add_buf(rp_set *s, const char *file, const char *buf, size_t n) {
             f->comp[i].x = NULL;
         }
         s->ncomp = f->ncomp;
+        s->phase_interval = f->phase_interval;
         snprintf(s->first, sizeof s->first, "%s", file);
         memcpy(s->path_metric, f->path_metric, sizeof s->path_metric);
     }
@@ -1418,14 +1428,6 @@ void rp_detail(const rp_set *s, uint64_t key, FILE *f) {
 void rp_json_str(FILE *f, const char *str) {
     hwp_writer w = hwp_writer_stdio(f);
     hwp_put_json_str(&w, str);
-}
-
-uint64_t rp_phase_interval(const rp_set *s) {
-    size_t i;
-    for (i = 0; i < s->ncomp; i++)
-        if (!strcmp(s->comp[i].m->name, "phase"))
-            return ((const hwp_phase *)s->comp[i].x)->desc.interval;
-    return 0;
 }
 
 void rp_write_json(const rp_set *s, FILE *f) {

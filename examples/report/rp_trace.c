@@ -49,7 +49,7 @@ static void rp__track(FILE *f, unsigned pid, unsigned tid, const char *what, con
 }
 
 int rp_out_chrome_trace(const rp_set *s, const char *path) {
-    uint64_t len = rp_phase_interval(s);
+    uint64_t len = s->phase_interval;
     char *text = NULL;
     size_t n = 0, p0 = 0, b0 = 0;
     unsigned k;
