@@ -18,6 +18,7 @@ hwp_install_deps() {
   command -v dpkg-source >/dev/null || need+=(dpkg-dev)     # apt-get source
   command -v luajit >/dev/null || need+=(luajit)            # bench/lua
   command -v chromium >/dev/null || need+=(chromium)        # hwprof-report --html test
+  command -v go >/dev/null || need+=(golang-go)            # hwprof-report --pprof test
   command -v gcovr >/dev/null || need+=(gcovr)              # tests/coverage.sh
   /usr/bin/python3 -c "import numpy" 2>/dev/null || need+=(python3-numpy) # bench/pathprof/simpoint.py
   [ ${#need[@]} -eq 0 ] && return 0

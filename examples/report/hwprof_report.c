@@ -31,7 +31,10 @@ static const char rp__usage[] =
     "  --functions       per-function totals of every per-PC table's counts\n"
     "                    (samples, estimates, events), ranked like the table\n"
     "  --quiet           no text listing (exports only)\n"
-    "\n"
+    "\n";
+
+/* Two strings: C99 promises string literals of 4095 bytes, not more. */
+static const char rp__usage_exports[] =
     "Exports (FILE '-' is standard output):\n"
     "  --csv FILE        the table of --table (default: the first) as CSV, every row\n"
     "  --callgrind FILE  callgrind's profile format: per-PC ProfileMe samples,\n"
@@ -65,6 +68,20 @@ static const char rp__usage[] =
     "                    (docs/trace-format.md), one line per interval of N\n"
     "                    instructions (100000000) in Valgrind exp-bbv's format\n"
     "                    \"T:id:count :id:count ...\" for SimPoint\n"
+    "  --pprof FILE      a gzipped pprof profile (go tool pprof, Pyroscope, ...):\n"
+    "                    every per-PC event of --callgrind as a sample type\n"
+    "                    (pm_samples, pm_fetches, pm_latency, the per-stage\n"
+    "                    latencies, rap_events, strat_events, coproc_samples, ...),\n"
+    "                    one sample per PC, functions and lines where names are\n"
+    "                    known, the report's modules as mappings; no file and exit\n"
+    "                    1 when the report has no per-PC table\n"
+    "  --chrome-trace FILE\n"
+    "                    the report's timelines as Chrome trace-event JSON (Perfetto,\n"
+    "                    chrome://tracing, speedscope): a track per phase detector\n"
+    "                    (the path profiler's, and the BBV reference with exact=on)\n"
+    "                    with its phases, changes and a phase counter; timestamps\n"
+    "                    count guest instructions. No file and exit 1 when the\n"
+    "                    report has no phase timeline\n"
     "  --json FILE       the merged report: each model's JSON report, readable by\n"
     "                    this tool and the models' readers again\n"
     "  --html FILE       one self-contained page (inline SVG, no network)\n"
@@ -111,6 +128,7 @@ static int rp__run(int argc, char **argv, char **files, rp_opts *o_) {
     }
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(rp__usage, stdout);
+            fputs(rp__usage_exports, stdout);
             return 0;
         }
         if (!strcmp(a, "--top") || !strcmp(a, "--key") || !strcmp(a, "--interval")) {
@@ -131,6 +149,8 @@ static int rp__run(int argc, char **argv, char **files, rp_opts *o_) {
         RP__ARG("--bbv", o.bbv)
         RP__ARG("--trace", o.trace)
         RP__ARG("--json", o.json)
+        RP__ARG("--pprof", o.pprof)
+        RP__ARG("--chrome-trace", o.chrome)
         RP__ARG("--html", o.html)
         if (!strcmp(a, "--elf")) {
             if (!v) return rp__fail_usage("missing value after", a);

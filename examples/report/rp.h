@@ -127,6 +127,10 @@ typedef struct rp_set {
     unsigned nov;
     uint32_t *phase_ids, *bbv_ids; /* per interval, files appended       */
     size_t nphase, nbbv;
+    size_t *phase_end, *bbv_end; /* per file: nphase, nbbv after it       */
+    uint64_t phase_interval; /* instructions per interval of phase_ids and
+                                bbv_ids (the first phase detector's desc);
+                                0: no phase detector                     */
     rp_module mod[RP_MAXMOD];
     unsigned nmod;
     rp_calls calls;
@@ -158,6 +162,8 @@ void rp_detail(const rp_set *s, uint64_t key, FILE *f);
 /* Each component written back as its model's JSON report, one object
  * keyed by its path: the merged profile, readable by this tool again. */
 void rp_write_json(const rp_set *s, FILE *f);
+/* str as a JSON string, quoted and escaped. */
+void rp_json_str(FILE *f, const char *str);
 /* The decoded blocks of (start, shape), NULL when no host wrote them. */
 const rp_hpath *rp_hot_path(const rp_set *s, uint64_t start, uint64_t shape);
 /* The RAP tree as SVG (the model's own writer), first RAP component;

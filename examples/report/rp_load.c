@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "hwprof/hwprof.h"
 
@@ -474,6 +475,7 @@ typedef struct rp__found {
     unsigned nov;
     uint32_t *ids[2];
     size_t nids[2];
+    uint64_t phase_interval;
     char path_metric[8];  /* the hosts' path_metric= ("": execution counts) */
     rp_module mod[RP_MAXMOD];
     unsigned nmod;
@@ -550,6 +552,14 @@ static void rp__envelope(rp__walk *w, const char *model, size_t name_at, size_t 
         else
             rp__fail(w, at, "%s report at %s: %s", model, c->path, why);
         return;
+    }
+    /* the first phase detector's interval: the clock of phase_ids, read
+     * from its desc, which the report writes with the defaults filled in */
+    if (!strcmp(model, "phase") && !f->phase_interval) {
+        hwp_phase_desc d;
+        memset(&d, 0, sizeof d);
+        if (hwp_phase_read_desc(&d, w->j.s + at, end - at, &err) == HWP_OK)
+            f->phase_interval = d.interval;
     }
     f->ncomp++;
 }
@@ -836,12 +846,93 @@ static int rp__append(void **dst, size_t *n, const void *src, size_t k, size_t s
     return 0;
 }
 
-/* src's profiles after dst's; src is left empty. */
+/* *p with room for n items of size sz (n 0: left as it is). */
+static int rp__reserve(void **p, size_t n, size_t sz) {
+    void *q;
+    if (!n) return 0;
+    q = realloc(*p, n * sz);
+    if (!q) return -1;
+    *p = q;
+    return 0;
+}
+
+/* Where an entry of hash h sits in an open-addressing index of dst's
+ * entries (slots hold index + 1; 0 is empty): the slot holding an entry
+ * that same() says equals the one sought, or the empty slot ending the
+ * probe. */
+typedef int (*rp__same_fn)(const void *dst, size_t i, const void *want);
+
+static size_t *rp__probe(size_t *slot, size_t mask, uint64_t h, const void *dst, rp__same_fn same,
+                         const void *want) {
+    size_t at = (size_t)h & mask;
+    while (slot[at] && !same(dst, slot[at] - 1, want)) at = (at + 1) & mask;
+    return &slot[at];
+}
+
+static uint64_t rp__hash(uint64_t h, const unsigned char *p, size_t n) {
+    while (n--) h = (h ^ *p++) * 1099511628211ull; /* FNV-1a */
+    return h;
+}
+
+static uint64_t rp__hash_ctx(const rp_ctx *c) {
+    return rp__hash(14695981039346656037ull, (const unsigned char *)&c->key, sizeof c->key);
+}
+
+static uint64_t rp__hash_stk(const rp_stack *k) {
+    return rp__hash(14695981039346656037ull, (const unsigned char *)k->frames, strlen(k->frames));
+}
+
+static int rp__same_ctx(const void *d, size_t i, const void *w) {
+    return ((const rp_ctx *)d)[i].key == ((const rp_ctx *)w)->key;
+}
+
+static int rp__same_stk(const void *d, size_t i, const void *w) {
+    return !strcmp(((const rp_stack *)d)[i].frames, ((const rp_stack *)w)->frames);
+}
+
+/* src's profiles folded into dst's, so the merged state grows with the
+ * distinct contexts and stacks, not with the files: a context key dst's
+ * dictionary has keeps dst's entry (a key names one context; the export
+ * looks contexts up by key), a stack dst has adds its count, the others
+ * are appended. src is left empty. */
 static int rp__calls_add(rp_calls *dst, rp_calls *src) {
-    if (rp__append((void **)&dst->ctx, &dst->nctx, src->ctx, src->nctx, sizeof *src->ctx) ||
-        rp__append((void **)&dst->stk, &dst->nstk, src->stk, src->nstk, sizeof *src->stk))
+    size_t most = (dst->nctx + src->nctx > dst->nstk + src->nstk ? dst->nctx + src->nctx
+                                                                   : dst->nstk + src->nstk),
+           cap = 16, i, n;
+    size_t *slot, *at;
+    while (cap < 2 * most) cap *= 2;
+    /* room for all of src at once: one realloc per file, not per entry */
+    if (rp__reserve((void **)&dst->ctx, dst->nctx + src->nctx, sizeof *dst->ctx) ||
+        rp__reserve((void **)&dst->stk, dst->nstk + src->nstk, sizeof *dst->stk))
         return -1;
-    src->nstk = 0; /* the frames belong to dst now */
+    slot = (size_t *)calloc(cap, sizeof *slot);
+    if (!slot) return -1;
+    for (i = 0; i < dst->nctx; i++)
+        *rp__probe(slot, cap - 1, rp__hash_ctx(&dst->ctx[i]), dst->ctx, rp__same_ctx,
+                   &dst->ctx[i]) = i + 1;
+    for (i = 0, n = dst->nctx; i < src->nctx; i++) {
+        at = rp__probe(slot, cap - 1, rp__hash_ctx(&src->ctx[i]), dst->ctx, rp__same_ctx,
+                       &src->ctx[i]);
+        if (*at) continue;
+        dst->ctx[dst->nctx++] = src->ctx[i];
+        *at = ++n;
+    }
+    memset(slot, 0, cap * sizeof *slot);
+    for (i = 0; i < dst->nstk; i++)
+        *rp__probe(slot, cap - 1, rp__hash_stk(&dst->stk[i]), dst->stk, rp__same_stk,
+                   &dst->stk[i]) = i + 1;
+    for (i = 0, n = dst->nstk; i < src->nstk; i++) {
+        at = rp__probe(slot, cap - 1, rp__hash_stk(&src->stk[i]), dst->stk, rp__same_stk,
+                       &src->stk[i]);
+        if (*at) {
+            dst->stk[*at - 1].count += src->stk[i].count;
+            continue;
+        }
+        dst->stk[dst->nstk++] = src->stk[i];
+        src->stk[i].frames = NULL; /* dst's now */
+        *at = ++n;
+    }
+    free(slot);
     dst->ctx_overflow += src->ctx_overflow;
     dst->ctx_lost += src->ctx_lost;
     dst->have_ctx |= src->have_ctx;
@@ -952,6 +1043,8 @@ void rp_set_free(rp_set *s) {
     for (i = 0; i < s->ncomp; i++) rp__free_comp(&s->comp[i]);
     free(s->phase_ids);
     free(s->bbv_ids);
+    free(s->phase_end);
+    free(s->bbv_end);
     rp__calls_free(&s->calls);
     rp__hp_free(s->hp, s->nhp);
     memset(s, 0, sizeof *s);
@@ -961,7 +1054,7 @@ int rp_add_buf(rp_set *s, const char *file, const char *buf, size_t n) {
     rp__walk w;
     rp__found *f = (rp__found *)calloc(1, sizeof *f);
     char path[96] = "";
-    size_t i, k;
+    size_t i, k, k2;
     if (!f) {
         snprintf(s->why, sizeof s->why, "%s: out of memory", file);
         return -1;
@@ -1020,6 +1113,7 @@ int rp_add_buf(rp_set *s, const char *file, const char *buf, size_t n) {
             f->comp[i].x = NULL;
         }
         s->ncomp = f->ncomp;
+        s->phase_interval = f->phase_interval;
         snprintf(s->first, sizeof s->first, "%s", file);
         memcpy(s->path_metric, f->path_metric, sizeof s->path_metric);
     }
@@ -1042,8 +1136,11 @@ int rp_add_buf(rp_set *s, const char *file, const char *buf, size_t n) {
                 break;
         if (k == s->nmod) s->mod[s->nmod++] = f->mod[i];
     }
+    k = k2 = s->files - 1; /* the files before this one */
     if (rp__append((void **)&s->phase_ids, &s->nphase, f->ids[0], f->nids[0], sizeof(uint32_t)) ||
         rp__append((void **)&s->bbv_ids, &s->nbbv, f->ids[1], f->nids[1], sizeof(uint32_t)) ||
+        rp__append((void **)&s->phase_end, &k, &s->nphase, 1, sizeof(size_t)) ||
+        rp__append((void **)&s->bbv_end, &k2, &s->nbbv, 1, sizeof(size_t)) ||
         rp__calls_add(&s->calls, &f->calls)) {
         snprintf(s->why, sizeof s->why, "%s: out of memory", file);
         rp__found_free(f);
@@ -1075,6 +1172,7 @@ fail:
 
 int rp_add_file(rp_set *s, const char *file) {
     FILE *fp = fopen(file, "rb");
+    struct stat st;
     char *buf = NULL;
     size_t n = 0, cap = 0, got;
     int rc;
@@ -1082,10 +1180,17 @@ int rp_add_file(rp_set *s, const char *file) {
         snprintf(s->why, sizeof s->why, "%s: cannot open: %s", file, strerror(errno));
         return -1;
     }
+    /* A file's own size, so the text is read into one block of that
+     * size: a doubling buffer would hold up to twice the report while a
+     * merge of many files holds only one at a time. One byte more finds
+     * the end without another block. */
+    if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (uint64_t)st.st_size < SIZE_MAX / 2)
+        cap = (size_t)st.st_size + 1;
     for (;;) {
-        if (n == cap) {
+        if (n == cap || !buf) {
             char *p;
-            cap = cap ? 2 * cap : 65536;
+            cap = !buf ? (cap ? cap : 65536) : 2 * cap;
             p = (char *)realloc(buf, cap);
             if (!p) {
                 free(buf);
@@ -1318,6 +1423,11 @@ void rp_detail(const rp_set *s, uint64_t key, FILE *f) {
     }
     if (!said) fprintf(f, "  0x%llx: no model has anything on this key\n",
                        (unsigned long long)key);
+}
+
+void rp_json_str(FILE *f, const char *str) {
+    hwp_writer w = hwp_writer_stdio(f);
+    hwp_put_json_str(&w, str);
 }
 
 void rp_write_json(const rp_set *s, FILE *f) {

@@ -4,9 +4,11 @@
 #include "rp_out.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 FILE *rp_open(const char *path) {
     FILE *f;
@@ -22,6 +24,39 @@ int rp_close(FILE *f, const char *path) {
     else bad |= fclose(f) != 0;
     if (bad) fprintf(stderr, "hwprof-report: %s: write failed\n", path);
     return bad ? 1 : 0;
+}
+
+int rp_save(const char *path, const void *b, size_t n) {
+    char tmp[4200];
+    FILE *f;
+    int fd, bad;
+    if (!strcmp(path, "-")) {
+        fwrite(b, 1, n, stdout); /* a short write sets the error rp_close reports */
+        return rp_close(stdout, path);
+    }
+    /* beside the file, so the rename stays in one file system */
+    if (snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid()) >= (int)sizeof tmp) {
+        fprintf(stderr, "hwprof-report: %s: name too long\n", path);
+        return 1;
+    }
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    f = fd < 0 ? NULL : fdopen(fd, "wb");
+    if (!f) {
+        fprintf(stderr, "hwprof-report: %s: cannot write: %s\n", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
+        return 1;
+    }
+    bad = fwrite(b, 1, n, f) != n;
+    bad |= fclose(f) != 0;
+    if (!bad && rename(tmp, path) != 0) bad = 1;
+    if (bad) {
+        fprintf(stderr, "hwprof-report: %s: write failed: %s\n", path, strerror(errno));
+        unlink(tmp);
+    }
+    return bad;
 }
 
 void rp_key_name(const rp_syms *y, uint64_t pc, char *buf, size_t cap) {
@@ -315,52 +350,116 @@ static int rp__csv(const rp_table *t, const rp_syms *y, const char *path) {
  * costs. Costs are integers: each figure is rounded per PC, and
  * "totals:" is the sum of what is written. */
 
-typedef struct rp__ev {
-    const char *table; /* table-name suffix after the model            */
-    const char *model;
-    unsigned col;
-    const char *name;
-    int max;           /* several rows per PC: keep the largest        */
-} rp__ev;
-
-static const rp__ev rp__events[] = {
-    {"insns", "pm_table", 0, "PM_Samples", 0},
-    {"insns", "pm_table", 1, "PM_Fetches", 0},
-    {"insns", "pm_table", 4, "PM_Latency", 0},
-    {"insns", "pm_table", 5, "PM_DcMiss", 0},
-    {"insns", "pm_table", 6, "PM_WastedSlots", 0},
-    {"ranges", "rap", 3, "RAP_Events", 0},
-    {"invariance", "strat_acc", 0, "STRAT_Events", 0},
-    {"invariance", "strat_acc", 1, "STRAT_Invariant", 0},
-    {"invariance", "coproc", 0, "CP_Samples", 1},
-    {"invariance", "coproc", 1, "CP_Invariant", 1},
+static const rp_event rp__events[] = {
+    {"insns", "pm_table", 0, "PM_Samples", "pm_samples", "count", 0},
+    {"insns", "pm_table", 1, "PM_Fetches", "pm_fetches", "count", 0},
+    {"insns", "pm_table", 4, "PM_Latency", "pm_latency", "cycles", 0},
+    {"insns", "pm_table", 5, "PM_DcMiss", "pm_dcache_misses", "count", 0},
+    {"insns", "pm_table", 6, "PM_WastedSlots", "pm_wasted_slots", "count", 0},
+    {"insns", "pm_table", 8, "PM_LatFetchMap", "pm_lat_fetch_map", "cycles", 0},
+    {"insns", "pm_table", 9, "PM_LatMapReady", "pm_lat_map_ready", "cycles", 0},
+    {"insns", "pm_table", 10, "PM_LatReadyIssue", "pm_lat_ready_issue", "cycles", 0},
+    {"insns", "pm_table", 11, "PM_LatIssueRR", "pm_lat_issue_rr", "cycles", 0},
+    {"insns", "pm_table", 12, "PM_LatRRRetire", "pm_lat_rr_retire", "cycles", 0},
+    {"insns", "pm_table", 13, "PM_LatLoad", "pm_lat_load", "cycles", 0},
+    {"ranges", "rap", 3, "RAP_Events", "rap_events", "count", 0},
+    {"invariance", "strat_acc", 0, "STRAT_Events", "strat_events", "count", 0},
+    {"invariance", "strat_acc", 1, "STRAT_Invariant", "strat_invariant", "count", 0},
+    {"invariance", "coproc", 0, "CP_Samples", "coproc_samples", "count", 1},
+    {"invariance", "coproc", 1, "CP_Invariant", "coproc_invariant", "count", 1},
 };
 #define RP__NEV (sizeof rp__events / sizeof rp__events[0])
-
-typedef struct rp__cg {
-    uint64_t pc;
-    const char *fn, *mod;
-    char *file;    /* source file (addr2line), NULL: unknown */
-    unsigned line;
-    double c[RP__NEV];
-} rp__cg;
 
 /* Does table t (named "<model>[N].<suffix>") carry event e? Only the
  * first instance of a model counts: two RAP trees over the same code
  * would count every event twice. */
-static int rp__is(const rp_table *t, const rp__ev *e) {
+static int rp__is(const rp_table *t, const rp_event *e) {
     size_t l = strlen(e->model);
-    return !strncmp(t->name, e->model, l) && t->name[l] == '.' &&
+    return t->pc_keyed && !strncmp(t->name, e->model, l) && t->name[l] == '.' &&
            !strcmp(t->name + l + 1, e->table);
 }
 
-static int rp__cgcmp(const void *a, const void *b) {
-    const rp__cg *x = (const rp__cg *)a, *y = (const rp__cg *)b;
+static int rp__pccmp(const void *a, const void *b) {
+    const rp_pc *x = (const rp_pc *)a, *y = (const rp_pc *)b;
     int c = strcmp(x->mod ? x->mod : "", y->mod ? y->mod : "");
     if (c) return c;
     c = strcmp(x->fn ? x->fn : "", y->fn ? y->fn : "");
     if (c) return c;
     return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+void rp_pcs_free(rp_pcs *p) {
+    size_t i;
+    for (i = 0; i < p->n; i++) free(p->r[i].file);
+    free(p->r);
+    memset(p, 0, sizeof *p);
+}
+
+int rp_pcs_get(const rp_table *t, size_t nt, const rp_syms *y, rp_pcs *p) {
+    size_t i, k, cap = 0, m;
+    unsigned e;
+    memset(p, 0, sizeof *p);
+    for (e = 0; e < RP__NEV; e++) {
+        int have = 0;
+        for (i = 0; i < nt; i++) have |= rp__is(&t[i], &rp__events[e]);
+        if (have) p->ev[p->nev++] = &rp__events[e];
+    }
+    for (i = 0; i < nt; i++)
+        for (k = 0; k < t[i].n; k++) {
+            int any = 0;
+            rp_pc *r;
+            for (e = 0; e < p->nev; e++) any |= rp__is(&t[i], p->ev[e]);
+            if (!any) continue;
+            if (p->n == cap) {
+                rp_pc *q;
+                cap = cap ? 2 * cap : 1024;
+                q = (rp_pc *)realloc(p->r, cap * sizeof *q);
+                if (!q) {
+                    rp_pcs_free(p);
+                    return -1;
+                }
+                p->r = q;
+            }
+            r = &p->r[p->n++];
+            memset(r, 0, sizeof *r);
+            r->pc = t[i].rows[k].key;
+            for (e = 0; e < p->nev; e++)
+                if (rp__is(&t[i], p->ev[e])) r->c[e] = floor(t[i].rows[k].v[p->ev[e]->col] + 0.5);
+            if (!rp_sym(y, r->pc, &r->fn, &r->mod, NULL)) {
+                r->fn = r->mod = NULL;
+                rp_sym_module(y, r->pc, &r->mod, NULL);
+            }
+        }
+    if (p->n > 1) qsort(p->r, p->n, sizeof *p->r, rp__pccmp);
+    /* one entry per PC: rows of several tables at one PC fold together */
+    for (i = 0, m = 0; i < p->n; i++) {
+        if (m && p->r[m - 1].pc == p->r[i].pc) {
+            for (e = 0; e < p->nev; e++) {
+                double *d = &p->r[m - 1].c[e], v = p->r[i].c[e];
+                *d = p->ev[e]->max ? (v > *d ? v : *d) : *d + v;
+            }
+        } else {
+            p->r[m++] = p->r[i];
+        }
+    }
+    p->n = m;
+    {
+        uint64_t *pcs = (uint64_t *)calloc(m ? m : 1, sizeof *pcs);
+        char **files = (char **)calloc(m ? m : 1, sizeof *files);
+        unsigned *lines = (unsigned *)calloc(m ? m : 1, sizeof *lines);
+        if (pcs && files && lines) {
+            for (i = 0; i < m; i++) pcs[i] = p->r[i].pc;
+            rp_lines(y, pcs, m, files, lines);
+            for (i = 0; i < m; i++) {
+                p->r[i].file = files[i];
+                p->r[i].line = lines[i];
+            }
+        }
+        free(pcs);
+        free(files);
+        free(lines);
+    }
+    return 0;
 }
 
 static int rp__same(const char *a, const char *b) {
@@ -369,111 +468,53 @@ static int rp__same(const char *a, const char *b) {
 
 static int rp__callgrind(const rp_set *s, const rp_table *t, size_t nt, const rp_syms *y,
                          const char *path) {
-    size_t i, k, n = 0, cap = 0, m;
-    unsigned e, used[RP__NEV], nused = 0;
-    rp__cg *r = NULL;
+    size_t i;
+    unsigned e;
     const char *cur = "";
-    double tot[RP__NEV];
+    double tot[RP_MAXEV];
+    rp_pcs p;
     FILE *f;
+    if (rp_pcs_get(t, nt, y, &p)) {
+        fprintf(stderr, "hwprof-report: out of memory\n");
+        return 1;
+    }
     memset(tot, 0, sizeof tot);
-    for (e = 0; e < RP__NEV; e++) {
-        int have = 0;
-        for (i = 0; i < nt; i++) have |= rp__is(&t[i], &rp__events[e]) && t[i].pc_keyed;
-        if (have) used[nused++] = e;
-    }
-    for (i = 0; i < nt; i++)
-        for (k = 0; k < t[i].n; k++) {
-            int any = 0;
-            for (e = 0; e < nused; e++) any |= rp__is(&t[i], &rp__events[used[e]]);
-            if (!any || !t[i].pc_keyed) continue;
-            if (n == cap) {
-                rp__cg *p;
-                cap = cap ? 2 * cap : 1024;
-                p = (rp__cg *)realloc(r, cap * sizeof *p);
-                if (!p) {
-                    free(r);
-                    fprintf(stderr, "hwprof-report: out of memory\n");
-                    return 1;
-                }
-                r = p;
-            }
-            memset(&r[n], 0, sizeof r[n]);
-            r[n].pc = t[i].rows[k].key;
-            for (e = 0; e < nused; e++)
-                if (rp__is(&t[i], &rp__events[used[e]]))
-                    r[n].c[e] = floor(t[i].rows[k].v[rp__events[used[e]].col] + 0.5);
-            if (!rp_sym(y, r[n].pc, &r[n].fn, &r[n].mod, NULL)) {
-                r[n].fn = r[n].mod = NULL;
-                rp_sym_module(y, r[n].pc, &r[n].mod, NULL);
-            }
-            n++;
-        }
-    if (n > 1) qsort(r, n, sizeof *r, rp__cgcmp);
-    /* one line per PC: rows of several tables at one PC fold together */
-    for (i = 0, m = 0; i < n; i++) {
-        if (m && r[m - 1].pc == r[i].pc) {
-            for (e = 0; e < nused; e++)
-                r[m - 1].c[e] = rp__events[used[e]].max
-                                    ? (r[i].c[e] > r[m - 1].c[e] ? r[i].c[e] : r[m - 1].c[e])
-                                    : r[m - 1].c[e] + r[i].c[e];
-        } else {
-            r[m++] = r[i];
-        }
-    }
-    n = m;
-    for (i = 0; i < n; i++)
-        for (e = 0; e < nused; e++) tot[e] += r[i].c[e];
-    {
-        uint64_t *pcs = (uint64_t *)calloc(n ? n : 1, sizeof *pcs);
-        char **files = (char **)calloc(n ? n : 1, sizeof *files);
-        unsigned *lines = (unsigned *)calloc(n ? n : 1, sizeof *lines);
-        if (pcs && files && lines) {
-            for (i = 0; i < n; i++) pcs[i] = r[i].pc;
-            rp_lines(y, pcs, n, files, lines);
-            for (i = 0; i < n; i++) {
-                r[i].file = files[i];
-                r[i].line = lines[i];
-            }
-        }
-        free(pcs);
-        free(files);
-        free(lines);
-    }
+    for (i = 0; i < p.n; i++)
+        for (e = 0; e < p.nev; e++) tot[e] += p.r[i].c[e];
     f = rp_open(path);
     if (!f) {
-        free(r);
+        rp_pcs_free(&p);
         return 1;
     }
     fprintf(f, "# callgrind format\nversion: 1\ncreator: hwprof-report\n");
     fprintf(f, "cmd: hwprof report of %s (%u file%s merged)\n", s->first, s->files,
             s->files == 1 ? "" : "s");
     fprintf(f, "positions: instr line\nevents:");
-    for (e = 0; e < nused; e++) fprintf(f, " %s", rp__events[used[e]].name);
+    for (e = 0; e < p.nev; e++) fprintf(f, " %s", p.ev[e]->name);
     fprintf(f, "\n");
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < p.n; i++) {
         /* fl= opens a function with its first PC's file; a PC from
          * another file (inlined code) is marked with fi= */
         static const char unknown[] = "???";
-        const char *file = r[i].file ? r[i].file : unknown;
-        if (i == 0 || !rp__same(r[i].fn, r[i - 1].fn) || !rp__same(r[i].mod, r[i - 1].mod) ||
-            !r[i].fn) {
-            fprintf(f, "\nob=%s\nfl=%s\n", r[i].mod ? r[i].mod : "(no module)", file);
-            if (r[i].fn) fprintf(f, "fn=%s\n", r[i].fn);
-            else fprintf(f, "fn=0x%llx\n", (unsigned long long)r[i].pc);
+        const rp_pc *r = &p.r[i];
+        const char *file = r->file ? r->file : unknown;
+        if (i == 0 || !rp__same(r->fn, r[-1].fn) || !rp__same(r->mod, r[-1].mod) || !r->fn) {
+            fprintf(f, "\nob=%s\nfl=%s\n", r->mod ? r->mod : "(no module)", file);
+            if (r->fn) fprintf(f, "fn=%s\n", r->fn);
+            else fprintf(f, "fn=0x%llx\n", (unsigned long long)r->pc);
             cur = file;
         } else if (strcmp(file, cur)) {
             fprintf(f, "fi=%s\n", file);
             cur = file;
         }
-        fprintf(f, "0x%llx %u", (unsigned long long)r[i].pc, r[i].line);
-        for (e = 0; e < nused; e++) fprintf(f, " %.0f", r[i].c[e]);
+        fprintf(f, "0x%llx %u", (unsigned long long)r->pc, r->line);
+        for (e = 0; e < p.nev; e++) fprintf(f, " %.0f", r->c[e]);
         fprintf(f, "\n");
     }
-    for (i = 0; i < n; i++) free(r[i].file);
     fprintf(f, "\ntotals:");
-    for (e = 0; e < nused; e++) fprintf(f, " %.0f", tot[e]);
+    for (e = 0; e < p.nev; e++) fprintf(f, " %.0f", tot[e]);
     fprintf(f, "\n");
-    free(r);
+    rp_pcs_free(&p);
     return rp_close(f, path);
 }
 
@@ -747,6 +788,8 @@ int rp_out(const rp_set *s, const rp_opts *o) {
     }
     if (!rc && o->callgrind) rc = rp__callgrind(s, t, nt, y, o->callgrind);
     if (!rc && o->folded) rc = rp__folded(s, t, nt, y, o);
+    if (!rc && o->pprof) rc = rp_out_pprof(s, t, nt, y, o->pprof);
+    if (!rc && o->chrome) rc = rp_out_chrome_trace(s, o->chrome);
     if (!rc && o->json) {
         FILE *f = rp_open(o->json);
         if (!f) rc = 1;

@@ -34,11 +34,7 @@ check = Checks(work)
 p = check.path
 
 
-N = 200000
-subprocess.run([make_trace, p("t.trc"), str(N)], check=True)
-subprocess.run([replay, p("t.trc"), "models=all", "json=" + p("all.json"), "report=" + p("all.txt")],
-               check=True, capture_output=True)
-rep = json.load(open(p("all.json")))
+rep = check.replayed(make_trace, replay, "all", 200000, "models=all")
 pm = rep["models"]["profileme"]["table"]
 rap = rep["models"]["rap"]
 rnd = lambda x: int(x + 0.5)
