@@ -8,7 +8,7 @@ each of those images (the library, libc, ld.so) in its "modules" member at
 that bias, and hwprof-report --functions must put ProfileMe's samples
 mostly on hwq_lib_spin, a name only the library's symbol table has.
 Runs under each QEMU given as QEMU=PLUGIN (the API 1 plugin under 7.2;
-QEMU "qemu10": the qemu-x86_64 10 of build-qemu.sh, where run_current.sh
+QEMU "qemu10": the qemu-x86_64 10 of build-qemu.sh, where with_qemu.sh
 finds it, skipped when it is not built).
 usage: check_lib_names.py HWPROF_REPORT GUEST WORKDIR QEMU=PLUGIN..."""
 import json
