@@ -30,25 +30,26 @@ if [ -x "$bin" ] && "$bin" --version >/dev/null 2>&1; then
 fi
 apt_get() { DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 "$@"; }
 
-# The source package's deb-src line. 10.0: install-qemu10.sh adds it (and
-# installs bookworm-backports' QEMU 10, whose version picks the source).
-# 11.1: a deb-src line alone: no binary of trixie is installed on Debian 12.
+# 10.0: the QEMU 10 that install-qemu10.sh installs from bookworm-backports
+# picks the source version. 11.1: trixie-backports' source alone (a deb-src
+# line installs nothing of Debian 13).
 if [ "$ver" = 10.0 ]; then
-    bash "$here/install-qemu10.sh" --src >&2
-    want="qemu=$(dpkg-query -W -f='${Version}' qemu-system-x86)"
+    bash "$here/install-qemu10.sh" >&2
+    want="qemu=$(dpkg-query -W -f='${Version}' qemu-system-x86)" have='~bpo12'
 else
-    list=/etc/apt/sources.list.d/hwprof-qemu11-src.sources
-    if ! apt-cache showsrc qemu 2>/dev/null | grep -q '^Version: 1:11\.1\.'; then
-        cat > "$list" <<'SRC'
+    want="qemu/$suite" have='1:11\.1\.'
+fi
+# The suite's deb-src line, unless apt already knows a source of that
+# version (another suite's deb-src line is not enough).
+if ! apt-cache showsrc qemu 2>/dev/null | grep -q "^Version: .*$have"; then
+    cat > "/etc/apt/sources.list.d/hwprof-src-$suite.sources" <<SRC
 Types: deb-src
 URIs: http://deb.debian.org/debian
-Suites: trixie-backports
+Suites: $suite
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
-        apt_get update -qq
-    fi
-    want="qemu/$suite"
+    apt_get update -qq
 fi
 # Build dependencies of the x86_64-linux-user target with plugins (not the
 # whole package's list: no system emulators, firmware or docs).
