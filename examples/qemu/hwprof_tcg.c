@@ -24,7 +24,8 @@
  * (hwx_session_block); otherwise instruction by instruction. With
  * ProfileMe alone the plugin keeps its fetch countdown (an inline
  * scoreboard decrement and a conditional callback where the API has
- * scoreboards, a counting TB callback on API 1) and calls the session only at a selection (hwq_cd_*).
+ * scoreboards, a counting TB callback on API 1) and calls the session
+ * only at a selection (hwq_cd_*).
  * System mode: the per-TB callback also reads CR3 (user-half code only)
  * and hands the models every user address tagged with its address space,
  * the flow broken where the address space or privilege changes (hwq_as.h).
@@ -763,7 +764,8 @@ static void hwq_tb_trans(struct qemu_plugin_tb *tb) {
     }
     /* Instruction counts by privilege: one inline add per TB, no call. */
     if (HWQ_SCOREBOARD && n)
-        hwq_inline_add(tb, hwq_tb_kernel(qemu_plugin_tb_vaddr(tb)) ? HWQ_U64(kernel) : HWQ_U64(user),
+        hwq_inline_add(tb,
+                       hwq_tb_kernel(qemu_plugin_tb_vaddr(tb)) ? HWQ_U64(kernel) : HWQ_U64(user),
                        NULL, n);
     if (hwq.floor) {
         hwq_floor_trans(tb, n);

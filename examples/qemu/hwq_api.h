@@ -71,7 +71,9 @@ static inline int hwq_api_fits(int api) {
 static inline void hwq_api_refuse(int api, const char *label) {
     static int said;
     if (said++) return;
-    fprintf(stderr, "hwprof: lib%s%s.so is built for QEMU plugin API %d, this QEMU has plugin API %s: use %s\n",
+    fprintf(stderr,
+            "hwprof: lib%s%s.so is built for QEMU plugin API %d, this QEMU has plugin API %s: "
+            "use %s\n",
             HWQ_PLUGIN_NAME, HWQ_API == 1 ? "" : HWQ_API == 4 ? "-v4" : "-v7", HWQ_API, label,
             hwq_api_module(api));
 }
@@ -237,8 +239,8 @@ static inline int hwq_readable(uint64_t a, unsigned len) {
  * from guest memory (user mode: host address = guest address +
  * guest_base); fixed-size reads, the first 8 bytes of a wider access.
  * 0 when that host address is not readable (a wrong guest_base). */
-static inline int hwq_load_value(qemu_plugin_meminfo_t info, uint64_t vaddr, uint64_t guest_base,
-                          uint64_t *value) {
+static inline int hwq_load_value(qemu_plugin_meminfo_t info, uint64_t vaddr,
+                                 uint64_t guest_base, uint64_t *value) {
     unsigned shift = qemu_plugin_mem_size_shift(info);
     const void *p = (const void *)(uintptr_t)(vaddr + guest_base);
     uint8_t b;
@@ -255,23 +257,24 @@ static inline int hwq_load_value(qemu_plugin_meminfo_t info, uint64_t vaddr, uin
 }
 
 /* The instruction's bytes: API 1 lends QEMU's. */
-static inline const uint8_t *hwq_insn_bytes(const struct qemu_plugin_insn *insn, uint8_t copy[16]) {
+static inline const uint8_t *hwq_insn_bytes(const struct qemu_plugin_insn *insn,
+                                            uint8_t copy[16]) {
     (void)copy;
     return (const uint8_t *)qemu_plugin_insn_data(insn);
 }
 
 /* `imm` added to *shared at every execution of `tb`, no callback: API 1
  * has one counter for all vCPUs, and its adds are not atomic. */
-static inline void hwq_inline_add(struct qemu_plugin_tb *tb, qemu_plugin_u64 entry, uint64_t *shared,
-                           uint64_t imm) {
+static inline void hwq_inline_add(struct qemu_plugin_tb *tb, qemu_plugin_u64 entry,
+                                  uint64_t *shared, uint64_t imm) {
     (void)entry;
     qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, shared, imm);
 }
 #else
 /* The value the access moved, zero-extended (the low 64 bits of a wider
  * one): no guest memory is read again. */
-static inline int hwq_load_value(qemu_plugin_meminfo_t info, uint64_t vaddr, uint64_t guest_base,
-                          uint64_t *value) {
+static inline int hwq_load_value(qemu_plugin_meminfo_t info, uint64_t vaddr,
+                                 uint64_t guest_base, uint64_t *value) {
     qemu_plugin_mem_value m = qemu_plugin_mem_get_value(info);
     (void)vaddr, (void)guest_base;
     switch (m.type) {
@@ -285,7 +288,8 @@ static inline int hwq_load_value(qemu_plugin_meminfo_t info, uint64_t vaddr, uin
 }
 
 /* The instruction's bytes (at most 16), copied into `copy`. */
-static inline const uint8_t *hwq_insn_bytes(const struct qemu_plugin_insn *insn, uint8_t copy[16]) {
+static inline const uint8_t *hwq_insn_bytes(const struct qemu_plugin_insn *insn,
+                                            uint8_t copy[16]) {
     memset(copy, 0, 16);
     qemu_plugin_insn_data(insn, copy, 16);
     return copy;
@@ -293,8 +297,8 @@ static inline const uint8_t *hwq_insn_bytes(const struct qemu_plugin_insn *insn,
 
 /* `imm` added to the executing vCPU's `entry` at every execution of `tb`,
  * no callback. */
-static inline void hwq_inline_add(struct qemu_plugin_tb *tb, qemu_plugin_u64 entry, uint64_t *shared,
-                           uint64_t imm) {
+static inline void hwq_inline_add(struct qemu_plugin_tb *tb, qemu_plugin_u64 entry,
+                                  uint64_t *shared, uint64_t imm) {
     (void)shared;
     qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(tb, QEMU_PLUGIN_INLINE_ADD_U64, entry, imm);
 }
@@ -305,7 +309,8 @@ static inline void hwq_inline_add(struct qemu_plugin_tb *tb, qemu_plugin_u64 ent
 /* Register `reg` of the vCPU running now into *val (little-endian, at
  * most 8 bytes), read through `buf`. 0: unread. API 2 and later only
  * (the functions are NULL on API 1's QEMU: check them first). */
-static inline int hwq_reg_read(struct qemu_plugin_register *reg, hwq_gbytes *buf, uint64_t *val) {
+static inline int hwq_reg_read(struct qemu_plugin_register *reg, hwq_gbytes *buf,
+                               uint64_t *val) {
     *val = 0;
     g_byte_array_set_size(buf, 0);
 #if HWQ_API < 6
