@@ -2,10 +2,12 @@
 # bench/qemu/api.sh [BUILD_DIR] [RUNS] [PROGRAM ...]
 #
 # The real-program corpus under QEMU with each plugin configuration, for
-# both plugin APIs:
+# each plugin API:
 #   API 1: libhwprof-tcg.so    under Debian 12's qemu-x86_64 7.2
-#   API 4: libhwprof-tcg-v4.so under the qemu-x86_64 10 of
+#   API 4: libhwprof-tcg-v4.so under the qemu-x86_64 10.0 of
 #          examples/qemu/build-qemu.sh (skipped, and said so, when absent)
+#   API 7: libhwprof-tcg-v7.so under the qemu-x86_64 11.1 of
+#          `build-qemu.sh 11.1` (likewise)
 # PROGRAMs are corpus members (bench/corpus/corpus.py --commands gives
 # their command lines, inputs and guest environment; default: every
 # member but cc1plus, whose plain run alone takes ~13 s of user CPU under
@@ -16,16 +18,16 @@
 # callback), co-processor alone (coproc: load values), RAP alone (rap:
 # code ranges), all models (all); the floors the API allows: an empty TB
 # callback (floor-tb), an empty memory callback per instruction
-# (floor-mem), and, API 4 only, an inline per-TB decrement with a
+# (floor-mem), and, API 4 and 7, an inline per-TB decrement with a
 # conditional callback (floor-cond, ProfileMe's countdown); and the
-# exact-counting peer plugin (peer: libexact-tcg.so / libexact-tcg-v4.so,
+# exact-counting peer plugin (peer: libexact-tcg.so / -v4.so / -v7.so,
 # values=on: every TB, path and (load pc, value) pair counted exactly),
 # which "all" is also compared with. profileme-per-tb (ProfileMe fed
 # every TB, cd=off) runs only when CONFIGS names it.
 # RUNS rounds (default 5), each one hyperfine --runs 1 per command,
 # interleaved. Environment: CONFIGS (space-separated names) keeps only
-# those configurations (plain always runs); APIS (default "1 4") picks
-# the APIs, so the two can run at different times into the same table.
+# those configurations (plain always runs); APIS (default "1 4 7") picks
+# the APIs, so they can run at different times into the same table.
 # Writes one JSON per API, program and round to $BUILD_DIR/bench-qemu-api/
 # and the tables of bench/qemu/api_table.py over every JSON there to
 # $BUILD_DIR/bench-qemu-api.md.
@@ -40,10 +42,11 @@ progs=("$@")
 configs=${CONFIGS:-peer none profileme coproc rap all floor-tb floor-mem floor-cond}
 tag=${CONFIGS:+@${CONFIGS// /+}}
 q10=${HWPROF_QEMU10_USER:-${HWPROF_QEMU_CACHE:-$HOME/.cache/hwprof/qemu}/bin/qemu-x86_64}
+q11=${HWPROF_QEMU11_USER:-${HWPROF_QEMU11_CACHE:-$HOME/.cache/hwprof/qemu-11.1}/bin/qemu-x86_64}
 dir=$build/bench-qemu-api
 mkdir -p "$dir"
 lib=$build/examples/qemu
-for f in libhwprof-tcg.so libhwprof-tcg-v4.so libexact-tcg.so libexact-tcg-v4.so; do
+for f in libhwprof-tcg{,-v4,-v7}.so libexact-tcg{,-v4,-v7}.so; do
   [ -f "$lib/$f" ] || { echo "build first: meson compile -C $build" >&2; exit 1; }
 done
 # name <TAB> cwd <TAB> environment <TAB> command, inputs written
@@ -61,7 +64,7 @@ bench_api() { # api qemu plugin peer
         none) opt="$p,models=none,report=/dev/null" ;;
         profileme | coproc | rap | all) opt="$p,models=$c,report=/dev/null" ;;
         profileme-per-tb) opt="$p,models=profileme,cd=off,report=/dev/null" ;;
-        floor-cond) [ "$api" = 4 ] || continue; opt="$p,floor=cond,report=/dev/null" ;;
+        floor-cond) [ "$api" != 1 ] || continue; opt="$p,floor=cond,report=/dev/null" ;;
         floor-tb | floor-mem) opt="$p,floor=${c#floor-},report=/dev/null" ;;
         *) echo "api.sh: unknown configuration $c" >&2; exit 1 ;;
       esac
@@ -80,15 +83,17 @@ bench_api() { # api qemu plugin peer
     echo "API $api $name: $((SECONDS - t0)) s" >&2
   done <<< "$corpus"
 }
-for api in ${APIS:-1 4}; do
+for api in ${APIS:-1 4 7}; do
   case $api in
     1) bench_api 1 "$(command -v qemu-x86_64)" "$lib/libhwprof-tcg.so" "$lib/libexact-tcg.so" ;;
-    4) if [ -x "$q10" ]; then
-         bench_api 4 "$q10" "$lib/libhwprof-tcg-v4.so" "$lib/libexact-tcg-v4.so"
+    4 | 7) q=$q10 ver=10.0
+       [ "$api" = 4 ] || q=$q11 ver=11.1
+       if [ -x "$q" ]; then
+         bench_api "$api" "$q" "$lib/libhwprof-tcg-v$api.so" "$lib/libexact-tcg-v$api.so"
        else
-         echo "API 4: skipped, no plugin-enabled qemu-x86_64 10 at $q10 (examples/qemu/build-qemu.sh)" >&2
+         echo "API $api: skipped, no plugin-enabled qemu-x86_64 $ver at $q (examples/qemu/build-qemu.sh $ver)" >&2
        fi ;;
-    *) echo "api.sh: unknown API $api (1 or 4)" >&2; exit 1 ;;
+    *) echo "api.sh: unknown API $api (1, 4 or 7)" >&2; exit 1 ;;
   esac
 done
 python3 "$here/api_table.py" "$dir" | tee "$build/bench-qemu-api.md"

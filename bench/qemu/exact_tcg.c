@@ -17,12 +17,13 @@
  * only an inline ADD_U64 per TB (execution counts, no callback, no order):
  * into that TB's counter on API 1 (7.2's inline adds are not atomic, so
  * with several guest threads the counts are approximate), into the vCPU's
- * scoreboard entry on API 4.
+ * scoreboard entry on API 4 and 7.
  *
- * Two builds, as the hwprof plugin: libexact-tcg.so (HWQ_API=1, QEMU 7.2)
- * and libexact-tcg-v4.so (HWQ_API=4, QEMU 9.1 .. 10.x), where loaded
- * values come from the access (qemu_plugin_mem_get_value), not from a
- * re-read of guest memory.
+ * Three builds, as the hwprof plugin, the API differences in hwq_api.h:
+ * libexact-tcg.so (HWQ_API=1, QEMU 7.2), libexact-tcg-v4.so (HWQ_API=4,
+ * QEMU 9.1 .. 10.x) and libexact-tcg-v7.so (HWQ_API=7, QEMU 11.1 and
+ * later), where loaded values come from the access
+ * (qemu_plugin_mem_get_value), not from a re-read of guest memory.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -31,7 +32,8 @@
 #include <string.h>
 
 #include "hwx.h" /* only the x86 branch classifier */
-#include "qemu_plugin_api.h"
+#define HWQ_PLUGIN_NAME "exact-tcg"
+#include "hwq_api.h"
 
 HWQ_PLUGIN_EXPORT int qemu_plugin_version = HWQ_PLUGIN_API_VERSION;
 
@@ -73,9 +75,8 @@ static struct {
     int values;
     int floor;
     tbinfo *all; /* floor=inline: every translated TB, to sum at exit */
-#if HWQ_API >= 2
-    struct qemu_plugin_scoreboard *sb; /* floor=inline: TB executions    */
-#endif
+    struct qemu_plugin_scoreboard *sb; /* floor=inline: TB executions
+                                          (HWQ_SCOREBOARD)               */
     char out[256];
     vcpu *v[PEER_MAX_VCPUS];
     unsigned nv;
@@ -189,15 +190,9 @@ static void mem_cb(unsigned int idx, qemu_plugin_meminfo_t info, uint64_t vaddr,
                    void *udata) {
     vcpu *v = idx < PEER_MAX_VCPUS ? peer.v[idx] : NULL;
     uint64_t value = 0;
-    unsigned size;
     if (!v || qemu_plugin_mem_is_store(info)) return;
-#if HWQ_API == 1
-    size = 1u << qemu_plugin_mem_size_shift(info);
-    memcpy(&value, (const void *)(uintptr_t)vaddr, size < 8 ? size : 8);
-#else
-    (void)size, (void)vaddr;
-    value = hwq_mem_value(info);
-#endif
+    /* API 1 reads it back: guest_base 0 (x86-64 guests on x86-64 hosts). */
+    hwq_load_value(info, vaddr, 0, &value);
     tab_add(&v->values, (uint64_t)(uintptr_t)udata, value, 1);
 }
 
@@ -222,13 +217,7 @@ static void floor_trans(struct qemu_plugin_tb *tb, tbinfo *t, size_t n) {
         t->next = peer.all; /* translation can run on several vCPUs */
         peer.all = t;
         pthread_mutex_unlock(&peer.lock);
-#if HWQ_API == 1
-        qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
-                                                 &t->inline_count, 1);
-#else
-        qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
-            tb, QEMU_PLUGIN_INLINE_ADD_U64, (qemu_plugin_u64){peer.sb, 0}, 1);
-#endif
+        hwq_inline_add(tb, (qemu_plugin_u64){peer.sb, 0}, &t->inline_count, 1);
         return;
     }
     if (peer.floor == FLOOR_MEM)
@@ -239,26 +228,19 @@ static void floor_trans(struct qemu_plugin_tb *tb, tbinfo *t, size_t n) {
     qemu_plugin_register_vcpu_tb_exec_cb(tb, empty_tb, QEMU_PLUGIN_CB_NO_REGS, t);
 }
 
-static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
-    size_t n = qemu_plugin_tb_n_insns(tb), i;
+static void tb_trans(struct qemu_plugin_tb *tb) {
+    size_t n = qemu_plugin_tb_n_insns(tb), i, len;
     struct qemu_plugin_insn *last;
+    uint8_t code[16];
     tbinfo *t;
-    (void)id;
     if (!n) return;
     t = calloc(1, sizeof *t);
     t->pc = qemu_plugin_tb_vaddr(tb);
     t->n = (uint32_t)n;
     last = qemu_plugin_tb_get_insn(tb, n - 1);
     t->fallthrough = qemu_plugin_insn_vaddr(last) + qemu_plugin_insn_size(last);
-#if HWQ_API == 1
-    t->cls = hwx_x86_classify(qemu_plugin_insn_data(last), qemu_plugin_insn_size(last), NULL);
-#else
-    {
-        uint8_t code[16];
-        size_t k = qemu_plugin_insn_data(last, code, sizeof code);
-        t->cls = hwx_x86_classify(code, k, NULL);
-    }
-#endif
+    len = qemu_plugin_insn_size(last);
+    t->cls = hwx_x86_classify(hwq_insn_bytes(last, code), len < 16 ? len : 16, NULL);
     if (peer.floor) {
         floor_trans(tb, t, n);
         return;
@@ -273,9 +255,8 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     qemu_plugin_register_vcpu_tb_exec_cb(tb, tb_exec, QEMU_PLUGIN_CB_NO_REGS, t);
 }
 
-static void vcpu_init(qemu_plugin_id_t id, unsigned int idx) {
+static void vcpu_init(unsigned int idx) {
     vcpu *v;
-    (void)id;
     if (idx >= PEER_MAX_VCPUS || peer.v[idx]) return;
     v = calloc(1, sizeof *v);
     tab_init(&v->tbs, 1 << 12);
@@ -287,12 +268,10 @@ static void vcpu_init(qemu_plugin_id_t id, unsigned int idx) {
     pthread_mutex_unlock(&peer.lock);
 }
 
-static void at_exit(qemu_plugin_id_t id, void *p) {
+static void at_exit(void) {
     FILE *f = peer.out[0] ? fopen(peer.out, "w") : stderr;
     uint64_t paths = 0;
     unsigned i;
-    (void)id;
-    (void)p;
     if (!f) return;
     for (i = 0; i < peer.nv; i++) {
         vcpu *v = peer.v[i];
@@ -306,13 +285,11 @@ static void at_exit(qemu_plugin_id_t id, void *p) {
     if (peer.floor == FLOOR_INLINE) {
         const tbinfo *t;
         uint64_t execs = 0;
-#if HWQ_API == 1
-        for (t = peer.all; t; t = t->next) execs += t->inline_count;
-#else
-        (void)t;
-        for (i = 0; i < (unsigned)qemu_plugin_num_vcpus(); i++)
-            execs += qemu_plugin_u64_get((qemu_plugin_u64){peer.sb, 0}, i);
-#endif
+        if (!HWQ_SCOREBOARD)
+            for (t = peer.all; t; t = t->next) execs += t->inline_count;
+        else
+            for (i = 0; i < (unsigned)qemu_plugin_num_vcpus(); i++)
+                execs += qemu_plugin_u64_get((qemu_plugin_u64){peer.sb, 0}, i);
         fprintf(f, "TB executions (inline counters): %llu\n", (unsigned long long)execs);
     }
     fprintf(f, "paths completed: %llu\n", (unsigned long long)paths);
@@ -321,8 +298,9 @@ static void at_exit(qemu_plugin_id_t id, void *p) {
 
 HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
                                           int argc, char **argv) {
+    static const hwq_hooks hooks = {vcpu_init, NULL, tb_trans, NULL, at_exit};
     int i;
-    (void)info;
+    if (hwq_api_check(info)) return -1;
     for (i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "values=on")) peer.values = 1;
         else if (!strcmp(argv[i], "values=off")) peer.values = 0;
@@ -336,11 +314,7 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t
             return -1;
         }
     }
-#if HWQ_API >= 2
-    peer.sb = qemu_plugin_scoreboard_new(sizeof(uint64_t));
-#endif
-    qemu_plugin_register_vcpu_init_cb(id, vcpu_init);
-    qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
-    qemu_plugin_register_atexit_cb(id, at_exit, NULL);
+    if (HWQ_SCOREBOARD) peer.sb = qemu_plugin_scoreboard_new(sizeof(uint64_t));
+    hwq_api_register(id, &hooks);
     return 0;
 }

@@ -1,8 +1,10 @@
 /* examples/qemu/hwprof_tcg.c: a QEMU TCG plugin that runs the hwprof
  * models on an unmodified Linux program (user mode) or a whole machine
- * (system mode, API 4 build only). One source, two builds:
+ * (system mode, API 4 and 7 builds). One source, three builds, where
+ * hwq_api.h holds what differs between the APIs:
  *   libhwprof-tcg.so     plugin API 1, QEMU 7.2 (Debian 12's qemu-user)
  *   libhwprof-tcg-v4.so  plugin API 4, QEMU 9.1 .. 10.x
+ *   libhwprof-tcg-v7.so  plugin API 7, QEMU 11.1 and later
  *
  *   qemu-x86_64 -plugin ./libhwprof-tcg.so,rap=on,exact=on,report=r.txt prog
  *
@@ -21,8 +23,9 @@
  * Without exact= or record=, a TB goes to the session as one block
  * (hwx_session_block); otherwise instruction by instruction. With
  * ProfileMe alone the plugin keeps its fetch countdown (an inline
- * scoreboard decrement and a conditional callback on API 4, a counting TB
- * callback on API 1) and calls the session only at a selection (hwq_cd_*).
+ * scoreboard decrement and a conditional callback where the API has
+ * scoreboards, a counting TB callback on API 1) and calls the session
+ * only at a selection (hwq_cd_*).
  * System mode: the per-TB callback also reads CR3 (user-half code only)
  * and hands the models every user address tagged with its address space,
  * the flow broken where the address space or privilege changes (hwq_as.h).
@@ -45,7 +48,8 @@
 #include "hwx_host.h"
 #include "hwq_as.h"
 #include "hwprof/core.h"
-#include "qemu_plugin_api.h"
+#define HWQ_PLUGIN_NAME "hwprof-tcg"
+#include "hwq_api.h"
 
 HWQ_PLUGIN_EXPORT int qemu_plugin_version = HWQ_PLUGIN_API_VERSION;
 
@@ -84,7 +88,7 @@ typedef struct hwq_vcpu {
     /* Countdown mode (hwq_cd_*): the TB whose last instruction is the
      * selected one (or may be a cut copy) waits here for its successor;
      * instructions before cd_pos are already accounted. API 1 keeps the
-     * countdown itself in cd_left (API 4: a scoreboard entry). */
+     * countdown itself in cd_left (API 4 and 7: a scoreboard entry). */
     const hwq_tb *cd_pend;
     uint32_t cd_pos;
     uint32_t idx;         /* vcpu_index                                   */
@@ -98,7 +102,7 @@ typedef struct hwq_vcpu {
      * readable, the address decides) and the tagged pcs handed on. */
     uint64_t tag, next_tag, cr3, cr3_tag;
     struct qemu_plugin_register *cr3_reg, *cs_reg, *cr0_reg;
-    void *regs;           /* hwq_gbytes, API 4                            */
+    hwq_gbytes *regs;     /* read buffer (API 4 and 7)                    */
     uint64_t tpc[HWQ_MAX_TB_INSNS];
     /* The running TB's memory instructions, one record each, in program
      * order, appended by the memory callback (7.2 calls it after each
@@ -136,18 +140,15 @@ static struct {
     hwq_as_table *as;               /* system mode: CR3 -> tag (lock)    */
     uint64_t priv_by_addr;          /* system-mode TBs whose privilege was
                                        told by address (no CS/CR0 read)  */
-#if HWQ_API >= 2
     /* Per-vCPU instruction counts kept by inline ops (no callback):
-     * user and kernel code apart. */
+     * user and kernel code apart; ProfileMe's countdown (HWQ_SCOREBOARD). */
     struct qemu_plugin_scoreboard *sb;
-#endif
 } hwq = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* floor=: what the API itself costs, for bench/qemu: no model runs, the
  * plugin only registers the named kind of callback, which returns at once. */
 enum { HWQ_FLOOR_OFF, HWQ_FLOOR_TB, HWQ_FLOOR_MEM, HWQ_FLOOR_COND };
 
-#if HWQ_API >= 2
 typedef struct hwq_slot {
     uint64_t user, kernel; /* instructions executed, by privilege      */
     uint64_t countdown;    /* floor=cond: decremented inline per TB     */
@@ -155,7 +156,6 @@ typedef struct hwq_slot {
 } hwq_slot;
 #define HWQ_U64(member) \
     ((qemu_plugin_u64){hwq.sb, offsetof(hwq_slot, member)})
-#endif
 
 /* ---- output ---------------------------------------------------------------- */
 
@@ -305,7 +305,6 @@ static void hwq_modules(void) {
     hwq_img_collect(p ? hwq_img.mod[0].path : NULL);
 }
 
-#if HWQ_API >= 2
 /* QEMU 10 gives its host signal handler (which hands a signal to the
  * guest and, when the guest's action is the default one, ends the process
  * through the plugins' exit callbacks: dump_core_and_abort, then
@@ -327,7 +326,6 @@ static void hwq_take_signals(void) {
         if (sigaction(sig[i], NULL, &cur) == 0 && cur.sa_handler == SIG_DFL)
             sigaction(sig[i], &qemu, NULL);
 }
-#endif
 
 /* ---- the event stream ------------------------------------------------------ */
 
@@ -516,13 +514,10 @@ static uint64_t hwq_cd_tb(hwq_vcpu *v, const hwq_tb *tb, uint64_t now) {
     return v->cd_last = hwx_session_until(&v->s);
 }
 
-/* The count as the inline ops (API 4) or the TB callback (API 1) left it. */
+/* The count as the inline ops (HWQ_SCOREBOARD) or the TB callback (API 1)
+ * left it. */
 static uint64_t hwq_cd_now(const hwq_vcpu *v) {
-#if HWQ_API >= 2
-    return qemu_plugin_u64_get(HWQ_U64(pm_left), v->idx);
-#else
-    return v->cd_left;
-#endif
+    return HWQ_SCOREBOARD ? qemu_plugin_u64_get(HWQ_U64(pm_left), v->idx) : v->cd_left;
 }
 
 /* The thread ends (next 0) or the process: the waiting TB, then the
@@ -553,22 +548,9 @@ static hwq_vcpu *hwq_get(unsigned idx) {
     return idx < HWQ_MAX_VCPUS ? hwq.vcpu[idx] : NULL;
 }
 
-#if HWQ_API >= 2
 /* The vCPU whose thread this is (system mode: QEMU translates a vCPU's
  * code on that vCPU's thread), for reads at translation time. */
 static __thread hwq_vcpu *hwq_self;
-
-/* Register `reg` of the vCPU running now into *val (little-endian, at
- * most 8 bytes: 4 for CR3 outside 64-bit code, gdb's view). 0: unread. */
-static int hwq_reg_read(hwq_vcpu *v, struct qemu_plugin_register *reg, uint64_t *val) {
-    int len;
-    *val = 0;
-    g_byte_array_set_size((hwq_gbytes *)v->regs, 0);
-    len = qemu_plugin_read_register(reg, (hwq_gbytes *)v->regs);
-    if (len <= 0) return 0;
-    memcpy(val, ((hwq_gbytes *)v->regs)->data, len < 8 ? (size_t)len : 8);
-    return 1;
-}
 
 /* 1 when a TB at `pc` runs privileged (hwq_as_kernel), told once, at
  * translation: QEMU's x86 TB lookup key holds the privilege level and
@@ -580,11 +562,10 @@ static int hwq_tb_kernel(uint64_t pc) {
     hwq_vcpu *v = hwq_self;
     uint64_t cs = 0, cr0 = 0;
     int regs = hwq.system && v && v->cs_reg && v->cr0_reg &&
-               hwq_reg_read(v, v->cr0_reg, &cr0) && hwq_reg_read(v, v->cs_reg, &cs);
+               hwq_reg_read(v->cr0_reg, v->regs, &cr0) && hwq_reg_read(v->cs_reg, v->regs, &cs);
     if (hwq.system && !regs) __atomic_add_fetch(&hwq.priv_by_addr, 1, __ATOMIC_RELAXED);
     return hwq_as_kernel(pc, regs, cr0, cs);
 }
-#endif
 
 /* System mode: the tag of the address space that code at `pc` runs in
  * now (hwq_as.h). Kernel code is shared: tag 0, no read. User code: CR3,
@@ -594,12 +575,12 @@ static int hwq_tb_kernel(uint64_t pc) {
  * QEMU_PLUGIN_CB_R_REGS; at a TB's start TCG holds no guest register
  * outside memory, so there is nothing to store first). Reading only after
  * kernel code would miss a CR3 change in low-address privileged code
- * (the boot). The table is consulted only when CR3 changed. */
+ * (the boot). The table is consulted only when CR3 changed. CR3 is
+ * read as 4 bytes outside 64-bit code (gdb's view). */
 static uint64_t hwq_as_now(hwq_vcpu *v, uint64_t pc) {
-#if HWQ_API >= 2
     uint64_t cr3;
     uint32_t id;
-    if (pc >= HWQ_KERNEL_BASE || !v->cr3_reg || !hwq_reg_read(v, v->cr3_reg, &cr3)) return 0;
+    if (pc >= HWQ_KERNEL_BASE || !v->cr3_reg || !hwq_reg_read(v->cr3_reg, v->regs, &cr3)) return 0;
     if (cr3 == v->cr3 && v->cr3_tag) return v->cr3_tag;
     pthread_mutex_lock(&hwq.lock);
     id = hwq_as_id(hwq.as, hwq_as_key(cr3));
@@ -607,11 +588,6 @@ static uint64_t hwq_as_now(hwq_vcpu *v, uint64_t pc) {
     v->cr3 = cr3;
     v->cr3_tag = (uint64_t)id << HWQ_AS_SHIFT;
     return v->cr3_tag;
-#else
-    (void)v;
-    (void)pc;
-    return 0;
-#endif
 }
 
 /* TB `udata` starts: the vCPU's pending TB has finished with it as its
@@ -648,119 +624,33 @@ static void hwq_tb_exec_insns_sys(unsigned int vcpu_index, void *udata) {
     hwq_tb_start(vcpu_index, udata, hwq_emit_insns_sys, 1);
 }
 
-#if HWQ_API == 1
-/* Countdown mode, API 1: one callback per TB that only subtracts until the
- * countdown runs out in this TB. */
+/* Countdown mode. API 1: one callback per TB that only subtracts until
+ * the countdown runs out in this TB. With scoreboards: called only when
+ * this vCPU's count is at most the TB's length, before the inline op
+ * subtracts that length (a TB that may end with a cut copy has no inline
+ * op: it always calls back and subtracts nothing). */
 static void hwq_tb_exec_cd(unsigned int vcpu_index, void *udata) {
     hwq_vcpu *v = hwq_get(vcpu_index);
     const hwq_tb *tb = (const hwq_tb *)udata;
-    if (!v) return;
+    uint64_t *left;
+    if (!HWQ_SCOREBOARD) {
+        if (!v) return;
+        left = &v->cd_left;
+    } else {
+        left = &((hwq_slot *)qemu_plugin_scoreboard_find(hwq.sb, vcpu_index))->pm_left;
+        if (!v) {
+            *left = UINT64_MAX; /* no session: never call back */
+            return;
+        }
+    }
     /* A TB that may end with a cut copy is accounted by hwq_cd_tb. */
-    if (HWP_LIKELY(v->cd_left > tb->n && !tb->cut)) {
-        v->cd_left -= tb->n;
+    if (HWP_LIKELY(*left > tb->n && !tb->cut)) {
+        *left -= tb->n; /* API 1 only: the inline op's condition excludes it */
         return;
     }
-    v->cd_left = hwq_cd_tb(v, tb, v->cd_left);
+    *left = hwq_cd_tb(v, tb, *left);
+    if (HWQ_SCOREBOARD && !tb->cut) *left = *left > UINT64_MAX - tb->n ? UINT64_MAX : *left + tb->n;
 }
-#else
-/* Countdown mode, API 4: called only when this vCPU's scoreboard count is
- * at most the TB's length, before the inline op subtracts that length
- * (a TB that may end with a cut copy has no inline op: it always calls
- * back and subtracts nothing). */
-static void hwq_tb_exec_cd(unsigned int vcpu_index, void *udata) {
-    hwq_vcpu *v = hwq_get(vcpu_index);
-    const hwq_tb *tb = (const hwq_tb *)udata;
-    hwq_slot *slot = (hwq_slot *)qemu_plugin_scoreboard_find(hwq.sb, vcpu_index);
-    uint64_t left;
-    if (!v) {
-        slot->pm_left = UINT64_MAX; /* no session: never call back */
-        return;
-    }
-    left = hwq_cd_tb(v, tb, slot->pm_left);
-    if (!tb->cut) left = left > UINT64_MAX - tb->n ? UINT64_MAX : left + tb->n;
-    slot->pm_left = left;
-}
-#endif
-
-#if HWQ_API == 1
-/* Host ranges known readable, from /proc/self/maps, re-read when an
- * address falls outside all of them. A wrong guest_base= would otherwise
- * send the read to an unmapped address and QEMU would blame the guest for
- * the SIGSEGV. With the right base the access just succeeded, so the page
- * is mapped and the check only costs a compare against the last range. */
-#define HWQ_MAX_RANGES 4096
-static struct {
-    pthread_mutex_t lock;
-    uint32_t n;
-    uint64_t lo[HWQ_MAX_RANGES], hi[HWQ_MAX_RANGES];
-} hwq_maps = {.lock = PTHREAD_MUTEX_INITIALIZER};
-static __thread uint64_t hwq_ok_lo, hwq_ok_hi; /* last range that held */
-
-static void hwq_maps_reload(void) {
-    FILE *f = fopen("/proc/self/maps", "r");
-    char line[512];
-    uint32_t n = 0;
-    if (!f) return;
-    while (n < HWQ_MAX_RANGES && fgets(line, sizeof line, f)) {
-        unsigned long long lo, hi;
-        char perm[8];
-        if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perm) == 3 && perm[0] == 'r') {
-            hwq_maps.lo[n] = lo;
-            hwq_maps.hi[n++] = hi;
-        }
-    }
-    fclose(f);
-    hwq_maps.n = n;
-}
-
-/* Is [a, a + len) inside one readable host mapping? */
-static int hwq_readable(uint64_t a, unsigned len) {
-    uint32_t i;
-    int pass, ok = 0;
-    if (a >= hwq_ok_lo && a + len <= hwq_ok_hi && a + len > a) return 1;
-    pthread_mutex_lock(&hwq_maps.lock);
-    for (pass = 0; pass < 2 && !ok; pass++) {
-        if (pass) hwq_maps_reload();
-        for (i = 0; i < hwq_maps.n; i++) {
-            if (a >= hwq_maps.lo[i] && a + len <= hwq_maps.hi[i] && a + len > a) {
-                hwq_ok_lo = hwq_maps.lo[i];
-                hwq_ok_hi = hwq_maps.hi[i];
-                ok = 1;
-                break;
-            }
-        }
-    }
-    pthread_mutex_unlock(&hwq_maps.lock);
-    return ok;
-}
-
-/* The loaded value, read back from guest memory right after the access
- * (user mode: host address = guest address + guest_base); fixed-size
- * reads, the first 8 bytes of a wider access. An address that is not
- * readable (wrong guest_base=) is counted and read as 0. */
-static uint64_t hwq_value(uint64_t vaddr, unsigned shift) {
-    const void *p = (const void *)(uintptr_t)(vaddr + hwq.guest_base);
-    uint8_t b;
-    uint16_t h;
-    uint32_t w;
-    uint64_t d;
-    if (!hwq_readable(vaddr + hwq.guest_base, 1u << (shift > 3 ? 3 : shift))) {
-        __atomic_add_fetch(&hwq.bad_reads, 1, __ATOMIC_RELAXED);
-        return 0;
-    }
-    switch (shift) {
-    case 0: memcpy(&b, p, 1); return b;
-    case 1: memcpy(&h, p, 2); return h;
-    case 2: memcpy(&w, p, 4); return w;
-    default: memcpy(&d, p, 8); return d;
-    }
-}
-#define HWQ_VALUE(info, vaddr) hwq_value(vaddr, qemu_plugin_mem_size_shift(info))
-#else
-/* API 4 hands the callback the value the access moved: no guest memory
- * is read again, so no guest_base and no unsafe read. */
-#define HWQ_VALUE(info, vaddr) ((void)(vaddr), hwq_mem_value(info))
-#endif
 
 /* One record per memory instruction: its first access gives the address,
  * its first load (if any) the class LOAD, that load's address and value;
@@ -787,7 +677,10 @@ static void hwq_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
     if (r->cls == HWP_CLS_LOAD || qemu_plugin_mem_is_store(info)) return;
     r->cls = HWP_CLS_LOAD;
     r->addr = vaddr;
-    if (hwq.need_values) r->value = HWQ_VALUE(info, vaddr);
+    /* API 1 reads the value back (hwq_load_value): an address not readable
+     * there (a wrong guest_base=) is counted and its value left 0. */
+    if (hwq.need_values && !hwq_load_value(info, vaddr, hwq.guest_base, &r->value))
+        __atomic_add_fetch(&hwq.bad_reads, 1, __ATOMIC_RELAXED);
 }
 
 static void hwq_floor_tb(unsigned int vcpu_index, void *udata) {
@@ -815,8 +708,7 @@ static void hwq_floor_trans(struct qemu_plugin_tb *tb, size_t n) {
             qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, i), hwq_floor_mem,
                                              QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, NULL);
         break;
-#if HWQ_API >= 2
-    case HWQ_FLOOR_COND:
+    case HWQ_FLOOR_COND: /* HWQ_SCOREBOARD only: refused at install else */
         /* ProfileMe's fetch countdown as the API allows it: an inline
          * subtract per TB and a callback only when the count has run out
          * (which would re-arm it; starting from 0 the count wraps to
@@ -827,22 +719,8 @@ static void hwq_floor_trans(struct qemu_plugin_tb *tb, size_t n) {
                                                   QEMU_PLUGIN_COND_EQ, HWQ_U64(countdown), 0,
                                                   NULL);
         break;
-#endif
     default: break;
     }
-}
-
-/* An instruction's bytes (at most 16): API 1 hands a pointer, API 4
- * copies into `copy`. */
-static const uint8_t *hwq_insn_bytes(struct qemu_plugin_insn *insn, uint8_t copy[16]) {
-#if HWQ_API == 1
-    (void)copy;
-    return (const uint8_t *)qemu_plugin_insn_data(insn);
-#else
-    hwp__zero(copy, 16);
-    qemu_plugin_insn_data(insn, copy, 16);
-    return copy;
-#endif
 }
 
 /* regs=on: the registers of the TB's instructions into ops[], once per
@@ -865,20 +743,17 @@ static void hwq_tb_regs(struct qemu_plugin_tb *tb, size_t n, hwp_core_ops *ops) 
     __atomic_add_fetch(&hwq.regs_dst_over, dst_over, __ATOMIC_RELAXED);
 }
 
-static void hwq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
+static void hwq_tb_trans(struct qemu_plugin_tb *tb) {
     size_t n = qemu_plugin_tb_n_insns(tb), i, bytes;
     hwq_tb *t;
     struct qemu_plugin_insn *last;
     hwx_x86_info info;
     const uint8_t *code;
     uint8_t copy[16];
-    (void)id;
-#if HWQ_API >= 2
-    if (!hwq_img.took_signals && !hwq.system) {
+    if (HWQ_TAKE_SIGNALS && !hwq_img.took_signals && !hwq.system) {
         hwq_img.took_signals = 1; /* translation is serialised in user mode */
         hwq_take_signals();
     }
-#endif
     if (!hwq_img.have_base && !hwq.system && n) {
         struct qemu_plugin_insn *first = qemu_plugin_tb_get_insn(tb, 0);
         void *h = qemu_plugin_insn_haddr ? qemu_plugin_insn_haddr(first) : NULL;
@@ -887,14 +762,11 @@ static void hwq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
             hwq_img.have_base = 1; /* translation is serialised in user mode */
         }
     }
-#if HWQ_API >= 2
     /* Instruction counts by privilege: one inline add per TB, no call. */
-    if (n)
-        qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
-            tb, QEMU_PLUGIN_INLINE_ADD_U64,
-            hwq_tb_kernel(qemu_plugin_tb_vaddr(tb)) ? HWQ_U64(kernel) : HWQ_U64(user),
-            n);
-#endif
+    if (HWQ_SCOREBOARD && n)
+        hwq_inline_add(tb,
+                       hwq_tb_kernel(qemu_plugin_tb_vaddr(tb)) ? HWQ_U64(kernel) : HWQ_U64(user),
+                       NULL, n);
     if (hwq.floor) {
         hwq_floor_trans(tb, n);
         return;
@@ -939,17 +811,14 @@ static void hwq_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     t->cut = n > 1 && info.cls == HWP_CLS_OTHER &&
              ((t->pc[n - 1] ^ (t->pc[n - 1] + 14)) & ~(uint64_t)4095) != 0;
     if (hwq.countdown) {
-#if HWQ_API >= 2
-        if (!t->cut) {
+        if (HWQ_SCOREBOARD && !t->cut) {
             /* Registered in this order, QEMU runs the test before the
              * subtraction: the callback sees the count the TB starts with. */
             qemu_plugin_register_vcpu_tb_exec_cond_cb(tb, hwq_tb_exec_cd, QEMU_PLUGIN_CB_NO_REGS,
                                                       QEMU_PLUGIN_COND_LE, HWQ_U64(pm_left),
                                                       n, t);
-            qemu_plugin_register_vcpu_tb_exec_inline_per_vcpu(
-                tb, QEMU_PLUGIN_INLINE_ADD_U64, HWQ_U64(pm_left), -(uint64_t)n);
+            hwq_inline_add(tb, HWQ_U64(pm_left), NULL, -(uint64_t)n);
         } else
-#endif
             qemu_plugin_register_vcpu_tb_exec_cb(tb, hwq_tb_exec_cd, QEMU_PLUGIN_CB_NO_REGS, t);
     } else if (hwq.system) {
         qemu_plugin_register_vcpu_tb_exec_cb(
@@ -1007,17 +876,19 @@ static int hwq_bbv_close(hwq_vcpu *v) {
 /* System mode: where this vCPU's CR3 is read (QEMU's register list, built
  * from its gdb description: x86-64 lists "cr3" in 9.1 and 10), and a
  * buffer to read it into. Runs in the vCPU's context, as
- * qemu_plugin_get_registers asks. Without it every tag is 0 (the report
- * says so). */
+ * qemu_plugin_get_registers asks. Without it (API 1: no register
+ * functions) every tag is 0 (the report says so). */
 static void hwq_as_vcpu(hwq_vcpu *v) {
-#if HWQ_API >= 2
     hwq_garray *r;
-    unsigned i;
+    unsigned i, size;
     if (!qemu_plugin_get_registers || !qemu_plugin_read_register || !g_array_free ||
-        !g_byte_array_new || !g_byte_array_set_size || !(r = qemu_plugin_get_registers()))
+        !g_array_get_element_size || !g_byte_array_new || !g_byte_array_set_size ||
+        !(r = qemu_plugin_get_registers()))
         return;
+    size = g_array_get_element_size(r);
     for (i = 0; i < r->len; i++) {
-        const qemu_plugin_reg_descriptor *d = (const qemu_plugin_reg_descriptor *)r->data + i;
+        const qemu_plugin_reg_descriptor *d =
+            (const qemu_plugin_reg_descriptor *)(const void *)(r->data + (size_t)i * size);
         if (!d->name) continue;
         if (!strcmp(d->name, "cr3")) v->cr3_reg = d->handle;
         if (!strcmp(d->name, "cs")) v->cs_reg = d->handle;
@@ -1026,16 +897,12 @@ static void hwq_as_vcpu(hwq_vcpu *v) {
     g_array_free(r, 1);
     if (!(v->regs = g_byte_array_new())) v->cr3_reg = v->cs_reg = v->cr0_reg = NULL;
     hwq_self = v;
-#else
-    (void)v;
-#endif
 }
 
-static void hwq_vcpu_init(qemu_plugin_id_t id, unsigned int idx) {
+static void hwq_vcpu_init(unsigned int idx) {
     hwq_vcpu *v;
     size_t bytes;
     hwp_writer w;
-    (void)id;
     __atomic_add_fetch(&hwq.live, 1, __ATOMIC_ACQ_REL);
     if (idx >= HWQ_MAX_VCPUS) {
         __atomic_add_fetch(&hwq.dropped_vcpus, 1, __ATOMIC_RELAXED);
@@ -1077,9 +944,8 @@ static void hwq_vcpu_init(qemu_plugin_id_t id, unsigned int idx) {
 }
 
 /* A thread ends: its last TB is complete, successor unknown. */
-static void hwq_vcpu_exit(qemu_plugin_id_t id, unsigned int idx) {
+static void hwq_vcpu_exit(unsigned int idx) {
     hwq_vcpu *v = hwq_get(idx);
-    (void)id;
     __atomic_sub_fetch(&hwq.live, 1, __ATOMIC_ACQ_REL);
     if (!v) return;
     hwq_emit(v, 0);
@@ -1194,8 +1060,7 @@ static int hwq_report(hwx_session *s, const char *suffix, int merged) {
                        "(0x%llx): skipped, check guest_base=\n",
                     (unsigned long long)hwq.bad_reads, (unsigned long long)hwq.guest_base);
     }
-#if HWQ_API >= 2
-    {
+    if (HWQ_SCOREBOARD) {
         /* Executed instructions by privilege (inline counts, all vCPUs or
          * the one this report is for). */
         uint64_t u = 0, k = 0;
@@ -1218,7 +1083,6 @@ static int hwq_report(hwx_session *s, const char *suffix, int merged) {
                        "translated blocks by pc >= 0x%llx: CS or CR0 not readable)\n",
                     (unsigned long long)hwq.priv_by_addr, (unsigned long long)HWQ_KERNEL_BASE);
     }
-#endif
     if (hwq.system) hwq_as_legend(f);
     if (f != stderr && hwq_close(&o) != 0) rc = -1;
     if (hwq.opts.json[0]) {
@@ -1235,13 +1099,11 @@ static int hwq_report(hwx_session *s, const char *suffix, int merged) {
  * vCPUs first): the first one merges and writes, the others wait for it,
  * so the process does not end under a half-written report and no session
  * is merged twice. A failed write ends the process with status 1. */
-static void hwq_atexit(qemu_plugin_id_t id, void *p) {
+static void hwq_atexit(void) {
     hwx_session *all = NULL;
     uint64_t total = 0;
     unsigned i;
     int expect = 0, bad = 0;
-    (void)id;
-    (void)p;
     if (!__atomic_compare_exchange_n(&hwq.exiting, &expect, 1, false, __ATOMIC_ACQ_REL,
                                      __ATOMIC_ACQUIRE)) {
         while (__atomic_load_n(&hwq.exiting, __ATOMIC_ACQUIRE) != 2) usleep(1000);
@@ -1304,12 +1166,10 @@ static void hwq_atexit(qemu_plugin_id_t id, void *p) {
  * now. Only while this is the one running guest thread: the others would
  * go on feeding the sessions being merged. Every other fatal signal of the
  * guest reaches QEMU first (docs/qemu.md, "Exit paths"). */
-static void hwq_syscall(qemu_plugin_id_t id, unsigned int idx, int64_t num, uint64_t a1,
-                        uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6,
-                        uint64_t a7, uint64_t a8) {
+static void hwq_syscall(unsigned int idx, int64_t num, uint64_t a1, uint64_t a2, uint64_t a3) {
     char task[64];
     int self;
-    (void)idx, (void)a4, (void)a5, (void)a6, (void)a7, (void)a8;
+    (void)idx;
     snprintf(task, sizeof task, "/proc/self/task/%llu", (unsigned long long)a1);
     self = num == 62 /* kill */ ? (a2 == 9 && (a1 == 0 || a1 == (uint64_t)getpid()))
          : num == 200 /* tkill */ ? (a2 == 9 && access(task, F_OK) == 0)
@@ -1321,7 +1181,7 @@ static void hwq_syscall(qemu_plugin_id_t id, unsigned int idx, int64_t num, uint
                         "no report\n");
         return;
     }
-    hwq_atexit(id, NULL);
+    hwq_atexit();
 }
 
 /* report=/json= at start: the file must be creatable (its directory
@@ -1415,22 +1275,16 @@ static uint64_t hwq_find_guest_base(void) {
 HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
                                           const qemu_info_t *info, int argc,
                                           char **argv) {
+    static hwq_hooks hooks = {hwq_vcpu_init, hwq_vcpu_exit, hwq_tb_trans, hwq_syscall, hwq_atexit};
     int i;
     const char *why = "";
-    if (info->version.min > HWQ_API || info->version.cur < HWQ_API) {
-        fprintf(stderr, "hwprof: this plugin is built for QEMU plugin API %d, this QEMU "
-                        "supports API %d..%d: use %s\n", HWQ_API, info->version.min,
-                info->version.cur,
-                info->version.cur >= 4 ? "libhwprof-tcg-v4.so (QEMU 9.1 and later)"
-                                       : "libhwprof-tcg.so (QEMU 7.2)");
+    if (hwq_api_check(info)) return -1;
+    /* System mode reads registers (CR3, CS, CR0), which API 1 lacks. */
+    if (!HWQ_SCOREBOARD && info->system_emulation) {
+        fprintf(stderr, "hwprof: system emulation needs libhwprof-tcg-v4.so (QEMU 9.1 .. 10.x) "
+                        "or libhwprof-tcg-v7.so (QEMU 11.1 and later)\n");
         return -1;
     }
-#if HWQ_API == 1
-    if (info->system_emulation) {
-        fprintf(stderr, "hwprof: system emulation needs libhwprof-tcg-v4.so (plugin API 4)\n");
-        return -1;
-    }
-#endif
     hwq.system = info->system_emulation;
     hwx_opts_default(&hwq.opts);
     for (i = 0; i < argc; i++) {
@@ -1467,10 +1321,10 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
         if (!strcmp(key, "floor")) {
             const char *f = eq + 1;
             hwq.floor = !strcmp(f, "tb") ? HWQ_FLOOR_TB : !strcmp(f, "mem") ? HWQ_FLOOR_MEM
-                      : !strcmp(f, "cond") && HWQ_API >= 2 ? HWQ_FLOOR_COND : -1;
+                      : !strcmp(f, "cond") && HWQ_SCOREBOARD ? HWQ_FLOOR_COND : -1;
             if (hwq.floor < 0) {
                 fprintf(stderr, "hwprof: floor= expects tb, mem%s\n",
-                        HWQ_API >= 2 ? " or cond" : " (cond needs the API 4 build)");
+                        HWQ_SCOREBOARD ? " or cond" : " (cond needs the API 4 or 7 build)");
                 return -1;
             }
             continue;
@@ -1513,17 +1367,12 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
         w = hwp_writer_stdio(hwq.trace);
         hwx_trace_write_header(&w);
     }
-#if HWQ_API >= 2
-    hwq.sb = qemu_plugin_scoreboard_new(sizeof(hwq_slot));
-#endif
+    if (HWQ_SCOREBOARD) hwq.sb = qemu_plugin_scoreboard_new(sizeof(hwq_slot));
     if (hwq.system && !(hwq.as = (hwq_as_table *)calloc(1, sizeof *hwq.as))) {
         fprintf(stderr, "hwprof: cannot allocate the address-space table\n");
         return -1;
     }
-    qemu_plugin_register_vcpu_init_cb(id, hwq_vcpu_init);
-    qemu_plugin_register_vcpu_exit_cb(id, hwq_vcpu_exit);
-    qemu_plugin_register_vcpu_tb_trans_cb(id, hwq_tb_trans);
-    qemu_plugin_register_atexit_cb(id, hwq_atexit, NULL);
-    if (!hwq.system) qemu_plugin_register_vcpu_syscall_cb(id, hwq_syscall);
+    if (hwq.system) hooks.syscall = NULL; /* user mode's guest SIGKILL */
+    hwq_api_register(id, &hooks);
     return 0;
 }

@@ -2,28 +2,13 @@
 # Installs QEMU 10 (qemu-system-x86 from Debian 12's bookworm-backports)
 # beside Debian 12's qemu-user 7.2, which the API-v1 tests need: the
 # backports qemu-user is static and cannot load plugins, so qemu-user is
-# pinned to 7.2 and held. With --src, also adds the deb-src lines that
-# build-qemu.sh needs for `apt-get source`. Idempotent; needs root.
+# pinned to 7.2 and held. Idempotent; needs root.
 set -euo pipefail
-want_src=0
-[ "${1:-}" = "--src" ] && want_src=1
 list=/etc/apt/sources.list.d/hwprof-backports.sources
 need_update=0
 if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
     cat > "$list" <<'SRC'
 Types: deb
-URIs: http://deb.debian.org/debian
-Suites: bookworm-backports
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-    need_update=1
-fi
-# build-qemu.sh needs the backports' source package: another deb-src line
-# (bookworm's alone, as another tool may have added) is not enough.
-if [ "$want_src" = 1 ] && ! apt-cache showsrc qemu 2>/dev/null | grep -q '^Version: .*~bpo12'; then
-    cat > /etc/apt/sources.list.d/hwprof-src.sources <<'SRC'
-Types: deb-src
 URIs: http://deb.debian.org/debian
 Suites: bookworm-backports
 Components: main

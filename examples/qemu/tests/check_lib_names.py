@@ -8,8 +8,8 @@ each of those images (the library, libc, ld.so) in its "modules" member at
 that bias, and hwprof-report --functions must put ProfileMe's samples
 mostly on hwq_lib_spin, a name only the library's symbol table has.
 Runs under each QEMU given as QEMU=PLUGIN (the API 1 plugin under 7.2;
-QEMU "qemu10": the qemu-x86_64 10 of build-qemu.sh, where run_current.sh
-finds it, skipped when it is not built).
+QEMU "qemu10" / "qemu11": the qemu-x86_64 10.0 / 11.1 of build-qemu.sh,
+where with_qemu.sh finds it, skipped when it is not built).
 usage: check_lib_names.py HWPROF_REPORT GUEST WORKDIR QEMU=PLUGIN..."""
 import json
 import os
@@ -30,13 +30,18 @@ def check(name, ok, detail=""):
     print(f"{'ok  ' if ok else 'FAIL'} {name}{': ' + detail if detail else ''}")
 
 
+# label: (version, environment variable for the binary, for its cache, cache)
+BUILT = {"qemu10": ("10.0", "HWPROF_QEMU10_USER", "HWPROF_QEMU_CACHE", "qemu"),
+         "qemu11": ("11.1", "HWPROF_QEMU11_USER", "HWPROF_QEMU11_CACHE", "qemu-11.1")}
 for qemu, plugin in runs:
-    if qemu == "qemu10":
-        qemu = os.environ.get("HWPROF_QEMU10_USER") or os.path.join(
-            os.environ.get("HWPROF_QEMU_CACHE") or os.path.expanduser("~/.cache/hwprof/qemu"),
+    built = BUILT.get(qemu)
+    if built:
+        ver, env_bin, env_cache, cache = built
+        qemu = os.environ.get(env_bin) or os.path.join(
+            os.environ.get(env_cache) or os.path.expanduser("~/.cache/hwprof/" + cache),
             "bin", "qemu-x86_64")
     if not os.access(qemu, os.X_OK):
-        print(f"SKIP {qemu}: not built (examples/qemu/build-qemu.sh)")
+        print(f"SKIP {qemu}: not built (bash examples/qemu/build-qemu.sh {built[0] if built else ''})")
         continue
     hwtrace.print_qemu(qemu, plugin)
     js = os.path.join(work, f"lib_names.{os.path.basename(plugin)}.json")
