@@ -29,6 +29,7 @@
  * CONTENTS
  *   hwp_status, hwp_status_str()        status codes (X-macro list)
  *   hwp_head, hwp_why()                 per-instance status and reason
+ *                                       (never NULL; "not initialised")
  *   hwp_sqrt, hwp_ln                    freestanding math for cold paths
  *   hwp_rng_*                           SplitMix64 PRNG, seeded, portable
  *   hwp_lfsr_*                          16/32-bit maximal-length LFSR
@@ -128,15 +129,23 @@ HWP_INLINE const char *hwp_status_str(hwp_status s) {
 /* Every model instance begins with a hwp_head. `magic` identifies the
  * component so cold calls can reject an uninitialised or foreign handle;
  * `why` is a static string saying what the last failing call objected to
- * ("rap: eps must be in (0, 1)"), or "" after success. */
+ * ("rap: eps must be in (0, 1)"), or "" after success. A handle nobody
+ * initialised should be zeroed (`hwp_rap r = {0};`, static or calloc'd
+ * storage): every call refuses it, and hwp_why says so. */
 typedef struct hwp_head {
     uint32_t magic;
     uint32_t status; /* hwp_status of the last cold call */
     const char *why;
 } hwp_head;
 
-/* The reason behind the last status of any instance: hwp_why(&rap). */
-#define hwp_why(x) ((x)->head.why)
+/* The reason behind the last status of any instance: hwp_why(&rap).
+ * Never NULL, so it can go straight to printf("%s"): a zeroed handle
+ * that no init ever touched reads "not initialised". */
+#define hwp_why(x) hwp_head_why(&(x)->head)
+
+HWP_INLINE const char *hwp_head_why(const hwp_head *h) {
+    return h->why ? h->why : "not initialised";
+}
 
 /* Record a failure (or success, why = "") on an instance; returns s. */
 HWP_INLINE hwp_status hwp__fail(hwp_head *h, hwp_status s, const char *why) {
