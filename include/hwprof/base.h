@@ -154,6 +154,17 @@ HWP_INLINE hwp_status hwp__fail(hwp_head *h, hwp_status s, const char *why) {
     return s;
 }
 
+/* The same for a query, which takes its instance const: a query that
+ * refuses its arguments still says why in hwp_why. The head's status and
+ * reason are the one part of a live instance a query writes, and only
+ * when it refuses, so concurrent queries that succeed stay read-only.
+ * (The instance is the host's, never an object defined const: init
+ * writes it.) */
+HWP_INLINE hwp_status hwp__refuse(const hwp_head *h, hwp_status s,
+                                  const char *why) {
+    return hwp__fail((hwp_head *)(uintptr_t)h, s, why);
+}
+
 /* Magic numbers, one per component: four ASCII letters. */
 #define HWP__MAGIC(a, b, c, d)                                       \
     ((uint32_t)(a) | ((uint32_t)(b) << 8) | ((uint32_t)(c) << 16) |  \

@@ -1283,7 +1283,9 @@ HWP_API hwp_status hwp_rap_query(const hwp_rap *r, uint64_t lo, uint64_t hi,
                                  hwp_rap_est *out) {
     hwp_rap_est e;
     uint32_t i;
-    if (!hwp__rap_ok(r) || !out || lo > hi) return HWP_EINVAL;
+    if (!hwp__rap_ok(r)) return HWP_EINVAL;
+    if (!out) return hwp__refuse(&r->head, HWP_EINVAL, "rap: query: out must be non-NULL");
+    if (lo > hi) return hwp__refuse(&r->head, HWP_EINVAL, "rap: query: lo must be <= hi");
     e.lower = e.upper = 0;
     e.estimate = 0.0;
     /* Only the part of [lo, hi] inside the domain can hold weight. */
@@ -1312,7 +1314,9 @@ HWP_API hwp_status hwp_rap_estimate(const hwp_rap *r, uint64_t lo,
                                     uint64_t *upper) {
     hwp_rap_est e;
     hwp_status st;
-    if (!lower || !upper) return HWP_EINVAL;
+    if (!hwp__rap_ok(r)) return HWP_EINVAL;
+    if (!lower || !upper)
+        return hwp__refuse(&r->head, HWP_EINVAL, "rap: estimate: lower and upper must be non-NULL");
     st = hwp_rap_query(r, lo, hi, &e);
     if (st != HWP_OK) return st;
     *lower = e.lower;
@@ -2401,9 +2405,11 @@ HWP_API hwp_status hwp_rap2_query(const hwp_rap2 *r, const hwp_rap2_box *box,
     hwp_rap_est e;
     hwp_rap2_box q;
     uint32_t i;
-    if (!hwp__rap2_ok(r) || !box || !out || box->x_lo > box->x_hi ||
-        box->y_lo > box->y_hi)
-        return HWP_EINVAL;
+    if (!hwp__rap2_ok(r)) return HWP_EINVAL;
+    if (!box || !out)
+        return hwp__refuse(&r->head, HWP_EINVAL, "rap2: query: box and out must be non-NULL");
+    if (box->x_lo > box->x_hi || box->y_lo > box->y_hi)
+        return hwp__refuse(&r->head, HWP_EINVAL, "rap2: query: the box needs x_lo <= x_hi and y_lo <= y_hi");
     t = &r->t;
     e.lower = e.upper = 0;
     e.estimate = 0.0;
@@ -2731,17 +2737,19 @@ HWP_API void hwp_rap_write_svg(const hwp_rap *r, const hwp_writer *w) {
  * program's text segment when shared libraries hold more than 1% of the
  * PCs and the 99% rule would draw all of them. An empty interval, or one
  * reaching past 2^w (taken mod 2^w its ends could swap), draws nothing.
- * Like the other readers (hwp_rap_estimate, hwp_rap_foreach) it takes
- * the tree const and so records no reason: HWP_EINVAL means no tree, no
- * writer, lo > hi or hi >= 2^w, all checkable by the caller. */
+ * HWP_EINVAL, with the reason in hwp_why, for no tree, no writer,
+ * lo > hi or an interval outside the domain. */
 HWP_API hwp_status hwp_rap_write_svg_range(const hwp_rap *r,
                                            const hwp_writer *w, uint64_t lo,
                                            uint64_t hi) {
     uint32_t x = 0;
     uint64_t flo = 0;
-    if (!hwp__rap_ok(r) || !w || lo > hi || lo < r->key_base ||
-        hi - r->key_base > r->key_mask)
-        return HWP_EINVAL;
+    if (!hwp__rap_ok(r)) return HWP_EINVAL;
+    if (!w) return hwp__refuse(&r->head, HWP_EINVAL, "rap: svg: the writer must be non-NULL");
+    if (lo > hi) return hwp__refuse(&r->head, HWP_EINVAL, "rap: svg: lo must be <= hi");
+    if (lo < r->key_base || hi - r->key_base > r->key_mask)
+        return hwp__refuse(&r->head, HWP_EINVAL,
+                           "rap: svg: [lo, hi] must lie inside the domain [key_base, key_base + 2^key_bits)");
     lo -= r->key_base;
     hi -= r->key_base;
     for (;;) {

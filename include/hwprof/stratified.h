@@ -1105,6 +1105,12 @@ HWP_API void hwp_strat_write_text(const hwp_strat *s, const hwp_writer *w) {
     hwp_put_str(w, "stratified ");
     hwp__strat_put_name(s, w);
     hwp_put_str(w, s->d.hash == HWP_STRAT_HASH_PAPER ? " (paper hash)" : " (cheap hash)");
+    if (!s->st.events) {
+        /* P_r's counters start part-way (hwp_strat_pending), which would
+         * read as events pending when none came. */
+        hwp_put_str(w, ": no events: the stream held no tuple of the kinds it profiles\n");
+        return;
+    }
     hwp__strat_lu(w, ": ", s->st.events);
     hwp__strat_lu(w, " events, ", s->st.samples);
     hwp__strat_lu(w, " first-level messages, ", s->st.messages);

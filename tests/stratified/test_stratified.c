@@ -890,6 +890,17 @@ static void test_reports(void) {
     CHECK_HAS(buf, "stratified tag2-256-2048x2 (cheap hash): 1000 events");
     CHECK_HAS(buf, "E6a=0");
     st_drop(&x);
+    /* A stream with nothing to profile says so: the default H[P]'s
+     * counters start part-way, which must not read as events pending. */
+    memset(&d, 0, sizeof d);
+    if (CHECK(st_make(&x, d, NULL))) {
+        CHECK(hwp_strat_pending(&x.s) > 0);
+        w = hwp_writer_buf(&b, buf, sizeof buf);
+        hwp_strat_write_text(&x.s, &w);
+        CHECK_HAS(buf, ": no events: the stream held no tuple");
+        CHECK(strstr(buf, "pending") == NULL);
+        st_drop(&x);
+    }
     hwp_strat_acc_init(&a, st_alloc(&m, n), n, NULL);
     hwp_strat_acc_add(&a, 2, 0x40, 0x7, 256);
     w = hwp_writer_buf(&b, buf, sizeof buf);
