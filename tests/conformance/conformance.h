@@ -82,6 +82,17 @@ static inline bool hwp_conf_text_refuses(const char *text) {
     return text[0] == '\0' || strstr(text, "not initialised") != NULL;
 }
 
+/* In a row's unset(): run a text writer `call` that writes to `&w`, and
+ * return it (as text) if it said more than that. */
+#define HWP_CONF_TOOK_TEXT(call)                               \
+    do {                                                       \
+        char buf_[256];                                        \
+        hwp_bufwriter b_;                                      \
+        hwp_writer w = hwp_writer_buf(&b_, buf_, sizeof buf_); \
+        call;                                                  \
+        if (!hwp_conf_text_refuses(buf_)) return #call;        \
+    } while (0)
+
 /* Rows, one list per model file. */
 extern const hwp_conf_row hwp_conf_profileme[];
 extern const hwp_conf_row hwp_conf_stratified[];

@@ -223,9 +223,6 @@ static const char *cp_unset(void *xv) {
     hwp_cp_vprof vp;
     hwp_cp_ctx ctx[2];
     uint64_t t, nt, sites[2] = {0x10, 0x20};
-    char buf[256];
-    hwp_bufwriter b;
-    hwp_writer w = hwp_writer_buf(&b, buf, sizeof buf);
     memset(&prog, 0, sizeof prog);
     memset(&ld, 0, sizeof ld);
     HWP_CONF_TOOK(hwp_cp_program_load(x, &prog) == HWP_OK);
@@ -255,8 +252,7 @@ static const char *cp_unset(void *xv) {
     HWP_CONF_TOOK(hwp_cp_conflict_set(x, 1) != 0);
     HWP_CONF_TOOK(hwp_cp_conflict_block(x, 0x1000) != 0);
     HWP_CONF_TOOK(hwp_cp_conflict_pc(x, 0x40) != 0);
-    hwp_cp_write_text(x, &w);
-    HWP_CONF_TOOK(!hwp_conf_text_refuses(buf));
+    HWP_CONF_TOOK_TEXT(hwp_cp_write_text(x, &w));
     return NULL;
 }
 

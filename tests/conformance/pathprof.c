@@ -320,16 +320,12 @@ static const char *pp_conf_path_unset(void *x) {
     hwp_path *p = (hwp_path *)x;
     hwp_path_pd pd = {0x1000, 5};
     uint64_t blocks[4];
-    char buf[256];
-    hwp_bufwriter b;
-    hwp_writer w = hwp_writer_buf(&b, buf, sizeof buf);
     HWP_CONF_TOOK(hwp_path_attach(p, NULL, NULL) == HWP_OK);
     HWP_CONF_TOOK(hwp_path_begin(p, 0x1000) == HWP_OK);
     HWP_CONF_TOOK(hwp_path_unwind(p, 1, true) == HWP_OK);
     HWP_CONF_TOOK(hwp_path_overhead_pct(p) != 0.0);
     HWP_CONF_TOOK(hwp_path_decode(p, &pd, pp_conf_block, NULL, blocks, 4) != 0);
-    hwp_path_write_text(p, &w);
-    HWP_CONF_TOOK(!hwp_conf_text_refuses(buf));
+    HWP_CONF_TOOK_TEXT(hwp_path_write_text(p, &w));
     return NULL;
 }
 
@@ -337,22 +333,14 @@ static const char *pp_conf_hpt_unset(void *x) {
     hwp_hpt *h = (hwp_hpt *)x;
     hwp_path_pd pd = {0x1000, 5};
     hwp_path_row rows[4];
-    char buf[256];
-    hwp_bufwriter b;
-    hwp_writer w = hwp_writer_buf(&b, buf, sizeof buf);
     HWP_CONF_TOOK(hwp_hpt_lookup(h, &pd) != 0);
     HWP_CONF_TOOK(hwp_hpt_export(h, rows, 4) != 0);
-    hwp_hpt_write_text(h, &w);
-    HWP_CONF_TOOK(!hwp_conf_text_refuses(buf));
+    HWP_CONF_TOOK_TEXT(hwp_hpt_write_text(h, &w));
     return NULL;
 }
 
 static const char *pp_conf_phase_unset(void *x) {
-    char buf[256];
-    hwp_bufwriter b;
-    hwp_writer w = hwp_writer_buf(&b, buf, sizeof buf);
-    hwp_phase_write_text((const hwp_phase *)x, &w);
-    HWP_CONF_TOOK(!hwp_conf_text_refuses(buf));
+    HWP_CONF_TOOK_TEXT(hwp_phase_write_text((const hwp_phase *)x, &w));
     return NULL;
 }
 

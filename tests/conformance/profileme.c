@@ -201,7 +201,7 @@ static void pmt_feed(void *x, uint64_t seed, uint64_t first, uint64_t n) {
     uint64_t i;
     for (i = first; i < first + n; i++) {
         uint64_t h = hwp_mix64(seed * 0xD1B54A32D192ED03ull ^ i);
-        hwp__zero(&r, sizeof r);
+        hwp_zero(&r, sizeof r);
         r.pc = 0x2000u + 4u * (h % 40u);
         r.flags = (h >> 20) % 16u ? HWP_PM_F_RETIRED : 0u;
         r.events = (h >> 24) % 8u == 0 ? HWP_EV_DCMISS : 0u;
@@ -248,10 +248,7 @@ static const char *pm_unset(void *x) {
     hwp_pm_desc d;
     hwp_pm_table_desc td;
     hwp_insn in;
-    char buf[256];
-    hwp_bufwriter b;
-    hwp_writer w = hwp_writer_buf(&b, buf, sizeof buf);
-    hwp__zero(&in, sizeof in);
+    hwp_zero(&in, sizeof in);
     in.pc = 0x40;
     HWP_CONF_TOOK(hwp_pm_get_desc(p, &d) == HWP_OK);
     HWP_CONF_TOOK(hwp_pm_set_deliver(p, hwp_pm_table_deliver, NULL) == HWP_OK);
@@ -267,8 +264,7 @@ static const char *pm_unset(void *x) {
     HWP_CONF_TOOK(hwp_pm_interval(p) != 0);
     HWP_CONF_TOOK(hwp_pm_window(p) != 0);
     HWP_CONF_TOOK(hwp_pm_paired(p));
-    hwp_pm_write_text(p, &w);
-    HWP_CONF_TOOK(!hwp_conf_text_refuses(buf));
+    HWP_CONF_TOOK_TEXT(hwp_pm_write_text(p, &w));
     return NULL;
 }
 
@@ -284,10 +280,7 @@ static const char *pmt_unset(void *x) {
     hwp_pm_record r;
     hwp_pm_row row;
     hwp_pm_acc acc;
-    char buf[256];
-    hwp_bufwriter b;
-    hwp_writer w = hwp_writer_buf(&b, buf, sizeof buf);
-    hwp__zero(&r, sizeof r);
+    hwp_zero(&r, sizeof r);
     r.pc = 0x40;
     r.flags = HWP_PM_F_RETIRED;
     HWP_CONF_TOOK(hwp_pm_table_add(t, &r, 1) == HWP_OK);
@@ -302,8 +295,7 @@ static const char *pmt_unset(void *x) {
     HWP_CONF_TOOK(hwp_pm_ipc_near(t, NULL) != 0.0);
     HWP_CONF_TOOK(hwp_pm_accuracy(t, HWP_PM_PROP_SAMPLES, unset_truth, NULL, 10.0, &acc) ==
                   HWP_OK);
-    hwp_pm_table_write_text(t, &w, 5);
-    HWP_CONF_TOOK(!hwp_conf_text_refuses(buf));
+    HWP_CONF_TOOK_TEXT(hwp_pm_table_write_text(t, &w, 5));
     return NULL;
 }
 

@@ -266,7 +266,7 @@ static const char *rap_unset(void *x) {
     uint64_t lo, hi;
     char buf[256];
     hwp_bufwriter b;
-    hwp_writer w = hwp_writer_buf(&b, buf, sizeof buf);
+    hwp_writer svg = hwp_writer_buf(&b, buf, sizeof buf);
     HWP_CONF_TOOK(hwp_rap_get_desc(r, &d) == HWP_OK);
     HWP_CONF_TOOK(hwp_rap_foreach(r, unset_visit, NULL) == HWP_OK);
     HWP_CONF_TOOK(hwp_rap_query(r, 0, 100, &e) == HWP_OK);
@@ -275,12 +275,9 @@ static const char *rap_unset(void *x) {
     HWP_CONF_TOOK(hwp_rap_hot(r, 0.1, out, 4) != 0);
     HWP_CONF_TOOK(hwp_rap_top(r, 8, out, 4) != 0);
     HWP_CONF_TOOK(hwp_rap_accuracy(r, 0.1, unset_exact, NULL, &acc) == HWP_OK);
-    HWP_CONF_TOOK(hwp_rap_write_svg_range(r, &w, 0, 100) == HWP_OK);
-    hwp_rap_write_text(r, &w);
-    HWP_CONF_TOOK(!hwp_conf_text_refuses(buf));
-    w = hwp_writer_buf(&b, buf, sizeof buf);
-    hwp_rap_write_svg(r, &w);
-    HWP_CONF_TOOK(!hwp_conf_text_refuses(buf));
+    HWP_CONF_TOOK(hwp_rap_write_svg_range(r, &svg, 0, 100) == HWP_OK);
+    HWP_CONF_TOOK_TEXT(hwp_rap_write_text(r, &w));
+    HWP_CONF_TOOK_TEXT(hwp_rap_write_svg(r, &w));
     return NULL;
 }
 
