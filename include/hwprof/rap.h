@@ -518,7 +518,7 @@ HWP_INLINE void hwp_rap_insn(hwp_rap *r, const hwp_insn *in) {
  *   hwp_rap2_bytes(desc), HWP_RAP2_BYTES(nodes, buffer, cache)
  *   hwp_rap2_init(r, mem, bytes, desc, cost), reset, flush, merge
  *   hwp_rap2_add(r, x, y, weight), hwp_rap2_insn(r, insn)   hot paths
- *   hwp_rap2_get_stats (the tree's stats), hwp_rap2_get_desc
+ *   hwp_rap2_get_stats (hwp_rap2_stats: the tree's), hwp_rap2_get_desc
  *   hwp_rap2_query(r, &rect, &est)   estimate and bounds of a rectangle
  *   hwp_rap2_hot(r, phi, out, cap)   hot rectangles (sec. 4.1's rule)
  *   hwp_rap2_foreach, hwp_rap2_bound, hwp_rap2_accuracy
@@ -564,6 +564,10 @@ typedef struct hwp_rap2 {
     hwp_rap t;       /* the tree over interleaved keys                   */
 } hwp_rap2;
 
+/* The 2-D profile's counters are its tree's, under its own name (every
+ * component has an hwp_X_stats). */
+typedef hwp_rap_stats hwp_rap2_stats;
+
 #define HWP__RAP2_MAGIC HWP__MAGIC('r', 'a', 'p', '2')
 /* The tree's storage: a 2-D profile adds no memory to it. */
 #define HWP_RAP2_BYTES(nodes, buffer, cache) HWP_RAP_BYTES(nodes, buffer, cache)
@@ -574,7 +578,7 @@ HWP_API hwp_status hwp_rap2_init(hwp_rap2 *r, void *mem, size_t bytes,
 HWP_API hwp_status hwp_rap2_reset(hwp_rap2 *r);
 HWP_API hwp_status hwp_rap2_flush(hwp_rap2 *r);
 HWP_API hwp_status hwp_rap2_merge(hwp_rap2 *dst, const hwp_rap2 *src);
-HWP_API hwp_status hwp_rap2_get_stats(const hwp_rap2 *r, hwp_rap_stats *out);
+HWP_API hwp_status hwp_rap2_get_stats(const hwp_rap2 *r, hwp_rap2_stats *out);
 HWP_API hwp_status hwp_rap2_get_desc(const hwp_rap2 *r, hwp_rap2_desc *out);
 HWP_API hwp_status hwp_rap2_foreach(const hwp_rap2 *r, hwp_rap2_visit fn,
                                     void *ctx);
@@ -2255,7 +2259,7 @@ HWP_API hwp_status hwp_rap2_merge(hwp_rap2 *dst, const hwp_rap2 *src) {
     return hwp__rap2_pass(dst, hwp_rap_merge(&dst->t, &src->t));
 }
 
-HWP_API hwp_status hwp_rap2_get_stats(const hwp_rap2 *r, hwp_rap_stats *out) {
+HWP_API hwp_status hwp_rap2_get_stats(const hwp_rap2 *r, hwp_rap2_stats *out) {
     if (!hwp__rap2_ok(r)) return HWP_EINVAL;
     return hwp_rap_get_stats(&r->t, out);
 }

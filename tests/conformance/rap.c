@@ -186,7 +186,7 @@ static hwp_status rap2_merge(void *dst, const void *src) {
     return hwp_rap2_merge((hwp_rap2 *)dst, (const hwp_rap2 *)src);
 }
 static hwp_status rap2_stats(const void *x, hwp_conf_stats *out) {
-    hwp_rap_stats st;
+    hwp_rap2_stats st;
     hwp_status s = hwp_rap2_get_stats((const hwp_rap2 *)x, &st);
     out->events = st.events;
     out->dropped = st.dropped;
