@@ -48,6 +48,7 @@
  *   descriptors
  *     hwp_path_pd_len(pd)  hwp_path_pd_dir(pd, i)  hwp_path_pd_dirs(pd)
  *     hwp_path_pd_eq(a, b)  hwp_path_pd_hash(pd)
+ *     hwp_path_index(key, mask)         the HPT set / phase counter of a key
  *     hwp_path_decode(p, pd, map, ctx, out, cap)   the blocks a path covers
  *   path stack (hwp_path)
  *     hwp_path_attach(p, hpt, phase)    wire the HPT / phase detector
@@ -154,11 +155,14 @@ typedef struct hwp_path_row {
  * the compiler would rather call it (it has a few cold callers too). */
 #define HWP__PATH_HOT HWP__FORCE_INLINE
 
-/* Fibonacci hashing: the high half of key * 2^64/phi indexes a table. */
+/* Fibonacci hashing: the high half of key * 2^64/phi indexes a table.
+ * The Hot Path Table's set and the phase detector's counter for a key
+ * (public for a host that simulates either, bench/pathprof/hpt_sim.c). */
 #define HWP__PATH_PHI 0x9E3779B97F4A7C15ull
-HWP_INLINE uint32_t hwp__path_index(uint64_t key, uint32_t mask) {
+HWP_INLINE uint32_t hwp_path_index(uint64_t key, uint32_t mask) {
     return (uint32_t)((key * HWP__PATH_PHI) >> 32) & mask;
 }
+#define hwp__path_index hwp_path_index /* the model's spelling */
 
 /* ---- Hot Path Table (section 5, Figure 7) ------------------------------ */
 

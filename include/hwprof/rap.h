@@ -27,6 +27,7 @@
  *   hwp_rap_bytes(desc), HWP_RAP_BYTES(nodes, buffer, cache)
  *   hwp_rap_init(r, mem, bytes, desc, cost)   mem of any alignment
  *   hwp_rap_add(r, key, weight), hwp_rap_insn(r, insn)     hot paths
+ *   hwp_rap_takes(d, insn), hwp_rap_key(insn, source)      what rap_insn feeds
  *   hwp_rap_reset, hwp_rap_flush, hwp_rap_merge, hwp_rap_get_stats
  *   hwp_rap_query(r, lo, hi, &est)     estimate and bounds of [lo, hi]
  *   hwp_rap_estimate(r, lo, hi, &lower, &upper)   the bounds alone
@@ -475,15 +476,17 @@ HWP_INLINE void hwp_rap_add(hwp_rap *r, uint64_t key, uint64_t weight) {
     }
 }
 
-/* Whether a record passes a desc's class and event filters. */
-HWP_INLINE bool hwp__rap_takes(const hwp_rap_desc *d, const hwp_insn *in) {
+/* Whether a record passes a desc's class and event filters, and the key
+ * it gives for a HWP_RAP_SRC_* source: what hwp_rap_insn feeds the tree,
+ * for a host that feeds a copy of its own (an exact peer, an anchor). */
+HWP_INLINE bool hwp_rap_takes(const hwp_rap_desc *d, const hwp_insn *in) {
     if (d->cls_mask && in->cls < 32u && !(d->cls_mask & HWP_CLS_BIT(in->cls)))
         return false;
     return !d->ev_mask || (d->ev_mask & in->events) != 0;
 }
 
 /* The field of a record that HWP_RAP_SRC_* `source` names. */
-HWP_INLINE uint64_t hwp__rap_key(const hwp_insn *in, uint32_t source) {
+HWP_INLINE uint64_t hwp_rap_key(const hwp_insn *in, uint32_t source) {
     switch (source) {
     case HWP_RAP_SRC_NEXT_PC: return in->next_pc;
     case HWP_RAP_SRC_ADDR: return in->addr;
@@ -491,6 +494,8 @@ HWP_INLINE uint64_t hwp__rap_key(const hwp_insn *in, uint32_t source) {
     default: return in->pc;
     }
 }
+#define hwp__rap_takes hwp_rap_takes /* the model's spelling */
+#define hwp__rap_key hwp_rap_key
 
 /* The shared record: filtered by class and event bits, keyed by source. */
 HWP_INLINE void hwp_rap_insn(hwp_rap *r, const hwp_insn *in) {

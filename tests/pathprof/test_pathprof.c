@@ -1366,9 +1366,9 @@ static void test_phase_bbv_unit(void) {
     CHECK_EQ(hwp_phase_init(&ph, st_bbv, sizeof st_bbv, &d, NULL), HWP_OK);
     CHECK_EQ(ph.desc.threshold, 614); /* 6/10 of the interval */
     /* the three phases' branches must land in different accumulators */
-    CHECK(hwp__path_index(pcs[0], 31) != hwp__path_index(pcs[1], 31));
-    CHECK(hwp__path_index(pcs[0], 31) != hwp__path_index(pcs[2], 31));
-    CHECK(hwp__path_index(pcs[1], 31) != hwp__path_index(pcs[2], 31));
+    CHECK(hwp_path_index(pcs[0], 31) != hwp_path_index(pcs[1], 31));
+    CHECK(hwp_path_index(pcs[0], 31) != hwp_path_index(pcs[2], 31));
+    CHECK(hwp_path_index(pcs[1], 31) != hwp_path_index(pcs[2], 31));
     for (i = 0; i < 6; i++)
         for (k = 0; k < 128; k++) hwp_phase_add_branch(&ph, pcs[plan[i]], 8);
     CHECK_EQ(log.n, 6);
