@@ -363,7 +363,7 @@ HWP_INLINE uint32_t hwq_finish_tb(const hwq_vcpu *v, const hwq_tb *tb, uint64_t 
     } else if (k && v->memrec[k - 1].pc == tb->pc[n - 1]) {
         *last = v->memrec[--k];
     } else {
-        hwp__zero(last, sizeof *last);
+        hwp_zero(last, sizeof *last);
         last->pc = tb->pc[n - 1];
     }
     last->next_pc = next;
@@ -406,7 +406,7 @@ HWP_INLINE void hwq_emit_insns_in(hwq_vcpu *v, const hwq_tb *tb, uint64_t next,
         } else if (j < nmem && v->memrec[j].pc == pcs[i]) {
             r = &v->memrec[j++];
         } else {
-            hwp__zero(&in, sizeof in);
+            hwp_zero(&in, sizeof in);
             in.pc = pcs[i];
             in.next_pc = pcs[i + 1];
         }
@@ -475,7 +475,7 @@ static uint32_t hwq_cd_walk(hwq_vcpu *v, const hwq_tb *tb, uint32_t pos, uint32_
             if (!last) return idx;
             in = *last;
         } else {
-            hwp__zero(&in, sizeof in);
+            hwp_zero(&in, sizeof in);
             in.pc = tb->pc[idx];
             in.next_pc = tb->pc[idx + 1];
         }
@@ -839,7 +839,7 @@ static const uint8_t *hwq_insn_bytes(struct qemu_plugin_insn *insn, uint8_t copy
     (void)copy;
     return (const uint8_t *)qemu_plugin_insn_data(insn);
 #else
-    hwp__zero(copy, 16);
+    hwp_zero(copy, 16);
     qemu_plugin_insn_data(insn, copy, 16);
     return copy;
 #endif
