@@ -868,6 +868,19 @@ static void tp_totals(const hwp_pm_table *t, double *fetches, double *lat) {
     }
 }
 
+/* A sampler of desc d delivering into t, a 64-entry table of the
+ * sampler's own settings (hwp_pm_table_desc_for). */
+static void open_fed_table(hwp_pm *p, unsigned char *pm, size_t pn, hwp_pm_desc *d,
+                           hwp_pm_table *t, unsigned char *tm, size_t tn) {
+    hwp_pm_table_desc td;
+    d->deliver = hwp_pm_table_deliver;
+    d->user = t;
+    CHECK_EQ(hwp_pm_init(p, pm, pn, d, NULL), HWP_OK);
+    CHECK_EQ(hwp_pm_table_desc_for(p, &td), HWP_OK);
+    td.capacity = 64;
+    CHECK_EQ(hwp_pm_table_init(t, tm, tn, &td), HWP_OK);
+}
+
 /* One stream, sampled singly and in pairs at the same S: both estimate
  * the same totals (a pair is two samples per S, each standing for S / 2
  * fetches), and the per-PC mean ratio est / truth is near 1 for both. */
@@ -887,20 +900,11 @@ static void test_pairs_and_singles_agree(void) {
     memset(&d, 0, sizeof d);
     d.interval = 500;
     d.seed = 3;
-    d.deliver = hwp_pm_table_deliver;
-    d.user = &ts;
-    CHECK_EQ(hwp_pm_init(&s, m1, sizeof m1, &d, NULL), HWP_OK);
-    CHECK_EQ(hwp_pm_table_desc_for(&s, &td), HWP_OK);
-    td.capacity = 64;
-    CHECK_EQ(hwp_pm_table_init(&ts, tm1, sizeof tm1, &td), HWP_OK);
+    open_fed_table(&s, m1, sizeof m1, &d, &ts, tm1, sizeof tm1);
     d.paired = 1;
     d.window = 16;
-    d.user = &tq;
-    CHECK_EQ(hwp_pm_init(&q, m2, sizeof m2, &d, NULL), HWP_OK);
-    CHECK_EQ(hwp_pm_table_desc_for(&q, &td), HWP_OK);
-    td.capacity = 64;
-    CHECK_EQ(td.paired, 1);
-    CHECK_EQ(hwp_pm_table_init(&tq, tm2, sizeof tm2, &td), HWP_OK);
+    open_fed_table(&q, m2, sizeof m2, &d, &tq, tm2, sizeof tm2);
+    CHECK(hwp_pm_table_interval(&tq) == 250.0); /* paired: S / 2 a sample */
     tp_run(&s, tp_n);
     tp_run(&q, tp_n);
     CHECK_EQ(ts.mismatched + tq.mismatched, 0);
@@ -922,7 +926,8 @@ static void test_pairs_and_singles_agree(void) {
                              &acc), HWP_OK);
     CHECK_NEAR(acc.mean_ratio, 1.0, 0.06);
     /* A table built for singles refuses pairs (and counts them). */
-    td.paired = 0;
+    CHECK_EQ(hwp_pm_table_desc_for(&s, &td), HWP_OK);
+    td.capacity = 64;
     CHECK_EQ(hwp_pm_table_init(&ts, tm1, sizeof tm1, &td), HWP_OK);
     {
         hwp_pm_record r[2];
@@ -1277,12 +1282,7 @@ static void test_table_refuses_other_sampler(void) {
     memset(&d, 0, sizeof d);
     d.interval = 100;
     d.seed = 5;
-    d.deliver = hwp_pm_table_deliver;
-    d.user = &t;
-    CHECK_EQ(hwp_pm_init(&p, pm_mem, sizeof pm_mem, &d, NULL), HWP_OK);
-    CHECK_EQ(hwp_pm_table_desc_for(&p, &td), HWP_OK);
-    td.capacity = 64;
-    CHECK_EQ(hwp_pm_table_init(&t, tm, sizeof tm, &td), HWP_OK);
+    open_fed_table(&p, pm_mem, sizeof pm_mem, &d, &t, tm, sizeof tm);
     run_ten_pcs(&p);
     CHECK_EQ(hwp_pm_table_flush(&t), HWP_OK);
     e = hwp_pm_table_find(&t, 0x1000);
