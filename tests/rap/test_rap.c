@@ -1048,7 +1048,7 @@ static void test_reports(void) {
     CHECK_HAS(hwp_why(&r), "writer");
     {   /* the range queries say why too */
         hwp_rap_est e;
-        uint64_t lower, upper;
+        uint64_t lower;
         CHECK_EQ(hwp_rap_query(&r, 0x20, 0x10, &e), HWP_EINVAL);
         CHECK_STR(hwp_why(&r), "rap: query: lo must be <= hi");
         CHECK_EQ(hwp_rap_query(&r, 0x10, 0x20, NULL), HWP_EINVAL);
