@@ -225,12 +225,12 @@ static void test_math(void) {
 
 static void test_storage_carving(void) {
     unsigned char storage[256], *cur = storage;
-    void *a = hwp__carve(&cur, 3), *b = hwp__carve(&cur, 17);
+    void *a = hwp_carve(&cur, 3), *b = hwp_carve(&cur, 17);
     CHECK(a == storage);
     CHECK((unsigned char *)b - storage == 16);
     CHECK(cur - storage == 48);
-    CHECK_EQ(hwp__align(0), 0);
-    CHECK_EQ(hwp__align(1), 16);
+    CHECK_EQ(hwp_align(0), 0);
+    CHECK_EQ(hwp_align(1), 16);
 }
 
 static void test_insn_and_classes(void) {

@@ -61,7 +61,7 @@ static void test_charge_take_overhead(void) {
     hwp_cost_charge(NULL, HWP_COST_RAP_EVENT, 5);
     hwp_cost_tick(NULL, 5);
     CHECK_EQ(hwp_cost_take(NULL), 0);
-    hwp_cost_reset(&c);
+    CHECK_EQ(hwp_cost_reset(&c), HWP_OK);
     CHECK_EQ(c.total, 0);
     CHECK_EQ(hwp_cost_cycles(&c, HWP_COST_STRAT_INTERRUPT), 214);
 }

@@ -202,6 +202,17 @@ check("text output: header and a row per target", r.returncode == 0 and "machine
       re.search(r"^rap\s+keys\s+16384", r.stdout, re.M) and "desc rap" in r.stdout, r.stdout[:600])
 check("generated: distinct keys reported", "(1024 distinct)" in r.stdout, r.stdout[:400])
 
+# ---- the exact peer runs beside any model, unless noexact ----------------------
+r = run("--gen", "uniform", "--distinct", "2^10", "--events", "2^14", "rap", *FAST)
+check("rap alone: the exact peer runs too", r.returncode == 0 and
+      re.search(r"^exact\s+keys\s+16384", r.stdout, re.M) is not None, r.stdout[:600])
+r = run("--gen", "uniform", "--distinct", "2^10", "--events", "2^14", "rap", "noexact", *FAST)
+check("noexact: no exact peer", r.returncode == 0 and
+      re.search(r"^exact\s", r.stdout, re.M) is None and
+      re.search(r"^rap\s", r.stdout, re.M) is not None, r.stdout[:600])
+r = run("--gen", "uniform", "--distinct", "2^10", "rap", "exact", "noexact", *FAST)
+check("exact with noexact refused", r.returncode == 2 and "noexact" in r.stderr, r.stderr)
+
 # ---- --help names every option the parser takes ----------------------------------
 src = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "hwprof_bench.c")).read()
 opts = set(re.findall(r'!strcmp\(a, "(--[a-z-]+)"\)', src))
@@ -210,6 +221,14 @@ check("--help exits 0", h.returncode == 0, h.stderr)
 check("parser options found", len(opts) >= 15, opts)
 for o in sorted(opts):
     check(f"--help lists {o}", re.search(r"(^|\s)" + re.escape(o) + r"\b", h.stdout) is not None, o)
+# ... and every name of the path profiler's enum fields, as the header's
+# own name tables hold them (a name added there must reach --help).
+pp = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "include",
+                       "hwprof", "pathprof.h")).read()
+flat = re.sub(r"\|\s+", "|", h.stdout)
+for model, field, names in re.findall(r"hwp__(path|hpt)_(\w+)_names\[\] = \{([^}]*)\}", pp):
+    want = f"{model}.{field} " + "|".join(re.findall(r'"(\w+)"', names))
+    check(f"--help lists {want}", want in flat, want)
 lst = run("--list")
 for name in ("rap", "strat", "pm", "path", "cp", "core", "exact", "spacesaving", "countmin"):
     check(f"--list names {name}", re.search(r"^" + name + r"\s", lst.stdout, re.M) is not None, lst.stdout[:200])

@@ -1031,6 +1031,8 @@ static void usage(FILE *f) {
         "TARGET: a model (rap strat pm path cp core; also stratified profileme pathprof\n"
         "  coproc) or peer (exact spacesaving countmin);\n"
         "  default: every target the stream can feed. --list says what each takes.\n"
+        "  The exact peer runs beside any targets, so every figure has its ratio to\n"
+        "  it; noexact leaves it out.\n"
         "model.field=value: a field of that model's desc as its JSON report names it\n"
         "  (rap.eps=0.1 rap.buffer=1024 strat.rate=100 hpt.entries=256 core.l1d.sets=128);\n"
         "  numbers take k/m/g, 0x and %; unset fields keep the library's zero-desc default.\n"
@@ -1038,8 +1040,10 @@ static void usage(FILE *f) {
         "  periodic|random|countdown, strat.hash paper|cheap, pm.dist uniform|geometric|\n"
         "  fixed, pm.unit insn|slot, core.mode timing|caches|sampled, core.order\n"
         "  ooo|inorder, core.bp tournament|gshare|gselect (or the number the report\n"
-        "  writes); path.mode bl|wpp|ext_loop|ext_call|custom, hpt.index plb|pb|p,\n"
-        "  hpt.repl lfu|lru, hpt.policy plain|aging (names only, as their reports write).\n"
+        "  writes); path.mode bl|wpp|ext_loop|ext_call|custom, path.metric paths|\n"
+        "  branches|insns|events, path.overflow drop|spill, hpt.index plb|pb|p,\n"
+        "  hpt.repl lfu|lru, hpt.policy plain|aging|decay (names only, as their reports\n"
+        "  write).\n"
         "\n"
         "Input (one of; the default is --gen zipf:1):\n"
         "  --gen NAME[:P]    generated stream: uniform, zipf:S (exponent, default 1),\n"
@@ -1127,6 +1131,7 @@ int main(int argc, char **argv) {
     const char *keys_file = NULL, *pairs_file = NULL, *text_file = NULL, *trace_file = NULL;
     const char *gen_spec = NULL, *clock_name = "cpu";
     int nt = 0, i, j, r, reps = 11, json = 0, csv = 0, quiet = 0, callgrind = 0, key = -1;
+    int noexact = 0, explicit_exact;
     int ninputs = 0, want[S_KINDS] = {0, 0, 0};
     uint64_t passes_fixed = 0;
     double min_time = 0.05;
@@ -1220,6 +1225,10 @@ int main(int argc, char **argv) {
             size_t c;
             for (c = 0; c < sizeof alias / sizeof alias[0]; c++)
                 if (!strcmp(a, alias[c][0])) a = alias[c][1];
+            if (!strcmp(a, "noexact")) {
+                noexact = 1;
+                continue;
+            }
             for (c = 0; c < NCATALOG; c++)
                 if (!strcmp(a, catalog[c].name)) break;
             if (c == NCATALOG)
@@ -1270,6 +1279,8 @@ int main(int argc, char **argv) {
     }
 
     /* Targets: the given ones, or all the stream can feed. */
+    explicit_exact = 0;
+    for (i = 0; i < nt; i++) explicit_exact |= !strcmp(t[i].name, "exact");
     if (!nt) {
         int gen_in = !ninputs || gen_spec != NULL;
         for (i = 0; i < (int)NCATALOG; i++) {
@@ -1280,6 +1291,18 @@ int main(int argc, char **argv) {
             if (!strcmp(catalog[i].name, "core") && !trace_file) continue;
             t[nt++] = catalog[i];
         }
+    }
+    /* Every figure beside its ratio: the exact peer runs with any target
+     * unless noexact says not to. */
+    for (j = 0; j < nt && strcmp(t[j].name, "exact"); j++) {}
+    if (noexact && j < nt) {
+        if (explicit_exact) die("exact and noexact together");
+        for (i = j; i + 1 < nt; i++) t[i] = t[i + 1];
+        nt--;
+    } else if (!noexact && j == nt) {
+        for (i = 0; i < (int)NCATALOG && strcmp(catalog[i].name, "exact"); i++) {}
+        if (nt == MAX_TARGETS) die("too many targets");
+        t[nt++] = catalog[i];
     }
     for (i = 0; i < nt; i++)
         if (t[i].kind >= 0) want[t[i].kind] = 1;

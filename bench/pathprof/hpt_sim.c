@@ -206,7 +206,7 @@ static uint64_t kth(uint32_t k, double *top_pct) {
 }
 
 /* The simulated table: SIM_ENTRIES entries, `ways` per set, the set of a
- * path chosen like the model's plb index (hwp__path_index on start ^
+ * path chosen like the model's plb index (hwp_path_index on start ^
  * shape). acc is the exact accumulator; pri the replacement priority:
  *   AGE 0   plain LFU (pri = acc): the model's policy
  *   AGE P   pri halved every P paths
@@ -223,7 +223,7 @@ static sim_ent *simulate(uint32_t ways, uint64_t age) {
     if (!t) { fputs("hpt_sim: out of memory\n", stderr); exit(2); }
     for (i = 0; i < n; i++) {
         uint32_t id = ids[i];
-        sim_ent *set = t + (size_t)hwp__path_index(stream[i].start ^ stream[i].shape, mask) * ways,
+        sim_ent *set = t + (size_t)hwp_path_index(stream[i].start ^ stream[i].shape, mask) * ways,
                 *v = set;
         for (w = 0; w < ways && !(set[w].valid && set[w].id == id); w++) {}
         if (w < ways) {

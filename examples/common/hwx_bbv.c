@@ -33,28 +33,28 @@ size_t hwx_bbv_bytes(uint32_t blocks) {
     size_t slots;
     if (!blocks || blocks > HWX_BBV_MAX_BLOCKS) return 0;
     slots = hwx__bbv_slots(blocks);
-    return hwp__align(slots * sizeof(uint64_t)) + hwp__align(slots * sizeof(uint32_t)) +
-           hwp__align(((size_t)blocks + 1) * sizeof(uint64_t)) +
-           hwp__align((size_t)blocks * sizeof(uint32_t)) + HWP__ALIGN;
+    return hwp_align(slots * sizeof(uint64_t)) + hwp_align(slots * sizeof(uint32_t)) +
+           hwp_align(((size_t)blocks + 1) * sizeof(uint64_t)) +
+           hwp_align((size_t)blocks * sizeof(uint32_t)) + HWP_ALIGN;
 }
 
 /* Carve the arrays of a map of `blocks` from mem (zeroed). */
 static void hwx__bbv_carve(hwx_bbv *b, void *mem, uint32_t blocks) {
     unsigned char *cur = (unsigned char *)mem;
     size_t slots = hwx__bbv_slots(blocks);
-    cur += (HWP__ALIGN - ((uintptr_t)cur & (HWP__ALIGN - 1))) & (HWP__ALIGN - 1);
-    hwp__zero(cur, hwx_bbv_bytes(blocks) - HWP__ALIGN);
-    b->key = (uint64_t *)hwp__carve(&cur, slots * sizeof(uint64_t));
-    b->slot_id = (uint32_t *)hwp__carve(&cur, slots * sizeof(uint32_t));
-    b->cnt = (uint64_t *)hwp__carve(&cur, ((size_t)blocks + 1) * sizeof(uint64_t));
-    b->touched = (uint32_t *)hwp__carve(&cur, (size_t)blocks * sizeof(uint32_t));
+    cur += (HWP_ALIGN - ((uintptr_t)cur & (HWP_ALIGN - 1))) & (HWP_ALIGN - 1);
+    hwp_zero(cur, hwx_bbv_bytes(blocks) - HWP_ALIGN);
+    b->key = (uint64_t *)hwp_carve(&cur, slots * sizeof(uint64_t));
+    b->slot_id = (uint32_t *)hwp_carve(&cur, slots * sizeof(uint32_t));
+    b->cnt = (uint64_t *)hwp_carve(&cur, ((size_t)blocks + 1) * sizeof(uint64_t));
+    b->touched = (uint32_t *)hwp_carve(&cur, (size_t)blocks * sizeof(uint32_t));
     b->mask = slots - 1;
     b->max = blocks;
 }
 
 hwp_status hwx_bbv_init(hwx_bbv *b, void *mem, size_t bytes, uint32_t blocks,
                         uint64_t interval, const hwp_writer *out) {
-    hwp__zero(b, sizeof *b);
+    hwp_zero(b, sizeof *b);
     if (!interval) return HWP_EINVAL; /* the host refuses bbv_interval=0 by name */
     if (!mem || !hwx_bbv_bytes(blocks) || bytes < hwx_bbv_bytes(blocks)) return HWP_ENOSPC;
     hwx__bbv_carve(b, mem, blocks);
@@ -80,8 +80,8 @@ hwp_status hwx_bbv_move(hwx_bbv *b, void *mem, size_t bytes, uint32_t blocks) {
             n.key[h] = b->key[i];
             n.slot_id[h] = b->slot_id[i];
         }
-    hwp__copy(n.cnt, b->cnt, ((size_t)b->used + 1) * sizeof(uint64_t));
-    hwp__copy(n.touched, b->touched, (size_t)b->ntouched * sizeof(uint32_t));
+    hwp_copy(n.cnt, b->cnt, ((size_t)b->used + 1) * sizeof(uint64_t));
+    hwp_copy(n.touched, b->touched, (size_t)b->ntouched * sizeof(uint32_t));
     *b = n;
     return HWP_OK;
 }

@@ -18,16 +18,16 @@
 #define HWX__BLK_MAX_FILL(m) ((m)->mask - ((m)->mask >> 2)) /* 3/4 of mask + 1 */
 
 size_t hwx_blocks_bytes(uint32_t cap) {
-    return hwp__align((size_t)cap * sizeof(uint64_t)) +
-           hwp__align((size_t)cap * sizeof(hwp_path_block));
+    return hwp_align((size_t)cap * sizeof(uint64_t)) +
+           hwp_align((size_t)cap * sizeof(hwp_path_block));
 }
 
 /* cap: a power of two (the option rounds it up). */
 void hwx_blocks_init(hwx_blocks *m, unsigned char **cur, uint32_t cap) {
     uint32_t i;
-    hwp__zero(m, sizeof *m);
-    m->key = (uint64_t *)hwp__carve(cur, (size_t)cap * sizeof(uint64_t));
-    m->b = (hwp_path_block *)hwp__carve(cur, (size_t)cap * sizeof(hwp_path_block));
+    hwp_zero(m, sizeof *m);
+    m->key = (uint64_t *)hwp_carve(cur, (size_t)cap * sizeof(uint64_t));
+    m->b = (hwp_path_block *)hwp_carve(cur, (size_t)cap * sizeof(hwp_path_block));
     m->mask = cap - 1;
     for (i = 0; i < cap; i++) m->key[i] = HWX__BLK_EMPTY;
     m->start = HWX__BLK_EMPTY;
@@ -49,7 +49,7 @@ static hwp_path_block *hwx__blk_slot(hwx_blocks *m, uint64_t start, int add) {
         if (m->stored >= HWX__BLK_MAX_FILL(m)) break;
         m->key[i] = start;
         m->stored++;
-        hwp__zero(&m->b[i], sizeof m->b[i]);
+        hwp_zero(&m->b[i], sizeof m->b[i]);
         return &m->b[i];
     }
     if (add) m->overflow++;
@@ -71,7 +71,7 @@ void hwx_blocks_branch(hwx_blocks *m, uint64_t pc, uint64_t next_pc, uint32_t cl
     if (!(b = hwx__blk_slot(m, start, 1))) return;
     if (b->branch_pc && (b->branch_pc != pc || b->cls != cls)) {
         m->conflicts++; /* code changed under the same address: the latest wins */
-        hwp__zero(b, sizeof *b);
+        hwp_zero(b, sizeof *b);
     }
     b->branch_pc = pc;
     b->cls = cls;

@@ -66,7 +66,7 @@ static size_t hwx__core_bytes(const void *dv, const hwx_opts *o, const char **wh
         HWX__WHY(hwp_core, hwp_core_init(&x_, m_, 0, &d->c, NULL), why);
         return 0;
     }
-    return hwp__align(sizeof(hwp_core)) + hwp__align(a);
+    return hwp_align(sizeof(hwp_core)) + hwp_align(a);
 }
 
 static hwp_status hwx__core_init(void *sv, void *dv, unsigned char **cur,
@@ -74,14 +74,14 @@ static hwp_status hwx__core_init(void *sv, void *dv, unsigned char **cur,
     hwx__core *m = (hwx__core *)sv;
     const hwx__cored *d = (const hwx__cored *)dv;
     size_t k = hwp_core_bytes(&d->c);
-    m->core = (hwp_core *)hwp__carve(cur, sizeof(hwp_core));
-    if (hwp_core_init(m->core, hwp__carve(cur, k), k, &d->c, NULL) != HWP_OK)
-        return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->core));
+    m->core = (hwp_core *)hwp_carve(cur, sizeof(hwp_core));
+    if (hwp_core_init(m->core, hwp_carve(cur, k), k, &d->c, NULL) != HWP_OK)
+        return hwp_fail(&s->head, HWP_EINVAL, hwp_why(m->core));
     /* A window opens a ROB's worth of instructions before a selection,
      * enough to fill the pipeline (core.h, hwp_core_window). */
     m->lead = d->c.rob ? d->c.rob : 80u;
     m->tm = &s->timing;
-    hwp__zero(m->tm, sizeof *m->tm);
+    hwp_zero(m->tm, sizeof *m->tm);
     m->tm->on = 1;
     return HWP_OK;
 }

@@ -154,8 +154,8 @@ static uint32_t hwx__cp_window(const hwp_cp_desc *c) {
 }
 
 static size_t hwx__cpx_bytes(const hwx__cpd *d) {
-    return hwp__align(sizeof(hwx__cpx)) + hwp__align(HWX__CPX_ENTRIES * sizeof(hwx__xent)) +
-           hwp__align(hwx__cp_window(&d->c) * sizeof(uint64_t));
+    return hwp_align(sizeof(hwx__cpx)) + hwp_align(HWX__CPX_ENTRIES * sizeof(hwx__xent)) +
+           hwp_align(hwx__cp_window(&d->c) * sizeof(uint64_t));
 }
 
 /* The entry for (kind, k1, k2), made if absent; NULL when the table is
@@ -252,12 +252,12 @@ static size_t hwx__cp_bytes(const void *dv, const hwx_opts *o, const char **why)
     if (!a) HWX__WHY(hwp_cp, hwp_cp_init(&x_, m_, 0, &d->c, NULL), why);
     else if (!b) HWX__WHY(hwp_cp_simple, hwp_cp_simple_init(&x_, m_, 0, &d->s, NULL), why);
     if (!a || !b) return 0;
-    return hwp__align(sizeof(hwp_cp)) + hwp__align(a) +
+    return hwp_align(sizeof(hwp_cp)) + hwp_align(a) +
            (d->app == HWP_CP_APP_CALLSTACK
-                ? hwp__align(sizeof(hwx_ctx)) + hwp__align(hwx_ctx_bytes())
+                ? hwp_align(sizeof(hwx_ctx)) + hwp_align(hwx_ctx_bytes())
                 : 0) +
            (d->app == HWP_CP_APP_LVP
-                ? HWX__NCPS * (hwp__align(sizeof(hwp_cp_simple)) + hwp__align(b))
+                ? HWX__NCPS * (hwp_align(sizeof(hwp_cp_simple)) + hwp_align(b))
                 : 0) +
            (d->app != HWP_CP_APP_LVP && o->exact ? hwx__cpx_bytes(d) : 0);
 }
@@ -295,13 +295,13 @@ static hwp_status hwx__cp_init(void *sv, void *dv, unsigned char **cur, hwx_sess
     uint64_t seed = d->s.seed;
     size_t k = hwp_cp_bytes(&d->c);
     hwp_status st;
-    m->cp = (hwp_cp *)hwp__carve(cur, sizeof(hwp_cp));
+    m->cp = (hwp_cp *)hwp_carve(cur, sizeof(hwp_cp));
     m->app = d->app;
     m->tm = &s->timing;
     m->slots = d->l.slots ? d->l.slots : 128u; /* hwp_cp_lvp_desc's default */
     m->cam = d->c.cam_entries ? d->c.cam_entries : 256u; /* hwp_cp_desc's */
-    if (hwp_cp_init(m->cp, hwp__carve(cur, k), k, &d->c, &s->cost) != HWP_OK)
-        return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->cp));
+    if (hwp_cp_init(m->cp, hwp_carve(cur, k), k, &d->c, &s->cost) != HWP_OK)
+        return hwp_fail(&s->head, HWP_EINVAL, hwp_why(m->cp));
     k = hwp_cp_simple_bytes(&d->s);
     /* Only the load value profile's accuracy evaluation needs the
      * baseline. */
@@ -311,20 +311,20 @@ static hwp_status hwx__cp_init(void *sv, void *dv, unsigned char **cur, hwx_sess
         d->s.period = fixed ? fixed : hwx__simple_periods[i / HWX__NSEEDS];
         m->period[i / HWX__NSEEDS] = d->s.period;
         d->s.seed = seed + i % HWX__NSEEDS;
-        m->cps[i] = (hwp_cp_simple *)hwp__carve(cur, sizeof(hwp_cp_simple));
+        m->cps[i] = (hwp_cp_simple *)hwp_carve(cur, sizeof(hwp_cp_simple));
         /* The baseline's cycles are its own (its stats), not the
          * session's: the session's overhead is the co-processor's. */
-        if (hwp_cp_simple_init(m->cps[i], hwp__carve(cur, k), k, &d->s, NULL) != HWP_OK)
-            return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->cps[i]));
+        if (hwp_cp_simple_init(m->cps[i], hwp_carve(cur, k), k, &d->s, NULL) != HWP_OK)
+            return hwp_fail(&s->head, HWP_EINVAL, hwp_why(m->cps[i]));
     }
     if (m->cps[0]) hwx__simple_sync(m, 0);
     if (s->opts.exact && d->app != HWP_CP_APP_LVP) {
-        m->x = (hwx__cpx *)hwp__carve(cur, sizeof(hwx__cpx));
-        hwp__zero(m->x, sizeof *m->x);
-        m->x->e = (hwx__xent *)hwp__carve(cur, HWX__CPX_ENTRIES * sizeof(hwx__xent));
-        hwp__zero(m->x->e, HWX__CPX_ENTRIES * sizeof(hwx__xent));
+        m->x = (hwx__cpx *)hwp_carve(cur, sizeof(hwx__cpx));
+        hwp_zero(m->x, sizeof *m->x);
+        m->x->e = (hwx__xent *)hwp_carve(cur, HWX__CPX_ENTRIES * sizeof(hwx__xent));
+        hwp_zero(m->x->e, HWX__CPX_ENTRIES * sizeof(hwx__xent));
         m->x->win = hwx__cp_window(&d->c);
-        m->x->ring = (uint64_t *)hwp__carve(cur, m->x->win * sizeof(uint64_t));
+        m->x->ring = (uint64_t *)hwp_carve(cur, m->x->win * sizeof(uint64_t));
         for (i = 0; i < m->x->win; i++) m->x->ring[i] = ~(uint64_t)0;
     }
     switch (d->app) {
@@ -334,8 +334,8 @@ static hwp_status hwx__cp_init(void *sv, void *dv, unsigned char **cur, hwx_sess
                                     HWP_CLS_BIT(HWP_CLS_BR_COND) |
                                         HWP_CLS_BIT(HWP_CLS_INDIRECT),
                                     HWX__CP_CS_DEPTH);
-        m->ctx = (hwx_ctx *)hwp__carve(cur, sizeof(hwx_ctx));
-        hwx_ctx_init(m->ctx, hwp__carve(cur, hwx_ctx_bytes()), HWX__CP_CS_DEPTH);
+        m->ctx = (hwx_ctx *)hwp_carve(cur, sizeof(hwx_ctx));
+        hwx_ctx_init(m->ctx, hwp_carve(cur, hwx_ctx_bytes()), HWX__CP_CS_DEPTH);
         break;
     case HWP_CP_APP_MEMDEP: st = hwp_cp_memdep_start(m->cp, HWX__CP_MD_GRAN); break;
     case HWP_CP_APP_CONFLICT:
@@ -343,7 +343,7 @@ static hwp_status hwx__cp_init(void *sv, void *dv, unsigned char **cur, hwx_sess
         break;
     default: st = hwp_cp_lvp_start(m->cp, &d->l); break;
     }
-    if (st != HWP_OK) return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->cp));
+    if (st != HWP_OK) return hwp_fail(&s->head, HWP_EINVAL, hwp_why(m->cp));
     return HWP_OK;
 }
 
@@ -515,10 +515,10 @@ static size_t hwx__cp_eval_bytes(const void *sv, const hwx_session *s) {
     const hwx__cp *m = (const hwx__cp *)sv;
     if (m->app != HWP_CP_APP_LVP) /* the call-stack program's contexts, and
                                      those a flush may still add */
-        return hwp__align((hwp_cp_callstack_contexts(m->cp, NULL, 0) + m->cam + 1u) *
+        return hwp_align((hwp_cp_callstack_contexts(m->cp, NULL, 0) + m->cam + 1u) *
                           sizeof(hwp_cp_ctx));
-    return hwp__align((size_t)s->exact->val.used * sizeof(hwp_cp_truth)) +
-           hwp__align(hwx__cp_est_cap(m) * sizeof(hwp_cp_est));
+    return hwp_align((size_t)s->exact->val.used * sizeof(hwp_cp_truth)) +
+           hwp_align(hwx__cp_est_cap(m) * sizeof(hwp_cp_est));
 }
 
 /* The exact (pc, value) table as hwp_cp_wrms's truth (sec. 5.2); returns
@@ -609,7 +609,7 @@ static void hwx__cp_count_eval(const hwx__cp *m, hwp_cp_ctx *ctx, hwx_metric *ou
 static void hwx__cp_eval(void *sv, const hwx_session *s, unsigned char *cur, hwx_metric *out) {
     const hwx__cp *m = (const hwx__cp *)sv;
     hwp_cp_truth *truth = (hwp_cp_truth *)(void *)cur;
-    hwp_cp_est *est = (hwp_cp_est *)(void *)(cur + hwp__align((size_t)s->exact->val.used *
+    hwp_cp_est *est = (hwp_cp_est *)(void *)(cur + hwp_align((size_t)s->exact->val.used *
                                                                 sizeof(hwp_cp_truth)));
     size_t cap = hwx__cp_est_cap(m);
     size_t n, k;

@@ -61,8 +61,8 @@ static void hwx__ctx_now(hwx_ctx *c) {
 }
 
 void hwx_ctx_init(hwx_ctx *c, void *e, uint32_t keep) {
-    hwp__zero(c, sizeof *c);
-    hwp__zero(e, hwx_ctx_bytes()); /* the host's storage comes uncleared */
+    hwp_zero(c, sizeof *c);
+    hwp_zero(e, hwx_ctx_bytes()); /* the host's storage comes uncleared */
     c->e = (hwx_ctx_ent *)e;
     c->keep = keep < 1 ? 1 : keep > HWX_CTX_SITES ? HWX_CTX_SITES : keep;
     hwx__ctx_now(c);

@@ -68,16 +68,16 @@ static void hwx__exact_sizes(const hwx_opts *o, size_t n[HWX__NTABS]) {
 }
 
 size_t hwx__exact_bytes(const hwx_opts *o) {
-    size_t n[HWX__NTABS], total = hwp__align(sizeof(hwx__pstack));
+    size_t n[HWX__NTABS], total = hwp_align(sizeof(hwx__pstack));
     unsigned i;
     hwx__exact_sizes(o, n);
-    for (i = 0; i < HWX__NTABS; i++) total += hwp__align(n[i] * sizeof(hwx_xent));
+    for (i = 0; i < HWX__NTABS; i++) total += hwp_align(n[i] * sizeof(hwx_xent));
     return total;
 }
 
 static void hwx__xtab_init(hwx_xtab *t, unsigned char **cursor, size_t n) {
-    t->e = (hwx_xent *)hwp__carve(cursor, n * sizeof(hwx_xent));
-    hwp__zero(t->e, n * sizeof(hwx_xent));
+    t->e = (hwx_xent *)hwp_carve(cursor, n * sizeof(hwx_xent));
+    hwp_zero(t->e, n * sizeof(hwx_xent));
     t->mask = n - 1;
     t->used = 0;
     t->limit = n - n / 4;
@@ -93,9 +93,9 @@ void hwx__exact_init(hwx_exact *x, unsigned char **cursor, const hwx_opts *o) {
     size_t n[HWX__NTABS];
     hwx__pstack *ps;
     hwx__exact_sizes(o, n);
-    hwp__zero(x, sizeof *x);
-    ps = (hwx__pstack *)hwp__carve(cursor, sizeof(hwx__pstack));
-    hwp__zero(ps, sizeof *ps);
+    hwp_zero(x, sizeof *x);
+    ps = (hwx__pstack *)hwp_carve(cursor, sizeof(hwx__pstack));
+    hwp_zero(ps, sizeof *ps);
     x->pstack = ps;
     hwx__xtab_init(&x->pc, cursor, n[0]);
     hwx__xtab_init(&x->val, cursor, n[1]);

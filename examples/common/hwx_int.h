@@ -74,11 +74,11 @@ typedef struct hwx_adapter {
     hwp_status (*set)(void *d, const char *key, const char *opt, const char *val,
                       const char **why);
     uint32_t (*wants)(const hwx_opts *o); /* HWX_WANT_* */
-    /* Model storage after the state struct (each piece hwp__align'ed);
+    /* Model storage after the state struct (each piece hwp_align'ed);
      * 0 with the model's own reason in *why when a desc is invalid. */
     size_t (*bytes)(const void *d, const hwx_opts *o, const char **why);
     /* Carve instances from *cur and init them; a failure returns the
-     * status with the model's reason through hwp__fail(&s->head, ...). */
+     * status with the model's reason through hwp_fail(&s->head, ...). */
     hwp_status (*init)(void *st, void *d, unsigned char **cur, hwx_session *s);
     void (*insn)(void *st, const hwp_insn *in, uint64_t cycle);
     /* NULL: the adapter needs every instruction whole (hwx_session_block_ok
@@ -135,12 +135,12 @@ hwp_status hwx__f64(const char *opt, const char *v, double *out, const char **wh
 hwp_status hwx__enum(const char *opt, const char *v, const char *const *names,
                      const uint32_t *vals, uint32_t *out, const char **why);
 /* The model's reason for refusing a desc: its init checks the desc
- * before the storage (base.h, hwp__admit), so none is given. `call` is
+ * before the storage (base.h admits storage last), so none is given. `call` is
  * the init call on a local instance `x_` with storage `m_`, 0 bytes. */
 #define HWX__WHY(type, call, why)                                           \
     do {                                                                    \
         type x_;                                                            \
-        unsigned char m_[HWP__ALIGN];                                       \
+        unsigned char m_[HWP_ALIGN];                                       \
         if ((call) != HWP_OK && (why)) *(why) = hwp_why(&x_);               \
     } while (0)
 void hwx__pct(const hwp_writer *w, double num, double den);

@@ -46,12 +46,12 @@ static hwp_status hwx__copy_str(const char *opt, char *dst, const char *src,
     size_t n = hwx_strlen(src);
     if (n == 0) return hwx_arg_fail(opt, "expected a file name, got an empty one", why);
     if (n >= HWX_PATH_MAX) return hwx_arg_fail(opt, "file name longer than 255 bytes", why);
-    hwp__copy(dst, src, n + 1);
+    hwp_copy(dst, src, n + 1);
     return HWP_OK;
 }
 
 void hwx_opts_default(hwx_opts *o) {
-    hwp__zero(o, sizeof *o);
+    hwp_zero(o, sizeof *o);
     o->values = 1;
     o->rap_key = HWX_KEY_PC;
     o->top = 10;
@@ -80,8 +80,8 @@ static hwp_status hwx__param(hwx_opts *o, uint32_t model, const char *key,
         o->nparam++;
     }
     o->param[i].model = model;
-    hwp__copy(o->param[i].key, key, kn + 1);
-    hwp__copy(o->param[i].val, val, vn + 1);
+    hwp_copy(o->param[i].key, key, kn + 1);
+    hwp_copy(o->param[i].val, val, vn + 1);
     return HWP_OK;
 }
 
@@ -106,7 +106,7 @@ static hwp_status hwx__models_list(hwx_opts *o, const char *v, const char **why)
         while (v[n] && v[n] != '+' && v[n] != ':') n++;
         if (n == 0 || n >= sizeof name)
             return hwx_arg_fail("models", "expected all, none or model names joined by +", why);
-        hwp__copy(name, v, n);
+        hwp_copy(name, v, n);
         name[n] = 0;
         m = hwx__model_of(name, &rest);
         if (m < 0 || *rest)
@@ -194,12 +194,12 @@ hwp_status hwx_opts_parse(hwx_opts *o, const char *list, const char **why) {
         while (list[k] && list[k] != '=' && list[k] != ',') k++;
         if (list[k] != '=' || k == 0 || k >= sizeof key)
             return hwx__bad(why, "hwx: expected key=value[,key=value...]");
-        hwp__copy(key, list, k);
+        hwp_copy(key, list, k);
         key[k] = 0;
         list += k + 1;
         while (list[n] && list[n] != ',') n++;
         if (n >= sizeof val) return hwx_arg_fail(key, "value longer than 255 bytes", why);
-        hwp__copy(val, list, n);
+        hwp_copy(val, list, n);
         val[n] = 0;
         list += n;
         if (*list) list++;

@@ -100,7 +100,7 @@ static hwp_status hwx__pair(const char *opt, const char *v, uint32_t *a, uint32_
     while (v[n] && v[n] != 'x') n++;
     if (!v[n] || n == 0 || n >= sizeof first)
         return hwx_arg_fail(opt, "expected ENTRIESxWAYS, e.g. 512x4", why);
-    hwp__copy(first, v, n);
+    hwp_copy(first, v, n);
     first[n] = 0;
     if (hwx__u32(opt, first, &x, why) != HWP_OK || hwx__u32(opt, v + n + 1, &y, why) != HWP_OK)
         return HWP_EINVAL;
@@ -183,16 +183,16 @@ static size_t hwx__path_bytes(const void *dv, const hwx_opts *o, const char **wh
     else if (!b) HWX__WHY(hwp_hpt, hwp_hpt_init(&x_, m_, 0, &d.h, NULL), why);
     else if (!c) HWX__WHY(hwp_phase, hwp_phase_init(&x_, m_, 0, &d.ph, NULL), why);
     if (!a || !b || !c) return 0;
-    return hwp__align(sizeof(hwp_path)) + hwp__align(a) + hwp__align(sizeof(hwp_hpt)) +
-           hwp__align(b) + hwp__align(sizeof(hwp_phase)) + hwp__align(c) +
-           hwp__align(HWX__PHASE_LOG * sizeof(uint32_t)) + hwp__align(sizeof(hwp_phase)) +
-           hwp__align(hwp_phase_bytes(&d.bbv)) + hwp__align(HWX__PHASE_LOG * sizeof(uint32_t)) +
-           (d.blocks ? hwp__align(sizeof(hwx_blocks)) + hwx_blocks_bytes(d.blocks) +
-                           hwp__align(hwx__path_entries(&d) * sizeof(hwp_path_row))
+    return hwp_align(sizeof(hwp_path)) + hwp_align(a) + hwp_align(sizeof(hwp_hpt)) +
+           hwp_align(b) + hwp_align(sizeof(hwp_phase)) + hwp_align(c) +
+           hwp_align(HWX__PHASE_LOG * sizeof(uint32_t)) + hwp_align(sizeof(hwp_phase)) +
+           hwp_align(hwp_phase_bytes(&d.bbv)) + hwp_align(HWX__PHASE_LOG * sizeof(uint32_t)) +
+           (d.blocks ? hwp_align(sizeof(hwx_blocks)) + hwx_blocks_bytes(d.blocks) +
+                           hwp_align(hwx__path_entries(&d) * sizeof(hwp_path_row))
                      : 0) +
-           (o->exact ? hwp__align(sizeof(hwp_hpt)) + hwp__align(b) +
-                           hwp__align(HWX__WIN_ROWS * sizeof(hwp_path_row)) +
-                           hwp__align(hwx__path_entries(&d) * sizeof(hwp_path_row))
+           (o->exact ? hwp_align(sizeof(hwp_hpt)) + hwp_align(b) +
+                           hwp_align(HWX__WIN_ROWS * sizeof(hwp_path_row)) +
+                           hwp_align(hwx__path_entries(&d) * sizeof(hwp_path_row))
                      : 0);
 }
 
@@ -209,7 +209,7 @@ static void hwx__win_end(hwx__win *x, uint32_t entries) {
         x->sum += hwp_path_overlap(x->rows, k < entries ? k : entries, x->exact, n);
         x->scored++;
     }
-    hwp__zero(x->exact, HWX__WIN_ROWS * sizeof(hwp_path_row));
+    hwp_zero(x->exact, HWX__WIN_ROWS * sizeof(hwp_path_row));
     x->used = x->over = 0;
     hwp_hpt_reset(x->hpt);
 }
@@ -218,7 +218,7 @@ static void hwx__win_end(hwx__win *x, uint32_t entries) {
  * window's table and its exact count. */
 static void hwx__on_path(void *ctx, const hwp_path_rec *r) {
     hwx__win *x = &((hwx__path *)ctx)->win;
-    uint32_t i = (uint32_t)hwp__path_index(r->pd.start ^ r->pd.shape, HWX__WIN_ROWS - 1);
+    uint32_t i = (uint32_t)hwp_path_index(r->pd.start ^ r->pd.shape, HWX__WIN_ROWS - 1);
     hwp_hpt_add(x->hpt, &r->pd, r->value);
     while (x->exact[i].count && !hwp_path_pd_eq(&x->exact[i].pd, &r->pd))
         i = (i + 1) & (HWX__WIN_ROWS - 1);
@@ -255,9 +255,9 @@ static void hwx__on_bbv_interval(void *ctx, const hwp_phase_interval *r) {
 #define HWX__INIT(s, cur, type, ptr, bytesfn, initfn, desc)                   \
     do {                                                                      \
         size_t k_ = bytesfn(desc);                                            \
-        ptr = (type *)hwp__carve(cur, sizeof(type));                          \
-        if (initfn(ptr, hwp__carve(cur, k_), k_, desc, &(s)->cost) != HWP_OK) \
-            return hwp__fail(&(s)->head, HWP_EINVAL, hwp_why(ptr));           \
+        ptr = (type *)hwp_carve(cur, sizeof(type));                          \
+        if (initfn(ptr, hwp_carve(cur, k_), k_, desc, &(s)->cost) != HWP_OK) \
+            return hwp_fail(&(s)->head, HWP_EINVAL, hwp_why(ptr));           \
     } while (0)
 
 static hwp_status hwx__path_init(void *sv, void *dv, unsigned char **cur, hwx_session *s) {
@@ -265,7 +265,7 @@ static hwp_status hwx__path_init(void *sv, void *dv, unsigned char **cur, hwx_se
     hwx__pathd *d = (hwx__pathd *)dv;
     hwx__path_derive(d);
     if (d->metric >= HWX__PM_CYCLES && !(s->opts.models & HWX_M_CORE))
-        return hwp__fail(&s->head, HWP_EINVAL,
+        return hwp_fail(&s->head, HWP_EINVAL,
                          "path_metric: cycles and dcmiss come from the core: add core=on");
     d->ph.on_interval = hwx__on_interval;
     d->ph.ctx = m;
@@ -276,35 +276,35 @@ static hwp_status hwx__path_init(void *sv, void *dv, unsigned char **cur, hwx_se
     HWX__INIT(s, cur, hwp_hpt, m->hpt, hwp_hpt_bytes, hwp_hpt_init, &d->h);
     HWX__INIT(s, cur, hwp_phase, m->phase, hwp_phase_bytes, hwp_phase_init, &d->ph);
     HWX__INIT(s, cur, hwp_path, m->path, hwp_path_bytes, hwp_path_init, &d->p);
-    m->phase_ids = (uint32_t *)hwp__carve(cur, HWX__PHASE_LOG * sizeof(uint32_t));
+    m->phase_ids = (uint32_t *)hwp_carve(cur, HWX__PHASE_LOG * sizeof(uint32_t));
     d->bbv.on_interval = hwx__on_bbv_interval;
     d->bbv.ctx = m;
     /* The reference detector is not hardware being modelled: no cost; it
      * only runs beside the exact profile (accuracy). */
     if (s->opts.exact) {
         size_t k = hwp_phase_bytes(&d->bbv);
-        m->bbv = (hwp_phase *)hwp__carve(cur, sizeof(hwp_phase));
-        if (hwp_phase_init(m->bbv, hwp__carve(cur, k), k, &d->bbv, NULL) != HWP_OK)
-            return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->bbv));
+        m->bbv = (hwp_phase *)hwp_carve(cur, sizeof(hwp_phase));
+        if (hwp_phase_init(m->bbv, hwp_carve(cur, k), k, &d->bbv, NULL) != HWP_OK)
+            return hwp_fail(&s->head, HWP_EINVAL, hwp_why(m->bbv));
     }
-    m->bbv_ids = (uint32_t *)hwp__carve(cur, HWX__PHASE_LOG * sizeof(uint32_t));
+    m->bbv_ids = (uint32_t *)hwp_carve(cur, HWX__PHASE_LOG * sizeof(uint32_t));
     m->entries = hwx__path_entries(d);
     if (s->opts.exact) { /* the dynamic overlap's table: not modelled, no cost */
         size_t k = hwp_hpt_bytes(&d->h);
-        m->win.hpt = (hwp_hpt *)hwp__carve(cur, sizeof(hwp_hpt));
-        if (hwp_hpt_init(m->win.hpt, hwp__carve(cur, k), k, &d->h, NULL) != HWP_OK)
-            return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->win.hpt));
-        m->win.exact = (hwp_path_row *)hwp__carve(cur, HWX__WIN_ROWS * sizeof(hwp_path_row));
-        hwp__zero(m->win.exact, HWX__WIN_ROWS * sizeof(hwp_path_row));
-        m->win.rows = (hwp_path_row *)hwp__carve(cur, m->entries * sizeof(hwp_path_row));
+        m->win.hpt = (hwp_hpt *)hwp_carve(cur, sizeof(hwp_hpt));
+        if (hwp_hpt_init(m->win.hpt, hwp_carve(cur, k), k, &d->h, NULL) != HWP_OK)
+            return hwp_fail(&s->head, HWP_EINVAL, hwp_why(m->win.hpt));
+        m->win.exact = (hwp_path_row *)hwp_carve(cur, HWX__WIN_ROWS * sizeof(hwp_path_row));
+        hwp_zero(m->win.exact, HWX__WIN_ROWS * sizeof(hwp_path_row));
+        m->win.rows = (hwp_path_row *)hwp_carve(cur, m->entries * sizeof(hwp_path_row));
         m->win.len = d->window ? d->window : HWX__WINDOW_DEFAULT;
     }
     if (hwp_path_attach(m->path, m->hpt, m->phase) != HWP_OK)
-        return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->path));
+        return hwp_fail(&s->head, HWP_EINVAL, hwp_why(m->path));
     if (d->blocks) {
-        m->blocks = (hwx_blocks *)hwp__carve(cur, sizeof(hwx_blocks));
+        m->blocks = (hwx_blocks *)hwp_carve(cur, sizeof(hwx_blocks));
         hwx_blocks_init(m->blocks, cur, d->blocks);
-        m->rows = (hwp_path_row *)hwp__carve(cur, hwx__path_entries(d) * sizeof(hwp_path_row));
+        m->rows = (hwp_path_row *)hwp_carve(cur, hwx__path_entries(d) * sizeof(hwp_path_row));
     }
     m->ways = d->h.ways ? d->h.ways : 4;
     m->policy = d->h.policy == HWP_HPT_DECAY   ? " decay"
@@ -486,8 +486,8 @@ static void hwx__path_json(const void *sv, const hwp_writer *w) {
 static size_t hwx__path_eval_bytes(const void *sv, const hwx_session *s) {
     const hwx__path *m = (const hwx__path *)sv;
     (void)s;
-    return hwp__align((size_t)m->entries * sizeof(hwp_path_row)) +
-           hwp__align((size_t)m->entries * sizeof(uint64_t));
+    return hwp_align((size_t)m->entries * sizeof(hwp_path_row)) +
+           hwp_align((size_t)m->entries * sizeof(uint64_t));
 }
 
 /* The sum of the k largest counts in t, selected with a min-heap of k
@@ -544,7 +544,7 @@ static void hwx__path_eval(void *sv, const hwx_session *s, unsigned char *cur,
          * interpreter) leave even this below 80%. */
         uint32_t k = m->entries;
         uint64_t *heap =
-            (uint64_t *)(void *)(cur + hwp__align((size_t)k * sizeof(hwp_path_row)));
+            (uint64_t *)(void *)(cur + hwp_align((size_t)k * sizeof(hwp_path_row)));
         out[1].valid = xsum > 0;
         out[1].n = k;
         out[1].value =

@@ -70,8 +70,8 @@ static size_t hwx__pm_bytes(const void *dv, const hwx_opts *o, const char **why)
     if (!a) HWX__WHY(hwp_pm, hwp_pm_init(&x_, m_, 0, &d.p, NULL), why);
     else if (!b) HWX__WHY(hwp_pm_table, hwp_pm_table_init(&x_, m_, 0, &d.t), why);
     if (!a || !b) return 0;
-    return hwp__align(sizeof(hwp_pm)) + hwp__align(a) + hwp__align(sizeof(hwp_pm_table)) +
-           hwp__align(b);
+    return hwp_align(sizeof(hwp_pm)) + hwp_align(a) + hwp_align(sizeof(hwp_pm_table)) +
+           hwp_align(b);
 }
 
 static hwp_status hwx__pm_init(void *sv, void *dv, unsigned char **cur, hwx_session *s) {
@@ -80,14 +80,14 @@ static hwp_status hwx__pm_init(void *sv, void *dv, unsigned char **cur, hwx_sess
     size_t k;
     hwx__pm_derive(d);
     k = hwp_pm_table_bytes(&d->t);
-    m->tab = (hwp_pm_table *)hwp__carve(cur, sizeof(hwp_pm_table));
-    if (hwp_pm_table_init(m->tab, hwp__carve(cur, k), k, &d->t) != HWP_OK)
-        return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->tab));
+    m->tab = (hwp_pm_table *)hwp_carve(cur, sizeof(hwp_pm_table));
+    if (hwp_pm_table_init(m->tab, hwp_carve(cur, k), k, &d->t) != HWP_OK)
+        return hwp_fail(&s->head, HWP_EINVAL, hwp_why(m->tab));
     d->p.user = m->tab;
     k = hwp_pm_bytes(&d->p);
-    m->pm = (hwp_pm *)hwp__carve(cur, sizeof(hwp_pm));
-    if (hwp_pm_init(m->pm, hwp__carve(cur, k), k, &d->p, &s->cost) != HWP_OK)
-        return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->pm));
+    m->pm = (hwp_pm *)hwp_carve(cur, sizeof(hwp_pm));
+    if (hwp_pm_init(m->pm, hwp_carve(cur, k), k, &d->p, &s->cost) != HWP_OK)
+        return hwp_fail(&s->head, HWP_EINVAL, hwp_why(m->pm));
     m->tm = &s->timing;
     m->paired = d->p.paired;
     return HWP_OK;
@@ -144,7 +144,7 @@ static void hwx__pm_block(void *sv, const hwx_block *b) {
         if (idx + 1 == b->n) {
             in = *b->last;
         } else {
-            hwp__zero(&in, sizeof in);
+            hwp_zero(&in, sizeof in);
             in.pc = b->pcs[idx];
             in.next_pc = b->pcs[idx + 1];
             for (j = 0; j < b->nmem; j++)
@@ -239,7 +239,7 @@ void hwx__pm_score(const hwp_pm_table *t, const hwx_exact *x, double min_ek,
     hwp_pm_row rows[HWX__PM_TOP];
     double err = 0.0, esum = 0.0, wsum = 0.0;
     uint32_t ntop, nest, a, b, hits = 0;
-    hwp__zero(out, 4 * sizeof *out);
+    hwp_zero(out, 4 * sizeof *out);
     ntop = hwx__pm_exact_top(&x->tm, top, &timed);
     /* Scores need every execution timed (full timing) and nothing lost on
      * either side: a PC whose samples a full table dropped would score

@@ -153,7 +153,7 @@ static size_t hwx__rap_bytes(const void *dv, const hwx_opts *o, const char **why
     else if (!k)
         HWX__WHY(hwp_rap, hwp_rap_init(&x_, m_, 0, &x->d2.tree, NULL), why);
     if (!k) return 0;
-    return hwp__align(x->pairs ? sizeof(hwp_rap2) : sizeof(hwp_rap)) + hwp__align(k);
+    return hwp_align(x->pairs ? sizeof(hwp_rap2) : sizeof(hwp_rap)) + hwp_align(k);
 }
 
 static hwp_status hwx__rap_init(void *sv, void *dv, unsigned char **cur, hwx_session *s) {
@@ -163,19 +163,19 @@ static hwp_status hwx__rap_init(void *sv, void *dv, unsigned char **cur, hwx_ses
     m->key = s->opts.rap_key;
     m->tm = &s->timing;
     if (x->pairs) {
-        m->rap2 = (hwp_rap2 *)hwp__carve(cur, sizeof(hwp_rap2));
-        m->mem = hwp__carve(cur, k);
+        m->rap2 = (hwp_rap2 *)hwp_carve(cur, sizeof(hwp_rap2));
+        m->mem = hwp_carve(cur, k);
         m->bytes = k;
         m->cost = &s->cost;
         m->d2 = x->d2;
         m->anchor = x->anchor;
         if (hwp_rap2_init(m->rap2, m->mem, k, &x->d2, &s->cost) != HWP_OK)
-            return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->rap2));
+            return hwp_fail(&s->head, HWP_EINVAL, hwp_why(m->rap2));
         return HWP_OK;
     }
-    m->rap = (hwp_rap *)hwp__carve(cur, sizeof(hwp_rap));
-    if (hwp_rap_init(m->rap, hwp__carve(cur, k), k, &x->d2.tree, &s->cost) != HWP_OK)
-        return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->rap));
+    m->rap = (hwp_rap *)hwp_carve(cur, sizeof(hwp_rap));
+    if (hwp_rap_init(m->rap, hwp_carve(cur, k), k, &x->d2.tree, &s->cost) != HWP_OK)
+        return hwp_fail(&s->head, HWP_EINVAL, hwp_why(m->rap));
     return HWP_OK;
 }
 
@@ -196,9 +196,9 @@ static void hwx__rap_take(hwx__rap *m, const hwp_insn *in) {
         hwp_rap_insn(m->rap, in);
         return;
     }
-    if (HWP_UNLIKELY(m->anchor) && hwp__rap_takes(&m->d2.tree, in))
-        hwx__rap_anchor(m, hwp__rap_key(in, m->d2.x_source),
-                        hwp__rap_key(in, m->d2.y_source));
+    if (HWP_UNLIKELY(m->anchor) && hwp_rap_takes(&m->d2.tree, in))
+        hwx__rap_anchor(m, hwp_rap_key(in, m->d2.x_source),
+                        hwp_rap_key(in, m->d2.y_source));
     hwp_rap2_insn(m->rap2, in);
 }
 

@@ -11,7 +11,7 @@
 #include "hwx_int.h"
 #include "hwx_host.h" /* hwx_exact_count, hwx_exact_next, hwx_session_profiles_json */
 
-#define HWX__MAGIC HWP__MAGIC('h', 'w', 'x', 's')
+#define HWX__MAGIC HWP_MAGIC('h', 'w', 'x', 's')
 
 #define HWX__REF(n) &hwx__adapter_##n,
 const hwx_adapter *const hwx__registry[] = {HWX__ADAPTERS(HWX__REF) NULL};
@@ -105,9 +105,9 @@ static hwp_status hwx__set(const hwx_adapter *a, void *d, const char *key, const
     size_t n = hwx_strlen(a->name), k = hwx_strlen(key);
     const char *r = "";
     if (n + 1 + k >= sizeof opt) k = sizeof opt - n - 2;
-    hwp__copy(opt, a->name, n);
+    hwp_copy(opt, a->name, n);
     opt[n] = '_';
-    hwp__copy(opt + n + 1, key, k);
+    hwp_copy(opt + n + 1, key, k);
     opt[n + 1 + k] = 0;
     if (a->set(d, key, opt, val, &r) == HWP_OK) return HWP_OK;
     if (!r) return hwx_arg_fail2(opt, "unknown parameter; the model takes ", a->params, why);
@@ -120,7 +120,7 @@ static hwp_status hwx__set(const hwx_adapter *a, void *d, const char *key, const
 static hwp_status hwx__desc(const hwx_adapter *a, const hwx_opts *o, hwx__descbuf *d,
                             const char **why) {
     uint32_t i;
-    hwp__zero(d, sizeof *d);
+    hwp_zero(d, sizeof *d);
     if (a->desc_size > sizeof *d || a->state_size == 0)
         return hwx_arg_fail(a->name, "adapter desc larger than HWX_DESC_MAX", why);
     a->defaults(d, o);
@@ -138,7 +138,7 @@ hwp_status hwx__model_param(uint32_t model, const char *key, const char *val,
     hwx_opts o;
     if (!a) return hwx__bad(why, "hwx: unknown parameter for that model");
     hwx_opts_default(&o);
-    hwp__zero(&d, sizeof d);
+    hwp_zero(&d, sizeof d);
     a->defaults(&d, &o);
     if (hwx__set(a, &d, key, val, why) != HWP_OK) return HWP_EINVAL;
     if (!a->bytes(&d, &o, why)) return HWP_EINVAL;
@@ -155,7 +155,7 @@ static size_t hwx__models_bytes(const hwx_opts *o, const char **why) {
         if (!(o->models & (1u << a->model))) continue;
         if (hwx__desc(a, o, &d, why) != HWP_OK) return 0;
         if (!(k = a->bytes(&d, o, why))) return 0;
-        n += hwp__align(a->state_size) + k;
+        n += hwp_align(a->state_size) + k;
     }
     return n;
 }
@@ -168,10 +168,10 @@ size_t hwx_session_bytes(const hwx_opts *o) {
     if (!o) return 0;
     n = hwx__models_bytes(o, &why);
     if (!n && (o->models & HWX_M_ALL)) return 0;
-    n += HWP__ALIGN; /* a session with no model still has a size */
-    if (o->exact) n += hwp__align(sizeof(hwx_exact)) + hwx__exact_bytes(o);
-    if (o->bbv[0]) n += hwp__align(sizeof(hwx_bbv)) + hwp__align(hwx_bbv_bytes(o->bbv_blocks));
-    return n + HWP__ALIGN; /* room to align an unaligned block */
+    n += HWP_ALIGN; /* a session with no model still has a size */
+    if (o->exact) n += hwp_align(sizeof(hwx_exact)) + hwx__exact_bytes(o);
+    if (o->bbv[0]) n += hwp_align(sizeof(hwx_bbv)) + hwp_align(hwx_bbv_bytes(o->bbv_blocks));
+    return n + HWP_ALIGN; /* room to align an unaligned block */
 }
 
 hwp_status hwx_session_init(hwx_session *s, void *mem, size_t bytes,
@@ -179,20 +179,20 @@ hwp_status hwx_session_init(hwx_session *s, void *mem, size_t bytes,
     unsigned char *cur;
     uint32_t i;
     if (!s) return HWP_EINVAL;
-    hwp__zero(s, sizeof *s);
-    if (!o || !mem) return hwp__fail(&s->head, HWP_EINVAL, "hwx: NULL opts or memory");
+    hwp_zero(s, sizeof *s);
+    if (!o || !mem) return hwp_fail(&s->head, HWP_EINVAL, "hwx: NULL opts or memory");
     if (!hwx_session_bytes(o)) { /* the model that refused says why */
         const char *why = "hwx: invalid model parameters";
         (void)hwx__models_bytes(o, &why);
-        return hwp__fail(&s->head, HWP_EINVAL, why);
+        return hwp_fail(&s->head, HWP_EINVAL, why);
     }
     if (bytes < hwx_session_bytes(o))
-        return hwp__fail(&s->head, HWP_ENOSPC, "hwx: session memory too small");
+        return hwp_fail(&s->head, HWP_ENOSPC, "hwx: session memory too small");
     s->opts = *o;
     cur = (unsigned char *)mem;
-    cur += (HWP__ALIGN - ((uintptr_t)cur & (HWP__ALIGN - 1))) & (HWP__ALIGN - 1);
+    cur += (HWP_ALIGN - ((uintptr_t)cur & (HWP_ALIGN - 1))) & (HWP_ALIGN - 1);
     if (hwp_cost_init(&s->cost, NULL) != HWP_OK)
-        return hwp__fail(&s->head, HWP_EINVAL, "hwx: cost init failed");
+        return hwp_fail(&s->head, HWP_EINVAL, "hwx: cost init failed");
     for (i = 0; i < hwx__nadapters; i++) {
         const hwx_adapter *a = hwx__registry[i];
         const char *why = "";
@@ -200,9 +200,9 @@ hwp_status hwx_session_init(hwx_session *s, void *mem, size_t bytes,
         hwp_status st;
         if (!(o->models & (1u << a->model))) continue;
         if (hwx__desc(a, o, &d, &why) != HWP_OK || !a->bytes(&d, o, &why))
-            return hwp__fail(&s->head, HWP_EINVAL, why);
-        s->st[i] = hwp__carve(&cur, a->state_size);
-        hwp__zero(s->st[i], a->state_size);
+            return hwp_fail(&s->head, HWP_EINVAL, why);
+        s->st[i] = hwp_carve(&cur, a->state_size);
+        hwp_zero(s->st[i], a->state_size);
         st = a->init(s->st[i], &d, &cur, s);
         if (st != HWP_OK) {
             s->st[i] = NULL;
@@ -210,7 +210,7 @@ hwp_status hwx_session_init(hwx_session *s, void *mem, size_t bytes,
         }
     }
     if (o->exact) {
-        s->exact = (hwx_exact *)hwp__carve(&cur, sizeof(hwx_exact));
+        s->exact = (hwx_exact *)hwp_carve(&cur, sizeof(hwx_exact));
         hwx__exact_init(s->exact, &cur, o);
     }
     if (o->bbv[0]) { /* off until the host gives it a file */
@@ -220,16 +220,16 @@ hwp_status hwx_session_init(hwx_session *s, void *mem, size_t bytes,
          * hwx_opts itself gets the same reasons here, and what is left
          * for hwx_bbv_init to refuse is the sizing. */
         if (!o->bbv_interval)
-            return hwp__fail(&s->head, HWP_EINVAL, "bbv_interval: expected at least 1");
+            return hwp_fail(&s->head, HWP_EINVAL, "bbv_interval: expected at least 1");
         if (!k)
-            return hwp__fail(&s->head, HWP_EINVAL, "bbv_blocks: expected 1..HWX_BBV_MAX_BLOCKS");
-        s->bbv = (hwx_bbv *)hwp__carve(&cur, sizeof(hwx_bbv));
-        st = hwx_bbv_init(s->bbv, hwp__carve(&cur, k), k, o->bbv_blocks, o->bbv_interval, NULL);
+            return hwp_fail(&s->head, HWP_EINVAL, "bbv_blocks: expected 1..HWX_BBV_MAX_BLOCKS");
+        s->bbv = (hwx_bbv *)hwp_carve(&cur, sizeof(hwx_bbv));
+        st = hwx_bbv_init(s->bbv, hwp_carve(&cur, k), k, o->bbv_blocks, o->bbv_interval, NULL);
         if (st != HWP_OK)
-            return hwp__fail(&s->head, st, "hwx: session memory too small for the vectors");
+            return hwp_fail(&s->head, st, "hwx: session memory too small for the vectors");
     }
     s->head.magic = HWX__MAGIC;
-    return hwp__fail(&s->head, HWP_OK, "");
+    return hwp_fail(&s->head, HWP_OK, "");
 }
 
 size_t hwx_opts_scratch_bytes(const hwx_opts *o) {
@@ -240,7 +240,7 @@ size_t hwx_opts_scratch_bytes(const hwx_opts *o) {
     m.exact = 0; /* the exact tables and the vectors hold no model check */
     m.bbv[0] = 0;
     n = hwx_session_bytes(&m);
-    return n ? hwp__align(sizeof(hwx_session)) + n + HWP__ALIGN : 0;
+    return n ? hwp_align(sizeof(hwx_session)) + n + HWP_ALIGN : 0;
 }
 
 hwp_status hwx_opts_validate(const hwx_opts *o, void *scratch, size_t bytes,
@@ -268,9 +268,9 @@ hwp_status hwx_opts_validate(const hwx_opts *o, void *scratch, size_t bytes,
         hwx_opts m = *o;
         unsigned char *cur = (unsigned char *)scratch;
         hwx_session *s;
-        cur += (HWP__ALIGN - ((uintptr_t)cur & (HWP__ALIGN - 1))) & (HWP__ALIGN - 1);
+        cur += (HWP_ALIGN - ((uintptr_t)cur & (HWP_ALIGN - 1))) & (HWP_ALIGN - 1);
         s = (hwx_session *)(void *)cur;
-        cur += hwp__align(sizeof *s);
+        cur += hwp_align(sizeof *s);
         m.exact = 0;
         m.bbv[0] = 0;
         if (hwx_session_init(s, cur, bytes - (size_t)(cur - (unsigned char *)scratch), &m) !=
@@ -387,7 +387,7 @@ hwp_status hwx_session_merge(hwx_session *dst, const hwx_session *src) {
         return HWP_EINVAL;
     if (dst->opts.models != src->opts.models ||
         (dst->exact == NULL) != (src->exact == NULL))
-        return hwp__fail(&dst->head, HWP_EMISMATCH, "hwx: sessions built from different options");
+        return hwp_fail(&dst->head, HWP_EMISMATCH, "hwx: sessions built from different options");
     dst->insns += src->insns;
     dst->loads += src->loads;
     dst->stores += src->stores;
@@ -403,7 +403,7 @@ hwp_status hwx_session_merge(hwx_session *dst, const hwx_session *src) {
         dst->bbv->lines += src->bbv->lines;
         dst->bbv->dropped += src->bbv->dropped;
     }
-    return hwp__fail(&dst->head, HWP_OK, "");
+    return hwp_fail(&dst->head, HWP_OK, "");
 }
 
 /* ---- accuracy against exact ------------------------------------------------- */
@@ -411,27 +411,27 @@ hwp_status hwx_session_merge(hwx_session *dst, const hwx_session *src) {
 /* Scratch for hwx_session_evaluate: the largest any adapter asks for (they
  * score one after the other). */
 size_t hwx_session_eval_bytes(const hwx_session *s) {
-    size_t n = HWP__ALIGN, k;
+    size_t n = HWP_ALIGN, k;
     uint32_t i;
     if (!s || s->head.magic != HWX__MAGIC || !s->exact) return n;
     for (i = 0; i < hwx__nadapters; i++)
         if (s->st[i] && hwx__registry[i]->eval_bytes &&
             (k = hwx__registry[i]->eval_bytes(s->st[i], s)) > n)
             n = k;
-    return n + HWP__ALIGN;
+    return n + HWP_ALIGN;
 }
 
 hwp_status hwx_session_evaluate(hwx_session *s, void *scratch, size_t bytes) {
     unsigned char *cur;
     uint32_t i, base = 0;
     if (!s || s->head.magic != HWX__MAGIC) return HWP_EINVAL;
-    hwp__zero(s->acc, sizeof s->acc);
-    if (!s->exact) return hwp__fail(&s->head, HWP_ESTATE, "hwx: accuracy needs exact=on");
+    hwp_zero(s->acc, sizeof s->acc);
+    if (!s->exact) return hwp_fail(&s->head, HWP_ESTATE, "hwx: accuracy needs exact=on");
     if (!scratch || bytes < hwx_session_eval_bytes(s))
-        return hwp__fail(&s->head, HWP_ENOSPC, "hwx: evaluation scratch too small");
+        return hwp_fail(&s->head, HWP_ENOSPC, "hwx: evaluation scratch too small");
     hwx_session_finish(s);
     cur = (unsigned char *)scratch;
-    cur += (HWP__ALIGN - ((uintptr_t)cur & (HWP__ALIGN - 1))) & (HWP__ALIGN - 1);
+    cur += (HWP_ALIGN - ((uintptr_t)cur & (HWP_ALIGN - 1))) & (HWP_ALIGN - 1);
     for (i = 0; i < hwx__nadapters; i++) {
         const hwx_adapter *a = hwx__registry[i];
         if (s->st[i] && a->evaluate && base + a->nmetrics <= HWX_MAX_METRICS)
@@ -439,12 +439,12 @@ hwp_status hwx_session_evaluate(hwx_session *s, void *scratch, size_t bytes) {
         base += a->nmetrics;
     }
     s->evaluated = 1;
-    return hwp__fail(&s->head, HWP_OK, "");
+    return hwp_fail(&s->head, HWP_OK, "");
 }
 
 bool hwx_session_metric(const hwx_session *s, const char *key, hwx_metric *m) {
     uint32_t i, j, base = 0;
-    if (m) hwp__zero(m, sizeof *m);
+    if (m) hwp_zero(m, sizeof *m);
     if (!s || s->head.magic != HWX__MAGIC || !key) return false;
     for (i = 0; i < hwx__nadapters; i++) {
         const hwx_adapter *a = hwx__registry[i];

@@ -75,8 +75,8 @@ static size_t hwx__strat_bytes(const void *dv, const hwx_opts *o, const char **w
     if (!a) HWX__WHY(hwp_strat, hwp_strat_init(&x_, m_, 0, &d->s, NULL), why);
     else if (!b) HWX__WHY(hwp_strat_acc, hwp_strat_acc_init(&x_, m_, 0, &d->a), why);
     if (!a || !b) return 0;
-    return hwp__align(sizeof(hwp_strat)) + hwp__align(a) + hwp__align(sizeof(hwp_strat_acc)) +
-           hwp__align(b);
+    return hwp_align(sizeof(hwp_strat)) + hwp_align(a) + hwp_align(sizeof(hwp_strat_acc)) +
+           hwp_align(b);
 }
 
 static hwp_status hwx__strat_init(void *sv, void *dv, unsigned char **cur, hwx_session *s) {
@@ -84,14 +84,14 @@ static hwp_status hwx__strat_init(void *sv, void *dv, unsigned char **cur, hwx_s
     hwx__stratd *d = (hwx__stratd *)dv;
     hwp_strat_acc_desc ad = hwx__strat_accd(d);
     size_t k = hwp_strat_acc_bytes(&ad);
-    m->acc = (hwp_strat_acc *)hwp__carve(cur, sizeof(hwp_strat_acc));
-    if (hwp_strat_acc_init(m->acc, hwp__carve(cur, k), k, &ad) != HWP_OK)
-        return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->acc));
+    m->acc = (hwp_strat_acc *)hwp_carve(cur, sizeof(hwp_strat_acc));
+    if (hwp_strat_acc_init(m->acc, hwp_carve(cur, k), k, &ad) != HWP_OK)
+        return hwp_fail(&s->head, HWP_EINVAL, hwp_why(m->acc));
     d->s.ctx = m->acc;
     k = hwp_strat_bytes(&d->s);
-    m->strat = (hwp_strat *)hwp__carve(cur, sizeof(hwp_strat));
-    if (hwp_strat_init(m->strat, hwp__carve(cur, k), k, &d->s, &s->cost) != HWP_OK)
-        return hwp__fail(&s->head, HWP_EINVAL, hwp_why(m->strat));
+    m->strat = (hwp_strat *)hwp_carve(cur, sizeof(hwp_strat));
+    if (hwp_strat_init(m->strat, hwp_carve(cur, k), k, &d->s, &s->cost) != HWP_OK)
+        return hwp_fail(&s->head, HWP_EINVAL, hwp_why(m->strat));
     return HWP_OK;
 }
 
@@ -177,7 +177,7 @@ static uint64_t hwx__strat_selectable(const hwx_xtab *t) {
 }
 
 static void hwx__strat_ideal_desc(const hwx_session *s, hwp_strat_acc_desc *d) {
-    hwp__zero(d, sizeof *d);
+    hwp_zero(d, sizeof *d);
     d->tuples = (uint32_t)(hwx__strat_selectable(&s->exact->val) + 1u);
     d->pcs = (uint32_t)(s->exact->pc.used + 16);
     d->replace = HWP_STRAT_ACC_KEEP;
@@ -187,7 +187,7 @@ static size_t hwx__strat_eval_bytes(const void *sv, const hwx_session *s) {
     hwp_strat_acc_desc d;
     (void)sv;
     hwx__strat_ideal_desc(s, &d);
-    return hwp__align(sizeof(hwp_strat_acc)) + hwp__align(hwp_strat_acc_bytes(&d));
+    return hwp_align(sizeof(hwp_strat_acc)) + hwp_align(hwp_strat_acc_bytes(&d));
 }
 
 /* No score against exact tables that dropped keys: the loads' totals
@@ -197,7 +197,7 @@ static void hwx__strat_eval(void *sv, const hwx_session *s, unsigned char *cur,
                             hwx_metric *out) {
     hwp_strat_acc_desc d;
     hwp_strat_acc *ideal = (hwp_strat_acc *)(void *)cur;
-    unsigned char *mem = cur + hwp__align(sizeof(hwp_strat_acc));
+    unsigned char *mem = cur + hwp_align(sizeof(hwp_strat_acc));
     const hwx_xtab *x = &s->exact->val;
     hwp_strat_metric met;
     uint64_t i;

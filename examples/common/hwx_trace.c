@@ -62,7 +62,7 @@ static void hwx__put_le32(uint8_t *p, uint32_t v) {
 
 void hwx_trace_write_header(const hwp_writer *out) {
     uint8_t h[16];
-    hwp__copy(h, hwx__trace_magic, 8);
+    hwp_copy(h, hwx__trace_magic, 8);
     hwx__put_le32(h + 8, HWX_TRACE_VERSION);
     hwx__put_le32(h + 12, 0); /* flags: none defined in version 1 */
     hwp_put(out, (const char *)h, sizeof h);
@@ -92,7 +92,7 @@ void hwx_trace_flush(hwx_trace_writer *t) {
     n += hwx__put_varint(h + n, t->len);
     hwx__put_le32(h + n, hwx__fnv1a(t->buf + HWX_TRACE_HDR, t->len));
     n += 4;
-    hwp__copy(t->buf + HWX_TRACE_HDR - n, h, n);
+    hwp_copy(t->buf + HWX_TRACE_HDR - n, h, n);
     hwp_put(&t->out, (const char *)t->buf + HWX_TRACE_HDR - n, n + t->len);
     t->len = 0;
     t->nrec = 0;
@@ -173,7 +173,7 @@ static int hwx__get_varint(hwx_trace_reader *r, size_t lim, uint64_t *v,
 hwp_status hwx_trace_open(hwx_trace_reader *r, const void *buf, size_t len) {
     const uint8_t *b = (const uint8_t *)buf;
     uint32_t ver, flags;
-    hwp__zero(r, sizeof *r);
+    hwp_zero(r, sizeof *r);
     r->buf = b;
     r->len = len;
     r->why = "";
@@ -286,7 +286,7 @@ int hwx_trace_next(hwx_trace_reader *r, hwp_insn *out) {
     f = r->buf[r->off++];
     if (f & HWX__R_RESERVED)
         return hwx__trace_err(r, rec_off, "trace: reserved record flag set");
-    hwp__zero(out, sizeof *out);
+    hwp_zero(out, sizeof *out);
     out->cls = f & HWX__R_CLS;
     out->pc = r->prev_next;
     if (f & HWX__R_PC) {

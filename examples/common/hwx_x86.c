@@ -132,7 +132,7 @@ static bool hwx__parse(const uint8_t *b, size_t len, hwx__enc *x) {
     uint8_t op = 0, reg = 0;
     int extra;
 
-    hwp__zero(x, sizeof *x);
+    hwp_zero(x, sizeof *x);
     /* Legacy prefixes and REX, at most 15 bytes in all. */
     for (;; i++) {
         if (i >= len || i >= 14) return false;
@@ -226,7 +226,7 @@ uint32_t hwx_x86_decode(const uint8_t *b, size_t len, uint64_t pc,
     hwx_x86_info r;
     uint8_t op, reg;
 
-    hwp__zero(&r, sizeof r);
+    hwp_zero(&r, sizeof r);
     r.cls = HWP_CLS_OTHER;
     if (info) *info = r;
     if (!hwx__parse(b, len, &x)) return HWP_CLS_OTHER;
@@ -1040,7 +1040,7 @@ static bool hwx__map3_int(hwx__opd *d) {
 uint32_t hwx_x86_ops(const uint8_t *b, size_t len, hwp_core_ops *ops) {
     hwx__opd d;
     bool ok;
-    hwp__zero(ops, sizeof *ops);
+    hwp_zero(ops, sizeof *ops);
     ops->regs = 1;
     if (!hwx__parse(b, len, &d.x) || d.x.vex == 2) return 0; /* no EVEX */
     d.b = b;
@@ -1061,7 +1061,7 @@ uint32_t hwx_x86_ops(const uint8_t *b, size_t len, hwp_core_ops *ops) {
     default: ok = false; break;
     }
     if (!ok) {
-        hwp__zero(ops, sizeof *ops);
+        hwp_zero(ops, sizeof *ops);
         ops->regs = 1;
         return 0;
     }

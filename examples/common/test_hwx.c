@@ -342,8 +342,8 @@ static void test_opts_validate(void) {
     /* A desc the model refuses by itself: the model's reason, named. */
     hwx_opts_default(&o);
     o.models = HWX_M_RAP;
-    hwp__copy(o.param[0].key, "eps", 4);
-    hwp__copy(o.param[0].val, "2", 2);
+    hwp_copy(o.param[0].key, "eps", 4);
+    hwp_copy(o.param[0].val, "2", 2);
     o.param[0].model = HWP_MODEL_RAP;
     o.nparam = 1;
     if (CHECK_EQ(hwx_opts_validate(&o, NULL, 0, &why), HWP_EINVAL)) CHECK_HAS(why, "eps");

@@ -27,12 +27,12 @@ static void fx_init(fixture *f, uint32_t paired, uint32_t window, uint32_t capac
     hwx_opts_default(&o);
     o.exact_bytes = 1u << 16;
     o.models |= HWX_M_CORE;
-    n = hwx__exact_bytes(&o) + HWP__ALIGN;
+    n = hwx__exact_bytes(&o) + HWP_ALIGN;
     f->xmem = calloc(1, n);
     cur = (unsigned char *)f->xmem;
-    cur += (HWP__ALIGN - ((uintptr_t)cur & (HWP__ALIGN - 1))) & (HWP__ALIGN - 1);
+    cur += (HWP_ALIGN - ((uintptr_t)cur & (HWP_ALIGN - 1))) & (HWP_ALIGN - 1);
     hwx__exact_init(&f->x, &cur, &o);
-    hwp__zero(&td, sizeof td);
+    hwp_zero(&td, sizeof td);
     td.interval = 100;
     td.paired = paired;
     td.window = window;
@@ -59,7 +59,7 @@ static void exact_pc(fixture *f, uint64_t pc, uint64_t n, uint64_t lat,
 
 static hwp_pm_record rec(uint64_t pc, uint32_t lat, uint32_t flags) {
     hwp_pm_record r;
-    hwp__zero(&r, sizeof r);
+    hwp_zero(&r, sizeof r);
     r.pc = pc;
     r.lat[HWP_PM_LAT_ISSUE_RR] = lat; /* issue at offset 0, ready at lat */
     r.flags = flags;

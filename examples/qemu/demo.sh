@@ -12,8 +12,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${1:-$root/build}
 command -v qemu-x86_64 >/dev/null || { echo "demo: needs qemu-x86_64 (apt install qemu-user)" >&2; exit 1; }
-if [ ! -f "$build/build.ninja" ]; then
-  meson setup "$build" "$root" >/dev/null
+if [ ! -f "$build/build.ninja" ]; then # only the plugin is built here
+  meson setup "$build" "$root" -Dtests=false -Dbench=false >/dev/null
 fi
 meson compile -C "$build" examples/qemu/hwprof-tcg >/dev/null
 plugin=$build/examples/qemu/libhwprof-tcg.so

@@ -361,7 +361,7 @@ HWP_INLINE uint32_t hwq_finish_tb(const hwq_vcpu *v, const hwq_tb *tb, uint64_t 
     } else if (k && v->memrec[k - 1].pc == tb->pc[n - 1]) {
         *last = v->memrec[--k];
     } else {
-        hwp__zero(last, sizeof *last);
+        hwp_zero(last, sizeof *last);
         last->pc = tb->pc[n - 1];
     }
     last->next_pc = next;
@@ -404,7 +404,7 @@ HWP_INLINE void hwq_emit_insns_in(hwq_vcpu *v, const hwq_tb *tb, uint64_t next,
         } else if (j < nmem && v->memrec[j].pc == pcs[i]) {
             r = &v->memrec[j++];
         } else {
-            hwp__zero(&in, sizeof in);
+            hwp_zero(&in, sizeof in);
             in.pc = pcs[i];
             in.next_pc = pcs[i + 1];
         }
@@ -473,7 +473,7 @@ static uint32_t hwq_cd_walk(hwq_vcpu *v, const hwq_tb *tb, uint32_t pos, uint32_
             if (!last) return idx;
             in = *last;
         } else {
-            hwp__zero(&in, sizeof in);
+            hwp_zero(&in, sizeof in);
             in.pc = tb->pc[idx];
             in.next_pc = tb->pc[idx + 1];
         }

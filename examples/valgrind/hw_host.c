@@ -3,7 +3,7 @@
 
 int hw_host_setup(hw_host *h, void *(*alloc)(void *ctx, size_t n),
                   void (*free)(void *ctx, void *p), void *ctx) {
-    hwp__zero(h, sizeof *h);
+    hwp_zero(h, sizeof *h);
     h->alloc = alloc;
     h->free = free;
     h->eval_why = "";
@@ -83,7 +83,7 @@ hw_thread *hw_thread_new(hw_host *h, uint32_t tid, const char **why) {
     void *mem;
     hwp_status st;
     if (!t) return NULL;
-    hwp__zero(t, sizeof *t);
+    hwp_zero(t, sizeof *t);
     t->tid = tid;
     *why = "";
     if (h->record) { /* recording does not depend on the models */
@@ -144,7 +144,7 @@ void hw_host_record_end(hw_host *h, hw_thread *const *ts, unsigned n) {
 void hw_host_finish(hw_host *h, hw_thread *const *ts, unsigned n) {
     hw_stats *sum = &h->sum;
     unsigned i, c;
-    hwp__zero(sum, sizeof *sum);
+    hwp_zero(sum, sizeof *sum);
     h->threads = 0;
     h->merged = NULL;
     h->merge_failures = 0;

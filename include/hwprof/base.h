@@ -29,6 +29,12 @@
  * CONTENTS
  *   hwp_status, hwp_status_str()        status codes (X-macro list)
  *   hwp_head, hwp_why()                 per-instance status and reason
+ *                                       (never NULL; "not initialised")
+ *   hwp_fail(h, status, why)            record a status on a head
+ *   HWP_MAGIC(a, b, c, d), HWP_UNUSED   a component's magic; an attribute
+ *   hwp_zero, hwp_copy                  memset / memcpy without libc
+ *   HWP_ALIGN, hwp_align, hwp_carve     lay tables out in one block of
+ *                                       caller storage, 16-byte aligned
  *   hwp_sqrt, hwp_ln                    freestanding math for cold paths
  *   hwp_rng_*                           SplitMix64 PRNG, seeded, portable
  *   hwp_lfsr_*                          16/32-bit maximal-length LFSR
@@ -37,6 +43,13 @@
  *   hwp_sat_*                           saturating counters, 1..32 bits
  *   hwp_insn, HWP_CLS_*, HWP_EV_*       the shared event record
  *   hwp_writer, hwp_put_*               report output without libc
+ *   hwp_json_*                          the JSON reader every model uses;
+ *                                       hwp_json_read_desc, hwp_json_mismatch
+ *                                       for a new component's readers
+ *
+ * Names with a double underscore (hwp__, HWP__) are private: the models'
+ * own, which hosts must not call. hwp__zero and its kin above are the
+ * models' spelling of the public helpers.
  */
 #ifndef HWPROF_BASE_H
 #define HWPROF_BASE_H
@@ -56,14 +69,15 @@ extern "C" {
 /* ---- linkage ---------------------------------------------------------- */
 
 #if defined(__GNUC__) || defined(__clang__)
-#define HWP__UNUSED __attribute__((unused))
+#define HWP_UNUSED __attribute__((unused))
 #define HWP_LIKELY(x) __builtin_expect(!!(x), 1)
 #define HWP_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
-#define HWP__UNUSED
+#define HWP_UNUSED
 #define HWP_LIKELY(x) (x)
 #define HWP_UNLIKELY(x) (x)
 #endif
+#define HWP__UNUSED HWP_UNUSED /* the models' spelling */
 
 /* Hot paths: inlined into the host's loop. */
 #define HWP_INLINE static inline HWP__UNUSED
@@ -128,54 +142,87 @@ HWP_INLINE const char *hwp_status_str(hwp_status s) {
 /* Every model instance begins with a hwp_head. `magic` identifies the
  * component so cold calls can reject an uninitialised or foreign handle;
  * `why` is a static string saying what the last failing call objected to
- * ("rap: key_bits must be 1..64"), or "" after success. */
+ * ("rap: key_bits must be 1..64"), or "" after success. A handle nobody
+ * initialised should be zeroed (`hwp_rap r = {0};`, static or calloc'd
+ * storage): every call refuses it, and hwp_why says so. */
 typedef struct hwp_head {
     uint32_t magic;
     uint32_t status; /* hwp_status of the last cold call */
     const char *why;
 } hwp_head;
 
-/* The reason behind the last status of any instance: hwp_why(&rap). */
-#define hwp_why(x) ((x)->head.why)
+/* The reason behind the last status of any instance: hwp_why(&rap).
+ * Never NULL, so it can go straight to printf("%s"): a zeroed handle
+ * that no init ever touched reads "not initialised". */
+#define hwp_why(x) hwp_head_why(&(x)->head)
 
-/* Record a failure (or success, why = "") on an instance; returns s. */
-HWP_INLINE hwp_status hwp__fail(hwp_head *h, hwp_status s, const char *why) {
+HWP_INLINE const char *hwp_head_why(const hwp_head *h) {
+    return h->why ? h->why : "not initialised";
+}
+
+/* Record a failure (or success, why = "") on an instance; returns s.
+ * Public for a host's own components built the same way (a head first,
+ * e.g. examples/common's sessions). */
+HWP_INLINE hwp_status hwp_fail(hwp_head *h, hwp_status s, const char *why) {
     h->status = (uint32_t)s;
     h->why = why;
     return s;
 }
+#define hwp__fail hwp_fail /* the models' spelling */
+
+/* The same for a query, which takes its instance const: a query that
+ * refuses its arguments still says why in hwp_why. The head's status and
+ * reason are the one part of a live instance a query writes, and only
+ * when it refuses, so concurrent queries that succeed stay read-only.
+ * (The instance is the host's, never an object defined const: init
+ * writes it.) */
+HWP_INLINE hwp_status hwp__refuse(const hwp_head *h, hwp_status s,
+                                  const char *why) {
+    return hwp_fail((hwp_head *)(uintptr_t)h, s, why);
+}
 
 /* Magic numbers, one per component: four ASCII letters. */
-#define HWP__MAGIC(a, b, c, d)                                       \
+#define HWP_MAGIC(a, b, c, d)                                        \
     ((uint32_t)(a) | ((uint32_t)(b) << 8) | ((uint32_t)(c) << 16) |  \
      ((uint32_t)(d) << 24))
+#define HWP__MAGIC HWP_MAGIC /* the models' spelling */
 
-/* ---- memory helpers (no <string.h> in a freestanding core) ------------- */
+/* ---- memory helpers (no <string.h> in a freestanding core) -------------
+ * Public: a host without libc (the Valgrind tool) clears and copies with
+ * these, and every host lays its own tables out in one block of storage
+ * the way the models do. */
 
-HWP_INLINE void hwp__zero(void *p, size_t n) {
+HWP_INLINE void hwp_zero(void *p, size_t n) {
     unsigned char *b = (unsigned char *)p;
     while (n--) *b++ = 0;
 }
 
-HWP_INLINE void hwp__copy(void *dst, const void *src, size_t n) {
+HWP_INLINE void hwp_copy(void *dst, const void *src, size_t n) {
     unsigned char *d = (unsigned char *)dst;
     const unsigned char *s = (const unsigned char *)src;
     while (n--) *d++ = *s++;
 }
 
 /* Round a byte count up so the next carve-out of storage stays aligned. */
-#define HWP__ALIGN 16u
-HWP_INLINE size_t hwp__align(size_t n) {
-    return (n + (HWP__ALIGN - 1)) & ~(size_t)(HWP__ALIGN - 1);
+#define HWP_ALIGN 16u
+HWP_INLINE size_t hwp_align(size_t n) {
+    return (n + (HWP_ALIGN - 1)) & ~(size_t)(HWP_ALIGN - 1);
 }
 
 /* Carve `n` bytes off a storage cursor. Models lay out their tables in the
  * host's storage with this, after hwp_X_bytes() said how much it takes. */
-HWP_INLINE void *hwp__carve(unsigned char **cursor, size_t n) {
+HWP_INLINE void *hwp_carve(unsigned char **cursor, size_t n) {
     void *p = *cursor;
-    *cursor += hwp__align(n);
+    *cursor += hwp_align(n);
     return p;
 }
+
+/* The models' spelling of the four above. */
+#define hwp__zero hwp_zero
+#define hwp__copy hwp_copy
+#define HWP__ALIGN HWP_ALIGN
+#define hwp__align hwp_align
+#define hwp__carve hwp_carve
 
 /* The storage a model asks for: `need` bytes plus room to align whatever
  * address the host hands over (0 stays 0: an invalid desc). */
@@ -614,20 +661,25 @@ HWP_API bool hwp_json_envelope(hwp_json *j, const char *model,
  * HWP_EFORMAT, or HWP_OK when there was none. */
 HWP_API hwp_status hwp_json_status(const hwp_json *j, hwp_json_err *err);
 
-/* Every model's read_desc: the envelope of `model`, then the first "desc"
- * member read by `obj` into `d` (the other members skipped, but well
- * formed). A report without a desc is refused. Private to the models. */
-typedef bool (*hwp__json_obj_fn)(hwp_json *j, void *d);
-HWP_API hwp_status hwp__json_read_desc(const char *json, size_t n,
-                                       const char *model, hwp__json_obj_fn obj,
-                                       void *d, hwp_json_err *err);
+/* Every model's read_desc (and a new component's): the envelope of
+ * `model`, then the first "desc" member read by `obj` into `d` (the other
+ * members skipped, but well formed). A report without a desc is refused. */
+typedef bool (*hwp_json_obj_fn)(hwp_json *j, void *d);
+HWP_API hwp_status hwp_json_read_desc(const char *json, size_t n,
+                                      const char *model, hwp_json_obj_fn obj,
+                                      void *d, hwp_json_err *err);
 
 /* Every model's read_json, on a report of another configuration: the
  * reason goes to err (at the offset of the report's desc, when err is
  * given) and to the instance, which the reader has not changed. Returns
- * HWP_EMISMATCH. Private to the models. */
-HWP_API hwp_status hwp__json_mismatch(hwp_head *h, hwp_json_err *err,
-                                      const char *json, size_t n, const char *why);
+ * HWP_EMISMATCH. */
+HWP_API hwp_status hwp_json_mismatch(hwp_head *h, hwp_json_err *err,
+                                     const char *json, size_t n, const char *why);
+
+/* The models' spelling of the three above. */
+#define hwp__json_obj_fn hwp_json_obj_fn
+#define hwp__json_read_desc hwp_json_read_desc
+#define hwp__json_mismatch hwp_json_mismatch
 
 HWP_INLINE bool hwp_json_key_is(const char *key, const char *lit) {
     while (*key && *key == *lit) key++, lit++;
@@ -1184,9 +1236,9 @@ HWP_API hwp_status hwp_json_status(const hwp_json *j, hwp_json_err *err) {
     return j->why ? HWP_EFORMAT : HWP_OK;
 }
 
-HWP_API hwp_status hwp__json_read_desc(const char *json, size_t n,
-                                       const char *model, hwp__json_obj_fn obj,
-                                       void *d, hwp_json_err *err) {
+HWP_API hwp_status hwp_json_read_desc(const char *json, size_t n,
+                                      const char *model, hwp_json_obj_fn obj,
+                                      void *d, hwp_json_err *err) {
     hwp_json j;
     char key[16];
     bool got = false;
@@ -1201,8 +1253,8 @@ HWP_API hwp_status hwp__json_read_desc(const char *json, size_t n,
     return hwp_json_status(&j, err);
 }
 
-HWP_API hwp_status hwp__json_mismatch(hwp_head *h, hwp_json_err *err,
-                                      const char *json, size_t n, const char *why) {
+HWP_API hwp_status hwp_json_mismatch(hwp_head *h, hwp_json_err *err,
+                                     const char *json, size_t n, const char *why) {
     if (err) {
         hwp_json j;
         char key[16];

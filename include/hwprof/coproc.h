@@ -917,14 +917,18 @@ HWP_API void hwp_cp_cam_invalidate_all(hwp_cp *x) {
 }
 
 /* ---- host access bus (sec. 3.5): loads from the co-processor's address
- * range, one word each. */
+ * range, one word each. Unlike the routines' resources above (called by
+ * a loaded program, so on a live instance), these are the host's calls:
+ * a bad handle reads 0 and is left untouched. */
 HWP_API uint64_t hwp_cp_host_data(hwp_cp *x, uint32_t a) {
+    if (!hwp__cp_ok(x)) return 0;
     x->words++;
     hwp__cp_charge(x, HWP_COST_COPROC_WORD, 1);
     return x->data[a & x->data_mask];
 }
 
 HWP_API uint64_t hwp_cp_host_cam(hwp_cp *x, uint32_t i) {
+    if (!hwp__cp_ok(x)) return 0;
     x->words++;
     hwp__cp_charge(x, HWP_COST_COPROC_WORD, 1);
     return i < x->cam_n ? x->cam_key[i] : 0;
@@ -935,6 +939,7 @@ HWP_API uint64_t hwp_cp_host_cam(hwp_cp *x, uint32_t i) {
 HWP_API void hwp_cp_host_reset(hwp_cp *x) {
     unsigned r;
     uint32_t keep[HWP_CP_IREGS];
+    if (!hwp__cp_ok(x)) return;
     for (r = 0; r < HWP_CP_IREGS; r++) keep[r] = x->ireg_max[r];
     hwp__cp_reset_resources(x);
     for (r = 0; r < HWP_CP_IREGS; r++) x->ireg_max[r] = keep[r];

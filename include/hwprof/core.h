@@ -1282,7 +1282,10 @@ HWP_API void hwp_core_write_json(const hwp_core *c, const hwp_writer *w) {
     hwp_core_stats st;
     const uint64_t *sv = &st.events;
     unsigned i;
-    if (!hwp__core_ok(c)) return;
+    if (!hwp__core_ok(c)) { /* like every model: a bad handle is null */
+        hwp_put_str(w, "null");
+        return;
+    }
     hwp_core_get_stats(c, &st);
     hwp_put_json_envelope(w, "core", 1);
     hwp_put_str(w, ",\"desc\":{");

@@ -186,7 +186,9 @@ HWP_INLINE double hwp_cost_overhead_pct(const hwp_cost *c) {
 
 HWP_API hwp_status hwp_cost_init(hwp_cost *c, const hwp_cost_desc *d);
 HWP_API hwp_status hwp_cost_set(hwp_cost *c, hwp_cost_op op, uint32_t cycles);
-HWP_API void hwp_cost_reset(hwp_cost *c); /* keep figures, zero counts */
+/* Keep the figures, zero the counts; HWP_EINVAL for a bad handle, like
+ * every component's reset. */
+HWP_API hwp_status hwp_cost_reset(hwp_cost *c);
 HWP_API hwp_status hwp_cost_merge(hwp_cost *dst, const hwp_cost *src);
 HWP_API uint64_t hwp_cost_model_cycles(const hwp_cost *c, hwp_model m);
 HWP_API const char *hwp_cost_op_name(hwp_cost_op op);
@@ -241,11 +243,12 @@ HWP_API hwp_status hwp_cost_set(hwp_cost *c, hwp_cost_op op, uint32_t cycles) {
     return hwp__fail(&c->head, HWP_OK, "");
 }
 
-HWP_API void hwp_cost_reset(hwp_cost *c) {
-    if (!c || c->head.magic != HWP__COST_MAGIC) return;
+HWP_API hwp_status hwp_cost_reset(hwp_cost *c) {
+    if (!c || c->head.magic != HWP__COST_MAGIC) return HWP_EINVAL;
     hwp__zero(c->count, sizeof c->count);
     hwp__zero(c->spent, sizeof c->spent);
     c->total = c->taken = c->clock = 0;
+    return hwp__fail(&c->head, HWP_OK, "");
 }
 
 HWP_API hwp_status hwp_cost_merge(hwp_cost *dst, const hwp_cost *src) {

@@ -48,7 +48,8 @@
  *   descriptors
  *     hwp_path_pd_len(pd)  hwp_path_pd_dir(pd, i)  hwp_path_pd_dirs(pd)
  *     hwp_path_pd_eq(a, b)  hwp_path_pd_hash(pd)
- *     hwp_path_decode(pd, map, ctx, out, cap)   the blocks a path covers
+ *     hwp_path_index(key, mask)         the HPT set / phase counter of a key
+ *     hwp_path_decode(p, pd, map, ctx, out, cap)   the blocks a path covers
  *   path stack (hwp_path)
  *     hwp_path_attach(p, hpt, phase)    wire the HPT / phase detector
  *     hwp_path_branch(p, pc, next_pc, cls, taken, insns, events)   inline
@@ -154,11 +155,14 @@ typedef struct hwp_path_row {
  * the compiler would rather call it (it has a few cold callers too). */
 #define HWP__PATH_HOT HWP__FORCE_INLINE
 
-/* Fibonacci hashing: the high half of key * 2^64/phi indexes a table. */
+/* Fibonacci hashing: the high half of key * 2^64/phi indexes a table.
+ * The Hot Path Table's set and the phase detector's counter for a key
+ * (public for a host that simulates either, bench/pathprof/hpt_sim.c). */
 #define HWP__PATH_PHI 0x9E3779B97F4A7C15ull
-HWP_INLINE uint32_t hwp__path_index(uint64_t key, uint32_t mask) {
+HWP_INLINE uint32_t hwp_path_index(uint64_t key, uint32_t mask) {
     return (uint32_t)((key * HWP__PATH_PHI) >> 32) & mask;
 }
+#define hwp__path_index hwp_path_index /* the model's spelling */
 
 /* ---- Hot Path Table (section 5, Figure 7) ------------------------------ */
 
@@ -712,7 +716,8 @@ HWP_API hwp_status hwp_path_read_json(hwp_path *p, const char *json, size_t n,
  * unknown block, an indirect target inside the path, direction bits
  * left over). The list ends with the block whose branch ended the path
  * (a pop, or the split at max_len); a path emitted by flush or unwind
- * ends with its last recorded branch. */
+ * ends with its last recorded branch, also when the block after it ends
+ * without a branch or is not in the map (the program's last block). */
 HWP_API size_t hwp_path_decode(const hwp_path *p, const hwp_path_pd *pd,
                                hwp_path_block_fn map, void *ctx,
                                uint64_t *out, size_t cap);
@@ -1052,12 +1057,20 @@ typedef struct hwp__pp_field {
     uint32_t size;
     const char *const *names;
     uint32_t nnames;
-    const char *why; /* the reason when two descs differ here */
+    const char *why;     /* the reason when two descs differ here        */
+    const char *unknown; /* an enum's reason for a name it does not know,
+                            listing the ones it does                    */
 } hwp__pp_field;
 
 /* One row: struct T's member f, in component M's JSON. */
-#define HWP__PPF(T, M, f, sz, names, nn) \
-    {#f, offsetof(T, f), sz, names, nn, M ": merge or read of another desc (" #f " differs)"}
+#define HWP__PPF(T, M, f, sz) \
+    {#f, offsetof(T, f), sz, NULL, 0, M ": merge or read of another desc (" #f " differs)", NULL}
+/* An enum member (4 bytes) written by name: `valid` spells out `names`
+ * for the reader's reason (the JSON tests check the two agree). */
+#define HWP__PPE(T, M, f, names, valid)                                        \
+    {#f, offsetof(T, f), 4, names, (uint32_t)HWP__PP_N(names),                  \
+     M ": merge or read of another desc (" #f " differs)",                     \
+     M ": unknown " #f " name (one of " valid ")"}
 
 #define HWP__PP_N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -1143,7 +1156,7 @@ static bool hwp__pp_read(hwp_json *j, void *base, const hwp__pp_field *f,
             for (e = 0; e < f[i].nnames && !hwp_json_key_is(name, f[i].names[e]); e++) {}
             if (e == f[i].nnames) {
                 j->pos = at;
-                return hwp_json_fail(j, "json: unknown enum name");
+                return hwp_json_fail(j, f[i].unknown);
             }
             hwp__pp_set(base, &f[i], e);
         } else {
@@ -1246,22 +1259,25 @@ static const char *const hwp__hpt_repl_names[] = {"lfu", "lru"};
 static const char *const hwp__hpt_policy_names[] = {"plain", "aging", "decay"};
 
 static const hwp__pp_field hwp__hpt_desc_f[] = {
-    HWP__PPF(hwp_hpt_desc, "hpt", entries, 4, NULL, 0),
-    HWP__PPF(hwp_hpt_desc, "hpt", ways, 4, NULL, 0),
-    HWP__PPF(hwp_hpt_desc, "hpt", index, 4, hwp__hpt_index_names, 3),
-    HWP__PPF(hwp_hpt_desc, "hpt", repl, 4, hwp__hpt_repl_names, 2),
-    HWP__PPF(hwp_hpt_desc, "hpt", policy, 4, hwp__hpt_policy_names, 3)};
+    HWP__PPF(hwp_hpt_desc, "hpt", entries, 4),
+    HWP__PPF(hwp_hpt_desc, "hpt", ways, 4),
+    HWP__PPE(hwp_hpt_desc, "hpt", index, hwp__hpt_index_names,
+             "plb, pb or p"),
+    HWP__PPE(hwp_hpt_desc, "hpt", repl, hwp__hpt_repl_names,
+             "lfu or lru"),
+    HWP__PPE(hwp_hpt_desc, "hpt", policy, hwp__hpt_policy_names,
+             "plain, aging or decay")};
 
 static const hwp__pp_field hwp__hpt_stats_f[] = {
-    HWP__PPF(hwp_hpt_stats, "hpt", events, 8, NULL, 0),
-    HWP__PPF(hwp_hpt_stats, "hpt", dropped, 8, NULL, 0),
-    HWP__PPF(hwp_hpt_stats, "hpt", evicted, 8, NULL, 0),
-    HWP__PPF(hwp_hpt_stats, "hpt", cycles, 8, NULL, 0),
-    HWP__PPF(hwp_hpt_stats, "hpt", hits, 8, NULL, 0),
-    HWP__PPF(hwp_hpt_stats, "hpt", misses, 8, NULL, 0),
-    HWP__PPF(hwp_hpt_stats, "hpt", evicted_value, 8, NULL, 0),
-    HWP__PPF(hwp_hpt_stats, "hpt", total, 8, NULL, 0),
-    HWP__PPF(hwp_hpt_stats, "hpt", agings, 8, NULL, 0)};
+    HWP__PPF(hwp_hpt_stats, "hpt", events, 8),
+    HWP__PPF(hwp_hpt_stats, "hpt", dropped, 8),
+    HWP__PPF(hwp_hpt_stats, "hpt", evicted, 8),
+    HWP__PPF(hwp_hpt_stats, "hpt", cycles, 8),
+    HWP__PPF(hwp_hpt_stats, "hpt", hits, 8),
+    HWP__PPF(hwp_hpt_stats, "hpt", misses, 8),
+    HWP__PPF(hwp_hpt_stats, "hpt", evicted_value, 8),
+    HWP__PPF(hwp_hpt_stats, "hpt", total, 8),
+    HWP__PPF(hwp_hpt_stats, "hpt", agings, 8)};
 
 static const char *hwp__hpt_fill(void *desc) {
     hwp_hpt_desc *d = (hwp_hpt_desc *)desc;
@@ -1719,24 +1735,25 @@ HWP_API hwp_status hwp_hpt_read_json(hwp_hpt *h, const char *json, size_t n,
 static const char *const hwp__phase_kind_names[] = {"path", "bbv"};
 
 static const hwp__pp_field hwp__phase_desc_f[] = {
-    HWP__PPF(hwp_phase_desc, "phase", kind, 4, hwp__phase_kind_names, 2),
-    HWP__PPF(hwp_phase_desc, "phase", counters, 4, NULL, 0),
-    HWP__PPF(hwp_phase_desc, "phase", sig_bits, 4, NULL, 0),
-    HWP__PPF(hwp_phase_desc, "phase", table, 4, NULL, 0),
-    HWP__PPF(hwp_phase_desc, "phase", interval, 8, NULL, 0),
-    HWP__PPF(hwp_phase_desc, "phase", threshold, 8, NULL, 0)};
+    HWP__PPE(hwp_phase_desc, "phase", kind, hwp__phase_kind_names,
+             "path or bbv"),
+    HWP__PPF(hwp_phase_desc, "phase", counters, 4),
+    HWP__PPF(hwp_phase_desc, "phase", sig_bits, 4),
+    HWP__PPF(hwp_phase_desc, "phase", table, 4),
+    HWP__PPF(hwp_phase_desc, "phase", interval, 8),
+    HWP__PPF(hwp_phase_desc, "phase", threshold, 8)};
 
 static const hwp__pp_field hwp__phase_stats_f[] = {
-    HWP__PPF(hwp_phase_stats, "phase", events, 8, NULL, 0),
-    HWP__PPF(hwp_phase_stats, "phase", dropped, 8, NULL, 0),
-    HWP__PPF(hwp_phase_stats, "phase", evicted, 8, NULL, 0),
-    HWP__PPF(hwp_phase_stats, "phase", cycles, 8, NULL, 0),
-    HWP__PPF(hwp_phase_stats, "phase", insns, 8, NULL, 0),
-    HWP__PPF(hwp_phase_stats, "phase", intervals, 8, NULL, 0),
-    HWP__PPF(hwp_phase_stats, "phase", phases, 8, NULL, 0),
-    HWP__PPF(hwp_phase_stats, "phase", changes, 8, NULL, 0),
-    HWP__PPF(hwp_phase_stats, "phase", phase, 8, NULL, 0),
-    HWP__PPF(hwp_phase_stats, "phase", distance, 8, NULL, 0)};
+    HWP__PPF(hwp_phase_stats, "phase", events, 8),
+    HWP__PPF(hwp_phase_stats, "phase", dropped, 8),
+    HWP__PPF(hwp_phase_stats, "phase", evicted, 8),
+    HWP__PPF(hwp_phase_stats, "phase", cycles, 8),
+    HWP__PPF(hwp_phase_stats, "phase", insns, 8),
+    HWP__PPF(hwp_phase_stats, "phase", intervals, 8),
+    HWP__PPF(hwp_phase_stats, "phase", phases, 8),
+    HWP__PPF(hwp_phase_stats, "phase", changes, 8),
+    HWP__PPF(hwp_phase_stats, "phase", phase, 8),
+    HWP__PPF(hwp_phase_stats, "phase", distance, 8)};
 
 static const char *hwp__phase_fill(void *desc) {
     hwp_phase_desc *d = (hwp_phase_desc *)desc;
@@ -2476,35 +2493,38 @@ HWP_API void hwp_path_write_text(const hwp_path *p, const hwp_writer *w) {
  * reader of a SPILL desc adds its own spill and fill). queue is written
  * as given: HWP_PATH_QUEUE_NONE is 4294967295. */
 static const hwp__pp_field hwp__path_desc_f[] = {
-    HWP__PPF(hwp_path_desc, "path", mode, 4, hwp__path_mode_names, 5),
-    HWP__PPF(hwp_path_desc, "path", ops, 5, NULL, 0),
-    HWP__PPF(hwp_path_desc, "path", ext_loops, 1, NULL, 0),
-    HWP__PPF(hwp_path_desc, "path", ext_calls, 1, NULL, 0),
-    HWP__PPF(hwp_path_desc, "path", ext_max, 4, NULL, 0),
-    HWP__PPF(hwp_path_desc, "path", max_len, 4, NULL, 0),
-    HWP__PPF(hwp_path_desc, "path", depth, 4, NULL, 0),
-    HWP__PPF(hwp_path_desc, "path", counter_bits, 4, NULL, 0),
-    HWP__PPF(hwp_path_desc, "path", metric, 4, hwp__path_metric_names, 4),
-    HWP__PPF(hwp_path_desc, "path", event_mask, 4, NULL, 0),
-    HWP__PPF(hwp_path_desc, "path", overflow, 4, hwp__path_overflow_names, 2),
-    HWP__PPF(hwp_path_desc, "path", queue, 4, NULL, 0),
-    HWP__PPF(hwp_path_desc, "path", cycles_per_insn_q8, 4, NULL, 0)};
+    HWP__PPE(hwp_path_desc, "path", mode, hwp__path_mode_names,
+             "bl, wpp, ext_loop, ext_call or custom"),
+    HWP__PPF(hwp_path_desc, "path", ops, 5),
+    HWP__PPF(hwp_path_desc, "path", ext_loops, 1),
+    HWP__PPF(hwp_path_desc, "path", ext_calls, 1),
+    HWP__PPF(hwp_path_desc, "path", ext_max, 4),
+    HWP__PPF(hwp_path_desc, "path", max_len, 4),
+    HWP__PPF(hwp_path_desc, "path", depth, 4),
+    HWP__PPF(hwp_path_desc, "path", counter_bits, 4),
+    HWP__PPE(hwp_path_desc, "path", metric, hwp__path_metric_names,
+             "paths, branches, insns or events"),
+    HWP__PPF(hwp_path_desc, "path", event_mask, 4),
+    HWP__PPE(hwp_path_desc, "path", overflow, hwp__path_overflow_names,
+             "drop or spill"),
+    HWP__PPF(hwp_path_desc, "path", queue, 4),
+    HWP__PPF(hwp_path_desc, "path", cycles_per_insn_q8, 4)};
 
 static const hwp__pp_field hwp__path_stats_f[] = {
-    HWP__PPF(hwp_path_stats, "path", events, 8, NULL, 0),
-    HWP__PPF(hwp_path_stats, "path", dropped, 8, NULL, 0),
-    HWP__PPF(hwp_path_stats, "path", evicted, 8, NULL, 0),
-    HWP__PPF(hwp_path_stats, "path", cycles, 8, NULL, 0),
-    HWP__PPF(hwp_path_stats, "path", paths, 8, NULL, 0),
-    HWP__PPF(hwp_path_stats, "path", splits, 8, NULL, 0),
-    HWP__PPF(hwp_path_stats, "path", underflows, 8, NULL, 0),
-    HWP__PPF(hwp_path_stats, "path", cold_starts, 8, NULL, 0),
-    HWP__PPF(hwp_path_stats, "path", spills, 8, NULL, 0),
-    HWP__PPF(hwp_path_stats, "path", fills, 8, NULL, 0),
-    HWP__PPF(hwp_path_stats, "path", unwound, 8, NULL, 0),
-    HWP__PPF(hwp_path_stats, "path", max_depth_used, 8, NULL, 0),
-    HWP__PPF(hwp_path_stats, "path", unchained, 8, NULL, 0),
-    HWP__PPF(hwp_path_stats, "path", host_cycles, 8, NULL, 0)};
+    HWP__PPF(hwp_path_stats, "path", events, 8),
+    HWP__PPF(hwp_path_stats, "path", dropped, 8),
+    HWP__PPF(hwp_path_stats, "path", evicted, 8),
+    HWP__PPF(hwp_path_stats, "path", cycles, 8),
+    HWP__PPF(hwp_path_stats, "path", paths, 8),
+    HWP__PPF(hwp_path_stats, "path", splits, 8),
+    HWP__PPF(hwp_path_stats, "path", underflows, 8),
+    HWP__PPF(hwp_path_stats, "path", cold_starts, 8),
+    HWP__PPF(hwp_path_stats, "path", spills, 8),
+    HWP__PPF(hwp_path_stats, "path", fills, 8),
+    HWP__PPF(hwp_path_stats, "path", unwound, 8),
+    HWP__PPF(hwp_path_stats, "path", max_depth_used, 8),
+    HWP__PPF(hwp_path_stats, "path", unchained, 8),
+    HWP__PPF(hwp_path_stats, "path", host_cycles, 8)};
 
 HWP_API hwp_status hwp_path_merge(hwp_path *dst, const hwp_path *src) {
     const hwp__pp_field *f;
@@ -2628,8 +2648,11 @@ HWP_API size_t hwp_path_decode(const hwp_path *p, const hwp_path_pd *pd,
         hwp_path_block b;
         bool taken = true, bit = false;
         uint32_t x, ops;
+        /* No branch ends the next block (the program's last block, left by
+         * an exit), or the map does not know it: a path flushed or
+         * unwound there ends with its last recorded branch. */
         if (!map(ctx, addr, &b) || b.cls >= HWP_CLS_COUNT || !hwp_cls_is_branch(b.cls))
-            return 0;
+            return used == len && n ? n : 0;
         if (b.cls == HWP_CLS_BR_COND || b.cls == HWP_CLS_JUMP || b.cls == HWP_CLS_INDIRECT) {
             /* these record a direction in every preset (Tables 1 and 2) */
             if (used == len) return n; /* the path ended before this branch */

@@ -225,9 +225,15 @@ typedef struct hwp_pm_record {
     uint32_t cls;           /* hwp_cls the host noted, else OTHER        */
     uint32_t trap;          /* abort / trap reason code from the host    */
     uint32_t flags;         /* HWP_PM_F_*                                */
+    /* The settings of the sampler that took the record, so that a table
+     * set up for other ones refuses it instead of scaling it by the wrong
+     * S (hwp_pm_table_add). 0: not from a sampler (a host's own record),
+     * which a table takes as it is. */
+    uint32_t interval;      /* the sampler's S                           */
+    uint32_t window;        /* its W when it pairs, else 0               */
 } hwp_pm_record;
 
-HWP_STATIC_ASSERT(pm_record_is_80_bytes, sizeof(hwp_pm_record) == 80);
+HWP_STATIC_ASSERT(pm_record_is_88_bytes, sizeof(hwp_pm_record) == 88);
 
 /* Called with K buffered records (pairs adjacent, first then second) when
  * the buffer fills or at hwp_pm_flush: the performance interrupt. */
@@ -259,7 +265,7 @@ typedef struct hwp_pm_slot {
     uint32_t gen;                    /* generation: bumped per record    */
 } hwp_pm_slot;
 
-HWP_STATIC_ASSERT(pm_slot_is_160_bytes, sizeof(hwp_pm_slot) == 160);
+HWP_STATIC_ASSERT(pm_slot_is_168_bytes, sizeof(hwp_pm_slot) == 168);
 
 /* The sampler's public counters (hwp_pm_get_stats). */
 typedef struct hwp_pm_stats {
@@ -509,6 +515,9 @@ typedef struct hwp_pm_table {
     uint64_t dropped;      /* records for PCs the table could not hold */
     uint64_t zero_pc;      /* records with pc 0 (the free-slot mark)   */
     uint64_t mismatched;   /* records whose pairing is not the desc's  */
+    uint64_t refused;      /* records refused for their sampler's settings */
+    char why[128];         /* the reason, with those settings and the
+                              table's: flush and the text report repeat it */
 } hwp_pm_table;
 
 #define HWP__PM_TABLE_MAGIC HWP__MAGIC('p', 'm', 't', 'b')
@@ -571,7 +580,8 @@ HWP_API hwp_status hwp_pm_table_init(hwp_pm_table *t, void *storage,
 HWP_API hwp_status hwp_pm_table_desc_for(const hwp_pm *p,
                                          hwp_pm_table_desc *out);
 HWP_API hwp_status hwp_pm_table_reset(hwp_pm_table *t);
-/* Nothing is buffered in the table: returns HWP_OK (for uniformity). */
+/* Nothing is buffered in the table: returns HWP_OK, or HWP_EINVAL when
+ * it refused a sampler's records (hwp_pm_table_add). */
 HWP_API hwp_status hwp_pm_table_flush(hwp_pm_table *t);
 /* Fold src's entries into dst (equal descs, else HWP_EMISMATCH naming the
  * first differing field). Every count adds, so merging the tables of two
@@ -581,6 +591,12 @@ HWP_API hwp_status hwp_pm_table_merge(hwp_pm_table *dst,
                                       const hwp_pm_table *src);
 HWP_API hwp_status hwp_pm_table_get_stats(const hwp_pm_table *t,
                                           hwp_pm_table_stats *out);
+/* Aggregate n delivered records. A record carries its sampler's S, W
+ * and pairing: one whose settings differ from the table's is refused
+ * with HWP_EINVAL and a reason naming the field and both values, and
+ * none of the n is taken. hwp_pm_table_deliver drops the status, so the
+ * table counts what it refused, hwp_pm_table_flush returns the refusal
+ * and the text report leads with it. */
 HWP_API hwp_status hwp_pm_table_add(hwp_pm_table *t, const hwp_pm_record *r,
                                     uint32_t n);
 HWP_API void hwp_pm_table_deliver(void *table, const hwp_pm_record *r,
@@ -899,6 +915,8 @@ static void hwp__pm_start(hwp_pm *p, hwp_pm_slot *s, uint64_t pc,
     s->rec.context = p->context;
     s->rec.pc = pc;
     s->rec.history = p->history & hwp_mask64(p->d.history);
+    s->rec.interval = p->d.interval;
+    s->rec.window = p->d.paired ? p->d.window : 0;
     s->stage[HWP_PM_ST_FETCH] = cycle;
     s->known = 1u << HWP_PM_ST_FETCH;
     s->state = HWP__PM_LIVE;
@@ -1430,6 +1448,9 @@ HWP_API hwp_status hwp_pm_table_reset(hwp_pm_table *t) {
 
 HWP_API hwp_status hwp_pm_table_flush(hwp_pm_table *t) {
     if (!hwp__pm_table_ok(t)) return HWP_EINVAL;
+    /* A sampler that delivers through hwp_pm_table_deliver cannot see
+     * the refusal: the end of the stream reports it again. */
+    if (t->refused) return hwp__fail(&t->head, HWP_EINVAL, t->why);
     return hwp__fail(&t->head, HWP_OK, "");
 }
 
@@ -1545,10 +1566,45 @@ static hwp_pm_entry *hwp__pm_entry_for(hwp_pm_table *t,
     return e;
 }
 
+/* NULL when a sampler's record fits the table's settings, else the
+ * reason, naming the field and both values (written into t->why). A
+ * table of another S would scale every estimate by the ratio of the two. */
+static const char *hwp__pm_table_foreign(hwp_pm_table *t, const hwp_pm_record *r) {
+    hwp_bufwriter b;
+    hwp_writer w;
+    const char *field;
+    uint32_t theirs, ours;
+    if (r->interval != t->d.interval) {
+        field = "interval", theirs = r->interval, ours = t->d.interval;
+    } else if ((r->window != 0) != (t->d.paired != 0)) {
+        field = "paired", theirs = r->window != 0, ours = t->d.paired;
+    } else if (r->window && r->window != t->d.window) {
+        field = "window", theirs = r->window, ours = t->d.window;
+    } else {
+        return NULL;
+    }
+    w = hwp_writer_buf(&b, t->why, sizeof t->why);
+    hwp_put_str(&w, "pm_table: a record from a sampler with ");
+    hwp_put_str(&w, field);
+    hwp_put_str(&w, " ");
+    hwp_put_u64(&w, theirs);
+    hwp_put_str(&w, ", the table's is ");
+    hwp_put_u64(&w, ours);
+    hwp_put_str(&w, " (hwp_pm_table_desc_for gives the sampler's)");
+    return t->why;
+}
+
 HWP_API hwp_status hwp_pm_table_add(hwp_pm_table *t, const hwp_pm_record *r,
                                     uint32_t n) {
     uint32_t i;
+    const char *why;
     if (!hwp__pm_table_ok(t) || (n && !r)) return HWP_EINVAL;
+    /* The whole batch or none of it: no half-aggregated delivery. */
+    for (i = 0; i < n; i++)
+        if (r[i].interval && (why = hwp__pm_table_foreign(t, &r[i])) != NULL) {
+            t->refused += n;
+            return hwp__fail(&t->head, HWP_EINVAL, why);
+        }
     for (i = 0; i < n; i++) {
         bool pair = (r[i].flags & HWP_PM_F_FIRST) && i + 1 < n &&
                     (r[i + 1].flags & HWP_PM_F_SECOND);
@@ -1660,6 +1716,8 @@ HWP_API hwp_status hwp_pm_table_merge(hwp_pm_table *dst,
     dst->dropped += src->dropped;
     dst->zero_pc += src->zero_pc;
     dst->mismatched += src->mismatched;
+    if (src->refused && !dst->refused) hwp__copy(dst->why, src->why, sizeof dst->why);
+    dst->refused += src->refused;
     return hwp__fail(&dst->head, HWP_OK, "");
 }
 
@@ -1860,6 +1918,12 @@ HWP_API void hwp_pm_table_write_text(const hwp_pm_table *t,
             by = t->d.paired ? HWP_PM_RANK_WASTED : HWP_PM_RANK_LATENCY;
             break;
         }
+    if (t->refused) {
+        hwp_put_u64(w, t->refused);
+        hwp_put_str(w, " records refused: ");
+        hwp_put_str(w, t->why);
+        hwp_put_str(w, "\n");
+    }
     hwp_put_str(w, "profileme table: ");
     hwp_put_u64(w, t->used);
     hwp_put_str(w, " PCs, ");

@@ -27,6 +27,7 @@
  *   hwp_rap_bytes(desc), HWP_RAP_BYTES(nodes, buffer, cache)
  *   hwp_rap_init(r, mem, bytes, desc, cost)   mem of any alignment
  *   hwp_rap_add(r, key, weight), hwp_rap_insn(r, insn)     hot paths
+ *   hwp_rap_takes(d, insn), hwp_rap_key(insn, source)      what rap_insn feeds
  *   hwp_rap_reset, hwp_rap_flush, hwp_rap_merge, hwp_rap_get_stats
  *   hwp_rap_query(r, lo, hi, &est)     estimate and bounds of [lo, hi]
  *   hwp_rap_estimate(r, lo, hi, &lower, &upper)   the bounds alone
@@ -475,15 +476,17 @@ HWP_INLINE void hwp_rap_add(hwp_rap *r, uint64_t key, uint64_t weight) {
     }
 }
 
-/* Whether a record passes a desc's class and event filters. */
-HWP_INLINE bool hwp__rap_takes(const hwp_rap_desc *d, const hwp_insn *in) {
+/* Whether a record passes a desc's class and event filters, and the key
+ * it gives for a HWP_RAP_SRC_* source: what hwp_rap_insn feeds the tree,
+ * for a host that feeds a copy of its own (an exact peer, an anchor). */
+HWP_INLINE bool hwp_rap_takes(const hwp_rap_desc *d, const hwp_insn *in) {
     if (d->cls_mask && in->cls < 32u && !(d->cls_mask & HWP_CLS_BIT(in->cls)))
         return false;
     return !d->ev_mask || (d->ev_mask & in->events) != 0;
 }
 
 /* The field of a record that HWP_RAP_SRC_* `source` names. */
-HWP_INLINE uint64_t hwp__rap_key(const hwp_insn *in, uint32_t source) {
+HWP_INLINE uint64_t hwp_rap_key(const hwp_insn *in, uint32_t source) {
     switch (source) {
     case HWP_RAP_SRC_NEXT_PC: return in->next_pc;
     case HWP_RAP_SRC_ADDR: return in->addr;
@@ -491,6 +494,8 @@ HWP_INLINE uint64_t hwp__rap_key(const hwp_insn *in, uint32_t source) {
     default: return in->pc;
     }
 }
+#define hwp__rap_takes hwp_rap_takes /* the model's spelling */
+#define hwp__rap_key hwp_rap_key
 
 /* The shared record: filtered by class and event bits, keyed by source. */
 HWP_INLINE void hwp_rap_insn(hwp_rap *r, const hwp_insn *in) {
@@ -518,7 +523,7 @@ HWP_INLINE void hwp_rap_insn(hwp_rap *r, const hwp_insn *in) {
  *   hwp_rap2_bytes(desc), HWP_RAP2_BYTES(nodes, buffer, cache)
  *   hwp_rap2_init(r, mem, bytes, desc, cost), reset, flush, merge
  *   hwp_rap2_add(r, x, y, weight), hwp_rap2_insn(r, insn)   hot paths
- *   hwp_rap2_get_stats (the tree's stats), hwp_rap2_get_desc
+ *   hwp_rap2_get_stats (hwp_rap2_stats: the tree's), hwp_rap2_get_desc
  *   hwp_rap2_query(r, &rect, &est)   estimate and bounds of a rectangle
  *   hwp_rap2_hot(r, phi, out, cap)   hot rectangles (sec. 4.1's rule)
  *   hwp_rap2_foreach, hwp_rap2_bound, hwp_rap2_accuracy
@@ -564,6 +569,10 @@ typedef struct hwp_rap2 {
     hwp_rap t;       /* the tree over interleaved keys                   */
 } hwp_rap2;
 
+/* The 2-D profile's counters are its tree's, under its own name (every
+ * component has an hwp_X_stats). */
+typedef hwp_rap_stats hwp_rap2_stats;
+
 #define HWP__RAP2_MAGIC HWP__MAGIC('r', 'a', 'p', '2')
 /* The tree's storage: a 2-D profile adds no memory to it. */
 #define HWP_RAP2_BYTES(nodes, buffer, cache) HWP_RAP_BYTES(nodes, buffer, cache)
@@ -574,7 +583,7 @@ HWP_API hwp_status hwp_rap2_init(hwp_rap2 *r, void *mem, size_t bytes,
 HWP_API hwp_status hwp_rap2_reset(hwp_rap2 *r);
 HWP_API hwp_status hwp_rap2_flush(hwp_rap2 *r);
 HWP_API hwp_status hwp_rap2_merge(hwp_rap2 *dst, const hwp_rap2 *src);
-HWP_API hwp_status hwp_rap2_get_stats(const hwp_rap2 *r, hwp_rap_stats *out);
+HWP_API hwp_status hwp_rap2_get_stats(const hwp_rap2 *r, hwp_rap2_stats *out);
 HWP_API hwp_status hwp_rap2_get_desc(const hwp_rap2 *r, hwp_rap2_desc *out);
 HWP_API hwp_status hwp_rap2_foreach(const hwp_rap2 *r, hwp_rap2_visit fn,
                                     void *ctx);
@@ -1283,7 +1292,9 @@ HWP_API hwp_status hwp_rap_query(const hwp_rap *r, uint64_t lo, uint64_t hi,
                                  hwp_rap_est *out) {
     hwp_rap_est e;
     uint32_t i;
-    if (!hwp__rap_ok(r) || !out || lo > hi) return HWP_EINVAL;
+    if (!hwp__rap_ok(r)) return HWP_EINVAL;
+    if (!out) return hwp__refuse(&r->head, HWP_EINVAL, "rap: query: out must be non-NULL");
+    if (lo > hi) return hwp__refuse(&r->head, HWP_EINVAL, "rap: query: lo must be <= hi");
     e.lower = e.upper = 0;
     e.estimate = 0.0;
     /* Only the part of [lo, hi] inside the domain can hold weight. */
@@ -1312,7 +1323,9 @@ HWP_API hwp_status hwp_rap_estimate(const hwp_rap *r, uint64_t lo,
                                     uint64_t *upper) {
     hwp_rap_est e;
     hwp_status st;
-    if (!lower || !upper) return HWP_EINVAL;
+    if (!hwp__rap_ok(r)) return HWP_EINVAL;
+    if (!lower || !upper)
+        return hwp__refuse(&r->head, HWP_EINVAL, "rap: estimate: lower and upper must be non-NULL");
     st = hwp_rap_query(r, lo, hi, &e);
     if (st != HWP_OK) return st;
     *lower = e.lower;
@@ -2251,7 +2264,7 @@ HWP_API hwp_status hwp_rap2_merge(hwp_rap2 *dst, const hwp_rap2 *src) {
     return hwp__rap2_pass(dst, hwp_rap_merge(&dst->t, &src->t));
 }
 
-HWP_API hwp_status hwp_rap2_get_stats(const hwp_rap2 *r, hwp_rap_stats *out) {
+HWP_API hwp_status hwp_rap2_get_stats(const hwp_rap2 *r, hwp_rap2_stats *out) {
     if (!hwp__rap2_ok(r)) return HWP_EINVAL;
     return hwp_rap_get_stats(&r->t, out);
 }
@@ -2401,9 +2414,11 @@ HWP_API hwp_status hwp_rap2_query(const hwp_rap2 *r, const hwp_rap2_box *box,
     hwp_rap_est e;
     hwp_rap2_box q;
     uint32_t i;
-    if (!hwp__rap2_ok(r) || !box || !out || box->x_lo > box->x_hi ||
-        box->y_lo > box->y_hi)
-        return HWP_EINVAL;
+    if (!hwp__rap2_ok(r)) return HWP_EINVAL;
+    if (!box || !out)
+        return hwp__refuse(&r->head, HWP_EINVAL, "rap2: query: box and out must be non-NULL");
+    if (box->x_lo > box->x_hi || box->y_lo > box->y_hi)
+        return hwp__refuse(&r->head, HWP_EINVAL, "rap2: query: the box needs x_lo <= x_hi and y_lo <= y_hi");
     t = &r->t;
     e.lower = e.upper = 0;
     e.estimate = 0.0;
@@ -2731,17 +2746,19 @@ HWP_API void hwp_rap_write_svg(const hwp_rap *r, const hwp_writer *w) {
  * program's text segment when shared libraries hold more than 1% of the
  * PCs and the 99% rule would draw all of them. An empty interval, or one
  * reaching past 2^w (taken mod 2^w its ends could swap), draws nothing.
- * Like the other readers (hwp_rap_estimate, hwp_rap_foreach) it takes
- * the tree const and so records no reason: HWP_EINVAL means no tree, no
- * writer, lo > hi or hi >= 2^w, all checkable by the caller. */
+ * HWP_EINVAL, with the reason in hwp_why, for no tree, no writer,
+ * lo > hi or an interval outside the domain. */
 HWP_API hwp_status hwp_rap_write_svg_range(const hwp_rap *r,
                                            const hwp_writer *w, uint64_t lo,
                                            uint64_t hi) {
     uint32_t x = 0;
     uint64_t flo = 0;
-    if (!hwp__rap_ok(r) || !w || lo > hi || lo < r->key_base ||
-        hi - r->key_base > r->key_mask)
-        return HWP_EINVAL;
+    if (!hwp__rap_ok(r)) return HWP_EINVAL;
+    if (!w) return hwp__refuse(&r->head, HWP_EINVAL, "rap: svg: the writer must be non-NULL");
+    if (lo > hi) return hwp__refuse(&r->head, HWP_EINVAL, "rap: svg: lo must be <= hi");
+    if (lo < r->key_base || hi - r->key_base > r->key_mask)
+        return hwp__refuse(&r->head, HWP_EINVAL,
+                           "rap: svg: [lo, hi] must lie inside the domain [key_base, key_base + 2^key_bits)");
     lo -= r->key_base;
     hi -= r->key_base;
     for (;;) {

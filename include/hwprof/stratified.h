@@ -50,7 +50,8 @@
  *   hwp_strat_flush / reset / merge / get_stats / pending
  *   hwp_strat_write_text/json, hwp_strat_read_desc/read_json
  * API (software side, component "strat_acc": a host-side profile)
- *   hwp_strat_acc_bytes(d), hwp_strat_acc_init(a, mem, bytes, d)
+ *   hwp_strat_acc_bytes(d), HWP_STRAT_ACC_BYTES(tuples, pcs, strata)
+ *   hwp_strat_acc_init(a, mem, bytes, d)
  *   hwp_strat_acc_add(a, kind, pc, w, count)   fold one (tuple, count)
  *   hwp_strat_acc_fold(a, msgs, n), hwp_strat_acc_handler
  *   hwp_strat_acc_count / pc_count / invariance / estimate (the C estimator)
@@ -692,6 +693,16 @@ typedef struct hwp_strat_metric {
 } hwp_strat_metric;
 
 HWP_API size_t hwp_strat_acc_bytes(const hwp_strat_acc_desc *d);
+/* The same at compile time, for static storage: tuples and pcs powers of
+ * two or 0 (the defaults), strata as in the desc. Other counts are
+ * rounded up inside: ask hwp_strat_acc_bytes for them. */
+#define HWP__STRAT_ACC_T(t) ((t) ? (size_t)(t) : (size_t)65536)
+#define HWP__STRAT_ACC_P(t, p) \
+    ((p) ? (size_t)(p) : HWP__STRAT_ACC_T(t) >= 4u ? HWP__STRAT_ACC_T(t) / 4u : (size_t)1)
+#define HWP_STRAT_ACC_BYTES(tuples, pcs, strata)                                \
+    (HWP__STRAT_AL(sizeof(hwp__strat_tslot) * 2u * HWP__STRAT_ACC_T(tuples)) + \
+     HWP__STRAT_AL(sizeof(hwp__strat_pslot) * 2u * HWP__STRAT_ACC_P(tuples, pcs)) + \
+     2u * HWP__STRAT_AL(sizeof(uint64_t) * (size_t)(strata)) + (HWP__ALIGN - 1u))
 HWP_API hwp_status hwp_strat_acc_init(hwp_strat_acc *a, void *storage,
                                       size_t bytes,
                                       const hwp_strat_acc_desc *d);
@@ -1105,6 +1116,12 @@ HWP_API void hwp_strat_write_text(const hwp_strat *s, const hwp_writer *w) {
     hwp_put_str(w, "stratified ");
     hwp__strat_put_name(s, w);
     hwp_put_str(w, s->d.hash == HWP_STRAT_HASH_PAPER ? " (paper hash)" : " (cheap hash)");
+    if (!s->st.events) {
+        /* P_r's counters start part-way (hwp_strat_pending), which would
+         * read as events pending when none came. */
+        hwp_put_str(w, ": no events: the stream held no tuple of the kinds it profiles\n");
+        return;
+    }
     hwp__strat_lu(w, ": ", s->st.events);
     hwp__strat_lu(w, " events, ", s->st.samples);
     hwp__strat_lu(w, " first-level messages, ", s->st.messages);

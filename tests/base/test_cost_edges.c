@@ -25,7 +25,7 @@ static void test_null_cost(void) {
     CHECK_EQ(hwp_cost_init(NULL, NULL), HWP_EINVAL);
     CHECK_EQ(hwp_cost_set(NULL, HWP_COST_RAP_STALL, 1), HWP_EINVAL);
     CHECK_EQ(hwp_cost_merge(NULL, NULL), HWP_EINVAL);
-    hwp_cost_reset(NULL);
+    CHECK_EQ(hwp_cost_reset(NULL), HWP_EINVAL);
     hwp_cost_write_text(NULL, &w);
     CHECK_EQ(b.len, 0);
     hwp_cost_write_json(NULL, &w);
@@ -43,8 +43,9 @@ static void test_uninitialised_refused(void) {
     CHECK_EQ(hwp_cost_merge(&c, &ok), HWP_EINVAL);
     CHECK_EQ(hwp_cost_merge(&ok, &c), HWP_EINVAL);
     CHECK_EQ(ok.count[0], 0);
-    hwp_cost_reset(&c);
+    CHECK_EQ(hwp_cost_reset(&c), HWP_EINVAL);
     CHECK_EQ(c.count[0], 5);
+    CHECK_EQ(hwp_cost_reset(&ok), HWP_OK);
 }
 
 /* hwp_cost_set: any figure of the table, 0 included; an operation past

@@ -257,7 +257,7 @@ static void test_envelope(void) {
     }
 }
 
-/* hwp__json_read_desc: the first "desc" is read, later ones skipped; a
+/* hwp_json_read_desc: the first "desc" is read, later ones skipped; a
  * report without one is refused at its end. */
 static bool read_a(hwp_json *j, void *d) {
     char key[8];
@@ -274,19 +274,19 @@ static void test_read_desc(void) {
     uint64_t a = 0;
     const char *t = "{\"model\":\"m\",\"version\":1,\"stats\":{\"a\":9},"
                     "\"desc\":{\"a\":3,\"b\":[1]},\"desc\":{\"a\":4}}";
-    CHECK_EQ(hwp__json_read_desc(t, strlen(t), "m", read_a, &a, &e), HWP_OK);
+    CHECK_EQ(hwp_json_read_desc(t, strlen(t), "m", read_a, &a, &e), HWP_OK);
     CHECK_EQ(a, 3);
     CHECK(e.why == NULL);
     t = "{\"model\":\"m\",\"version\":1,\"stats\":{}}";
-    CHECK_EQ(hwp__json_read_desc(t, strlen(t), "m", read_a, &a, &e), HWP_EFORMAT);
+    CHECK_EQ(hwp_json_read_desc(t, strlen(t), "m", read_a, &a, &e), HWP_EFORMAT);
     CHECK_STR(e.why, "json: report without a \"desc\"");
     CHECK_EQ(e.offset, strlen(t));
     t = "{\"model\":\"m\",\"version\":1,\"desc\":{\"a\":-1}}";
-    CHECK_EQ(hwp__json_read_desc(t, strlen(t), "m", read_a, &a, &e), HWP_EFORMAT);
+    CHECK_EQ(hwp_json_read_desc(t, strlen(t), "m", read_a, &a, &e), HWP_EFORMAT);
     CHECK_STR(e.why, "json: expected an unsigned integer");
     CHECK_EQ(e.offset, 37);
     t = "{\"model\":\"m\",\"version\":1,\"desc\":{}} {}";
-    CHECK_EQ(hwp__json_read_desc(t, strlen(t), "m", read_a, &a, &e), HWP_EFORMAT);
+    CHECK_EQ(hwp_json_read_desc(t, strlen(t), "m", read_a, &a, &e), HWP_EFORMAT);
     CHECK_STR(e.why, "json: text after the report");
     CHECK_EQ(e.offset, 36);
 }

@@ -371,6 +371,55 @@ static void check_json(const hwp_conf_row *r) {
     free(d2);
 }
 
+/* Every handle begins with its hwp_head (the contract), so hwp_why reads
+ * any component's reason through this. */
+typedef struct any_handle {
+    hwp_head head;
+} any_handle;
+
+/* A handle that was never initialised (zeroed, as a static or `= {0}`
+ * one is): every cold call and query refuses it with an error status,
+ * its report is `null`, a merge with it changes neither side, and
+ * hwp_why gives a reason, never NULL (docs print it with %s). */
+static void check_uninitialised(const hwp_conf_row *r) {
+    any_handle *x = (any_handle *)calloc(1, r->handle_size);
+    void *d = desc_small(r);
+    inst ok;
+    hwp_conf_stats s;
+    hwp_json_err err;
+    char *j;
+    if (!x) abort();
+    if (CHECK(hwp_why(x) != NULL)) CHECK(hwp_why(x)[0] != '\0');
+    CHECK(r->reset(x) != HWP_OK);
+    CHECK(r->flush(x) != HWP_OK);
+    CHECK(r->stats(x, &s) != HWP_OK);
+    j = json_of(r, x, NULL);
+    CHECK_STR(j, "null");
+    free(j);
+    if (CHECK_EQ(inst_open(&ok, r, d, 0, r->bytes(d), NULL), HWP_OK)) {
+        size_t len;
+        char *before, *after;
+        r->feed(ok.x, SEED, 0, EVENTS / 4);
+        r->flush(ok.x);
+        before = json_of(r, ok.x, &len);
+        CHECK(r->read_json(x, before, len, &err) != HWP_OK);
+        CHECK(r->merge(x, ok.x) != HWP_OK);
+        CHECK(r->merge(ok.x, x) != HWP_OK);
+        after = json_of(r, ok.x, NULL);
+        CHECK_STR(after, before);
+        free(before);
+        free(after);
+    }
+    if (r->unset) {
+        const char *took = r->unset(x);
+        if (!CHECK(took == NULL)) printf("      %s: %s took a zeroed handle\n", r->name, took);
+    }
+    if (CHECK(hwp_why(x) != NULL)) CHECK(hwp_why(x)[0] != '\0');
+    inst_close(&ok);
+    free(x);
+    free(d);
+}
+
 /* ---- driver --------------------------------------------------------------- */
 
 typedef struct list {
@@ -407,6 +456,7 @@ static void bad_descs(void) { check_bad(cur); }
 static void reset_stats(void) { check_reset_and_stats(cur); }
 static void merge(void) { check_merge(cur); }
 static void json(void) { check_json(cur); }
+static void uninitialised(void) { check_uninitialised(cur); }
 
 int main(int argc, char **argv) {
     const list *l;
@@ -415,7 +465,8 @@ int main(int argc, char **argv) {
         void (*fn)(void);
     } cases[] = {{"storage", storage},   {"defaults", defaults},
                  {"bad_descs", bad_descs}, {"reset_stats", reset_stats},
-                 {"merge", merge},       {"json", json}};
+                 {"merge", merge},       {"json", json},
+                 {"uninitialised", uninitialised}};
     char name[96];
     size_t i;
     hwt_begin(argc, argv);

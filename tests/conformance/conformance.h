@@ -7,13 +7,16 @@
  * defaults, every bad desc field gives HWP_EINVAL with a reason naming it,
  * reset equals a fresh init, merge of two halves equals the whole stream
  * (or the row's stated bound), the JSON report round-trips through the
- * reader, and stats never decrease. Adding a component = adding a row in
+ * reader, stats never decrease, and a handle never initialised is
+ * refused by every call with a reason. Adding a component = adding a row in
  * tests/conformance/<model>.c and listing it in conformance.c.
  *
  * Rows use void * wrappers (calling a function through a pointer of
  * another type is undefined in C), written once per component. */
 #ifndef HWP_CONFORMANCE_H
 #define HWP_CONFORMANCE_H
+
+#include <string.h>
 
 #include "hwprof/hwprof.h"
 
@@ -59,7 +62,36 @@ typedef struct hwp_conf_row {
     /* NULL: merge of the two halves must give byte-identical JSON to the
      * whole stream; else the check of the documented bound. */
     hwp_conf_merge_check merge_check;
+    /* Calls every query and cold call of the component's own (beyond the
+     * ones above) on x, a zeroed handle never initialised: NULL when each
+     * refused it (an error status, or the empty answer a query documents
+     * for a bad handle: 0, NULL, false, NaN), else the first that took it. */
+    const char *(*unset)(void *x);
 } hwp_conf_row;
+
+/* In a row's unset(): return the call (as text) if it took the handle. */
+#define HWP_CONF_TOOK(accepted) \
+    do {                        \
+        if (accepted) return #accepted; \
+    } while (0)
+
+/* Is this what a text report of a zeroed handle may say: nothing, or a
+ * line saying it is not initialised? (Inline: the fuzz drivers link the
+ * rows without conformance.c.) */
+static inline bool hwp_conf_text_refuses(const char *text) {
+    return text[0] == '\0' || strstr(text, "not initialised") != NULL;
+}
+
+/* In a row's unset(): run a text writer `call` that writes to `&w`, and
+ * return it (as text) if it said more than that. */
+#define HWP_CONF_TOOK_TEXT(call)                               \
+    do {                                                       \
+        char buf_[256];                                        \
+        hwp_bufwriter b_;                                      \
+        hwp_writer w = hwp_writer_buf(&b_, buf_, sizeof buf_); \
+        call;                                                  \
+        if (!hwp_conf_text_refuses(buf_)) return #call;        \
+    } while (0)
 
 /* Rows, one list per model file. */
 extern const hwp_conf_row hwp_conf_profileme[];

@@ -206,14 +206,70 @@ static const char *cs_merge_check(const void *wv, const void *mv) {
     return NULL;
 }
 
+/* ---- calls on handles never initialised ------------------------------- */
+
+static void unset_characterised(void *ctx, const hwp_cp_vprof *p) {
+    (void)ctx;
+    (void)p;
+}
+
+/* Every host call; the routines' resources (hwp_cp_cam_*, dread, ireg,
+ * ...) run inside a loaded program, on a live instance, like hot paths. */
+static const char *cp_unset(void *xv) {
+    hwp_cp *x = (hwp_cp *)xv;
+    hwp_cp_program prog;
+    hwp_cp_lvp_desc ld;
+    hwp_cp_est est[2];
+    hwp_cp_vprof vp;
+    hwp_cp_ctx ctx[2];
+    uint64_t t, nt, sites[2] = {0x10, 0x20};
+    memset(&prog, 0, sizeof prog);
+    memset(&ld, 0, sizeof ld);
+    HWP_CONF_TOOK(hwp_cp_program_load(x, &prog) == HWP_OK);
+    HWP_CONF_TOOK(hwp_cp_sync(x) == HWP_OK);
+    HWP_CONF_TOOK(hwp_cp_filter_classes(x, HWP_CLS_ALL) == HWP_OK);
+    HWP_CONF_TOOK(hwp_cp_filter_region(x, 0, 0) == HWP_OK);
+    HWP_CONF_TOOK(hwp_cp_filter_mask_pc(x, 0x40) == HWP_OK);
+    HWP_CONF_TOOK(hwp_cp_filter_clear(x) == HWP_OK);
+    HWP_CONF_TOOK(hwp_cp_filter_idle(x, 100) == HWP_OK);
+    HWP_CONF_TOOK(hwp_cp_host_data(x, 0) != 0);
+    HWP_CONF_TOOK(hwp_cp_host_cam(x, 0) != 0);
+    hwp_cp_host_reset(x);
+    HWP_CONF_TOOK(hwp_cp_lvp_start(x, &ld) == HWP_OK);
+    HWP_CONF_TOOK(hwp_cp_lvp_estimates(x, est, 2) != 0);
+    HWP_CONF_TOOK(hwp_cp_lvp_value(x, 0x40, &vp));
+    HWP_CONF_TOOK(hwp_cp_lvp_on_characterised(x, unset_characterised, NULL) == HWP_OK);
+    HWP_CONF_TOOK(hwp_cp_lvp_invalidate(x, 0x40) == HWP_OK);
+    HWP_CONF_TOOK(hwp_cp_edge_start(x) == HWP_OK);
+    HWP_CONF_TOOK(hwp_cp_edge(x, 0x40, &t, &nt));
+    HWP_CONF_TOOK(hwp_cp_edge_target(x, 0x40, 0x80) != 0);
+    HWP_CONF_TOOK(hwp_cp_callstack_start(x, 0, HWP_CLS_ALL, 4) == HWP_OK);
+    HWP_CONF_TOOK(hwp_cp_callstack_count(x, sites, 2) != 0);
+    HWP_CONF_TOOK(hwp_cp_callstack_contexts(x, ctx, 2) != 0);
+    HWP_CONF_TOOK(hwp_cp_memdep_start(x, 3) == HWP_OK);
+    HWP_CONF_TOOK(hwp_cp_memdep_count(x, 0x40, 0x80) != 0);
+    HWP_CONF_TOOK(hwp_cp_conflict_start(x, 6, 64) == HWP_OK);
+    HWP_CONF_TOOK(hwp_cp_conflict_set(x, 1) != 0);
+    HWP_CONF_TOOK(hwp_cp_conflict_block(x, 0x1000) != 0);
+    HWP_CONF_TOOK(hwp_cp_conflict_pc(x, 0x40) != 0);
+    HWP_CONF_TOOK_TEXT(hwp_cp_write_text(x, &w));
+    return NULL;
+}
+
+static const char *cs_unset(void *xv) {
+    hwp_cp_est est[2];
+    HWP_CONF_TOOK(hwp_cp_simple_estimates((const hwp_cp_simple *)xv, est, 2) != 0);
+    return NULL;
+}
+
 const hwp_conf_row hwp_conf_coproc[] = {
     {"cp", sizeof(hwp_cp_desc), sizeof(hwp_cp), cp_small, cp_documented,
      cp_bad_fields, sizeof cp_bad_fields / sizeof cp_bad_fields[0], cp_bad,
      cp_bytes, cp_init, cp_reset, cp_flush, cp_merge, cp_stats, cp_write,
-     cp_read_desc, cp_read_json, cp_feed, cp_merge_check},
+     cp_read_desc, cp_read_json, cp_feed, cp_merge_check, cp_unset},
     {"cp_simple", sizeof(hwp_cp_simple_desc), sizeof(hwp_cp_simple), cs_small,
      cs_documented, cs_bad_fields, sizeof cs_bad_fields / sizeof cs_bad_fields[0],
      cs_bad, cs_bytes, cs_init, cs_reset, cs_flush, cs_merge, cs_stats, cs_write,
-     cs_read_desc, cs_read_json, cs_feed, cs_merge_check},
+     cs_read_desc, cs_read_json, cs_feed, cs_merge_check, cs_unset},
     {NULL, 0, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-     NULL, NULL, NULL, NULL, NULL}};
+     NULL, NULL, NULL, NULL, NULL, NULL}};

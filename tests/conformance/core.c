@@ -168,10 +168,20 @@ static const char *core_merge_check(const void *whole, const void *merged) {
     return NULL;
 }
 
+static const char *core_unset(void *x) {
+    hwp_core *c = (hwp_core *)x;
+    hwp_core_rec rec[4];
+    HWP_CONF_TOOK(hwp_core_done(c, rec, 4) != 0);
+    HWP_CONF_TOOK(hwp_core_done(c, NULL, 0) != 0);
+    HWP_CONF_TOOK(hwp_core_cycle(c) != 0);
+    return NULL;
+}
+
 const hwp_conf_row hwp_conf_core[] = {
     {"core", sizeof(hwp_core_desc), sizeof(hwp_core), core_small, core_documented,
      core_bad_fields, sizeof core_bad_fields / sizeof *core_bad_fields, core_bad,
      core_bytes, core_init, core_reset, core_flush, core_merge, core_stats,
-     core_write_json, core_read_desc, core_read_json, core_feed, core_merge_check},
+     core_write_json, core_read_desc, core_read_json, core_feed, core_merge_check,
+     core_unset},
     {NULL, 0, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-     NULL, NULL, NULL, NULL, NULL}};
+     NULL, NULL, NULL, NULL, NULL, NULL}};

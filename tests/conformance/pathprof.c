@@ -307,15 +307,52 @@ static const char *pp_conf_phase_check(const void *whole, const void *merged) {
     return NULL;
 }
 
+/* ---- calls on handles never initialised ------------------------------- */
+
+static bool pp_conf_block(void *ctx, uint64_t start, hwp_path_block *b) {
+    (void)ctx;
+    (void)start;
+    (void)b;
+    return false;
+}
+
+static const char *pp_conf_path_unset(void *x) {
+    hwp_path *p = (hwp_path *)x;
+    hwp_path_pd pd = {0x1000, 5};
+    uint64_t blocks[4];
+    HWP_CONF_TOOK(hwp_path_attach(p, NULL, NULL) == HWP_OK);
+    HWP_CONF_TOOK(hwp_path_begin(p, 0x1000) == HWP_OK);
+    HWP_CONF_TOOK(hwp_path_unwind(p, 1, true) == HWP_OK);
+    HWP_CONF_TOOK(hwp_path_overhead_pct(p) != 0.0);
+    HWP_CONF_TOOK(hwp_path_decode(p, &pd, pp_conf_block, NULL, blocks, 4) != 0);
+    HWP_CONF_TOOK_TEXT(hwp_path_write_text(p, &w));
+    return NULL;
+}
+
+static const char *pp_conf_hpt_unset(void *x) {
+    hwp_hpt *h = (hwp_hpt *)x;
+    hwp_path_pd pd = {0x1000, 5};
+    hwp_path_row rows[4];
+    HWP_CONF_TOOK(hwp_hpt_lookup(h, &pd) != 0);
+    HWP_CONF_TOOK(hwp_hpt_export(h, rows, 4) != 0);
+    HWP_CONF_TOOK_TEXT(hwp_hpt_write_text(h, &w));
+    return NULL;
+}
+
+static const char *pp_conf_phase_unset(void *x) {
+    HWP_CONF_TOOK_TEXT(hwp_phase_write_text((const hwp_phase *)x, &w));
+    return NULL;
+}
+
 #define PP_CONF_ROW(name, T, D, p)                                                   \
     {#name, sizeof(D), sizeof(T), p##_small, p##_documented, p##_bad_f,               \
      sizeof p##_bad_f / sizeof *p##_bad_f, p##_bad, p##_bytes, p##_init, p##_reset, \
      p##_flush, p##_merge, p##_stats, p##_json, p##_read_desc, p##_read_json,        \
-     pp_conf_feed_##name, p##_check}
+     pp_conf_feed_##name, p##_check, p##_unset}
 
 const hwp_conf_row hwp_conf_pathprof[] = {
     PP_CONF_ROW(path, hwp_path, hwp_path_desc, pp_conf_path),
     PP_CONF_ROW(hpt, hwp_hpt, hwp_hpt_desc, pp_conf_hpt),
     PP_CONF_ROW(phase, hwp_phase, hwp_phase_desc, pp_conf_phase),
     {NULL, 0, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-     NULL, NULL, NULL, NULL, NULL}};
+     NULL, NULL, NULL, NULL, NULL, NULL}};

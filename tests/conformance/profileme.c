@@ -201,7 +201,7 @@ static void pmt_feed(void *x, uint64_t seed, uint64_t first, uint64_t n) {
     uint64_t i;
     for (i = first; i < first + n; i++) {
         uint64_t h = hwp_mix64(seed * 0xD1B54A32D192ED03ull ^ i);
-        hwp__zero(&r, sizeof r);
+        hwp_zero(&r, sizeof r);
         r.pc = 0x2000u + 4u * (h % 40u);
         r.flags = (h >> 20) % 16u ? HWP_PM_F_RETIRED : 0u;
         r.events = (h >> 24) % 8u == 0 ? HWP_EV_DCMISS : 0u;
@@ -241,14 +241,72 @@ static const char *pmt_merge_check(const void *whole, const void *merged) {
     return 0;
 }
 
+/* ---- calls on handles never initialised ------------------------------- */
+
+static const char *pm_unset(void *x) {
+    hwp_pm *p = (hwp_pm *)x;
+    hwp_pm_desc d;
+    hwp_pm_table_desc td;
+    hwp_insn in;
+    hwp_zero(&in, sizeof in);
+    in.pc = 0x40;
+    HWP_CONF_TOOK(hwp_pm_get_desc(p, &d) == HWP_OK);
+    HWP_CONF_TOOK(hwp_pm_set_deliver(p, hwp_pm_table_deliver, NULL) == HWP_OK);
+    HWP_CONF_TOOK(hwp_pm_table_desc_for(p, &td) == HWP_OK);
+    HWP_CONF_TOOK(hwp_pm_tag(p, 0x40, 1) != 0);
+    HWP_CONF_TOOK(hwp_pm_tag_empty(p, 1) == HWP_OK);
+    HWP_CONF_TOOK(hwp_pm_stage(p, 1, HWP_PM_ST_MAP, 2) == HWP_OK);
+    HWP_CONF_TOOK(hwp_pm_note(p, 1, HWP_CLS_LOAD, 0x80, 0) == HWP_OK);
+    HWP_CONF_TOOK(hwp_pm_retire(p, 1, 3) == HWP_OK);
+    HWP_CONF_TOOK(hwp_pm_abort(p, 1, 0) == HWP_OK);
+    hwp_pm_sample_insn(p, &in, 1);
+    HWP_CONF_TOOK(hwp_pm_fetched(p) != 0);
+    HWP_CONF_TOOK(hwp_pm_interval(p) != 0);
+    HWP_CONF_TOOK(hwp_pm_window(p) != 0);
+    HWP_CONF_TOOK(hwp_pm_paired(p));
+    HWP_CONF_TOOK_TEXT(hwp_pm_write_text(p, &w));
+    return NULL;
+}
+
+static uint64_t unset_truth(void *ctx, uint64_t pc) {
+    (void)ctx;
+    return pc;
+}
+
+/* The estimators take the table and one of its entries; a zeroed table
+ * has none, so they get NULL and must answer 0. */
+static const char *pmt_unset(void *x) {
+    hwp_pm_table *t = (hwp_pm_table *)x;
+    hwp_pm_record r;
+    hwp_pm_row row;
+    hwp_pm_acc acc;
+    hwp_zero(&r, sizeof r);
+    r.pc = 0x40;
+    r.flags = HWP_PM_F_RETIRED;
+    HWP_CONF_TOOK(hwp_pm_table_add(t, &r, 1) == HWP_OK);
+    hwp_pm_table_deliver(t, &r, 1);
+    HWP_CONF_TOOK(hwp_pm_table_find(t, 0x40) != NULL);
+    HWP_CONF_TOOK(hwp_pm_table_at(t, 0) != NULL);
+    HWP_CONF_TOOK(hwp_pm_table_rank(t, HWP_PM_RANK_SAMPLES, 1.96, &row, 1) != 0);
+    HWP_CONF_TOOK(hwp_pm_table_interval(t) != 0.0);
+    HWP_CONF_TOOK(hwp_pm_table_estimate(t, NULL, HWP_PM_PROP_SAMPLES, 1.96).value != 0.0);
+    HWP_CONF_TOOK(hwp_pm_latency_total(t, NULL, 1.96).value != 0.0);
+    HWP_CONF_TOOK(hwp_pm_wasted_slots(t, NULL) != 0.0);
+    HWP_CONF_TOOK(hwp_pm_ipc_near(t, NULL) != 0.0);
+    HWP_CONF_TOOK(hwp_pm_accuracy(t, HWP_PM_PROP_SAMPLES, unset_truth, NULL, 10.0, &acc) ==
+                  HWP_OK);
+    HWP_CONF_TOOK_TEXT(hwp_pm_table_write_text(t, &w, 5));
+    return NULL;
+}
+
 const hwp_conf_row hwp_conf_profileme[] = {
     {"pm", sizeof(hwp_pm_desc), sizeof(hwp_pm), pm_small, pm_documented,
      pm_bad_fields, sizeof pm_bad_fields / sizeof pm_bad_fields[0], pm_bad,
      pm_bytes, pm_init, pm_reset, pm_flush, pm_merge, pm_stats,
-     pm_write_json, pm_read_desc, pm_read_json, pm_feed, pm_merge_check},
+     pm_write_json, pm_read_desc, pm_read_json, pm_feed, pm_merge_check, pm_unset},
     {"pm_table", sizeof(hwp_pm_table_desc), sizeof(hwp_pm_table), pmt_small,
      pmt_documented, pmt_bad_fields,
      sizeof pmt_bad_fields / sizeof pmt_bad_fields[0], pmt_bad, pmt_bytes,
      pmt_init, pmt_reset, pmt_flush, pmt_merge, pmt_stats, pmt_write_json,
-     pmt_read_desc, pmt_read_json, pmt_feed, pmt_merge_check},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+     pmt_read_desc, pmt_read_json, pmt_feed, pmt_merge_check, pmt_unset},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};

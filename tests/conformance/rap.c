@@ -186,7 +186,7 @@ static hwp_status rap2_merge(void *dst, const void *src) {
     return hwp_rap2_merge((hwp_rap2 *)dst, (const hwp_rap2 *)src);
 }
 static hwp_status rap2_stats(const void *x, hwp_conf_stats *out) {
-    hwp_rap_stats st;
+    hwp_rap2_stats st;
     hwp_status s = hwp_rap2_get_stats((const hwp_rap2 *)x, &st);
     out->events = st.events;
     out->dropped = st.dropped;
@@ -246,17 +246,80 @@ static const char *rap2_merge_check(const void *whole, const void *merged) {
     return NULL;
 }
 
+/* ---- calls on a handle never initialised -------------------------------- */
+
+static void unset_visit(void *ctx, const hwp_rap_range *range) {
+    (void)ctx;
+    (void)range;
+}
+static uint64_t unset_exact(void *ctx, uint64_t lo, uint64_t hi) {
+    (void)ctx;
+    return hi - lo;
+}
+
+static const char *rap_unset(void *x) {
+    const hwp_rap *r = (const hwp_rap *)x;
+    hwp_rap_desc d;
+    hwp_rap_est e;
+    hwp_rap_range out[4];
+    hwp_rap_acc acc;
+    uint64_t lo, hi;
+    char buf[256];
+    hwp_bufwriter b;
+    hwp_writer svg = hwp_writer_buf(&b, buf, sizeof buf);
+    HWP_CONF_TOOK(hwp_rap_get_desc(r, &d) == HWP_OK);
+    HWP_CONF_TOOK(hwp_rap_foreach(r, unset_visit, NULL) == HWP_OK);
+    HWP_CONF_TOOK(hwp_rap_query(r, 0, 100, &e) == HWP_OK);
+    HWP_CONF_TOOK(hwp_rap_estimate(r, 0, 100, &lo, &hi) == HWP_OK);
+    HWP_CONF_TOOK(hwp_rap_bound(r) != 0);
+    HWP_CONF_TOOK(hwp_rap_hot(r, 0.1, out, 4) != 0);
+    HWP_CONF_TOOK(hwp_rap_top(r, 8, out, 4) != 0);
+    HWP_CONF_TOOK(hwp_rap_accuracy(r, 0.1, unset_exact, NULL, &acc) == HWP_OK);
+    HWP_CONF_TOOK(hwp_rap_write_svg_range(r, &svg, 0, 100) == HWP_OK);
+    HWP_CONF_TOOK_TEXT(hwp_rap_write_text(r, &w));
+    HWP_CONF_TOOK_TEXT(hwp_rap_write_svg(r, &w));
+    return NULL;
+}
+
+static void unset_visit2(void *ctx, const hwp_rap2_rect *rect) {
+    (void)ctx;
+    (void)rect;
+}
+static uint64_t unset_exact2(void *ctx, const hwp_rap2_box *box) {
+    (void)ctx;
+    (void)box;
+    return 0;
+}
+
+static const char *rap2_unset(void *x) {
+    const hwp_rap2 *r = (const hwp_rap2 *)x;
+    hwp_rap2_desc d;
+    hwp_rap2_box box;
+    hwp_rap2_rect out[4];
+    hwp_rap_est e;
+    hwp_rap_acc acc;
+    memset(&box, 0, sizeof box);
+    box.x_hi = box.y_hi = 100;
+    HWP_CONF_TOOK(hwp_rap2_get_desc(r, &d) == HWP_OK);
+    HWP_CONF_TOOK(hwp_rap2_foreach(r, unset_visit2, NULL) == HWP_OK);
+    HWP_CONF_TOOK(hwp_rap2_query(r, &box, &e) == HWP_OK);
+    HWP_CONF_TOOK(hwp_rap2_bound(r) != 0);
+    HWP_CONF_TOOK(hwp_rap2_hot(r, 0.1, out, 4) != 0);
+    HWP_CONF_TOOK(hwp_rap2_accuracy(r, 0.1, unset_exact2, NULL, &acc) == HWP_OK);
+    return NULL;
+}
+
 const hwp_conf_row hwp_conf_rap[] = {
     {"rap", sizeof(hwp_rap_desc), sizeof(hwp_rap), rap_small, rap_documented,
      rap_bad_fields, sizeof rap_bad_fields / sizeof rap_bad_fields[0],
      rap_bad, rap_bytes, rap_init, rap_reset, rap_flush, rap_merge,
      rap_stats, rap_write_json, rap_read_desc, rap_read_json, rap_feed,
-     rap_merge_check},
+     rap_merge_check, rap_unset},
     {"rap2", sizeof(hwp_rap2_desc), sizeof(hwp_rap2), rap2_small,
      rap2_documented, rap2_bad_fields,
      sizeof rap2_bad_fields / sizeof rap2_bad_fields[0], rap2_bad, rap2_bytes,
      rap2_init, rap2_reset, rap2_flush, rap2_merge, rap2_stats,
      rap2_write_json, rap2_read_desc, rap2_read_json, rap2_feed,
-     rap2_merge_check},
+     rap2_merge_check, rap2_unset},
     {NULL, 0, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL,
-     NULL, NULL, NULL, NULL, NULL, NULL}};
+     NULL, NULL, NULL, NULL, NULL, NULL, NULL}};

@@ -23,7 +23,7 @@ static void strat_conf_tuple(uint64_t seed, uint64_t i, uint32_t *kind,
 
 static void strat_small(void *p) {
     hwp_strat_desc *d = (hwp_strat_desc *)p;
-    hwp__zero(d, sizeof *d);
+    hwp_zero(d, sizeof *d);
     d->entries = 64;
     d->rate = 8;
     d->queue = 16;
@@ -31,7 +31,7 @@ static void strat_small(void *p) {
 
 static void strat_documented(void *p) {
     hwp_strat_desc *d = (hwp_strat_desc *)p;
-    hwp__zero(d, sizeof *d);
+    hwp_zero(d, sizeof *d);
     d->scheme = HWP_STRAT_SAMPLED;
     d->sampler = HWP_STRAT_PERIODIC;
     d->rate = 256;
@@ -122,14 +122,14 @@ static const char *strat_merge_check(const void *whole, const void *merged) {
 
 static void acc_small(void *p) {
     hwp_strat_acc_desc *d = (hwp_strat_acc_desc *)p;
-    hwp__zero(d, sizeof *d);
+    hwp_zero(d, sizeof *d);
     d->tuples = 4096;
     d->strata = 8;
 }
 
 static void acc_documented(void *p) {
     hwp_strat_acc_desc *d = (hwp_strat_acc_desc *)p;
-    hwp__zero(d, sizeof *d);
+    hwp_zero(d, sizeof *d);
     d->tuples = 65536;
     d->pcs = 16384;
     d->replace = HWP_STRAT_ACC_EVICT;
@@ -219,17 +219,57 @@ static const char *acc_merge_check(const void *whole, const void *merged) {
     return NULL;
 }
 
+/* ---- calls on handles never initialised ------------------------------- */
+
+static const char *strat_unset(void *x) {
+    HWP_CONF_TOOK(hwp_strat_pending((const hwp_strat *)x) != 0);
+    HWP_CONF_TOOK_TEXT(hwp_strat_write_text((const hwp_strat *)x, &w));
+    return NULL;
+}
+
+/* The three writers (add, fold, the handler) return nothing: on a zeroed
+ * accumulator they must neither crash nor count, so the queries after
+ * them still find nothing. */
+static const char *acc_unset(void *x) {
+    hwp_strat_acc *a = (hwp_strat_acc *)x;
+    hwp_strat_msg m;
+    hwp_strat_value v[2];
+    hwp_strat_pc pcs[2];
+    hwp_strat_metric_desc md;
+    hwp_strat_metric out;
+    uint32_t cursor = 0;
+    memset(&m, 0, sizeof m);
+    memset(&md, 0, sizeof md);
+    m.pc = 0x40;
+    m.w = 7;
+    m.count = m.samples = 1;
+    hwp_strat_acc_add(a, HWP_STRAT_KIND_VALUE, 0x40, 7, 1);
+    hwp_strat_acc_fold(a, &m, 1);
+    hwp_strat_acc_handler(a, &m, 1);
+    HWP_CONF_TOOK(hwp_strat_acc_count(a, HWP_STRAT_KIND_VALUE, 0x40, 7) != 0);
+    HWP_CONF_TOOK(hwp_strat_acc_pc_count(a, HWP_STRAT_KIND_VALUE, 0x40) != 0);
+    HWP_CONF_TOOK(hwp_strat_acc_invariance(a, HWP_STRAT_KIND_VALUE, 0x40, 7) != 0.0);
+    HWP_CONF_TOOK(hwp_strat_acc_estimate(a, HWP_STRAT_KIND_VALUE, 0x40, 7) != 0.0);
+    HWP_CONF_TOOK(hwp_strat_acc_top_values(a, HWP_STRAT_KIND_VALUE, 0x40, v, 2) != 0);
+    HWP_CONF_TOOK(hwp_strat_acc_top_pcs(a, HWP_STRAT_KIND_VALUE, pcs, 2) != 0);
+    HWP_CONF_TOOK(hwp_strat_acc_next(a, &cursor, &m));
+    HWP_CONF_TOOK(hwp_strat_invariance_error(a, a, &md, &out) == HWP_OK);
+    HWP_CONF_TOOK_TEXT(hwp_strat_acc_write_text(a, &w));
+    return NULL;
+}
+
 const hwp_conf_row hwp_conf_stratified[] = {
     {"strat", sizeof(hwp_strat_desc), sizeof(hwp_strat), strat_small,
      strat_documented, strat_bad_fields,
      sizeof strat_bad_fields / sizeof strat_bad_fields[0], strat_bad, strat_bytes,
      strat_init, strat_reset, strat_flush, strat_merge, strat_stats,
      strat_write_json, strat_read_desc, strat_read_json, strat_feed,
-     strat_merge_check},
+     strat_merge_check, strat_unset},
     {"strat_acc", sizeof(hwp_strat_acc_desc), sizeof(hwp_strat_acc), acc_small,
      acc_documented, acc_bad_fields, sizeof acc_bad_fields / sizeof acc_bad_fields[0],
      acc_bad, acc_bytes, acc_init, acc_reset, acc_flush, acc_merge, acc_stats,
-     acc_write_json, acc_read_desc, acc_read_json, acc_feed, acc_merge_check},
+     acc_write_json, acc_read_desc, acc_read_json, acc_feed, acc_merge_check,
+     acc_unset},
     {NULL, 0, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-     NULL, NULL, NULL, NULL, NULL},
+     NULL, NULL, NULL, NULL, NULL, NULL},
 };

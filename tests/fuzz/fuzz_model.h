@@ -38,20 +38,20 @@ typedef struct fz_in {
     size_t n;
 } fz_in;
 
-HWP__UNUSED static uint8_t fz_u8(fz_in *f) {
+HWP_UNUSED static uint8_t fz_u8(fz_in *f) {
     uint8_t v;
     if (!f->n) return 0;
     v = *f->p++;
     f->n--;
     return v;
 }
-HWP__UNUSED static uint32_t fz_u32(fz_in *f) {
+HWP_UNUSED static uint32_t fz_u32(fz_in *f) {
     uint32_t v = 0;
     unsigned i;
     for (i = 0; i < 4; i++) v |= (uint32_t)fz_u8(f) << (8 * i);
     return v;
 }
-HWP__UNUSED static uint64_t fz_u64(fz_in *f) {
+HWP_UNUSED static uint64_t fz_u64(fz_in *f) {
     uint64_t lo = fz_u32(f);
     return lo | (uint64_t)fz_u32(f) << 32;
 }
@@ -62,7 +62,7 @@ typedef struct fz_text {
     size_t n, cap;
 } fz_text;
 
-HWP__UNUSED static void fz_text_write(void *ctx, const char *s, size_t n) {
+HWP_UNUSED static void fz_text_write(void *ctx, const char *s, size_t n) {
     fz_text *t = (fz_text *)ctx;
     if (t->n + n + 1 > t->cap) {
         t->cap = (t->n + n + 1) * 2;
@@ -84,7 +84,7 @@ typedef struct fz_inst {
     hwp_conf_stats prev; /* stats after the last step */
 } fz_inst;
 
-HWP__UNUSED static char *fz_json(const fz_inst *in, size_t *len) {
+HWP_UNUSED static char *fz_json(const fz_inst *in, size_t *len) {
     fz_text t = {NULL, 0, 0};
     hwp_writer w;
     w.write = fz_text_write;
@@ -95,7 +95,7 @@ HWP__UNUSED static char *fz_json(const fz_inst *in, size_t *len) {
     return t.s;
 }
 
-HWP__UNUSED static void fz_guards(const fz_inst *in) {
+HWP_UNUSED static void fz_guards(const fz_inst *in) {
     size_t i;
     for (i = 0; i < FZ_GUARD + in->skew; i++) FZ_CHECK(in->raw[i] == FZ_FILL);
     for (i = 0; i < FZ_GUARD; i++)
@@ -104,7 +104,7 @@ HWP__UNUSED static void fz_guards(const fz_inst *in) {
 
 /* Opens an instance; returns the init status (the instance is usable only
  * on HWP_OK; its storage is freed by fz_close either way). */
-HWP__UNUSED static hwp_status fz_open(fz_inst *in, const hwp_conf_row *r, const void *desc,
+HWP_UNUSED static hwp_status fz_open(fz_inst *in, const hwp_conf_row *r, const void *desc,
                           size_t skew, bool cost) {
     hwp_status st;
     memset(in, 0, sizeof *in);
@@ -122,13 +122,13 @@ HWP__UNUSED static hwp_status fz_open(fz_inst *in, const hwp_conf_row *r, const 
     return st;
 }
 
-HWP__UNUSED static void fz_close(fz_inst *in) {
+HWP_UNUSED static void fz_close(fz_inst *in) {
     free(in->raw);
     free(in->x);
 }
 
 /* Stats never decrease (the caller zeroes prev across reset). */
-HWP__UNUSED static void fz_stats(fz_inst *in) {
+HWP_UNUSED static void fz_stats(fz_inst *in) {
     hwp_conf_stats s;
     FZ_CHECK(in->row->stats(in->x, &s) == HWP_OK);
     FZ_CHECK(s.events >= in->prev.events);
@@ -175,7 +175,7 @@ struct fz_ctx {
                   * to tell which instance called */
 };
 
-HWP__UNUSED static const hwp_conf_row *fz_row(const hwp_conf_row *rows, const char *name) {
+HWP_UNUSED static const hwp_conf_row *fz_row(const hwp_conf_row *rows, const char *name) {
     for (; rows->name; rows++)
         if (!strcmp(rows->name, name)) return rows;
     __builtin_trap();
@@ -183,13 +183,13 @@ HWP__UNUSED static const hwp_conf_row *fz_row(const hwp_conf_row *rows, const ch
 
 /* Before a trap on a report: what was refused, and why (stderr), so a
  * finding explains itself when replayed. */
-HWP__UNUSED static void fz_why(const char *what, const char *json, const hwp_json_err *err) {
+HWP_UNUSED static void fz_why(const char *what, const char *json, const hwp_json_err *err) {
     fprintf(stderr, "fuzz: %s: %s at offset %lu\n%s\n", what, err->why ? err->why : "?",
             (unsigned long)err->offset, json);
 }
 
 /* write -> read_desc -> init -> read_json -> write, byte-identical. */
-HWP__UNUSED static void fz_roundtrip(fz_ctx *c, const fz_inst *src, size_t skew) {
+HWP_UNUSED static void fz_roundtrip(fz_ctx *c, const fz_inst *src, size_t skew) {
     const hwp_conf_row *r = c->row;
     size_t n1, n2;
     char *j1 = fz_json(src, &n1), *j2;
@@ -219,7 +219,7 @@ HWP__UNUSED static void fz_roundtrip(fz_ctx *c, const fz_inst *src, size_t skew)
     free(d);
 }
 
-HWP__UNUSED static void fz_step_checks(fz_ctx *c, const fz_hooks *h) {
+HWP_UNUSED static void fz_step_checks(fz_ctx *c, const fz_hooks *h) {
     int i;
     for (i = 0; i < 2; i++) {
         fz_guards(&c->in[i]);
@@ -229,7 +229,7 @@ HWP__UNUSED static void fz_step_checks(fz_ctx *c, const fz_hooks *h) {
 }
 
 /* The whole target: returns 0 (libFuzzer's convention). */
-HWP__UNUSED static int fz_run(const hwp_conf_row *r, const fz_hooks *h, const uint8_t *data,
+HWP_UNUSED static int fz_run(const hwp_conf_row *r, const fz_hooks *h, const uint8_t *data,
                   size_t size) {
     fz_in f = {data, size};
     fz_ctx c;

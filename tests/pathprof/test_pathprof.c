@@ -848,16 +848,19 @@ static void test_bad_input(void) {
 /* A block map of a small function: B0 0x100..0x10c (cond: taken 0x200,
  * else 0x110), B1 0x110..0x11c (call 0x800, returns to 0x120), B2
  * 0x120..0x12c (jump 0x200), B3 0x200..0x20c (cond back-edge to 0x100,
- * else 0x210), B4 0x210..0x214 (ret); the callee 0x800..0x804 (ret). */
+ * else 0x210), B4 0x210..0x214 (ret); the callee 0x800..0x804 (ret); and
+ * a program's end: E0 0x500..0x50c (cond: taken 0x600, else 0x510), E1
+ * 0x600..0x608, which ends in an exit system call, not a branch. */
 static bool block_map(void *ctx, uint64_t start, hwp_path_block *b) {
     static const hwp_path_block map[] = {
         {0x10c, 0x200, 0x110, HWP_CLS_BR_COND, 0}, {0x11c, 0x800, 0x120, HWP_CLS_CALL, 0},
         {0x12c, 0x200, 0x130, HWP_CLS_JUMP, 0},    {0x20c, 0x100, 0x210, HWP_CLS_BR_COND, 0},
-        {0x214, 0, 0x218, HWP_CLS_RET, 0},         {0x804, 0, 0x808, HWP_CLS_RET, 0}};
-    static const uint64_t starts[] = {0x100, 0x110, 0x120, 0x200, 0x210, 0x800};
+        {0x214, 0, 0x218, HWP_CLS_RET, 0},         {0x804, 0, 0x808, HWP_CLS_RET, 0},
+        {0x50c, 0x600, 0x510, HWP_CLS_BR_COND, 0}, {0x608, 0, 0x60c, HWP_CLS_OTHER, 0}};
+    static const uint64_t starts[] = {0x100, 0x110, 0x120, 0x200, 0x210, 0x800, 0x500, 0x600};
     unsigned i;
     (void)ctx;
-    for (i = 0; i < 6; i++)
+    for (i = 0; i < 8; i++)
         if (starts[i] == start) {
             *b = map[i];
             return true;
@@ -915,6 +918,18 @@ static void test_decode(void) {
     pd.shape = 0x4; /* 00: B2's jump not taken */
     CHECK_EQ(hwp_path_decode(&p, &pd, block_map, NULL, out, 8), 0);
     pd.shape = 0x2D; /* 01101: a bit after B3's back-edge */
+    CHECK_EQ(hwp_path_decode(&p, &pd, block_map, NULL, out, 8), 0);
+    /* The program ends in E1, which no branch ends: the path flushed
+     * there ends with E0's branch, its last recorded one. */
+    hwp_path_begin(&p, 0x500);
+    hwp_path_branch(&p, 0x50c, 0x600, HWP_CLS_BR_COND, true, 4, 0);
+    hwp_path_flush(&p);
+    if (!CHECK_EQ(q.n, 4) || !CHECK(seq_is(&q, 3, 0x500, "1"))) return;
+    pd.start = 0x500;
+    pd.shape = 0x3; /* sentinel + 1 */
+    CHECK_EQ(hwp_path_decode(&p, &pd, block_map, NULL, out, 8), 1);
+    CHECK_EQ(out[0], 0x500);
+    pd.shape = 0x5; /* 01: a bit E1 has no branch for */
     CHECK_EQ(hwp_path_decode(&p, &pd, block_map, NULL, out, 8), 0);
 }
 
@@ -1351,9 +1366,9 @@ static void test_phase_bbv_unit(void) {
     CHECK_EQ(hwp_phase_init(&ph, st_bbv, sizeof st_bbv, &d, NULL), HWP_OK);
     CHECK_EQ(ph.desc.threshold, 614); /* 6/10 of the interval */
     /* the three phases' branches must land in different accumulators */
-    CHECK(hwp__path_index(pcs[0], 31) != hwp__path_index(pcs[1], 31));
-    CHECK(hwp__path_index(pcs[0], 31) != hwp__path_index(pcs[2], 31));
-    CHECK(hwp__path_index(pcs[1], 31) != hwp__path_index(pcs[2], 31));
+    CHECK(hwp_path_index(pcs[0], 31) != hwp_path_index(pcs[1], 31));
+    CHECK(hwp_path_index(pcs[0], 31) != hwp_path_index(pcs[2], 31));
+    CHECK(hwp_path_index(pcs[1], 31) != hwp_path_index(pcs[2], 31));
     for (i = 0; i < 6; i++)
         for (k = 0; k < 128; k++) hwp_phase_add_branch(&ph, pcs[plan[i]], 8);
     CHECK_EQ(log.n, 6);

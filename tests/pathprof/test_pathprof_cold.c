@@ -207,10 +207,75 @@ static void test_lru_clock_wrap(void) {
     CHECK_EQ(hwp_hpt_lookup(&h, &g), 1);
 }
 
+/* A desc holding an enum name the reader does not know is refused with a
+ * reason that lists every name it does know (white-box: the names come
+ * from the header's own tables, so a name added to one and not to the
+ * reason's list fails here). */
+typedef hwp_status (*read_desc_fn)(void *d, const char *json, size_t n, hwp_json_err *err);
+static hwp_status hpt_read(void *d, const char *s, size_t n, hwp_json_err *e) {
+    return hwp_hpt_read_desc(d, s, n, e);
+}
+static hwp_status phase_read(void *d, const char *s, size_t n, hwp_json_err *e) {
+    return hwp_phase_read_desc(d, s, n, e);
+}
+static hwp_status path_read(void *d, const char *s, size_t n, hwp_json_err *e) {
+    return hwp_path_read_desc(d, s, n, e);
+}
+
+static void test_unknown_enum_lists_names(void) {
+    static unsigned char mem[1 << 20];
+    enum { HPT, PHASE, PATH };
+    static const struct {
+        unsigned model;
+        const char *key;
+        const char *const *names;
+        size_t n;
+    } rows[] = {
+        {HPT, "index", hwp__hpt_index_names, HWP__PP_N(hwp__hpt_index_names)},
+        {HPT, "repl", hwp__hpt_repl_names, HWP__PP_N(hwp__hpt_repl_names)},
+        {HPT, "policy", hwp__hpt_policy_names, HWP__PP_N(hwp__hpt_policy_names)},
+        {PHASE, "kind", hwp__phase_kind_names, HWP__PP_N(hwp__phase_kind_names)},
+        {PATH, "mode", hwp__path_mode_names, HWP__PP_N(hwp__path_mode_names)},
+        {PATH, "metric", hwp__path_metric_names, HWP__PP_N(hwp__path_metric_names)},
+        {PATH, "overflow", hwp__path_overflow_names, HWP__PP_N(hwp__path_overflow_names)},
+    };
+    static const read_desc_fn read[] = {hpt_read, phase_read, path_read};
+    hwp_hpt h;
+    hwp_phase ph;
+    hwp_path p;
+    char json[3][4096], bad[4096], key[32];
+    const char *at, *end;
+    union { hwp_hpt_desc h; hwp_phase_desc ph; hwp_path_desc p; } d;
+    size_t i, k;
+    CHECK_EQ(hwp_hpt_init(&h, mem, sizeof mem, NULL, NULL), HWP_OK);
+    text_of(hpt_json, &h, json[HPT], sizeof json[HPT]);
+    CHECK_EQ(hwp_phase_init(&ph, mem, sizeof mem, NULL, NULL), HWP_OK);
+    text_of(phase_json, &ph, json[PHASE], sizeof json[PHASE]);
+    CHECK_EQ(hwp_path_init(&p, mem, sizeof mem, NULL, NULL), HWP_OK);
+    text_of(path_json, &p, json[PATH], sizeof json[PATH]);
+    for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const char *src = json[rows[i].model];
+        hwp_json_err err;
+        snprintf(key, sizeof key, "\"%s\":\"", rows[i].key);
+        at = strstr(src, key);
+        if (!CHECK(at != NULL)) continue;
+        at += strlen(key);
+        end = strchr(at, '"');
+        snprintf(bad, sizeof bad, "%.*snosuchname%s", (int)(at - src), src, end);
+        memset(&err, 0, sizeof err);
+        CHECK_EQ(read[rows[i].model](&d, bad, strlen(bad), &err), HWP_EFORMAT);
+        if (!CHECK(err.why != NULL)) continue;
+        CHECK_HAS(err.why, rows[i].key);
+        CHECK(err.offset == (size_t)(at - src - 1));
+        for (k = 0; k < rows[i].n; k++) CHECK_HAS(err.why, rows[i].names[k]);
+    }
+}
+
 int main(int argc, char **argv) {
     hwt_begin(argc, argv);
     HWT_RUN(test_uninitialised_refused);
     HWT_RUN(test_attach_and_self_merge);
     HWT_RUN(test_lru_clock_wrap);
+    HWT_RUN(test_unknown_enum_lists_names);
     return hwt_end();
 }

@@ -868,6 +868,19 @@ static void tp_totals(const hwp_pm_table *t, double *fetches, double *lat) {
     }
 }
 
+/* A sampler of desc d delivering into t, a 64-entry table of the
+ * sampler's own settings (hwp_pm_table_desc_for). */
+static void open_fed_table(hwp_pm *p, unsigned char *pm, size_t pn, hwp_pm_desc *d,
+                           hwp_pm_table *t, unsigned char *tm, size_t tn) {
+    hwp_pm_table_desc td;
+    d->deliver = hwp_pm_table_deliver;
+    d->user = t;
+    CHECK_EQ(hwp_pm_init(p, pm, pn, d, NULL), HWP_OK);
+    CHECK_EQ(hwp_pm_table_desc_for(p, &td), HWP_OK);
+    td.capacity = 64;
+    CHECK_EQ(hwp_pm_table_init(t, tm, tn, &td), HWP_OK);
+}
+
 /* One stream, sampled singly and in pairs at the same S: both estimate
  * the same totals (a pair is two samples per S, each standing for S / 2
  * fetches), and the per-PC mean ratio est / truth is near 1 for both. */
@@ -887,20 +900,11 @@ static void test_pairs_and_singles_agree(void) {
     memset(&d, 0, sizeof d);
     d.interval = 500;
     d.seed = 3;
-    d.deliver = hwp_pm_table_deliver;
-    d.user = &ts;
-    CHECK_EQ(hwp_pm_init(&s, m1, sizeof m1, &d, NULL), HWP_OK);
-    CHECK_EQ(hwp_pm_table_desc_for(&s, &td), HWP_OK);
-    td.capacity = 64;
-    CHECK_EQ(hwp_pm_table_init(&ts, tm1, sizeof tm1, &td), HWP_OK);
+    open_fed_table(&s, m1, sizeof m1, &d, &ts, tm1, sizeof tm1);
     d.paired = 1;
     d.window = 16;
-    d.user = &tq;
-    CHECK_EQ(hwp_pm_init(&q, m2, sizeof m2, &d, NULL), HWP_OK);
-    CHECK_EQ(hwp_pm_table_desc_for(&q, &td), HWP_OK);
-    td.capacity = 64;
-    CHECK_EQ(td.paired, 1);
-    CHECK_EQ(hwp_pm_table_init(&tq, tm2, sizeof tm2, &td), HWP_OK);
+    open_fed_table(&q, m2, sizeof m2, &d, &tq, tm2, sizeof tm2);
+    CHECK(hwp_pm_table_interval(&tq) == 250.0); /* paired: S / 2 a sample */
     tp_run(&s, tp_n);
     tp_run(&q, tp_n);
     CHECK_EQ(ts.mismatched + tq.mismatched, 0);
@@ -922,7 +926,8 @@ static void test_pairs_and_singles_agree(void) {
                              &acc), HWP_OK);
     CHECK_NEAR(acc.mean_ratio, 1.0, 0.06);
     /* A table built for singles refuses pairs (and counts them). */
-    td.paired = 0;
+    CHECK_EQ(hwp_pm_table_desc_for(&s, &td), HWP_OK);
+    td.capacity = 64;
     CHECK_EQ(hwp_pm_table_init(&ts, tm1, sizeof tm1, &td), HWP_OK);
     {
         hwp_pm_record r[2];
@@ -1203,6 +1208,90 @@ static void test_host_accessors(void) {
     CHECK(d.deliver == capture);
 }
 
+/* Ten PCs, each fetched 100,000 times, through a sampler of S = 100 into
+ * a table left at its default S = 10000: every sample would stand for
+ * 100 times the fetches it does (a PC estimated at about 10,000,000).
+ * The table refuses the sampler's records instead, naming the field and
+ * both values, takes none of them, and says so again at flush and in its
+ * report; a pairing or window that differs is refused the same way, and
+ * the table hwp_pm_table_desc_for describes takes the same stream. */
+static void run_ten_pcs(hwp_pm *p) {
+    hwp_insn in;
+    uint64_t i;
+    memset(&in, 0, sizeof in);
+    for (i = 0; i < 1000000; i++) {
+        in.pc = 0x1000 + 4u * (i % 10u);
+        hwp_pm_insn(p, &in, i);
+    }
+    hwp_pm_flush(p);
+}
+
+static void test_table_refuses_other_sampler(void) {
+    static unsigned char pm_mem[1 << 14], tm[1 << 16];
+    static const struct {
+        uint32_t paired, window, t_paired, t_window, t_interval;
+        const char *why;
+    } cases[] = {
+        {0, 0, 0, 0, 0, "sampler with interval 100, the table's is 10000"},
+        {1, 16, 0, 0, 100, "sampler with paired 1, the table's is 0"},
+        {0, 0, 1, 16, 100, "sampler with paired 0, the table's is 1"},
+        {1, 16, 1, 32, 100, "sampler with window 16, the table's is 32"},
+    };
+    hwp_pm p;
+    hwp_pm_desc d;
+    hwp_pm_table t;
+    hwp_pm_table_desc td;
+    hwp_pm_table_stats ts;
+    char buf[512];
+    hwp_bufwriter b;
+    hwp_writer w;
+    const hwp_pm_entry *e;
+    size_t k;
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        memset(&d, 0, sizeof d);
+        d.interval = 100;
+        d.seed = 5;
+        d.paired = cases[k].paired;
+        d.window = cases[k].window;
+        d.deliver = hwp_pm_table_deliver;
+        d.user = &t;
+        memset(&td, 0, sizeof td);
+        td.capacity = 64;
+        td.interval = cases[k].t_interval;
+        td.paired = cases[k].t_paired;
+        td.window = cases[k].t_window;
+        CHECK_EQ(hwp_pm_table_init(&t, tm, sizeof tm, &td), HWP_OK);
+        CHECK_EQ(hwp_pm_init(&p, pm_mem, sizeof pm_mem, &d, NULL), HWP_OK);
+        run_ten_pcs(&p);
+        CHECK_EQ(hwp_pm_table_get_stats(&t, &ts), HWP_OK);
+        CHECK_EQ(ts.samples, 0);
+        CHECK_EQ(hwp_pm_table_flush(&t), HWP_EINVAL);
+        CHECK_HAS(hwp_why(&t), cases[k].why);
+        w = hwp_writer_buf(&b, buf, sizeof buf);
+        hwp_pm_table_write_text(&t, &w, 3);
+        CHECK_HAS(buf, "records refused: pm_table: a record from a sampler with");
+    }
+    /* A host's own records (interval 0) are taken as they are. */
+    {
+        hwp_pm_record r = mkrec(0x40, HWP_PM_F_RETIRED, 0);
+        CHECK_EQ(hwp_pm_table_init(&t, tm, sizeof tm, &td), HWP_OK);
+        CHECK_EQ(hwp_pm_table_add(&t, &r, 1), HWP_OK);
+        CHECK_EQ(hwp_pm_table_flush(&t), HWP_OK);
+    }
+    /* The table of the sampler's own settings: each PC near 100,000. */
+    memset(&d, 0, sizeof d);
+    d.interval = 100;
+    d.seed = 5;
+    open_fed_table(&p, pm_mem, sizeof pm_mem, &d, &t, tm, sizeof tm);
+    run_ten_pcs(&p);
+    CHECK_EQ(hwp_pm_table_flush(&t), HWP_OK);
+    e = hwp_pm_table_find(&t, 0x1000);
+    if (CHECK(e != NULL)) {
+        hwp_pm_est est = hwp_pm_table_estimate(&t, e, HWP_PM_PROP_SAMPLES, 1.96);
+        CHECK(est.lo <= 100000.0 && est.hi >= 100000.0);
+    }
+}
+
 int main(int argc, char **argv) {
     hwt_begin(argc, argv);
     HWT_RUN(test_desc_validation);
@@ -1225,6 +1314,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_paths_loop_bound);
     HWT_RUN(test_reports);
     HWT_RUN(test_pairs_and_singles_agree);
+    HWT_RUN(test_table_refuses_other_sampler);
     HWT_RUN(test_latency_envelope);
     HWT_RUN(test_late_report);
     HWT_RUN(test_min_samples);

@@ -151,6 +151,8 @@ static uint64_t run(uint64_t seed, uint32_t paired, uint32_t ways,
     memset(&td, 0, sizeof td);
     td.capacity = 1024;
     td.paired = paired;
+    td.interval = paired ? 16 : 5; /* the sampler's, below: a table */
+    td.window = paired ? 12 : 0;     /* refuses another's records    */
     CHECK_EQ(hwp_pm_table_init(&tab, tmem, 1024 * sizeof(hwp_pm_entry), &td),
              HWP_OK);
     memset(&d, 0, sizeof d);
@@ -183,6 +185,8 @@ static uint64_t run(uint64_t seed, uint32_t paired, uint32_t ways,
             uint32_t tag;
             w->context = i;
             w->history = hist & 0x1FFu;
+            w->interval = d.interval; /* the sampler's settings ride along */
+            w->window = paired ? d.window : 0;
             stage_t[i][HWP_PM_ST_FETCH] = cycle;
             if (paired && open) { /* the second of a pair */
                 w->flags = HWP_PM_F_SECOND;

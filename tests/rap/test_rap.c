@@ -1035,14 +1035,27 @@ static void test_reports(void) {
     t.w = hwp_writer_buf(&t.b, t.s, sizeof t.s);
     CHECK_EQ(hwp_rap_write_svg_range(&r, &t.w, 0x10, 0xbeef), HWP_OK);
     CHECK_HAS(t.s, "RAP tree over [0x0, 0xffff]");
-    /* Invalid intervals draw nothing: lo > hi, and a hi past 2^16 (0x1bec1
-     * taken mod 2^16 would fall below lo = 0xbee2); the tree is const, so
-     * the status is the whole answer. The largest valid hi still draws. */
+    /* Invalid intervals draw nothing and say why: lo > hi, and a hi past
+     * 2^16 (0x1bec1 taken mod 2^16 would fall below lo = 0xbee2). The
+     * largest valid hi still draws. */
     t.w = hwp_writer_buf(&t.b, t.s, sizeof t.s);
     CHECK_EQ(hwp_rap_write_svg_range(&r, &t.w, 0xbee2, 0xbec1), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&r), "lo must be <= hi");
     CHECK_EQ(hwp_rap_write_svg_range(&r, &t.w, 0xbee2, 0x1bec1), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&r), "inside the domain");
     CHECK_EQ(t.b.len, 0);
     CHECK_EQ(hwp_rap_write_svg_range(&r, NULL, 0, 1), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&r), "writer");
+    {   /* the range queries say why too */
+        hwp_rap_est e;
+        uint64_t lower;
+        CHECK_EQ(hwp_rap_query(&r, 0x20, 0x10, &e), HWP_EINVAL);
+        CHECK_STR(hwp_why(&r), "rap: query: lo must be <= hi");
+        CHECK_EQ(hwp_rap_query(&r, 0x10, 0x20, NULL), HWP_EINVAL);
+        CHECK_HAS(hwp_why(&r), "out must be non-NULL");
+        CHECK_EQ(hwp_rap_estimate(&r, 0x10, 0x20, &lower, NULL), HWP_EINVAL);
+        CHECK_HAS(hwp_why(&r), "lower and upper");
+    }
     CHECK_EQ(hwp_rap_write_svg_range(&r, &t.w, 0xbee2, 0xffff), HWP_OK);
     CHECK_HAS(t.s, "RAP tree over [0x0, 0xffff]");
 }

@@ -215,7 +215,9 @@ static void test_rap2_query_bounds(void) {
         hwp_rap_est e;
         CHECK_EQ(hwp_rap2_init(&r, mem, MEMSZ, NULL, NULL), HWP_OK);
         CHECK_EQ(hwp_rap2_query(&r, &q, &e), HWP_EINVAL);
+        CHECK_HAS(hwp_why(&r), "x_lo <= x_hi");
         CHECK_EQ(hwp_rap2_query(&r, NULL, &e), HWP_EINVAL);
+        CHECK_HAS(hwp_why(&r), "box and out must be non-NULL");
     }
 }
 

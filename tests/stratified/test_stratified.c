@@ -890,6 +890,17 @@ static void test_reports(void) {
     CHECK_HAS(buf, "stratified tag2-256-2048x2 (cheap hash): 1000 events");
     CHECK_HAS(buf, "E6a=0");
     st_drop(&x);
+    /* A stream with nothing to profile says so: the default H[P]'s
+     * counters start part-way, which must not read as events pending. */
+    memset(&d, 0, sizeof d);
+    if (CHECK(st_make(&x, d, NULL))) {
+        CHECK(hwp_strat_pending(&x.s) > 0);
+        w = hwp_writer_buf(&b, buf, sizeof buf);
+        hwp_strat_write_text(&x.s, &w);
+        CHECK_HAS(buf, ": no events: the stream held no tuple");
+        CHECK(strstr(buf, "pending") == NULL);
+        st_drop(&x);
+    }
     hwp_strat_acc_init(&a, st_alloc(&m, n), n, NULL);
     hwp_strat_acc_add(&a, 2, 0x40, 0x7, 256);
     w = hwp_writer_buf(&b, buf, sizeof buf);
@@ -1483,6 +1494,32 @@ static void test_bytes_macro(void) {
     CHECK_EQ(hwp_strat_init(&s, st_static_mem, sizeof st_static_mem, &d, NULL), HWP_OK);
 }
 
+/* HWP_STRAT_ACC_BYTES equals hwp_strat_acc_bytes for default and
+ * power-of-two sizes, and gives static storage an accumulator takes. */
+static unsigned char acc_static_mem[HWP_STRAT_ACC_BYTES(64, 0, 8)];
+static void test_acc_bytes_macro(void) {
+    static const uint32_t ts[] = {0, 1, 2, 64, 4096}, ps[] = {0, 1, 16, 1024},
+                          ss[] = {0, 1, 256};
+    hwp_strat_acc_desc d;
+    hwp_strat_acc a;
+    size_t t, p, k;
+    for (t = 0; t < 5; t++)
+        for (p = 0; p < 4; p++)
+            for (k = 0; k < 3; k++) {
+                memset(&d, 0, sizeof d);
+                d.tuples = ts[t];
+                d.pcs = ps[p];
+                d.strata = ss[k];
+                if (!CHECK_EQ(HWP_STRAT_ACC_BYTES(ts[t], ps[p], ss[k]), hwp_strat_acc_bytes(&d)))
+                    printf("    tuples %u pcs %u strata %u\n", ts[t], ps[p], ss[k]);
+            }
+    memset(&d, 0, sizeof d);
+    d.tuples = 64;
+    d.strata = 8;
+    CHECK_EQ(sizeof acc_static_mem, hwp_strat_acc_bytes(&d));
+    CHECK_EQ(hwp_strat_acc_init(&a, acc_static_mem, sizeof acc_static_mem, &d), HWP_OK);
+}
+
 int main(int argc, char **argv) {
     hwt_begin(argc, argv);
     HWT_RUN(test_defaults);
@@ -1514,5 +1551,6 @@ int main(int argc, char **argv) {
     HWT_RUN(test_reset_merge);
     HWT_RUN(test_merge_tuple_without_pc);
     HWT_RUN(test_bytes_macro);
+    HWT_RUN(test_acc_bytes_macro);
     return hwt_end();
 }

@@ -44,7 +44,7 @@ static void put(uint64_t pc, uint32_t cls, uint32_t events) {
         pend.next_pc = pc;
         hwx_trace_put(&t, &pend);
     }
-    hwp__zero(&pend, sizeof pend);
+    hwp_zero(&pend, sizeof pend);
     pend.pc = pc;
     pend.cls = cls;
     pend.events = events;
