@@ -14,7 +14,7 @@
 #define SITE_VAR(f) (2u * (f) + 1u) /* loads the iteration number, type 2  */
 
 typedef struct exact {
-    uint64_t ops, calls[NF], back[NF];
+    uint64_t ops, calls[NF], back[NF], fops[NF]; /* fops: bytecodes in f */
 } exact;
 
 typedef struct decisions {
@@ -76,6 +76,7 @@ static void run_call(hwp_vm *vm, exact *x, uint32_t f) {
         if (j + 1 < trip) x->back[f]++;
     }
     hwp_vm_ops(vm, b + 20, 3); /* a straight-line run of three */
+    x->fops[f] += 1u + 4u * trip + 3u;
     hwp_vm_ret(vm, b + 28);
     hwp_vm_op(vm, 0x108);
     x->ops += 4;
@@ -235,6 +236,16 @@ static void test_hot_units(void) {
     }
     CHECK(seen > NF / 2u);
     CHECK((double)inside >= 0.85 * seen); /* nominal 95% */
+    /* RAP's tree over the bursts' basic blocks, scaled: each function
+     * with at least 2% of the bytecodes within 10% of its exact count
+     * (RAP's own bound is eps = 1% of the burst stream; the rest is the
+     * bursts' sampling error). */
+    for (f = 0; f < NF; f++) {
+        hwp_rap_est e;
+        if (x.fops[f] < x.ops / 50u) continue;
+        CHECK(hwp_rap_query(hwp_vm_rap(&vm), FN_BASE(f), FN_BASE(f) + 0xFFu, &e) == HWP_OK);
+        CHECK(fabs(e.estimate * hwp_vm_scale(&vm) - (double)x.fops[f]) <= 0.1 * (double)x.fops[f]);
+    }
     free(mem);
 }
 
@@ -295,7 +306,13 @@ static void test_hot_path(void) {
         CHECK(ds.d[i].what > 1u); /* a sentinel and at least one branch */
     }
     CHECK(paths > 0);
-    CHECK(find(&ds, HWP_VM_HOTPATH, FN_BASE(0) + 4u) != NULL);
+    /* the hottest loop's hottest path: one branch, the back edge taken
+     * (sentinel 1, direction 1), the exact answer of every iteration but
+     * the last */
+    {
+        const hwp_vm_decision *p = find(&ds, HWP_VM_HOTPATH, FN_BASE(0) + 4u);
+        CHECK(p != NULL && p->what == 3u);
+    }
     free(mem);
 }
 
