@@ -74,6 +74,8 @@
  *   hwp_vm_finish(vm)        end of run: close the burst, flush the models,
  *                            take the last decisions
  *   hwp_vm_reset(vm)  hwp_vm_get_stats(vm, out)  hwp_vm_get_desc(vm, out)
+ *   hwp_vm_merge(dst, src)   fold another thread's layer in (same desc but
+ *                            the seed; call hwp_vm_finish on both first)
  *   hwp_vm_func(vm, fn, out)  hwp_vm_loop(vm, pc, out)
  *   hwp_vm_site(vm, site, kind, out)   pull a decision
  *   hwp_vm_clock(vm)         bytecodes retired
@@ -169,7 +171,10 @@ typedef struct hwp_vm_desc {
                           0 -> 10000                                     */
     double spec_inv;   /* specialise at this invariance, (0, 1]; 0 -> 0.9 */
     uint32_t min_samples; /* fewest samples behind a site verdict; 0 -> 30 */
-    uint64_t seed;     /* the burst gaps and every model's seed           */
+    uint64_t seed;     /* the burst gaps: give each thread's layer its own
+                          so their bursts are independent draws; the
+                          models keep their descs' seeds, which a merge
+                          needs equal                                     */
     hwp_vm_decide_fn on_decision; /* NULL: decisions are only pulled      */
     void *user;
     /* Each model's own desc; zero is its paper's default except where
@@ -277,6 +282,7 @@ HWP_API hwp_status hwp_vm_init(hwp_vm *vm, void *storage, size_t bytes,
                                const hwp_vm_desc *d, hwp_cost *cost);
 HWP_API hwp_status hwp_vm_finish(hwp_vm *vm);
 HWP_API hwp_status hwp_vm_reset(hwp_vm *vm);
+HWP_API hwp_status hwp_vm_merge(hwp_vm *dst, const hwp_vm *src);
 HWP_API hwp_status hwp_vm_get_stats(const hwp_vm *vm, hwp_vm_stats *out);
 HWP_API hwp_status hwp_vm_get_desc(const hwp_vm *vm, hwp_vm_desc *out);
 HWP_API hwp_status hwp_vm_func(const hwp_vm *vm, uint32_t fn,
@@ -421,9 +427,6 @@ static const char *hwp__vm_fill(hwp_vm_desc *d) {
 /* The layer's own defaults for its models, where the paper's are sized
  * for hardware runs of billions of instructions (docs/vm.md, "Options"). */
 static void hwp__vm_model_descs(hwp_vm_desc *d) {
-    if (!d->pm.seed) d->pm.seed = d->seed;
-    if (!d->strat.seed) d->strat.seed = d->seed;
-    if (!d->cp.seed) d->cp.seed = d->seed;
     /* One sample in 32 of the burst's loads, in 256 strata (sec. 3 allows
      * any r and n): bursts already thin the stream 64-fold, and the
      * paper's H[P_256]_2048 would need 512K events per report. */
@@ -1098,6 +1101,80 @@ HWP_API hwp_status hwp_vm_reset(hwp_vm *vm) {
     return hwp__fail(&vm->head, HWP_OK, "");
 }
 
+/* The counts of a unit with its open burst folded in: after a merge the
+ * two instances' bursts are different draws. */
+static void hwp__vm_count_close(hwp_vm_count *c) {
+    c->k2 += (uint64_t)c->cur * c->cur;
+    c->cur = 0;
+    c->at = 0;
+}
+
+static void hwp__vm_unit_merge(hwp__vm_unit *d, const hwp__vm_unit *s) {
+    hwp__vm_count_close(&d->n);
+    d->n.k += s->n.k;
+    d->n.k2 += s->n.k2 + (uint64_t)s->n.cur * s->n.cur;
+    if (!d->pc) d->pc = s->pc;
+    d->state |= s->state;
+}
+
+/* Which desc field differs (the seed may: one instance per thread). */
+static const char *hwp__vm_desc_diff(const hwp_vm_desc *a, const hwp_vm_desc *b) {
+    if (a->models != b->models) return "vm: merge: models differ";
+    if (a->funcs != b->funcs || a->sites != b->sites || a->loops != b->loops)
+        return "vm: merge: funcs, sites or loops differ";
+    if (a->period != b->period || a->burst != b->burst) return "vm: merge: period or burst differ";
+    if (a->pc_step != b->pc_step || a->op_cycles != b->op_cycles)
+        return "vm: merge: pc_step or op_cycles differ";
+    if (a->hot_calls != b->hot_calls || a->hot_loops != b->hot_loops ||
+        a->spec_inv != b->spec_inv || a->min_samples != b->min_samples)
+        return "vm: merge: decision thresholds differ";
+    return NULL;
+}
+
+HWP_API hwp_status hwp_vm_merge(hwp_vm *dst, const hwp_vm *src) {
+    const char *why;
+    hwp_status st = HWP_OK;
+    uint32_t i;
+    if (!hwp__vm_ok(dst) || !hwp__vm_ok(src)) return HWP_EINVAL;
+    if ((why = hwp__vm_desc_diff(&dst->desc, &src->desc)) != NULL)
+        return hwp__fail(&dst->head, HWP_EMISMATCH, why);
+    /* the models first: a model that refuses leaves the layer as it was */
+#define HWP__VM_MERGE(bit, fn, member)                                         \
+    if (st == HWP_OK && (dst->desc.models & (bit)) &&                          \
+        (st = fn(&dst->member, &src->member)) != HWP_OK)                       \
+        return hwp__fail(&dst->head, st, hwp_why(&dst->member));
+    HWP__VM_MERGE(HWP_VM_PM, hwp_pm_merge, pm)
+    HWP__VM_MERGE(HWP_VM_PM, hwp_pm_table_merge, pm_table)
+    HWP__VM_MERGE(HWP_VM_STRAT, hwp_strat_merge, strat)
+    HWP__VM_MERGE(HWP_VM_STRAT, hwp_strat_acc_merge, strat_acc)
+    HWP__VM_MERGE(HWP_VM_RAP, hwp_rap_merge, rap)
+    HWP__VM_MERGE(HWP_VM_PATH, hwp_path_merge, path)
+    HWP__VM_MERGE(HWP_VM_PATH, hwp_hpt_merge, hpt)
+    HWP__VM_MERGE(HWP_VM_PATH, hwp_phase_merge, phase)
+    HWP__VM_MERGE(HWP_VM_CP, hwp_cp_merge, cp)
+#undef HWP__VM_MERGE
+    dst->st.events = hwp_vm_clock(dst) + hwp_vm_clock(src);
+    dst->armed = dst->left; /* the clock now lives in st.events */
+    dst->st.dropped += src->st.dropped;
+    dst->st.burst_ops += src->st.burst_ops;
+    dst->st.bursts += src->st.bursts;
+    dst->st.annotated += src->st.annotated;
+    dst->st.rejected += src->st.rejected;
+    dst->st.decisions += src->st.decisions;
+    dst->st.samples += src->st.samples;
+    for (i = 0; i < dst->desc.funcs; i++) hwp__vm_unit_merge(&dst->funcs[i], &src->funcs[i]);
+    for (i = 0; i < dst->desc.loops; i++) {
+        const hwp__vm_unit *u = &src->loops[i];
+        hwp__vm_unit *d;
+        if (!u->pc) continue;
+        d = hwp__vm_loop_slot(dst, u->pc - 1u, true);
+        if (d) hwp__vm_unit_merge(d, u);
+    }
+    for (i = 0; i < dst->desc.sites; i++)
+        dst->site_state[i] |= (uint8_t)(src->site_state[i] & (HWP__VM_SITE_VALUE | HWP__VM_SITE_TYPE));
+    return hwp__fail(&dst->head, HWP_OK, "");
+}
+
 HWP_API hwp_status hwp_vm_get_stats(const hwp_vm *vm, hwp_vm_stats *out) {
     if (!hwp__vm_ok(vm) || !out) return HWP_EINVAL;
     *out = vm->st;
@@ -1167,6 +1244,40 @@ HWP__VM_ACCESSOR(phase, hwp_phase, phase, HWP_VM_PATH)
 HWP__VM_ACCESSOR(cp, hwp_cp, cp, HWP_VM_CP)
 #undef HWP__VM_ACCESSOR
 
+/* The units a burst saw, with their estimates:
+ * [id or header pc, entry pc, samples, sum of squares, estimate, lo, hi]. */
+static void hwp__vm_put_units(const hwp_vm *vm, const hwp_writer *w, const char *key,
+                              const hwp__vm_unit *u, uint32_t n, bool funcs) {
+    const char *sep = "";
+    uint32_t i;
+    hwp_put_str(w, ",");
+    hwp_put_json_str(w, key);
+    hwp_put_str(w, ":[");
+    for (i = 0; i < n; i++) {
+        double est, lo, hi;
+        if (!u[i].n.k) continue;
+        hwp_vm_count_est(vm, &u[i].n, &est, &lo, &hi);
+        hwp_put_str(w, sep);
+        hwp_put_str(w, "[");
+        hwp_put_u64(w, funcs ? i : u[i].pc - 1u);
+        hwp_put_str(w, ",");
+        hwp_put_u64(w, u[i].pc ? u[i].pc - 1u : 0u);
+        hwp_put_str(w, ",");
+        hwp_put_u64(w, u[i].n.k);
+        hwp_put_str(w, ",");
+        hwp_put_u64(w, u[i].n.k2 + (uint64_t)u[i].n.cur * u[i].n.cur);
+        hwp_put_str(w, ",");
+        hwp_put_f64(w, est, 1);
+        hwp_put_str(w, ",");
+        hwp_put_f64(w, lo, 1);
+        hwp_put_str(w, ",");
+        hwp_put_f64(w, hi, 1);
+        hwp_put_str(w, "]");
+        sep = ",";
+    }
+    hwp_put_str(w, "]");
+}
+
 HWP_API void hwp_vm_write_json(const hwp_vm *vm, const hwp_writer *w) {
     hwp_vm_stats s;
     if (hwp_vm_get_stats(vm, &s) != HWP_OK) {
@@ -1199,7 +1310,10 @@ HWP_API void hwp_vm_write_json(const hwp_vm *vm, const hwp_writer *w) {
     hwp_put_json_u64(w, "decisions", s.decisions);
     hwp_put_json_u64(w, "samples", s.samples);
     hwp_put_json_f64(w, "scale", hwp_vm_scale(vm), 4);
-    hwp_put_str(w, "},\"models\":{");
+    hwp_put_str(w, "}");
+    hwp__vm_put_units(vm, w, "funcs", vm->funcs, vm->desc.funcs, true);
+    hwp__vm_put_units(vm, w, "loops", vm->loops, vm->desc.loops, false);
+    hwp_put_str(w, ",\"models\":{");
     {
         const char *sep = "";
 #define HWP__VM_PUT(bit, key, fn, obj)                                         \

@@ -154,6 +154,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         CHECK(hwp_vm_func(&r->vm, d.funcs, &q) == HWP_EINVAL);
         CHECK(hwp_vm_loop(&r->vm, 0x1000, &q) == HWP_OK);
     }
+    { /* folded into a fresh layer of the same desc: the clock carries over */
+        size_t m2 = hwp_vm_bytes(&d);
+        void *mem2 = malloc(m2);
+        hwp_vm *e = (hwp_vm *)calloc(1, sizeof *e);
+        hwp_vm_stats es;
+        CHECK(mem2 && e);
+        d.on_decision = NULL;
+        CHECK(hwp_vm_init(e, mem2, m2, &d, NULL) == HWP_OK);
+        CHECK(hwp_vm_finish(e) == HWP_OK);
+        CHECK(hwp_vm_merge(e, &r->vm) == HWP_OK);
+        CHECK(hwp_vm_get_stats(e, &es) == HWP_OK && es.events == s.events);
+        free(mem2);
+        free(e);
+    }
     w.write = put;
     w.ctx = &total;
     hwp_vm_write_json(&r->vm, &w);

@@ -399,6 +399,52 @@ static void test_ids_past_range(void) {
     free(mem);
 }
 
+/* Two threads' layers (other seeds, other halves of the calls) merged:
+ * the clock is the sum, the function intervals hold the exact counts of
+ * the whole as the single run's do, a differently configured layer is
+ * refused with its reason. */
+static void test_merge(void) {
+    hwp_vm_desc d;
+    hwp_vm a, b;
+    exact xa, xb;
+    void *ma, *mb;
+    hwp_vm_stats s = {0};
+    uint32_t f, inside = 0, seen = 0;
+    desc_for(&d, HWP_VM_ALL, NULL);
+    if (!CHECK((ma = make(&a, &d)) != NULL)) return;
+    d.seed = 8;
+    if (!CHECK((mb = make(&b, &d)) != NULL)) return;
+    drive(&a, &xa, 100000, 6);
+    drive(&b, &xb, 100000, 7);
+    hwp_vm_finish(&a);
+    hwp_vm_finish(&b);
+    if (!CHECK(hwp_vm_merge(&a, &b) == HWP_OK)) printf("      merge: %s\n", hwp_why(&a));
+    CHECK(hwp_vm_get_stats(&a, &s) == HWP_OK);
+    CHECK_EQ(s.events, xa.ops + xb.ops);
+    for (f = 0; f < NF; f++) {
+        hwp_vm_decision q;
+        uint64_t truth = xa.calls[f] + xb.calls[f];
+        CHECK(hwp_vm_func(&a, f, &q) == HWP_OK);
+        if (!q.samples) continue;
+        seen++;
+        inside += q.lo <= (double)truth && (double)truth <= q.hi;
+    }
+    CHECK(seen > NF / 2u);
+    CHECK((double)inside >= 0.85 * seen);
+    {
+        hwp_vm c;
+        void *mc;
+        d.burst = 256;
+        if (CHECK((mc = make(&c, &d)) != NULL)) {
+            CHECK(hwp_vm_merge(&c, &a) == HWP_EMISMATCH);
+            CHECK(strstr(hwp_why(&c), "burst") != NULL);
+            free(mc);
+        }
+    }
+    free(ma);
+    free(mb);
+}
+
 int main(int argc, char **argv) {
     hwt_begin(argc, argv);
     HWT_RUN(test_bad_descs);
@@ -410,5 +456,6 @@ int main(int argc, char **argv) {
     HWT_RUN(test_local_countdown);
     HWT_RUN(test_profileme);
     HWT_RUN(test_ids_past_range);
+    HWT_RUN(test_merge);
     return hwt_end();
 }
