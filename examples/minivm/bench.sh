@@ -73,8 +73,9 @@ if command -v valgrind >/dev/null; then
   for w in "fib.mvs -D N=25" "sieve.mvs -D R=2" "shapes.mvs -D ITERS=50"; do
     read -r prog args <<< "$w"
     n=$("$vm" --prof=off $args "$dir/$prog" --stats 2>&1 >/dev/null | sed -n 's/^stats: \([0-9]*\) bytecodes.*/\1/p')
-    for m in "--prof=off" "--prof=profileme" "--prof=all" \
-             "--layer --prof=off" "--layer --prof=profileme" "--layer --prof=all"; do
+    for m in "--prof=off" "--prof=profileme" "--prof=all" "--layer --prof=off" \
+             "--layer --prof=profileme" "--layer --prof=rap" "--layer --prof=pathprof" \
+             "--layer --prof=stratified" "--layer --prof=coproc" "--layer --prof=all"; do
       base=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$vm" $m -D N=0 "$dir/fib.mvs" 2>&1 | sed -n 's/.*Collected : //p')
       ir=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$vm" $m $args "$dir/$prog" 2>&1 | sed -n 's/.*Collected : //p')
       echo "  $prog $args $m: $(( (ir - base) / n )).$(( ((ir - base) * 10 / n) % 10 )) instructions/bytecode"
