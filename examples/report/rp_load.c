@@ -1183,8 +1183,9 @@ int rp_add_file(rp_set *s, const char *file) {
     /* A file's own size, so the text is read into one block of that
      * size: a doubling buffer would hold up to twice the report while a
      * merge of many files holds only one at a time. One byte more finds
-     * the end without another block. */
-    if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+     * the end without another block; the size is only a hint (stat, not
+     * fstat: fileno is POSIX, and the fuzz build is plain C99). */
+    if (stat(file, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
         (uint64_t)st.st_size < SIZE_MAX / 2)
         cap = (size_t)st.st_size + 1;
     for (;;) {

@@ -121,7 +121,7 @@ got_lines = {int(l): int(v) for v, l in
 check(len(want_lines) > 0 and got_lines == want_lines,
       f"-top -lines: fetches on main's lines {got_lines}, addr2line's {want_lines}\n{top}")
 _, _, out = raw(p("named.pb.gz"))
-check(re.search(r"^1: 0x401000/0x[0-9a-f]+/0x0 \S*" + re.escape(os.path.basename(elf)) +
+check(re.search(r"^1: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ \S*" + re.escape(os.path.basename(elf)) +
                 r"\s+\[FN\]\[FL\]\[LN\]", out, re.M) is not None,
       f"-raw: the ELF is mapping 1, with functions and lines\n{out[-400:]}")
 
