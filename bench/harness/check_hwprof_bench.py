@@ -162,7 +162,7 @@ subprocess.run([make_trace, trace, "40000"], check=True)
 def desc_of(*sets):
     model = sets[0].split(".")[0]
     stream = ["--trace", trace] if model in ("pm", "core") else ["--events", "2^12"]
-    r = run(*stream, *FAST, "--json", model, *sets)
+    r = run(*stream, *FAST, "--json", model, "noexact", *sets)
     return {x["name"]: x["desc"] for x in json.loads(r.stdout)["results"]} if r.returncode == 0 \
         else r.stderr.strip()
 

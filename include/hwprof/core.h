@@ -82,6 +82,7 @@
  *   hwp_core_cycle(c)              the modelled clock
  *   hwp_core_done(c, out, cap)     finished records (wasted slots known)
  *   hwp_core_reset / flush / merge / get_stats
+ *   hwp_core_write_text(c, w)      the stats a person reads first
  *   hwp_core_write_json / read_desc / read_json
  * The handle's members are private.
  */
@@ -342,6 +343,10 @@ HWP_API hwp_status hwp_core_flush(hwp_core *c);
 HWP_API hwp_status hwp_core_merge(hwp_core *dst, const hwp_core *src);
 HWP_API hwp_status hwp_core_get_stats(const hwp_core *c, hwp_core_stats *out);
 HWP_API size_t hwp_core_done(hwp_core *c, hwp_core_rec *out, size_t cap);
+/* Instructions, cycles and IPC, then each cache's and predictor's
+ * references and misses: nothing for a bad handle, like every text
+ * report. */
+HWP_API void hwp_core_write_text(const hwp_core *c, const hwp_writer *w);
 HWP_API void hwp_core_write_json(const hwp_core *c, const hwp_writer *w);
 HWP_API hwp_status hwp_core_read_desc(hwp_core_desc *d, const char *json,
                                       size_t n, hwp_json_err *err);
@@ -1210,6 +1215,40 @@ HWP_API hwp_status hwp_core_get_stats(const hwp_core *c, hwp_core_stats *out) {
 }
 
 /* ---- merge and reports ------------------------------------------------ */
+
+/* "  label misses/refs (pct%)" */
+static void hwp__core_ratio(const hwp_writer *w, const char *label, uint64_t miss,
+                            uint64_t refs) {
+    hwp_put_str(w, label);
+    hwp_put_u64(w, miss);
+    hwp_put_str(w, "/");
+    hwp_put_u64(w, refs);
+    hwp_put_str(w, " (");
+    hwp_put_f64(w, refs ? 100.0 * (double)miss / (double)refs : 0.0, 2);
+    hwp_put_str(w, "%)");
+}
+
+HWP_API void hwp_core_write_text(const hwp_core *c, const hwp_writer *w) {
+    hwp_core_stats st;
+    if (hwp_core_get_stats(c, &st) != HWP_OK) return;
+    hwp_put_str_u64(w, "core: ", st.events);
+    hwp_put_str_u64(w, " instructions (", st.dropped);
+    hwp_put_str_u64(w, " dropped), ", st.cycles);
+    hwp_put_str(w, " cycles, IPC ");
+    hwp_put_f64(w, st.cycles ? (double)st.events / (double)st.cycles : 0.0, 3);
+    hwp_put_str(w, "\n  caches (misses/references):");
+    hwp__core_ratio(w, " L1I ", st.l1i_misses, st.l1i_refs);
+    hwp__core_ratio(w, ", L1D reads ", st.l1d_read_misses, st.l1d_reads);
+    hwp__core_ratio(w, ", writes ", st.l1d_write_misses, st.l1d_writes);
+    hwp__core_ratio(w, ", L2 ", st.l2_imisses + st.l2_rmisses + st.l2_wmisses,
+                    st.l2_irefs + st.l2_rrefs + st.l2_wrefs);
+    if (c->has_llc) hwp__core_ratio(w, ", LLC ", st.llc_misses, st.llc_refs);
+    hwp_put_str(w, "\n  branches (mispredicted/seen):");
+    hwp__core_ratio(w, " conditional ", st.cond_mispredicts, st.cond);
+    hwp__core_ratio(w, ", indirect ", st.indirect_mispredicts, st.indirect);
+    hwp__core_ratio(w, ", returns ", st.return_mispredicts, st.returns);
+    hwp_put_str(w, "\n");
+}
 
 #define HWP__CORE_STATS_N (sizeof(hwp_core_stats) / sizeof(uint64_t))
 

@@ -485,7 +485,8 @@ typedef struct hwp_pm_table_desc {
     uint32_t near_cycles; /* X of the IPC-near metric (15: a 30-cycle
                              window as in section 6)                      */
     uint32_t paired;      /* 1: the sampler pairs (two samples per S);
-                             records not matching it are dropped (0)      */
+                             a sampler's records of the other kind are
+                             refused, a host's own dropped (0)            */
     uint32_t min_samples; /* advised minimum k behind an estimate (10)    */
 } hwp_pm_table_desc;
 

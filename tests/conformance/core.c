@@ -174,6 +174,7 @@ static const char *core_unset(void *x) {
     HWP_CONF_TOOK(hwp_core_done(c, rec, 4) != 0);
     HWP_CONF_TOOK(hwp_core_done(c, NULL, 0) != 0);
     HWP_CONF_TOOK(hwp_core_cycle(c) != 0);
+    HWP_CONF_TOOK_TEXT(hwp_core_write_text(c, &w));
     return NULL;
 }
 
