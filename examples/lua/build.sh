@@ -68,7 +68,7 @@ $cc "${lua_flags[@]}" $(lua_src "$out/plain/src") -o "$out/lua" -lm -ldl -Wl,-E 
 # project's warnings as errors; Lua's own sources keep their flags.
 obj=$out/hwprof/obj
 rm -rf "$obj"; mkdir -p "$obj"
-for f in "$here/hwlua.c" "$root"/examples/common/hwx*.c; do
+for f in "$here"/hwlua*.c "$root"/examples/common/hwx*.c; do
   case $f in */test_hwx.c) continue ;; esac
   $cc -std=gnu99 $cflags -Wall -Wextra -Werror -I "$here" -I "$root/include" \
       -I "$root/examples/common" -I "$out/hwprof/src" -c "$f" \

@@ -30,7 +30,8 @@ enum {
     HWLUA_EV_CALL = 1u << 2,
     HWLUA_EV_RET = 1u << 3,
     HWLUA_EV_LOAD = 1u << 4,
-    HWLUA_EV_OPND = 1u << 5
+    HWLUA_EV_OPND = 1u << 5,
+    HWLUA_EV_ALL = (1u << 6) - 1u
 };
 
 extern unsigned hwlua_on;
