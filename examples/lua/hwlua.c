@@ -112,6 +112,8 @@ static const char *hwlua__opt(hwlua_tier *t, const char *k, const char *v,
         hwx_arg_u64("hot_loops", v, 1, UINT64_MAX, &t->vm.hot_loops, &why);
     } else if (!strcmp(k, "vm_funcs")) {
         hwx_arg_u32("vm_funcs", v, 1, 1u << 24, &t->vm.funcs, &why);
+    } else if (!strcmp(k, "vm_tuples")) {
+        hwx_arg_u32("vm_tuples", v, 0, 1u << 28, &t->vm.tuples, &why);
     } else if (!strcmp(k, "vm_sites")) {
         hwx_arg_u32("vm_sites", v, 1, 1u << 24, &t->vm.sites, &why);
     } else if (!strcmp(k, "decisions")) {
@@ -1189,10 +1191,12 @@ static void hwlua__start_vm(void) {
     if (G.o.nparam)
         hwlua__fail("layer=vm: model parameters are the layer's (vm.h); give none");
     G.tier.vm.models = G.o.models;
-    /* generous: lua-hwprof's benchmarks use a few hundred of each; an id
-     * that does not fit is counted in the report */
-    if (!G.tier.vm.funcs) G.tier.vm.funcs = 1u << 14;
-    if (!G.tier.vm.sites) G.tier.vm.sites = 1u << 16;
+    /* generous: lua-hwprof's benchmarks use at most 16 functions and 110
+     * sites; an id that does not fit is counted in the report. Not more:
+     * the layer zeroes its tables per id at start (1.4 MB at 2^14 and
+     * 2^16, 2% of the small fannkuch run's instructions). */
+    if (!G.tier.vm.funcs) G.tier.vm.funcs = 1u << 12;
+    if (!G.tier.vm.sites) G.tier.vm.sites = 1u << 14;
     G.tier.vm.spec_inv = G.tier.spec_inv;
     G.tier.vm.seed = G.o.seed;
     G.tier.vm.floor = (int)G.tier.floor;
@@ -1222,6 +1226,15 @@ __attribute__((constructor)) static void hwlua__start(void) {
     G.tier.spec_share = 0.01;
     G.tier.spec_inv = 0.95;
     G.tier.decide_interval = 16384;
+    /* The layer's value and type queries scan the accumulator's whole
+     * tuple table, once per site loaded since the last check (every 8
+     * bursts); its default, 65536 tuples, holds 65-591 on the
+     * benchmarks' wall-time inputs (burst-sampled at one load in 32), and
+     * scanning it cost 3-7 times the run (docs/lua.md, "The VM layer
+     * path"). 2048 scans 32 times faster and holds 3 times the most
+     * seen; a full table evicts its smallest counts. vm_tuples=0: the
+     * layer's default. */
+    G.tier.vm.tuples = 2048;
     G.decide_due = UINT64_MAX;
     if (!env || !*env) return;
     hwx_opts_default(&G.o);

@@ -37,6 +37,8 @@ typedef struct hwlua_vm_opts {
     uint32_t burst;     /* burst length, 0: the layer's default          */
     uint64_t hot_calls; /* 0: the layer's default                        */
     uint64_t hot_loops; /* 0: the layer's default                        */
+    uint32_t tuples;    /* the stratified accumulator's tuples, 0: the
+                           layer's default                               */
     uint64_t seed;
     double spec_inv;
     int floor;          /* 1: a zeroed hwp_vm behind the same hooks      */

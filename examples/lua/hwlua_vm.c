@@ -278,6 +278,7 @@ const char *hwlua_vm_start(const hwlua_vm_opts *o) {
     d.hot_calls = o->hot_calls;
     d.hot_loops = o->hot_loops;
     d.spec_inv = o->spec_inv;
+    d.strat_acc.tuples = o->tuples;
     d.seed = o->seed;
     if (o->decisions || o->exact) d.on_decision = hwlua__on_decision;
     V.decisions = o->decisions;
