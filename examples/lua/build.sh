@@ -3,7 +3,8 @@
 # package, into OUT (default build/lua):
 #   OUT/lua          the interpreter as Debian ships its source (reference)
 #   OUT/lua-hwprof   the same source with examples/lua/lua-hwprof.patch and
-#                    the hwprof glue (hwlua.c): every model in the loop
+#                    the hwprof glue (hwlua.c, and hwlua_vm.c for
+#                    HWPROF=layer=vm): every model in the loop
 # Both are compiled with the same compiler and flags, so their difference
 # is the profiling and nothing else. The source is fetched once with
 # `apt-get source lua5.4` into $HWPROF_CACHE (default ~/.cache/hwprof),

@@ -33,6 +33,10 @@
  * "call_stacks" (docs/report-format.md), which hwprof-report --folded
  * exports for flame graphs.
  *
+ * layer=vm. The hooks go to hwlua_vm.c instead, straight into
+ * hwprof/vm.h's events: no record, no session (docs/lua.md, "The VM
+ * layer path"). Every hook below then hands over at its top.
+ *
  * Configuration: the HWPROF environment variable, a comma-separated
  * key=value list of the hosts' options plus this host's own (docs/lua.md):
  *   HWPROF=models=all,exact=on,report=lua.txt ./lua-hwprof script.lua

@@ -22,6 +22,11 @@
 #     bytecodes, and hwprof-report --folded writes the same stacks;
 #   - bbv=: the basic-block vectors from the fast path equal those from
 #     every bytecode whole;
+#   - layer=vm (the hooks into hwprof/vm.h): each model alone counts
+#     every bytecode; the layer's hot functions and loops against the
+#     exact counts of the same run (precision >= 0.95, recall >= 0.9 over
+#     those at least 4 times past the threshold); the decisions file well
+#     formed and agreeing with the report; the session's bbv= refused;
 #   - a script that errors, calls os.exit or is killed by SIGTERM still
 #     leaves a complete report; a bad option or an unwritable report path
 #     stops before the script runs, with a one-line reason.
