@@ -42,6 +42,7 @@
 #include "hwx_host.h"
 #include "hwprof/vm.h"
 #include "ldebug.h"
+#include "lopcodes.h"
 #include "hwlua_map.h"
 
 #define HWLUA_VM_NONE UINT32_MAX
@@ -67,15 +68,16 @@ static struct {
 /* The flag the hooks test: the layer's, and the exact counts' streams. */
 static void hwlua__flag(void) {
     hwlua_on = (V.vm.watch ? HWLUA_EV_ALL : 0u) |
-               (V.exact ? (unsigned)(HWLUA_EV_CALL | HWLUA_EV_JUMP) : 0u);
+               (V.exact ? (unsigned)(HWLUA_EV_CALL | HWLUA_EV_JUMP | HWLUA_EV_COND) : 0u);
 }
 
-/* An exact count of `key` (exact=on; NULL otherwise): its entry, to be
- * named by the caller on the first count. */
+/* An exact count of `key` (exact=on): its entry while it has no name
+ * ([2] 0), for the caller to name; NULL otherwise. */
 static hwlua_ent *hwlua__count(hwlua_map *m, uint64_t key) {
     hwlua_ent *e;
     if (!V.exact || (e = hwlua_map_get(m, key)) == NULL) return NULL;
-    return e->v[0]++ == 0 ? e : NULL;
+    e->v[0]++;
+    return e->v[2] ? NULL : e;
 }
 
 static uint64_t hwlua__pc(const Instruction *at) { return (uint64_t)(uintptr_t)at; }
@@ -113,7 +115,16 @@ long hwlua_vm_select(const Proto *p, const Instruction *at) {
     return hwlua_left = left;
 }
 
+static void hwlua__back_edge(const Proto *p, const Instruction *at,
+                             const Instruction *header);
+
+/* A test's taken jump may go back (repeat ... until): a back edge to the
+ * layer, so to the exact count too. A test is followed by the jump it
+ * takes (Lua 5.4's lvm.c). Its function is the one last fetched only in
+ * a burst (every bytecode is fetched through hwlua_vm_select there). */
 void hwlua_vm_cond(const Instruction *at, int taken) {
+    const Instruction *target = at + 2 + GETARG_sJ(at[1]);
+    if (taken && target <= at) hwlua__back_edge(V.vm.watch ? V.p : NULL, at, target);
     hwp_vm_branch(&V.vm, hwlua__pc(at), taken != 0);
 }
 
@@ -127,10 +138,13 @@ static void hwlua__loop_name(const Proto *p, const Instruction *at, const Instru
     e->v[2] = hwlua_source(p);
 }
 
-/* A back edge: counted (exact=on), and named if the layer sees it. */
+/* A back edge: counted (exact=on), and named for the score and, if the
+ * layer sees it, for the decisions file; p NULL: its function is not
+ * known here, the name waits for another of its back edges. */
 static void hwlua__back_edge(const Proto *p, const Instruction *at,
                              const Instruction *header) {
     hwlua_ent *e = hwlua__count(&V.xloops, hwlua__pc(header));
+    if (!p) return;
     if (e) {
         e->v[2] = (uint64_t)hwlua_loop_line(p, at, header);
         e->v[3] = hwlua_source(p);
@@ -252,10 +266,11 @@ static void hwlua__on_decision(void *user, const hwp_vm_decision *d) {
     hwlua_ent *e = NULL;
     (void)user;
     if (V.done) return; /* the files are closed */
-    if (d->verdict == HWP_VM_YES && d->kind == HWP_VM_FUNC && d->id < V.nf)
-        e = hwlua_map_find(&V.xcalls, V.fkey[d->id]);
-    else if (d->verdict == HWP_VM_YES && d->kind == HWP_VM_LOOP)
-        e = hwlua_map_find(&V.xloops, d->id);
+    /* a unit the exact count never saw (a bug) is scored as the layer's
+     * alone, with a count of 0 */
+    if (!V.exact || d->verdict != HWP_VM_YES) e = NULL;
+    else if (d->kind == HWP_VM_FUNC && d->id < V.nf) e = hwlua_map_get(&V.xcalls, V.fkey[d->id]);
+    else if (d->kind == HWP_VM_LOOP) e = hwlua_map_get(&V.xloops, d->id);
     if (e) e->v[1] = 1;
     if (V.decisions) hwlua__decision_line(V.decisions, d);
 }
@@ -319,7 +334,8 @@ static void hwlua__put_ids(const hwp_writer *w, const char *what, uint32_t n, ui
  * not reach by the end; recall is also given over the units at least
  * HWLUA_CLEAR times past it, which a sampled profile should not miss. */
 #define HWLUA_CLEAR 4u
-static void hwlua__score(FILE *f, const char *what, const hwlua_map *m, uint64_t hot) {
+static void hwlua__score(FILE *f, const char *what, const hwlua_map *m, uint64_t hot,
+                         const char *unnamed) {
     unsigned exact = 0, layer = 0, both = 0, clear = 0, clear_both = 0;
     size_t i;
     for (i = 0; i < m->cap; i++) {
@@ -334,7 +350,7 @@ static void hwlua__score(FILE *f, const char *what, const hwlua_map *m, uint64_t
         }
         if (ex == ly) continue;
         fprintf(f, "  %-9s %-5s %#llx %s:%u exact %llu\n", what, ex ? "exact" : "layer",
-                (unsigned long long)e->key, e->v[2] ? hwlua_source_name((unsigned)e->v[3]) : "(C)",
+                (unsigned long long)e->key, e->v[2] ? hwlua_source_name((unsigned)e->v[3]) : unnamed,
                 (unsigned)e->v[2], (unsigned long long)e->v[0]);
     }
     fprintf(f, "  %-9s exact %u, layer %u, both %u: precision %.3f recall %.3f; at >= %ux: %u "
@@ -363,8 +379,8 @@ void hwlua_vm_finish(const char *report, const char *json) {
             fprintf(f, "-- hot decisions against the exact counts at the end (functions hot at "
                        ">= %llu calls, loops at >= %llu back edges) --\n",
                     (unsigned long long)d.hot_calls, (unsigned long long)d.hot_loops);
-            hwlua__score(f, "functions", &V.xcalls, d.hot_calls);
-            hwlua__score(f, "loops", &V.xloops, d.hot_loops);
+            hwlua__score(f, "functions", &V.xcalls, d.hot_calls, "(C)");
+            hwlua__score(f, "loops", &V.xloops, d.hot_loops, "-");
         }
         if (hwx_out_close(&out, &why) != HWP_OK) fprintf(stderr, "lua-hwprof: %s\n", why);
     } else {

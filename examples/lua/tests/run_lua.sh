@@ -328,6 +328,18 @@ PY
     case $verdict in ok) ok "$line" ;; bad) bad "$line" ;; esac
   done <<< "$verdicts"
 done
+# A repeat ... until loop's back edge is a test's taken jump (no OP_JMP
+# of its own): the layer sees it through the conditional-branch hook, and
+# the exact count must too, or its hot decision goes unscored.
+cat > "$tmp/repeat.lua" <<'LUA'
+local s, i = 0, 0
+repeat i = i + 1; s = s + i until i >= 300000
+print(s)
+LUA
+HWPROF="layer=vm,models=rap,exact=on,report=$tmp/repeat.txt" "$hw" "$tmp/repeat.lua" >/dev/null 2>&1
+line=$(grep -E "^  loops +exact" "$tmp/repeat.txt" 2>/dev/null)
+grep -q "exact 1, layer 1, both 1:" <<< "$line" && ok "layer=vm: a repeat loop's back edges, scored: $line" ||
+  bad "layer=vm: repeat loop: ${line:-no score}"
 msg=$(HWPROF="layer=vm,models=all,bbv=$tmp/x.bbv" "$hw" "$tmp/exit.lua" 2>&1); rc=$?
 [ $rc -eq 2 ] && grep -q "layer=vm" <<< "$msg" && ok "layer=vm refuses the session's bbv=: $msg" ||
   bad "layer=vm with bbv=: rc $rc, '$msg'"
