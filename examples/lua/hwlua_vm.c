@@ -26,9 +26,10 @@
  * that is collected and whose code array's address is reused by another
  * keeps the first one's id and name.
  *
- * Scoring (exact=on with layer=vm). The call and back-edge hooks then
- * fire on every call and back edge, count them exactly by function and
- * loop header, and hand them on to the layer only when its flag is up:
+ * Scoring (exact=on with layer=vm). The call, jump and test hooks then
+ * fire on every call, jump and test, count calls and back edges (a
+ * test's too: repeat ... until) exactly by function and loop header, and
+ * hand them on to the layer only when its flag is up:
  * the layer is fed as without exact=on. At the end the report scores the
  * layer's hot decisions against the exact counts under the layer's own
  * rule (hot at desc.hot_calls calls, desc.hot_loops back edges).
