@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/lua/overhead.sh LUADIR [--time|--wall] [SCRIPT...]
+# bench/lua/overhead.sh LUADIR [--vm] [--big] [--time|--wall] [SCRIPT...]
 # What hwprof costs inside Lua 5.4: for each benchmark script and each
 # configuration, the extra instructions lua-hwprof executes over the
 # unpatched lua built from the same source (callgrind, deterministic), and
@@ -18,11 +18,25 @@
 #             (HWPROF=models=M,floor=on): what those hook sites cost before
 #             any model work, the floor under M's figure. ProfileMe's
 #             floor is `hooks`: its decrement per bytecode is in the patch.
+# --vm: instead, the layer=vm path (hwprof/vm.h at its default bursts):
+#   hooks     as above: layer=vm compiled in but off
+#   vm:floor  HWPROF=layer=vm,models=all,floor=on: the same hooks in front
+#             of a zeroed hwp_vm, the layer doing nothing
+#   vm:M      HWPROF=layer=vm,models=M, M one of the models above or all
+# --big: callgrind on the wall-time inputs (about 10 times the small
+# ones), where start-up costs weigh less.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-dir=${1:?usage: bench/lua/overhead.sh LUADIR [--time|--wall] [SCRIPT...]}
+dir=${1:?usage: bench/lua/overhead.sh LUADIR [--vm] [--big] [--time|--wall] [SCRIPT...]}
 shift
 time_too=0 instr_too=1
+configs=(hooks pm coproc rap path strat all floor:coproc floor:rap floor:path floor:strat floor:all)
+if [ "${1:-}" = --vm ]; then
+  configs=(hooks vm:floor vm:pm vm:coproc vm:rap vm:path vm:strat vm:all)
+  shift
+fi
+size=small
+if [ "${1:-}" = --big ]; then size=wall; shift; fi
 case ${1:-} in
   --time) time_too=1; shift ;;
   --wall) time_too=1; instr_too=0; shift ;;
@@ -47,10 +61,11 @@ spectral_norm 60    100
 strings       3000  30000
 EOF
 }
-configs=(hooks pm coproc rap path strat all floor:coproc floor:rap floor:path floor:strat floor:all)
 hwprof_of() {
   case $1 in
-    hooks) echo "" ;; floor:*) echo "models=${1#floor:},floor=on" ;; *) echo "models=$1" ;;
+    hooks) echo "" ;; floor:*) echo "models=${1#floor:},floor=on" ;;
+    vm:floor) echo "layer=vm,models=all,floor=on" ;; vm:*) echo "layer=vm,models=${1#vm:}" ;;
+    *) echo "models=$1" ;;
   esac
 }
 instr() { # env-value, binary, script, arg
@@ -65,7 +80,7 @@ printf '%-14s %14s' script lua
 for c in "${configs[@]}"; do printf ' %12s' "$c"; done
 printf '\n'
 for s in "${scripts[@]}"; do
-  a=$(input small "$s")
+  a=$(input $size "$s")
   base=$(instr "" "$dir/lua" "$s" "$a")
   printf '%-14s %14s' "$s" "$base"
   for c in "${configs[@]}"; do
@@ -74,7 +89,7 @@ for s in "${scripts[@]}"; do
   done
   printf '\n'
 done
-echo "(extra instructions over lua, callgrind; arguments: bench/lua/overhead.sh's input small)"
+echo "(extra instructions over lua, callgrind; arguments: bench/lua/overhead.sh's input $size)"
 fi
 
 if [ $time_too -eq 1 ]; then

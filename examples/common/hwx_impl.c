@@ -4,3 +4,6 @@
  * not define HWPROF_IMPL themselves. */
 #define HWPROF_IMPL
 #include "hwx_int.h"
+/* and the VM-facing layer, for the hosts that feed it directly
+ * (lua-hwprof's layer=vm): one definition of its cold paths here too */
+#include "hwprof/vm.h"

@@ -3,7 +3,8 @@
 # package, into OUT (default build/lua):
 #   OUT/lua          the interpreter as Debian ships its source (reference)
 #   OUT/lua-hwprof   the same source with examples/lua/lua-hwprof.patch and
-#                    the hwprof glue (hwlua.c): every model in the loop
+#                    the hwprof glue (hwlua.c, and hwlua_vm.c for
+#                    HWPROF=layer=vm): every model in the loop
 # Both are compiled with the same compiler and flags, so their difference
 # is the profiling and nothing else. The source is fetched once with
 # `apt-get source lua5.4` into $HWPROF_CACHE (default ~/.cache/hwprof),
@@ -57,7 +58,11 @@ for d in plain hwprof; do
   echo "#define DEB_HOST_MULTIARCH \"$($cc -dumpmachine)\"" > "$out/$d/src/lua5.4-deb-multiarch.h"
 done
 
-lua_flags=(-std=gnu99 -DLUA_COMPAT_5_3 -DLUA_USE_LINUX $cflags -w)
+# A constant string-hash seed in both: Lua seeds its hashes from the time
+# and addresses, which moved callgrind's count of one binary on one input
+# by up to 2% from run to run (nbody); with it, runs repeat instruction
+# for instruction, and a difference between the two is the profiling's.
+lua_flags=(-std=gnu99 -DLUA_COMPAT_5_3 -DLUA_USE_LINUX '-Dluai_makeseed(L)=0x5eedu' $cflags -w)
 lua_src() { ls "$1"/*.c | grep -v '/luac\.c$'; }
 
 # shellcheck disable=SC2046
@@ -68,7 +73,7 @@ $cc "${lua_flags[@]}" $(lua_src "$out/plain/src") -o "$out/lua" -lm -ldl -Wl,-E 
 # project's warnings as errors; Lua's own sources keep their flags.
 obj=$out/hwprof/obj
 rm -rf "$obj"; mkdir -p "$obj"
-for f in "$here/hwlua.c" "$root"/examples/common/hwx*.c; do
+for f in "$here"/hwlua*.c "$root"/examples/common/hwx*.c; do
   case $f in */test_hwx.c) continue ;; esac
   $cc -std=gnu99 $cflags -Wall -Wextra -Werror -I "$here" -I "$root/include" \
       -I "$root/examples/common" -I "$out/hwprof/src" -c "$f" \

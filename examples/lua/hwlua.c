@@ -33,6 +33,10 @@
  * "call_stacks" (docs/report-format.md), which hwprof-report --folded
  * exports for flame graphs.
  *
+ * layer=vm. The hooks go to hwlua_vm.c instead, straight into
+ * hwprof/vm.h's events: no record, no session (docs/lua.md, "The VM
+ * layer path"). Every hook below then hands over at its top.
+ *
  * Configuration: the HWPROF environment variable, a comma-separated
  * key=value list of the hosts' options plus this host's own (docs/lua.md):
  *   HWPROF=models=all,exact=on,report=lua.txt ./lua-hwprof script.lua
@@ -41,7 +45,7 @@
  * normal end, an error, os.exit, an out-of-memory error, or SIGTERM,
  * SIGHUP or SIGINT (Lua turns an interrupt into an error).
  */
-#include "hwlua.h"
+#include "hwlua_int.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -73,6 +77,8 @@ typedef struct hwlua_tier {
     double spec_inv;   /* whose top type or value has this invariance    */
     uint64_t decide_interval; /* bytecodes between decision checkpoints */
     uint64_t floor;    /* 1: the models' hooks fire and return at once   */
+    uint32_t layer;    /* 1: layer=vm, the hooks into hwprof/vm.h        */
+    hwlua_vm_opts vm;  /* layer=vm's own settings                        */
     char decisions[HWX_PATH_MAX]; /* stream the model's decisions here  */
 } hwlua_tier;
 
@@ -97,6 +103,23 @@ static const char *hwlua__opt(hwlua_tier *t, const char *k, const char *v,
         uint32_t x = 0;
         hwx_arg_enum("floor", v, names, &x, &why);
         t->floor = x;
+    } else if (!strcmp(k, "layer")) {
+        static const char *const names[] = {"session", "vm", NULL};
+        hwx_arg_enum("layer", v, names, &t->layer, &why);
+    } else if (!strcmp(k, "burst_period")) {
+        hwx_arg_u32("burst_period", v, 2, 1u << 30, &t->vm.period, &why);
+    } else if (!strcmp(k, "burst")) {
+        hwx_arg_u32("burst", v, 1, 1u << 30, &t->vm.burst, &why);
+    } else if (!strcmp(k, "hot_calls")) {
+        hwx_arg_u64("hot_calls", v, 1, UINT64_MAX, &t->vm.hot_calls, &why);
+    } else if (!strcmp(k, "hot_loops")) {
+        hwx_arg_u64("hot_loops", v, 1, UINT64_MAX, &t->vm.hot_loops, &why);
+    } else if (!strcmp(k, "vm_funcs")) {
+        hwx_arg_u32("vm_funcs", v, 1, 1u << 24, &t->vm.funcs, &why);
+    } else if (!strcmp(k, "vm_tuples")) {
+        hwx_arg_u32("vm_tuples", v, 0, 1u << 28, &t->vm.tuples, &why);
+    } else if (!strcmp(k, "vm_sites")) {
+        hwx_arg_u32("vm_sites", v, 1, 1u << 24, &t->vm.sites, &why);
     } else if (!strcmp(k, "decisions")) {
         if (strlen(v) >= sizeof t->decisions) why = "decisions: path longer than 255 bytes";
         else if (hwx_out_check("decisions", v, &why) == HWP_OK) strcpy(t->decisions, v);
@@ -130,6 +153,7 @@ static struct {
     FILE *decisions;    /* decisions=FILE, one line per model decision   */
     hwx_out *bbv;       /* bbv=FILE                                        */
     int done;
+    int vm;             /* layer=vm: every hook goes to hwlua_vm.c       */
 } G;
 
 /* Source names, copied: a Proto may be collected before the report. */
@@ -140,7 +164,7 @@ static struct {
 } hwlua__src[HWLUA_SOURCES];
 static unsigned hwlua__nsrc;
 
-static unsigned hwlua__source(const Proto *p) {
+unsigned hwlua_source(const Proto *p) {
     unsigned i;
     const char *s = p->source ? getstr(p->source) : "?";
     for (i = 0; i < hwlua__nsrc; i++)
@@ -151,6 +175,8 @@ static unsigned hwlua__source(const Proto *p) {
     snprintf(hwlua__src[hwlua__nsrc].name, sizeof hwlua__src[0].name, "%s", s);
     return hwlua__nsrc++;
 }
+
+const char *hwlua_source_name(unsigned i) { return i < hwlua__nsrc ? hwlua__src[i].name : "?"; }
 
 /* ---- feeding the session ----------------------------------------------------- */
 
@@ -208,7 +234,7 @@ static void hwlua__stack_sample(lua_State *L);
 static void hwlua__checkpoint(int final);
 
 long hwlua_select(lua_State *L, const Proto *p, const Instruction *at) {
-    (void)p;
+    if (G.vm) return hwlua_vm_select(p, at);
     hwlua__record(at, HWP_CLS_OTHER);
     /* both on a fixed grid: a sample or checkpoint taken late (an event
      * hook synced past the due fetch) does not move the next one */
@@ -227,7 +253,7 @@ long hwlua_select(lua_State *L, const Proto *p, const Instruction *at) {
 
 /* A value as the models see it: the type tag in the top byte, and the
  * payload (an integer, a float's bits, an object's address) below. */
-static uint64_t hwlua__bits(const TValue *v) {
+uint64_t hwlua_bits(const TValue *v) {
     uint64_t payload;
     if (ttisinteger(v)) payload = (uint64_t)ivalue(v);
     else if (ttisfloat(v)) memcpy(&payload, &fltvalue(v), sizeof payload);
@@ -241,6 +267,10 @@ void hwlua_cond(const Instruction *at, int taken) {
     /* A test is followed by the jump it takes (Lua 5.4's lvm.c). */
     const Instruction *target = at + 2 + GETARG_sJ(at[1]);
     hwp_insn *r;
+    if (G.vm) {
+        hwlua_vm_cond(at, taken);
+        return;
+    }
     if (G.tier.floor) return;
     r = hwlua__record(at, HWP_CLS_BR_COND);
     r->addr = (uint64_t)(uintptr_t)target;
@@ -252,6 +282,12 @@ void hwlua_cond(const Instruction *at, int taken) {
 /* A loop is named by the line of its loop statement, as LuaJIT names its
  * traces: a for loop's closing instruction carries the `for` line, a
  * while or repeat loop's back edge jumps to its test. */
+int hwlua_loop_line(const Proto *p, const Instruction *at, const Instruction *header) {
+    OpCode op = GET_OPCODE(*at);
+    const Instruction *named = op == OP_FORLOOP || op == OP_TFORLOOP ? at : header;
+    return luaG_getfuncline(p, (int)(named - p->code));
+}
+
 static void hwlua__iteration(const Proto *p, const Instruction *at,
                              const Instruction *header) {
     hwlua_ent *e;
@@ -259,15 +295,17 @@ static void hwlua__iteration(const Proto *p, const Instruction *at,
     if (!G.track) return;
     e = hwlua_map_get(&G.loops, (uint64_t)(uintptr_t)header);
     if (e && e->v[0]++ == 0) {
-        OpCode op = GET_OPCODE(*at);
-        const Instruction *named = op == OP_FORLOOP || op == OP_TFORLOOP ? at : header;
-        e->v[1] = (uint64_t)luaG_getfuncline(p, (int)(named - p->code));
-        e->v[2] = hwlua__source(p);
+        e->v[1] = (uint64_t)hwlua_loop_line(p, at, header);
+        e->v[2] = hwlua_source(p);
     }
 }
 
 void hwlua_jump(const Proto *p, const Instruction *at, const Instruction *target) {
     hwp_insn *r;
+    if (G.vm) {
+        hwlua_vm_jump(p, at, target);
+        return;
+    }
     if (G.tier.floor) return;
     r = hwlua__record(at, HWP_CLS_JUMP);
     r->addr = r->next_pc = (uint64_t)(uintptr_t)target;
@@ -279,6 +317,10 @@ void hwlua_jump(const Proto *p, const Instruction *at, const Instruction *target
 void hwlua_loop(const Proto *p, const Instruction *at, int taken,
                 const Instruction *target) {
     hwp_insn *r;
+    if (G.vm) {
+        hwlua_vm_loop(p, at, taken, target);
+        return;
+    }
     if (G.tier.floor) return;
     r = hwlua__record(at, HWP_CLS_BR_COND);
     r->addr = (uint64_t)(uintptr_t)target;
@@ -292,7 +334,7 @@ void hwlua_loop(const Proto *p, const Instruction *at, int taken,
 
 /* Where a function's code is: a Lua function's bytecode array, a C
  * function's entry point (1 for a call through __call). */
-static uint64_t hwlua__fn_key(const TValue *fn, const Proto **lp) {
+uint64_t hwlua_fn_key(const TValue *fn, const Proto **lp) {
     *lp = NULL;
     if (ttisLclosure(fn)) {
         *lp = clLvalue(fn)->p;
@@ -314,8 +356,12 @@ void hwlua_call(const Instruction *at, const TValue *fn, int tail) {
     const Proto *lp;
     uint64_t key;
     hwp_insn *r;
+    if (G.vm) {
+        hwlua_vm_call(at, fn);
+        return;
+    }
     if (G.tier.floor) return;
-    key = hwlua__fn_key(fn, &lp);
+    key = hwlua_fn_key(fn, &lp);
     r = hwlua__record(at, tail || (!lp && key != 1) ? HWP_CLS_INDIRECT : HWP_CLS_CALL);
     r->addr = r->next_pc = key;
     r->events |= HWP_EV_TAKEN;
@@ -324,7 +370,7 @@ void hwlua_call(const Instruction *at, const TValue *fn, int tail) {
         hwlua_ent *e = hwlua_map_get(&G.funcs, key);
         if (e && e->v[0]++ == 0 && lp) {
             e->v[1] = (uint64_t)lp->linedefined;
-            e->v[2] = hwlua__source(lp);
+            e->v[2] = hwlua_source(lp);
             e->v[3] = 1;
         }
     }
@@ -339,6 +385,10 @@ void hwlua_call(const Instruction *at, const TValue *fn, int tail) {
 void hwlua_ret(const Instruction *at, const CallInfo *ci) {
     int fresh = (ci->callstatus & CIST_FRESH) != 0;
     hwp_insn *r;
+    if (G.vm) {
+        hwlua_vm_ret(at);
+        return;
+    }
     if (G.tier.floor) return;
     r = hwlua__record(at, fresh ? HWP_CLS_INDIRECT : HWP_CLS_RET);
     r->next_pc = fresh ? 0 : (uint64_t)(uintptr_t)ci->previous->u.l.savedpc;
@@ -372,10 +422,14 @@ static void hwlua__site_value(const hwp_insn *in) {
 
 void hwlua_load(const Instruction *at, const TValue *v) {
     hwp_insn *r;
+    if (G.vm) {
+        hwlua_vm_load(at, v);
+        return;
+    }
     if (G.tier.floor) return;
     r = hwlua__record(at, HWP_CLS_LOAD);
     hwlua__site(at, HWLUA_SITE_VALUE);
-    r->value = hwlua__bits(v);
+    r->value = hwlua_bits(v);
     hwlua__rearm();
 }
 
@@ -384,6 +438,10 @@ void hwlua_load(const Instruction *at, const TValue *v) {
  * comparison's record then also gets its branch from hwlua_cond. */
 void hwlua_operands(const Instruction *at, const TValue *a, const TValue *b) {
     hwp_insn *r;
+    if (G.vm) {
+        hwlua_vm_operands(at, a, b);
+        return;
+    }
     if (G.tier.floor) return;
     r = hwlua__record(at, HWP_CLS_LOAD);
     hwlua__site(at, HWLUA_SITE_TYPE);
@@ -1048,9 +1106,16 @@ static void hwlua__tiering(FILE *f) {
 static void hwlua__finish(void) {
     hwx_out out;
     const char *why = NULL;
-    if (G.done || !G.s) return;
+    if (G.done || (!G.s && !G.vm)) return;
     G.done = 1;
     hwlua_on = 0;
+    if (G.vm) {
+        hwlua_vm_finish(G.o.report, G.o.json);
+        if (G.decisions && fclose(G.decisions) != 0)
+            fprintf(stderr, "lua-hwprof: decisions: %s\n", strerror(errno));
+        G.decisions = NULL;
+        return;
+    }
     hwlua__sync(NULL); /* the pending record and the bytecodes after it */
     hwx_session_finish(G.s); /* the vectors' last line */
     if (G.bbv && hwx_out_close(G.bbv, &why) != HWP_OK) fprintf(stderr, "lua-hwprof: %s\n", why);
@@ -1116,6 +1181,43 @@ static void hwlua__fail(const char *why) {
     _exit(2);
 }
 
+/* layer=vm (docs/lua.md, "The VM layer path"): the hooks feed
+ * hwprof/vm.h at its default burst settings; the session's options that
+ * need records (vectors, traces, model parameters) have no meaning there
+ * and are refused rather than ignored. exact=on counts calls and back
+ * edges exactly beside the layer, to score its hot decisions. */
+static void hwlua__start_vm(void) {
+    const char *why;
+    if (G.o.bbv[0] || G.o.record[0])
+        hwlua__fail("layer=vm: bbv= and record= need the session (layer=session)");
+    if (G.o.models & HWX_M_CORE) hwlua__fail("layer=vm: the layer has no core model");
+    if (!G.o.models) hwlua__fail("layer=vm: models= names no model");
+    if (G.o.nparam)
+        hwlua__fail("layer=vm: model parameters are the layer's (vm.h); give none");
+    G.tier.vm.models = G.o.models;
+    /* generous: lua-hwprof's benchmarks use at most 16 functions and 110
+     * sites; an id that does not fit is counted in the report. Not more:
+     * the layer zeroes its tables per id at start (1.4 MB at 2^14 and
+     * 2^16, 2% of the small fannkuch run's instructions). */
+    if (!G.tier.vm.funcs) G.tier.vm.funcs = 1u << 12;
+    if (!G.tier.vm.sites) G.tier.vm.sites = 1u << 14;
+    G.tier.vm.spec_inv = G.tier.spec_inv;
+    G.tier.vm.seed = G.o.seed;
+    G.tier.vm.floor = (int)G.tier.floor;
+    if (G.tier.floor && G.o.exact) hwlua__fail("floor: the empty hooks feed nothing, exact=on cannot be had");
+    G.tier.vm.exact = (int)G.o.exact;
+    if (G.tier.decisions[0]) {
+        if ((G.decisions = fopen(G.tier.decisions, "w")) == NULL)
+            hwlua__fail("decisions: cannot open the file");
+        G.tier.vm.decisions = G.decisions;
+    }
+    if ((why = hwlua_vm_start(&G.tier.vm)) != NULL) hwlua__fail(why);
+    G.vm = 1;
+    atexit(hwlua__finish);
+    signal(SIGTERM, hwlua__on_signal);
+    signal(SIGHUP, hwlua__on_signal);
+}
+
 __attribute__((constructor)) static void hwlua__start(void) {
     const char *env = getenv("HWPROF"), *why = NULL;
     char buf[4096], *save = NULL, *kv;
@@ -1128,6 +1230,15 @@ __attribute__((constructor)) static void hwlua__start(void) {
     G.tier.spec_share = 0.01;
     G.tier.spec_inv = 0.95;
     G.tier.decide_interval = 16384;
+    /* The layer's value and type queries scan the accumulator's whole
+     * tuple table, once per site loaded since the last check (every 8
+     * bursts); its default, 65536 tuples, holds 65-591 on the
+     * benchmarks' wall-time inputs (burst-sampled at one load in 32), and
+     * scanning it cost 3-7 times the run (docs/lua.md, "The VM layer
+     * path"). 2048 scans 32 times faster and holds 3 times the most
+     * seen; a full table evicts its smallest counts. vm_tuples=0: the
+     * layer's default. */
+    G.tier.vm.tuples = 2048;
     G.decide_due = UINT64_MAX;
     if (!env || !*env) return;
     hwx_opts_default(&G.o);
@@ -1143,6 +1254,10 @@ __attribute__((constructor)) static void hwlua__start(void) {
         user_key |= hwx_streq(kv, "key") || hwx_streq(kv, "rap_key");
         user_eps |= hwx_streq(kv, "rap_eps");
         user_sampler |= hwx_streq(kv, "strat_sampler");
+    }
+    if (G.tier.layer) { /* layer=vm: no session, none of its defaults */
+        hwlua__start_vm();
+        return;
     }
     /* A VM's RAP profiles where control goes: call targets and loop
      * headers, unless the user chose another key. */

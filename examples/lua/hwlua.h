@@ -11,11 +11,13 @@
  *                    call, HWLUA_RET a return
  *   HWLUA_LOAD       the value a table read produced
  *   HWLUA_OPERANDS   the operands of arithmetic and comparisons
- * Everything else is in hwlua.c. The interpreter keeps ProfileMe's
- * countdown in a local (a register), writes it back wherever it saves its
- * pc (any call out that may re-enter the VM), and reads it back wherever
- * it reloads its trap flag; so the one decrement per bytecode the paper
- * asks for is all a non-selected bytecode costs. The other hooks test one
+ * Everything else is in hwlua.c (hwlua_vm.c with HWPROF=layer=vm, where
+ * the countdown is hwprof/vm.h's and hwlua_on mirrors its flag). The
+ * interpreter keeps ProfileMe's countdown in a local (a register), writes
+ * it back wherever it saves its pc (any call out that may re-enter the
+ * VM), and reads it back wherever it reloads its trap flag; so the one
+ * decrement per bytecode the paper asks for is all a non-selected
+ * bytecode costs. The other hooks test one
  * global word of enabled streams first.
  */
 #ifndef HWLUA_H
@@ -30,7 +32,8 @@ enum {
     HWLUA_EV_CALL = 1u << 2,
     HWLUA_EV_RET = 1u << 3,
     HWLUA_EV_LOAD = 1u << 4,
-    HWLUA_EV_OPND = 1u << 5
+    HWLUA_EV_OPND = 1u << 5,
+    HWLUA_EV_ALL = (1u << 6) - 1u
 };
 
 extern unsigned hwlua_on;

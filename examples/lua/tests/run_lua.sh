@@ -22,6 +22,11 @@
 #     bytecodes, and hwprof-report --folded writes the same stacks;
 #   - bbv=: the basic-block vectors from the fast path equal those from
 #     every bytecode whole;
+#   - layer=vm (the hooks into hwprof/vm.h): each model alone counts
+#     every bytecode; the layer's hot functions and loops against the
+#     exact counts of the same run (precision >= 0.95, recall >= 0.9 over
+#     those at least 4 times past the threshold); the decisions file well
+#     formed and agreeing with the report; the session's bbv= refused;
 #   - a script that errors, calls os.exit or is killed by SIGTERM still
 #     leaves a complete report; a bad option or an unwritable report path
 #     stops before the script runs, with a one-line reason.
@@ -258,6 +263,86 @@ for s in json spectral_norm; do
 done
 msg=$(HWPROF="nonsense" "$hw" "$tmp/exit.lua" 2>&1); rc=$?
 [ $rc -eq 2 ] && ok "HWPROF without key=value is refused: $msg" || bad "HWPROF=nonsense: rc $rc"
+
+# layer=vm: the hooks straight into hwprof/vm.h (docs/lua.md, "The VM
+# layer path"), on the wall-time inputs (the small ones give json's
+# functions 17 bursts). Each model alone counts every bytecode (its
+# clock against the session's exact count); with exact=on the layer's hot
+# functions and loops are scored against the exact counts of the same
+# run, under the layer's own rule: every one it calls hot is hot
+# (precision >= 0.95), and it misses none of those at least 4 times past
+# the threshold (recall >= 0.9); a unit just past it may never get an
+# interval that clears it in a sample. The decisions file is well formed:
+# one line per decision, kind and verdict known, the estimate within its
+# interval, clocks in order, and as many hot functions as the report's.
+declare -A wall=([binary_trees]=10 [fannkuch]=8 [json]=1000 [nbody]=15000 [sort]=10000
+                 [spectral_norm]=100 [strings]=30000)
+for s in json spectral_norm; do
+  exact=$(awk '/^instructions/{print $2; exit}' "$tmp/$s.txt")
+  for m in pm rap path strat coproc; do
+    (cd "$bench" && HWPROF="layer=vm,models=$m,report=$tmp/$s.vm.$m.txt" "$hw" "$s.lua" "${arg[$s]}") >/dev/null 2>&1
+    n=$(sed -nE 's/^vm: bytecodes ([0-9]+),.*/\1/p' "$tmp/$s.vm.$m.txt" 2>/dev/null)
+    [ -n "$exact" ] && [ "$n" = "$exact" ] && ok "$s: layer=vm $m's clock is $n bytecodes" ||
+      bad "$s: layer=vm $m's clock ${n:-missing}, exact $exact"
+  done
+done
+for s in "${!wall[@]}"; do
+  a=${wall[$s]}
+  (cd "$bench" && "$lua" "$s.lua" "$a") > "$tmp/ref" 2>&1
+  (cd "$bench" && HWPROF="layer=vm,models=all,exact=on,report=$tmp/$s.vm.txt,json=$tmp/$s.vm.json,decisions=$tmp/$s.vm.dec" \
+     "$hw" "$s.lua" "$a") > "$tmp/on" 2>&1
+  cmp -s "$tmp/ref" "$tmp/on" && ok "$s $a: same output under layer=vm" || bad "$s $a: output differs under layer=vm"
+  verdicts=$(python3 - "$s" "$tmp/$s.vm.txt" "$tmp/$s.vm.dec" "$tmp/$s.vm.json" 2>&1 <<'PY'
+import json, re, sys
+name, report, stream, js = sys.argv[1:]
+text = open(report).read()
+for kind in ("functions", "loops"):
+    m = re.search(r"^  %s +exact (\d+), layer (\d+), both (\d+): precision ([\d.]+) recall ([\d.]+); "
+                  r"at >= \d+x: (\d+) of (\d+), recall ([\d.]+)$" % kind, text, re.M)
+    if not m:
+        print("bad", f"{name}: layer=vm: no {kind} score in the report"); continue
+    p, rc = float(m.group(4)), float(m.group(8))
+    ok = p >= 0.95 and rc >= 0.9
+    print("ok" if ok else "bad", f"{name}: layer=vm {kind}: exact {m.group(1)}, layer {m.group(2)}, "
+          f"precision {p:.3f}, recall {m.group(5)}, of those >= 4x: {m.group(6)}/{m.group(7)}")
+line_re = re.compile(r"^(func|loop|path|value|type|phase) (yes|no) (?:\d+|0x[0-9a-f]+) (?:0x[0-9a-f]+|0) "
+                     r"\S+ ([\d.]+) \[([\d.]+),([\d.]+)\] samples (\d+) clock (\d+)$")
+lines = open(stream).read().splitlines()
+bad, clocks, funcs = [], [], 0
+for l in lines:
+    m = line_re.match(l)
+    if not m or not float(m.group(4)) <= float(m.group(3)) <= float(m.group(5)):
+        bad.append(l); continue
+    clocks.append(int(m.group(7)))
+    funcs += m.group(1) == "func" and m.group(2) == "yes"
+said = int(re.search(r"^  functions +exact \d+, layer (\d+)", text, re.M).group(1))
+bytecodes = json.load(open(js))["stats"]["events"]
+ok = lines and not bad and clocks == sorted(clocks) and clocks[-1] <= bytecodes and funcs == said
+print("ok" if ok else "bad", f"{name}: layer=vm: {len(lines)} decisions well formed, in clock order, "
+      f"{funcs} hot functions as the report's" if ok else
+      f"{name}: layer=vm decisions: malformed {bad[:3]}, {funcs} hot functions against {said}, "
+      f"clocks in order {clocks == sorted(clocks)}")
+PY
+) || bad "$s: the layer=vm check failed: $verdicts"
+  while read -r verdict line; do
+    case $verdict in ok) ok "$line" ;; bad) bad "$line" ;; esac
+  done <<< "$verdicts"
+done
+# A repeat ... until loop's back edge is a test's taken jump (no OP_JMP
+# of its own): the layer sees it through the conditional-branch hook, and
+# the exact count must too, or its hot decision goes unscored.
+cat > "$tmp/repeat.lua" <<'LUA'
+local s, i = 0, 0
+repeat i = i + 1; s = s + i until i >= 300000
+print(s)
+LUA
+HWPROF="layer=vm,models=rap,exact=on,report=$tmp/repeat.txt" "$hw" "$tmp/repeat.lua" >/dev/null 2>&1
+line=$(grep -E "^  loops +exact" "$tmp/repeat.txt" 2>/dev/null)
+grep -q "exact 1, layer 1, both 1:" <<< "$line" && ok "layer=vm: a repeat loop's back edges, scored: $line" ||
+  bad "layer=vm: repeat loop: ${line:-no score}"
+msg=$(HWPROF="layer=vm,models=all,bbv=$tmp/x.bbv" "$hw" "$tmp/exit.lua" 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -q "layer=vm" <<< "$msg" && ok "layer=vm refuses the session's bbv=: $msg" ||
+  bad "layer=vm with bbv=: rc $rc, '$msg'"
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
