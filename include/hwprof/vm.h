@@ -38,6 +38,7 @@
  * An interpreter that keeps the countdown in a local (a register):
  *   int64_t left = hwp_vm_left(vm);
  *   ... per bytecode:  if (HWP_UNLIKELY(--left <= 0)) left = hwp_vm_expire(vm, pc, left);
+ *   ... a run of n:    if (HWP_UNLIKELY((left -= n) <= 0)) left = hwp_vm_expire_n(vm, pc, left, n);
  *   ... before anything that may run another hwp_vm call (a call out, a
  *       nested interpreter, an annotation event):  hwp_vm_set_left(vm, left);
  *   ... and after it:  left = hwp_vm_left(vm);
@@ -90,8 +91,13 @@
  *   its range) a desc with no model or an unknown bit, funcs or sites of
  *   0 or above 2^24, a burst of 0 or above its period, thresholds out of
  *   range, and whatever a model's own init refuses ("vm: rap: ...").
- *   An event naming a function or site past the declared range is
- *   dropped whole, counted in stats.rejected, and hwp_why says which.
+ *   An event naming a function or site past the declared range, seen in
+ *   a burst or by a sample, is dropped whole, counted in stats.rejected,
+ *   and hwp_why says which. hwp_vm_bytes answers 0 for a bad desc;
+ *   hwp_vm_init(vm, NULL, 0, d, NULL) then gives the reason.
+ *
+ * THE CALLBACK runs inside an event (the op that closed a burst): queue
+ * what it decides, and make no hwp_vm call on the same layer from it.
  *
  * COST
  *   The layer ticks the cost shim's clock with desc.op_cycles per
@@ -169,7 +175,7 @@ typedef struct hwp_vm_desc {
     uint64_t hot_calls;/* a function is hot at this many calls; 0 -> 1000 */
     uint64_t hot_loops;/* a loop is hot at this many back edges;
                           0 -> 10000                                     */
-    double spec_inv;   /* specialise at this invariance, (0, 1]; 0 -> 0.9 */
+    double spec_inv;   /* specialise at this invariance, (0, 1); 0 -> 0.9 */
     uint32_t min_samples; /* fewest samples behind a site verdict; 0 -> 30 */
     uint64_t seed;     /* the burst gaps: give each thread's layer its own
                           so their bursts are independent draws; the
@@ -335,6 +341,11 @@ HWP_INLINE int64_t hwp_vm_expire(hwp_vm *vm, uint64_t pc, int64_t left) {
     vm->left = left;
     return hwp__vm_expire(vm, pc, 1);
 }
+/* ... and for a straight-line run of n ops counted down in the local. */
+HWP_INLINE int64_t hwp_vm_expire_n(hwp_vm *vm, uint64_t pc, int64_t left, uint32_t n) {
+    vm->left = left;
+    return hwp__vm_expire(vm, pc, n);
+}
 /* In the local form, whether the annotation events are wanted, from the
  * register alone: the layer arms a countdown of exactly 1 whenever it
  * watches (inside a burst, or a sample waiting for its class), so the
@@ -418,7 +429,8 @@ static const char *hwp__vm_fill(hwp_vm_desc *d) {
         return "vm: loops must be a power of two in 16..2^20";
     if (d->period < 2 || d->period > (1u << 30)) return "vm: period must be in 2..2^30";
     if (d->burst > d->period) return "vm: burst must be in 1..period";
-    if (!(d->spec_inv > 0.0 && d->spec_inv <= 1.0)) return "vm: spec_inv must be in (0, 1]";
+    /* 1 would never be reached: Wilson's floor stays below it */
+    if (!(d->spec_inv > 0.0 && d->spec_inv < 1.0)) return "vm: spec_inv must be in (0, 1)";
     if (d->pm.deliver || d->strat.on_interrupt || d->phase.on_interval || d->path.on_path)
         return "vm: the layer owns the models' callbacks: leave them 0";
     return NULL;
@@ -439,6 +451,11 @@ static void hwp__vm_model_descs(hwp_vm_desc *d) {
 }
 
 /* Storage: the layer's tables, then each enabled model's storage. */
+static uint32_t hwp__vm_touch_cap(const hwp_vm_desc *d) {
+    uint64_t units = (uint64_t)d->funcs + d->loops;
+    return d->burst < units ? d->burst : (uint32_t)units;
+}
+
 typedef struct hwp__vm_sizes {
     size_t funcs, loops, sites, touched, pending, hot, rows;
     size_t pm, pmt, strat, acc, rap, path, hpt, phase, cp;
@@ -450,7 +467,8 @@ static bool hwp__vm_size(const hwp_vm_desc *d, hwp__vm_sizes *s) {
     s->funcs = hwp__align((size_t)d->funcs * sizeof(hwp__vm_unit));
     s->loops = hwp__align((size_t)d->loops * sizeof(hwp__vm_unit));
     s->sites = hwp__align((size_t)d->sites);
-    s->touched = hwp__align((size_t)d->burst * sizeof(uint32_t));
+    /* a burst counts at most burst units, and never more than there are */
+    s->touched = hwp__align((size_t)hwp__vm_touch_cap(d) * sizeof(uint32_t));
     s->pending = hwp__align((size_t)d->sites * sizeof(uint32_t));
     s->hot = hwp__align(HWP__VM_HOT_CAP * sizeof(uint32_t));
     if (d->models & HWP_VM_PM) {
@@ -529,6 +547,7 @@ static int64_t hwp__vm_arm(hwp_vm *vm) {
             if (c < n) n = c;
         }
         if (!n) n = 1;
+        if (n > 0x7FFFFFFFu) n = 0x7FFFFFFFu; /* `done` fits ProfileMe's 32 bits */
     }
     vm->armed = vm->left = (int64_t)n;
     vm->watch = vm->mode == HWP__VM_BURST || vm->sampling;
@@ -553,6 +572,29 @@ static void hwp__vm_clear(hwp_vm *vm) {
     vm->burst_left = vm->desc.burst;
 }
 
+/* The reason of the first model whose desc sizes no storage: its own
+ * init refuses the desc before it looks at the storage. */
+static const char *hwp__vm_model_why(hwp_vm *vm, const hwp_vm_desc *c) {
+#define HWP__VM_WHY(bit, bytes, init, obj, d)                                  \
+    if ((c->models & (bit)) && !bytes(&c->d)) {                                \
+        init(&vm->obj, NULL, 0, &c->d, NULL);                                  \
+        return hwp_why(&vm->obj);                                              \
+    }
+    HWP__VM_WHY(HWP_VM_PM, hwp_pm_bytes, hwp_pm_init, pm, pm)
+    HWP__VM_WHY(HWP_VM_STRAT, hwp_strat_bytes, hwp_strat_init, strat, strat)
+    HWP__VM_WHY(HWP_VM_RAP, hwp_rap_bytes, hwp_rap_init, rap, rap)
+    HWP__VM_WHY(HWP_VM_PATH, hwp_path_bytes, hwp_path_init, path, path)
+    HWP__VM_WHY(HWP_VM_PATH, hwp_hpt_bytes, hwp_hpt_init, hpt, hpt)
+    HWP__VM_WHY(HWP_VM_PATH, hwp_phase_bytes, hwp_phase_init, phase, phase)
+    HWP__VM_WHY(HWP_VM_CP, hwp_cp_bytes, hwp_cp_init, cp, cp)
+#undef HWP__VM_WHY
+    if ((c->models & HWP_VM_STRAT) && !hwp_strat_acc_bytes(&c->strat_acc)) {
+        hwp_strat_acc_init(&vm->strat_acc, NULL, 0, &c->strat_acc);
+        return hwp_why(&vm->strat_acc);
+    }
+    return "vm: a model's desc sizes no storage";
+}
+
 HWP_API hwp_status hwp_vm_init(hwp_vm *vm, void *storage, size_t bytes,
                                const hwp_vm_desc *d, hwp_cost *cost) {
     hwp_vm_desc c;
@@ -568,7 +610,7 @@ HWP_API hwp_status hwp_vm_init(hwp_vm *vm, void *storage, size_t bytes,
     why = hwp__vm_fill(&c);
     if (!why) {
         hwp__vm_model_descs(&c);
-        if (!hwp__vm_size(&c, &s)) why = "vm: a model's desc is invalid (its *_bytes() is 0)";
+        if (!hwp__vm_size(&c, &s)) why = hwp__vm_model_why(vm, &c);
     }
     st = hwp__admit(&vm->head, why, &storage, &bytes, why ? 0 : hwp__vm_total(&s));
     if (st != HWP_OK) return st;
@@ -687,7 +729,7 @@ static hwp__vm_unit *hwp__vm_loop_slot(hwp_vm *vm, uint64_t header, bool add) {
 }
 
 static void hwp__vm_touch(hwp_vm *vm, hwp__vm_unit *u, uint32_t index) {
-    if (u->n.at != (uint32_t)vm->st.bursts + 1u && vm->ntouched < vm->desc.burst)
+    if (u->n.at != (uint32_t)vm->st.bursts + 1u && vm->ntouched < hwp__vm_touch_cap(&vm->desc))
         vm->touched[vm->ntouched++] = index;
     hwp__vm_count(vm, &u->n);
 }
@@ -908,22 +950,46 @@ static void hwp__vm_burst_op(hwp_vm *vm, uint64_t pc, uint32_t n) {
     vm->since_branch += n;
     vm->since_load += n;
     vm->st.burst_ops += n;
+    /* at 0 the burst stays open for this op's annotation; the next op
+     * closes it */
+    vm->burst_left = vm->burst_left > n ? vm->burst_left - n : 0;
 }
 
+/* Close a burst. The caller has landed its last transfer (the first op
+ * after the burst) or discarded it (the end of the run): the burst's last
+ * op keeps its annotation, and no transfer is given a made-up target. */
 static void hwp__vm_burst_end(hwp_vm *vm) {
-    hwp__vm_land(vm, 0); /* a transfer that was the burst's last op */
+    vm->xfer.cls = HWP_CLS_OTHER;
     hwp__vm_block_end(vm);
     /* Paths still open at the burst's end are incomplete: dropped, as at
      * the end of a run (their head would start a different path). */
     if ((vm->desc.models & HWP_VM_PATH) && vm->path.n)
         hwp_path_unwind(&vm->path, vm->path.n, false);
     vm->path_open = 0;
-    vm->since_load = 0;
+    vm->since_load = vm->since_branch = 0;
     vm->st.bursts++;
     hwp__vm_new_gap(vm);
     vm->mode = vm->gap ? HWP__VM_CHECK : HWP__VM_BURST;
     vm->burst_left = vm->desc.burst;
     hwp__vm_checkpoint(vm, false);
+}
+
+/* The k ops of a run from `first` on that follow the burst's start: the
+ * burst takes those on its side of its end; after it they count towards
+ * the next gap, or open the next burst at once when there is none. */
+static void hwp__vm_burst_run(hwp_vm *vm, uint64_t first, uint32_t k) {
+    while (k) {
+        uint32_t m = vm->burst_left < k ? (uint32_t)vm->burst_left : k;
+        hwp__vm_burst_op(vm, first, m);
+        if (m == k) return; /* the run's last op, and its annotation, are in */
+        hwp__vm_burst_end(vm);
+        first += (uint64_t)m * vm->desc.pc_step;
+        k -= m;
+        if (vm->mode == HWP__VM_CHECK) {
+            vm->gap = vm->gap > k ? vm->gap - k : 1u;
+            return;
+        }
+    }
 }
 
 /* ProfileMe selected bytecode `pc` (retired at `clock`). Its class and
@@ -944,6 +1010,24 @@ static void hwp__vm_sample_done(hwp_vm *vm, uint64_t next) {
     vm->sampling = 0;
 }
 
+/* ProfileMe's countdown over the `done` ops that ended with this event's
+ * n (the ones before were straight-line ops it skipped). A selection of
+ * the event's last op waits for its annotation (its class and data); one
+ * inside a run of ops is complete at once (class OTHER), and the ops after
+ * it count towards the next selection. */
+static void hwp__vm_pm_fetch(hwp_vm *vm, uint64_t pc, uint32_t n, uint32_t done,
+                             uint64_t clock) {
+    uint32_t k;
+    while ((k = hwp_pm_fetch_block(&vm->pm, done)) != 0) {
+        uint32_t back = done - k; /* ops after the selected one */
+        uint64_t at = back < n ? pc + (uint64_t)(n - 1u - back) * vm->desc.pc_step : pc;
+        hwp__vm_select(vm, at, clock - back);
+        if (!back) return;
+        hwp__vm_sample_done(vm, at + vm->desc.pc_step);
+        done = back;
+    }
+}
+
 HWP_API int64_t hwp__vm_expire(hwp_vm *vm, uint64_t pc, uint32_t n) {
     uint64_t done, clock;
     if (!hwp__vm_ok(vm)) { /* a zeroed handle: off */
@@ -959,28 +1043,23 @@ HWP_API int64_t hwp__vm_expire(hwp_vm *vm, uint64_t pc, uint32_t n) {
         hwp_cost_tick(vm->cost, (clock - vm->ticked) * vm->desc.op_cycles);
         vm->ticked = clock;
     }
-    if (vm->desc.models & HWP_VM_PM) {
-        uint32_t k = hwp_pm_fetch_block(&vm->pm, (uint32_t)done);
-        /* the k-th of the `done` ops is selected; ops before this event's
-         * n were straight-line ops the countdown skipped: none of them,
-         * since the countdown stopped at the selection */
-        if (k) {
-            uint32_t back = (uint32_t)done - k; /* ops after the selected one */
-            uint64_t at = back < n ? pc + (uint64_t)(n - 1u - back) * vm->desc.pc_step : pc;
-            hwp__vm_select(vm, at, clock - back);
-        }
+    if (vm->desc.models & HWP_VM_PM) hwp__vm_pm_fetch(vm, pc, n, (uint32_t)done, clock);
+    if (vm->mode == HWP__VM_BURST && !vm->burst_left) {
+        /* the burst's last op had its annotation: its transfer lands here */
+        hwp__vm_land(vm, pc);
+        hwp__vm_burst_end(vm); /* back to checking, or at once a new burst */
     }
+    /* A run of n ops may straddle a burst's edge: the burst takes only
+     * the ops on its side, so every op is in a burst with the same
+     * chance and the scale stays the inverse of that chance. */
     if (vm->mode == HWP__VM_BURST) {
-        hwp__vm_burst_op(vm, pc, n);
-        if (vm->burst_left <= n) hwp__vm_burst_end(vm);
-        else vm->burst_left -= n;
+        hwp__vm_burst_run(vm, pc, n);
     } else if (hwp__vm_burst_models(&vm->desc)) {
-        if (vm->gap <= done) {
+        if (vm->gap <= done) { /* the gap ran out at this run's op done - gap + 1 from its end */
+            uint32_t in = (uint32_t)(done - vm->gap) + 1u;
             vm->mode = HWP__VM_BURST;
             vm->burst_left = vm->desc.burst;
-            hwp__vm_burst_op(vm, pc, n);
-            if (vm->burst_left <= n) hwp__vm_burst_end(vm);
-            else vm->burst_left -= n;
+            hwp__vm_burst_run(vm, pc + (uint64_t)(n - in) * vm->desc.pc_step, in);
         } else {
             vm->gap -= done;
         }
@@ -1000,8 +1079,6 @@ HWP_API void hwp__vm_xfer(hwp_vm *vm, uint64_t pc, uint32_t cls, uint32_t taken,
     if (vm->sampling && vm->sample.pc == pc) {
         vm->sample.cls = cls;
         vm->sample.events = taken ? (uint32_t)HWP_EV_TAKEN : 0u;
-        if (cls == HWP_CLS_BR_COND && (vm->desc.models & HWP_VM_PM))
-            hwp_pm_branch(&vm->pm, taken != 0);
     }
     if (vm->mode != HWP__VM_BURST) return;
     vm->st.annotated++;
@@ -1055,15 +1132,24 @@ HWP_API hwp_status hwp_vm_finish(hwp_vm *vm) {
     vm->st.events = hwp_vm_clock(vm);
     vm->armed = vm->left = 0;
     if (vm->sampling) hwp__vm_sample_done(vm, 0);
+    if (vm->cost) {
+        hwp_cost_tick(vm->cost, (vm->st.events - vm->ticked) * vm->desc.op_cycles);
+        vm->ticked = vm->st.events;
+    }
     if (vm->mode == HWP__VM_BURST) {
-        hwp__vm_land(vm, 0);
+        /* the run ends inside a burst: a transfer still waiting for its
+         * target went nowhere the layer saw, and is dropped */
+        vm->xfer.cls = HWP_CLS_OTHER;
         hwp__vm_block_end(vm);
         if ((vm->desc.models & HWP_VM_PATH) && vm->path.n)
             hwp_path_unwind(&vm->path, vm->path.n, false);
         vm->path_open = 0;
+        vm->since_load = vm->since_branch = 0;
         vm->st.bursts++;
-        vm->mode = HWP__VM_CHECK;
     }
+    hwp__vm_new_gap(vm);
+    vm->mode = HWP__VM_CHECK;
+    vm->burst_left = vm->desc.burst;
     if (vm->desc.models & HWP_VM_PM) {
         hwp_pm_flush(&vm->pm);
         hwp_pm_table_flush(&vm->pm_table);
@@ -1138,7 +1224,8 @@ HWP_API hwp_status hwp_vm_merge(hwp_vm *dst, const hwp_vm *src) {
     if (!hwp__vm_ok(dst) || !hwp__vm_ok(src)) return HWP_EINVAL;
     if ((why = hwp__vm_desc_diff(&dst->desc, &src->desc)) != NULL)
         return hwp__fail(&dst->head, HWP_EMISMATCH, why);
-    /* the models first: a model that refuses leaves the layer as it was */
+    /* the models first: a model that refuses stops the merge there, with
+     * the models before it merged (check the descs' seeds before) */
 #define HWP__VM_MERGE(bit, fn, member)                                         \
     if (st == HWP_OK && (dst->desc.models & (bit)) &&                          \
         (st = fn(&dst->member, &src->member)) != HWP_OK)                       \
@@ -1155,6 +1242,7 @@ HWP_API hwp_status hwp_vm_merge(hwp_vm *dst, const hwp_vm *src) {
 #undef HWP__VM_MERGE
     dst->st.events = hwp_vm_clock(dst) + hwp_vm_clock(src);
     dst->armed = dst->left; /* the clock now lives in st.events */
+    dst->ticked += hwp_vm_clock(src); /* src's host cycles are its own host's */
     dst->st.dropped += src->st.dropped;
     dst->st.burst_ops += src->st.burst_ops;
     dst->st.bursts += src->st.bursts;
