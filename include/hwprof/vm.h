@@ -956,9 +956,9 @@ static void hwp__vm_burst_op(hwp_vm *vm, uint64_t pc, uint32_t n) {
 }
 
 /* Close a burst. The caller has landed its last transfer (the first op
- * after the burst) or discarded it (the end of the run): the burst's last
- * op keeps its annotation, and no transfer is given a made-up target. */
-static void hwp__vm_burst_end(hwp_vm *vm) {
+ * after the burst) or, at the end of the run, it went nowhere the layer
+ * saw and is dropped: no transfer is given a made-up target. */
+static void hwp__vm_burst_close(hwp_vm *vm) {
     vm->xfer.cls = HWP_CLS_OTHER;
     hwp__vm_block_end(vm);
     /* Paths still open at the burst's end are incomplete: dropped, as at
@@ -968,6 +968,12 @@ static void hwp__vm_burst_end(hwp_vm *vm) {
     vm->path_open = 0;
     vm->since_load = vm->since_branch = 0;
     vm->st.bursts++;
+}
+
+/* ... and start the next gap, or the next burst at once when there is
+ * none, then take the decisions the burst made possible. */
+static void hwp__vm_burst_end(hwp_vm *vm) {
+    hwp__vm_burst_close(vm);
     hwp__vm_new_gap(vm);
     vm->mode = vm->gap ? HWP__VM_CHECK : HWP__VM_BURST;
     vm->burst_left = vm->desc.burst;
@@ -1028,6 +1034,13 @@ static void hwp__vm_pm_fetch(hwp_vm *vm, uint64_t pc, uint32_t n, uint32_t done,
     }
 }
 
+/* The cost shim's clock moves with the bytecodes retired so far. */
+static void hwp__vm_tick(hwp_vm *vm) {
+    if (!vm->cost) return;
+    hwp_cost_tick(vm->cost, (vm->st.events - vm->ticked) * vm->desc.op_cycles);
+    vm->ticked = vm->st.events;
+}
+
 HWP_API int64_t hwp__vm_expire(hwp_vm *vm, uint64_t pc, uint32_t n) {
     uint64_t done, clock;
     if (!hwp__vm_ok(vm)) { /* a zeroed handle: off */
@@ -1039,10 +1052,7 @@ HWP_API int64_t hwp__vm_expire(hwp_vm *vm, uint64_t pc, uint32_t n) {
     clock = vm->st.events;
     vm->left = vm->armed = 0;
     if (vm->sampling) hwp__vm_sample_done(vm, pc);
-    if (vm->cost) {
-        hwp_cost_tick(vm->cost, (clock - vm->ticked) * vm->desc.op_cycles);
-        vm->ticked = clock;
-    }
+    hwp__vm_tick(vm);
     if (vm->desc.models & HWP_VM_PM) hwp__vm_pm_fetch(vm, pc, n, (uint32_t)done, clock);
     if (vm->mode == HWP__VM_BURST && !vm->burst_left) {
         /* the burst's last op had its annotation: its transfer lands here */
@@ -1132,21 +1142,8 @@ HWP_API hwp_status hwp_vm_finish(hwp_vm *vm) {
     vm->st.events = hwp_vm_clock(vm);
     vm->armed = vm->left = 0;
     if (vm->sampling) hwp__vm_sample_done(vm, 0);
-    if (vm->cost) {
-        hwp_cost_tick(vm->cost, (vm->st.events - vm->ticked) * vm->desc.op_cycles);
-        vm->ticked = vm->st.events;
-    }
-    if (vm->mode == HWP__VM_BURST) {
-        /* the run ends inside a burst: a transfer still waiting for its
-         * target went nowhere the layer saw, and is dropped */
-        vm->xfer.cls = HWP_CLS_OTHER;
-        hwp__vm_block_end(vm);
-        if ((vm->desc.models & HWP_VM_PATH) && vm->path.n)
-            hwp_path_unwind(&vm->path, vm->path.n, false);
-        vm->path_open = 0;
-        vm->since_load = vm->since_branch = 0;
-        vm->st.bursts++;
-    }
+    hwp__vm_tick(vm);
+    if (vm->mode == HWP__VM_BURST) hwp__vm_burst_close(vm); /* the run ends inside one */
     hwp__vm_new_gap(vm);
     vm->mode = HWP__VM_CHECK;
     vm->burst_left = vm->desc.burst;
