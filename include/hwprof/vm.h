@@ -65,7 +65,7 @@
  * estimate, its 95% interval and the samples behind it. A streamed
  * decision is taken once and never taken back, as compiled code is not.
  * Counts (FUNC, LOOP, HOTPATH) are estimates of the whole run so far; their
- * interval is the burst-cluster variance (hwp_vm_count_est). Invariance
+ * interval is the burst-cluster variance (docs/vm.md, "Bursts"). Invariance
  * (VALUE, TYPE) is a share in [0, 1] with Wilson's interval over the
  * model's samples (the stratified accumulator if on, else the
  * co-processor's load-value profile; TYPE needs the stratified model).
@@ -212,16 +212,16 @@ typedef struct hwp_vm_stats {
 
 /* A burst-sampled count: events seen in bursts and the sum over bursts of
  * the square of each burst's events (its cluster variance). */
-typedef struct hwp_vm_count {
+typedef struct hwp__vm_tally {
     uint64_t k, k2;
     uint32_t cur; /* events in burst `at` (not yet in k2)               */
     uint32_t at;  /* burst number of cur; 0 = none                      */
-} hwp_vm_count;
+} hwp__vm_tally;
 
 typedef struct hwp__vm_unit { /* a function or a loop header */
     uint64_t pc;     /* loop: header pc + 1 (0 = free); function: entry
                         pc + 1 once a burst saw it                        */
-    hwp_vm_count n;  /* calls or back edges                               */
+    hwp__vm_tally n;  /* calls or back edges                             */
     uint64_t state;  /* HWP__VM_DECIDED, HWP__VM_PATHED bits              */
 } hwp__vm_unit;
 
@@ -230,7 +230,6 @@ typedef struct hwp__vm_pending { /* the transfer or sample awaiting its next op 
     uint32_t cls;    /* HWP_CLS_*; HWP_CLS_OTHER = none pending           */
     uint32_t taken;
     uint32_t fn;
-    uint32_t unused_;
 } hwp__vm_pending;
 
 typedef struct hwp_vm {
@@ -268,7 +267,7 @@ typedef struct hwp_vm {
     uint32_t *pending;       /* sites loaded since the last checkpoint    */
     uint32_t npending;
     uint32_t *hot;           /* hot units still without a path decision  */
-    uint32_t nhot, hot_cap;
+    uint32_t nhot;
     hwp_path_row *rows;      /* scratch for the hot path table's export   */
     size_t nrows;
     /* the models */
@@ -299,8 +298,6 @@ HWP_API hwp_status hwp_vm_site(const hwp_vm *vm, uint32_t site, uint32_t kind,
                                hwp_vm_decision *out);
 HWP_API uint64_t hwp_vm_clock(const hwp_vm *vm);
 HWP_API double hwp_vm_scale(const hwp_vm *vm);
-HWP_API void hwp_vm_count_est(const hwp_vm *vm, const hwp_vm_count *c,
-                              double *est, double *lo, double *hi);
 HWP_API const char *hwp_vm_kind_str(uint32_t kind);
 HWP_API const char *hwp_vm_verdict_str(uint32_t verdict);
 HWP_API void hwp_vm_write_json(const hwp_vm *vm, const hwp_writer *w);
@@ -623,7 +620,6 @@ HWP_API hwp_status hwp_vm_init(hwp_vm *vm, void *storage, size_t bytes,
     vm->touched = (uint32_t *)hwp__carve(&cur, s.touched);
     vm->pending = (uint32_t *)hwp__carve(&cur, s.pending);
     vm->hot = (uint32_t *)hwp__carve(&cur, s.hot);
-    vm->hot_cap = HWP__VM_HOT_CAP;
     vm->rows = (hwp_path_row *)hwp__carve(&cur, s.rows);
     vm->nrows = s.rows / sizeof(hwp_path_row);
 #define HWP__VM_MODEL(bit, size, call, obj)                                    \
@@ -689,7 +685,7 @@ HWP_API double hwp_vm_scale(const hwp_vm *vm) {
     return (double)hwp_vm_clock(vm) / (double)vm->st.burst_ops;
 }
 
-static void hwp__vm_count(hwp_vm *vm, hwp_vm_count *c) {
+static void hwp__vm_count(hwp_vm *vm, hwp__vm_tally *c) {
     uint32_t b = (uint32_t)vm->st.bursts + 1u;
     if (c->at != b) {
         c->k2 += (uint64_t)c->cur * c->cur;
@@ -703,7 +699,7 @@ static void hwp__vm_count(hwp_vm *vm, hwp_vm_count *c) {
 /* N = s k, bursts the sampling unit, each in the sample with p = 1/s:
  * Var(N) is estimated by (s^2 - s) times the sum of squared per-burst
  * counts (Horvitz-Thompson for a cluster sample). */
-HWP_API void hwp_vm_count_est(const hwp_vm *vm, const hwp_vm_count *c,
+static void hwp__vm_count_est(const hwp_vm *vm, const hwp__vm_tally *c,
                               double *est, double *lo, double *hi) {
     double s = hwp_vm_scale(vm), k2, half;
     k2 = (double)c->k2 + (double)c->cur * (double)c->cur;
@@ -750,7 +746,7 @@ static void hwp__vm_unit_decision(const hwp_vm *vm, const hwp__vm_unit *u,
     d->id = kind == HWP_VM_FUNC ? (uint64_t)(u - vm->funcs) : u->pc - 1u;
     d->samples = u->n.k;
     d->clock = hwp_vm_clock(vm);
-    hwp_vm_count_est(vm, &u->n, &d->est, &d->lo, &d->hi);
+    hwp__vm_count_est(vm, &u->n, &d->est, &d->lo, &d->hi);
     /* Hot once the interval's floor clears the threshold; a unit is never
      * called cold while the run goes on (it may yet get hot). */
     d->verdict = d->lo >= (double)threshold && d->samples ? HWP_VM_YES : HWP_VM_UNSURE;
@@ -863,7 +859,7 @@ static void hwp__vm_check_unit(hwp_vm *vm, uint32_t ix) {
                           is_fn ? vm->desc.hot_calls : vm->desc.hot_loops, &d);
     if (d.verdict != HWP_VM_YES) return;
     u->state |= HWP__VM_DECIDED;
-    if ((vm->desc.models & HWP_VM_PATH) && vm->nhot < vm->hot_cap) vm->hot[vm->nhot++] = ix;
+    if ((vm->desc.models & HWP_VM_PATH) && vm->nhot < HWP__VM_HOT_CAP) vm->hot[vm->nhot++] = ix;
     hwp__vm_emit(vm, &d);
 }
 
@@ -1186,7 +1182,7 @@ HWP_API hwp_status hwp_vm_reset(hwp_vm *vm) {
 
 /* The counts of a unit with its open burst folded in: after a merge the
  * two instances' bursts are different draws. */
-static void hwp__vm_count_close(hwp_vm_count *c) {
+static void hwp__vm_count_close(hwp__vm_tally *c) {
     c->k2 += (uint64_t)c->cur * c->cur;
     c->cur = 0;
     c->at = 0;
@@ -1341,7 +1337,7 @@ static void hwp__vm_put_units(const hwp_vm *vm, const hwp_writer *w, const char 
     for (i = 0; i < n; i++) {
         double est, lo, hi;
         if (!u[i].n.k) continue;
-        hwp_vm_count_est(vm, &u[i].n, &est, &lo, &hi);
+        hwp__vm_count_est(vm, &u[i].n, &est, &lo, &hi);
         hwp_put_str(w, sep);
         hwp_put_str(w, "[");
         hwp_put_u64(w, funcs ? i : u[i].pc - 1u);
