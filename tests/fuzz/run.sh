@@ -10,8 +10,9 @@
 # on any finding. `tests/fuzz/run.sh 600` is the long run (10 minutes per
 # target), with libFuzzer's random seeds; HWP_FUZZ_SEED=N fixes the seed
 # (CI's 3-second smoke run does, so its inputs are the same on every
-# machine and a red run reproduces). Installs clang's fuzzer runtime if
-# it is missing.
+# machine and a red run reproduces). HWP_FUZZ_TARGETS="vm rap ..." runs
+# only those targets, in that order (the long run split across sittings).
+# Installs clang's fuzzer runtime if it is missing.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 secs=${1:-5}
@@ -38,7 +39,8 @@ nice tests/fuzz/build.sh "$out" >/dev/null || { echo "fuzz: build failed"; exit 
 mkdir -p "$out/findings"
 bad=0
 printf '%-16s %10s %10s  %s\n' target execs exec/s findings
-for t in $(FUZZ_LIST=1 tests/fuzz/build.sh); do
+for t in ${HWP_FUZZ_TARGETS:-$(FUZZ_LIST=1 tests/fuzz/build.sh)}; do
+  [ -f "$out/fuzz_$t" ] || { echo "fuzz: no target $t"; bad=$((bad + 1)); continue; }
   work="$out/corpus/$t"; log="$out/log-$t.txt"
   mkdir -p "$work"
   seeds=()
