@@ -32,11 +32,18 @@
  * hand them on to the layer only when its flag is up:
  * the layer is fed as without exact=on. At the end the report scores the
  * layer's hot decisions against the exact counts under the layer's own
- * rule (hot at desc.hot_calls calls, desc.hot_loops back edges).
+ * rule (hot at desc.hot_calls calls, desc.hot_loops back edges). The load
+ * and operand hooks then fire on every load too, and count each site's
+ * executions and each (site, value) and (site, type) pair exactly; each
+ * value and type verdict the layer streams is scored against the exact
+ * shares of the run so far under its own rule (specialise at
+ * desc.spec_inv), and again against the whole run's at the end (a site
+ * whose values change after a verdict is what a JIT deoptimises).
  */
 #include "hwlua_int.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,12 +71,19 @@ static struct {
     hwlua_map xcalls; /* code -> [0] calls, [1] 1: the layer said hot,
                          [2] line, [3] source (a Lua function)          */
     hwlua_map xloops; /* header -> [0] back edges, [1] said hot, [2] [3] */
+    hwlua_map xsites; /* bytecode -> [0] executions, [1] verdicts as
+                         streamed (value's in bits 0-1, type's in 2-3;
+                         bit 4 + kind: it held on the run so far),
+                         [2] the value, [3] the type they name           */
+    hwlua_map xpairs; /* hash of (bytecode, kind, value) -> [0] count,
+                         [1] bytecode, [2] kind, [3] value               */
+    uint64_t xclash;  /* pairs whose hash another pair holds: not counted */
 } V;
 
 /* The flag the hooks test: the layer's, and the exact counts' streams. */
 static void hwlua__flag(void) {
-    hwlua_on = (V.vm.watch ? HWLUA_EV_ALL : 0u) |
-               (V.exact ? (unsigned)(HWLUA_EV_CALL | HWLUA_EV_JUMP | HWLUA_EV_COND) : 0u);
+    hwlua_on = (V.vm.watch || V.exact ? HWLUA_EV_ALL & ~(unsigned)HWLUA_EV_RET : 0u) |
+               (V.vm.watch ? (unsigned)HWLUA_EV_RET : 0u);
 }
 
 /* An exact count of `key` (exact=on): its entry while it has no name
@@ -197,19 +211,52 @@ static uint32_t hwlua__site(const Instruction *at) {
     return id;
 }
 
+/* The exact count of (site, kind, value): one 64-bit hash per pair; a
+ * pair whose hash another pair holds is counted apart (xclash), not
+ * mixed into the other's count. kind: HWP_VM_VALUE or HWP_VM_TYPE. */
+static hwlua_ent *hwlua__pair(uint64_t pc, uint64_t kind, uint64_t value, int add) {
+    uint64_t h = hwlua_map_hash(pc ^ hwlua_map_hash(value + kind)) | 1u;
+    hwlua_ent *e = add ? hwlua_map_get(&V.xpairs, h) : hwlua_map_find(&V.xpairs, h);
+    if (!e) return NULL;
+    if (add && !e->v[1]) {
+        e->v[1] = pc;
+        e->v[2] = kind;
+        e->v[3] = value;
+    }
+    if (e->v[1] != pc || e->v[2] != kind || e->v[3] != value) {
+        V.xclash += (uint64_t)add;
+        return NULL;
+    }
+    return e;
+}
+
+/* exact=on: one execution of a site, with its value and type. */
+static void hwlua__count_site(const Instruction *at, uint64_t value, uint64_t type) {
+    hwlua_ent *e;
+    if (!V.exact) return;
+    if ((e = hwlua_map_get(&V.xsites, hwlua__pc(at))) != NULL) e->v[0]++;
+    if ((e = hwlua__pair(hwlua__pc(at), HWP_VM_VALUE, value, 1)) != NULL) e->v[0]++;
+    if ((e = hwlua__pair(hwlua__pc(at), HWP_VM_TYPE, type, 1)) != NULL) e->v[0]++;
+}
+
+static void hwlua__site_event(const Instruction *at, uint64_t value, uint64_t type) {
+    uint32_t id;
+    hwlua__count_site(at, value, type);
+    if (!V.vm.watch) return; /* exact=on: a load only the count wanted */
+    if ((id = hwlua__site(at)) != HWLUA_VM_NONE) hwp_vm_load(&V.vm, id, value, type);
+}
+
 /* A table read: the value read, and its type tag. */
 void hwlua_vm_load(const Instruction *at, const TValue *v) {
-    uint32_t id = hwlua__site(at);
-    if (id != HWLUA_VM_NONE) hwp_vm_load(&V.vm, id, hwlua_bits(v), rawtt(v));
+    hwlua__site_event(at, hwlua_bits(v), rawtt(v));
 }
 
 /* Arithmetic and comparison operands: their two type tags (0xFF for an
  * immediate), as value and as type, which is what a JIT specialises on.
  * A comparison's bytecode then also carries its branch. */
 void hwlua_vm_operands(const Instruction *at, const TValue *a, const TValue *b) {
-    uint32_t id = hwlua__site(at);
     uint64_t pair = ((uint64_t)rawtt(a) << 8) | (b ? rawtt(b) : 0xFFu);
-    if (id != HWLUA_VM_NONE) hwp_vm_load(&V.vm, id, pair, pair);
+    hwlua__site_event(at, pair, pair);
 }
 
 /* ---- decisions ------------------------------------------------------------ */
@@ -261,6 +308,32 @@ static void hwlua__decision_line(FILE *f, const hwp_vm_decision *d) {
     fflush(f);
 }
 
+/* The exact share of (site, kind, what) among the site's executions so
+ * far, and the largest share of any one value or type. */
+static double hwlua__share(const hwlua_ent *site, uint64_t kind, uint64_t what, double *top) {
+    const hwlua_ent *p = hwlua__pair(site->key, kind, what, 0);
+    double n = site->v[0] ? (double)site->v[0] : 1.0;
+    size_t i;
+    uint64_t most = 0;
+    for (i = 0; top && i < V.xpairs.cap; i++) {
+        const hwlua_ent *q = &V.xpairs.e[i];
+        if (q->key && q->v[1] == site->key && q->v[2] == kind && q->v[0] > most) most = q->v[0];
+    }
+    if (top) *top = (double)most / n;
+    return p ? (double)p->v[0] / n : 0.0;
+}
+
+/* Does the exact profile of the run so far say the same: a YES's value
+ * (type) holds at least spec_inv of the site's executions, a NO's site
+ * has none that does. */
+static int hwlua__site_right(const hwlua_ent *site, uint64_t kind, uint32_t verdict,
+                             uint64_t what, double spec_inv) {
+    double top;
+    if (verdict == HWP_VM_YES) return hwlua__share(site, kind, what, NULL) >= spec_inv;
+    hwlua__share(site, kind, what, &top);
+    return top < spec_inv;
+}
+
 /* A decision as the layer takes it: marked for the score (exact=on),
  * written (decisions=FILE). */
 static void hwlua__on_decision(void *user, const hwp_vm_decision *d) {
@@ -273,6 +346,16 @@ static void hwlua__on_decision(void *user, const hwp_vm_decision *d) {
     else if (d->kind == HWP_VM_FUNC && d->id < V.nf) e = hwlua_map_get(&V.xcalls, V.fkey[d->id]);
     else if (d->kind == HWP_VM_LOOP) e = hwlua_map_get(&V.xloops, d->id);
     if (e) e->v[1] = 1;
+    if (V.exact && (d->kind == HWP_VM_VALUE || d->kind == HWP_VM_TYPE) && d->id < V.ns &&
+        (e = hwlua_map_get(&V.xsites, V.skey[d->id])) != NULL) {
+        unsigned at = d->kind == HWP_VM_TYPE ? 2u : 0u;
+        hwp_vm_desc vd;
+        hwp_vm_get_desc(&V.vm, &vd);
+        e->v[1] |= (uint64_t)d->verdict << at;
+        e->v[1] |= (uint64_t)hwlua__site_right(e, d->kind, d->verdict, d->what, vd.spec_inv)
+                   << (4 + at / 2);
+        e->v[2 + at / 2] = d->what;
+    }
     if (V.decisions) hwlua__decision_line(V.decisions, d);
 }
 
@@ -360,6 +443,87 @@ static void hwlua__score(FILE *f, const char *what, const hwlua_map *m, uint64_t
             clear_both, clear, clear ? (double)clear_both / clear : 1.0);
 }
 
+/* One kind's site score. Precision: the verdicts that held on the exact
+ * profile of the run so far when streamed (a YES's value holds at least
+ * spec_inv of the site's executions, a NO's site has no value that does);
+ * "later wrong" counts those the whole run no longer bears out (the site
+ * changed: a JIT's deoptimisation), listed with the site. Recall is over
+ * the sites whose whole-run answer is clear and whose executions give the
+ * models, at the rate they sampled this run (rate: samples behind the
+ * site verdicts per execution), four times the samples a verdict needs:
+ * those at least (1 + spec_inv) / 2 invariant should get a YES, those at
+ * most 2 spec_inv - 1 a NO. */
+static void hwlua__score_sites(FILE *f, const char *what, uint64_t kind, double spec_inv,
+                               double rate, double need) {
+    unsigned at = kind == HWP_VM_TYPE ? 2u : 0u, said = 0, right = 0, later = 0;
+    unsigned inv = 0, inv_yes = 0, var = 0, var_no = 0, any = 0, any_yes = 0;
+    size_t i;
+    for (i = 0; i < V.xsites.cap; i++) {
+        const hwlua_ent *e = &V.xsites.e[i];
+        uint32_t verdict = (uint32_t)(e->v[1] >> at & 3u);
+        double n = (double)e->v[0], top, share;
+        int clear = n * rate >= 4.0 * need;
+        if (!e->key || !e->v[0]) continue;
+        share = hwlua__share(e, kind, e->v[2 + at / 2], &top);
+        if (verdict) {
+            int now = (int)(e->v[1] >> (4 + at / 2) & 1u);
+            said++;
+            right += now;
+            if (!now)
+                fprintf(f, "  %-9s wrong %#llx said %s %#llx: not so on the run so far\n", what,
+                        (unsigned long long)e->key, hwp_vm_verdict_str(verdict),
+                        (unsigned long long)e->v[2 + at / 2]);
+            else if (!hwlua__site_right(e, kind, verdict, e->v[2 + at / 2], spec_inv)) {
+                later++;
+                fprintf(f, "  %-9s later %#llx said %s %#llx: whole run's share %.3f, top %.3f "
+                           "of %llu executions\n", what, (unsigned long long)e->key,
+                        hwp_vm_verdict_str(verdict), (unsigned long long)e->v[2 + at / 2], share,
+                        top, (unsigned long long)e->v[0]);
+            }
+        }
+        if (top >= spec_inv) {
+            any++;
+            any_yes += verdict == HWP_VM_YES;
+        }
+        if (clear && top >= (1.0 + spec_inv) / 2) {
+            inv++;
+            inv_yes += verdict == HWP_VM_YES;
+        } else if (clear && top <= 2 * spec_inv - 1) {
+            var++;
+            var_no += verdict == HWP_VM_NO;
+        }
+    }
+    fprintf(f, "  %-9s said %u, right %u: precision %.3f, later wrong %u; clear invariant %u, "
+               "said yes %u, recall %.3f; clear variant %u, said no %u, recall %.3f; invariant "
+               "at any count %u, said yes %u\n",
+            what, said, right, said ? (double)right / said : 1.0, later, inv, inv_yes,
+            inv ? (double)inv_yes / inv : 1.0, var, var_no, var ? (double)var_no / var : 1.0, any,
+            any_yes);
+}
+
+/* The sites' part of the exact score: the models' sampling rate this run
+ * (samples behind the verdicts per execution) and the samples a verdict
+ * needs (a Wilson floor that clears spec_inv from samples that all agree:
+ * n / (n + 1.96^2) >= spec_inv, and min_samples). */
+static void hwlua__score_all_sites(FILE *f, const hwp_vm_desc *d) {
+    double samples = 0, runs = 0, s = d->spec_inv;
+    double need = 1.96 * 1.96 * s / (1 - s);
+    uint32_t id;
+    size_t i;
+    if (need < d->min_samples) need = d->min_samples;
+    for (id = 0; id < V.ns; id++) {
+        hwp_vm_decision q;
+        if (hwp_vm_site(&V.vm, id, HWP_VM_VALUE, &q) == HWP_OK) samples += (double)q.samples;
+    }
+    for (i = 0; i < V.xsites.cap; i++) runs += (double)V.xsites.e[i].v[0];
+    fprintf(f, "-- value and type verdicts against the exact shares (specialise at %.3f; %.0f "
+               "samples for a verdict; the models sampled %.5f of %.0f site executions; %llu "
+               "pairs not counted) --\n",
+            s, ceil(need), runs ? samples / runs : 0.0, runs, (unsigned long long)V.xclash);
+    hwlua__score_sites(f, "values", HWP_VM_VALUE, s, runs ? samples / runs : 0.0, ceil(need));
+    hwlua__score_sites(f, "types", HWP_VM_TYPE, s, runs ? samples / runs : 0.0, ceil(need));
+}
+
 void hwlua_vm_finish(const char *report, const char *json) {
     hwx_out out;
     const char *why = NULL;
@@ -382,6 +546,7 @@ void hwlua_vm_finish(const char *report, const char *json) {
                     (unsigned long long)d.hot_calls, (unsigned long long)d.hot_loops);
             hwlua__score(f, "functions", &V.xcalls, d.hot_calls, "(C)");
             hwlua__score(f, "loops", &V.xloops, d.hot_loops, "-");
+            hwlua__score_all_sites(f, &d);
         }
         if (hwx_out_close(&out, &why) != HWP_OK) fprintf(stderr, "lua-hwprof: %s\n", why);
     } else {

@@ -629,6 +629,9 @@ HWP_STATIC_ASSERT(strat_tslot_is_48_bytes, sizeof(hwp__strat_tslot) == 48);
 typedef struct hwp__strat_pslot {
     uint64_t pc, count, samples;
     uint64_t top_w, top_count; /* the pc's most frequent value held     */
+    uint64_t lost;             /* counts of its tuples evicted or dropped:
+                                  any held tuple may have had up to this
+                                  many more                             */
     uint64_t scratch;          /* the metric's coverage sum            */
     uint32_t kind, used;
 } hwp__strat_pslot;
@@ -665,7 +668,9 @@ typedef struct hwp_strat_value {
     double estimate;     /* hwp_strat_acc_estimate: the C estimator      */
     double invariance;   /* count / n(pc)                                */
     double lo, hi;       /* 95% interval of the invariance: Wilson's, over
-                            the pc's samples; [0, 1] below min_samples   */
+                            the pc's samples, its upper end from count
+                            plus the pc's counts lost to a full table;
+                            [0, 1] below min_samples                     */
 } hwp_strat_value;
 
 /* One pc, ranked by its top value's invariance. */
@@ -752,7 +757,7 @@ HWP_API void hwp_strat_acc_write_text(const hwp_strat_acc *a,
                                       const hwp_writer *w);
 /* {"model":"strat_acc","version":1,"desc":{..},"stats":{..},
  *  "strata":[[length,samples],...],"pc_profile":[{"kind","pc","count",
- *  "samples","top_w","top_count"},...],"profile":[{"kind","pc","w",
+ *  "samples","top_w","top_count","lost"},...],"profile":[{"kind","pc","w",
  *  "count","samples","stratum"},...]}; pcs and values as hex strings. */
 HWP_API void hwp_strat_acc_write_json(const hwp_strat_acc *a,
                                       const hwp_writer *w);
@@ -1502,8 +1507,9 @@ static void hwp__strat_tdel(hwp_strat_acc *a, uint32_t i) {
 
 /* A full table meets a new tuple of `count` events: under EVICT, the
  * smallest count among the 8 slots from the newcomer's home leaves if
- * it is at most `count` (its events count as dropped, its pc loses the
- * top when it was the top). Returns whether room was made. */
+ * it is at most `count` (its events count as dropped and as its pc's
+ * lost, its pc loses the top when it was the top). Returns whether room
+ * was made. */
 static bool hwp__strat_evict(hwp_strat_acc *a, uint32_t kind, uint64_t pc,
                              uint64_t w, uint64_t count) {
     uint32_t i = hwp__strat_thash(kind, pc, w) & a->tmask, k, v = i;
@@ -1516,6 +1522,7 @@ static bool hwp__strat_evict(hwp_strat_acc *a, uint32_t kind, uint64_t pc,
     if (!a->t[v].used || a->t[v].count > count) return false;
     p = hwp__strat_pfind(a, a->t[v].kind, a->t[v].pc);
     if (p->used && p->top_w == a->t[v].w) p->top_count = 0; /* stale: the next fold sets it */
+    if (p->used) p->lost = hwp_sat_add64(p->lost, a->t[v].count);
     a->st.evicted++;
     a->st.dropped_count = hwp_sat_add64(a->st.dropped_count, a->t[v].count);
     a->st.tuples--;
@@ -1532,6 +1539,7 @@ static void hwp__strat_tadd(hwp_strat_acc *a, const hwp_strat_msg *m,
         if (!hwp__strat_evict(a, m->kind, m->pc, m->w, m->count)) {
             a->st.dropped++;
             a->st.dropped_count = hwp_sat_add64(a->st.dropped_count, m->count);
+            if (p) p->lost = hwp_sat_add64(p->lost, m->count);
             return;
         }
         t = hwp__strat_tfind(a, m->kind, m->pc, m->w);
@@ -1667,6 +1675,19 @@ static void hwp__strat_wilson(const hwp_strat_acc *a, double p, uint64_t n,
     *hi = c + h < 1.0 ? c + h : 1.0;
 }
 
+/* The interval of a held count's share of its pc: Wilson's lower end at
+ * the count, its upper end at the count plus the pc's lost counts (a
+ * tuple evicted and added again restarts from zero, so what is held is
+ * a floor). */
+static void hwp__strat_share(const hwp_strat_acc *a, const hwp__strat_pslot *p,
+                             uint64_t count, double *share, double *lo, double *hi) {
+    double n = p->used && p->count ? (double)p->count : 0.0, up, unused;
+    *share = n > 0.0 ? (double)count / n : 0.0;
+    up = n > 0.0 ? ((double)count + (double)p->lost) / n : 0.0;
+    hwp__strat_wilson(a, *share, p->used ? p->samples : 0, lo, &unused);
+    hwp__strat_wilson(a, up < 1.0 ? up : 1.0, p->used ? p->samples : 0, &unused, hi);
+}
+
 /* Place x into the first `*n` items of a list ordered by before(),
  * keeping at most cap items. */
 #define HWP__STRAT_RANK(out, n, cap, x, before)                               \
@@ -1711,8 +1732,7 @@ HWP_API size_t hwp_strat_acc_top_values(const hwp_strat_acc *a, uint32_t kind,
         v.count = t->count;
         v.samples = t->samples;
         v.estimate = hwp__strat_test(a, t);
-        v.invariance = p->used && p->count ? (double)t->count / (double)p->count : 0.0;
-        hwp__strat_wilson(a, v.invariance, p->used ? p->samples : 0, &v.lo, &v.hi);
+        hwp__strat_share(a, p, t->count, &v.invariance, &v.lo, &v.hi);
         HWP__STRAT_RANK(out, &held, cap, v, hwp__strat_vbefore);
     }
     return avail;
@@ -1736,8 +1756,7 @@ HWP_API size_t hwp_strat_acc_top_pcs(const hwp_strat_acc *a, uint32_t kind,
         x.count = p->count;
         x.samples = p->samples;
         x.top_w = p->top_w;
-        x.invariance = (double)p->top_count / (double)p->count;
-        hwp__strat_wilson(a, x.invariance, p->samples, &x.lo, &x.hi);
+        hwp__strat_share(a, p, p->top_count, &x.invariance, &x.lo, &x.hi);
         HWP__STRAT_RANK(out, &held, cap, x, hwp__strat_pbefore);
     }
     return avail;
@@ -1813,6 +1832,7 @@ static const hwp__strat_field hwp__strat_pfields[] = {
     HWP__STRAT_FIELD("strat_acc", hwp__strat_pslot, samples, 0),
     HWP__STRAT_FIELD("strat_acc", hwp__strat_pslot, top_w, 1),
     HWP__STRAT_FIELD("strat_acc", hwp__strat_pslot, top_count, 0),
+    HWP__STRAT_FIELD("strat_acc", hwp__strat_pslot, lost, 0),
 };
 
 /* Folds src's pcs, then its tuples (so the tops follow), then strata. */
@@ -1834,6 +1854,7 @@ HWP_API hwp_status hwp_strat_acc_merge(hwp_strat_acc *dst,
         if (p) {
             p->count = hwp_sat_add64(p->count, q->count);
             p->samples += q->samples;
+            p->lost = hwp_sat_add64(p->lost, q->lost);
         } else {
             dst->st.dropped_pc_count = hwp_sat_add64(dst->st.dropped_pc_count, q->count);
         }

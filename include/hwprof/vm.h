@@ -436,10 +436,13 @@ static const char *hwp__vm_fill(hwp_vm_desc *d) {
 /* The layer's own defaults for its models, where the paper's are sized
  * for hardware runs of billions of instructions (docs/vm.md, "Options"). */
 static void hwp__vm_model_descs(hwp_vm_desc *d) {
-    /* One sample in 32 of the burst's loads, in 256 strata (sec. 3 allows
+    /* One sample in 4 of the burst's loads, in 256 strata (sec. 3 allows
      * any r and n): bursts already thin the stream 64-fold, and the
-     * paper's H[P_256]_2048 would need 512K events per report. */
-    if (!d->strat.rate) d->strat.rate = 32;
+     * paper's H[P_256]_2048 would need 512K events per report; at 32 a
+     * site needs 2048 executions a sample, 150K for the 73 samples a
+     * verdict at 0.95 takes, and the Lua host's scripts specialised
+     * almost nothing (docs/lua.md; at 1 they cost 5-10% more). */
+    if (!d->strat.rate) d->strat.rate = 4;
     if (!d->strat.entries) d->strat.entries = 256;
     if (!d->strat.hash) d->strat.hash = HWP_STRAT_HASH_CHEAP;
     if (!d->strat_acc.strata) d->strat_acc.strata = d->strat.entries;
@@ -767,8 +770,7 @@ static void hwp__vm_site_decision(const hwp_vm *vm, uint32_t site, uint32_t kind
         d->samples = p->samples;
         if (p->top_count) {
             d->what = p->top_w;
-            d->est = (double)p->top_count / (double)p->count;
-            hwp__strat_wilson(&vm->strat_acc, d->est, p->samples, &d->lo, &d->hi);
+            hwp__strat_share(&vm->strat_acc, p, p->top_count, &d->est, &d->lo, &d->hi);
         } else { /* its top tuple was evicted: the next fold names a new one */
             hwp_strat_value v;
             if (!hwp_strat_acc_top_values(&vm->strat_acc, k, site, &v, 1)) return;

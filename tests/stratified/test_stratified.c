@@ -709,6 +709,45 @@ static void test_acc(void) {
     CHECK_EQ(a.st.evicted, 2);
 }
 
+/* A pc whose only value is evicted by a flood and then comes back holds
+ * a restarted count: its share of the pc is a floor, and the interval's
+ * upper end must still reach the true share (1), or a JIT would be told
+ * "confidently variant" of a constant (Wilson's alone gives 0.997 here). */
+static void test_acc_lost_widens(void) {
+    hwp_strat_acc a;
+    hwp_strat_acc_desc ad;
+    static unsigned char m[8192];
+    unsigned char *p = m + (16 - ((uintptr_t)m & 15)) % 16;
+    hwp_strat_value v;
+    hwp_strat_pc all[8];
+    size_t n, k, found = 0;
+    uint64_t i;
+    memset(&ad, 0, sizeof ad);
+    ad.tuples = 4;
+    ad.pcs = 8;
+    ad.min_samples = 1;
+    CHECK(hwp_strat_acc_bytes(&ad) <= sizeof m - 16);
+    CHECK_EQ(hwp_strat_acc_init(&a, p, sizeof m - 16, &ad), HWP_OK);
+    for (i = 0; i < 40; i++) hwp_strat_acc_add(&a, 0, 100, 7, 1);
+    for (i = 0; i < 4; i++) hwp_strat_acc_add(&a, 0, 200 + i, i, 1000); /* the 4th evicts it */
+    CHECK_EQ(hwp_strat_acc_count(&a, 0, 100, 7), 0);
+    hwp_strat_acc_add(&a, 0, 100, 7, 2000); /* back, evicting a flood tuple */
+    CHECK_EQ(hwp_strat_acc_count(&a, 0, 100, 7), 2000);
+    CHECK_EQ(hwp_strat_acc_pc_count(&a, 0, 100), 2040);
+    CHECK_EQ(hwp_strat_acc_top_values(&a, 0, 100, &v, 1), 1);
+    CHECK_NEAR(v.invariance, 2000.0 / 2040.0, 1e-12);
+    CHECK_NEAR(v.hi, 1.0, 1e-12);
+    CHECK(v.lo < v.invariance);
+    n = hwp_strat_acc_top_pcs(&a, 0, all, 8);
+    for (k = 0; k < n && k < 8; k++)
+        if (all[k].pc == 100) {
+            found++;
+            CHECK_NEAR(all[k].hi, 1.0, 1e-12);
+            CHECK_NEAR(all[k].lo, v.lo, 1e-12);
+        }
+    CHECK_EQ(found, 1);
+}
+
 /* The ratio estimate by hand: stratum 1 holds (A,10), (B,30), (A,20),
  * so 60 events in 3 messages; A has 2 of them: 2 * 60 / 3 = 40, B 20;
  * stratum 2 holds (C,5) alone: 5. Then on a real H[CR_10]_4 message
@@ -1536,6 +1575,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_queue_cost);
     HWT_RUN(test_simultaneous);
     HWT_RUN(test_acc);
+    HWT_RUN(test_acc_lost_widens);
     HWT_RUN(test_acc_estimate);
     HWT_RUN(test_metric);
     HWT_RUN(test_metric_huge_counts);

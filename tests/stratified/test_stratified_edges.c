@@ -15,7 +15,7 @@
     "\"strata\":2,\"replace\":0,\"min_samples\":1},\"stats\":{\"events\":1,"          \
     "\"dropped\":0,\"evicted\":0,\"cycles\":0,\"total\":3,\"dropped_count\":0,"       \
     "\"dropped_pc_count\":0,\"tuples\":1,\"pcs\":1}"
-#define PCP "{\"kind\":1,\"pc\":\"0x40\",\"count\":3,\"samples\":1,\"top_w\":\"0x7\",\"top_count\":3}"
+#define PCP "{\"kind\":1,\"pc\":\"0x40\",\"count\":3,\"samples\":1,\"top_w\":\"0x7\",\"top_count\":3,\"lost\":0}"
 #define TUP "{\"kind\":1,\"pc\":\"0x40\",\"w\":\"0x7\",\"count\":3,\"samples\":1,\"stratum\":1}"
 #define GOOD HEAD ",\"strata\":[[0,0],[3,1]],\"pc_profile\":[" PCP "],\"profile\":[" TUP "]}"
 

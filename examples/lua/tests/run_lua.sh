@@ -275,6 +275,10 @@ msg=$(HWPROF="nonsense" "$hw" "$tmp/exit.lua" 2>&1); rc=$?
 # interval that clears it in a sample. The decisions file is well formed:
 # one line per decision, kind and verdict known, the estimate within its
 # interval, clocks in order, and as many hot functions as the report's.
+# Its value and type verdicts are scored against the exact shares of the
+# run so far (precision >= 0.95), and it decides at least 0.9 of the sites
+# whose whole-run answer is clear with four times the samples a verdict
+# needs at the rate the models sampled.
 declare -A wall=([binary_trees]=10 [fannkuch]=8 [json]=1000 [nbody]=15000 [sort]=10000
                  [spectral_norm]=100 [strings]=30000)
 for s in json spectral_norm; do
@@ -305,6 +309,17 @@ for kind in ("functions", "loops"):
     ok = p >= 0.95 and rc >= 0.9
     print("ok" if ok else "bad", f"{name}: layer=vm {kind}: exact {m.group(1)}, layer {m.group(2)}, "
           f"precision {p:.3f}, recall {m.group(5)}, of those >= 4x: {m.group(6)}/{m.group(7)}")
+for kind in ("values", "types"):
+    m = re.search(r"^  %s +said (\d+), right (\d+): precision ([\d.]+), later wrong \d+; clear invariant "
+                  r"(\d+), said yes (\d+), recall [\d.]+; clear variant (\d+), said no (\d+)" % kind,
+                  text, re.M)
+    if not m:
+        print("bad", f"{name}: layer=vm: no {kind} score in the report"); continue
+    said, right, inv, iyes, var, vno = (int(m.group(i)) for i in (1, 2, 4, 5, 6, 7))
+    clear, hit = inv + var, iyes + vno
+    ok = (not said or right / said >= 0.95) and (not clear or hit / clear >= 0.9)
+    print("ok" if ok else "bad", f"{name}: layer=vm {kind}: {right} of {said} verdicts held on the run "
+          f"so far; {hit} of {clear} clear sites decided")
 line_re = re.compile(r"^(func|loop|path|value|type|phase) (yes|no) (?:\d+|0x[0-9a-f]+) (?:0x[0-9a-f]+|0) "
                      r"\S+ ([\d.]+) \[([\d.]+),([\d.]+)\] samples (\d+) clock (\d+)$")
 lines = open(stream).read().splitlines()
