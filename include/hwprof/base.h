@@ -705,7 +705,9 @@ typedef enum hwp_field_type {
     HWP_FIELD_F64,   /* double on the reports' 9-decimal grid; def, lo
                         and hi in billionths                             */
     HWP_FIELD_ENUM,  /* unsigned, written by name: names[0..hi]          */
-    HWP_FIELD_BYTES  /* unsigned char[size], each byte in [lo, hi]       */
+    HWP_FIELD_BYTES, /* unsigned char[size], each byte in [lo, hi]       */
+    HWP_FIELD_SUB    /* a nested desc, its rows sub[0..hi]; its owner's
+                        fill completes it                                */
 } hwp_field_type;
 
 #define HWP_FIELD_POW2 1u /* the value must also be a power of two       */
@@ -717,6 +719,7 @@ typedef struct hwp_field {
     uint32_t type, size;      /* hwp_field_type; bytes                   */
     uint32_t flags;           /* HWP_FIELD_POW2, HWP_FIELD_NONE          */
     const char *const *names; /* an enum's names by value, else NULL     */
+    const struct hwp_field *sub; /* a nested desc's table, else NULL     */
     uint64_t def;             /* a zero member reads as def              */
     uint64_t lo, hi;          /* accepted range once defaulted           */
     const char *bad;          /* reason when outside: field and range    */
@@ -727,15 +730,19 @@ typedef struct hwp_field {
  * its default, range, flags and reason: */
 #define HWP__FN(T, M, f, type, def, lo, hi, flags, bad)                     \
     {#f, offsetof(T, f), HWP_FIELD_##type, sizeof(((T *)0)->f), flags, NULL, \
-     def, lo, hi, bad, M ": merge or read of another desc (" #f " differs)"}
+     NULL, def, lo, hi, bad, M ": merge or read of another desc (" #f " differs)"}
 /* An enum written by name (default 0); bad names the accepted names. */
 #define HWP__FE(T, M, f, names, bad)                                         \
-    {#f, offsetof(T, f), HWP_FIELD_ENUM, sizeof(((T *)0)->f), 0, names, 0, 0, \
-     HWP__N(names) - 1, bad, M ": merge or read of another desc (" #f " differs)"}
+    {#f, offsetof(T, f), HWP_FIELD_ENUM, sizeof(((T *)0)->f), 0, names, NULL, \
+     0, 0, HWP__N(names) - 1, bad, M ": merge or read of another desc (" #f " differs)"}
 /* A stats counter: any value, never compared. */
 #define HWP__FS(T, f)                                                    \
-    {#f, offsetof(T, f), HWP_FIELD_UINT, sizeof(((T *)0)->f), 0, NULL, 0, 0, \
-     ~(uint64_t)0, NULL, NULL}
+    {#f, offsetof(T, f), HWP_FIELD_UINT, sizeof(((T *)0)->f), 0, NULL, NULL, \
+     0, 0, ~(uint64_t)0, NULL, NULL}
+/* A nested desc with its own table. */
+#define HWP__FSUB(T, M, f, table)                                          \
+    {#f, offsetof(T, f), HWP_FIELD_SUB, sizeof(((T *)0)->f), 0, NULL, table, \
+     0, 0, HWP__N(table) - 1, NULL, M ": merge or read of another desc (" #f " differs)"}
 /* The nearest billionth of a double constant, for F64 rows. */
 #define HWP__NANO(x) ((uint64_t)((x) * 1e9 + 0.5))
 #define HWP__N(a) (sizeof(a) / sizeof((a)[0]))
@@ -1360,17 +1367,13 @@ static HWP__UNUSED void hwp__field_set(void *base, const hwp_field *f, uint64_t 
     }
 }
 
-/* ,"key":{...every field of the table...} */
-static HWP__UNUSED void hwp__field_put(const hwp_writer *w, const char *key,
-                                       const void *base, const hwp_field *f,
-                                       size_t n) {
+/* {...every field of the table...} */
+static HWP__UNUSED void hwp__field_obj_put(const hwp_writer *w, const void *base,
+                                           const hwp_field *f, size_t n) {
     size_t i, k;
-    hwp_put(w, ",", 1);
-    hwp_put_json_str(w, key);
-    hwp_put(w, ":{", 2);
+    hwp_put(w, "{", 1);
     for (i = 0; i < n; i++, f++) {
         const unsigned char *p = (const unsigned char *)base + f->off;
-        uint64_t v = hwp__field_get(base, f);
         double d;
         if (i) hwp_put(w, ",", 1);
         hwp_put_json_str(w, f->key);
@@ -1378,7 +1381,7 @@ static HWP__UNUSED void hwp__field_put(const hwp_writer *w, const char *key,
         switch (f->type) {
         case HWP_FIELD_HEX:
             hwp_put(w, "\"", 1);
-            hwp_put_hex(w, v);
+            hwp_put_hex(w, hwp__field_get(base, f));
             hwp_put(w, "\"", 1);
             break;
         case HWP_FIELD_F64:
@@ -1386,7 +1389,8 @@ static HWP__UNUSED void hwp__field_put(const hwp_writer *w, const char *key,
             hwp_put_f64(w, d, 9);
             break;
         case HWP_FIELD_ENUM:
-            hwp_put_json_str(w, v <= f->hi ? f->names[v] : "?");
+            k = (size_t)hwp__field_get(base, f);
+            hwp_put_json_str(w, k <= f->hi ? f->names[k] : "?");
             break;
         case HWP_FIELD_BYTES:
             hwp_put(w, "[", 1);
@@ -1396,11 +1400,24 @@ static HWP__UNUSED void hwp__field_put(const hwp_writer *w, const char *key,
             }
             hwp_put(w, "]", 1);
             break;
+        case HWP_FIELD_SUB:
+            hwp__field_obj_put(w, p, f->sub, (size_t)f->hi + 1);
+            break;
         default:
-            hwp_put_u64(w, v);
+            hwp_put_u64(w, hwp__field_get(base, f));
         }
     }
     hwp_put(w, "}", 1);
+}
+
+/* ,"key":{...} */
+static HWP__UNUSED void hwp__field_put(const hwp_writer *w, const char *key,
+                                       const void *base, const hwp_field *f,
+                                       size_t n) {
+    hwp_put(w, ",", 1);
+    hwp_put_json_str(w, key);
+    hwp_put(w, ":", 1);
+    hwp__field_obj_put(w, base, f, n);
 }
 
 /* Reads an object written by hwp__field_put into base: every key must be
@@ -1424,7 +1441,9 @@ static HWP__UNUSED bool hwp__field_read(hwp_json *j, void *base,
         r = &f[i];
         p = (unsigned char *)base + r->off;
         at = j->pos;
-        if (r->type == HWP_FIELD_BYTES) {
+        if (r->type == HWP_FIELD_SUB) {
+            if (!hwp__field_read(j, p, r->sub, (size_t)r->hi + 1)) return false;
+        } else if (r->type == HWP_FIELD_BYTES) {
             if (!hwp_json_array(j)) return false;
             for (k = 0; hwp_json_next(j); k++) {
                 if (!hwp_json_u64(j, &v)) return false;
@@ -1464,7 +1483,10 @@ static HWP__UNUSED const hwp_field *hwp__field_diff(const void *a, const void *b
     for (; n--; f++) {
         const unsigned char *p = (const unsigned char *)a + f->off;
         const unsigned char *q = (const unsigned char *)b + f->off;
-        if (f->type == HWP_FIELD_BYTES) {
+        if (f->type == HWP_FIELD_SUB) {
+            const hwp_field *d = hwp__field_diff(p, q, f->sub, (size_t)f->hi + 1);
+            if (d) return d;
+        } else if (f->type == HWP_FIELD_BYTES) {
             for (k = 0; k < f->size; k++)
                 if (p[k] != q[k]) return f;
         } else if (hwp__field_get(a, f) != hwp__field_get(b, f)) {
@@ -1484,6 +1506,7 @@ static HWP__UNUSED const char *hwp__field_fill(void *base, const hwp_field *f,
     for (; n--; f++) {
         unsigned char *p = (unsigned char *)base + f->off;
         uint64_t v;
+        if (f->type == HWP_FIELD_SUB) continue; /* its owner's fill */
         if (f->type == HWP_FIELD_BYTES) {
             for (k = 0; k < f->size; k++)
                 if (p[k] < f->lo || p[k] > f->hi) return f->bad;
