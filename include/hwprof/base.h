@@ -735,10 +735,11 @@ typedef struct hwp_field {
 #define HWP__FE(T, M, f, names, bad)                                         \
     {#f, offsetof(T, f), HWP_FIELD_ENUM, sizeof(((T *)0)->f), 0, names, NULL, \
      0, 0, HWP__N(names) - 1, bad, M ": merge or read of another desc (" #f " differs)"}
-/* A stats counter: any value, never compared. */
-#define HWP__FS(T, f)                                                    \
-    {#f, offsetof(T, f), HWP_FIELD_UINT, sizeof(((T *)0)->f), 0, NULL, NULL, \
+/* A stats counter: any value, never compared; HWP__FSN names it. */
+#define HWP__FSN(T, name, f)                                                \
+    {name, offsetof(T, f), HWP_FIELD_UINT, sizeof(((T *)0)->f), 0, NULL, NULL, \
      0, 0, ~(uint64_t)0, NULL, NULL}
+#define HWP__FS(T, f) HWP__FSN(T, #f, f)
 /* A nested desc with its own table. */
 #define HWP__FSUB(T, M, f, table)                                          \
     {#f, offsetof(T, f), HWP_FIELD_SUB, sizeof(((T *)0)->f), 0, NULL, table, \
@@ -1367,11 +1368,14 @@ static HWP__UNUSED void hwp__field_set(void *base, const hwp_field *f, uint64_t 
     }
 }
 
-/* {...every field of the table...} */
 static HWP__UNUSED void hwp__field_obj_put(const hwp_writer *w, const void *base,
+                                           const hwp_field *f, size_t n);
+
+/* "key":value for every field of the table, comma-separated (the members
+ * of an object that may hold more). */
+static HWP__UNUSED void hwp__field_members(const hwp_writer *w, const void *base,
                                            const hwp_field *f, size_t n) {
     size_t i, k;
-    hwp_put(w, "{", 1);
     for (i = 0; i < n; i++, f++) {
         const unsigned char *p = (const unsigned char *)base + f->off;
         double d;
@@ -1407,7 +1411,27 @@ static HWP__UNUSED void hwp__field_obj_put(const hwp_writer *w, const void *base
             hwp_put_u64(w, hwp__field_get(base, f));
         }
     }
+}
+
+/* {...every field of the table...} */
+static HWP__UNUSED void hwp__field_obj_put(const hwp_writer *w, const void *base,
+                                           const hwp_field *f, size_t n) {
+    hwp_put(w, "{", 1);
+    hwp__field_members(w, base, f, n);
     hwp_put(w, "}", 1);
+}
+
+/* A text report's numbers: pre key eq value post, for each row. */
+static HWP__UNUSED void hwp__field_text(const hwp_writer *w, const void *base,
+                                        const hwp_field *f, size_t n,
+                                        const char *pre, const char *eq,
+                                        const char *post) {
+    for (; n--; f++) {
+        hwp_put_str(w, pre);
+        hwp_put_str(w, f->key);
+        hwp_put_str_u64(w, eq, hwp__field_get(base, f));
+        hwp_put_str(w, post);
+    }
 }
 
 /* ,"key":{...} */
@@ -1420,58 +1444,77 @@ static HWP__UNUSED void hwp__field_put(const hwp_writer *w, const char *key,
     hwp__field_obj_put(w, base, f, n);
 }
 
+/* The row named key, or NULL. */
+static HWP__UNUSED const hwp_field *hwp__field_find(const hwp_field *f, size_t n,
+                                                    const char *key) {
+    for (; n--; f++)
+        if (hwp_json_key_is(key, f->key)) return f;
+    return NULL;
+}
+
+static HWP__UNUSED bool hwp__field_read(hwp_json *j, void *base,
+                                        const hwp_field *f, size_t n);
+
+/* One member's value (the cursor after its key) into row f of base. Only
+ * the member's width is checked here: ranges are the fill's. */
+static HWP__UNUSED bool hwp__field_value(hwp_json *j, void *base,
+                                         const hwp_field *f) {
+    unsigned char *p = (unsigned char *)base + f->off;
+    char name[32];
+    size_t k, at = j->pos;
+    uint64_t v;
+    double d;
+    switch (f->type) {
+    case HWP_FIELD_SUB:
+        return hwp__field_read(j, p, f->sub, (size_t)f->hi + 1);
+    case HWP_FIELD_BYTES:
+        if (!hwp_json_array(j)) return false;
+        for (k = 0; hwp_json_next(j); k++) {
+            if (!hwp_json_u64(j, &v)) return false;
+            if (k == f->size || v > 255)
+                return hwp_json_fail(j, "json: too many bytes, or one over 255");
+            p[k] = (unsigned char)v;
+        }
+        return !j->why;
+    case HWP_FIELD_F64:
+        if (!hwp_json_f64(j, &d)) return false;
+        hwp__copy(p, &d, sizeof d);
+        return true;
+    case HWP_FIELD_ENUM:
+        if (!hwp_json_str(j, name, sizeof name)) return false;
+        for (v = 0; v <= f->hi && !hwp_json_key_is(name, f->names[v]); v++) {}
+        if (v > f->hi) {
+            j->pos = at;
+            return hwp_json_fail(j, f->bad);
+        }
+        break;
+    default:
+        if (!hwp_json_u64(j, &v)) return false;
+        if (f->size < 8 && v >> (8 * f->size)) {
+            j->pos = at;
+            return hwp_json_fail(j, "json: value out of the field's range");
+        }
+    }
+    hwp__field_set(base, f, v);
+    return true;
+}
+
 /* Reads an object written by hwp__field_put into base: every key must be
  * one of the table's (at most 64), each at most once; absent ones are
- * left as they were. Only the member's width is checked here: ranges are
- * the fill's. */
+ * left as they were. */
 static HWP__UNUSED bool hwp__field_read(hwp_json *j, void *base,
                                         const hwp_field *f, size_t n) {
-    char key[32], name[32];
-    uint64_t seen = 0, v;
-    size_t i, k, at;
+    char key[32];
+    uint64_t seen = 0, bit;
+    const hwp_field *r;
     HWP_ASSERT(n <= 64);
     if (!hwp_json_object(j)) return false;
     while (hwp_json_member(j, key, sizeof key)) {
-        const hwp_field *r;
-        unsigned char *p;
-        for (i = 0; i < n && !hwp_json_key_is(key, f[i].key); i++) {}
-        if (i == n) return hwp_json_fail(j, "json: unknown field");
-        if (seen >> i & 1u) return hwp_json_fail(j, "json: field given twice");
-        seen |= (uint64_t)1 << i;
-        r = &f[i];
-        p = (unsigned char *)base + r->off;
-        at = j->pos;
-        if (r->type == HWP_FIELD_SUB) {
-            if (!hwp__field_read(j, p, r->sub, (size_t)r->hi + 1)) return false;
-        } else if (r->type == HWP_FIELD_BYTES) {
-            if (!hwp_json_array(j)) return false;
-            for (k = 0; hwp_json_next(j); k++) {
-                if (!hwp_json_u64(j, &v)) return false;
-                if (k == r->size || v > 255)
-                    return hwp_json_fail(j, "json: too many bytes, or one over 255");
-                p[k] = (unsigned char)v;
-            }
-            if (j->why) return false;
-        } else if (r->type == HWP_FIELD_F64) {
-            double d;
-            if (!hwp_json_f64(j, &d)) return false;
-            hwp__copy(p, &d, sizeof d);
-        } else if (r->type == HWP_FIELD_ENUM) {
-            if (!hwp_json_str(j, name, sizeof name)) return false;
-            for (v = 0; v <= r->hi && !hwp_json_key_is(name, r->names[v]); v++) {}
-            if (v > r->hi) {
-                j->pos = at;
-                return hwp_json_fail(j, r->bad);
-            }
-            hwp__field_set(base, r, v);
-        } else {
-            if (!hwp_json_u64(j, &v)) return false;
-            if (r->size < 8 && v >> (8 * r->size)) {
-                j->pos = at;
-                return hwp_json_fail(j, "json: value out of the field's range");
-            }
-            hwp__field_set(base, r, v);
-        }
+        if (!(r = hwp__field_find(f, n, key))) return hwp_json_fail(j, "json: unknown field");
+        bit = (uint64_t)1 << (r - f);
+        if (seen & bit) return hwp_json_fail(j, "json: field given twice");
+        seen |= bit;
+        if (!hwp__field_value(j, base, r)) return false;
     }
     return !j->why;
 }
@@ -1496,41 +1539,48 @@ static HWP__UNUSED const hwp_field *hwp__field_diff(const void *a, const void *b
     return NULL;
 }
 
-/* Each zero field takes its default, then must be in its range (a
- * default always is); returns the first bad field's reason, or NULL.
- * Doubles move to the 9-decimal grid of the reports, so an instance runs
- * with what its report states and the report reads back to its desc. */
+/* A zero field takes its default, then must be in its range (a default
+ * always is). Doubles move to the 9-decimal grid of the reports, so an
+ * instance runs with what its report states and the report reads back
+ * to its desc. */
+static HWP__UNUSED bool hwp__field_fill_one(void *base, const hwp_field *f) {
+    unsigned char *p = (unsigned char *)base + f->off;
+    uint64_t v;
+    double d;
+    size_t k;
+    switch (f->type) {
+    case HWP_FIELD_SUB:
+        return true; /* its owner's fill */
+    case HWP_FIELD_BYTES:
+        for (k = 0; k < f->size; k++)
+            if (p[k] < f->lo || p[k] > f->hi) return false;
+        return true;
+    case HWP_FIELD_F64:
+        hwp__copy(&d, p, sizeof d);
+        if (d == 0.0) d = (double)f->def / 1e9;
+        if (!(d >= 0.0 && d < (double)f->hi / 1e9 + 1.0)) return false;
+        v = (uint64_t)(d * 1e9 + 0.5);
+        d = (double)v / 1e9;
+        hwp__copy(p, &d, sizeof d);
+        return v >= f->lo && v <= f->hi;
+    default:
+        v = hwp__field_get(base, f);
+        if (!v) hwp__field_set(base, f, v = f->def);
+        return v == f->def ||
+               (f->flags & HWP_FIELD_NONE && v == hwp_mask64(8 * f->size)) ||
+               (v >= f->lo && v <= f->hi &&
+                !(f->flags & HWP_FIELD_POW2 && !hwp_is_pow2(v)));
+    }
+}
+
+/* Every field through hwp__field_fill_one (all take their defaults even
+ * past a bad one); the first bad field's reason, or NULL. */
 static HWP__UNUSED const char *hwp__field_fill(void *base, const hwp_field *f,
                                                size_t n) {
-    size_t k;
-    for (; n--; f++) {
-        unsigned char *p = (unsigned char *)base + f->off;
-        uint64_t v;
-        if (f->type == HWP_FIELD_SUB) continue; /* its owner's fill */
-        if (f->type == HWP_FIELD_BYTES) {
-            for (k = 0; k < f->size; k++)
-                if (p[k] < f->lo || p[k] > f->hi) return f->bad;
-        } else if (f->type == HWP_FIELD_F64) {
-            double d;
-            hwp__copy(&d, p, sizeof d);
-            if (d == 0.0) d = (double)f->def / 1e9;
-            if (!(d >= 0.0 && d < (double)f->hi / 1e9 + 1.0)) return f->bad;
-            v = (uint64_t)(d * 1e9 + 0.5);
-            if (v < f->lo || v > f->hi) return f->bad;
-            d = (double)v / 1e9;
-            hwp__copy(p, &d, sizeof d);
-        } else {
-            v = hwp__field_get(base, f);
-            if (!v) hwp__field_set(base, f, v = f->def);
-            if (v == f->def ||
-                (f->flags & HWP_FIELD_NONE && v == hwp_mask64(8 * f->size)))
-                continue;
-            if (v < f->lo || v > f->hi ||
-                (f->flags & HWP_FIELD_POW2 && !hwp_is_pow2(v)))
-                return f->bad;
-        }
-    }
-    return NULL;
+    const char *why = NULL;
+    for (; n--; f++)
+        if (!hwp__field_fill_one(base, f) && !why) why = f->bad;
+    return why;
 }
 
 /* read_desc for any component: the desc object through its table. */

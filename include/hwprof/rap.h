@@ -1664,7 +1664,6 @@ static const hwp_field hwp__rap_stats_f[] = {
 HWP_API void hwp_rap_write_text(const hwp_rap *r, const hwp_writer *w) {
     hwp__rap_rep rep;
     hwp_rap_stats st;
-    size_t i;
     if (!hwp__rap_ok(r)) return;
     hwp_put_str(w, "rap: domain [");
     hwp_put_hex(w, r->key_base);
@@ -1674,11 +1673,7 @@ HWP_API void hwp_rap_write_text(const hwp_rap *r, const hwp_writer *w) {
     hwp_put_str(w, " eps=");
     hwp_put_f64(w, r->desc.eps, 4);
     (void)hwp_rap_get_stats(r, &st);
-    for (i = 0; i < HWP__N(hwp__rap_stats_f); i++) {
-        hwp_put_str(w, " ");
-        hwp_put_str(w, hwp__rap_stats_f[i].key);
-        hwp_put_str_u64(w, "=", hwp__field_get(&st, &hwp__rap_stats_f[i]));
-    }
+    hwp__field_text(w, &st, hwp__rap_stats_f, HWP__N(hwp__rap_stats_f), " ", "=", "");
     hwp_put_str(w, "\nrap: hot ranges (>= ");
     hwp_put_f64(w, 100.0 * r->desc.hot, 1);
     hwp_put_str(w, "% of n, own weight first):\n");
