@@ -46,6 +46,11 @@
  *   hwp_json_*                          the JSON reader every model uses;
  *                                       hwp_json_read_desc, hwp_json_mismatch
  *                                       for a new component's readers
+ *   hwp_field, hwp_<model>_desc_fields  a desc as a table of fields: name,
+ *                                       type, default, range, reason; the
+ *                                       models' fill, checks, JSON and
+ *                                       merge check walk it, and a host
+ *                                       lists or sets fields by name
  *
  * Names with a double underscore (hwp__, HWP__) are private: the models'
  * own, which hosts must not call. hwp__zero and its kin above are the
@@ -686,6 +691,69 @@ HWP_INLINE bool hwp_json_key_is(const char *key, const char *lit) {
     return *key == *lit;
 }
 
+/* ---- field tables ------------------------------------------------------
+ * Each desc (and each stats struct a report carries) is one table of
+ * hwp_field rows, one row per member: its name, type, default, accepted
+ * range and reason. A model's defaults fill, range checks, JSON writer
+ * and reader and its merge-mismatch check all walk that one table, so a
+ * desc field is added by adding its row. hwp_<model>_desc_fields(&n)
+ * returns a model's table: a host lists or sets a desc's fields by name
+ * through it (key=value options) without knowing the struct. */
+typedef enum hwp_field_type {
+    HWP_FIELD_UINT,  /* unsigned integer of `size` bytes (1, 2, 4 or 8)  */
+    HWP_FIELD_HEX,   /* the same, written as a "0x..." string (keys)     */
+    HWP_FIELD_F64,   /* double on the reports' 9-decimal grid; def, lo
+                        and hi in billionths                             */
+    HWP_FIELD_ENUM,  /* unsigned, written by name: names[0..hi]          */
+    HWP_FIELD_BYTES, /* unsigned char[size], each byte in [lo, hi]       */
+    HWP_FIELD_SUB    /* a nested desc, its rows sub[0..hi]; its owner's
+                        fill completes it                                */
+} hwp_field_type;
+
+#define HWP_FIELD_POW2 1u /* the value must also be a power of two       */
+#define HWP_FIELD_NONE 2u /* all ones is also accepted (a NONE value)    */
+
+typedef struct hwp_field {
+    const char *key;          /* the member's name (JSON key, option)    */
+    size_t off;               /* offsetof in the struct                  */
+    uint32_t type, size;      /* hwp_field_type; bytes                   */
+    uint32_t flags;           /* HWP_FIELD_POW2, HWP_FIELD_NONE          */
+    const char *const *names; /* an enum's names by value, else NULL     */
+    const struct hwp_field *sub; /* a nested desc's table, else NULL     */
+    uint64_t def;             /* a zero member reads as def              */
+    uint64_t lo, hi;          /* accepted range once defaulted           */
+    const char *bad;          /* reason when outside: field and range    */
+    const char *why;          /* reason when two descs differ here       */
+} hwp_field;
+
+/* The models' rows, for struct T of component M ("rap"). A number with
+ * its default, range, flags and reason: */
+#define HWP__FN(T, M, f, type, def, lo, hi, flags, bad)                     \
+    {#f, offsetof(T, f), HWP_FIELD_##type, sizeof(((T *)0)->f), flags, NULL, \
+     NULL, def, lo, hi, bad, M ": merge or read of another desc (" #f " differs)"}
+/* An enum written by name (default 0); bad names the accepted names. */
+#define HWP__FE(T, M, f, names, bad)                                         \
+    {#f, offsetof(T, f), HWP_FIELD_ENUM, sizeof(((T *)0)->f), 0, names, NULL, \
+     0, 0, HWP__N(names) - 1, bad, M ": merge or read of another desc (" #f " differs)"}
+/* A stats counter: any value, never compared; HWP__FSN names it. */
+#define HWP__FSN(T, name, f)                                                \
+    {name, offsetof(T, f), HWP_FIELD_UINT, sizeof(((T *)0)->f), 0, NULL, NULL, \
+     0, 0, ~(uint64_t)0, NULL, NULL}
+#define HWP__FS(T, f) HWP__FSN(T, #f, f)
+/* A nested desc with its own table. */
+#define HWP__FSUB(T, M, f, table)                                          \
+    {#f, offsetof(T, f), HWP_FIELD_SUB, sizeof(((T *)0)->f), 0, NULL, table, \
+     0, 0, HWP__N(table) - 1, NULL, M ": merge or read of another desc (" #f " differs)"}
+/* The nearest billionth of a double constant, for F64 rows. */
+#define HWP__NANO(x) ((uint64_t)((x) * 1e9 + 0.5))
+#define HWP__N(a) (sizeof(a) / sizeof((a)[0]))
+/* hwp_<model>_desc_fields(), defined from the model's table. */
+#define HWP__FIELDS_FN(name, table)                 \
+    HWP_API const hwp_field *name(size_t *n) {      \
+        if (n) *n = HWP__N(table);                  \
+        return table;                               \
+    }
+
 #ifdef __cplusplus
 }
 #endif
@@ -1271,6 +1339,302 @@ HWP_API hwp_status hwp_json_mismatch(hwp_head *h, hwp_json_err *err,
             }
     }
     return hwp__fail(h, HWP_EMISMATCH, why);
+}
+
+/* ---- field tables ------------------------------------------------------ */
+
+static HWP__UNUSED uint64_t hwp__field_get(const void *base, const hwp_field *f) {
+    const unsigned char *p = (const unsigned char *)base + f->off;
+    uint16_t v2;
+    uint32_t v4;
+    uint64_t v8;
+    switch (f->size) {
+    case 1: return *p;
+    case 2: hwp__copy(&v2, p, 2); return v2;
+    case 4: hwp__copy(&v4, p, 4); return v4;
+    default: hwp__copy(&v8, p, 8); return v8;
+    }
+}
+
+static HWP__UNUSED void hwp__field_set(void *base, const hwp_field *f, uint64_t v) {
+    unsigned char *p = (unsigned char *)base + f->off;
+    uint16_t v2 = (uint16_t)v;
+    uint32_t v4 = (uint32_t)v;
+    switch (f->size) {
+    case 1: *p = (unsigned char)v; break;
+    case 2: hwp__copy(p, &v2, 2); break;
+    case 4: hwp__copy(p, &v4, 4); break;
+    default: hwp__copy(p, &v, 8);
+    }
+}
+
+static HWP__UNUSED void hwp__field_obj_put(const hwp_writer *w, const void *base,
+                                           const hwp_field *f, size_t n);
+
+/* "key":value for every field of the table, comma-separated (the members
+ * of an object that may hold more). */
+static HWP__UNUSED void hwp__field_members(const hwp_writer *w, const void *base,
+                                           const hwp_field *f, size_t n) {
+    size_t i, k;
+    for (i = 0; i < n; i++, f++) {
+        const unsigned char *p = (const unsigned char *)base + f->off;
+        double d;
+        if (i) hwp_put(w, ",", 1);
+        hwp_put_json_str(w, f->key);
+        hwp_put(w, ":", 1);
+        switch (f->type) {
+        case HWP_FIELD_HEX:
+            hwp_put(w, "\"", 1);
+            hwp_put_hex(w, hwp__field_get(base, f));
+            hwp_put(w, "\"", 1);
+            break;
+        case HWP_FIELD_F64:
+            hwp__copy(&d, p, sizeof d);
+            hwp_put_f64(w, d, 9);
+            break;
+        case HWP_FIELD_ENUM:
+            k = (size_t)hwp__field_get(base, f);
+            hwp_put_json_str(w, k <= f->hi ? f->names[k] : "?");
+            break;
+        case HWP_FIELD_BYTES:
+            hwp_put(w, "[", 1);
+            for (k = 0; k < f->size; k++) {
+                if (k) hwp_put(w, ",", 1);
+                hwp_put_u64(w, p[k]);
+            }
+            hwp_put(w, "]", 1);
+            break;
+        case HWP_FIELD_SUB:
+            hwp__field_obj_put(w, p, f->sub, (size_t)f->hi + 1);
+            break;
+        default:
+            hwp_put_u64(w, hwp__field_get(base, f));
+        }
+    }
+}
+
+/* {...every field of the table...} */
+static HWP__UNUSED void hwp__field_obj_put(const hwp_writer *w, const void *base,
+                                           const hwp_field *f, size_t n) {
+    hwp_put(w, "{", 1);
+    hwp__field_members(w, base, f, n);
+    hwp_put(w, "}", 1);
+}
+
+/* A text report's numbers: pre key eq value post, for each row. */
+static HWP__UNUSED void hwp__field_text(const hwp_writer *w, const void *base,
+                                        const hwp_field *f, size_t n,
+                                        const char *pre, const char *eq,
+                                        const char *post) {
+    for (; n--; f++) {
+        hwp_put_str(w, pre);
+        hwp_put_str(w, f->key);
+        hwp_put_str_u64(w, eq, hwp__field_get(base, f));
+        hwp_put_str(w, post);
+    }
+}
+
+/* ,"key":{...} */
+static HWP__UNUSED void hwp__field_put(const hwp_writer *w, const char *key,
+                                       const void *base, const hwp_field *f,
+                                       size_t n) {
+    hwp_put(w, ",", 1);
+    hwp_put_json_str(w, key);
+    hwp_put(w, ":", 1);
+    hwp__field_obj_put(w, base, f, n);
+}
+
+/* The row named key, or NULL. */
+static HWP__UNUSED const hwp_field *hwp__field_find(const hwp_field *f, size_t n,
+                                                    const char *key) {
+    for (; n--; f++)
+        if (hwp_json_key_is(key, f->key)) return f;
+    return NULL;
+}
+
+static HWP__UNUSED bool hwp__field_read(hwp_json *j, void *base,
+                                        const hwp_field *f, size_t n);
+
+/* One member's value (the cursor after its key) into row f of base. Only
+ * the member's width is checked here: ranges are the fill's. */
+static HWP__UNUSED bool hwp__field_value(hwp_json *j, void *base,
+                                         const hwp_field *f) {
+    unsigned char *p = (unsigned char *)base + f->off;
+    char name[32];
+    size_t k, at = j->pos;
+    uint64_t v;
+    double d;
+    switch (f->type) {
+    case HWP_FIELD_SUB:
+        return hwp__field_read(j, p, f->sub, (size_t)f->hi + 1);
+    case HWP_FIELD_BYTES:
+        if (!hwp_json_array(j)) return false;
+        for (k = 0; hwp_json_next(j); k++) {
+            if (!hwp_json_u64(j, &v)) return false;
+            if (k == f->size || v > 255)
+                return hwp_json_fail(j, "json: too many bytes, or one over 255");
+            p[k] = (unsigned char)v;
+        }
+        return !j->why;
+    case HWP_FIELD_F64:
+        if (!hwp_json_f64(j, &d)) return false;
+        hwp__copy(p, &d, sizeof d);
+        return true;
+    case HWP_FIELD_ENUM:
+        if (!hwp_json_str(j, name, sizeof name)) return false;
+        for (v = 0; v <= f->hi && !hwp_json_key_is(name, f->names[v]); v++) {}
+        if (v > f->hi) {
+            j->pos = at;
+            return hwp_json_fail(j, f->bad);
+        }
+        break;
+    default:
+        if (!hwp_json_u64(j, &v)) return false;
+        if (f->size < 8 && v >> (8 * f->size)) {
+            j->pos = at;
+            return hwp_json_fail(j, "json: value out of the field's range");
+        }
+    }
+    hwp__field_set(base, f, v);
+    return true;
+}
+
+/* Reads an object written by hwp__field_put into base: every key must be
+ * one of the table's (at most 64), each at most once; absent ones are
+ * left as they were. */
+static HWP__UNUSED bool hwp__field_read(hwp_json *j, void *base,
+                                        const hwp_field *f, size_t n) {
+    char key[32];
+    uint64_t seen = 0, bit;
+    const hwp_field *r;
+    HWP_ASSERT(n <= 64);
+    if (!hwp_json_object(j)) return false;
+    while (hwp_json_member(j, key, sizeof key)) {
+        if (!(r = hwp__field_find(f, n, key))) return hwp_json_fail(j, "json: unknown field");
+        bit = (uint64_t)1 << (r - f);
+        if (seen & bit) return hwp_json_fail(j, "json: field given twice");
+        seen |= bit;
+        if (!hwp__field_value(j, base, r)) return false;
+    }
+    return !j->why;
+}
+
+/* The first field where a and b differ, or NULL. */
+static HWP__UNUSED const hwp_field *hwp__field_diff(const void *a, const void *b,
+                                                    const hwp_field *f, size_t n) {
+    size_t k;
+    for (; n--; f++) {
+        const unsigned char *p = (const unsigned char *)a + f->off;
+        const unsigned char *q = (const unsigned char *)b + f->off;
+        if (f->type == HWP_FIELD_SUB) {
+            const hwp_field *d = hwp__field_diff(p, q, f->sub, (size_t)f->hi + 1);
+            if (d) return d;
+        } else if (f->type == HWP_FIELD_BYTES) {
+            for (k = 0; k < f->size; k++)
+                if (p[k] != q[k]) return f;
+        } else if (hwp__field_get(a, f) != hwp__field_get(b, f)) {
+            return f;
+        }
+    }
+    return NULL;
+}
+
+/* A zero field takes its default, then must be in its range (a default
+ * always is). Doubles move to the 9-decimal grid of the reports, so an
+ * instance runs with what its report states and the report reads back
+ * to its desc. */
+static HWP__UNUSED bool hwp__field_fill_one(void *base, const hwp_field *f) {
+    unsigned char *p = (unsigned char *)base + f->off;
+    uint64_t v;
+    double d;
+    size_t k;
+    switch (f->type) {
+    case HWP_FIELD_SUB:
+        return true; /* its owner's fill */
+    case HWP_FIELD_BYTES:
+        for (k = 0; k < f->size; k++)
+            if (p[k] < f->lo || p[k] > f->hi) return false;
+        return true;
+    case HWP_FIELD_F64:
+        hwp__copy(&d, p, sizeof d);
+        if (d == 0.0) d = (double)f->def / 1e9;
+        if (!(d >= 0.0 && d < (double)f->hi / 1e9 + 1.0)) return false;
+        v = (uint64_t)(d * 1e9 + 0.5);
+        d = (double)v / 1e9;
+        hwp__copy(p, &d, sizeof d);
+        return v >= f->lo && v <= f->hi;
+    default:
+        v = hwp__field_get(base, f);
+        if (!v) hwp__field_set(base, f, v = f->def);
+        return v == f->def ||
+               (f->flags & HWP_FIELD_NONE && v == hwp_mask64(8 * f->size)) ||
+               (v >= f->lo && v <= f->hi &&
+                !(f->flags & HWP_FIELD_POW2 && !hwp_is_pow2(v)));
+    }
+}
+
+/* Every field through hwp__field_fill_one (all take their defaults even
+ * past a bad one); the first bad field's reason, or NULL. */
+static HWP__UNUSED const char *hwp__field_fill(void *base, const hwp_field *f,
+                                               size_t n) {
+    const char *why = NULL;
+    for (; n--; f++)
+        if (!hwp__field_fill_one(base, f) && !why) why = f->bad;
+    return why;
+}
+
+/* read_desc for any component: the desc object through its table. */
+typedef struct hwp__field_ctx {
+    void *desc;
+    const hwp_field *f;
+    size_t n;
+} hwp__field_ctx;
+
+static HWP__UNUSED bool hwp__field_obj(hwp_json *j, void *ctx) {
+    const hwp__field_ctx *c = (const hwp__field_ctx *)ctx;
+    return hwp__field_read(j, c->desc, c->f, c->n);
+}
+
+static HWP__UNUSED hwp_status hwp__field_read_desc(void *desc, size_t dsize,
+                                                   const char *model,
+                                                   const hwp_field *f, size_t n,
+                                                   const char *json, size_t len,
+                                                   hwp_json_err *err) {
+    hwp__field_ctx c;
+    if (!desc) return HWP_EINVAL;
+    hwp__zero(desc, dsize);
+    c.desc = desc;
+    c.f = f;
+    c.n = n;
+    return hwp__json_read_desc(json, len, model, hwp__field_obj, &c, err);
+}
+
+/* The start of a component's read_json: the envelope, then "desc" read
+ * into d (zeroed by the caller), completed by `fill` where the component
+ * has defaults, and equal to the component's own; a different one is
+ * refused naming the field. Leaves j at the members after "desc". */
+static HWP__UNUSED hwp_status hwp__field_begin(hwp_json *j, hwp_head *head,
+                                               const char *model, void *d,
+                                               const void *own, const hwp_field *f,
+                                               size_t n, const char *(*fill)(void *),
+                                               hwp_json_err *err) {
+    const hwp_field *diff;
+    const char *bad;
+    char key[16];
+    /* the first error sticks: a bad envelope keeps its own reason */
+    if (!hwp_json_envelope(j, model, 1) || !hwp_json_member(j, key, sizeof key) ||
+        !hwp_json_key_is(key, "desc"))
+        hwp_json_fail(j, "json: \"desc\" must follow \"version\"");
+    if (j->why || !hwp__field_read(j, d, f, n))
+        return hwp__fail(head, hwp_json_status(j, err), j->why);
+    bad = fill ? fill(d) : NULL;
+    if (!bad && (diff = hwp__field_diff(own, d, f, n)) != NULL) bad = diff->why;
+    if (bad) {
+        hwp_json_fail(j, "json: the report's desc differs from the component's");
+        hwp_json_status(j, err);
+        return hwp__fail(head, HWP_EMISMATCH, bad);
+    }
+    return HWP_OK;
 }
 
 #ifdef __cplusplus

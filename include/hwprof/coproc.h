@@ -51,6 +51,7 @@
  *     hwp_cp_merge(dst, src)         fold per-vCPU instances (no cycles)
  *     hwp_cp_write_text(x, w), hwp_cp_write_json(x, w)
  *     hwp_cp_read_desc(d, json, n, err), hwp_cp_read_json(x, json, n, err)
+ *     hwp_cp_desc_fields, hwp_cp_lvp_desc_fields, hwp_cp_simple_desc_fields
  *   instruction filter (host side, sec. 3.1)
  *     hwp_cp_filter_classes(x, cls_mask)
  *     hwp_cp_filter_region(x, mask, match)
@@ -366,6 +367,9 @@ HWP_API hwp_status hwp_cp_flush(hwp_cp *x);
 HWP_API hwp_status hwp_cp_reset(hwp_cp *x);
 HWP_API hwp_status hwp_cp_read_desc(hwp_cp_desc *d, const char *json, size_t n,
                                     hwp_json_err *err);
+/* The descs' fields (base.h's hwp_field). */
+HWP_API const hwp_field *hwp_cp_desc_fields(size_t *n);
+HWP_API const hwp_field *hwp_cp_lvp_desc_fields(size_t *n);
 HWP_API hwp_status hwp_cp_read_json(hwp_cp *x, const char *json, size_t n,
                                     hwp_json_err *err);
 HWP_API hwp_status hwp_cp_get_stats(const hwp_cp *x, hwp_cp_stats *out);
@@ -660,6 +664,7 @@ HWP_API void hwp_cp_simple_write_json(const hwp_cp_simple *s,
 HWP_API hwp_status hwp_cp_simple_read_desc(hwp_cp_simple_desc *d,
                                            const char *json, size_t n,
                                            hwp_json_err *err);
+HWP_API const hwp_field *hwp_cp_simple_desc_fields(size_t *n);
 HWP_API hwp_status hwp_cp_simple_read_json(hwp_cp_simple *s, const char *json,
                                            size_t n, hwp_json_err *err);
 HWP_API void hwp__cp_simple_sample(hwp_cp_simple *s, uint64_t pc,
@@ -732,48 +737,44 @@ enum { HWP__CP_R_REPL, HWP__CP_R_FAILED, HWP__CP_R_DONE, HWP__CP_R_NREPL,
 /* Counting-table and window programs. */
 enum { HWP__CP_R_NEXT, HWP__CP_R_LOG, HWP__CP_R_SP, HWP__CP_R_DEPTH };
 
-static void hwp__cp_fill(hwp_cp_desc *d) {
-    if (!d->buffer_bytes) d->buffer_bytes = 2048;
-    if (!d->fields) d->fields = HWP_CP_F_ALL;
-    if (!d->cam_entries) d->cam_entries = 256;
-    if (!d->data_words) d->data_words = 1024;
-    if (!d->bit_table_bits) d->bit_table_bits = 8192;
-    if (!d->n_hashes) d->n_hashes = 2;
-    if (!d->clock_x16) d->clock_x16 = 16;
-    if (!d->table_entries) d->table_entries = 4096;
-    if (!d->lvp_loads) d->lvp_loads = 2048;
-    if (!d->lvp_values) d->lvp_values = 8;
-}
-
 static uint32_t hwp__cp_sample_bytes(uint32_t f) {
     return ((f & HWP_CP_F_PC) ? 8u : 0u) + ((f & HWP_CP_F_NEXT) ? 8u : 0u) +
            ((f & HWP_CP_F_ADDR) ? 8u : 0u) + ((f & HWP_CP_F_VALUE) ? 8u : 0u) +
            ((f & HWP_CP_F_EVENTS) ? 4u : 0u);
 }
 
-static const char *hwp__cp_check(const hwp_cp_desc *d) {
-    if (d->fields > HWP_CP_F_ALL)
-        return "coproc: fields must be HWP_CP_F_* bits (<= 31)";
-    if (d->buffer_bytes < hwp__cp_sample_bytes(d->fields) ||
-        d->buffer_bytes > (1u << 24))
-        return "coproc: buffer_bytes must hold one sample and be <= 16 MiB";
-    if (!hwp_is_pow2(d->cam_entries) || d->cam_entries > (1u << 20))
-        return "coproc: cam_entries must be a power of two <= 2^20";
-    if (!hwp_is_pow2(d->data_words) || d->data_words < 16 ||
-        d->data_words > (1u << 24))
-        return "coproc: data_words must be a power of two in [16, 2^24]";
-    if (!hwp_is_pow2(d->bit_table_bits) || d->bit_table_bits < 64 ||
-        d->bit_table_bits > (1u << 28))
-        return "coproc: bit_table_bits must be a power of two in [64, 2^28]";
-    if (d->n_hashes > HWP_CP_MAX_HASHES) return "coproc: n_hashes must be 1..4";
-    if (d->lvp_values > 64 || d->lvp_values < 1)
-        return "coproc: lvp_values must be 1..64";
-    if (d->clock_x16 > 1024) return "coproc: clock_x16 must be <= 1024";
-    if (!hwp_is_pow2(d->table_entries) || d->table_entries > (1u << 24))
-        return "coproc: table_entries must be a power of two <= 2^24";
-    if (!hwp_is_pow2(d->lvp_loads) || d->lvp_loads > (1u << 24))
-        return "coproc: lvp_loads must be a power of two <= 2^24";
-    return 0;
+/* Defaults as hwp_cp_desc's comments attribute them. */
+static const hwp_field hwp__cp_desc_f[] = {
+    HWP__FN(hwp_cp_desc, "coproc", buffer_bytes, UINT, 2048, 1, 1u << 24, 0,
+            "coproc: buffer_bytes must hold one sample and be <= 16 MiB"),
+    HWP__FN(hwp_cp_desc, "coproc", fields, UINT, HWP_CP_F_ALL, 0, HWP_CP_F_ALL, 0,
+            "coproc: fields must be HWP_CP_F_* bits (<= 31)"),
+    HWP__FN(hwp_cp_desc, "coproc", cam_entries, UINT, 256, 1, 1u << 20, HWP_FIELD_POW2,
+            "coproc: cam_entries must be a power of two <= 2^20"),
+    HWP__FN(hwp_cp_desc, "coproc", data_words, UINT, 1024, 16, 1u << 24, HWP_FIELD_POW2,
+            "coproc: data_words must be a power of two in [16, 2^24]"),
+    HWP__FN(hwp_cp_desc, "coproc", bit_table_bits, UINT, 8192, 64, 1u << 28,
+            HWP_FIELD_POW2, "coproc: bit_table_bits must be a power of two in [64, 2^28]"),
+    HWP__FN(hwp_cp_desc, "coproc", n_hashes, UINT, 2, 1, HWP_CP_MAX_HASHES, 0,
+            "coproc: n_hashes must be 1..4"),
+    HWP__FN(hwp_cp_desc, "coproc", clock_x16, UINT, 16, 1, 1024, 0,
+            "coproc: clock_x16 must be <= 1024"),
+    HWP__FN(hwp_cp_desc, "coproc", table_entries, UINT, 4096, 1, 1u << 24,
+            HWP_FIELD_POW2, "coproc: table_entries must be a power of two <= 2^24"),
+    HWP__FN(hwp_cp_desc, "coproc", lvp_loads, UINT, 2048, 1, 1u << 24, HWP_FIELD_POW2,
+            "coproc: lvp_loads must be a power of two <= 2^24"),
+    HWP__FN(hwp_cp_desc, "coproc", lvp_values, UINT, 8, 1, 64, 0,
+            "coproc: lvp_values must be 1..64"),
+    HWP__FN(hwp_cp_desc, "coproc", seed, HEX, 0, 0, ~(uint64_t)0, 0, NULL)};
+
+HWP__FIELDS_FN(hwp_cp_desc_fields, hwp__cp_desc_f)
+
+/* Fill the defaults once, validate: a reason or NULL. */
+static const char *hwp__cp_fill(hwp_cp_desc *d) {
+    const char *why = hwp__field_fill(d, hwp__cp_desc_f, HWP__N(hwp__cp_desc_f));
+    if (!why && d->buffer_bytes < hwp__cp_sample_bytes(d->fields))
+        why = hwp__cp_desc_f[0].bad;
+    return why;
 }
 
 /* The aligned bytes the carve-outs take (HWP_CP_BYTES less padding). */
@@ -788,8 +789,7 @@ HWP_API size_t hwp_cp_bytes(const hwp_cp_desc *dp) {
     hwp_cp_desc d;
     if (dp) d = *dp;
     else hwp__zero(&d, sizeof d);
-    hwp__cp_fill(&d);
-    return hwp__cp_check(&d) ? 0 : hwp__bytes(hwp__cp_size(&d));
+    return hwp__cp_fill(&d) ? 0 : hwp__bytes(hwp__cp_size(&d));
 }
 
 /* Every modelled host cycle goes through here, so the instance's own
@@ -819,8 +819,7 @@ HWP_API hwp_status hwp_cp_init(hwp_cp *x, void *storage, size_t bytes,
     hwp__zero(x, sizeof *x);
     if (dp) d = *dp;
     else hwp__zero(&d, sizeof d);
-    hwp__cp_fill(&d);
-    why = hwp__cp_check(&d);
+    why = hwp__cp_fill(&d);
     if (hwp__admit(&x->head, why, &storage, &bytes,
                        why ? 0 : hwp__cp_size(&d)) != HWP_OK)
         return (hwp_status)x->head.status;
@@ -1143,26 +1142,70 @@ static void hwp__cp_tab_add(hwp_cp *x, uint32_t kind, uint64_t k1, uint64_t k2,
 #define HWP__CP_SM(i) (4u * (i) + 2u)
 #define HWP__CP_ST(i) (4u * (i) + 3u)
 
-static void hwp__cp_lvp_fill(hwp_cp_lvp_desc *d) {
-    if (!d->slots) d->slots = 128;
-    if (!d->counter_bits) d->counter_bits = 8;
-    if (!d->resel_min) d->resel_min = 16;
-    if (!d->resel_shift) d->resel_shift = 3;
-    if (!d->keep_hits) d->keep_hits = 32;
+/* Defaults as hwp_cp_lvp_desc's comments attribute them; failed_limit's
+ * and done_limit's depend on slots, and the checks tying fields to each
+ * other or to the co-processor are hwp__cp_lvp_fill's. */
+static const hwp_field hwp__cp_lvpd_f[] = {
+    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", slots, UINT, 128, 1, 0xFFFFFFFFu,
+            HWP_FIELD_POW2, "coproc: lvp slots must be a power of two with one "
+                            "CAM entry and 4 data words each"),
+    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", counter_bits, UINT, 8, 2, 16, 0,
+            "coproc: lvp counter_bits must be 2..16"),
+    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", resel_min, UINT, 16, 1, 0xFFFFu, 0,
+            "coproc: lvp resel_min must be <= 65535"),
+    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", resel_shift, UINT, 3, 1, 8, 0,
+            "coproc: lvp resel_shift must be <= 8"),
+    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", keep_hits, UINT, 32, 1, 0xFFFFu, 0,
+            "coproc: lvp keep_hits must be <= 65535"),
+    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", failed_limit, UINT, 0, 1, 0xFFFFu, 0,
+            "coproc: lvp failed_limit must be <= 65535"),
+    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", done_limit, UINT, 0, 0, 0xFFFFFFFFu, 0,
+            NULL),
+    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", thrash_mult, UINT, 4, 0, 0xFFFFFFFFu, 0,
+            NULL),
+    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", conf_samples, UINT, 200, 0, 0xFFFFFFFFu,
+            0, NULL),
+    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", conf_hi_pct, UINT, 90, 1, 100, 0,
+            "coproc: lvp needs conf_lo_pct < conf_hi_pct <= 100"),
+    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", conf_lo_pct, UINT, 10, 0, 0xFFFFFFFFu, 0,
+            NULL),
+    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", min_visits, UINT, 2, 0, 0xFFFFFFFFu, 0,
+            NULL),
+    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", max_visits, UINT, 4, 0, 0xFFFFFFFFu, 0,
+            NULL),
+    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", idle_limit, UINT, 65536, 0, 0xFFFFFFFFu,
+            0, NULL),
+    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", max_part_log2, UINT, 8, 1, 16, 0,
+            "coproc: lvp needs the PC and VALUE fields and max_part_log2 <= 16"),
+    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", visit_loads, UINT, 1u << 17, 0,
+            0xFFFFFFFFu, 0, NULL),
+    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", copy_min, UINT, 4, 1, 0xFFFFu, 0,
+            "coproc: lvp copy_min must be <= 65535"),
+    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", min_samples, UINT, 64, 1, 0x7FFFFFFFu, 0,
+            "coproc: lvp min_samples must be < 2^31"),
+    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", resample_insns, UINT, 1u << 23, 0,
+            0xFFFFFFFFu, 0, NULL)};
+
+HWP__FIELDS_FN(hwp_cp_lvp_desc_fields, hwp__cp_lvpd_f)
+
+/* Fill the defaults once, validate against x: a reason or NULL. */
+static const char *hwp__cp_lvp_fill(const hwp_cp *x, hwp_cp_lvp_desc *d) {
+    const char *why = hwp__field_fill(d, hwp__cp_lvpd_f, HWP__N(hwp__cp_lvpd_f));
+    if (why) return why;
     if (!d->failed_limit) d->failed_limit = d->slots;
     if (!d->done_limit) d->done_limit = d->slots > 1 ? d->slots / 2 : 1;
-    if (!d->thrash_mult) d->thrash_mult = 4;
-    if (!d->conf_samples) d->conf_samples = 200;
-    if (!d->conf_hi_pct) d->conf_hi_pct = 90;
-    if (!d->conf_lo_pct) d->conf_lo_pct = 10;
-    if (!d->min_visits) d->min_visits = 2;
-    if (!d->max_visits) d->max_visits = 4;
-    if (!d->idle_limit) d->idle_limit = 65536;
-    if (!d->max_part_log2) d->max_part_log2 = 8;
-    if (!d->visit_loads) d->visit_loads = 1u << 17;
-    if (!d->copy_min) d->copy_min = 4;
-    if (!d->min_samples) d->min_samples = 64;
-    if (!d->resample_insns) d->resample_insns = 1u << 23;
+    if (d->slots > x->cam_n || 4u * d->slots > x->d.data_words)
+        return hwp__cp_lvpd_f[0].bad;
+    if (d->failed_limit > 0xFFFFu) return hwp__cp_lvpd_f[5].bad;
+    if (d->done_limit > d->slots) return "coproc: lvp done_limit must be <= slots";
+    if (d->min_visits > d->max_visits)
+        return "coproc: lvp needs min_visits <= max_visits";
+    if ((uint64_t)d->thrash_mult * d->slots >= 0xFFFFu)
+        return "coproc: lvp thrash_mult * slots must be < 65535";
+    if (d->conf_lo_pct >= d->conf_hi_pct) return hwp__cp_lvpd_f[9].bad;
+    if (!(x->fields & HWP_CP_F_PC) || !(x->fields & HWP_CP_F_VALUE))
+        return hwp__cp_lvpd_f[14].bad;
+    return NULL;
 }
 
 /* Turn a slot off: its PC no longer matches, its counters wait for the
@@ -1667,40 +1710,12 @@ static uint32_t hwp__cp_lvp_idle(hwp_cp *x, void *ctx) {
 HWP_API hwp_status hwp_cp_lvp_start(hwp_cp *x, const hwp_cp_lvp_desc *ld) {
     hwp_cp_program p;
     hwp_cp_lvp_desc d;
+    const char *why;
     if (!hwp__cp_ok(x)) return HWP_EINVAL;
     if (ld) d = *ld;
     else hwp__zero(&d, sizeof d);
-    hwp__cp_lvp_fill(&d);
-    if (!hwp_is_pow2(d.slots) || d.slots > x->cam_n ||
-        4u * d.slots > x->d.data_words)
-        return hwp__fail(&x->head, HWP_EINVAL,
-                         "coproc: lvp slots must be a power of two with one "
-                         "CAM entry and 4 data words each");
-    if (d.resel_min > 0xFFFFu || d.keep_hits > 0xFFFFu)
-        return hwp__fail(&x->head, HWP_EINVAL,
-                         "coproc: lvp resel_min and keep_hits must be <= 65535");
-    if (d.failed_limit > 0xFFFFu || d.done_limit > d.slots)
-        return hwp__fail(&x->head, HWP_EINVAL,
-                         "coproc: lvp failed_limit must be <= 65535 and done_limit <= slots");
-    if (d.copy_min > 0xFFFFu || d.min_samples > 0x7FFFFFFFu)
-        return hwp__fail(&x->head, HWP_EINVAL,
-                         "coproc: lvp copy_min must be <= 65535 and min_samples < 2^31");
-    if (d.counter_bits < 2 || d.counter_bits > 16)
-        return hwp__fail(&x->head, HWP_EINVAL, "coproc: lvp counter_bits must be 2..16");
-    if (d.resel_shift > 8 || d.min_visits > d.max_visits)
-        return hwp__fail(&x->head, HWP_EINVAL,
-                         "coproc: lvp needs resel_shift <= 8 and min_visits <= max_visits");
-    if ((uint64_t)d.thrash_mult * d.slots >= 0xFFFFu)
-        return hwp__fail(&x->head, HWP_EINVAL,
-                         "coproc: lvp thrash_mult * slots must be < 65535");
-    if (d.conf_lo_pct >= d.conf_hi_pct || d.conf_hi_pct > 100)
-        return hwp__fail(&x->head, HWP_EINVAL,
-                         "coproc: lvp needs conf_lo_pct < conf_hi_pct <= 100");
-    if (d.max_part_log2 > 16 || !(x->fields & HWP_CP_F_PC) ||
-        !(x->fields & HWP_CP_F_VALUE))
-        return hwp__fail(&x->head, HWP_EINVAL,
-                         "coproc: lvp needs the PC and VALUE fields and "
-                         "max_part_log2 <= 16");
+    if ((why = hwp__cp_lvp_fill(x, &d)) != NULL)
+        return hwp__fail(&x->head, HWP_EINVAL, why);
     hwp__zero(&p, sizeof p);
     p.routine[HWP_CLS_LOAD] = hwp__cp_lvp_routine;
     p.on_interrupt = hwp__cp_lvp_irq;
@@ -2291,24 +2306,6 @@ HWP_API hwp_status hwp_cp_get_stats(const hwp_cp *x, hwp_cp_stats *o) {
     return HWP_OK;
 }
 
-/* The first desc field in which two descs differ, or NULL. */
-static const char *hwp__cp_desc_diff(const hwp_cp_desc *a, const hwp_cp_desc *b) {
-    if (a->buffer_bytes != b->buffer_bytes) return "coproc: desc field buffer_bytes differs";
-    if (a->fields != b->fields) return "coproc: desc field fields differs";
-    if (a->cam_entries != b->cam_entries) return "coproc: desc field cam_entries differs";
-    if (a->data_words != b->data_words) return "coproc: desc field data_words differs";
-    if (a->bit_table_bits != b->bit_table_bits)
-        return "coproc: desc field bit_table_bits differs";
-    if (a->n_hashes != b->n_hashes) return "coproc: desc field n_hashes differs";
-    if (a->clock_x16 != b->clock_x16) return "coproc: desc field clock_x16 differs";
-    if (a->table_entries != b->table_entries)
-        return "coproc: desc field table_entries differs";
-    if (a->lvp_loads != b->lvp_loads) return "coproc: desc field lvp_loads differs";
-    if (a->lvp_values != b->lvp_values) return "coproc: desc field lvp_values differs";
-    if (a->seed != b->seed) return "coproc: desc field seed differs";
-    return 0;
-}
-
 /* Counters add; result tables and load records merge by key. A host
  * operation: nothing is charged. Flush both first so no state is left in
  * the co-processor's arrays. The two halves of a stream do not merge to
@@ -2317,10 +2314,10 @@ static const char *hwp__cp_desc_diff(const hwp_cp_desc *a, const hwp_cp_desc *b)
  * and every copied sample is accounted for exactly once. */
 HWP_API hwp_status hwp_cp_merge(hwp_cp *dst, const hwp_cp *src) {
     uint32_t i, k;
-    const char *why;
+    const hwp_field *f;
     if (!hwp__cp_ok(dst) || !hwp__cp_ok(src)) return HWP_EINVAL;
-    if ((why = hwp__cp_desc_diff(&dst->d, &src->d)) != 0)
-        return hwp__fail(&dst->head, HWP_EMISMATCH, why);
+    if ((f = hwp__field_diff(&dst->d, &src->d, hwp__cp_desc_f, HWP__N(hwp__cp_desc_f))))
+        return hwp__fail(&dst->head, HWP_EMISMATCH, f->why);
     if (dst->app == HWP_CP_APP_NONE && src->app != HWP_CP_APP_NONE &&
         dst->events == 0) {
         /* an empty instance takes the program of what merges into it */
@@ -2398,22 +2395,24 @@ HWP_API hwp_status hwp_cp_merge(hwp_cp *dst, const hwp_cp *src) {
 
 /* ---- the buffered sampler ---------------------------------------------- */
 
-static void hwp__cp_simple_fill(hwp_cp_simple_desc *d) {
-    if (!d->period) d->period = 10000;
-    if (!d->buffer) d->buffer = 128;
-    if (!d->entries) d->entries = 16384;
-    if (!d->min_samples) d->min_samples = 64;
-}
+/* Defaults as hwp_cp_simple_desc's comments attribute them. */
+static const hwp_field hwp__cp_simple_desc_f[] = {
+    HWP__FN(hwp_cp_simple_desc, "coproc simple", period, UINT, 10000, 2, 0xFFFFFFFFu,
+            0, "coproc simple: period must be >= 2"),
+    HWP__FN(hwp_cp_simple_desc, "coproc simple", buffer, UINT, 128, 1, 1u << 20, 0,
+            "coproc simple: buffer must be 1..2^20 samples"),
+    HWP__FN(hwp_cp_simple_desc, "coproc simple", entries, UINT, 16384, 4, 1u << 26,
+            HWP_FIELD_POW2, "coproc simple: entries must be a power of two in [4, 2^26]"),
+    HWP__FN(hwp_cp_simple_desc, "coproc simple", min_samples, UINT, 64, 1,
+            0x7FFFFFFFu, 0, "coproc simple: min_samples must be < 2^31"),
+    HWP__FN(hwp_cp_simple_desc, "coproc simple", seed, HEX, 0, 0, ~(uint64_t)0, 0,
+            NULL)};
 
-static const char *hwp__cp_simple_check(const hwp_cp_simple_desc *d) {
-    if (d->period < 2) return "coproc simple: period must be >= 2";
-    if (d->buffer > (1u << 20))
-        return "coproc simple: buffer must be 1..2^20 samples";
-    if (!hwp_is_pow2(d->entries) || d->entries < 4 || d->entries > (1u << 26))
-        return "coproc simple: entries must be a power of two in [4, 2^26]";
-    if (d->min_samples > 0x7FFFFFFFu)
-        return "coproc simple: min_samples must be < 2^31";
-    return 0;
+HWP__FIELDS_FN(hwp_cp_simple_desc_fields, hwp__cp_simple_desc_f)
+
+/* Fill the defaults once, validate: a reason or NULL. */
+static const char *hwp__cp_simple_fill(hwp_cp_simple_desc *d) {
+    return hwp__field_fill(d, hwp__cp_simple_desc_f, HWP__N(hwp__cp_simple_desc_f));
 }
 
 static size_t hwp__cp_simple_size(const hwp_cp_simple_desc *d) {
@@ -2424,8 +2423,7 @@ HWP_API size_t hwp_cp_simple_bytes(const hwp_cp_simple_desc *dp) {
     hwp_cp_simple_desc d;
     if (dp) d = *dp;
     else hwp__zero(&d, sizeof d);
-    hwp__cp_simple_fill(&d);
-    return hwp__cp_simple_check(&d) ? 0 : hwp__bytes(hwp__cp_simple_size(&d));
+    return hwp__cp_simple_fill(&d) ? 0 : hwp__bytes(hwp__cp_simple_size(&d));
 }
 
 static void hwp__cp_simple_reload(hwp_cp_simple *s) {
@@ -2448,8 +2446,7 @@ HWP_API hwp_status hwp_cp_simple_init(hwp_cp_simple *s, void *storage,
     hwp__zero(s, sizeof *s);
     if (dp) d = *dp;
     else hwp__zero(&d, sizeof d);
-    hwp__cp_simple_fill(&d);
-    why = hwp__cp_simple_check(&d);
+    why = hwp__cp_simple_fill(&d);
     if (hwp__admit(&s->head, why, &storage, &bytes,
                        why ? 0 : hwp__cp_simple_size(&d)) != HWP_OK)
         return (hwp_status)s->head.status;
@@ -2591,18 +2588,11 @@ HWP_API size_t hwp_cp_simple_estimates(const hwp_cp_simple *s, hwp_cp_est *out,
 HWP_API hwp_status hwp_cp_simple_merge(hwp_cp_simple *dst,
                                        const hwp_cp_simple *src) {
     uint32_t i;
+    const hwp_field *f;
     if (!hwp__cp_simple_ok(dst) || !hwp__cp_simple_ok(src)) return HWP_EINVAL;
-    if (dst->d.period != src->d.period)
-        return hwp__fail(&dst->head, HWP_EMISMATCH, "coproc simple: merge: period differs");
-    if (dst->d.buffer != src->d.buffer)
-        return hwp__fail(&dst->head, HWP_EMISMATCH, "coproc simple: merge: buffer differs");
-    if (dst->d.entries != src->d.entries)
-        return hwp__fail(&dst->head, HWP_EMISMATCH, "coproc simple: merge: entries differs");
-    if (dst->d.min_samples != src->d.min_samples)
-        return hwp__fail(&dst->head, HWP_EMISMATCH,
-                         "coproc simple: merge: min_samples differs");
-    if (dst->d.seed != src->d.seed)
-        return hwp__fail(&dst->head, HWP_EMISMATCH, "coproc simple: merge: seed differs");
+    if ((f = hwp__field_diff(&dst->d, &src->d, hwp__cp_simple_desc_f,
+                             HWP__N(hwp__cp_simple_desc_f))) != NULL)
+        return hwp__fail(&dst->head, HWP_EMISMATCH, f->why);
     for (i = 0; i <= src->mask; i++) {
         const hwp__cp_pair *p = &src->tab[i];
         if (p->used && p->kind == 1) hwp__cp_simple_count(dst, p->pc, p->value, p->count);
@@ -2628,7 +2618,7 @@ HWP_API uint64_t hwp_cp_simple_overhead(uint64_t loads, uint32_t period,
     double gap;
     if (dp) d = *dp;
     else hwp__zero(&d, sizeof d);
-    hwp__cp_simple_fill(&d);
+    (void)hwp__cp_simple_fill(&d); /* the defaults; a bad desc is not refused here */
     if (period < 2) period = 2;
     /* the countdown's mean: period/2 (rounded down) + (period - 1)/2 */
     gap = (double)(period / 2u) + ((double)period - 1.0) / 2.0;
@@ -2746,51 +2736,23 @@ HWP_API double hwp_cp_wrms(hwp_cp_truth *truth, size_t n, hwp_cp_est *est,
  * Both report kinds are driven by the same field lists, so the JSON
  * reader restores exactly what the writer wrote. */
 
-typedef struct hwp__cp_field {
-    const char *key;
-    size_t off;
-} hwp__cp_field;
-
-#define HWP__CP_F(type, f) {#f, offsetof(type, f)}
-
-static const hwp__cp_field hwp__cp_desc_f[] = {
-    HWP__CP_F(hwp_cp_desc, buffer_bytes), HWP__CP_F(hwp_cp_desc, fields),
-    HWP__CP_F(hwp_cp_desc, cam_entries), HWP__CP_F(hwp_cp_desc, data_words),
-    HWP__CP_F(hwp_cp_desc, bit_table_bits), HWP__CP_F(hwp_cp_desc, n_hashes),
-    HWP__CP_F(hwp_cp_desc, clock_x16), HWP__CP_F(hwp_cp_desc, table_entries),
-    HWP__CP_F(hwp_cp_desc, lvp_loads), HWP__CP_F(hwp_cp_desc, lvp_values)};
-
-static const hwp__cp_field hwp__cp_lvpd_f[] = {
-    HWP__CP_F(hwp_cp_lvp_desc, slots), HWP__CP_F(hwp_cp_lvp_desc, counter_bits),
-    HWP__CP_F(hwp_cp_lvp_desc, resel_min), HWP__CP_F(hwp_cp_lvp_desc, resel_shift),
-    HWP__CP_F(hwp_cp_lvp_desc, keep_hits), HWP__CP_F(hwp_cp_lvp_desc, failed_limit),
-    HWP__CP_F(hwp_cp_lvp_desc, done_limit), HWP__CP_F(hwp_cp_lvp_desc, thrash_mult),
-    HWP__CP_F(hwp_cp_lvp_desc, conf_samples), HWP__CP_F(hwp_cp_lvp_desc, conf_hi_pct),
-    HWP__CP_F(hwp_cp_lvp_desc, conf_lo_pct), HWP__CP_F(hwp_cp_lvp_desc, min_visits),
-    HWP__CP_F(hwp_cp_lvp_desc, max_visits), HWP__CP_F(hwp_cp_lvp_desc, idle_limit),
-    HWP__CP_F(hwp_cp_lvp_desc, max_part_log2), HWP__CP_F(hwp_cp_lvp_desc, visit_loads),
-    HWP__CP_F(hwp_cp_lvp_desc, copy_min), HWP__CP_F(hwp_cp_lvp_desc, min_samples),
-    HWP__CP_F(hwp_cp_lvp_desc, resample_insns)};
-
 /* Raw counters after the four contract fields (which are derived). */
-static const hwp__cp_field hwp__cp_stat_f[] = {
-    HWP__CP_F(hwp_cp, class_passed), HWP__CP_F(hwp_cp, region_rejected),
-    HWP__CP_F(hwp_cp, masked_rejected), HWP__CP_F(hwp_cp, tagged),
-    {"buffer_dropped", offsetof(hwp_cp, dropped)}, HWP__CP_F(hwp_cp, processed),
-    HWP__CP_F(hwp_cp, cp_cycles), HWP__CP_F(hwp_cp, interrupts),
-    HWP__CP_F(hwp_cp, idle_events), HWP__CP_F(hwp_cp, irq_samples),
-    HWP__CP_F(hwp_cp, words), {"table_lost", offsetof(hwp_cp, tab_lost)}};
+static const hwp_field hwp__cp_stat_f[] = {
+    HWP__FS(hwp_cp, class_passed), HWP__FS(hwp_cp, region_rejected),
+    HWP__FS(hwp_cp, masked_rejected), HWP__FS(hwp_cp, tagged),
+    HWP__FSN(hwp_cp, "buffer_dropped", dropped), HWP__FS(hwp_cp, processed),
+    HWP__FS(hwp_cp, cp_cycles), HWP__FS(hwp_cp, interrupts),
+    HWP__FS(hwp_cp, idle_events), HWP__FS(hwp_cp, irq_samples),
+    HWP__FS(hwp_cp, words), HWP__FSN(hwp_cp, "table_lost", tab_lost)};
 
-static const hwp__cp_field hwp__cp_lvps_f[] = {
-    HWP__CP_F(hwp__cp_lvp, replacements), HWP__CP_F(hwp__cp_lvp, ignored),
-    HWP__CP_F(hwp__cp_lvp, thrash), HWP__CP_F(hwp__cp_lvp, masked),
-    HWP__CP_F(hwp__cp_lvp, reselect), HWP__CP_F(hwp__cp_lvp, turned_off),
-    HWP__CP_F(hwp__cp_lvp, loads_lost), HWP__CP_F(hwp__cp_lvp, values_lost),
-    HWP__CP_F(hwp__cp_lvp, visit), HWP__CP_F(hwp__cp_lvp, lowinfo_slots),
-    HWP__CP_F(hwp__cp_lvp, lowinfo_samples), HWP__CP_F(hwp__cp_lvp, invalidated),
-    HWP__CP_F(hwp__cp_lvp, samples_lost), HWP__CP_F(hwp__cp_lvp, resampled)};
-
-#define HWP__CP_N(a) (sizeof(a) / sizeof((a)[0]))
+static const hwp_field hwp__cp_lvps_f[] = {
+    HWP__FS(hwp__cp_lvp, replacements), HWP__FS(hwp__cp_lvp, ignored),
+    HWP__FS(hwp__cp_lvp, thrash), HWP__FS(hwp__cp_lvp, masked),
+    HWP__FS(hwp__cp_lvp, reselect), HWP__FS(hwp__cp_lvp, turned_off),
+    HWP__FS(hwp__cp_lvp, loads_lost), HWP__FS(hwp__cp_lvp, values_lost),
+    HWP__FS(hwp__cp_lvp, visit), HWP__FS(hwp__cp_lvp, lowinfo_slots),
+    HWP__FS(hwp__cp_lvp, lowinfo_samples), HWP__FS(hwp__cp_lvp, invalidated),
+    HWP__FS(hwp__cp_lvp, samples_lost), HWP__FS(hwp__cp_lvp, resampled)};
 
 static const char *const hwp__cp_cause_names[6] = {
     "irq_failed", "irq_done", "irq_thrash", "idle", "irq_final", "irq_visit"};
@@ -2800,69 +2762,6 @@ static const char *const hwp__cp_app_names[7] = {
 
 static const char *const hwp__cp_kind_names[8] = {
     "?", "edge", "target", "context", "dependence", "set", "block", "conflict_pc"};
-
-static uint32_t hwp__cp_u32_at(const void *base, size_t off) {
-    const unsigned char *b = (const unsigned char *)base + off;
-    return *(const uint32_t *)(const void *)b;
-}
-
-static uint64_t hwp__cp_u64_at(const void *base, size_t off) {
-    const unsigned char *b = (const unsigned char *)base + off;
-    return *(const uint64_t *)(const void *)b;
-}
-
-static void hwp__cp_put_fields(const hwp_writer *w, const void *base,
-                               const hwp__cp_field *f, size_t n, bool wide,
-                               bool json) {
-    size_t i;
-    for (i = 0; i < n; i++) {
-        uint64_t v = wide ? hwp__cp_u64_at(base, f[i].off)
-                          : hwp__cp_u32_at(base, f[i].off);
-        if (json) {
-            /* the first member of an object has no comma */
-            if (i == 0) {
-                hwp_put_json_str(w, f[i].key);
-                hwp_put_str(w, ":");
-                hwp_put_u64(w, v);
-            } else {
-                hwp_put_json_u64(w, f[i].key, v);
-            }
-        } else {
-            hwp_put_str(w, "  ");
-            hwp_put_str(w, f[i].key);
-            hwp_put_str_u64(w, " ", v);
-            hwp_put_str(w, "\n");
-        }
-    }
-}
-
-/* Read one member of a field list; false if the key is not in it. */
-static bool hwp__cp_get_field(hwp_json *j, const char *key, void *base,
-                              const hwp__cp_field *f, size_t n, bool wide) {
-    size_t i;
-    uint64_t v;
-    for (i = 0; i < n; i++) {
-        unsigned char *b = (unsigned char *)base + f[i].off;
-        if (!hwp_json_key_is(key, f[i].key)) continue;
-        if (!hwp_json_u64(j, &v)) return true;
-        if (wide) {
-            *(uint64_t *)(void *)b = v;
-        } else if (v > 0xFFFFFFFFull) {
-            hwp_json_fail(j, "coproc: value out of range for a 32-bit field");
-        } else {
-            *(uint32_t *)(void *)b = (uint32_t)v;
-        }
-        return true;
-    }
-    return false;
-}
-
-static void hwp__cp_put_desc(const hwp_writer *w, const hwp_cp_desc *d) {
-    hwp_put_str(w, ",\"desc\":{");
-    hwp__cp_put_fields(w, d, hwp__cp_desc_f, HWP__CP_N(hwp__cp_desc_f), false, true);
-    hwp_put_json_hex(w, "seed", d->seed);
-    hwp_put_str(w, "}");
-}
 
 static void hwp__cp_put_vals(const hwp_cp *x, const hwp__cp_load *l,
                              const hwp_writer *w, bool json) {
@@ -3002,10 +2901,10 @@ HWP_API void hwp_cp_write_text(const hwp_cp *x, const hwp_writer *w) {
     hwp_put_str_u64(w, "\n  evicted ", st.evicted);
     hwp_put_str_u64(w, "\n  cycles ", st.cycles);
     hwp_put_str(w, "\n");
-    hwp__cp_put_fields(w, x, hwp__cp_stat_f, HWP__CP_N(hwp__cp_stat_f), true, false);
+    hwp__field_text(w, x, hwp__cp_stat_f, HWP__N(hwp__cp_stat_f), "  ", " ", "\n");
     if (x->app == HWP_CP_APP_LVP)
-        hwp__cp_put_fields(w, &x->lvp, hwp__cp_lvps_f, HWP__CP_N(hwp__cp_lvps_f),
-                           true, false);
+        hwp__field_text(w, &x->lvp, hwp__cp_lvps_f, HWP__N(hwp__cp_lvps_f), "  ", " ",
+                        "\n");
     hwp__cp_write_loads(x, w, false);
     hwp__cp_write_table(x, w, false);
 }
@@ -3026,13 +2925,13 @@ HWP_API void hwp_cp_write_json(const hwp_cp *x, const hwp_writer *w) {
     }
     hwp_cp_get_stats(x, &st);
     hwp_put_json_envelope(w, "coproc", 1);
-    hwp__cp_put_desc(w, &x->d);
+    hwp__field_put(w, "desc", &x->d, hwp__cp_desc_f, HWP__N(hwp__cp_desc_f));
     hwp_put_str_u64(w, ",\"stats\":{\"events\":", st.events);
     hwp_put_json_u64(w, "dropped", st.dropped);
     hwp_put_json_u64(w, "evicted", st.evicted);
     hwp_put_json_u64(w, "cycles", st.cycles);
     hwp_put_str(w, ",");
-    hwp__cp_put_fields(w, x, hwp__cp_stat_f, HWP__CP_N(hwp__cp_stat_f), true, true);
+    hwp__field_members(w, x, hwp__cp_stat_f, HWP__N(hwp__cp_stat_f));
     hwp_put_str(w, "},\"app\":");
     hwp_put_json_str(w, hwp__cp_app_names[x->app < 7 ? x->app : 0]);
     hwp_put_str_u64(w, ",\"app_args\":[", x->app_arg[0]);
@@ -3040,11 +2939,9 @@ HWP_API void hwp_cp_write_json(const hwp_cp *x, const hwp_writer *w) {
     hwp_put_str(w, "]");
     if (x->app == HWP_CP_APP_LVP) {
         hwp_put_str(w, ",\"lvp\":{");
-        hwp__cp_put_fields(w, &x->lvp.d, hwp__cp_lvpd_f, HWP__CP_N(hwp__cp_lvpd_f),
-                           false, true);
+        hwp__field_members(w, &x->lvp.d, hwp__cp_lvpd_f, HWP__N(hwp__cp_lvpd_f));
         hwp_put_str(w, ",");
-        hwp__cp_put_fields(w, &x->lvp, hwp__cp_lvps_f, HWP__CP_N(hwp__cp_lvps_f),
-                           true, true);
+        hwp__field_members(w, &x->lvp, hwp__cp_lvps_f, HWP__N(hwp__cp_lvps_f));
         hwp_put_json_u64(w, "part_bits", x->lvp.part_bits);
         hwp_put_json_u64(w, "complete", x->lvp.complete);
         for (k = 0; k < 6; k++)
@@ -3060,28 +2957,10 @@ HWP_API void hwp_cp_write_json(const hwp_cp *x, const hwp_writer *w) {
 
 /* ---- JSON readers -------------------------------------------------------- */
 
-static bool hwp__cp_read_desc_obj(hwp_json *j, void *out) {
-    hwp_cp_desc *d = (hwp_cp_desc *)out;
-    char key[32];
-    hwp__zero(d, sizeof *d);
-    if (!hwp_json_object(j)) return false;
-    while (hwp_json_member(j, key, sizeof key)) {
-        if (hwp_json_key_is(key, "seed")) hwp_json_u64(j, &d->seed);
-        else if (!hwp__cp_get_field(j, key, d, hwp__cp_desc_f,
-                                    HWP__CP_N(hwp__cp_desc_f), false))
-            hwp_json_skip(j);
-    }
-    return !j->why;
-}
-
 HWP_API hwp_status hwp_cp_read_desc(hwp_cp_desc *d, const char *json, size_t n,
                                     hwp_json_err *err) {
-    hwp_cp_desc o;
-    hwp_status rc;
-    if (!d) return HWP_EINVAL;
-    rc = hwp__json_read_desc(json, n, "coproc", hwp__cp_read_desc_obj, &o, err);
-    if (rc == HWP_OK) *d = o;
-    return rc;
+    return hwp__field_read_desc(d, sizeof *d, "coproc", hwp__cp_desc_f,
+                                HWP__N(hwp__cp_desc_f), json, n, err);
 }
 
 static void hwp__cp_read_vals(hwp_json *j, hwp_cp *x, hwp__cp_load *l) {
@@ -3194,10 +3073,9 @@ HWP_API hwp_status hwp_cp_read_json(hwp_cp *x, const char *json, size_t n,
     char key[32], name[16];
     hwp_cp_desc d;
     hwp__cp_lvp lv;
-    hwp_cp_stats st;
     uint32_t app = HWP_CP_APP_NONE, args[2] = {0, 0}, k;
     bool have_lvp = false, have_desc = false, have_app = false;
-    const char *why;
+    const hwp_field *f;
     hwp_json_err e;
     hwp_status rc;
     if (!hwp__cp_ok(x)) return HWP_EINVAL;
@@ -3207,9 +3085,9 @@ HWP_API hwp_status hwp_cp_read_json(hwp_cp *x, const char *json, size_t n,
         if (err) *err = e;
         return hwp__fail(&x->head, rc, e.why);
     }
-    hwp__cp_fill(&d);
-    if ((why = hwp__cp_desc_diff(&x->d, &d)) != 0)
-        return hwp__json_mismatch(&x->head, err, json, n, why);
+    (void)hwp__cp_fill(&d); /* a bad desc differs from x's anyway */
+    if ((f = hwp__field_diff(&x->d, &d, hwp__cp_desc_f, HWP__N(hwp__cp_desc_f))) != NULL)
+        return hwp__json_mismatch(&x->head, err, json, n, f->why);
     hwp_cp_reset(x);
     hwp__zero(&lv, sizeof lv);
     hwp_json_init(&j, json, n);
@@ -3225,8 +3103,9 @@ HWP_API hwp_status hwp_cp_read_json(hwp_cp *x, const char *json, size_t n,
             while (hwp_json_member(&j, key, sizeof key)) {
                 if (hwp_json_key_is(key, "events")) hwp_json_u64(&j, &x->events);
                 else if (hwp_json_key_is(key, "cycles")) hwp_json_u64(&j, &x->host_cycles);
-                else if (!hwp__cp_get_field(&j, key, x, hwp__cp_stat_f,
-                                            HWP__CP_N(hwp__cp_stat_f), true))
+                else if ((f = hwp__field_find(hwp__cp_stat_f, HWP__N(hwp__cp_stat_f), key)))
+                    hwp__field_value(&j, x, f);
+                else
                     hwp_json_skip(&j);
             }
         } else if (hwp_json_key_is(key, "app")) {
@@ -3254,12 +3133,11 @@ HWP_API hwp_status hwp_cp_read_json(hwp_cp *x, const char *json, size_t n,
             if (j.why || !hwp_json_object(&j)) goto out;
             while (hwp_json_member(&j, key, sizeof key)) {
                 uint64_t v = 0;
-                if (hwp__cp_get_field(&j, key, &lv.d, hwp__cp_lvpd_f,
-                                      HWP__CP_N(hwp__cp_lvpd_f), false) ||
-                    hwp__cp_get_field(&j, key, &lv, hwp__cp_lvps_f,
-                                      HWP__CP_N(hwp__cp_lvps_f), true))
-                    continue;
-                if (hwp_json_key_is(key, "part_bits")) {
+                if ((f = hwp__field_find(hwp__cp_lvpd_f, HWP__N(hwp__cp_lvpd_f), key)))
+                    hwp__field_value(&j, &lv.d, f);
+                else if ((f = hwp__field_find(hwp__cp_lvps_f, HWP__N(hwp__cp_lvps_f), key)))
+                    hwp__field_value(&j, &lv, f);
+                else if (hwp_json_key_is(key, "part_bits")) {
                     if (hwp_json_u64(&j, &v)) lv.part_bits = (uint32_t)v;
                 } else if (hwp_json_key_is(key, "complete")) {
                     if (hwp_json_u64(&j, &v)) lv.complete = (uint32_t)v;
@@ -3311,7 +3189,6 @@ HWP_API hwp_status hwp_cp_read_json(hwp_cp *x, const char *json, size_t n,
         x->flushed = 1;
     }
 out:
-    (void)st;
     if (j.why) {
         hwp_cp_reset(x);
         hwp_json_status(&j, err);
@@ -3332,12 +3209,9 @@ HWP_API void hwp_cp_simple_write_json(const hwp_cp_simple *s,
         return;
     }
     hwp_put_json_envelope(w, "coproc_simple", 1);
-    hwp_put_str_u64(w, ",\"desc\":{\"period\":", s->d.period);
-    hwp_put_json_u64(w, "buffer", s->d.buffer);
-    hwp_put_json_u64(w, "entries", s->d.entries);
-    hwp_put_json_u64(w, "min_samples", s->d.min_samples);
-    hwp_put_json_hex(w, "seed", s->d.seed);
-    hwp_put_str_u64(w, "},\"stats\":{\"events\":", s->loads);
+    hwp__field_put(w, "desc", &s->d, hwp__cp_simple_desc_f,
+                   HWP__N(hwp__cp_simple_desc_f));
+    hwp_put_str_u64(w, ",\"stats\":{\"events\":", s->loads);
     hwp_put_json_u64(w, "dropped", s->lost);
     hwp_put_json_u64(w, "evicted", 0);
     hwp_put_json_u64(w, "cycles", s->host_cycles);
@@ -3367,37 +3241,11 @@ HWP_API void hwp_cp_simple_write_json(const hwp_cp_simple *s,
     hwp_put_str(w, "]}");
 }
 
-static bool hwp__cp_simple_desc_obj(hwp_json *j, void *out) {
-    hwp_cp_simple_desc *d = (hwp_cp_simple_desc *)out;
-    char key[32];
-    uint64_t v;
-    hwp__zero(d, sizeof *d);
-    if (!hwp_json_object(j)) return false;
-    while (hwp_json_member(j, key, sizeof key)) {
-        if (hwp_json_key_is(key, "seed")) {
-            hwp_json_u64(j, &d->seed);
-            continue;
-        }
-        if (!hwp_json_u64(j, &v)) break;
-        if (v > 0xFFFFFFFFull) return hwp_json_fail(j, "coproc simple: field out of range");
-        if (hwp_json_key_is(key, "period")) d->period = (uint32_t)v;
-        else if (hwp_json_key_is(key, "buffer")) d->buffer = (uint32_t)v;
-        else if (hwp_json_key_is(key, "entries")) d->entries = (uint32_t)v;
-        else if (hwp_json_key_is(key, "min_samples")) d->min_samples = (uint32_t)v;
-    }
-    return !j->why;
-}
-
 HWP_API hwp_status hwp_cp_simple_read_desc(hwp_cp_simple_desc *d,
                                            const char *json, size_t n,
                                            hwp_json_err *err) {
-    hwp_cp_simple_desc o;
-    hwp_status rc;
-    if (!d) return HWP_EINVAL;
-    rc = hwp__json_read_desc(json, n, "coproc_simple", hwp__cp_simple_desc_obj,
-                             &o, err);
-    if (rc == HWP_OK) *d = o;
-    return rc;
+    return hwp__field_read_desc(d, sizeof *d, "coproc_simple", hwp__cp_simple_desc_f,
+                                HWP__N(hwp__cp_simple_desc_f), json, n, err);
 }
 
 static void hwp__cp_simple_read_pairs(hwp_json *j, hwp_cp_simple *s, bool buffer) {
@@ -3436,6 +3284,7 @@ HWP_API hwp_status hwp_cp_simple_read_json(hwp_cp_simple *s, const char *json,
     hwp_json_err e;
     char key[32];
     hwp_cp_simple_desc d;
+    const hwp_field *f;
     hwp_status rc;
     bool have_desc = false;
     if (!hwp__cp_simple_ok(s)) return HWP_EINVAL;
@@ -3445,11 +3294,10 @@ HWP_API hwp_status hwp_cp_simple_read_json(hwp_cp_simple *s, const char *json,
         if (err) *err = e;
         return hwp__fail(&s->head, rc, e.why);
     }
-    hwp__cp_simple_fill(&d);
-    if (d.period != s->d.period || d.buffer != s->d.buffer || d.entries != s->d.entries ||
-        d.min_samples != s->d.min_samples || d.seed != s->d.seed)
-        return hwp__json_mismatch(&s->head, err, json, n,
-                                  "coproc simple: the report's desc differs");
+    (void)hwp__cp_simple_fill(&d); /* a bad desc differs from s's anyway */
+    if ((f = hwp__field_diff(&s->d, &d, hwp__cp_simple_desc_f,
+                             HWP__N(hwp__cp_simple_desc_f))) != NULL)
+        return hwp__json_mismatch(&s->head, err, json, n, f->why);
     hwp_cp_simple_reset(s);
     hwp_json_init(&j, json, n);
     if (hwp_json_envelope(&j, "coproc_simple", 1)) {

@@ -44,7 +44,8 @@
  * API (hot paths are static inline; everything else needs HWPROF_IMPL).
  * Three components, each with the hwprof contract (docs/ARCHITECTURE.md):
  * X_bytes, HWP_X_BYTES, X_init (storage of any alignment), X_reset,
- * X_flush, X_merge, X_get_stats, X_write_json, X_read_desc, X_read_json.
+ * X_flush, X_merge, X_get_stats, X_write_json, X_read_desc, X_read_json,
+ * X_desc_fields.
  *   descriptors
  *     hwp_path_pd_len(pd)  hwp_path_pd_dir(pd, i)  hwp_path_pd_dirs(pd)
  *     hwp_path_pd_eq(a, b)  hwp_path_pd_hash(pd)
@@ -280,6 +281,8 @@ HWP_API void hwp_hpt_write_text(const hwp_hpt *h, const hwp_writer *w);
 HWP_API void hwp_hpt_write_json(const hwp_hpt *h, const hwp_writer *w);
 HWP_API hwp_status hwp_hpt_read_desc(hwp_hpt_desc *d, const char *json,
                                      size_t n, hwp_json_err *err);
+/* The desc's fields (base.h's hwp_field). */
+HWP_API const hwp_field *hwp_hpt_desc_fields(size_t *n);
 HWP_API hwp_status hwp_hpt_read_json(hwp_hpt *h, const char *json, size_t n,
                                      hwp_json_err *err);
 HWP_API int hwp__hpt_miss(hwp_hpt *h, hwp_hpt_entry *set,
@@ -466,6 +469,8 @@ HWP_API void hwp_phase_write_text(const hwp_phase *ph, const hwp_writer *w);
 HWP_API void hwp_phase_write_json(const hwp_phase *ph, const hwp_writer *w);
 HWP_API hwp_status hwp_phase_read_desc(hwp_phase_desc *d, const char *json,
                                        size_t n, hwp_json_err *err);
+/* The desc's fields (base.h's hwp_field). */
+HWP_API const hwp_field *hwp_phase_desc_fields(size_t *n);
 HWP_API hwp_status hwp_phase_read_json(hwp_phase *ph, const char *json, size_t n,
                                        hwp_json_err *err);
 /* The detector's storage in hardware, in bytes (0 for an invalid desc):
@@ -707,6 +712,8 @@ HWP_API void hwp_path_write_text(const hwp_path *p, const hwp_writer *w);
 HWP_API void hwp_path_write_json(const hwp_path *p, const hwp_writer *w);
 HWP_API hwp_status hwp_path_read_desc(hwp_path_desc *d, const char *json,
                                       size_t n, hwp_json_err *err);
+/* The desc's fields (base.h's hwp_field). */
+HWP_API const hwp_field *hwp_path_desc_fields(size_t *n);
 HWP_API hwp_status hwp_path_read_json(hwp_path *p, const char *json, size_t n,
                                       hwp_json_err *err);
 /* The blocks path pd covers, decoded with the stack's PPCR (its desc)
@@ -1047,205 +1054,6 @@ static bool hwp__path_pd_make(hwp_json *j, hwp_path_pd *pd, uint64_t start,
     return true;
 }
 
-/* Desc and stats members as tables, so the writer, the readers and the
- * mismatch check walk one list per struct. size: 1, 4 or 8 bytes; 5 is
- * the path stack's PPCR (five bytes, an array). names: an enum's names
- * (written as strings), or NULL for a number. */
-typedef struct hwp__pp_field {
-    const char *key;
-    size_t off;
-    uint32_t size;
-    const char *const *names;
-    uint32_t nnames;
-    const char *why;     /* the reason when two descs differ here        */
-    const char *unknown; /* an enum's reason for a name it does not know,
-                            listing the ones it does                    */
-} hwp__pp_field;
-
-/* One row: struct T's member f, in component M's JSON. */
-#define HWP__PPF(T, M, f, sz) \
-    {#f, offsetof(T, f), sz, NULL, 0, M ": merge or read of another desc (" #f " differs)", NULL}
-/* An enum member (4 bytes) written by name: `valid` spells out `names`
- * for the reader's reason (the JSON tests check the two agree). */
-#define HWP__PPE(T, M, f, names, valid)                                        \
-    {#f, offsetof(T, f), 4, names, (uint32_t)HWP__PP_N(names),                  \
-     M ": merge or read of another desc (" #f " differs)",                     \
-     M ": unknown " #f " name (one of " valid ")"}
-
-#define HWP__PP_N(a) (sizeof(a) / sizeof((a)[0]))
-
-static uint64_t hwp__pp_get(const void *base, const hwp__pp_field *f) {
-    const unsigned char *p = (const unsigned char *)base + f->off;
-    uint64_t v8;
-    uint32_t v4;
-    if (f->size == 1) return *p;
-    if (f->size == 4) {
-        hwp__copy(&v4, p, 4);
-        return v4;
-    }
-    hwp__copy(&v8, p, 8);
-    return v8;
-}
-
-static void hwp__pp_set(void *base, const hwp__pp_field *f, uint64_t v) {
-    unsigned char *p = (unsigned char *)base + f->off;
-    uint32_t v4 = (uint32_t)v;
-    if (f->size == 1) *p = (unsigned char)v;
-    else if (f->size == 4) hwp__copy(p, &v4, 4);
-    else hwp__copy(p, &v, 8);
-}
-
-/* ,"key":{...every field...} */
-static void hwp__pp_put(const hwp_writer *w, const char *key, const void *base,
-                        const hwp__pp_field *f, size_t n) {
-    size_t i, k;
-    hwp_put(w, ",", 1);
-    hwp_put_json_str(w, key);
-    hwp_put(w, ":{", 2);
-    for (i = 0; i < n; i++) {
-        if (i) hwp_put(w, ",", 1);
-        hwp_put_json_str(w, f[i].key);
-        hwp_put(w, ":", 1);
-        if (f[i].size == 5) {
-            const unsigned char *p = (const unsigned char *)base + f[i].off;
-            hwp_put(w, "[", 1);
-            for (k = 0; k < 5; k++) {
-                if (k) hwp_put(w, ",", 1);
-                hwp_put_u64(w, p[k]);
-            }
-            hwp_put(w, "]", 1);
-        } else if (f[i].names) {
-            uint64_t v = hwp__pp_get(base, &f[i]);
-            hwp_put_json_str(w, v < f[i].nnames ? f[i].names[v] : "?");
-        } else {
-            hwp_put_u64(w, hwp__pp_get(base, &f[i]));
-        }
-    }
-    hwp_put(w, "}", 1);
-}
-
-/* Reads an object written by hwp__pp_put into base: every key must be
- * one of the table's, each at most once; absent ones stay zero (zero is
- * every desc field's default). */
-static bool hwp__pp_read(hwp_json *j, void *base, const hwp__pp_field *f,
-                         size_t n) {
-    char key[32], name[32];
-    uint32_t seen = 0;
-    size_t i, at;
-    if (!hwp_json_object(j)) return false;
-    while (hwp_json_member(j, key, sizeof key)) {
-        for (i = 0; i < n && !hwp_json_key_is(key, f[i].key); i++) {}
-        if (i == n) return hwp_json_fail(j, "json: unknown field");
-        if (seen >> i & 1u) return hwp_json_fail(j, "json: field given twice");
-        seen |= 1u << i;
-        at = j->pos;
-        if (f[i].size == 5) {
-            unsigned char *p = (unsigned char *)base + f[i].off;
-            size_t k = 0;
-            if (!hwp_json_array(j)) return false;
-            while (hwp_json_next(j)) {
-                uint64_t v;
-                if (!hwp_json_u64(j, &v)) return false;
-                if (k == 5 || v > 255) return hwp_json_fail(j, "json: ops is five bytes");
-                p[k++] = (unsigned char)v;
-            }
-            if (j->why) return false;
-        } else if (f[i].names) {
-            uint32_t e;
-            if (!hwp_json_str(j, name, sizeof name)) return false;
-            for (e = 0; e < f[i].nnames && !hwp_json_key_is(name, f[i].names[e]); e++) {}
-            if (e == f[i].nnames) {
-                j->pos = at;
-                return hwp_json_fail(j, f[i].unknown);
-            }
-            hwp__pp_set(base, &f[i], e);
-        } else {
-            uint64_t v;
-            if (!hwp_json_u64(j, &v)) return false;
-            if (f[i].size < 8 && v >> (8 * f[i].size)) {
-                j->pos = at;
-                return hwp_json_fail(j, "json: value out of the field's range");
-            }
-            hwp__pp_set(base, &f[i], v);
-        }
-    }
-    return !j->why;
-}
-
-/* The first field where a and b differ, or NULL. */
-static const hwp__pp_field *hwp__pp_diff(const void *a, const void *b,
-                                const hwp__pp_field *f, size_t n) {
-    size_t i, k;
-    for (i = 0; i < n; i++) {
-        if (f[i].size == 5) {
-            for (k = 0; k < 5; k++)
-                if (((const unsigned char *)a)[f[i].off + k] !=
-                    ((const unsigned char *)b)[f[i].off + k])
-                    return &f[i];
-        } else if (hwp__pp_get(a, &f[i]) != hwp__pp_get(b, &f[i])) {
-            return &f[i];
-        }
-    }
-    return NULL;
-}
-
-/* A report's frame: the envelope, then the "desc" member. Leaves j at
- * the members after "desc" (stats and payload). */
-static bool hwp__pp_open(hwp_json *j, const char *model, void *desc,
-                         const hwp__pp_field *f, size_t n) {
-    char key[16];
-    if (!hwp_json_envelope(j, model, 1)) return false;
-    if (!hwp_json_member(j, key, sizeof key) || !hwp_json_key_is(key, "desc"))
-        return hwp_json_fail(j, "json: \"desc\" must follow \"version\"");
-    return hwp__pp_read(j, desc, f, n);
-}
-
-/* read_desc for any component: the desc object through its field table. */
-typedef struct hwp__pp_desc_ctx {
-    void *desc;
-    const hwp__pp_field *f;
-    size_t n;
-} hwp__pp_desc_ctx;
-
-static bool hwp__pp_desc_obj(hwp_json *j, void *ctx) {
-    const hwp__pp_desc_ctx *c = (const hwp__pp_desc_ctx *)ctx;
-    return hwp__pp_read(j, c->desc, c->f, c->n);
-}
-
-static hwp_status hwp__pp_read_desc(void *desc, size_t dsize, const char *model,
-                                    const hwp__pp_field *f, size_t n,
-                                    const char *json, size_t len,
-                                    hwp_json_err *err) {
-    hwp__pp_desc_ctx c;
-    if (!desc) return HWP_EINVAL;
-    hwp__zero(desc, dsize);
-    c.desc = desc;
-    c.f = f;
-    c.n = n;
-    return hwp__json_read_desc(json, len, model, hwp__pp_desc_obj, &c, err);
-}
-
-/* The start of every component's read_json: the envelope, then a desc
- * (completed by `fill` where the component has defaults) equal to the
- * component's own; a different one is refused naming the field. */
-static hwp_status hwp__pp_begin(hwp_json *j, hwp_head *head, const char *model,
-                                void *d, const void *own, const hwp__pp_field *f,
-                                size_t n, const char *(*fill)(void *),
-                                hwp_json_err *err) {
-    const hwp__pp_field *diff;
-    const char *bad;
-    if (!hwp__pp_open(j, model, d, f, n))
-        return hwp__fail(head, hwp_json_status(j, err), j->why);
-    bad = fill ? fill(d) : NULL;
-    if (!bad && (diff = hwp__pp_diff(own, d, f, n)) != NULL) bad = diff->why;
-    if (bad) {
-        hwp_json_fail(j, "json: the report's desc differs from the component's");
-        hwp_json_status(j, err);
-        return hwp__fail(head, HWP_EMISMATCH, bad);
-    }
-    return HWP_OK;
-}
-
 /* Direction bits as a string of 0/1, first branch first. */
 static void hwp__path_put_dirs(const hwp_writer *w, const hwp_path_pd *pd) {
     unsigned i, len = hwp_path_pd_len(pd);
@@ -1258,38 +1066,33 @@ static const char *const hwp__hpt_index_names[] = {"plb", "pb", "p"};
 static const char *const hwp__hpt_repl_names[] = {"lfu", "lru"};
 static const char *const hwp__hpt_policy_names[] = {"plain", "aging", "decay"};
 
-static const hwp__pp_field hwp__hpt_desc_f[] = {
-    HWP__PPF(hwp_hpt_desc, "hpt", entries, 4),
-    HWP__PPF(hwp_hpt_desc, "hpt", ways, 4),
-    HWP__PPE(hwp_hpt_desc, "hpt", index, hwp__hpt_index_names,
-             "plb, pb or p"),
-    HWP__PPE(hwp_hpt_desc, "hpt", repl, hwp__hpt_repl_names,
-             "lfu or lru"),
-    HWP__PPE(hwp_hpt_desc, "hpt", policy, hwp__hpt_policy_names,
-             "plain, aging or decay")};
+/* Defaults as hwp_hpt_desc's comments attribute them. */
+static const hwp_field hwp__hpt_desc_f[] = {
+    HWP__FN(hwp_hpt_desc, "hpt", entries, UINT, 512, 1, 1u << 24, HWP_FIELD_POW2,
+            "hpt: entries must be a power of two up to 2^24"),
+    HWP__FN(hwp_hpt_desc, "hpt", ways, UINT, 4, 1, 256, HWP_FIELD_POW2,
+            "hpt: ways must be a power of two, at most 256 and entries"),
+    HWP__FE(hwp_hpt_desc, "hpt", index, hwp__hpt_index_names,
+            "hpt: index must be plb, pb or p"),
+    HWP__FE(hwp_hpt_desc, "hpt", repl, hwp__hpt_repl_names,
+            "hpt: repl must be lfu or lru"),
+    HWP__FE(hwp_hpt_desc, "hpt", policy, hwp__hpt_policy_names,
+            "hpt: policy must be plain, aging or decay")};
 
-static const hwp__pp_field hwp__hpt_stats_f[] = {
-    HWP__PPF(hwp_hpt_stats, "hpt", events, 8),
-    HWP__PPF(hwp_hpt_stats, "hpt", dropped, 8),
-    HWP__PPF(hwp_hpt_stats, "hpt", evicted, 8),
-    HWP__PPF(hwp_hpt_stats, "hpt", cycles, 8),
-    HWP__PPF(hwp_hpt_stats, "hpt", hits, 8),
-    HWP__PPF(hwp_hpt_stats, "hpt", misses, 8),
-    HWP__PPF(hwp_hpt_stats, "hpt", evicted_value, 8),
-    HWP__PPF(hwp_hpt_stats, "hpt", total, 8),
-    HWP__PPF(hwp_hpt_stats, "hpt", agings, 8)};
+static const hwp_field hwp__hpt_stats_f[] = {
+    HWP__FS(hwp_hpt_stats, events), HWP__FS(hwp_hpt_stats, dropped),
+    HWP__FS(hwp_hpt_stats, evicted), HWP__FS(hwp_hpt_stats, cycles),
+    HWP__FS(hwp_hpt_stats, hits), HWP__FS(hwp_hpt_stats, misses),
+    HWP__FS(hwp_hpt_stats, evicted_value), HWP__FS(hwp_hpt_stats, total),
+    HWP__FS(hwp_hpt_stats, agings)};
+
+HWP__FIELDS_FN(hwp_hpt_desc_fields, hwp__hpt_desc_f)
 
 static const char *hwp__hpt_fill(void *desc) {
     hwp_hpt_desc *d = (hwp_hpt_desc *)desc;
-    if (!d->entries) d->entries = 512;
-    if (!d->ways) d->ways = 4;
-    if (!hwp_is_pow2(d->entries) || d->entries > (1u << 24))
-        return "hpt: entries must be a power of two up to 2^24";
-    if (!hwp_is_pow2(d->ways) || d->ways > d->entries || d->ways > 256)
-        return "hpt: ways must be a power of two, at most 256 and entries";
-    if (d->index > HWP_HPT_P) return "hpt: index must be plb, pb or p";
-    if (d->repl > HWP_HPT_LRU) return "hpt: repl must be lfu or lru";
-    if (d->policy > HWP_HPT_DECAY) return "hpt: policy must be plain, aging or decay";
+    const char *why = hwp__field_fill(d, hwp__hpt_desc_f, HWP__N(hwp__hpt_desc_f));
+    if (why) return why;
+    if (d->ways > d->entries) return hwp__hpt_desc_f[1].bad;
     if (d->policy != HWP_HPT_PLAIN && d->repl != HWP_HPT_LFU)
         return "hpt: policy aging or decay ages LFU priorities: it needs repl lfu";
     return NULL;
@@ -1505,13 +1308,13 @@ static bool hwp__hpt_colder(const hwp_hpt *h, const hwp_hpt_entry *a,
 }
 
 HWP_API hwp_status hwp_hpt_merge(hwp_hpt *dst, const hwp_hpt *src) {
-    const hwp__pp_field *f;
+    const hwp_field *f;
     uint32_t s, w, v, ways;
     if (!dst || !src || dst->head.magic != HWP__HPT_MAGIC ||
         src->head.magic != HWP__HPT_MAGIC)
         return HWP_EINVAL;
-    if ((f = hwp__pp_diff(&dst->desc, &src->desc, hwp__hpt_desc_f,
-                          HWP__PP_N(hwp__hpt_desc_f))) != NULL)
+    if ((f = hwp__field_diff(&dst->desc, &src->desc, hwp__hpt_desc_f,
+                          HWP__N(hwp__hpt_desc_f))) != NULL)
         return hwp__fail(&dst->head, HWP_EMISMATCH, f->why);
     if (dst == src)
         return hwp__fail(&dst->head, HWP_EINVAL, "hpt: cannot merge into itself");
@@ -1621,8 +1424,8 @@ HWP_API void hwp_hpt_write_json(const hwp_hpt *h, const hwp_writer *w) {
         return;
     }
     hwp_put_json_envelope(w, "hpt", 1);
-    hwp__pp_put(w, "desc", &h->desc, hwp__hpt_desc_f, HWP__PP_N(hwp__hpt_desc_f));
-    hwp__pp_put(w, "stats", &st, hwp__hpt_stats_f, HWP__PP_N(hwp__hpt_stats_f));
+    hwp__field_put(w, "desc", &h->desc, hwp__hpt_desc_f, HWP__N(hwp__hpt_desc_f));
+    hwp__field_put(w, "stats", &st, hwp__hpt_stats_f, HWP__N(hwp__hpt_stats_f));
     hwp_put_json_u64(w, "clock", h->clock);
     hwp_put_json_u64(w, "floor", h->floor);
     hwp_put_str(w, ",\"paths\":[");
@@ -1642,8 +1445,8 @@ HWP_API void hwp_hpt_write_json(const hwp_hpt *h, const hwp_writer *w) {
 
 HWP_API hwp_status hwp_hpt_read_desc(hwp_hpt_desc *d, const char *json,
                                      size_t n, hwp_json_err *err) {
-    return hwp__pp_read_desc(d, sizeof *d, "hpt", hwp__hpt_desc_f,
-                             HWP__PP_N(hwp__hpt_desc_f), json, n, err);
+    return hwp__field_read_desc(d, sizeof *d, "hpt", hwp__hpt_desc_f,
+                             HWP__N(hwp__hpt_desc_f), json, n, err);
 }
 
 /* One "paths" element into its slot. */
@@ -1688,13 +1491,13 @@ HWP_API hwp_status hwp_hpt_read_json(hwp_hpt *h, const char *json, size_t n,
     hwp__zero(&d, sizeof d);
     hwp__zero(&st, sizeof st);
     hwp_json_init(&j, json, n);
-    rc = hwp__pp_begin(&j, &h->head, "hpt", &d, &h->desc, hwp__hpt_desc_f,
-                       HWP__PP_N(hwp__hpt_desc_f), hwp__hpt_fill, err);
+    rc = hwp__field_begin(&j, &h->head, "hpt", &d, &h->desc, hwp__hpt_desc_f,
+                       HWP__N(hwp__hpt_desc_f), hwp__hpt_fill, err);
     if (rc != HWP_OK) return rc;
     hwp_hpt_reset(h);
     while (hwp_json_member(&j, key, sizeof key)) {
         if (hwp_json_key_is(key, "stats")) {
-            hwp__pp_read(&j, &st, hwp__hpt_stats_f, HWP__PP_N(hwp__hpt_stats_f));
+            hwp__field_read(&j, &st, hwp__hpt_stats_f, HWP__N(hwp__hpt_stats_f));
         } else if (hwp_json_key_is(key, "clock")) {
             hwp_json_u64(&j, &clock);
         } else if (hwp_json_key_is(key, "floor")) {
@@ -1734,42 +1537,37 @@ HWP_API hwp_status hwp_hpt_read_json(hwp_hpt *h, const char *json, size_t n,
 
 static const char *const hwp__phase_kind_names[] = {"path", "bbv"};
 
-static const hwp__pp_field hwp__phase_desc_f[] = {
-    HWP__PPE(hwp_phase_desc, "phase", kind, hwp__phase_kind_names,
-             "path or bbv"),
-    HWP__PPF(hwp_phase_desc, "phase", counters, 4),
-    HWP__PPF(hwp_phase_desc, "phase", sig_bits, 4),
-    HWP__PPF(hwp_phase_desc, "phase", table, 4),
-    HWP__PPF(hwp_phase_desc, "phase", interval, 8),
-    HWP__PPF(hwp_phase_desc, "phase", threshold, 8)};
+/* Defaults as hwp_phase_desc's comments attribute them; threshold's
+ * (60% of interval) depends on interval, so the fill computes it. */
+static const hwp_field hwp__phase_desc_f[] = {
+    HWP__FE(hwp_phase_desc, "phase", kind, hwp__phase_kind_names,
+            "phase: kind must be path or bbv"),
+    HWP__FN(hwp_phase_desc, "phase", counters, UINT, 32, 1, 1024, HWP_FIELD_POW2,
+            "phase: counters must be a power of two up to 1024"),
+    HWP__FN(hwp_phase_desc, "phase", sig_bits, UINT, 6, 1, 8, 0,
+            "phase: sig_bits must be 1..8"),
+    HWP__FN(hwp_phase_desc, "phase", table, UINT, 32, 1, 1024, 0,
+            "phase: table must be 1..1024"),
+    HWP__FN(hwp_phase_desc, "phase", interval, UINT, 10000000u, 1, 1ull << 31, 0,
+            "phase: interval must be 1..2^31 instructions (0 for 10M)"),
+    HWP__FN(hwp_phase_desc, "phase", threshold, UINT, 0, 0, ~(uint64_t)0, 0,
+            NULL)};
 
-static const hwp__pp_field hwp__phase_stats_f[] = {
-    HWP__PPF(hwp_phase_stats, "phase", events, 8),
-    HWP__PPF(hwp_phase_stats, "phase", dropped, 8),
-    HWP__PPF(hwp_phase_stats, "phase", evicted, 8),
-    HWP__PPF(hwp_phase_stats, "phase", cycles, 8),
-    HWP__PPF(hwp_phase_stats, "phase", insns, 8),
-    HWP__PPF(hwp_phase_stats, "phase", intervals, 8),
-    HWP__PPF(hwp_phase_stats, "phase", phases, 8),
-    HWP__PPF(hwp_phase_stats, "phase", changes, 8),
-    HWP__PPF(hwp_phase_stats, "phase", phase, 8),
-    HWP__PPF(hwp_phase_stats, "phase", distance, 8)};
+static const hwp_field hwp__phase_stats_f[] = {
+    HWP__FS(hwp_phase_stats, events), HWP__FS(hwp_phase_stats, dropped),
+    HWP__FS(hwp_phase_stats, evicted), HWP__FS(hwp_phase_stats, cycles),
+    HWP__FS(hwp_phase_stats, insns), HWP__FS(hwp_phase_stats, intervals),
+    HWP__FS(hwp_phase_stats, phases), HWP__FS(hwp_phase_stats, changes),
+    HWP__FS(hwp_phase_stats, phase), HWP__FS(hwp_phase_stats, distance)};
+
+HWP__FIELDS_FN(hwp_phase_desc_fields, hwp__phase_desc_f)
 
 static const char *hwp__phase_fill(void *desc) {
     hwp_phase_desc *d = (hwp_phase_desc *)desc;
-    if (!d->counters) d->counters = 32;
-    if (!d->sig_bits) d->sig_bits = 6;
-    if (!d->table) d->table = 32;
-    if (!d->interval) d->interval = 10000000u;
+    const char *why = hwp__field_fill(d, hwp__phase_desc_f, HWP__N(hwp__phase_desc_f));
+    if (why) return why;
     if (!d->threshold) d->threshold = d->interval / 10u * 6u + d->interval % 10u * 6u / 10u;
     if (!d->threshold) d->threshold = 1; /* intervals under 2 instructions */
-    if (d->kind > HWP_PHASE_BBV) return "phase: kind must be path or bbv";
-    if (!hwp_is_pow2(d->counters) || d->counters > 1024)
-        return "phase: counters must be a power of two up to 1024";
-    if (d->sig_bits > 8) return "phase: sig_bits must be 1..8";
-    if (d->table > 1024) return "phase: table must be 1..1024";
-    if (d->interval > (1ull << 31))
-        return "phase: interval must be 1..2^31 instructions (0 for 10M)";
     if (d->threshold > 2 * d->interval)
         return "phase: threshold must be 1..2 x interval (a larger one never "
                "sees a change)";
@@ -1879,12 +1677,12 @@ HWP_API hwp_status hwp_phase_get_stats(const hwp_phase *ph, hwp_phase_stats *out
 }
 
 HWP_API hwp_status hwp_phase_merge(hwp_phase *dst, const hwp_phase *src) {
-    const hwp__pp_field *f;
+    const hwp_field *f;
     if (!dst || !src || dst->head.magic != HWP__PHASE_MAGIC ||
         src->head.magic != HWP__PHASE_MAGIC)
         return HWP_EINVAL;
-    if ((f = hwp__pp_diff(&dst->desc, &src->desc, hwp__phase_desc_f,
-                          HWP__PP_N(hwp__phase_desc_f))) != NULL)
+    if ((f = hwp__field_diff(&dst->desc, &src->desc, hwp__phase_desc_f,
+                          HWP__N(hwp__phase_desc_f))) != NULL)
         return hwp__fail(&dst->head, HWP_EMISMATCH, f->why);
     if (dst == src)
         return hwp__fail(&dst->head, HWP_EINVAL, "phase: cannot merge into itself");
@@ -1985,8 +1783,8 @@ HWP_API void hwp_phase_write_json(const hwp_phase *ph, const hwp_writer *w) {
         return;
     }
     hwp_put_json_envelope(w, "phase", 1);
-    hwp__pp_put(w, "desc", &ph->desc, hwp__phase_desc_f, HWP__PP_N(hwp__phase_desc_f));
-    hwp__pp_put(w, "stats", &st, hwp__phase_stats_f, HWP__PP_N(hwp__phase_stats_f));
+    hwp__field_put(w, "desc", &ph->desc, hwp__phase_desc_f, HWP__N(hwp__phase_desc_f));
+    hwp__field_put(w, "stats", &st, hwp__phase_stats_f, HWP__N(hwp__phase_stats_f));
     hwp_put_json_u64(w, "hw_bytes", hwp_phase_hw_bytes(&ph->desc));
     hwp_put_json_u64(w, "open_insns", ph->fill);
     hwp_put_str(w, "}");
@@ -1994,8 +1792,8 @@ HWP_API void hwp_phase_write_json(const hwp_phase *ph, const hwp_writer *w) {
 
 HWP_API hwp_status hwp_phase_read_desc(hwp_phase_desc *d, const char *json,
                                        size_t n, hwp_json_err *err) {
-    return hwp__pp_read_desc(d, sizeof *d, "phase", hwp__phase_desc_f,
-                             HWP__PP_N(hwp__phase_desc_f), json, n, err);
+    return hwp__field_read_desc(d, sizeof *d, "phase", hwp__phase_desc_f,
+                             HWP__N(hwp__phase_desc_f), json, n, err);
 }
 
 /* Restores the report's counters (what merge and the report use); the
@@ -2013,12 +1811,12 @@ HWP_API hwp_status hwp_phase_read_json(hwp_phase *ph, const char *json, size_t n
     hwp__zero(&d, sizeof d);
     hwp__zero(&st, sizeof st);
     hwp_json_init(&j, json, n);
-    rc = hwp__pp_begin(&j, &ph->head, "phase", &d, &ph->desc, hwp__phase_desc_f,
-                       HWP__PP_N(hwp__phase_desc_f), hwp__phase_fill, err);
+    rc = hwp__field_begin(&j, &ph->head, "phase", &d, &ph->desc, hwp__phase_desc_f,
+                       HWP__N(hwp__phase_desc_f), hwp__phase_fill, err);
     if (rc != HWP_OK) return rc;
     while (hwp_json_member(&j, key, sizeof key)) {
         if (hwp_json_key_is(key, "stats"))
-            hwp__pp_read(&j, &st, hwp__phase_stats_f, HWP__PP_N(hwp__phase_stats_f));
+            hwp__field_read(&j, &st, hwp__phase_stats_f, HWP__N(hwp__phase_stats_f));
         else if (hwp_json_key_is(key, "open_insns")) hwp_json_u64(&j, &open);
         else if (hwp_json_key_is(key, "hw_bytes")) hwp_json_u64(&j, &hwb);
         else hwp_json_fail(&j, "json: unknown field");
@@ -2062,53 +1860,64 @@ static const uint8_t hwp__path_ppcr[2][HWP_PATH_BT_COUNT] = {
      HWP_PATH_OP_UPDATE | HWP_PATH_OP_POP | HWP_PATH_OP_PUSH,
      HWP_PATH_OP_UPDATE | HWP_PATH_OP_POP | HWP_PATH_OP_PUSH}};
 
+static const char *const hwp__path_mode_names[] = {"bl", "wpp", "ext_loop",
+                                                    "ext_call", "custom"};
+static const char *const hwp__path_metric_names[] = {"paths", "branches",
+                                                      "insns", "events"};
+static const char *const hwp__path_overflow_names[] = {"drop", "spill"};
+
+/* Every desc field but the callbacks (a report cannot hold them: a
+ * reader of a SPILL desc adds its own spill and fill); defaults as
+ * hwp_path_desc's comments attribute them (ext_max's depends on the
+ * mode, so the fill sets it). queue is written as given:
+ * HWP_PATH_QUEUE_NONE is 4294967295. */
+static const hwp_field hwp__path_desc_f[] = {
+    HWP__FE(hwp_path_desc, "path", mode, hwp__path_mode_names,
+            "path: mode must be bl, wpp, ext_loop, ext_call or custom"),
+    HWP__FN(hwp_path_desc, "path", ops, BYTES, 0, 0, 15, 0,
+            "path: ops (the PPCR): an entry has bits beyond update/count/pop/push"),
+    HWP__FN(hwp_path_desc, "path", ext_loops, UINT, 0, 0, 255, 0, NULL),
+    HWP__FN(hwp_path_desc, "path", ext_calls, UINT, 0, 0, 255, 0, NULL),
+    HWP__FN(hwp_path_desc, "path", ext_max, UINT, 0, 1, 7, 0,
+            "path: ext_max must be 1..7 (a 3-bit extension counter)"),
+    HWP__FN(hwp_path_desc, "path", max_len, UINT, 32, 1, HWP_PATH_MAX_LEN, 0,
+            "path: max_len must be 1..63 (16-byte descriptor)"),
+    HWP__FN(hwp_path_desc, "path", depth, UINT, 32, 1, 65536, 0,
+            "path: depth must be 1..65536"),
+    HWP__FN(hwp_path_desc, "path", counter_bits, UINT, 8, 1, 32, 0,
+            "path: counter_bits must be 1..32"),
+    HWP__FE(hwp_path_desc, "path", metric, hwp__path_metric_names,
+            "path: metric must be paths, branches, insns or events"),
+    HWP__FN(hwp_path_desc, "path", event_mask, UINT, HWP_EV_DCMISS, 0,
+            0xFFFFFFFFu, 0, NULL),
+    HWP__FE(hwp_path_desc, "path", overflow, hwp__path_overflow_names,
+            "path: overflow must be drop or spill"),
+    HWP__FN(hwp_path_desc, "path", queue, UINT, 4, 1, HWP_PATH_QUEUE_MAX,
+            HWP_FIELD_NONE, "path: queue must be 1..1024 or HWP_PATH_QUEUE_NONE"),
+    HWP__FN(hwp_path_desc, "path", cycles_per_insn_q8, UINT, 256, 0, 1u << 20, 0,
+            "path: cycles_per_insn_q8 must be at most 2^20")};
+
+HWP__FIELDS_FN(hwp_path_desc_fields, hwp__path_desc_f)
+
 static hwp_status hwp__path_fill(hwp_path_desc *d, const char **why) {
     unsigned i;
-    *why = "";
-    if (d->mode > HWP_PATH_CUSTOM) {
-        *why = "path: mode must be BL, WPP, EXT_LOOP, EXT_CALL or CUSTOM";
-        return HWP_EINVAL;
-    }
-    if (d->mode != HWP_PATH_CUSTOM) {
+    if (d->mode < HWP_PATH_CUSTOM) {
         bool wpp = d->mode == HWP_PATH_WPP || d->mode == HWP_PATH_EXT_CALL;
         for (i = 0; i < HWP_PATH_BT_COUNT; i++) d->ops[i] = hwp__path_ppcr[wpp][i];
         d->ext_loops = d->mode == HWP_PATH_EXT_LOOP;
         d->ext_calls = d->mode == HWP_PATH_EXT_CALL;
     }
     if ((d->ext_loops || d->ext_calls) && !d->ext_max) d->ext_max = 1;
-    if (!d->max_len) d->max_len = 32;
-    if (!d->depth) d->depth = 32;
-    if (!d->counter_bits) d->counter_bits = 8;
-    if (!d->event_mask) d->event_mask = HWP_EV_DCMISS;
-    if (!d->queue) d->queue = 4;
-    if (!d->cycles_per_insn_q8) d->cycles_per_insn_q8 = 256;
-    for (i = 0; i < HWP_PATH_BT_COUNT; i++) {
-        if (d->ops[i] > 15)
-            *why = "path: ops (the PPCR): an entry has bits beyond update/count/pop/push";
-        else if ((d->ops[i] & 3) == 3)
+    *why = hwp__field_fill(d, hwp__path_desc_f, HWP__N(hwp__path_desc_f));
+    for (i = 0; !*why && i < HWP_PATH_BT_COUNT; i++)
+        if ((d->ops[i] & 3) == 3)
             *why = "path: ops (the PPCR): an entry may not both update and update-count";
-    }
-    if (**why) return HWP_EINVAL;
-    if (d->ext_max > 7)
-        *why = "path: ext_max must be 1..7 (a 3-bit extension counter)";
-    else if (d->ext_calls && !(d->ops[HWP_PATH_BT_CALL] & HWP_PATH_OP_POP))
+    if (*why) return HWP_EINVAL;
+    *why = "";
+    if (d->ext_calls && !(d->ops[HWP_PATH_BT_CALL] & HWP_PATH_OP_POP))
         *why = "path: call extension needs calls that pop (Table 2 style)";
-    else if (d->max_len > HWP_PATH_MAX_LEN)
-        *why = "path: max_len must be 1..63 (16-byte descriptor)";
-    else if (d->depth > 65536)
-        *why = "path: depth must be 1..65536";
-    else if (d->counter_bits > 32)
-        *why = "path: counter_bits must be 1..32";
-    else if (d->metric > HWP_PATH_M_EVENTS)
-        *why = "path: metric must be PATHS, BRANCHES, INSNS or EVENTS";
-    else if (d->overflow > HWP_PATH_SPILL)
-        *why = "path: overflow must be DROP or SPILL";
     else if (d->overflow == HWP_PATH_SPILL && (!d->spill || !d->fill))
         *why = "path: the SPILL policy needs spill and fill callbacks";
-    else if (d->queue > HWP_PATH_QUEUE_MAX && d->queue != HWP_PATH_QUEUE_NONE)
-        *why = "path: queue must be 1..1024 or HWP_PATH_QUEUE_NONE";
-    else if (d->cycles_per_insn_q8 > (1u << 20))
-        *why = "path: cycles_per_insn_q8 must be at most 2^20";
     return **why ? HWP_EINVAL : HWP_OK;
 }
 
@@ -2459,12 +2268,6 @@ HWP_API hwp_status hwp_path_flush(hwp_path *p) {
     return hwp_path_unwind(p, p->n, true);
 }
 
-static const char *const hwp__path_mode_names[] = {"bl", "wpp", "ext_loop",
-                                                    "ext_call", "custom"};
-static const char *const hwp__path_metric_names[] = {"paths", "branches",
-                                                      "insns", "events"};
-static const char *const hwp__path_overflow_names[] = {"drop", "spill"};
-
 HWP_API void hwp_path_write_text(const hwp_path *p, const hwp_writer *w) {
     if (!p || p->head.magic != HWP__PATH_MAGIC) return;
     hwp_put_str(w, "path stack: ");
@@ -2489,50 +2292,22 @@ HWP_API void hwp_path_write_text(const hwp_path *p, const hwp_writer *w) {
 }
 
 
-/* Every desc field but the callbacks (a report cannot hold them: a
- * reader of a SPILL desc adds its own spill and fill). queue is written
- * as given: HWP_PATH_QUEUE_NONE is 4294967295. */
-static const hwp__pp_field hwp__path_desc_f[] = {
-    HWP__PPE(hwp_path_desc, "path", mode, hwp__path_mode_names,
-             "bl, wpp, ext_loop, ext_call or custom"),
-    HWP__PPF(hwp_path_desc, "path", ops, 5),
-    HWP__PPF(hwp_path_desc, "path", ext_loops, 1),
-    HWP__PPF(hwp_path_desc, "path", ext_calls, 1),
-    HWP__PPF(hwp_path_desc, "path", ext_max, 4),
-    HWP__PPF(hwp_path_desc, "path", max_len, 4),
-    HWP__PPF(hwp_path_desc, "path", depth, 4),
-    HWP__PPF(hwp_path_desc, "path", counter_bits, 4),
-    HWP__PPE(hwp_path_desc, "path", metric, hwp__path_metric_names,
-             "paths, branches, insns or events"),
-    HWP__PPF(hwp_path_desc, "path", event_mask, 4),
-    HWP__PPE(hwp_path_desc, "path", overflow, hwp__path_overflow_names,
-             "drop or spill"),
-    HWP__PPF(hwp_path_desc, "path", queue, 4),
-    HWP__PPF(hwp_path_desc, "path", cycles_per_insn_q8, 4)};
-
-static const hwp__pp_field hwp__path_stats_f[] = {
-    HWP__PPF(hwp_path_stats, "path", events, 8),
-    HWP__PPF(hwp_path_stats, "path", dropped, 8),
-    HWP__PPF(hwp_path_stats, "path", evicted, 8),
-    HWP__PPF(hwp_path_stats, "path", cycles, 8),
-    HWP__PPF(hwp_path_stats, "path", paths, 8),
-    HWP__PPF(hwp_path_stats, "path", splits, 8),
-    HWP__PPF(hwp_path_stats, "path", underflows, 8),
-    HWP__PPF(hwp_path_stats, "path", cold_starts, 8),
-    HWP__PPF(hwp_path_stats, "path", spills, 8),
-    HWP__PPF(hwp_path_stats, "path", fills, 8),
-    HWP__PPF(hwp_path_stats, "path", unwound, 8),
-    HWP__PPF(hwp_path_stats, "path", max_depth_used, 8),
-    HWP__PPF(hwp_path_stats, "path", unchained, 8),
-    HWP__PPF(hwp_path_stats, "path", host_cycles, 8)};
+static const hwp_field hwp__path_stats_f[] = {
+    HWP__FS(hwp_path_stats, events), HWP__FS(hwp_path_stats, dropped),
+    HWP__FS(hwp_path_stats, evicted), HWP__FS(hwp_path_stats, cycles),
+    HWP__FS(hwp_path_stats, paths), HWP__FS(hwp_path_stats, splits),
+    HWP__FS(hwp_path_stats, underflows), HWP__FS(hwp_path_stats, cold_starts),
+    HWP__FS(hwp_path_stats, spills), HWP__FS(hwp_path_stats, fills),
+    HWP__FS(hwp_path_stats, unwound), HWP__FS(hwp_path_stats, max_depth_used),
+    HWP__FS(hwp_path_stats, unchained), HWP__FS(hwp_path_stats, host_cycles)};
 
 HWP_API hwp_status hwp_path_merge(hwp_path *dst, const hwp_path *src) {
-    const hwp__pp_field *f;
+    const hwp_field *f;
     if (!dst || !src || dst->head.magic != HWP__PATH_MAGIC ||
         src->head.magic != HWP__PATH_MAGIC)
         return HWP_EINVAL;
-    if ((f = hwp__pp_diff(&dst->desc, &src->desc, hwp__path_desc_f,
-                          HWP__PP_N(hwp__path_desc_f))) != NULL)
+    if ((f = hwp__field_diff(&dst->desc, &src->desc, hwp__path_desc_f,
+                          HWP__N(hwp__path_desc_f))) != NULL)
         return hwp__fail(&dst->head, HWP_EMISMATCH, f->why);
     if (dst == src)
         return hwp__fail(&dst->head, HWP_EINVAL, "path: cannot merge into itself");
@@ -2563,8 +2338,8 @@ HWP_API void hwp_path_write_json(const hwp_path *p, const hwp_writer *w) {
         return;
     }
     hwp_put_json_envelope(w, "path", 1);
-    hwp__pp_put(w, "desc", &p->desc, hwp__path_desc_f, HWP__PP_N(hwp__path_desc_f));
-    hwp__pp_put(w, "stats", &st, hwp__path_stats_f, HWP__PP_N(hwp__path_stats_f));
+    hwp__field_put(w, "desc", &p->desc, hwp__path_desc_f, HWP__N(hwp__path_desc_f));
+    hwp__field_put(w, "stats", &st, hwp__path_stats_f, HWP__N(hwp__path_stats_f));
     /* the queue model's clocks in its 1/256-cycle unit, so a reader
      * restores the overhead exactly */
     hwp_put_json_u64(w, "clk_q8", p->clk);
@@ -2575,8 +2350,8 @@ HWP_API void hwp_path_write_json(const hwp_path *p, const hwp_writer *w) {
 
 HWP_API hwp_status hwp_path_read_desc(hwp_path_desc *d, const char *json,
                                       size_t n, hwp_json_err *err) {
-    return hwp__pp_read_desc(d, sizeof *d, "path", hwp__path_desc_f,
-                             HWP__PP_N(hwp__path_desc_f), json, n, err);
+    return hwp__field_read_desc(d, sizeof *d, "path", hwp__path_desc_f,
+                             HWP__N(hwp__path_desc_f), json, n, err);
 }
 
 /* Restores the counters (the stack's profile); the stack itself is
@@ -2595,12 +2370,12 @@ HWP_API hwp_status hwp_path_read_json(hwp_path *p, const char *json, size_t n,
     hwp__zero(&st, sizeof st);
     hwp_json_init(&j, json, n);
     /* the callbacks are not in the field table, so not compared */
-    rc = hwp__pp_begin(&j, &p->head, "path", &d, &p->desc, hwp__path_desc_f,
-                       HWP__PP_N(hwp__path_desc_f), NULL, err);
+    rc = hwp__field_begin(&j, &p->head, "path", &d, &p->desc, hwp__path_desc_f,
+                       HWP__N(hwp__path_desc_f), NULL, err);
     if (rc != HWP_OK) return rc;
     while (hwp_json_member(&j, key, sizeof key)) {
         if (hwp_json_key_is(key, "stats"))
-            hwp__pp_read(&j, &st, hwp__path_stats_f, HWP__PP_N(hwp__path_stats_f));
+            hwp__field_read(&j, &st, hwp__path_stats_f, HWP__N(hwp__path_stats_f));
         else if (hwp_json_key_is(key, "clk_q8")) hwp_json_u64(&j, &clk);
         else if (hwp_json_key_is(key, "stall_q8")) hwp_json_u64(&j, &stall);
         else if (hwp_json_key_is(key, "overhead_pct")) hwp_json_f64(&j, &pct);

@@ -38,6 +38,7 @@
  *   hwp_rap_accuracy(r, phi, exact, ctx, &acc)   against an exact profile
  *   hwp_rap_nodes_for(eps, w, b)       worst-case nodes, to size a pool
  *   hwp_rap_write_json / read_desc / read_json, write_text, write_svg(_range)
+ *   hwp_rap_desc_fields(&n)            the desc's fields (base.h's hwp_field)
  *
  * Every member of hwp_rap is private: it is declared here only so that a
  * host can allocate one statically.
@@ -276,6 +277,7 @@ HWP_API void hwp_rap_write_text(const hwp_rap *r, const hwp_writer *w);
 HWP_API void hwp_rap_write_json(const hwp_rap *r, const hwp_writer *w);
 HWP_API hwp_status hwp_rap_read_desc(hwp_rap_desc *d, const char *json,
                                      size_t n, hwp_json_err *err);
+HWP_API const hwp_field *hwp_rap_desc_fields(size_t *n);
 HWP_API hwp_status hwp_rap_read_json(hwp_rap *r, const char *json, size_t n,
                                      hwp_json_err *err);
 HWP_API void hwp_rap_write_svg(const hwp_rap *r, const hwp_writer *w);
@@ -527,7 +529,7 @@ HWP_INLINE void hwp_rap_insn(hwp_rap *r, const hwp_insn *in) {
  *   hwp_rap2_query(r, &rect, &est)   estimate and bounds of a rectangle
  *   hwp_rap2_hot(r, phi, out, cap)   hot rectangles (sec. 4.1's rule)
  *   hwp_rap2_foreach, hwp_rap2_bound, hwp_rap2_accuracy
- *   hwp_rap2_write_json / read_desc / read_json */
+ *   hwp_rap2_write_json / read_desc / read_json, hwp_rap2_desc_fields */
 
 /* Zero means the default for every field. */
 typedef struct hwp_rap2_desc {
@@ -598,6 +600,7 @@ HWP_API hwp_status hwp_rap2_accuracy(const hwp_rap2 *r, double phi,
 HWP_API void hwp_rap2_write_json(const hwp_rap2 *r, const hwp_writer *w);
 HWP_API hwp_status hwp_rap2_read_desc(hwp_rap2_desc *d, const char *json,
                                       size_t n, hwp_json_err *err);
+HWP_API const hwp_field *hwp_rap2_desc_fields(size_t *n);
 HWP_API hwp_status hwp_rap2_read_json(hwp_rap2 *r, const char *json,
                                       size_t n, hwp_json_err *err);
 
@@ -655,54 +658,50 @@ HWP_INLINE void hwp_rap2_insn(hwp_rap2 *r, const hwp_insn *in) {
 extern "C" {
 #endif
 
-/* The nearest multiple of 1e-9, as the report's reader computes it
- * (digits / 1e9), for v in [0, 1]. */
-static double hwp__rap_grid(double v) {
-    return (double)(uint64_t)(v * 1e9 + 0.5) / 1e9;
-}
+/* Defaults and ranges as hwp_rap_desc's comments attribute them. eps
+ * and hot are kept on the reports' 9-decimal grid (base.h's fill), so the
+ * instance runs with what its report states; key_base and nodes depend on
+ * other fields, checked in hwp__rap_fill. */
+static const hwp_field hwp__rap_desc_f[] = {
+    HWP__FN(hwp_rap_desc, "rap", key_base, HEX, 0, 0, ~(uint64_t)0, 0, NULL),
+    HWP__FN(hwp_rap_desc, "rap", key_bits, UINT, 64, 1, 64, 0,
+            "rap: key_bits must be 1..64"),
+    HWP__FN(hwp_rap_desc, "rap", branching, UINT, 4, 2, 16, HWP_FIELD_POW2,
+            "rap: branching must be 2, 4, 8 or 16"),
+    HWP__FN(hwp_rap_desc, "rap", eps, F64, HWP__NANO(0.10), 1, 999999999u, 0,
+            "rap: eps must be in [1e-9, 1) (reports carry 9 decimals)"),
+    HWP__FN(hwp_rap_desc, "rap", nodes, UINT, 512, 3, 1u << 30, 0,
+            "rap: nodes must be in [branching + 1, 2^30]"),
+    HWP__FN(hwp_rap_desc, "rap", q, UINT, 2, 2, 64, 0, "rap: q must be 2..64"),
+    HWP__FN(hwp_rap_desc, "rap", first_merge, UINT, 1024, 0, ~(uint64_t)0, 0, NULL),
+    HWP__FN(hwp_rap_desc, "rap", buffer, UINT, 1024, 1, 1u << 20,
+            HWP_FIELD_POW2 | HWP_FIELD_NONE,
+            "rap: buffer must be a power of two up to 2^20 or HWP_RAP_BUFFER_NONE"),
+    HWP__FN(hwp_rap_desc, "rap", cache, UINT, 0, 1, 1u << 20, HWP_FIELD_POW2,
+            "rap: cache must be 0 or a power of two up to 2^20"),
+    HWP__FN(hwp_rap_desc, "rap", source, UINT, 0, 0, HWP_RAP_SRC_VALUE, 0,
+            "rap: source must be 0..3"),
+    HWP__FN(hwp_rap_desc, "rap", cls_mask, UINT, 0, 0, 0xFFFFFFFFu, 0, NULL),
+    HWP__FN(hwp_rap_desc, "rap", ev_mask, UINT, 0, 0, 0xFFFFFFFFu, 0, NULL),
+    HWP__FN(hwp_rap_desc, "rap", hot, F64, HWP__NANO(0.10), 1, 1000000000u, 0,
+            "rap: hot must be in [1e-9, 1] (reports carry 9 decimals)")};
 
-/* Copy the desc, fill the defaults once, validate. Returns a reason or
- * NULL. */
+HWP__FIELDS_FN(hwp_rap_desc_fields, hwp__rap_desc_f)
+
+/* Copy the desc (NULL: the zero desc; d may be o), fill the defaults
+ * once, validate. Returns a reason or NULL. */
 static const char *hwp__rap_fill(hwp_rap_desc *o, const hwp_rap_desc *d) {
-    if (d) hwp__copy(o, d, sizeof *o);
-    else hwp__zero(o, sizeof *o);
-    if (!o->key_bits) o->key_bits = 64;
-    if (!o->branching) o->branching = 4;
-    if (o->eps == 0.0) o->eps = 0.10;
-    if (!o->nodes) o->nodes = 512;
-    if (!o->q) o->q = 2;
-    if (!o->first_merge) o->first_merge = 1024;
-    if (!o->buffer) o->buffer = 1024;
-    if (o->hot == 0.0) o->hot = 0.10;
-    if (o->key_bits > 64) return "rap: key_bits must be 1..64";
+    const char *why;
+    if (!d) hwp__zero(o, sizeof *o);
+    else if (d != o) hwp__copy(o, d, sizeof *o);
+    why = hwp__field_fill(o, hwp__rap_desc_f, HWP__N(hwp__rap_desc_f));
+    if (why) return why;
     if (o->key_bits < 64 &&
         o->key_base > ~(uint64_t)0 - hwp_mask64(o->key_bits))
         return "rap: key_base + 2^key_bits must not exceed 2^64";
     if (o->key_bits == 64 && o->key_base)
         return "rap: key_base must be 0 when key_bits is 64";
-    if (o->branching < 2 || o->branching > 16 || !hwp_is_pow2(o->branching))
-        return "rap: branching must be 2, 4, 8 or 16";
-    /* Reports carry eps and hot with 9 decimals: both are kept on that
-     * grid, so the instance runs with what its report states and the
-     * report reads back to the same desc; below the grid's first step a
-     * report would print 0, which reads as the default. */
-    if (!(o->eps >= 1e-9 && o->eps < 1.0))
-        return "rap: eps must be in [1e-9, 1) (reports carry 9 decimals)";
-    o->eps = hwp__rap_grid(o->eps);
-    if (!(o->eps < 1.0)) return "rap: eps must be in [1e-9, 1) (reports carry 9 decimals)";
-    if (o->nodes < o->branching + 1u || o->nodes > 0x40000000u)
-        return "rap: nodes must be in [branching + 1, 2^30]";
-    if (o->q < 2 || o->q > 64) return "rap: q must be 2..64";
-    if (o->buffer != HWP_RAP_BUFFER_NONE &&
-        (!hwp_is_pow2(o->buffer) || o->buffer > (1u << 20)))
-        return "rap: buffer must be a power of two up to 2^20 or "
-               "HWP_RAP_BUFFER_NONE";
-    if (o->cache && (!hwp_is_pow2(o->cache) || o->cache > (1u << 20)))
-        return "rap: cache must be 0 or a power of two up to 2^20";
-    if (o->source > HWP_RAP_SRC_VALUE) return "rap: source must be 0..3";
-    if (!(o->hot >= 1e-9 && o->hot <= 1.0))
-        return "rap: hot must be in [1e-9, 1] (reports carry 9 decimals)";
-    o->hot = hwp__rap_grid(o->hot);
+    if (o->nodes < o->branching + 1u) return hwp__rap_desc_f[4].bad;
     return NULL;
 }
 
@@ -1527,42 +1526,23 @@ static void hwp__rap_absorb(hwp_rap *dst, const hwp_rap *src, uint32_t sidx,
                             hwp__rap_lo_of(src, lo, s->depth, dig));
 }
 
-/* The first desc field on which two trees differ, or NULL. Every field
- * counts: trees of different shape, domain or filter do not describe the
- * same stream. */
-static const char *hwp__rap_desc_diff(const hwp_rap_desc *a,
-                                      const hwp_rap_desc *b) {
-    if (a->key_base != b->key_base) return "rap: descs differ in key_base";
-    if (a->key_bits != b->key_bits) return "rap: descs differ in key_bits";
-    if (a->branching != b->branching) return "rap: descs differ in branching";
-    if (a->eps != b->eps) return "rap: descs differ in eps";
-    if (a->nodes != b->nodes) return "rap: descs differ in nodes";
-    if (a->q != b->q) return "rap: descs differ in q";
-    if (a->first_merge != b->first_merge)
-        return "rap: descs differ in first_merge";
-    if (a->buffer != b->buffer) return "rap: descs differ in buffer";
-    if (a->cache != b->cache) return "rap: descs differ in cache";
-    if (a->source != b->source) return "rap: descs differ in source";
-    if (a->cls_mask != b->cls_mask) return "rap: descs differ in cls_mask";
-    if (a->ev_mask != b->ev_mask) return "rap: descs differ in ev_mask";
-    if (a->hot != b->hot) return "rap: descs differ in hot";
-    return NULL;
-}
-
 /* A host operation: src's tree, then the weight waiting in src's stage 0
  * (each at dst's smallest range holding its key), fold into dst, which is
  * then pruned on its own schedule. No modelled cycles: the engine is not
  * involved, so dst's cost shim is detached meanwhile. */
 HWP_API hwp_status hwp_rap_merge(hwp_rap *dst, const hwp_rap *src) {
-    const char *diff;
+    const hwp_field *diff;
     hwp_cost *cost;
     uint32_t i;
     if (!hwp__rap_ok(dst)) return HWP_EINVAL;
     if (!hwp__rap_ok(src) || dst == src)
         return hwp__fail(&dst->head, HWP_EINVAL,
                          "rap: merge needs two distinct, initialised trees");
-    diff = hwp__rap_desc_diff(&dst->desc, &src->desc);
-    if (diff) return hwp__fail(&dst->head, HWP_EMISMATCH, diff);
+    /* Every field counts: trees of different shape, domain or filter do
+     * not describe the same stream. */
+    diff = hwp__field_diff(&dst->desc, &src->desc, hwp__rap_desc_f,
+                           HWP__N(hwp__rap_desc_f));
+    if (diff) return hwp__fail(&dst->head, HWP_EMISMATCH, diff->why);
     cost = dst->cost;
     dst->cost = NULL;
     /* The absorb folds at the merged stream's threshold. */
@@ -1667,43 +1647,23 @@ static void hwp__rap_text_node(const hwp_rap *r, const hwp_writer *w,
                                hwp__rap_lo_of(r, lo, x->depth, dig));
 }
 
-/* The stats both reports print, from one list: ` name=v` in text,
- * `,"name":v` in JSON; the reader checks them in the same order. */
-#define HWP__RAP_NSTATS 19u
-static void hwp__rap_stat_list(const hwp_rap *r, const char **name,
-                               uint64_t *v) {
-    hwp_rap_stats st;
-    unsigned i = 0;
-    (void)hwp_rap_get_stats(r, &st);
-#define HWP__RAP_STAT(f) (name[i] = #f, v[i++] = (uint64_t)st.f)
-    HWP__RAP_STAT(events); HWP__RAP_STAT(dropped); HWP__RAP_STAT(evicted);
-    HWP__RAP_STAT(cycles); HWP__RAP_STAT(n); HWP__RAP_STAT(buffered);
-    HWP__RAP_STAT(updates); HWP__RAP_STAT(splits); HWP__RAP_STAT(merges);
-    HWP__RAP_STAT(early_merges); HWP__RAP_STAT(deferred);
-    HWP__RAP_STAT(scanned); HWP__RAP_STAT(threshold); HWP__RAP_STAT(bound);
-    HWP__RAP_STAT(engine_cycles); HWP__RAP_STAT(nodes); HWP__RAP_STAT(peak);
-    HWP__RAP_STAT(pool); HWP__RAP_STAT(levels);
-#undef HWP__RAP_STAT
-}
-
-static void hwp__rap_fields(const hwp_rap *r, const hwp_writer *w, bool json) {
-    const char *name[HWP__RAP_NSTATS];
-    uint64_t v[HWP__RAP_NSTATS];
-    unsigned i;
-    hwp__rap_stat_list(r, name, v);
-    for (i = 0; i < HWP__RAP_NSTATS; i++) {
-        if (json) {
-            hwp_put_str(w, i ? ",\"" : "\"");
-        } else {
-            hwp_put_str(w, " ");
-        }
-        hwp_put_str(w, name[i]);
-        hwp_put_str_u64(w, json ? "\":" : "=", v[i]);
-    }
-}
+/* The stats both reports print, from one table: ` name=v` in text, the
+ * "stats" object in JSON. */
+static const hwp_field hwp__rap_stats_f[] = {
+    HWP__FS(hwp_rap_stats, events), HWP__FS(hwp_rap_stats, dropped),
+    HWP__FS(hwp_rap_stats, evicted), HWP__FS(hwp_rap_stats, cycles),
+    HWP__FS(hwp_rap_stats, n), HWP__FS(hwp_rap_stats, buffered),
+    HWP__FS(hwp_rap_stats, updates), HWP__FS(hwp_rap_stats, splits),
+    HWP__FS(hwp_rap_stats, merges), HWP__FS(hwp_rap_stats, early_merges),
+    HWP__FS(hwp_rap_stats, deferred), HWP__FS(hwp_rap_stats, scanned),
+    HWP__FS(hwp_rap_stats, threshold), HWP__FS(hwp_rap_stats, bound),
+    HWP__FS(hwp_rap_stats, engine_cycles), HWP__FS(hwp_rap_stats, nodes),
+    HWP__FS(hwp_rap_stats, peak), HWP__FS(hwp_rap_stats, pool),
+    HWP__FS(hwp_rap_stats, levels)};
 
 HWP_API void hwp_rap_write_text(const hwp_rap *r, const hwp_writer *w) {
     hwp__rap_rep rep;
+    hwp_rap_stats st;
     if (!hwp__rap_ok(r)) return;
     hwp_put_str(w, "rap: domain [");
     hwp_put_hex(w, r->key_base);
@@ -1712,7 +1672,8 @@ HWP_API void hwp_rap_write_text(const hwp_rap *r, const hwp_writer *w) {
     hwp_put_str_u64(w, "] b=", r->desc.branching);
     hwp_put_str(w, " eps=");
     hwp_put_f64(w, r->desc.eps, 4);
-    hwp__rap_fields(r, w, false);
+    (void)hwp_rap_get_stats(r, &st);
+    hwp__field_text(w, &st, hwp__rap_stats_f, HWP__N(hwp__rap_stats_f), " ", "=", "");
     hwp_put_str(w, "\nrap: hot ranges (>= ");
     hwp_put_f64(w, 100.0 * r->desc.hot, 1);
     hwp_put_str(w, "% of n, own weight first):\n");
@@ -1761,39 +1722,18 @@ static void hwp__rap_json_tree(const hwp_rap *r, const hwp_writer *w,
                                hwp__rap_lo_of(r, lo, x->depth, dig), false);
 }
 
-/* A desc as the object hwp__rap_read_desc_obj reads. */
-static void hwp__rap_put_desc(const hwp_writer *w, const hwp_rap_desc *d) {
-    hwp_put_str(w, "{\"key_base\":\"");
-    hwp_put_hex(w, d->key_base);
-    hwp_put_str(w, "\"");
-    hwp_put_json_u64(w, "key_bits", d->key_bits);
-    hwp_put_json_u64(w, "branching", d->branching);
-    hwp_put_json_f64(w, "eps", d->eps, 9);
-    hwp_put_json_u64(w, "nodes", d->nodes);
-    hwp_put_json_u64(w, "q", d->q);
-    hwp_put_json_u64(w, "first_merge", d->first_merge);
-    hwp_put_json_u64(w, "buffer", d->buffer);
-    hwp_put_json_u64(w, "cache", d->cache);
-    hwp_put_json_u64(w, "source", d->source);
-    hwp_put_json_u64(w, "cls_mask", d->cls_mask);
-    hwp_put_json_u64(w, "ev_mask", d->ev_mask);
-    hwp_put_json_f64(w, "hot", d->hot, 9);
-    hwp_put_str(w, "}");
-}
-
 HWP_API void hwp_rap_write_json(const hwp_rap *r, const hwp_writer *w) {
     hwp__rap_rep j;
+    hwp_rap_stats st;
     uint32_t i;
     if (!hwp__rap_ok(r)) {
         hwp_put_str(w, "null");
         return;
     }
     hwp_put_json_envelope(w, "rap", 1);
-    hwp_put_str(w, ",\"desc\":");
-    hwp__rap_put_desc(w, &r->desc);
-    hwp_put_str(w, ",\"stats\":{");
-    hwp__rap_fields(r, w, true);
-    hwp_put_str(w, "}");
+    hwp__field_put(w, "desc", &r->desc, hwp__rap_desc_f, HWP__N(hwp__rap_desc_f));
+    (void)hwp_rap_get_stats(r, &st);
+    hwp__field_put(w, "stats", &st, hwp__rap_stats_f, HWP__N(hwp__rap_stats_f));
     hwp_put_json_u64(w, "last_merge", r->last_merge);
     hwp_put_str(w, ",\"stage0\":[");
     for (i = r->bhead; i != r->btail; i++) {
@@ -1819,48 +1759,15 @@ HWP_API void hwp_rap_write_json(const hwp_rap *r, const hwp_writer *w) {
  * unknown ones refused; then filled and validated like init's. */
 static bool hwp__rap_read_desc_obj(hwp_json *j, void *out) {
     hwp_rap_desc *d = (hwp_rap_desc *)out;
-    char key[16];
     size_t at = j->pos;
     const char *why;
-    hwp_rap_desc o;
     hwp__zero(d, sizeof *d);
-    if (!hwp_json_object(j)) return false;
-    while (hwp_json_member(j, key, sizeof key)) {
-        uint64_t v = 0;
-        double f = 0.0;
-        bool dbl = hwp_json_key_is(key, "eps") || hwp_json_key_is(key, "hot");
-        size_t vat = j->pos;
-        if (!(dbl ? hwp_json_f64(j, &f) : hwp_json_u64(j, &v))) return false;
-        if (!dbl && v > 0xFFFFFFFFu && !hwp_json_key_is(key, "key_base") &&
-            !hwp_json_key_is(key, "first_merge")) {
-            j->pos = vat;
-            return hwp_json_fail(j, "rap: desc field out of range");
-        }
-        if (hwp_json_key_is(key, "key_base")) d->key_base = v;
-        else if (hwp_json_key_is(key, "key_bits")) d->key_bits = (uint32_t)v;
-        else if (hwp_json_key_is(key, "branching")) d->branching = (uint32_t)v;
-        else if (hwp_json_key_is(key, "eps")) d->eps = f;
-        else if (hwp_json_key_is(key, "nodes")) d->nodes = (uint32_t)v;
-        else if (hwp_json_key_is(key, "q")) d->q = (uint32_t)v;
-        else if (hwp_json_key_is(key, "first_merge")) d->first_merge = v;
-        else if (hwp_json_key_is(key, "buffer")) d->buffer = (uint32_t)v;
-        else if (hwp_json_key_is(key, "cache")) d->cache = (uint32_t)v;
-        else if (hwp_json_key_is(key, "source")) d->source = (uint32_t)v;
-        else if (hwp_json_key_is(key, "cls_mask")) d->cls_mask = (uint32_t)v;
-        else if (hwp_json_key_is(key, "ev_mask")) d->ev_mask = (uint32_t)v;
-        else if (hwp_json_key_is(key, "hot")) d->hot = f;
-        else {
-            j->pos = vat;
-            return hwp_json_fail(j, "rap: unknown desc field");
-        }
-    }
-    if (j->why) return false;
-    why = hwp__rap_fill(&o, d);
-    if (why) {
+    if (!hwp__field_read(j, d, hwp__rap_desc_f, HWP__N(hwp__rap_desc_f)))
+        return false;
+    if ((why = hwp__rap_fill(d, d)) != NULL) {
         j->pos = at;
         return hwp_json_fail(j, why);
     }
-    *d = o;
     return true;
 }
 
@@ -1872,13 +1779,6 @@ HWP_API hwp_status hwp_rap_read_desc(hwp_rap_desc *d, const char *json,
     rc = hwp__json_read_desc(json, n, "rap", hwp__rap_read_desc_obj, &o, err);
     if (rc == HWP_OK) *d = o;
     return rc;
-}
-
-/* Desc doubles are written with 9 decimals: a value read back within
- * half a step of ref's is ref's. */
-static void hwp__rap_snap(hwp_rap_desc *d, const hwp_rap_desc *ref) {
-    if (d->eps - ref->eps < 5e-10 && ref->eps - d->eps < 5e-10) d->eps = ref->eps;
-    if (d->hot - ref->hot < 5e-10 && ref->hot - d->hot < 5e-10) d->hot = ref->hot;
 }
 
 /* Where the walk of "ranges" stands: one frame per open node. */
@@ -1893,7 +1793,8 @@ typedef struct hwp__rap_load {
     hwp_rap *r;
     bool build;
     uint32_t used, nodes;
-    uint64_t sum, buffered, stats[HWP__RAP_NSTATS], last_merge;
+    uint64_t sum, buffered, last_merge;
+    hwp_rap_stats stats;
     unsigned nstage;
     bool mismatch; /* the report's desc is not r's                   */
     size_t stats_at; /* offset of "stats", where a disagreement points */
@@ -1994,31 +1895,21 @@ static bool hwp__rap_load_pass(hwp_json *j, hwp__rap_load *L) {
         size_t at = j->pos;
         if (hwp_json_key_is(key, "desc")) {
             hwp_rap_desc d;
-            const char *diff;
+            const hwp_field *diff;
             if (!hwp__rap_read_desc_obj(j, &d)) return false;
-            hwp__rap_snap(&d, &r->desc);
-            diff = hwp__rap_desc_diff(&r->desc, &d);
+            diff = hwp__field_diff(&r->desc, &d, hwp__rap_desc_f,
+                                   HWP__N(hwp__rap_desc_f));
             if (diff) {
                 L->mismatch = true;
                 j->pos = at;
-                (void)hwp_json_fail(j, diff);
-                return false;
+                return hwp_json_fail(j, diff->why);
             }
             seen |= 1u;
         } else if (hwp_json_key_is(key, "stats")) {
-            unsigned i = 0;
-            const char *name[HWP__RAP_NSTATS];
-            uint64_t v[HWP__RAP_NSTATS];
-            hwp__rap_stat_list(r, name, v);
             L->stats_at = at;
-            if (!hwp_json_object(j)) return false;
-            while (hwp_json_member(j, key, sizeof key)) {
-                if (i >= HWP__RAP_NSTATS || !hwp_json_key_is(key, name[i]))
-                    return hwp_json_fail(j, "rap: stats fields out of order or unknown");
-                if (!hwp_json_u64(j, &L->stats[i++])) return false;
-            }
-            if (j->why) return false;
-            if (i != HWP__RAP_NSTATS) return hwp_json_fail(j, "rap: stats incomplete");
+            if (!hwp__field_read(j, &L->stats, hwp__rap_stats_f,
+                                 HWP__N(hwp__rap_stats_f)))
+                return false;
             seen |= 2u;
         } else if (hwp_json_key_is(key, "last_merge")) {
             if (!hwp_json_u64(j, &L->last_merge)) return false;
@@ -2072,10 +1963,10 @@ static bool hwp__rap_load_pass(hwp_json *j, hwp__rap_load *L) {
     if (seen != 31u)
         return hwp_json_fail(j, "rap: report needs desc, stats, last_merge, stage0 and ranges");
     /* The stats must agree with the profile they describe. */
-    if (L->stats[4] != L->sum || L->stats[5] != L->buffered ||
-        L->stats[0] != L->sum + L->buffered + L->stats[1] ||
-        L->stats[15] != L->nodes || L->stats[16] < L->nodes ||
-        L->stats[16] > r->cap ||
+    if (L->stats.n != L->sum || L->stats.buffered != L->buffered ||
+        L->stats.events != L->sum + L->buffered + L->stats.dropped ||
+        L->stats.nodes != L->nodes || L->stats.peak < L->nodes ||
+        L->stats.peak > r->cap ||
         L->last_merge > L->sum) {
         j->pos = L->stats_at;
         return hwp_json_fail(j, "rap: stats disagree with the ranges and stage0");
@@ -2108,17 +1999,17 @@ HWP_API hwp_status hwp_rap_read_json(hwp_rap *r, const char *json, size_t n,
     r->n = L.sum;
     r->buffered = L.buffered;
     r->btail = L.nstage;
-    r->dropped = L.stats[1];
-    r->folded = L.stats[2];
-    r->stall = L.stats[3];
-    r->updates = L.stats[6];
-    r->splits = L.stats[7];
-    r->merges = L.stats[8];
-    r->early_merges = L.stats[9];
-    r->deferred = L.stats[10];
-    r->scanned = L.stats[11];
-    r->engine = L.stats[14];
-    r->peak = (uint32_t)L.stats[16];
+    r->dropped = L.stats.dropped;
+    r->folded = L.stats.evicted;
+    r->stall = L.stats.cycles;
+    r->updates = L.stats.updates;
+    r->splits = L.stats.splits;
+    r->merges = L.stats.merges;
+    r->early_merges = L.stats.early_merges;
+    r->deferred = L.stats.deferred;
+    r->scanned = L.stats.scanned;
+    r->engine = L.stats.engine_cycles;
+    r->peak = L.stats.peak;
     r->last_merge = L.last_merge;
     /* The merge schedule is a function of n: the first e q^k above it. */
     r->next_merge = r->desc.first_merge;
@@ -2167,22 +2058,35 @@ static void hwp__rap2_box_of(const hwp_rap2 *r, uint64_t lo, uint64_t hi,
     hwp__rap2_part(r, hi, &b->x_hi, &b->y_hi);
 }
 
+/* Defaults as hwp_rap2_desc's comments attribute them; the tree's are
+ * hwp_rap_desc's, filled once the dimensions give its key_bits. */
+static const hwp_field hwp__rap2_desc_f[] = {
+    HWP__FN(hwp_rap2_desc, "rap2", x_base, HEX, 0, 0, ~(uint64_t)0, 0, NULL),
+    HWP__FN(hwp_rap2_desc, "rap2", x_bits, UINT, 32, 1, 63, 0,
+            "rap2: x_bits and y_bits must be 1..63 with x_bits + y_bits <= 64"),
+    HWP__FN(hwp_rap2_desc, "rap2", y_base, HEX, 0, 0, ~(uint64_t)0, 0, NULL),
+    HWP__FN(hwp_rap2_desc, "rap2", y_bits, UINT, 32, 1, 63, 0,
+            "rap2: x_bits and y_bits must be 1..63 with x_bits + y_bits <= 64"),
+    HWP__FN(hwp_rap2_desc, "rap2", x_source, UINT, 0, 0, HWP_RAP_SRC_VALUE, 0,
+            "rap2: x_source must be 0..3"),
+    HWP__FN(hwp_rap2_desc, "rap2", y_source, UINT, HWP_RAP_SRC_ADDR, 0,
+            HWP_RAP_SRC_VALUE, 0, "rap2: y_source must be 0..3"),
+    HWP__FSUB(hwp_rap2_desc, "rap2", tree, hwp__rap_desc_f)};
+
+HWP__FIELDS_FN(hwp_rap2_desc_fields, hwp__rap2_desc_f)
+
+/* As hwp__rap_fill, for the 2-D desc. */
 static const char *hwp__rap2_fill(hwp_rap2_desc *o, const hwp_rap2_desc *d) {
     const char *why;
-    hwp_rap_desc t;
-    if (d) hwp__copy(o, d, sizeof *o);
-    else hwp__zero(o, sizeof *o);
-    if (!o->x_bits) o->x_bits = 32;
-    if (!o->y_bits) o->y_bits = 32;
-    if (!o->y_source) o->y_source = HWP_RAP_SRC_ADDR;
-    if (o->x_bits > 63 || o->y_bits > 63 || o->x_bits + o->y_bits > 64)
-        return "rap2: x_bits and y_bits must be 1..63 with x_bits + y_bits <= 64";
+    if (!d) hwp__zero(o, sizeof *o);
+    else if (d != o) hwp__copy(o, d, sizeof *o);
+    why = hwp__field_fill(o, hwp__rap2_desc_f, HWP__N(hwp__rap2_desc_f));
+    if (why) return why;
+    if (o->x_bits + o->y_bits > 64) return hwp__rap2_desc_f[1].bad;
     if (o->x_base > ~(uint64_t)0 - hwp_mask64(o->x_bits))
         return "rap2: x_base + 2^x_bits must not exceed 2^64";
     if (o->y_base > ~(uint64_t)0 - hwp_mask64(o->y_bits))
         return "rap2: y_base + 2^y_bits must not exceed 2^64";
-    if (o->x_source > HWP_RAP_SRC_VALUE) return "rap2: x_source must be 0..3";
-    if (o->y_source > HWP_RAP_SRC_VALUE) return "rap2: y_source must be 0..3";
     if (o->tree.key_base)
         return "rap2: tree.key_base must be 0 (x_base and y_base place the domain)";
     if (o->tree.source)
@@ -2190,10 +2094,7 @@ static const char *hwp__rap2_fill(hwp_rap2_desc *o, const hwp_rap2_desc *d) {
     if (o->tree.key_bits && o->tree.key_bits != o->x_bits + o->y_bits)
         return "rap2: tree.key_bits must be 0 or x_bits + y_bits";
     o->tree.key_bits = o->x_bits + o->y_bits;
-    why = hwp__rap_fill(&t, &o->tree);
-    if (why) return why;
-    o->tree = t;
-    return NULL;
+    return hwp__rap_fill(&o->tree, &o->tree);
 }
 
 static bool hwp__rap2_ok(const hwp_rap2 *r) {
@@ -2241,26 +2142,16 @@ HWP_API hwp_status hwp_rap2_flush(hwp_rap2 *r) {
     return hwp__rap2_pass(r, hwp_rap_flush(&r->t));
 }
 
-static const char *hwp__rap2_desc_diff(const hwp_rap2_desc *a,
-                                       const hwp_rap2_desc *b) {
-    if (a->x_base != b->x_base) return "rap2: descs differ in x_base";
-    if (a->x_bits != b->x_bits) return "rap2: descs differ in x_bits";
-    if (a->y_base != b->y_base) return "rap2: descs differ in y_base";
-    if (a->y_bits != b->y_bits) return "rap2: descs differ in y_bits";
-    if (a->x_source != b->x_source) return "rap2: descs differ in x_source";
-    if (a->y_source != b->y_source) return "rap2: descs differ in y_source";
-    return hwp__rap_desc_diff(&a->tree, &b->tree);
-}
-
 /* The tree's merge: a host operation, no modelled cycles. */
 HWP_API hwp_status hwp_rap2_merge(hwp_rap2 *dst, const hwp_rap2 *src) {
-    const char *diff;
+    const hwp_field *diff;
     if (!hwp__rap2_ok(dst)) return HWP_EINVAL;
     if (!hwp__rap2_ok(src) || dst == src)
         return hwp__fail(&dst->head, HWP_EINVAL,
                          "rap2: merge needs two distinct, initialised trees");
-    diff = hwp__rap2_desc_diff(&dst->desc, &src->desc);
-    if (diff) return hwp__fail(&dst->head, HWP_EMISMATCH, diff);
+    diff = hwp__field_diff(&dst->desc, &src->desc, hwp__rap2_desc_f,
+                           HWP__N(hwp__rap2_desc_f));
+    if (diff) return hwp__fail(&dst->head, HWP_EMISMATCH, diff->why);
     return hwp__rap2_pass(dst, hwp_rap_merge(&dst->t, &src->t));
 }
 
@@ -2477,20 +2368,6 @@ HWP_API hwp_status hwp_rap2_accuracy(const hwp_rap2 *r, double phi,
     return hwp_rap_accuracy(&r->t, phi, hwp__rap2_exact_range, &c, out);
 }
 
-static void hwp__rap2_put_desc(const hwp_writer *w, const hwp_rap2_desc *d) {
-    hwp_put_str(w, "{\"x_base\":\"");
-    hwp_put_hex(w, d->x_base);
-    hwp_put_str(w, "\"");
-    hwp_put_json_u64(w, "x_bits", d->x_bits);
-    hwp_put_json_hex(w, "y_base", d->y_base);
-    hwp_put_json_u64(w, "y_bits", d->y_bits);
-    hwp_put_json_u64(w, "x_source", d->x_source);
-    hwp_put_json_u64(w, "y_source", d->y_source);
-    hwp_put_str(w, ",\"tree\":");
-    hwp__rap_put_desc(w, &d->tree);
-    hwp_put_str(w, "}");
-}
-
 /* The envelope, the desc, the tree's own report (which holds the whole
  * profile, pairs outside the domain in its dropped) and the hot
  * rectangles for readers that do not decode tree keys. */
@@ -2501,8 +2378,7 @@ HWP_API void hwp_rap2_write_json(const hwp_rap2 *r, const hwp_writer *w) {
         return;
     }
     hwp_put_json_envelope(w, "rap2", 1);
-    hwp_put_str(w, ",\"desc\":");
-    hwp__rap2_put_desc(w, &r->desc);
+    hwp__field_put(w, "desc", &r->desc, hwp__rap2_desc_f, HWP__N(hwp__rap2_desc_f));
     hwp_put_str(w, ",\"tree\":");
     hwp_rap_write_json(&r->t, w);
     hwp_put_str(w, ",\"hot\":[");
@@ -2513,49 +2389,16 @@ HWP_API void hwp_rap2_write_json(const hwp_rap2 *r, const hwp_writer *w) {
 }
 
 static bool hwp__rap2_read_desc_obj(hwp_json *j, void *out) {
-    hwp_rap2_desc *d = (hwp_rap2_desc *)out, o;
-    char key[16];
+    hwp_rap2_desc *d = (hwp_rap2_desc *)out;
     size_t at = j->pos;
-    unsigned seen = 0;
     const char *why;
     hwp__zero(d, sizeof *d);
-    if (!hwp_json_object(j)) return false;
-    while (hwp_json_member(j, key, sizeof key)) {
-        uint64_t v = 0;
-        size_t vat = j->pos;
-        if (hwp_json_key_is(key, "tree")) {
-            if (!hwp__rap_read_desc_obj(j, &d->tree)) return false;
-            seen = 1;
-            continue;
-        }
-        if (!hwp_json_u64(j, &v)) return false;
-        if (v > 0xFFFFFFFFu && !hwp_json_key_is(key, "x_base") &&
-            !hwp_json_key_is(key, "y_base")) {
-            j->pos = vat;
-            return hwp_json_fail(j, "rap2: desc field out of range");
-        }
-        if (hwp_json_key_is(key, "x_base")) d->x_base = v;
-        else if (hwp_json_key_is(key, "y_base")) d->y_base = v;
-        else if (hwp_json_key_is(key, "x_bits")) d->x_bits = (uint32_t)v;
-        else if (hwp_json_key_is(key, "y_bits")) d->y_bits = (uint32_t)v;
-        else if (hwp_json_key_is(key, "x_source")) d->x_source = (uint32_t)v;
-        else if (hwp_json_key_is(key, "y_source")) d->y_source = (uint32_t)v;
-        else {
-            j->pos = vat;
-            return hwp_json_fail(j, "rap2: unknown desc field");
-        }
-    }
-    if (j->why) return false;
-    if (!seen) {
-        j->pos = at;
-        return hwp_json_fail(j, "rap2: desc without its tree");
-    }
-    why = hwp__rap2_fill(&o, d);
-    if (why) {
+    if (!hwp__field_read(j, d, hwp__rap2_desc_f, HWP__N(hwp__rap2_desc_f)))
+        return false;
+    if ((why = hwp__rap2_fill(d, d)) != NULL) {
         j->pos = at;
         return hwp_json_fail(j, why);
     }
-    *d = o;
     return true;
 }
 
@@ -2587,15 +2430,15 @@ HWP_API hwp_status hwp_rap2_read_json(hwp_rap2 *r, const char *json, size_t n,
             size_t at = j.pos;
             if (hwp_json_key_is(key, "desc") && !(seen & 1u)) {
                 hwp_rap2_desc d;
-                const char *diff;
+                const hwp_field *diff;
                 if (!hwp__rap2_read_desc_obj(&j, &d)) break;
-                hwp__rap_snap(&d.tree, &r->desc.tree);
-                diff = hwp__rap2_desc_diff(&r->desc, &d);
+                diff = hwp__field_diff(&r->desc, &d, hwp__rap2_desc_f,
+                                       HWP__N(hwp__rap2_desc_f));
                 if (diff) {
                     j.pos = at;
-                    (void)hwp_json_fail(&j, diff);
+                    (void)hwp_json_fail(&j, diff->why);
                     (void)hwp_json_status(&j, err);
-                    return hwp__fail(&r->head, HWP_EMISMATCH, diff);
+                    return hwp__fail(&r->head, HWP_EMISMATCH, diff->why);
                 }
                 seen |= 1u;
             } else if (hwp_json_key_is(key, "tree") && !(seen & 2u)) {

@@ -231,13 +231,13 @@ static void test_unknown_enum_lists_names(void) {
         const char *const *names;
         size_t n;
     } rows[] = {
-        {HPT, "index", hwp__hpt_index_names, HWP__PP_N(hwp__hpt_index_names)},
-        {HPT, "repl", hwp__hpt_repl_names, HWP__PP_N(hwp__hpt_repl_names)},
-        {HPT, "policy", hwp__hpt_policy_names, HWP__PP_N(hwp__hpt_policy_names)},
-        {PHASE, "kind", hwp__phase_kind_names, HWP__PP_N(hwp__phase_kind_names)},
-        {PATH, "mode", hwp__path_mode_names, HWP__PP_N(hwp__path_mode_names)},
-        {PATH, "metric", hwp__path_metric_names, HWP__PP_N(hwp__path_metric_names)},
-        {PATH, "overflow", hwp__path_overflow_names, HWP__PP_N(hwp__path_overflow_names)},
+        {HPT, "index", hwp__hpt_index_names, HWP__N(hwp__hpt_index_names)},
+        {HPT, "repl", hwp__hpt_repl_names, HWP__N(hwp__hpt_repl_names)},
+        {HPT, "policy", hwp__hpt_policy_names, HWP__N(hwp__hpt_policy_names)},
+        {PHASE, "kind", hwp__phase_kind_names, HWP__N(hwp__phase_kind_names)},
+        {PATH, "mode", hwp__path_mode_names, HWP__N(hwp__path_mode_names)},
+        {PATH, "metric", hwp__path_metric_names, HWP__N(hwp__path_metric_names)},
+        {PATH, "overflow", hwp__path_overflow_names, HWP__N(hwp__path_overflow_names)},
     };
     static const read_desc_fn read[] = {hpt_read, phase_read, path_read};
     hwp_hpt h;
