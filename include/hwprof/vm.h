@@ -82,6 +82,7 @@
  *   hwp_vm_clock(vm)         bytecodes retired
  *   hwp_vm_scale(vm)         bytecodes per bytecode seen in a burst
  *   hwp_vm_write_json(vm, w)  hwp_vm_write_text(vm, w)
+ *   hwp_vm_read_desc(d, json, n, err)  hwp_vm_read_json(vm, json, n, err)
  *   hwp_vm_pm / _pm_table / _strat / _strat_acc / _rap / _path / _hpt /
  *   _phase / _cp (vm)        the models themselves, for their own queries
  *                            and reports (NULL when not enabled)
@@ -233,12 +234,12 @@ typedef struct hwp__vm_pending { /* the transfer or sample awaiting its next op 
 } hwp__vm_pending;
 
 typedef struct hwp_vm {
-    /* hot: the events read these */
+    hwp_head head;     /* first, as in every handle                       */
+    /* hot: the events read these (the same cache line as head)           */
     int64_t left;      /* bytecodes before the cold path must see one     */
     uint32_t watch;    /* annotation events wanted (a burst, or a sample
                           waiting for its class)                          */
     uint32_t mode;     /* HWP__VM_CHECK or HWP__VM_BURST                  */
-    hwp_head head;
     hwp_vm_desc desc;
     hwp_cost *cost;
     int64_t armed;     /* left when last armed                            */
@@ -302,6 +303,15 @@ HWP_API const char *hwp_vm_kind_str(uint32_t kind);
 HWP_API const char *hwp_vm_verdict_str(uint32_t verdict);
 HWP_API void hwp_vm_write_json(const hwp_vm *vm, const hwp_writer *w);
 HWP_API void hwp_vm_write_text(const hwp_vm *vm, const hwp_writer *w);
+/* A report back: its desc (the layer's fields and each model's own), or
+ * the whole layer into an instance of the same desc (its counts, bursts
+ * and every model's state), as the models' readers do. */
+HWP_API hwp_status hwp_vm_read_desc(hwp_vm_desc *d, const char *json, size_t n,
+                                    hwp_json_err *err);
+HWP_API hwp_status hwp_vm_read_json(hwp_vm *vm, const char *json, size_t n,
+                                    hwp_json_err *err);
+/* The layer's desc fields (hwp_field), for hosts' key=value options. */
+HWP_API const hwp_field *hwp_vm_desc_fields(size_t *n);
 
 HWP_API hwp_pm *hwp_vm_pm(hwp_vm *vm);
 HWP_API hwp_pm_table *hwp_vm_pm_table(hwp_vm *vm);
@@ -406,28 +416,61 @@ HWP_INLINE bool hwp__vm_burst_models(const hwp_vm_desc *d) {
     return (d->models & ~(uint32_t)HWP_VM_PM) != 0 || d->on_decision;
 }
 
-/* Fill the defaults; returns the reason a desc is invalid, or NULL. */
-static const char *hwp__vm_fill(hwp_vm_desc *d) {
-    if (!d->loops) d->loops = 256;
-    if (!d->period) d->period = 32768;
-    if (!d->burst) d->burst = d->period < 512 ? d->period : 512;
-    if (!d->pc_step) d->pc_step = 1;
-    if (!d->op_cycles) d->op_cycles = 1;
-    if (!d->hot_calls) d->hot_calls = 1000;
-    if (!d->hot_loops) d->hot_loops = 10000;
-    if (d->spec_inv == 0.0) d->spec_inv = 0.9;
-    if (!d->min_samples) d->min_samples = 30;
-    if (!d->models) return "vm: models names no model (HWP_VM_* bits)";
-    if (d->models & ~(uint32_t)HWP_VM_ALL)
-        return "vm: models has an unknown bit (HWP_VM_ALL is 0x1f)";
-    if (!d->funcs || d->funcs > (1u << 24)) return "vm: funcs must be in 1..2^24";
-    if (!d->sites || d->sites > (1u << 24)) return "vm: sites must be in 1..2^24";
-    if (!hwp_is_pow2(d->loops) || d->loops < 16 || d->loops > (1u << 20))
-        return "vm: loops must be a power of two in 16..2^20";
-    if (d->period < 2 || d->period > (1u << 30)) return "vm: period must be in 2..2^30";
-    if (d->burst > d->period) return "vm: burst must be in 1..period";
+/* The layer's desc as a field table (base.h): its defaults, ranges, the
+ * report's "desc" and the mismatch reasons. The models' descs are each
+ * model's own (its report carries it). The seed comes last: a merge lets
+ * it differ (one per thread). */
+#define HWP__VM_F(f, type, def, lo, hi, flags, bad) \
+    HWP__FN(hwp_vm_desc, "vm", f, type, def, lo, hi, flags, bad)
+static const hwp_field hwp__vm_desc_f[] = {
+    HWP__VM_F(models, UINT, 0, 1, HWP_VM_ALL, 0,
+              "vm: models has an unknown bit (HWP_VM_ALL is 0x1f)"),
+    HWP__VM_F(funcs, UINT, 0, 1, 1u << 24, 0, "vm: funcs must be in 1..2^24"),
+    HWP__VM_F(sites, UINT, 0, 1, 1u << 24, 0, "vm: sites must be in 1..2^24"),
+    HWP__VM_F(loops, UINT, 256, 16, 1u << 20, HWP_FIELD_POW2,
+              "vm: loops must be a power of two in 16..2^20"),
+    HWP__VM_F(period, UINT, 32768, 2, 1u << 30, 0, "vm: period must be in 2..2^30"),
+    HWP__VM_F(burst, UINT, 512, 1, 1u << 30, 0, "vm: burst must be in 1..period"),
+    HWP__VM_F(pc_step, UINT, 1, 1, 0xFFFFFFFFu, 0, "vm: pc_step must be in 1..2^32-1"),
+    HWP__VM_F(op_cycles, UINT, 1, 1, 0xFFFFFFFFu, 0, "vm: op_cycles must be in 1..2^32-1"),
+    HWP__VM_F(hot_calls, UINT, 1000, 1, ~(uint64_t)0, 0, "vm: hot_calls must be positive"),
+    HWP__VM_F(hot_loops, UINT, 10000, 1, ~(uint64_t)0, 0, "vm: hot_loops must be positive"),
     /* 1 would never be reached: Wilson's floor stays below it */
-    if (!(d->spec_inv > 0.0 && d->spec_inv < 1.0)) return "vm: spec_inv must be in (0, 1)";
+    HWP__VM_F(spec_inv, F64, HWP__NANO(0.9), 1, 999999999, 0, "vm: spec_inv must be in (0, 1)"),
+    HWP__VM_F(min_samples, UINT, 30, 1, 0xFFFFFFFFu, 0,
+              "vm: min_samples must be in 1..2^32-1"),
+    HWP__VM_F(seed, HEX, 0, 0, ~(uint64_t)0, 0, NULL),
+};
+#undef HWP__VM_F
+HWP__FIELDS_FN(hwp_vm_desc_fields, hwp__vm_desc_f)
+
+/* The models the layer holds: (bit, report key, member), where member is
+ * the hwp_vm member, its functions' prefix (hwp_<member>_merge) and, but
+ * for pm_table (its desc follows pm's), the hwp_vm_desc member. */
+#define HWP__VM_MODELS(X)                        \
+    X(HWP_VM_PM, "profileme", pm)                \
+    X(HWP_VM_PM, "pm_table", pm_table)           \
+    HWP__VM_DESC_MODELS(X)
+#define HWP__VM_DESC_MODELS(X)                   \
+    X(HWP_VM_STRAT, "stratified", strat)         \
+    X(HWP_VM_STRAT, "strat_acc", strat_acc)      \
+    X(HWP_VM_RAP, "rap", rap)                    \
+    X(HWP_VM_PATH, "pathprof", path)             \
+    X(HWP_VM_PATH, "hpt", hpt)                   \
+    X(HWP_VM_PATH, "phase", phase)               \
+    X(HWP_VM_CP, "coproc", cp)
+
+/* Fill the defaults; returns the reason a desc is invalid, or NULL. The
+ * three fields with no default are checked first. */
+static const char *hwp__vm_fill(hwp_vm_desc *d) {
+    const char *why;
+    if (!d->burst && d->period >= 2 && d->period < 512) d->burst = d->period;
+    why = hwp__field_fill(d, hwp__vm_desc_f, HWP__N(hwp__vm_desc_f));
+    if (!d->models) return "vm: models names no model (HWP_VM_* bits)";
+    if (!d->funcs) return hwp__vm_desc_f[1].bad;
+    if (!d->sites) return hwp__vm_desc_f[2].bad;
+    if (why) return why;
+    if (d->burst > d->period) return "vm: burst must be in 1..period";
     if (d->pm.deliver || d->strat.on_interrupt || d->phase.on_interval || d->path.on_path)
         return "vm: the layer owns the models' callbacks: leave them 0";
     return NULL;
@@ -1159,24 +1202,11 @@ HWP_API hwp_status hwp_vm_finish(hwp_vm *vm) {
 
 HWP_API hwp_status hwp_vm_reset(hwp_vm *vm) {
     if (!hwp__vm_ok(vm)) return HWP_ESTATE;
-    if (vm->desc.models & HWP_VM_PM) {
-        hwp_pm_reset(&vm->pm);
-        hwp_pm_table_reset(&vm->pm_table);
-    }
-    if (vm->desc.models & HWP_VM_STRAT) {
-        hwp_strat_reset(&vm->strat);
-        hwp_strat_acc_reset(&vm->strat_acc);
-    }
-    if (vm->desc.models & HWP_VM_RAP) hwp_rap_reset(&vm->rap);
-    if (vm->desc.models & HWP_VM_PATH) {
-        hwp_path_reset(&vm->path);
-        hwp_hpt_reset(&vm->hpt);
-        hwp_phase_reset(&vm->phase);
-    }
-    if (vm->desc.models & HWP_VM_CP) {
-        hwp_cp_reset(&vm->cp);
-        hwp_cp_lvp_start(&vm->cp, NULL);
-    }
+#define HWP__VM_RESET(bit, key, m) \
+    if (vm->desc.models & (bit)) hwp_##m##_reset(&vm->m);
+    HWP__VM_MODELS(HWP__VM_RESET)
+#undef HWP__VM_RESET
+    if (vm->desc.models & HWP_VM_CP) hwp_cp_lvp_start(&vm->cp, NULL);
     hwp__vm_clear(vm);
     hwp__vm_arm(vm);
     return hwp__fail(&vm->head, HWP_OK, "");
@@ -1198,42 +1228,19 @@ static void hwp__vm_unit_merge(hwp__vm_unit *d, const hwp__vm_unit *s) {
     d->state |= s->state;
 }
 
-/* Which desc field differs (the seed may: one instance per thread). */
-static const char *hwp__vm_desc_diff(const hwp_vm_desc *a, const hwp_vm_desc *b) {
-    if (a->models != b->models) return "vm: merge: models differ";
-    if (a->funcs != b->funcs || a->sites != b->sites || a->loops != b->loops)
-        return "vm: merge: funcs, sites or loops differ";
-    if (a->period != b->period || a->burst != b->burst) return "vm: merge: period or burst differ";
-    if (a->pc_step != b->pc_step || a->op_cycles != b->op_cycles)
-        return "vm: merge: pc_step or op_cycles differ";
-    if (a->hot_calls != b->hot_calls || a->hot_loops != b->hot_loops ||
-        a->spec_inv != b->spec_inv || a->min_samples != b->min_samples)
-        return "vm: merge: decision thresholds differ";
-    return NULL;
-}
-
 HWP_API hwp_status hwp_vm_merge(hwp_vm *dst, const hwp_vm *src) {
-    const char *why;
-    hwp_status st = HWP_OK;
+    const hwp_field *diff;
+    hwp_status st;
     uint32_t i;
     if (!hwp__vm_ok(dst) || !hwp__vm_ok(src)) return HWP_EINVAL;
-    if ((why = hwp__vm_desc_diff(&dst->desc, &src->desc)) != NULL)
-        return hwp__fail(&dst->head, HWP_EMISMATCH, why);
+    diff = hwp__field_diff(&dst->desc, &src->desc, hwp__vm_desc_f, HWP__N(hwp__vm_desc_f) - 1u);
+    if (diff) return hwp__fail(&dst->head, HWP_EMISMATCH, diff->why);
     /* the models first: a model that refuses stops the merge there, with
      * the models before it merged (check the descs' seeds before) */
-#define HWP__VM_MERGE(bit, fn, member)                                         \
-    if (st == HWP_OK && (dst->desc.models & (bit)) &&                          \
-        (st = fn(&dst->member, &src->member)) != HWP_OK)                       \
-        return hwp__fail(&dst->head, st, hwp_why(&dst->member));
-    HWP__VM_MERGE(HWP_VM_PM, hwp_pm_merge, pm)
-    HWP__VM_MERGE(HWP_VM_PM, hwp_pm_table_merge, pm_table)
-    HWP__VM_MERGE(HWP_VM_STRAT, hwp_strat_merge, strat)
-    HWP__VM_MERGE(HWP_VM_STRAT, hwp_strat_acc_merge, strat_acc)
-    HWP__VM_MERGE(HWP_VM_RAP, hwp_rap_merge, rap)
-    HWP__VM_MERGE(HWP_VM_PATH, hwp_path_merge, path)
-    HWP__VM_MERGE(HWP_VM_PATH, hwp_hpt_merge, hpt)
-    HWP__VM_MERGE(HWP_VM_PATH, hwp_phase_merge, phase)
-    HWP__VM_MERGE(HWP_VM_CP, hwp_cp_merge, cp)
+#define HWP__VM_MERGE(bit, key, m)                                             \
+    if ((dst->desc.models & (bit)) && (st = hwp_##m##_merge(&dst->m, &src->m)) != HWP_OK) \
+        return hwp__fail(&dst->head, st, hwp_why(&dst->m));
+    HWP__VM_MODELS(HWP__VM_MERGE)
 #undef HWP__VM_MERGE
     dst->st.events = hwp_vm_clock(dst) + hwp_vm_clock(src);
     dst->armed = dst->left; /* the clock now lives in st.events */
@@ -1327,6 +1334,14 @@ HWP__VM_ACCESSOR(phase, hwp_phase, phase, HWP_VM_PATH)
 HWP__VM_ACCESSOR(cp, hwp_cp, cp, HWP_VM_CP)
 #undef HWP__VM_ACCESSOR
 
+static const hwp_field hwp__vm_stats_f[] = {
+    HWP__FS(hwp_vm_stats, events),    HWP__FS(hwp_vm_stats, dropped),
+    HWP__FS(hwp_vm_stats, evicted),   HWP__FS(hwp_vm_stats, cycles),
+    HWP__FS(hwp_vm_stats, burst_ops), HWP__FS(hwp_vm_stats, bursts),
+    HWP__FS(hwp_vm_stats, annotated), HWP__FS(hwp_vm_stats, rejected),
+    HWP__FS(hwp_vm_stats, decisions), HWP__FS(hwp_vm_stats, samples),
+};
+
 /* The units a burst saw, with their estimates:
  * [id or header pc, entry pc, samples, sum of squares, estimate, lo, hi]. */
 static void hwp__vm_put_units(const hwp_vm *vm, const hwp_writer *w, const char *key,
@@ -1368,57 +1383,187 @@ HWP_API void hwp_vm_write_json(const hwp_vm *vm, const hwp_writer *w) {
         return;
     }
     hwp_put_json_envelope(w, "vm", 1);
-    hwp_put_str(w, ",\"desc\":{");
-    hwp_put_str(w, "\"models\":");
-    hwp_put_u64(w, vm->desc.models);
-    hwp_put_json_u64(w, "funcs", vm->desc.funcs);
-    hwp_put_json_u64(w, "sites", vm->desc.sites);
-    hwp_put_json_u64(w, "loops", vm->desc.loops);
-    hwp_put_json_u64(w, "period", vm->desc.period);
-    hwp_put_json_u64(w, "burst", vm->desc.burst);
-    hwp_put_json_u64(w, "hot_calls", vm->desc.hot_calls);
-    hwp_put_json_u64(w, "hot_loops", vm->desc.hot_loops);
-    hwp_put_json_f64(w, "spec_inv", vm->desc.spec_inv, 4);
-    hwp_put_json_u64(w, "min_samples", vm->desc.min_samples);
-    hwp_put_json_hex(w, "seed", vm->desc.seed);
-    hwp_put_str(w, "},\"stats\":{\"events\":");
-    hwp_put_u64(w, s.events);
-    hwp_put_json_u64(w, "dropped", s.dropped);
-    hwp_put_json_u64(w, "evicted", s.evicted);
-    hwp_put_json_u64(w, "cycles", s.cycles);
-    hwp_put_json_u64(w, "burst_ops", s.burst_ops);
-    hwp_put_json_u64(w, "bursts", s.bursts);
-    hwp_put_json_u64(w, "annotated", s.annotated);
-    hwp_put_json_u64(w, "rejected", s.rejected);
-    hwp_put_json_u64(w, "decisions", s.decisions);
-    hwp_put_json_u64(w, "samples", s.samples);
+    hwp__field_put(w, "desc", &vm->desc, hwp__vm_desc_f, HWP__N(hwp__vm_desc_f));
+    hwp__field_put(w, "stats", &s, hwp__vm_stats_f, HWP__N(hwp__vm_stats_f));
     hwp_put_json_f64(w, "scale", hwp_vm_scale(vm), 4);
-    hwp_put_str(w, "}");
     hwp__vm_put_units(vm, w, "funcs", vm->funcs, vm->desc.funcs, true);
     hwp__vm_put_units(vm, w, "loops", vm->loops, vm->desc.loops, false);
     hwp_put_str(w, ",\"models\":{");
     {
         const char *sep = "";
-#define HWP__VM_PUT(bit, key, fn, obj)                                         \
+#define HWP__VM_PUT(bit, key, m)                                               \
     if (vm->desc.models & (bit)) {                                             \
         hwp_put_str(w, sep);                                                   \
         hwp_put_json_str(w, key);                                              \
         hwp_put_str(w, ":");                                                   \
-        fn(obj, w);                                                            \
+        hwp_##m##_write_json(&vm->m, w);                                       \
         sep = ",";                                                             \
     }
-        HWP__VM_PUT(HWP_VM_PM, "profileme", hwp_pm_write_json, &vm->pm)
-        HWP__VM_PUT(HWP_VM_PM, "pm_table", hwp_pm_table_write_json, &vm->pm_table)
-        HWP__VM_PUT(HWP_VM_STRAT, "stratified", hwp_strat_write_json, &vm->strat)
-        HWP__VM_PUT(HWP_VM_STRAT, "strat_acc", hwp_strat_acc_write_json, &vm->strat_acc)
-        HWP__VM_PUT(HWP_VM_RAP, "rap", hwp_rap_write_json, &vm->rap)
-        HWP__VM_PUT(HWP_VM_PATH, "pathprof", hwp_path_write_json, &vm->path)
-        HWP__VM_PUT(HWP_VM_PATH, "hpt", hwp_hpt_write_json, &vm->hpt)
-        HWP__VM_PUT(HWP_VM_PATH, "phase", hwp_phase_write_json, &vm->phase)
-        HWP__VM_PUT(HWP_VM_CP, "coproc", hwp_cp_write_json, &vm->cp)
+        HWP__VM_MODELS(HWP__VM_PUT)
 #undef HWP__VM_PUT
     }
     hwp_put_str(w, "}}");
+}
+
+/* A member's value as its own text (the cursor after its key), for a
+ * model's reader; an error there is placed in the whole report. */
+typedef struct hwp__vm_span {
+    const char *s;
+    size_t n, at;
+} hwp__vm_span;
+
+static bool hwp__vm_span_of(hwp_json *j, hwp__vm_span *v) {
+    while (j->pos < j->n && (j->s[j->pos] == ' ' || j->s[j->pos] == '\n' ||
+                             j->s[j->pos] == '\t' || j->s[j->pos] == '\r'))
+        j->pos++;
+    v->at = j->pos;
+    v->s = j->s + j->pos;
+    if (!hwp_json_skip(j)) return false;
+    v->n = j->pos - v->at;
+    return true;
+}
+
+/* A model reader's status, its error moved to the report's offsets. */
+static hwp_status hwp__vm_sub(hwp_status st, const hwp__vm_span *v, const hwp_json_err *e,
+                              hwp_json_err *err) {
+    if (st != HWP_OK && err) {
+        err->offset = v->at + e->offset;
+        err->why = e->why;
+    }
+    return st;
+}
+
+/* "models":{...}: each model's desc (into d) or state (into vm) through
+ * its own reader; a model the layer does not hold is an error. */
+static hwp_status hwp__vm_read_models(hwp_json *j, hwp_vm_desc *d, hwp_vm *vm,
+                                      hwp_json_err *err) {
+    char key[16];
+    hwp_json_err e = {0, NULL};
+    hwp__vm_span v;
+    hwp_status st = HWP_OK;
+    if (!hwp_json_object(j)) return hwp_json_status(j, err);
+    while (st == HWP_OK && hwp_json_member(j, key, sizeof key)) {
+        if (!hwp__vm_span_of(j, &v)) break;
+        if (vm) {
+#define HWP__VM_READ(bit, name, m)                                               \
+    if (hwp_json_key_is(key, name) && (vm->desc.models & (bit))) {                \
+        st = hwp__vm_sub(hwp_##m##_read_json(&vm->m, v.s, v.n, &e), &v, &e, err); \
+        continue;                                                                \
+    }
+            HWP__VM_MODELS(HWP__VM_READ)
+#undef HWP__VM_READ
+        } else {
+#define HWP__VM_READ(bit, name, m)                                               \
+    if (hwp_json_key_is(key, name)) {                                            \
+        st = hwp__vm_sub(hwp_##m##_read_desc(&d->m, v.s, v.n, &e), &v, &e, err); \
+        continue;                                                                \
+    }
+            HWP__VM_READ(HWP_VM_PM, "profileme", pm)
+            HWP__VM_DESC_MODELS(HWP__VM_READ)
+#undef HWP__VM_READ
+            if (hwp_json_key_is(key, "pm_table")) continue; /* its desc is pm's */
+        }
+        j->pos = v.at;
+        hwp_json_fail(j, "vm: a model the layer does not hold");
+    }
+    return st != HWP_OK ? st : hwp_json_status(j, err);
+}
+
+HWP_API hwp_status hwp_vm_read_desc(hwp_vm_desc *d, const char *json, size_t n,
+                                    hwp_json_err *err) {
+    hwp_json j;
+    char key[16];
+    hwp_status st = HWP_OK;
+    bool got = false;
+    if (!d) return HWP_EINVAL;
+    hwp__zero(d, sizeof *d);
+    hwp_json_init(&j, json, n);
+    if (hwp_json_envelope(&j, "vm", 1))
+        while (st == HWP_OK && hwp_json_member(&j, key, sizeof key)) {
+            if (!got && hwp_json_key_is(key, "desc"))
+                got = hwp__field_read(&j, d, hwp__vm_desc_f, HWP__N(hwp__vm_desc_f));
+            else if (hwp_json_key_is(key, "models"))
+                st = hwp__vm_read_models(&j, d, NULL, err);
+            else
+                hwp_json_skip(&j);
+        }
+    if (st != HWP_OK) return st;
+    if (hwp_json_end(&j) && !got) hwp_json_fail(&j, "json: report without a \"desc\"");
+    return hwp_json_status(&j, err);
+}
+
+#define HWP__VM_UNIT_WHY "vm: a unit is [id, pc, samples, squares, est, lo, hi]"
+
+/* One unit: [id or header pc, entry pc, samples, sum of squares, est, lo,
+ * hi] (the estimates are derived: read and dropped). */
+static bool hwp__vm_read_unit(hwp_json *j, hwp_vm *vm, bool funcs) {
+    uint64_t v[4];
+    double x;
+    hwp__vm_unit *u;
+    unsigned k = 0;
+    if (!hwp_json_array(j)) return false;
+    for (; hwp_json_next(j); k++)
+        if (k > 6 || !(k < 4 ? hwp_json_u64(j, &v[k]) : hwp_json_f64(j, &x)))
+            return hwp_json_fail(j, HWP__VM_UNIT_WHY);
+    if (j->why || k != 7) return hwp_json_fail(j, HWP__VM_UNIT_WHY);
+    if (funcs && v[0] >= vm->desc.funcs) return hwp_json_fail(j, "vm: a function id past desc.funcs");
+    u = funcs ? &vm->funcs[v[0]] : hwp__vm_loop_slot(vm, v[0], true);
+    if (!u || u->n.k) return hwp_json_fail(j, "vm: a unit repeated, or no loop slot for it");
+    u->pc = v[1] + 1u;
+    u->n.k = v[2];
+    u->n.k2 = v[3];
+    return true;
+}
+
+static bool hwp__vm_read_units(hwp_json *j, hwp_vm *vm, bool funcs) {
+    if (!hwp_json_array(j)) return false;
+    while (hwp_json_next(j))
+        if (!hwp__vm_read_unit(j, vm, funcs)) return false;
+    return !j->why;
+}
+
+static const char *hwp__vm_fill_any(void *d) { return hwp__vm_fill((hwp_vm_desc *)d); }
+
+HWP_API hwp_status hwp_vm_read_json(hwp_vm *vm, const char *json, size_t n,
+                                    hwp_json_err *err) {
+    hwp_json j;
+    hwp_vm_desc d;
+    hwp_vm_stats s;
+    char key[16];
+    hwp_status st;
+    if (!hwp__vm_ok(vm)) return HWP_EINVAL;
+    hwp__zero(&d, sizeof d);
+    hwp_json_init(&j, json, n);
+    st = hwp__field_begin(&j, &vm->head, "vm", &d, &vm->desc, hwp__vm_desc_f,
+                          HWP__N(hwp__vm_desc_f), hwp__vm_fill_any, err);
+    if (st != HWP_OK) return st;
+    hwp_vm_reset(vm); /* what follows replaces everything; a failure resets again */
+    hwp__zero(&s, sizeof s);
+    while (st == HWP_OK && hwp_json_member(&j, key, sizeof key)) {
+        if (hwp_json_key_is(key, "stats"))
+            hwp__field_read(&j, &s, hwp__vm_stats_f, HWP__N(hwp__vm_stats_f));
+        else if (hwp_json_key_is(key, "funcs"))
+            hwp__vm_read_units(&j, vm, true);
+        else if (hwp_json_key_is(key, "loops"))
+            hwp__vm_read_units(&j, vm, false);
+        else if (hwp_json_key_is(key, "models"))
+            st = hwp__vm_read_models(&j, NULL, vm, err);
+        else
+            hwp_json_skip(&j); /* scale: derived */
+    }
+    if (st == HWP_OK) {
+        hwp_json_end(&j);
+        st = hwp_json_status(&j, err);
+    }
+    if (st != HWP_OK) {
+        const char *why = j.why ? j.why : hwp_why(vm);
+        hwp_vm_reset(vm);
+        return hwp__fail(&vm->head, st, why);
+    }
+    vm->st = s;
+    vm->armed = vm->left;  /* the clock is st.events */
+    vm->ticked = s.events; /* its bytecodes were charged where they ran */
+    return HWP_OK;
 }
 
 HWP_API void hwp_vm_write_text(const hwp_vm *vm, const hwp_writer *w) {

@@ -144,11 +144,19 @@ static void check_storage(const hwp_conf_row *r) {
     free(d);
 }
 
-/* A zero desc is the defaults the docs state, field by field. */
+/* A zero desc is the defaults the docs state, field by field (given the
+ * fields that have no default, which it must otherwise refuse). */
 static void check_defaults(const hwp_conf_row *r) {
     void *zero = calloc(1, r->desc_size), *doc = calloc(1, r->desc_size);
     inst a, b;
     if (!zero || !doc) abort();
+    if (r->required) {
+        CHECK_EQ(r->bytes(zero), 0);
+        CHECK_EQ(inst_open(&a, r, zero, 0, 1u << 20, NULL), HWP_EINVAL);
+        CHECK(why_of(a.x)[0] != '\0');
+        inst_close(&a);
+        r->required(zero);
+    }
     r->documented(doc);
     if (CHECK_EQ(inst_open(&a, r, zero, 0, r->bytes(zero), NULL), HWP_OK) &
         CHECK_EQ(inst_open(&b, r, doc, 0, r->bytes(doc), NULL), HWP_OK)) {
@@ -445,6 +453,9 @@ static const list lists[] = {
 #endif
 #ifdef HWP_CONF_CORE
     {"core", hwp_conf_core},
+#endif
+#ifdef HWP_CONF_VM
+    {"vm", hwp_conf_vm},
 #endif
     {NULL, NULL}};
 

@@ -67,6 +67,10 @@ typedef struct hwp_conf_row {
      * refused it (an error status, or the empty answer a query documents
      * for a bad handle: 0, NULL, false, NaN), else the first that took it. */
     const char *(*unset)(void *x);
+    /* NULL when a zero desc is valid (every field has a default); else
+     * sets the fields that have none: a zero desc must be refused with a
+     * reason, and zero plus these gives the documented defaults. */
+    void (*required)(void *desc);
 } hwp_conf_row;
 
 /* In a row's unset(): return the call (as text) if it took the handle. */
@@ -100,5 +104,6 @@ extern const hwp_conf_row hwp_conf_rap[];
 extern const hwp_conf_row hwp_conf_pathprof[];
 extern const hwp_conf_row hwp_conf_coproc[];
 extern const hwp_conf_row hwp_conf_core[];
+extern const hwp_conf_row hwp_conf_vm[];
 
 #endif

@@ -266,10 +266,10 @@ const hwp_conf_row hwp_conf_coproc[] = {
     {"cp", sizeof(hwp_cp_desc), sizeof(hwp_cp), cp_small, cp_documented,
      cp_bad_fields, sizeof cp_bad_fields / sizeof cp_bad_fields[0], cp_bad,
      cp_bytes, cp_init, cp_reset, cp_flush, cp_merge, cp_stats, cp_write,
-     cp_read_desc, cp_read_json, cp_feed, cp_merge_check, cp_unset},
+     cp_read_desc, cp_read_json, cp_feed, cp_merge_check, cp_unset, NULL},
     {"cp_simple", sizeof(hwp_cp_simple_desc), sizeof(hwp_cp_simple), cs_small,
      cs_documented, cs_bad_fields, sizeof cs_bad_fields / sizeof cs_bad_fields[0],
      cs_bad, cs_bytes, cs_init, cs_reset, cs_flush, cs_merge, cs_stats, cs_write,
-     cs_read_desc, cs_read_json, cs_feed, cs_merge_check, cs_unset},
+     cs_read_desc, cs_read_json, cs_feed, cs_merge_check, cs_unset, NULL},
     {NULL, 0, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-     NULL, NULL, NULL, NULL, NULL, NULL}};
+     NULL, NULL, NULL, NULL, NULL, NULL, NULL}};

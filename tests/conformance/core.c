@@ -183,6 +183,6 @@ const hwp_conf_row hwp_conf_core[] = {
      core_bad_fields, sizeof core_bad_fields / sizeof *core_bad_fields, core_bad,
      core_bytes, core_init, core_reset, core_flush, core_merge, core_stats,
      core_write_json, core_read_desc, core_read_json, core_feed, core_merge_check,
-     core_unset},
+     core_unset, NULL},
     {NULL, 0, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-     NULL, NULL, NULL, NULL, NULL, NULL}};
+     NULL, NULL, NULL, NULL, NULL, NULL, NULL}};

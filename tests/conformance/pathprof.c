@@ -348,11 +348,11 @@ static const char *pp_conf_phase_unset(void *x) {
     {#name, sizeof(D), sizeof(T), p##_small, p##_documented, p##_bad_f,               \
      sizeof p##_bad_f / sizeof *p##_bad_f, p##_bad, p##_bytes, p##_init, p##_reset, \
      p##_flush, p##_merge, p##_stats, p##_json, p##_read_desc, p##_read_json,        \
-     pp_conf_feed_##name, p##_check, p##_unset}
+     pp_conf_feed_##name, p##_check, p##_unset, NULL}
 
 const hwp_conf_row hwp_conf_pathprof[] = {
     PP_CONF_ROW(path, hwp_path, hwp_path_desc, pp_conf_path),
     PP_CONF_ROW(hpt, hwp_hpt, hwp_hpt_desc, pp_conf_hpt),
     PP_CONF_ROW(phase, hwp_phase, hwp_phase_desc, pp_conf_phase),
     {NULL, 0, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-     NULL, NULL, NULL, NULL, NULL, NULL}};
+     NULL, NULL, NULL, NULL, NULL, NULL, NULL}};

@@ -303,10 +303,10 @@ const hwp_conf_row hwp_conf_profileme[] = {
     {"pm", sizeof(hwp_pm_desc), sizeof(hwp_pm), pm_small, pm_documented,
      pm_bad_fields, sizeof pm_bad_fields / sizeof pm_bad_fields[0], pm_bad,
      pm_bytes, pm_init, pm_reset, pm_flush, pm_merge, pm_stats,
-     pm_write_json, pm_read_desc, pm_read_json, pm_feed, pm_merge_check, pm_unset},
+     pm_write_json, pm_read_desc, pm_read_json, pm_feed, pm_merge_check, pm_unset, NULL},
     {"pm_table", sizeof(hwp_pm_table_desc), sizeof(hwp_pm_table), pmt_small,
      pmt_documented, pmt_bad_fields,
      sizeof pmt_bad_fields / sizeof pmt_bad_fields[0], pmt_bad, pmt_bytes,
      pmt_init, pmt_reset, pmt_flush, pmt_merge, pmt_stats, pmt_write_json,
-     pmt_read_desc, pmt_read_json, pmt_feed, pmt_merge_check, pmt_unset},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+     pmt_read_desc, pmt_read_json, pmt_feed, pmt_merge_check, pmt_unset, NULL},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};

@@ -314,12 +314,12 @@ const hwp_conf_row hwp_conf_rap[] = {
      rap_bad_fields, sizeof rap_bad_fields / sizeof rap_bad_fields[0],
      rap_bad, rap_bytes, rap_init, rap_reset, rap_flush, rap_merge,
      rap_stats, rap_write_json, rap_read_desc, rap_read_json, rap_feed,
-     rap_merge_check, rap_unset},
+     rap_merge_check, rap_unset, NULL},
     {"rap2", sizeof(hwp_rap2_desc), sizeof(hwp_rap2), rap2_small,
      rap2_documented, rap2_bad_fields,
      sizeof rap2_bad_fields / sizeof rap2_bad_fields[0], rap2_bad, rap2_bytes,
      rap2_init, rap2_reset, rap2_flush, rap2_merge, rap2_stats,
      rap2_write_json, rap2_read_desc, rap2_read_json, rap2_feed,
-     rap2_merge_check, rap2_unset},
+     rap2_merge_check, rap2_unset, NULL},
     {NULL, 0, 0, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL,
-     NULL, NULL, NULL, NULL, NULL, NULL, NULL}};
+     NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}};
