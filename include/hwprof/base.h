@@ -730,11 +730,11 @@ typedef struct hwp_field {
  * its default, range, flags and reason: */
 #define HWP__FN(T, M, f, type, def, lo, hi, flags, bad)                     \
     {#f, offsetof(T, f), HWP_FIELD_##type, sizeof(((T *)0)->f), flags, NULL, \
-     NULL, def, lo, hi, bad, M ": merge or read of another desc (" #f " differs)"}
+     NULL, def, lo, hi, bad, M ": " #f " differs from the other desc"}
 /* An enum written by name (default 0); bad names the accepted names. */
 #define HWP__FE(T, M, f, names, bad)                                         \
     {#f, offsetof(T, f), HWP_FIELD_ENUM, sizeof(((T *)0)->f), 0, names, NULL, \
-     0, 0, HWP__N(names) - 1, bad, M ": merge or read of another desc (" #f " differs)"}
+     0, 0, HWP__N(names) - 1, bad, M ": " #f " differs from the other desc"}
 /* A stats counter: any value, never compared; HWP__FSN names it. */
 #define HWP__FSN(T, name, f)                                                \
     {name, offsetof(T, f), HWP_FIELD_UINT, sizeof(((T *)0)->f), 0, NULL, NULL, \
@@ -743,7 +743,7 @@ typedef struct hwp_field {
 /* A nested desc with its own table. */
 #define HWP__FSUB(T, M, f, table)                                          \
     {#f, offsetof(T, f), HWP_FIELD_SUB, sizeof(((T *)0)->f), 0, NULL, table, \
-     0, 0, HWP__N(table) - 1, NULL, M ": merge or read of another desc (" #f " differs)"}
+     0, 0, HWP__N(table) - 1, NULL, M ": " #f " differs from the other desc"}
 /* The nearest billionth of a double constant, for F64 rows. */
 #define HWP__NANO(x) ((uint64_t)((x) * 1e9 + 0.5))
 #define HWP__N(a) (sizeof(a) / sizeof((a)[0]))
@@ -1453,7 +1453,7 @@ static HWP__UNUSED const hwp_field *hwp__field_find(const hwp_field *f, size_t n
 }
 
 static HWP__UNUSED bool hwp__field_read(hwp_json *j, void *base,
-                                        const hwp_field *f, size_t n);
+                                        const hwp_field *f, size_t n, bool all);
 
 /* One member's value (the cursor after its key) into row f of base. Only
  * the member's width is checked here: ranges are the fill's. */
@@ -1466,7 +1466,7 @@ static HWP__UNUSED bool hwp__field_value(hwp_json *j, void *base,
     double d;
     switch (f->type) {
     case HWP_FIELD_SUB:
-        return hwp__field_read(j, p, f->sub, (size_t)f->hi + 1);
+        return hwp__field_read(j, p, f->sub, (size_t)f->hi + 1, false);
     case HWP_FIELD_BYTES:
         if (!hwp_json_array(j)) return false;
         for (k = 0; hwp_json_next(j); k++) {
@@ -1501,9 +1501,9 @@ static HWP__UNUSED bool hwp__field_value(hwp_json *j, void *base,
 
 /* Reads an object written by hwp__field_put into base: every key must be
  * one of the table's (at most 64), each at most once; absent ones are
- * left as they were. */
+ * left as they were, or with `all` refused. */
 static HWP__UNUSED bool hwp__field_read(hwp_json *j, void *base,
-                                        const hwp_field *f, size_t n) {
+                                        const hwp_field *f, size_t n, bool all) {
     char key[32];
     uint64_t seen = 0, bit;
     const hwp_field *r;
@@ -1516,6 +1516,8 @@ static HWP__UNUSED bool hwp__field_read(hwp_json *j, void *base,
         seen |= bit;
         if (!hwp__field_value(j, base, r)) return false;
     }
+    if (!j->why && all && seen != hwp_mask64((unsigned)n))
+        hwp_json_fail(j, "json: a field is missing");
     return !j->why;
 }
 
@@ -1592,7 +1594,7 @@ typedef struct hwp__field_ctx {
 
 static HWP__UNUSED bool hwp__field_obj(hwp_json *j, void *ctx) {
     const hwp__field_ctx *c = (const hwp__field_ctx *)ctx;
-    return hwp__field_read(j, c->desc, c->f, c->n);
+    return hwp__field_read(j, c->desc, c->f, c->n, false);
 }
 
 static HWP__UNUSED hwp_status hwp__field_read_desc(void *desc, size_t dsize,
@@ -1625,7 +1627,7 @@ static HWP__UNUSED hwp_status hwp__field_begin(hwp_json *j, hwp_head *head,
     if (!hwp_json_envelope(j, model, 1) || !hwp_json_member(j, key, sizeof key) ||
         !hwp_json_key_is(key, "desc"))
         hwp_json_fail(j, "json: \"desc\" must follow \"version\"");
-    if (j->why || !hwp__field_read(j, d, f, n))
+    if (j->why || !hwp__field_read(j, d, f, n, false))
         return hwp__fail(head, hwp_json_status(j, err), j->why);
     bad = fill ? fill(d) : NULL;
     if (!bad && (diff = hwp__field_diff(own, d, f, n)) != NULL) bad = diff->why;

@@ -83,7 +83,7 @@
  *   hwp_core_done(c, out, cap)     finished records (wasted slots known)
  *   hwp_core_reset / flush / merge / get_stats
  *   hwp_core_write_text(c, w)      the stats a person reads first
- *   hwp_core_write_json / read_desc / read_json
+ *   hwp_core_write_json / read_desc / read_json, hwp_core_desc_fields
  * The handle's members are private.
  */
 #ifndef HWPROF_CORE_H
@@ -350,6 +350,8 @@ HWP_API void hwp_core_write_text(const hwp_core *c, const hwp_writer *w);
 HWP_API void hwp_core_write_json(const hwp_core *c, const hwp_writer *w);
 HWP_API hwp_status hwp_core_read_desc(hwp_core_desc *d, const char *json,
                                       size_t n, hwp_json_err *err);
+/* The desc's fields (base.h's hwp_field); the cache levels' as "l1i.sets". */
+HWP_API const hwp_field *hwp_core_desc_fields(size_t *n);
 HWP_API hwp_status hwp_core_read_json(hwp_core *c, const char *json, size_t n,
                                       hwp_json_err *err);
 HWP_API void hwp__core_timed(hwp_core *c, const hwp_insn *in,
@@ -738,13 +740,56 @@ static const char *hwp__core_check_cache(const hwp_core_cache_desc *k,
     return NULL;
 }
 
+/* The desc's rows, in the reports' order; defaults as hwp_core_desc's
+ * comments attribute them. The cache levels, bp_local, ras, window and
+ * horizon depend on other fields: hwp__core_fill's. */
+#define HWP__CORE_ANY(f) HWP__FN(hwp_core_desc, "core", f, UINT, 0, 0, 0xFFFFFFFFu, 0, NULL)
+#define HWP__CORE_LAT(f, def) \
+    HWP__FN(hwp_core_desc, "core", f, UINT, def, 0, HWP__CORE_MAXLAT, 0, \
+            "core: " #f " must be <= 65535")
+#define HWP__CORE_WIDTH(f, def) \
+    HWP__FN(hwp_core_desc, "core", f, UINT, def, 1, 64, 0, "core: " #f " must be in 1..64")
+#define HWP__CORE_LEVEL(lv) \
+    HWP__CORE_ANY(lv.sets), HWP__CORE_ANY(lv.ways), HWP__CORE_ANY(lv.line), \
+    HWP__CORE_ANY(lv.latency)
+static const hwp_field hwp__core_desc_f[] = {
+    HWP__FN(hwp_core_desc, "core", mode, UINT, HWP_CORE_TIMING, 0, HWP_CORE_SAMPLED, 0,
+            "core: mode must be HWP_CORE_TIMING, _CACHES or _SAMPLED"),
+    HWP__FN(hwp_core_desc, "core", order, UINT, HWP_CORE_OOO, 0, HWP_CORE_INORDER, 0,
+            "core: order must be HWP_CORE_OOO or HWP_CORE_INORDER"),
+    HWP__FN(hwp_core_desc, "core", flags, UINT, 0, 0, HWP_CORE_FLAGS_ALL, 0,
+            "core: flags has unknown bits"),
+    HWP__CORE_LEVEL(l1i), HWP__CORE_LEVEL(l1d), HWP__CORE_LEVEL(l2),
+    HWP__CORE_LEVEL(llc), HWP__CORE_LEVEL(itlb), HWP__CORE_LEVEL(dtlb),
+    HWP__CORE_LAT(memory, 80), HWP__CORE_LAT(walk, 30),
+    HWP__FN(hwp_core_desc, "core", bp, UINT, HWP_CORE_TOURNAMENT, 0, HWP_CORE_GSELECT, 0,
+            "core: bp must be HWP_CORE_TOURNAMENT, _GSHARE or _GSELECT"),
+    HWP__FN(hwp_core_desc, "core", bp_global, UINT, 4096, 1, 1u << 24, HWP_FIELD_POW2,
+            "core: bp_global must be a power of two <= 2^24"),
+    HWP__FN(hwp_core_desc, "core", bp_hist, UINT, 0, 0, 63, 0,
+            "core: bp_hist must be <= 63"),
+    HWP__CORE_ANY(bp_local), HWP__CORE_ANY(bp_local_hist),
+    HWP__FN(hwp_core_desc, "core", btb, UINT, 512, 1, 1u << 24, HWP_FIELD_POW2,
+            "core: btb must be a power of two <= 2^24"),
+    HWP__CORE_ANY(ras), HWP__CORE_LAT(mispredict, 7),
+    HWP__CORE_WIDTH(fetch_width, 4), HWP__CORE_WIDTH(issue_width, 4),
+    HWP__CORE_WIDTH(retire_width, 8),
+    HWP__FN(hwp_core_desc, "core", rob, UINT, 80, 1, 4096, 0, "core: rob must be in 1..4096"),
+    HWP__CORE_ANY(window), HWP__CORE_LAT(lat_int, 1), HWP__CORE_LAT(lat_mul, 7),
+    HWP__CORE_LAT(lat_div, 20), HWP__CORE_LAT(lat_fp, 4), HWP__CORE_LAT(lat_fdiv, 15),
+    HWP__CORE_ANY(horizon)};
+#undef HWP__CORE_LEVEL
+#undef HWP__CORE_WIDTH
+#undef HWP__CORE_LAT
+#undef HWP__CORE_ANY
+
+HWP__FIELDS_FN(hwp_core_desc_fields, hwp__core_desc_f)
+
 /* Fill the defaults; NULL when valid, else the reason. */
 static const char *hwp__core_fill(hwp_core_desc *o, const hwp_core_desc *d) {
     const char *why;
     if (d) *o = *d;
     else hwp__zero(o, sizeof *o);
-    if (!o->mode) o->mode = HWP_CORE_TIMING;
-    if (!o->order) o->order = HWP_CORE_OOO;
     hwp__core_cache_default(&o->l1i, 512u, 2u, 64u, 1u);
     hwp__core_cache_default(&o->l1d, 512u, 2u, 64u, 3u);
     hwp__core_cache_default(&o->l2, 32768u, 1u, 64u, 12u);
@@ -753,10 +798,8 @@ static const char *hwp__core_fill(hwp_core_desc *o, const hwp_core_desc *d) {
         o->llc.latency = 40u;
     hwp__core_cache_default(&o->itlb, 1u, 128u, 8192u, 0u);
     hwp__core_cache_default(&o->dtlb, 1u, 128u, 8192u, 0u);
-    if (!o->memory) o->memory = 80u;
-    if (!o->walk) o->walk = 30u;
-    if (!o->bp) o->bp = HWP_CORE_TOURNAMENT;
-    if (!o->bp_global) o->bp_global = 4096u;
+    if ((why = hwp__field_fill(o, hwp__core_desc_f, HWP__N(hwp__core_desc_f))) != NULL)
+        return why;
     if (!o->bp_hist)
         o->bp_hist = o->bp == HWP_CORE_TOURNAMENT ? 12u
                    : o->bp == HWP_CORE_GSHARE ? hwp_log2(o->bp_global)
@@ -765,23 +808,8 @@ static const char *hwp__core_fill(hwp_core_desc *o, const hwp_core_desc *d) {
         if (!o->bp_local) o->bp_local = 1024u;
         if (!o->bp_local_hist) o->bp_local_hist = 10u;
     }
-    if (!o->btb) o->btb = 512u;
     if (!o->ras && !(o->flags & HWP_CORE_NO_RAS)) o->ras = 32u;
-    if (!o->mispredict) o->mispredict = 7u;
-    if (!o->fetch_width) o->fetch_width = 4u;
-    if (!o->issue_width) o->issue_width = 4u;
-    if (!o->retire_width) o->retire_width = 8u;
-    if (!o->rob) o->rob = 80u;
     if (!o->window) o->window = o->rob < 20u ? o->rob : 20u;
-    if (!o->lat_int) o->lat_int = 1u;
-    if (!o->lat_mul) o->lat_mul = 7u;
-    if (!o->lat_div) o->lat_div = 20u;
-    if (!o->lat_fp) o->lat_fp = 4u;
-    if (!o->lat_fdiv) o->lat_fdiv = 15u;
-
-    if (o->mode > HWP_CORE_SAMPLED) return "core: mode must be HWP_CORE_TIMING, _CACHES or _SAMPLED";
-    if (o->order > HWP_CORE_INORDER) return "core: order must be HWP_CORE_OOO or HWP_CORE_INORDER";
-    if (o->flags & ~HWP_CORE_FLAGS_ALL) return "core: flags has unknown bits";
     {
         /* One row of reasons per level, in the desc's order. */
 #define HWP__CORE_WHY(lv, what)                                          \
@@ -810,12 +838,6 @@ static const char *hwp__core_fill(hwp_core_desc *o, const hwp_core_desc *d) {
     }
     if (o->l1i.line > o->l2.line || o->l1d.line > o->l2.line)
         return "core: l2.line must be >= the L1 lines";
-    if (o->memory > HWP__CORE_MAXLAT) return "core: memory must be <= 65535";
-    if (o->walk > HWP__CORE_MAXLAT) return "core: walk must be <= 65535";
-    if (o->bp > HWP_CORE_GSELECT) return "core: bp must be HWP_CORE_TOURNAMENT, _GSHARE or _GSELECT";
-    if (!hwp_is_pow2(o->bp_global) || o->bp_global > (1u << 24))
-        return "core: bp_global must be a power of two <= 2^24";
-    if (o->bp_hist > 63u) return "core: bp_hist must be <= 63";
     if (o->bp == HWP_CORE_GSELECT && o->bp_hist > hwp_log2(o->bp_global))
         return "core: bp_hist must be <= log2(bp_global) for gselect";
     if (o->bp == HWP_CORE_TOURNAMENT) {
@@ -825,21 +847,9 @@ static const char *hwp__core_fill(hwp_core_desc *o, const hwp_core_desc *d) {
     } else if (o->bp_local || o->bp_local_hist) {
         return "core: bp_local must be 0 unless bp is the tournament";
     }
-    if (!hwp_is_pow2(o->btb) || o->btb > (1u << 24))
-        return "core: btb must be a power of two <= 2^24";
     if ((o->flags & HWP_CORE_NO_RAS) ? o->ras != 0 : o->ras > (1u << 16))
         return "core: ras must be in 1..65536 (0 with HWP_CORE_NO_RAS)";
-    if (o->mispredict > HWP__CORE_MAXLAT) return "core: mispredict must be <= 65535";
-    if (o->fetch_width > 64u) return "core: fetch_width must be in 1..64";
-    if (o->issue_width > 64u) return "core: issue_width must be in 1..64";
-    if (o->retire_width > 64u) return "core: retire_width must be in 1..64";
-    if (o->rob > 4096u) return "core: rob must be in 1..4096";
     if (o->window > o->rob) return "core: window must be <= rob";
-    if (o->lat_int > HWP__CORE_MAXLAT) return "core: lat_int must be <= 65535";
-    if (o->lat_mul > HWP__CORE_MAXLAT) return "core: lat_mul must be <= 65535";
-    if (o->lat_div > HWP__CORE_MAXLAT) return "core: lat_div must be <= 65535";
-    if (o->lat_fp > HWP__CORE_MAXLAT) return "core: lat_fp must be <= 65535";
-    if (o->lat_fdiv > HWP__CORE_MAXLAT) return "core: lat_fdiv must be <= 65535";
     {
         uint64_t need = (uint64_t)(o->rob + o->fetch_width) * hwp__core_maxlat(o) + 64u;
         uint64_t h = 1024u;
@@ -1250,159 +1260,81 @@ HWP_API void hwp_core_write_text(const hwp_core *c, const hwp_writer *w) {
     hwp_put_str(w, "\n");
 }
 
-#define HWP__CORE_STATS_N (sizeof(hwp_core_stats) / sizeof(uint64_t))
-
-/* The stats' JSON names, in struct order. */
-static const char *const hwp__core_stat_names[] = {
-    "events", "dropped", "evicted", "cycles", "timed", "no_regs",
-    "l1i_refs", "l1i_misses", "l1d_reads", "l1d_read_misses", "l1d_writes",
-    "l1d_write_misses", "l2_irefs", "l2_imisses", "l2_rrefs", "l2_rmisses",
-    "l2_wrefs", "l2_wmisses", "llc_refs", "llc_misses", "itlb_misses",
-    "dtlb_misses", "cond", "cond_mispredicts", "indirect",
-    "indirect_mispredicts", "returns", "return_mispredicts", "issue_slots",
-    "wasted_slots", "finished"};
-HWP_STATIC_ASSERT(core_stat_names,
-                  sizeof hwp__core_stat_names / sizeof *hwp__core_stat_names ==
-                      HWP__CORE_STATS_N);
-
-/* The desc as (name, pointer) pairs, for the writer, the reader and the
- * mismatch reason. */
-#define HWP__CORE_DESC_N 48u
-static void hwp__core_desc_fields(const hwp_core_desc *d, const char **name,
-                                  const uint32_t **val) {
-    static const char *const n[HWP__CORE_DESC_N] = {
-        "mode", "order", "flags",
-        "l1i.sets", "l1i.ways", "l1i.line", "l1i.latency",
-        "l1d.sets", "l1d.ways", "l1d.line", "l1d.latency",
-        "l2.sets", "l2.ways", "l2.line", "l2.latency",
-        "llc.sets", "llc.ways", "llc.line", "llc.latency",
-        "itlb.sets", "itlb.ways", "itlb.line", "itlb.latency",
-        "dtlb.sets", "dtlb.ways", "dtlb.line", "dtlb.latency",
-        "memory", "walk", "bp", "bp_global", "bp_hist", "bp_local",
-        "bp_local_hist", "btb", "ras", "mispredict", "fetch_width",
-        "issue_width", "retire_width", "rob", "window", "lat_int", "lat_mul",
-        "lat_div", "lat_fp", "lat_fdiv", "horizon"};
-    const uint32_t *p = &d->mode;
-    unsigned i;
-    for (i = 0; i < HWP__CORE_DESC_N; i++) {
-        name[i] = n[i];
-        val[i] = p + i;
-    }
-}
+/* The stats, in struct order. */
+static const hwp_field hwp__core_stats_f[] = {
+    HWP__FS(hwp_core_stats, events), HWP__FS(hwp_core_stats, dropped),
+    HWP__FS(hwp_core_stats, evicted), HWP__FS(hwp_core_stats, cycles),
+    HWP__FS(hwp_core_stats, timed), HWP__FS(hwp_core_stats, no_regs),
+    HWP__FS(hwp_core_stats, l1i_refs), HWP__FS(hwp_core_stats, l1i_misses),
+    HWP__FS(hwp_core_stats, l1d_reads), HWP__FS(hwp_core_stats, l1d_read_misses),
+    HWP__FS(hwp_core_stats, l1d_writes), HWP__FS(hwp_core_stats, l1d_write_misses),
+    HWP__FS(hwp_core_stats, l2_irefs), HWP__FS(hwp_core_stats, l2_imisses),
+    HWP__FS(hwp_core_stats, l2_rrefs), HWP__FS(hwp_core_stats, l2_rmisses),
+    HWP__FS(hwp_core_stats, l2_wrefs), HWP__FS(hwp_core_stats, l2_wmisses),
+    HWP__FS(hwp_core_stats, llc_refs), HWP__FS(hwp_core_stats, llc_misses),
+    HWP__FS(hwp_core_stats, itlb_misses), HWP__FS(hwp_core_stats, dtlb_misses),
+    HWP__FS(hwp_core_stats, cond), HWP__FS(hwp_core_stats, cond_mispredicts),
+    HWP__FS(hwp_core_stats, indirect),
+    HWP__FS(hwp_core_stats, indirect_mispredicts), HWP__FS(hwp_core_stats, returns),
+    HWP__FS(hwp_core_stats, return_mispredicts),
+    HWP__FS(hwp_core_stats, issue_slots), HWP__FS(hwp_core_stats, wasted_slots),
+    HWP__FS(hwp_core_stats, finished)};
 
 HWP_API hwp_status hwp_core_merge(hwp_core *dst, const hwp_core *src) {
-    const char *name[HWP__CORE_DESC_N];
-    const uint32_t *a[HWP__CORE_DESC_N], *b[HWP__CORE_DESC_N];
-    uint64_t *x;
-    const uint64_t *y;
-    unsigned i;
+    const hwp_field *f;
+    size_t i;
     if (!hwp__core_ok(dst) || !hwp__core_ok(src)) return HWP_EINVAL;
-    hwp__core_desc_fields(&dst->desc, name, a);
-    hwp__core_desc_fields(&src->desc, name, b);
-    for (i = 0; i < HWP__CORE_DESC_N; i++)
-        if (*a[i] != *b[i]) {
-            dst->head.why = name[i]; /* the first differing desc field */
-            dst->head.status = HWP_EMISMATCH;
-            return HWP_EMISMATCH;
-        }
+    f = hwp__field_diff(&dst->desc, &src->desc, hwp__core_desc_f, HWP__N(hwp__core_desc_f));
+    if (f) return hwp__fail(&dst->head, HWP_EMISMATCH, f->why);
     /* Counters add; the machine state (caches, predictor, pipeline) stays
      * dst's: a merged profile is of two streams run on two cores. */
-    x = &dst->st.events;
-    y = &src->st.events;
-    for (i = 0; i < HWP__CORE_STATS_N; i++) x[i] += y[i];
+    for (i = 0; i < HWP__N(hwp__core_stats_f); i++)
+        hwp__field_set(&dst->st, &hwp__core_stats_f[i],
+                       hwp__field_get(&dst->st, &hwp__core_stats_f[i]) +
+                           hwp__field_get(&src->st, &hwp__core_stats_f[i]));
     dst->st.cycles = 0;
     dst->clock += src->clock;
     return hwp__fail(&dst->head, HWP_OK, "");
 }
 
 HWP_API void hwp_core_write_json(const hwp_core *c, const hwp_writer *w) {
-    const char *name[HWP__CORE_DESC_N];
-    const uint32_t *val[HWP__CORE_DESC_N];
     hwp_core_stats st;
-    const uint64_t *sv = &st.events;
-    unsigned i;
     if (!hwp__core_ok(c)) { /* like every model: a bad handle is null */
         hwp_put_str(w, "null");
         return;
     }
     hwp_core_get_stats(c, &st);
     hwp_put_json_envelope(w, "core", 1);
-    hwp_put_str(w, ",\"desc\":{");
-    hwp__core_desc_fields(&c->desc, name, val);
-    for (i = 0; i < HWP__CORE_DESC_N; i++) {
-        if (i) hwp_put_str(w, ",");
-        hwp_put_json_str(w, name[i]);
-        hwp_put_str(w, ":");
-        hwp_put_u64(w, *val[i]);
-    }
-    hwp_put_str(w, "},\"stats\":{");
-    for (i = 0; i < HWP__CORE_STATS_N; i++) {
-        if (i) hwp_put_str(w, ",");
-        hwp_put_json_str(w, hwp__core_stat_names[i]);
-        hwp_put_str(w, ":");
-        hwp_put_u64(w, sv[i]);
-    }
-    hwp_put_str(w, "}}");
+    hwp__field_put(w, "desc", &c->desc, hwp__core_desc_f, HWP__N(hwp__core_desc_f));
+    hwp__field_put(w, "stats", &st, hwp__core_stats_f, HWP__N(hwp__core_stats_f));
+    hwp_put_str(w, "}");
 }
 
 /* Reads {"model":"core","version":1,"desc":{...},"stats":{...}} into d
- * and (when st is not NULL) st. Every desc field must be present. */
+ * and (when st is not NULL) st. Every desc field must be present, and
+ * with st every stats field. */
 static hwp_status hwp__core_read(hwp_core_desc *d, hwp_core_stats *st,
                                  const char *json, size_t n,
                                  hwp_json_err *err) {
     hwp_json j;
     char key[32];
-    const char *name[HWP__CORE_DESC_N];
-    const uint32_t *val[HWP__CORE_DESC_N];
-    uint64_t seen = 0, sseen = 0, v;
-    unsigned i;
+    hwp_core_stats scratch;
+    bool got_desc = false, got_stats = false;
     hwp__zero(d, sizeof *d);
-    if (st) hwp__zero(st, sizeof *st);
-    hwp__core_desc_fields(d, name, val);
     hwp_json_init(&j, json, n);
     if (!hwp_json_envelope(&j, "core", 1)) return hwp_json_status(&j, err);
     while (hwp_json_member(&j, key, sizeof key)) {
-        if (hwp_json_key_is(key, "desc")) {
-            if (!hwp_json_object(&j)) break;
-            while (hwp_json_member(&j, key, sizeof key)) {
-                for (i = 0; i < HWP__CORE_DESC_N; i++)
-                    if (hwp_json_key_is(key, name[i])) break;
-                if (i == HWP__CORE_DESC_N) {
-                    hwp_json_fail(&j, "core: unknown desc field");
-                    break;
-                }
-                if (!hwp_json_u64(&j, &v)) break;
-                if (v > 0xFFFFFFFFu) {
-                    hwp_json_fail(&j, "core: desc field over 32 bits");
-                    break;
-                }
-                *(uint32_t *)(void *)((unsigned char *)d +
-                                      ((const unsigned char *)val[i] -
-                                       (const unsigned char *)d)) = (uint32_t)v;
-                seen |= (uint64_t)1 << i;
-            }
-        } else if (hwp_json_key_is(key, "stats")) {
-            if (!hwp_json_object(&j)) break;
-            while (hwp_json_member(&j, key, sizeof key)) {
-                for (i = 0; i < HWP__CORE_STATS_N; i++)
-                    if (hwp_json_key_is(key, hwp__core_stat_names[i])) break;
-                if (i == HWP__CORE_STATS_N) {
-                    hwp_json_fail(&j, "core: unknown stats field");
-                    break;
-                }
-                if (!hwp_json_u64(&j, &v)) break;
-                if (st) (&st->events)[i] = v;
-                sseen |= (uint64_t)1 << i;
-            }
-        } else {
+        if (hwp_json_key_is(key, "desc"))
+            got_desc = hwp__field_read(&j, d, hwp__core_desc_f, HWP__N(hwp__core_desc_f),
+                                       true);
+        else if (hwp_json_key_is(key, "stats"))
+            got_stats = hwp__field_read(&j, st ? st : &scratch, hwp__core_stats_f,
+                                        HWP__N(hwp__core_stats_f), true);
+        else
             hwp_json_skip(&j);
-        }
     }
-    hwp_json_end(&j);
-    if (!j.why && seen != hwp_mask64(HWP__CORE_DESC_N))
-        hwp_json_fail(&j, "core: desc field missing");
-    if (!j.why && st && sseen != hwp_mask64(HWP__CORE_STATS_N))
-        hwp_json_fail(&j, "core: stats field missing");
+    if (hwp_json_end(&j) && (!got_desc || (st && !got_stats)))
+        hwp_json_fail(&j, "core: a report needs its desc and stats");
     return hwp_json_status(&j, err);
 }
 
@@ -1417,16 +1349,12 @@ HWP_API hwp_status hwp_core_read_json(hwp_core *c, const char *json, size_t n,
     hwp_core_desc d;
     hwp_core_stats st;
     hwp_status s;
-    const char *name[HWP__CORE_DESC_N];
-    const uint32_t *a[HWP__CORE_DESC_N], *b[HWP__CORE_DESC_N];
-    unsigned i;
+    const hwp_field *f;
     if (!hwp__core_ok(c)) return HWP_EINVAL;
     s = hwp__core_read(&d, &st, json, n, err);
     if (s != HWP_OK) return hwp__fail(&c->head, s, err ? err->why : "core: malformed report");
-    hwp__core_desc_fields(&c->desc, name, a);
-    hwp__core_desc_fields(&d, name, b);
-    for (i = 0; i < HWP__CORE_DESC_N; i++)
-        if (*a[i] != *b[i]) return hwp__json_mismatch(&c->head, err, json, n, name[i]);
+    f = hwp__field_diff(&c->desc, &d, hwp__core_desc_f, HWP__N(hwp__core_desc_f));
+    if (f) return hwp__json_mismatch(&c->head, err, json, n, f->why);
     /* The report holds the counters; the machine state is not in it. */
     hwp__core_clear(c);
     c->st = st;

@@ -1497,7 +1497,8 @@ HWP_API hwp_status hwp_hpt_read_json(hwp_hpt *h, const char *json, size_t n,
     hwp_hpt_reset(h);
     while (hwp_json_member(&j, key, sizeof key)) {
         if (hwp_json_key_is(key, "stats")) {
-            hwp__field_read(&j, &st, hwp__hpt_stats_f, HWP__N(hwp__hpt_stats_f));
+            hwp__field_read(&j, &st, hwp__hpt_stats_f,
+                            HWP__N(hwp__hpt_stats_f), false);
         } else if (hwp_json_key_is(key, "clock")) {
             hwp_json_u64(&j, &clock);
         } else if (hwp_json_key_is(key, "floor")) {
@@ -1816,7 +1817,8 @@ HWP_API hwp_status hwp_phase_read_json(hwp_phase *ph, const char *json, size_t n
     if (rc != HWP_OK) return rc;
     while (hwp_json_member(&j, key, sizeof key)) {
         if (hwp_json_key_is(key, "stats"))
-            hwp__field_read(&j, &st, hwp__phase_stats_f, HWP__N(hwp__phase_stats_f));
+            hwp__field_read(&j, &st, hwp__phase_stats_f,
+                            HWP__N(hwp__phase_stats_f), false);
         else if (hwp_json_key_is(key, "open_insns")) hwp_json_u64(&j, &open);
         else if (hwp_json_key_is(key, "hw_bytes")) hwp_json_u64(&j, &hwb);
         else hwp_json_fail(&j, "json: unknown field");
@@ -2375,7 +2377,8 @@ HWP_API hwp_status hwp_path_read_json(hwp_path *p, const char *json, size_t n,
     if (rc != HWP_OK) return rc;
     while (hwp_json_member(&j, key, sizeof key)) {
         if (hwp_json_key_is(key, "stats"))
-            hwp__field_read(&j, &st, hwp__path_stats_f, HWP__N(hwp__path_stats_f));
+            hwp__field_read(&j, &st, hwp__path_stats_f,
+                            HWP__N(hwp__path_stats_f), false);
         else if (hwp_json_key_is(key, "clk_q8")) hwp_json_u64(&j, &clk);
         else if (hwp_json_key_is(key, "stall_q8")) hwp_json_u64(&j, &stall);
         else if (hwp_json_key_is(key, "overhead_pct")) hwp_json_f64(&j, &pct);

@@ -101,6 +101,7 @@
  *   hwp_pm_paired(p)
  *   hwp_pm_write_text(p, w), hwp_pm_write_json(p, w)
  *   hwp_pm_read_desc(d, json, n, err), hwp_pm_read_json(p, json, n, err)
+ *   hwp_pm_desc_fields(&n)   the desc's fields (base.h's hwp_field)
  *   hwp_pm_rec_offset(r, stage), hwp_pm_rec_in_progress(r)   inline
  *
  * API: per-PC table `pm_table` (the profiling software of section 5; a
@@ -125,6 +126,7 @@
  *   hwp_pm_accuracy(t, prop, truth, ctx, min_ek, out)  Fig. 3 metrics
  *   hwp_pm_table_write_text(t, w, top), hwp_pm_table_write_json(t, w)
  *   hwp_pm_table_read_desc(d, json, n, err), hwp_pm_table_read_json(t, ...)
+ *   hwp_pm_table_desc_fields(&n)
  *
  * API: path reconstruction (5.3)
  *   hwp_pm_paths(cfg, n_blocks, query, out, out_cap, &n_paths, &n_words)
@@ -428,6 +430,8 @@ HWP_API void hwp_pm_write_json(const hwp_pm *p, const hwp_writer *w);
 /* The desc of a sampler report (deliver and user are left NULL). */
 HWP_API hwp_status hwp_pm_read_desc(hwp_pm_desc *d, const char *json,
                                     size_t n, hwp_json_err *err);
+/* The desc's fields (base.h's hwp_field). */
+HWP_API const hwp_field *hwp_pm_desc_fields(size_t *n);
 /* Restore a report's counters into p, whose desc must match the report's
  * (HWP_EMISMATCH naming the first field that differs). */
 HWP_API hwp_status hwp_pm_read_json(hwp_pm *p, const char *json, size_t n,
@@ -648,6 +652,7 @@ HWP_API void hwp_pm_table_write_json(const hwp_pm_table *t,
 HWP_API hwp_status hwp_pm_table_read_desc(hwp_pm_table_desc *d,
                                           const char *json, size_t n,
                                           hwp_json_err *err);
+HWP_API const hwp_field *hwp_pm_table_desc_fields(size_t *n);
 /* Restore a saved table into t (its desc must match the report's);
  * derived values in the report are recomputed, not read. */
 HWP_API hwp_status hwp_pm_table_read_json(hwp_pm_table *t, const char *json,
@@ -727,38 +732,47 @@ enum { HWP__PM_FREE = 0, HWP__PM_RESERVED, HWP__PM_LIVE, HWP__PM_DONE };
 HWP_STATIC_ASSERT(pm_ways_fit_the_tag,
                   HWP_PM_MAX_WAYS < (1u << HWP__PM_TAG_BITS));
 
+/* Defaults as hwp_pm_desc's comments attribute them (ways' and buffer's
+ * depend on paired); seed first, as the reports write it, so a merge,
+ * which takes another seed, compares the rows after it. */
+static const hwp_field hwp__pm_desc_f[] = {
+    HWP__FN(hwp_pm_desc, "profileme", seed, HEX, 0, 0, ~(uint64_t)0, 0, NULL),
+    HWP__FN(hwp_pm_desc, "profileme", interval, UINT, HWP_PM_DEFAULT_INTERVAL, 1,
+            HWP_PM_MAX_INTERVAL, 0, "profileme: interval must be in 1..2^31-1"),
+    HWP__FN(hwp_pm_desc, "profileme", dist, UINT, 0, 0, HWP_PM_DIST_FIXED, 0,
+            "profileme: dist must be 0..2 (HWP_PM_DIST_*)"),
+    HWP__FN(hwp_pm_desc, "profileme", unit, UINT, 0, 0, HWP_PM_UNIT_SLOT, 0,
+            "profileme: unit must be 0 or 1 (HWP_PM_UNIT_*)"),
+    HWP__FN(hwp_pm_desc, "profileme", paired, UINT, 0, 0, 1, 0,
+            "profileme: paired must be 0 or 1"),
+    HWP__FN(hwp_pm_desc, "profileme", window, UINT, HWP_PM_DEFAULT_WINDOW, 1,
+            HWP_PM_MAX_WINDOW, 0, "profileme: window must be in 1..65536"),
+    HWP__FN(hwp_pm_desc, "profileme", ways, UINT, 0, 1, HWP_PM_MAX_WAYS, 0,
+            "profileme: ways must be in 1..16"),
+    HWP__FN(hwp_pm_desc, "profileme", buffer, UINT, 0, 1, 0x10000000u, 0,
+            "profileme: buffer must be in 1..2^28 records"),
+    HWP__FN(hwp_pm_desc, "profileme", history, UINT, HWP_PM_DEFAULT_HISTORY, 1, 64, 0,
+            "profileme: history must be in 1..64 bits")};
+
+HWP__FIELDS_FN(hwp_pm_desc_fields, hwp__pm_desc_f)
+
 /* Copy the desc and fill defaults; returns the reason it is invalid or
  * NULL. */
 static const char *hwp__pm_fill(hwp_pm_desc *o, const hwp_pm_desc *d) {
-    uint32_t lo;
+    const char *why;
     if (d) hwp__copy(o, d, sizeof *o);
     else hwp__zero(o, sizeof *o);
-    if (!o->interval) o->interval = HWP_PM_DEFAULT_INTERVAL;
-    if (!o->window) o->window = HWP_PM_DEFAULT_WINDOW;
     if (!o->ways) o->ways = o->paired ? 2u : 1u;
     if (!o->buffer) o->buffer = o->paired ? 2u : 1u;
-    if (!o->history) o->history = HWP_PM_DEFAULT_HISTORY;
-    if (o->dist > HWP_PM_DIST_FIXED)
-        return "profileme: dist must be 0..2 (HWP_PM_DIST_*)";
-    if (o->unit > HWP_PM_UNIT_SLOT)
-        return "profileme: unit must be 0 or 1 (HWP_PM_UNIT_*)";
-    if (o->paired > 1) return "profileme: paired must be 0 or 1";
-    if (o->window > HWP_PM_MAX_WINDOW)
-        return "profileme: window must be in 1..65536";
-    if (o->ways > HWP_PM_MAX_WAYS) return "profileme: ways must be in 1..16";
+    if ((why = hwp__field_fill(o, hwp__pm_desc_f, HWP__N(hwp__pm_desc_f))) != NULL)
+        return why;
     if (o->paired && o->ways < 2)
         return "profileme: ways must be >= 2 when paired";
     if (o->paired && o->buffer < 2)
         return "profileme: buffer must be >= 2 records when paired";
-    if (o->buffer > 0x10000000u)
-        return "profileme: buffer must be in 1..2^28 records";
-    if (o->history > 64) return "profileme: history must be in 1..64 bits";
-    lo = 1u + (o->paired ? o->window : 0u);
-    if (o->interval > HWP_PM_MAX_INTERVAL)
-        return "profileme: interval must be in 1..2^31-1";
-    if (o->interval < lo)
+    if (o->interval < 1u + (o->paired ? o->window : 0u))
         return "profileme: interval must be at least window + 1 when paired";
-    return 0;
+    return NULL;
 }
 
 HWP_API size_t hwp_pm_bytes(const hwp_pm_desc *d) {
@@ -1134,117 +1148,59 @@ HWP_API hwp_status hwp_pm_set_deliver(hwp_pm *p, hwp_pm_deliver_fn fn,
     return hwp__fail(&p->head, HWP_OK, "");
 }
 
-/* The desc fields as the reports spell them, in desc order (seed apart:
- * it is 64-bit and written in hex). */
-#define HWP__PM_NDESC 8u
-static const char *const hwp__pm_desc_names[HWP__PM_NDESC] = {
-    "interval", "dist", "unit", "paired", "window", "ways", "buffer",
-    "history"};
-static const char *const hwp__pm_desc_differs[HWP__PM_NDESC] = {
-    "profileme: desc field interval differs",
-    "profileme: desc field dist differs",
-    "profileme: desc field unit differs",
-    "profileme: desc field paired differs",
-    "profileme: desc field window differs",
-    "profileme: desc field ways differs",
-    "profileme: desc field buffer differs",
-    "profileme: desc field history differs"};
-
-static uint32_t *hwp__pm_desc_field(hwp_pm_desc *d, unsigned i) {
-    uint32_t *f[HWP__PM_NDESC];
-    f[0] = &d->interval; f[1] = &d->dist; f[2] = &d->unit;
-    f[3] = &d->paired; f[4] = &d->window; f[5] = &d->ways;
-    f[6] = &d->buffer; f[7] = &d->history;
-    return f[i];
-}
-
-/* The first desc field that differs (seed too when `seed`), or NULL. */
-static const char *hwp__pm_desc_diff(const hwp_pm_desc *a,
-                                     const hwp_pm_desc *b, bool seed) {
-    hwp_pm_desc x = *a, y = *b;
-    unsigned i;
-    if (seed && x.seed != y.seed) return "profileme: desc field seed differs";
-    for (i = 0; i < HWP__PM_NDESC; i++)
-        if (*hwp__pm_desc_field(&x, i) != *hwp__pm_desc_field(&y, i))
-            return hwp__pm_desc_differs[i];
-    return 0;
-}
-
 /* Counters, in hwp_pm_stats order (events first: derived, see get_stats). */
-#define HWP__PM_NSTATS 14u
-static const char *const hwp__pm_stat_names[HWP__PM_NSTATS] = {
-    "events", "dropped", "evicted", "cycles", "selected", "tagged",
-    "empty", "pairs", "retired", "aborted", "delivered", "discarded",
-    "interrupts", "late"};
-HWP_STATIC_ASSERT(pm_stats_are_14_counters,
-                  sizeof(hwp_pm_stats) == HWP__PM_NSTATS * sizeof(uint64_t));
-
-static uint64_t *hwp__pm_stat(hwp_pm_stats *st, unsigned i) {
-    return (uint64_t *)(void *)st + i; /* uint64_t fields, no padding */
-}
+static const hwp_field hwp__pm_stats_f[] = {
+    HWP__FS(hwp_pm_stats, events), HWP__FS(hwp_pm_stats, dropped),
+    HWP__FS(hwp_pm_stats, evicted), HWP__FS(hwp_pm_stats, cycles),
+    HWP__FS(hwp_pm_stats, selected), HWP__FS(hwp_pm_stats, tagged),
+    HWP__FS(hwp_pm_stats, empty), HWP__FS(hwp_pm_stats, pairs),
+    HWP__FS(hwp_pm_stats, retired), HWP__FS(hwp_pm_stats, aborted),
+    HWP__FS(hwp_pm_stats, delivered), HWP__FS(hwp_pm_stats, discarded),
+    HWP__FS(hwp_pm_stats, interrupts), HWP__FS(hwp_pm_stats, late)};
 
 HWP_API hwp_status hwp_pm_merge(hwp_pm *dst, const hwp_pm *src) {
     hwp_pm_stats b;
-    const char *why;
-    unsigned i;
+    const hwp_field *f;
+    size_t i;
     if (!hwp__pm_ok(dst) || !hwp__pm_ok(src)) return HWP_EINVAL;
-    why = hwp__pm_desc_diff(&dst->d, &src->d, false);
-    if (why) return hwp__fail(&dst->head, HWP_EMISMATCH, why);
+    /* samplers of other seeds merge: the rows after seed */
+    f = hwp__field_diff(&dst->d, &src->d, hwp__pm_desc_f + 1, HWP__N(hwp__pm_desc_f) - 1);
+    if (f) return hwp__fail(&dst->head, HWP_EMISMATCH, f->why);
     hwp_pm_get_stats(src, &b);
     /* events lives in fetched0; every other counter adds. */
     dst->fetched0 += b.events;
-    for (i = 1; i < HWP__PM_NSTATS; i++)
-        *hwp__pm_stat(&dst->st, i) += *hwp__pm_stat(&b, i);
+    for (i = 1; i < HWP__N(hwp__pm_stats_f); i++)
+        hwp__field_set(&dst->st, &hwp__pm_stats_f[i],
+                       hwp__field_get(&dst->st, &hwp__pm_stats_f[i]) +
+                           hwp__field_get(&b, &hwp__pm_stats_f[i]));
     return hwp__fail(&dst->head, HWP_OK, "");
 }
 
 /* The sampler's report, as text or as JSON (see hwp_pm_write_json). */
 static void hwp__pm_report(const hwp_pm *p, const hwp_writer *w, bool json) {
     hwp_pm_stats st;
-    hwp_pm_desc d;
-    unsigned i;
     if (!hwp__pm_ok(p)) {
         hwp_put_str(w, json ? "null" : "profileme: not initialised\n");
         return;
     }
     hwp_pm_get_stats(p, &st);
-    d = p->d;
     if (json) {
         hwp_put_json_envelope(w, "profileme", 1);
-        hwp_put_str(w, ",\"desc\":{");
-        hwp_put_json_str(w, "seed");
-        hwp_put_str(w, ":\"");
-        hwp_put_hex(w, d.seed);
-        hwp_put_str(w, "\"");
-    } else {
-        hwp_put_str(w, "profileme sampler:\n  seed=");
-        hwp_put_hex(w, d.seed);
+        hwp__field_put(w, "desc", &p->d, hwp__pm_desc_f, HWP__N(hwp__pm_desc_f));
+        hwp__field_put(w, "stats", &st, hwp__pm_stats_f, HWP__N(hwp__pm_stats_f));
+        hwp_put_str(w, "}");
+        return;
     }
-    for (i = 0; i < HWP__PM_NDESC; i++) {
-        if (json) {
-            hwp_put_json_u64(w, hwp__pm_desc_names[i],
-                             *hwp__pm_desc_field(&d, i));
-            continue;
-        }
-        hwp_put_str(w, " ");
-        hwp_put_str(w, hwp__pm_desc_names[i]);
-        hwp_put_str(w, "=");
-        hwp_put_u64(w, *hwp__pm_desc_field(&d, i));
-    }
-    hwp_put_str(w, json ? "},\"stats\":{" : "\n ");
-    for (i = 0; i < HWP__PM_NSTATS; i++) {
-        if (json) {
-            if (i) hwp_put_str(w, ",");
-            hwp_put_json_str(w, hwp__pm_stat_names[i]);
-            hwp_put_str(w, ":");
-        } else {
-            hwp_put_str(w, i == 7 ? "\n  " : " ");
-            hwp_put_str(w, hwp__pm_stat_names[i]);
-            hwp_put_str(w, "=");
-        }
-        hwp_put_u64(w, *hwp__pm_stat(&st, i));
-    }
-    hwp_put_str(w, json ? "}}" : "\n");
+    hwp_put_str(w, "profileme sampler:\n  seed=");
+    hwp_put_hex(w, p->d.seed);
+    hwp__field_text(w, &p->d, hwp__pm_desc_f + 1, HWP__N(hwp__pm_desc_f) - 1, " ", "=",
+                    "");
+    hwp_put_str(w, "\n ");
+    hwp__field_text(w, &st, hwp__pm_stats_f, 7, " ", "=", "");
+    hwp_put_str(w, "\n ");
+    hwp__field_text(w, &st, hwp__pm_stats_f + 7, HWP__N(hwp__pm_stats_f) - 7, " ", "=",
+                    "");
+    hwp_put_str(w, "\n");
 }
 
 HWP_API void hwp_pm_write_text(const hwp_pm *p, const hwp_writer *w) {
@@ -1253,58 +1209,6 @@ HWP_API void hwp_pm_write_text(const hwp_pm *p, const hwp_writer *w) {
 
 HWP_API void hwp_pm_write_json(const hwp_pm *p, const hwp_writer *w) {
     hwp__pm_report(p, w, true);
-}
-
-/* One JSON object of counters: the value of key names[i] into v[i]
- * (a number or a "0x.." string). Another key is an error when `unknown`
- * is not NULL (a desc must not half-load) and is skipped otherwise. */
-static bool hwp__pm_read_obj(hwp_json *j, const char *const *names,
-                             unsigned n, uint64_t *v, const char *unknown) {
-    char key[24];
-    unsigned i;
-    if (!hwp_json_object(j)) return false;
-    while (hwp_json_member(j, key, sizeof key)) {
-        for (i = 0; i < n && !hwp_json_key_is(key, names[i]); i++) {}
-        if (i < n) hwp_json_u64(j, &v[i]);
-        else if (unknown) return hwp_json_fail(j, unknown);
-        else hwp_json_skip(j);
-    }
-    return !j->why;
-}
-
-/* A desc object of 32-bit fields: field(d, i) for names[i]. */
-static bool hwp__pm_read_u32s(hwp_json *j, const char *const *names,
-                              unsigned n, uint32_t **field,
-                              const char *unknown) {
-    uint64_t v[16];
-    unsigned i;
-    hwp__zero(v, sizeof v);
-    if (!hwp__pm_read_obj(j, names, n, v, unknown)) return false;
-    for (i = 0; i < n; i++) {
-        if (v[i] > 0xFFFFFFFFu)
-            return hwp_json_fail(j, "profileme: desc value above 2^32-1");
-        *field[i] = (uint32_t)v[i];
-    }
-    return true;
-}
-
-static bool hwp__pm_read_pm_desc(hwp_json *j, hwp_pm_desc *d) {
-    static const char *const names[HWP__PM_NDESC + 1] = {
-        "interval", "dist", "unit", "paired", "window", "ways", "buffer",
-        "history", "seed"};
-    uint64_t v[HWP__PM_NDESC + 1];
-    unsigned i;
-    hwp__zero(v, sizeof v);
-    if (!hwp__pm_read_obj(j, names, HWP__PM_NDESC + 1, v,
-                          "profileme: unknown desc field"))
-        return false;
-    for (i = 0; i < HWP__PM_NDESC; i++) {
-        if (v[i] > 0xFFFFFFFFu)
-            return hwp_json_fail(j, "profileme: desc value above 2^32-1");
-        *hwp__pm_desc_field(d, i) = (uint32_t)v[i];
-    }
-    d->seed = v[HWP__PM_NDESC];
-    return true;
 }
 
 /* Read a sampler report: its desc into *d (always) and, when st is not
@@ -1322,10 +1226,11 @@ static hwp_status hwp__pm_read(hwp_pm_desc *d, hwp_pm_stats *st,
     if (hwp_json_envelope(&j, "profileme", 1)) {
         while (hwp_json_member(&j, key, sizeof key)) {
             if (hwp_json_key_is(key, "desc")) {
-                have_desc = hwp__pm_read_pm_desc(&j, d);
+                have_desc = hwp__field_read(&j, d, hwp__pm_desc_f,
+                                            HWP__N(hwp__pm_desc_f), false);
             } else if (hwp_json_key_is(key, "stats") && st) {
-                if (!hwp__pm_read_obj(&j, hwp__pm_stat_names, HWP__PM_NSTATS,
-                                      hwp__pm_stat(st, 0), 0))
+                if (!hwp__field_read(&j, st, hwp__pm_stats_f, HWP__N(hwp__pm_stats_f),
+                                     false))
                     break;
             } else {
                 hwp_json_skip(&j);
@@ -1358,12 +1263,12 @@ HWP_API hwp_status hwp_pm_read_json(hwp_pm *p, const char *json, size_t n,
     hwp_pm_desc d;
     hwp_pm_stats st;
     hwp_status rc;
-    const char *why;
+    const hwp_field *f;
     if (!hwp__pm_ok(p) || !json) return HWP_EINVAL;
     rc = hwp__pm_read(&d, &st, json, n, err);
     if (rc != HWP_OK) return hwp__fail(&p->head, rc, "profileme: malformed report");
-    why = hwp__pm_desc_diff(&p->d, &d, true);
-    if (why) return hwp__json_mismatch(&p->head, err, json, n, why);
+    f = hwp__field_diff(&p->d, &d, hwp__pm_desc_f, HWP__N(hwp__pm_desc_f));
+    if (f) return hwp__json_mismatch(&p->head, err, json, n, f->why);
     /* The counters are the report's; the counter state (countdown, PRNG)
      * stays p's, so fetched continues from the report's events. */
     p->fetched0 = st.events - (p->loaded - p->countdown); /* modular */
@@ -1374,29 +1279,34 @@ HWP_API hwp_status hwp_pm_read_json(hwp_pm *p, const char *json, size_t n,
 
 /* ---- per-PC table ------------------------------------------------------ */
 
+/* Defaults as hwp_pm_table_desc's comments attribute them. */
+static const hwp_field hwp__pmt_desc_f[] = {
+    HWP__FN(hwp_pm_table_desc, "profileme table", capacity, UINT,
+            HWP_PM_DEFAULT_CAPACITY, 8, 1u << 26, HWP_FIELD_POW2,
+            "profileme table: capacity must be a power of two in 8..2^26"),
+    HWP__FN(hwp_pm_table_desc, "profileme table", interval, UINT,
+            HWP_PM_DEFAULT_INTERVAL, 1, HWP_PM_MAX_INTERVAL, 0,
+            "profileme table: interval must be in 1..2^31-1"),
+    HWP__FN(hwp_pm_table_desc, "profileme table", window, UINT, HWP_PM_DEFAULT_WINDOW,
+            1, HWP_PM_MAX_WINDOW, 0, "profileme table: window must be in 1..65536"),
+    HWP__FN(hwp_pm_table_desc, "profileme table", issue_width, UINT,
+            HWP_PM_DEFAULT_ISSUE_WIDTH, 1, 64, 0,
+            "profileme table: issue_width must be in 1..64"),
+    HWP__FN(hwp_pm_table_desc, "profileme table", near_cycles, UINT,
+            HWP_PM_DEFAULT_NEAR_CYCLES, 1, 0x10000u, 0,
+            "profileme table: near_cycles must be in 1..65536"),
+    HWP__FN(hwp_pm_table_desc, "profileme table", paired, UINT, 0, 0, 1, 0,
+            "profileme table: paired must be 0 or 1"),
+    HWP__FN(hwp_pm_table_desc, "profileme table", min_samples, UINT,
+            HWP_PM_MIN_SAMPLES, 0, 0xFFFFFFFFu, 0, NULL)};
+
+HWP__FIELDS_FN(hwp_pm_table_desc_fields, hwp__pmt_desc_f)
+
 static const char *hwp__pm_table_fill(hwp_pm_table_desc *o,
                                       const hwp_pm_table_desc *d) {
     if (d) hwp__copy(o, d, sizeof *o);
     else hwp__zero(o, sizeof *o);
-    if (!o->capacity) o->capacity = HWP_PM_DEFAULT_CAPACITY;
-    if (!o->interval) o->interval = HWP_PM_DEFAULT_INTERVAL;
-    if (!o->window) o->window = HWP_PM_DEFAULT_WINDOW;
-    if (!o->issue_width) o->issue_width = HWP_PM_DEFAULT_ISSUE_WIDTH;
-    if (!o->near_cycles) o->near_cycles = HWP_PM_DEFAULT_NEAR_CYCLES;
-    if (!o->min_samples) o->min_samples = HWP_PM_MIN_SAMPLES;
-    if (!hwp_is_pow2(o->capacity) || o->capacity < 8 ||
-        o->capacity > (1u << 26))
-        return "profileme table: capacity must be a power of two in 8..2^26";
-    if (o->interval > HWP_PM_MAX_INTERVAL)
-        return "profileme table: interval must be in 1..2^31-1";
-    if (o->window > HWP_PM_MAX_WINDOW)
-        return "profileme table: window must be in 1..65536";
-    if (o->issue_width > 64)
-        return "profileme table: issue_width must be in 1..64";
-    if (o->near_cycles > 0x10000u)
-        return "profileme table: near_cycles must be in 1..65536";
-    if (o->paired > 1) return "profileme table: paired must be 0 or 1";
-    return 0;
+    return hwp__field_fill(o, hwp__pmt_desc_f, HWP__N(hwp__pmt_desc_f));
 }
 
 HWP_API size_t hwp_pm_table_bytes(const hwp_pm_table_desc *d) {
@@ -1649,36 +1559,6 @@ HWP_API const hwp_pm_entry *hwp_pm_table_at(const hwp_pm_table *t,
     return &t->e[i];
 }
 
-/* The table desc's fields as reports spell them, in desc order. */
-#define HWP__PMT_NDESC 7u
-static const char *const hwp__pmt_desc_names[HWP__PMT_NDESC] = {
-    "capacity", "interval", "window", "issue_width", "near_cycles",
-    "paired", "min_samples"};
-static const char *const hwp__pmt_desc_differs[HWP__PMT_NDESC] = {
-    "profileme table: desc field capacity differs",
-    "profileme table: desc field interval differs",
-    "profileme table: desc field window differs",
-    "profileme table: desc field issue_width differs",
-    "profileme table: desc field near_cycles differs",
-    "profileme table: desc field paired differs",
-    "profileme table: desc field min_samples differs"};
-HWP_STATIC_ASSERT(pm_table_desc_is_7_fields,
-                  sizeof(hwp_pm_table_desc) == HWP__PMT_NDESC * 4u);
-
-static uint32_t *hwp__pmt_desc_field(hwp_pm_table_desc *d, unsigned i) {
-    return (uint32_t *)(void *)d + i; /* uint32_t fields, no padding */
-}
-
-static const char *hwp__pmt_desc_diff(const hwp_pm_table_desc *a,
-                                      const hwp_pm_table_desc *b) {
-    hwp_pm_table_desc x = *a, y = *b;
-    unsigned i;
-    for (i = 0; i < HWP__PMT_NDESC; i++)
-        if (*hwp__pmt_desc_field(&x, i) != *hwp__pmt_desc_field(&y, i))
-            return hwp__pmt_desc_differs[i];
-    return 0;
-}
-
 /* Add s's counts into d (same PC). */
 static void hwp__pm_entry_add(hwp_pm_entry *d, const hwp_pm_entry *s) {
     unsigned b;
@@ -1697,10 +1577,10 @@ static void hwp__pm_entry_add(hwp_pm_entry *d, const hwp_pm_entry *s) {
 HWP_API hwp_status hwp_pm_table_merge(hwp_pm_table *dst,
                                       const hwp_pm_table *src) {
     uint32_t i;
-    const char *why;
+    const hwp_field *f;
     if (!hwp__pm_table_ok(dst) || !hwp__pm_table_ok(src)) return HWP_EINVAL;
-    why = hwp__pmt_desc_diff(&dst->d, &src->d);
-    if (why) return hwp__fail(&dst->head, HWP_EMISMATCH, why);
+    f = hwp__field_diff(&dst->d, &src->d, hwp__pmt_desc_f, HWP__N(hwp__pmt_desc_f));
+    if (f) return hwp__fail(&dst->head, HWP_EMISMATCH, f->why);
     for (i = 0; i < src->d.capacity; i++) {
         const hwp_pm_entry *s = &src->e[i];
         hwp_pm_entry *d;
@@ -1973,13 +1853,12 @@ HWP_API void hwp_pm_table_write_text(const hwp_pm_table *t,
 }
 
 /* The table's counters in hwp_pm_table_stats order. */
-#define HWP__PMT_NSTATS 10u
-static const char *const hwp__pmt_stat_names[HWP__PMT_NSTATS] = {
-    "events", "dropped", "evicted", "cycles", "used", "samples", "empty",
-    "full", "zero_pc", "mismatched"};
-HWP_STATIC_ASSERT(pm_table_stats_are_10_counters,
-                  sizeof(hwp_pm_table_stats) ==
-                      HWP__PMT_NSTATS * sizeof(uint64_t));
+static const hwp_field hwp__pmt_stats_f[] = {
+    HWP__FS(hwp_pm_table_stats, events), HWP__FS(hwp_pm_table_stats, dropped),
+    HWP__FS(hwp_pm_table_stats, evicted), HWP__FS(hwp_pm_table_stats, cycles),
+    HWP__FS(hwp_pm_table_stats, used), HWP__FS(hwp_pm_table_stats, samples),
+    HWP__FS(hwp_pm_table_stats, empty), HWP__FS(hwp_pm_table_stats, full),
+    HWP__FS(hwp_pm_table_stats, zero_pc), HWP__FS(hwp_pm_table_stats, mismatched)};
 
 /* The first free slot: the entries are written from the one after it
  * round the table, the order in which re-inserting them (read_json)
@@ -1995,7 +1874,7 @@ HWP_API void hwp_pm_table_write_json(const hwp_pm_table *t,
                                      const hwp_writer *w) {
     hwp_pm_table_stats st;
     hwp_pm_table_desc d;
-    uint32_t i, k, b, mask, z;
+    uint32_t k, b, mask, z;
     bool first = true;
     if (!hwp__pm_table_ok(t)) {
         hwp_put_str(w, "null");
@@ -2004,21 +1883,9 @@ HWP_API void hwp_pm_table_write_json(const hwp_pm_table *t,
     d = t->d;
     hwp_pm_table_get_stats(t, &st);
     hwp_put_json_envelope(w, "pm_table", 1);
-    hwp_put_str(w, ",\"desc\":{");
-    for (i = 0; i < HWP__PMT_NDESC; i++) {
-        if (i) hwp_put_str(w, ",");
-        hwp_put_json_str(w, hwp__pmt_desc_names[i]);
-        hwp_put_str(w, ":");
-        hwp_put_u64(w, *hwp__pmt_desc_field(&d, i));
-    }
-    hwp_put_str(w, "},\"stats\":{");
-    for (i = 0; i < HWP__PMT_NSTATS; i++) {
-        if (i) hwp_put_str(w, ",");
-        hwp_put_json_str(w, hwp__pmt_stat_names[i]);
-        hwp_put_str(w, ":");
-        hwp_put_u64(w, ((const uint64_t *)(const void *)&st)[i]);
-    }
-    hwp_put_str(w, "},\"pcs\":[");
+    hwp__field_put(w, "desc", &d, hwp__pmt_desc_f, HWP__N(hwp__pmt_desc_f));
+    hwp__field_put(w, "stats", &st, hwp__pmt_stats_f, HWP__N(hwp__pmt_stats_f));
+    hwp_put_str(w, ",\"pcs\":[");
     mask = d.capacity - 1u;
     z = hwp__pmt_free(t);
     for (k = 1; k <= d.capacity; k++) {
@@ -2062,14 +1929,6 @@ HWP_API void hwp_pm_table_write_json(const hwp_pm_table *t,
         hwp_put_str(w, "}");
     }
     hwp_put_str(w, "]}");
-}
-
-static bool hwp__pmt_read_desc_obj(hwp_json *j, hwp_pm_table_desc *d) {
-    uint32_t *field[HWP__PMT_NDESC];
-    unsigned i;
-    for (i = 0; i < HWP__PMT_NDESC; i++) field[i] = hwp__pmt_desc_field(d, i);
-    return hwp__pm_read_u32s(j, hwp__pmt_desc_names, HWP__PMT_NDESC, field,
-                             "profileme table: unknown desc field");
 }
 
 /* One "pcs" element into a fresh entry of t. */
@@ -2142,8 +2001,11 @@ static hwp_status hwp__pmt_read(hwp_pm_table_desc *d, hwp_pm_table *t,
         while (hwp_json_member(&j, key, sizeof key)) {
             if (hwp_json_key_is(key, "desc")) {
                 hwp_pm_table_desc o;
+                const hwp_field *f;
                 const char *why;
-                if (!hwp__pmt_read_desc_obj(&j, d)) break;
+                if (!hwp__field_read(&j, d, hwp__pmt_desc_f, HWP__N(hwp__pmt_desc_f),
+                                     false))
+                    break;
                 why = hwp__pm_table_fill(&o, d);
                 if (why) {
                     hwp_json_fail(&j, why);
@@ -2152,25 +2014,25 @@ static hwp_status hwp__pmt_read(hwp_pm_table_desc *d, hwp_pm_table *t,
                 *d = o;
                 have_desc = true;
                 if (!t) continue;
-                why = hwp__pmt_desc_diff(&t->d, d);
-                if (why) return hwp__json_mismatch(&t->head, err, json, n, why);
+                f = hwp__field_diff(&t->d, d, hwp__pmt_desc_f, HWP__N(hwp__pmt_desc_f));
+                if (f) return hwp__json_mismatch(&t->head, err, json, n, f->why);
                 hwp_pm_table_reset(t);
             } else if (!t) {
                 hwp_json_skip(&j);
             } else if (!have_desc) {
                 hwp_json_fail(&j, "profileme table: desc must come first");
             } else if (hwp_json_key_is(key, "stats")) {
-                uint64_t v[HWP__PMT_NSTATS];
-                hwp__zero(v, sizeof v);
-                if (!hwp__pm_read_obj(&j, hwp__pmt_stat_names,
-                                      HWP__PMT_NSTATS, v, 0))
+                hwp_pm_table_stats st;
+                hwp__zero(&st, sizeof st);
+                if (!hwp__field_read(&j, &st, hwp__pmt_stats_f, HWP__N(hwp__pmt_stats_f),
+                                     false))
                     break;
                 /* events, dropped and used are derived */
-                t->samples = v[5];
-                t->empty = v[6];
-                t->dropped = v[7];
-                t->zero_pc = v[8];
-                t->mismatched = v[9];
+                t->samples = st.samples;
+                t->empty = st.empty;
+                t->dropped = st.full;
+                t->zero_pc = st.zero_pc;
+                t->mismatched = st.mismatched;
             } else if (hwp_json_key_is(key, "pcs")) {
                 if (!hwp_json_array(&j)) break;
                 while (hwp_json_next(&j))

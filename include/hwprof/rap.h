@@ -1762,7 +1762,8 @@ static bool hwp__rap_read_desc_obj(hwp_json *j, void *out) {
     size_t at = j->pos;
     const char *why;
     hwp__zero(d, sizeof *d);
-    if (!hwp__field_read(j, d, hwp__rap_desc_f, HWP__N(hwp__rap_desc_f)))
+    if (!hwp__field_read(j, d, hwp__rap_desc_f, HWP__N(hwp__rap_desc_f),
+                         false))
         return false;
     if ((why = hwp__rap_fill(d, d)) != NULL) {
         j->pos = at;
@@ -1908,7 +1909,7 @@ static bool hwp__rap_load_pass(hwp_json *j, hwp__rap_load *L) {
         } else if (hwp_json_key_is(key, "stats")) {
             L->stats_at = at;
             if (!hwp__field_read(j, &L->stats, hwp__rap_stats_f,
-                                 HWP__N(hwp__rap_stats_f)))
+                                 HWP__N(hwp__rap_stats_f), true))
                 return false;
             seen |= 2u;
         } else if (hwp_json_key_is(key, "last_merge")) {
@@ -2393,7 +2394,8 @@ static bool hwp__rap2_read_desc_obj(hwp_json *j, void *out) {
     size_t at = j->pos;
     const char *why;
     hwp__zero(d, sizeof *d);
-    if (!hwp__field_read(j, d, hwp__rap2_desc_f, HWP__N(hwp__rap2_desc_f)))
+    if (!hwp__field_read(j, d, hwp__rap2_desc_f, HWP__N(hwp__rap2_desc_f),
+                         false))
         return false;
     if ((why = hwp__rap2_fill(d, d)) != NULL) {
         j->pos = at;

@@ -48,7 +48,8 @@
  *                                      hash computed once per pc
  *   hwp_strat_insn(s, insn)            selector over the shared hwp_insn
  *   hwp_strat_flush / reset / merge / get_stats / pending
- *   hwp_strat_write_text/json, hwp_strat_read_desc/read_json
+ *   hwp_strat_write_text/json, hwp_strat_read_desc/read_json,
+ *   hwp_strat_desc_fields (base.h's hwp_field)
  * API (software side, component "strat_acc": a host-side profile)
  *   hwp_strat_acc_bytes(d), HWP_STRAT_ACC_BYTES(tuples, pcs, strata)
  *   hwp_strat_acc_init(a, mem, bytes, d)
@@ -58,7 +59,8 @@
  *   hwp_strat_acc_top_values(a, kind, pc, out, cap)   a JIT's value query
  *   hwp_strat_acc_top_pcs(a, kind, out, cap)          most invariant pcs
  *   hwp_strat_acc_next, merge, reset, flush, get_stats
- *   hwp_strat_acc_write_text/json, hwp_strat_acc_read_desc/read_json
+ *   hwp_strat_acc_write_text/json, hwp_strat_acc_read_desc/read_json,
+ *   hwp_strat_acc_desc_fields
  *   hwp_strat_invariance_error(ideal, prof, md, &out)   section 5.3.1
  */
 #ifndef HWPROF_STRATIFIED_H
@@ -284,6 +286,7 @@ HWP_API void hwp_strat_write_json(const hwp_strat *s, const hwp_writer *w);
 /* The desc of a report (on_interrupt and ctx NULL: set them before init). */
 HWP_API hwp_status hwp_strat_read_desc(hwp_strat_desc *d, const char *json,
                                        size_t n, hwp_json_err *err);
+HWP_API const hwp_field *hwp_strat_desc_fields(size_t *n);
 /* Restore a report's stats into s (reset first); s's desc must match. */
 HWP_API hwp_status hwp_strat_read_json(hwp_strat *s, const char *json,
                                        size_t n, hwp_json_err *err);
@@ -764,6 +767,7 @@ HWP_API void hwp_strat_acc_write_json(const hwp_strat_acc *a,
 HWP_API hwp_status hwp_strat_acc_read_desc(hwp_strat_acc_desc *d,
                                            const char *json, size_t n,
                                            hwp_json_err *err);
+HWP_API const hwp_field *hwp_strat_acc_desc_fields(size_t *n);
 HWP_API hwp_status hwp_strat_acc_read_json(hwp_strat_acc *a, const char *json,
                                            size_t n, hwp_json_err *err);
 /* Uses ideal's scratch column, hence non-const. */
@@ -793,34 +797,54 @@ static uint32_t hwp__strat_aways(uint32_t k, uint32_t ways) {
     return ways ? ways : (k <= 16u ? k : 8u);
 }
 
+/* Defaults as hwp_strat_desc's comments attribute them. entries' and
+ * ways' depend on the scheme, and the ranges of ways, tag_bits,
+ * miss_bits and l2_ways on the scheme or on another field: those are
+ * hwp__strat_fill's. */
+static const hwp_field hwp__strat_desc_f[] = {
+    HWP__FN(hwp_strat_desc, "strat", scheme, UINT, 0, 0, HWP_STRAT_ASSOC, 0,
+            "strat: scheme must be SAMPLED, TAGGED or ASSOC (0..2)"),
+    HWP__FN(hwp_strat_desc, "strat", sampler, UINT, 0, 0, HWP_STRAT_COUNTDOWN, 0,
+            "strat: sampler must be PERIODIC, RANDOM or COUNTDOWN (0..2)"),
+    HWP__FN(hwp_strat_desc, "strat", counter, UINT, 0, 0, 0xFFFFFFFFu, 0, NULL),
+    HWP__FN(hwp_strat_desc, "strat", rate, UINT, 256, 1, 1u << 30, 0,
+            "strat: rate must be in 1..2^30"),
+    HWP__FN(hwp_strat_desc, "strat", entries, UINT, 0, 1, 1u << 24, HWP_FIELD_POW2,
+            "strat: entries must be a power of two, 1..2^24"),
+    HWP__FN(hwp_strat_desc, "strat", ways, UINT, 0, 0, 0xFFFFFFFFu, 0, NULL),
+    HWP__FN(hwp_strat_desc, "strat", hash, UINT, 0, 0, HWP_STRAT_HASH_CHEAP, 0,
+            "strat: hash must be PAPER or CHEAP (0..1)"),
+    HWP__FN(hwp_strat_desc, "strat", tag_bits, UINT, 2, 0, 0xFFFFFFFFu, 0, NULL),
+    HWP__FN(hwp_strat_desc, "strat", count_bits, UINT, 8, 1, 32, 0,
+            "strat: count_bits must be 1..32"),
+    HWP__FN(hwp_strat_desc, "strat", miss_bits, UINT, 3, 0, 0xFFFFFFFFu, 0, NULL),
+    HWP__FN(hwp_strat_desc, "strat", l2_entries, UINT, 0, 1, 1u << 20, HWP_FIELD_POW2,
+            "strat: l2_entries must be 0 or a power of two up to 2^20"),
+    HWP__FN(hwp_strat_desc, "strat", l2_ways, UINT, 0, 0, 0xFFFFFFFFu, 0, NULL),
+    HWP__FN(hwp_strat_desc, "strat", queue, UINT, 100, 1, 1u << 20, 0,
+            "strat: queue must be 1..2^20 messages"),
+    HWP__FN(hwp_strat_desc, "strat", select, UINT, HWP_STRAT_SEL(HWP_STRAT_KIND_VALUE),
+            0, 0xFFFFFFFFu, 0, NULL),
+    HWP__FN(hwp_strat_desc, "strat", seed, HEX, 0, 0, ~(uint64_t)0, 0, NULL)};
+
+HWP__FIELDS_FN(hwp_strat_desc_fields, hwp__strat_desc_f)
+
 /* Copy, fill defaults, validate; returns the reason or NULL. Zero
  * fields take the defaults, so a zero-sized table or queue cannot be
  * asked for; what can go wrong is a size out of range or a composition
  * the paper does not build. */
 static const char *hwp__strat_fill(hwp_strat_desc *o, const hwp_strat_desc *d) {
+    const char *why;
     if (d) hwp__copy(o, d, sizeof *o);
     else hwp__zero(o, sizeof *o);
-    if (o->scheme > HWP_STRAT_ASSOC)
-        return "strat: scheme must be SAMPLED, TAGGED or ASSOC (0..2)";
-    if (o->sampler > HWP_STRAT_COUNTDOWN)
-        return "strat: sampler must be PERIODIC, RANDOM or COUNTDOWN (0..2)";
-    if (o->hash > HWP_STRAT_HASH_CHEAP)
-        return "strat: hash must be PAPER or CHEAP (0..1)";
-    if (!o->rate) o->rate = 256;
     if (!o->entries) o->entries = o->scheme == HWP_STRAT_ASSOC ? 4096u : 2048u;
     if (!o->ways && o->scheme == HWP_STRAT_TAGGED) o->ways = 2;
     if (o->scheme == HWP_STRAT_ASSOC) o->ways = hwp__strat_aways(o->entries, o->ways);
-    if (!o->tag_bits) o->tag_bits = 2;
-    if (!o->count_bits) o->count_bits = 8;
-    if (!o->miss_bits) o->miss_bits = 3;
     if (o->l2_ways && !o->l2_entries)
         return "strat: l2_ways needs l2_entries (an A_k of k >= 1 entries)";
     if (o->l2_entries) o->l2_ways = hwp__strat_aways(o->l2_entries, o->l2_ways);
-    if (!o->queue) o->queue = 100;
-    if (!o->select) o->select = HWP_STRAT_SEL(HWP_STRAT_KIND_VALUE);
-    if (o->rate > (1u << 30)) return "strat: rate must be in 1..2^30";
-    if (!hwp_is_pow2(o->entries) || o->entries > (1u << 24))
-        return "strat: entries must be a power of two, 1..2^24";
+    if ((why = hwp__field_fill(o, hwp__strat_desc_f, HWP__N(hwp__strat_desc_f))))
+        return why;
     if (o->scheme == HWP_STRAT_TAGGED) {
         if (!hwp_is_pow2(o->ways) || o->ways > 16u || o->ways > o->entries)
             return "strat: ways (tagged) must be a power of two, 1..16, <= entries";
@@ -832,7 +856,6 @@ static const char *hwp__strat_fill(hwp_strat_desc *o, const hwp_strat_desc *d) {
         if (o->l2_entries)
             return "strat: l2_entries must be 0 with the tagged compressor (A_k follows samplers only)";
     }
-    if (o->count_bits > 32u) return "strat: count_bits must be 1..32";
     if (o->scheme == HWP_STRAT_ASSOC) {
         if (!hwp_is_pow2(o->ways) || o->ways > 64u || o->ways > o->entries)
             return "strat: ways (assoc) must be a power of two, 1..64, <= entries";
@@ -840,12 +863,9 @@ static const char *hwp__strat_fill(hwp_strat_desc *o, const hwp_strat_desc *d) {
         if (o->l2_entries)
             return "strat: l2_entries must be 0 with the assoc scheme (A_k follows samplers only)";
     }
-    if (o->l2_entries && (!hwp_is_pow2(o->l2_entries) || o->l2_entries > (1u << 20)))
-        return "strat: l2_entries must be 0 or a power of two up to 2^20";
     if (o->l2_entries &&
         (!hwp_is_pow2(o->l2_ways) || o->l2_ways > 64u || o->l2_ways > o->l2_entries))
         return "strat: l2_ways must be a power of two, 1..64, <= l2_entries";
-    if (o->queue > (1u << 20)) return "strat: queue must be 1..2^20 messages";
     return NULL;
 }
 
@@ -1147,128 +1167,17 @@ HWP_API void hwp_strat_write_text(const hwp_strat *s, const hwp_writer *w) {
 
 /* ---- reports: field tables shared by the writers and the readers ------ */
 
-/* One integer field of a desc or stats struct: its JSON key, the reason
- * a reader gives when the report's value differs from the instance's,
- * where it lives and how wide it is; hex for 64-bit keys and seeds. */
-typedef struct hwp__strat_field {
-    const char *name, *differs;
-    size_t off;
-    unsigned char size, hex;
-} hwp__strat_field;
-
-#define HWP__STRAT_FIELD(pfx, type, f, hex)                                   \
-    {#f, pfx ": " #f " differs from the report's desc", offsetof(type, f),   \
-     (unsigned char)sizeof(((type *)0)->f), hex}
-
-static uint64_t hwp__strat_fget(const void *base, const hwp__strat_field *f) {
-    const unsigned char *p = (const unsigned char *)base + f->off;
-    if (f->size == 8) return *(const uint64_t *)(const void *)p;
-    return *(const uint32_t *)(const void *)p;
-}
-
-static void hwp__strat_fset(void *base, const hwp__strat_field *f, uint64_t v) {
-    unsigned char *p = (unsigned char *)base + f->off;
-    if (f->size == 8) *(uint64_t *)(void *)p = v;
-    else *(uint32_t *)(void *)p = (uint32_t)v;
-}
-
-/* {"a":1,"b":"0x2",...} */
-static void hwp__strat_put_fields(const hwp_writer *w, const void *base,
-                                  const hwp__strat_field *f, size_t n) {
-    size_t i;
-    hwp_put_str(w, "{");
-    for (i = 0; i < n; i++) {
-        uint64_t v = hwp__strat_fget(base, f + i);
-        if (i == 0) {
-            hwp_put_json_str(w, f[i].name);
-            hwp_put_str(w, ":");
-            if (f[i].hex) {
-                hwp_put_str(w, "\"");
-                hwp_put_hex(w, v);
-                hwp_put_str(w, "\"");
-            } else {
-                hwp_put_u64(w, v);
-            }
-        } else if (f[i].hex) {
-            hwp_put_json_hex(w, f[i].name, v);
-        } else {
-            hwp_put_json_u64(w, f[i].name, v);
-        }
-    }
-    hwp_put_str(w, "}");
-}
-
-/* Read an object holding exactly the fields of the table, in any order. */
-static bool hwp__strat_get_fields(hwp_json *j, void *base,
-                                  const hwp__strat_field *f, size_t n) {
-    char key[24];
-    uint32_t seen = 0;
-    size_t i;
-    if (!hwp_json_object(j)) return false;
-    while (hwp_json_member(j, key, sizeof key)) {
-        uint64_t v;
-        size_t at = j->pos;
-        for (i = 0; i < n && !hwp_json_key_is(key, f[i].name); i++) continue;
-        if (i == n) return hwp_json_fail(j, "strat: unknown field in the report");
-        if (!hwp_json_u64(j, &v)) return false;
-        if (f[i].size == 4 && v > 0xFFFFFFFFu) {
-            j->pos = at;
-            return hwp_json_fail(j, "strat: value too large for a 32-bit field");
-        }
-        hwp__strat_fset(base, f + i, v);
-        seen |= (uint32_t)1 << i;
-    }
-    if (j->why) return false;
-    if (seen != (n >= 32 ? 0xFFFFFFFFu : ((uint32_t)1 << n) - 1u))
-        return hwp_json_fail(j, "strat: a field is missing from the report");
-    return true;
-}
-
-/* The first field where a and b differ, or NULL. */
-static const hwp__strat_field *hwp__strat_fdiff(const void *a, const void *b,
-                                                const hwp__strat_field *f,
-                                                size_t n) {
-    size_t i;
-    for (i = 0; i < n; i++)
-        if (hwp__strat_fget(a, f + i) != hwp__strat_fget(b, f + i)) return f + i;
-    return NULL;
-}
-
-#define HWP__STRAT_NF(t) (sizeof(t) / sizeof((t)[0]))
-
-static const hwp__strat_field hwp__strat_dfields[] = {
-    HWP__STRAT_FIELD("strat", hwp_strat_desc, scheme, 0),
-    HWP__STRAT_FIELD("strat", hwp_strat_desc, sampler, 0),
-    HWP__STRAT_FIELD("strat", hwp_strat_desc, counter, 0),
-    HWP__STRAT_FIELD("strat", hwp_strat_desc, rate, 0),
-    HWP__STRAT_FIELD("strat", hwp_strat_desc, entries, 0),
-    HWP__STRAT_FIELD("strat", hwp_strat_desc, ways, 0),
-    HWP__STRAT_FIELD("strat", hwp_strat_desc, hash, 0),
-    HWP__STRAT_FIELD("strat", hwp_strat_desc, tag_bits, 0),
-    HWP__STRAT_FIELD("strat", hwp_strat_desc, count_bits, 0),
-    HWP__STRAT_FIELD("strat", hwp_strat_desc, miss_bits, 0),
-    HWP__STRAT_FIELD("strat", hwp_strat_desc, l2_entries, 0),
-    HWP__STRAT_FIELD("strat", hwp_strat_desc, l2_ways, 0),
-    HWP__STRAT_FIELD("strat", hwp_strat_desc, queue, 0),
-    HWP__STRAT_FIELD("strat", hwp_strat_desc, select, 0),
-    HWP__STRAT_FIELD("strat", hwp_strat_desc, seed, 1),
-};
-
-#define HWP__STRAT_SFIELD(name, f) \
-    {name, "", offsetof(hwp_strat_stats, f), 8, 0}
-#define HWP__STRAT_TFIELD(name, i) \
-    {name, "", offsetof(hwp_strat_stats, trans) + 8u * (i), 8, 0}
-static const hwp__strat_field hwp__strat_sfields[] = {
-    HWP__STRAT_SFIELD("events", events), HWP__STRAT_SFIELD("dropped", dropped),
-    HWP__STRAT_SFIELD("evicted", evicted), HWP__STRAT_SFIELD("cycles", cycles),
-    HWP__STRAT_SFIELD("samples", samples), HWP__STRAT_SFIELD("messages", messages),
-    HWP__STRAT_SFIELD("interrupts", interrupts),
-    HWP__STRAT_SFIELD("unhandled", unhandled),
-    HWP__STRAT_TFIELD("E1", HWP_STRAT_E1), HWP__STRAT_TFIELD("E2", HWP_STRAT_E2),
-    HWP__STRAT_TFIELD("E3", HWP_STRAT_E3), HWP__STRAT_TFIELD("E4", HWP_STRAT_E4),
-    HWP__STRAT_TFIELD("E5", HWP_STRAT_E5), HWP__STRAT_TFIELD("E5a", HWP_STRAT_E5A),
-    HWP__STRAT_TFIELD("E6", HWP_STRAT_E6), HWP__STRAT_TFIELD("E6a", HWP_STRAT_E6A),
-};
+#define HWP__STRAT_T(name, i) HWP__FSN(hwp_strat_stats, name, trans[i])
+static const hwp_field hwp__strat_stats_f[] = {
+    HWP__FS(hwp_strat_stats, events), HWP__FS(hwp_strat_stats, dropped),
+    HWP__FS(hwp_strat_stats, evicted), HWP__FS(hwp_strat_stats, cycles),
+    HWP__FS(hwp_strat_stats, samples), HWP__FS(hwp_strat_stats, messages),
+    HWP__FS(hwp_strat_stats, interrupts), HWP__FS(hwp_strat_stats, unhandled),
+    HWP__STRAT_T("E1", HWP_STRAT_E1), HWP__STRAT_T("E2", HWP_STRAT_E2),
+    HWP__STRAT_T("E3", HWP_STRAT_E3), HWP__STRAT_T("E4", HWP_STRAT_E4),
+    HWP__STRAT_T("E5", HWP_STRAT_E5), HWP__STRAT_T("E5a", HWP_STRAT_E5A),
+    HWP__STRAT_T("E6", HWP_STRAT_E6), HWP__STRAT_T("E6a", HWP_STRAT_E6A)};
+#undef HWP__STRAT_T
 
 HWP_API void hwp_strat_write_json(const hwp_strat *s, const hwp_writer *w) {
     if (!s || s->head.magic != HWP__STRAT_MAGIC) {
@@ -1276,10 +1185,8 @@ HWP_API void hwp_strat_write_json(const hwp_strat *s, const hwp_writer *w) {
         return;
     }
     hwp_put_json_envelope(w, "strat", 1);
-    hwp_put_str(w, ",\"desc\":");
-    hwp__strat_put_fields(w, &s->d, hwp__strat_dfields, HWP__STRAT_NF(hwp__strat_dfields));
-    hwp_put_str(w, ",\"stats\":");
-    hwp__strat_put_fields(w, &s->st, hwp__strat_sfields, HWP__STRAT_NF(hwp__strat_sfields));
+    hwp__field_put(w, "desc", &s->d, hwp__strat_desc_f, HWP__N(hwp__strat_desc_f));
+    hwp__field_put(w, "stats", &s->st, hwp__strat_stats_f, HWP__N(hwp__strat_stats_f));
     hwp_put_str(w, ",\"composition\":\"");
     hwp__strat_put_name(s, w);
     hwp_put_str(w, "\"}");
@@ -1293,8 +1200,8 @@ typedef int (*hwp__strat_member)(hwp_json *j, const char *key, void *ctx);
 /* Both components' reports: the envelope, the desc into d, with st != NULL
  * the stats into st, the rest through member (NULL: skipped). */
 static bool hwp__strat_read_report(hwp_json *j, const char *model, void *d,
-                                   const hwp__strat_field *df, size_t nd, void *st,
-                                   const hwp__strat_field *sf, size_t ns,
+                                   const hwp_field *df, size_t nd, void *st,
+                                   const hwp_field *sf, size_t ns,
                                    hwp__strat_member member, void *ctx) {
     char key[24];
     bool got_desc = false, got_stats = false;
@@ -1302,12 +1209,12 @@ static bool hwp__strat_read_report(hwp_json *j, const char *model, void *d,
     while (hwp_json_member(j, key, sizeof key)) {
         int r = 0;
         if (hwp_json_key_is(key, "desc")) {
-            if (!hwp__strat_get_fields(j, d, df, nd)) return false;
+            if (!hwp__field_read(j, d, df, nd, true)) return false;
             got_desc = true;
             continue;
         }
         if (st && got_desc && hwp_json_key_is(key, "stats")) {
-            if (!hwp__strat_get_fields(j, st, sf, ns)) return false;
+            if (!hwp__field_read(j, st, sf, ns, true)) return false;
             got_stats = true;
             continue;
         }
@@ -1323,10 +1230,9 @@ static bool hwp__strat_read_report(hwp_json *j, const char *model, void *d,
 
 static bool hwp__strat_read(hwp_json *j, hwp_strat_desc *d, hwp_strat_stats *st) {
     hwp__zero(d, sizeof *d);
-    return hwp__strat_read_report(j, "strat", d, hwp__strat_dfields,
-                                  HWP__STRAT_NF(hwp__strat_dfields), st,
-                                  hwp__strat_sfields, HWP__STRAT_NF(hwp__strat_sfields),
-                                  NULL, NULL);
+    return hwp__strat_read_report(j, "strat", d, hwp__strat_desc_f,
+                                  HWP__N(hwp__strat_desc_f), st, hwp__strat_stats_f,
+                                  HWP__N(hwp__strat_stats_f), NULL, NULL);
 }
 
 HWP_API hwp_status hwp_strat_read_desc(hwp_strat_desc *d, const char *json,
@@ -1343,7 +1249,7 @@ HWP_API hwp_status hwp_strat_read_json(hwp_strat *s, const char *json,
     hwp_json j;
     hwp_strat_desc d;
     hwp_strat_stats st;
-    const hwp__strat_field *f;
+    const hwp_field *f;
     hwp_status r;
     if (!s || s->head.magic != HWP__STRAT_MAGIC) return HWP_EINVAL;
     hwp_json_init(&j, json, n);
@@ -1351,26 +1257,25 @@ HWP_API hwp_status hwp_strat_read_json(hwp_strat *s, const char *json,
     hwp__strat_read(&j, &d, &st);
     r = hwp_json_status(&j, err);
     if (r != HWP_OK) return hwp__fail(&s->head, r, j.why);
-    f = hwp__strat_fdiff(&s->d, &d, hwp__strat_dfields, HWP__STRAT_NF(hwp__strat_dfields));
-    if (f) return hwp__json_mismatch(&s->head, err, json, n, f->differs);
+    f = hwp__field_diff(&s->d, &d, hwp__strat_desc_f, HWP__N(hwp__strat_desc_f));
+    if (f) return hwp__json_mismatch(&s->head, err, json, n, f->why);
     hwp__strat_clear(s);
     s->st = st;
     return hwp__fail(&s->head, HWP_OK, "");
 }
 
 HWP_API hwp_status hwp_strat_merge(hwp_strat *dst, const hwp_strat *src) {
-    const hwp__strat_field *f;
+    const hwp_field *f;
     size_t i;
     if (!dst || !src || dst->head.magic != HWP__STRAT_MAGIC ||
         src->head.magic != HWP__STRAT_MAGIC || dst == src)
         return HWP_EINVAL;
-    f = hwp__strat_fdiff(&dst->d, &src->d, hwp__strat_dfields,
-                         HWP__STRAT_NF(hwp__strat_dfields));
-    if (f) return hwp__fail(&dst->head, HWP_EMISMATCH, f->differs);
-    for (i = 0; i < HWP__STRAT_NF(hwp__strat_sfields); i++) {
-        const hwp__strat_field *g = hwp__strat_sfields + i;
-        hwp__strat_fset(&dst->st, g, hwp_sat_add64(hwp__strat_fget(&dst->st, g),
-                                                   hwp__strat_fget(&src->st, g)));
+    f = hwp__field_diff(&dst->d, &src->d, hwp__strat_desc_f, HWP__N(hwp__strat_desc_f));
+    if (f) return hwp__fail(&dst->head, HWP_EMISMATCH, f->why);
+    for (i = 0; i < HWP__N(hwp__strat_stats_f); i++) {
+        const hwp_field *g = hwp__strat_stats_f + i;
+        hwp__field_set(&dst->st, g, hwp_sat_add64(hwp__field_get(&dst->st, g),
+                                                  hwp__field_get(&src->st, g)));
     }
     return hwp__fail(&dst->head, HWP_OK, "");
 }
@@ -1391,20 +1296,30 @@ static uint32_t hwp__strat_slots(uint32_t cap) {
     return n;
 }
 
+/* Defaults as hwp_strat_acc_desc's comments attribute them; pcs's
+ * depends on tuples. */
+static const hwp_field hwp__strat_acc_desc_f[] = {
+    HWP__FN(hwp_strat_acc_desc, "strat_acc", tuples, UINT, 65536, 1, 1u << 28, 0,
+            "strat_acc: tuples must be 1..2^28"),
+    HWP__FN(hwp_strat_acc_desc, "strat_acc", pcs, UINT, 0, 1, 1u << 28, 0,
+            "strat_acc: pcs must be 1..2^28"),
+    HWP__FN(hwp_strat_acc_desc, "strat_acc", strata, UINT, 0, 1, 1u << 24,
+            HWP_FIELD_POW2, "strat_acc: strata must be 0 or a power of two up to 2^24"),
+    HWP__FN(hwp_strat_acc_desc, "strat_acc", replace, UINT, 0, 0, HWP_STRAT_ACC_KEEP, 0,
+            "strat_acc: replace must be EVICT or KEEP (0..1)"),
+    HWP__FN(hwp_strat_acc_desc, "strat_acc", min_samples, UINT, 30, 0, 0xFFFFFFFFu, 0,
+            NULL)};
+
+HWP__FIELDS_FN(hwp_strat_acc_desc_fields, hwp__strat_acc_desc_f)
+
 static const char *hwp__strat_acc_fill(hwp_strat_acc_desc *o,
                                        const hwp_strat_acc_desc *d) {
+    const char *why;
     if (d) *o = *d;
     else hwp__zero(o, sizeof *o);
-    if (!o->tuples) o->tuples = 65536;
+    why = hwp__field_fill(o, hwp__strat_acc_desc_f, HWP__N(hwp__strat_acc_desc_f));
     if (!o->pcs) o->pcs = o->tuples / 4u ? o->tuples / 4u : 1u;
-    if (!o->min_samples) o->min_samples = 30;
-    if (o->tuples > (1u << 28)) return "strat_acc: tuples must be 1..2^28";
-    if (o->pcs > (1u << 28)) return "strat_acc: pcs must be 1..2^28";
-    if (o->strata && (!hwp_is_pow2(o->strata) || o->strata > (1u << 24)))
-        return "strat_acc: strata must be 0 or a power of two up to 2^24";
-    if (o->replace > HWP_STRAT_ACC_KEEP)
-        return "strat_acc: replace must be EVICT or KEEP (0..1)";
-    return NULL;
+    return why;
 }
 
 static size_t hwp__strat_acc_need(const hwp_strat_acc_desc *o) {
@@ -1799,53 +1714,37 @@ HWP_API bool hwp_strat_acc_next(const hwp_strat_acc *a, uint32_t *cursor,
     return false;
 }
 
-static const hwp__strat_field hwp__strat_adfields[] = {
-    HWP__STRAT_FIELD("strat_acc", hwp_strat_acc_desc, tuples, 0),
-    HWP__STRAT_FIELD("strat_acc", hwp_strat_acc_desc, pcs, 0),
-    HWP__STRAT_FIELD("strat_acc", hwp_strat_acc_desc, strata, 0),
-    HWP__STRAT_FIELD("strat_acc", hwp_strat_acc_desc, replace, 0),
-    HWP__STRAT_FIELD("strat_acc", hwp_strat_acc_desc, min_samples, 0),
-};
+static const hwp_field hwp__strat_acc_stats_f[] = {
+    HWP__FS(hwp_strat_acc_stats, events), HWP__FS(hwp_strat_acc_stats, dropped),
+    HWP__FS(hwp_strat_acc_stats, evicted), HWP__FS(hwp_strat_acc_stats, cycles),
+    HWP__FS(hwp_strat_acc_stats, total), HWP__FS(hwp_strat_acc_stats, dropped_count),
+    HWP__FS(hwp_strat_acc_stats, dropped_pc_count), HWP__FS(hwp_strat_acc_stats, tuples),
+    HWP__FS(hwp_strat_acc_stats, pcs)};
 
-#define HWP__STRAT_AFIELD(f) {#f, "", offsetof(hwp_strat_acc_stats, f), 8, 0}
-static const hwp__strat_field hwp__strat_asfields[] = {
-    HWP__STRAT_AFIELD(events), HWP__STRAT_AFIELD(dropped),
-    HWP__STRAT_AFIELD(evicted), HWP__STRAT_AFIELD(cycles),
-    HWP__STRAT_AFIELD(total), HWP__STRAT_AFIELD(dropped_count),
-    HWP__STRAT_AFIELD(dropped_pc_count), HWP__STRAT_AFIELD(tuples),
-    HWP__STRAT_AFIELD(pcs),
-};
+/* The profile's entries: keys and values as hex, counts as numbers. */
+#define HWP__STRAT_X(T, f) HWP__FN(T, "strat_acc", f, HEX, 0, 0, ~(uint64_t)0, 0, NULL)
+static const hwp_field hwp__strat_tslot_f[] = {
+    HWP__FS(hwp__strat_tslot, kind), HWP__STRAT_X(hwp__strat_tslot, pc),
+    HWP__STRAT_X(hwp__strat_tslot, w), HWP__FS(hwp__strat_tslot, count),
+    HWP__FS(hwp__strat_tslot, samples), HWP__FS(hwp__strat_tslot, stratum)};
 
-static const hwp__strat_field hwp__strat_tfields[] = {
-    HWP__STRAT_FIELD("strat_acc", hwp__strat_tslot, kind, 0),
-    HWP__STRAT_FIELD("strat_acc", hwp__strat_tslot, pc, 1),
-    HWP__STRAT_FIELD("strat_acc", hwp__strat_tslot, w, 1),
-    HWP__STRAT_FIELD("strat_acc", hwp__strat_tslot, count, 0),
-    HWP__STRAT_FIELD("strat_acc", hwp__strat_tslot, samples, 0),
-    HWP__STRAT_FIELD("strat_acc", hwp__strat_tslot, stratum, 0),
-};
-
-static const hwp__strat_field hwp__strat_pfields[] = {
-    HWP__STRAT_FIELD("strat_acc", hwp__strat_pslot, kind, 0),
-    HWP__STRAT_FIELD("strat_acc", hwp__strat_pslot, pc, 1),
-    HWP__STRAT_FIELD("strat_acc", hwp__strat_pslot, count, 0),
-    HWP__STRAT_FIELD("strat_acc", hwp__strat_pslot, samples, 0),
-    HWP__STRAT_FIELD("strat_acc", hwp__strat_pslot, top_w, 1),
-    HWP__STRAT_FIELD("strat_acc", hwp__strat_pslot, top_count, 0),
-    HWP__STRAT_FIELD("strat_acc", hwp__strat_pslot, lost, 0),
-};
+static const hwp_field hwp__strat_pslot_f[] = {
+    HWP__FS(hwp__strat_pslot, kind), HWP__STRAT_X(hwp__strat_pslot, pc),
+    HWP__FS(hwp__strat_pslot, count), HWP__FS(hwp__strat_pslot, samples),
+    HWP__STRAT_X(hwp__strat_pslot, top_w), HWP__FS(hwp__strat_pslot, top_count),
+    HWP__FS(hwp__strat_pslot, lost)};
+#undef HWP__STRAT_X
 
 /* Folds src's pcs, then its tuples (so the tops follow), then strata. */
 HWP_API hwp_status hwp_strat_acc_merge(hwp_strat_acc *dst,
                                        const hwp_strat_acc *src) {
-    const hwp__strat_field *f;
+    const hwp_field *f;
     uint64_t moved = 0; /* src's dropped pc events now in dst's pc entries */
     uint32_t i;
     if (!HWP__STRAT_ACC_OK(dst) || !HWP__STRAT_ACC_OK(src) || dst == src)
         return HWP_EINVAL;
-    f = hwp__strat_fdiff(&dst->d, &src->d, hwp__strat_adfields,
-                         HWP__STRAT_NF(hwp__strat_adfields));
-    if (f) return hwp__fail(&dst->head, HWP_EMISMATCH, f->differs);
+    f = hwp__field_diff(&dst->d, &src->d, hwp__strat_acc_desc_f, HWP__N(hwp__strat_acc_desc_f));
+    if (f) return hwp__fail(&dst->head, HWP_EMISMATCH, f->why);
     for (i = 0; i <= src->pmask; i++) {
         const hwp__strat_pslot *q = src->p + i;
         hwp__strat_pslot *p;
@@ -1946,7 +1845,7 @@ HWP_API void hwp_strat_acc_write_text(const hwp_strat_acc *a,
 
 /* Every used entry of a table, from after a free slot round. */
 static void hwp__strat_put_table(const hwp_writer *w, const void *tab, size_t size,
-                                 uint32_t mask, const hwp__strat_field *f,
+                                 uint32_t mask, const hwp_field *f,
                                  size_t nf) {
     uint32_t start = hwp__strat_start(tab, size, mask), k;
     bool first = true;
@@ -1960,7 +1859,7 @@ static void hwp__strat_put_table(const hwp_writer *w, const void *tab, size_t si
         if (!used) continue;
         if (!first) hwp_put_str(w, ",");
         first = false;
-        hwp__strat_put_fields(w, e, f, nf);
+        hwp__field_obj_put(w, e, f, nf);
     }
     hwp_put_str(w, "]");
 }
@@ -1973,10 +1872,9 @@ HWP_API void hwp_strat_acc_write_json(const hwp_strat_acc *a,
         return;
     }
     hwp_put_json_envelope(w, "strat_acc", 1);
-    hwp_put_str(w, ",\"desc\":");
-    hwp__strat_put_fields(w, &a->d, hwp__strat_adfields, HWP__STRAT_NF(hwp__strat_adfields));
-    hwp_put_str(w, ",\"stats\":");
-    hwp__strat_put_fields(w, &a->st, hwp__strat_asfields, HWP__STRAT_NF(hwp__strat_asfields));
+    hwp__field_put(w, "desc", &a->d, hwp__strat_acc_desc_f, HWP__N(hwp__strat_acc_desc_f));
+    hwp__field_put(w, "stats", &a->st, hwp__strat_acc_stats_f,
+                   HWP__N(hwp__strat_acc_stats_f));
     hwp_put_str(w, ",\"strata\":[");
     for (i = 0; i < a->d.strata; i++) {
         hwp_put_str(w, i ? ",[" : "[");
@@ -1986,11 +1884,11 @@ HWP_API void hwp_strat_acc_write_json(const hwp_strat_acc *a,
         hwp_put_str(w, "]");
     }
     hwp_put_str(w, "],\"pc_profile\":");
-    hwp__strat_put_table(w, a->p, sizeof *a->p, a->pmask, hwp__strat_pfields,
-                         HWP__STRAT_NF(hwp__strat_pfields));
+    hwp__strat_put_table(w, a->p, sizeof *a->p, a->pmask, hwp__strat_pslot_f,
+                         HWP__N(hwp__strat_pslot_f));
     hwp_put_str(w, ",\"profile\":");
-    hwp__strat_put_table(w, a->t, sizeof *a->t, a->tmask, hwp__strat_tfields,
-                         HWP__STRAT_NF(hwp__strat_tfields));
+    hwp__strat_put_table(w, a->t, sizeof *a->t, a->tmask, hwp__strat_tslot_f,
+                         HWP__N(hwp__strat_tslot_f));
     hwp_put_str(w, "}");
 }
 
@@ -2003,7 +1901,7 @@ typedef struct hwp__strat_acc_rd {
 static int hwp__strat_acc_member(hwp_json *j, const char *key, void *ctx) {
     hwp__strat_acc_rd *c = (hwp__strat_acc_rd *)ctx;
     hwp_strat_acc *a = c->a;
-    if (hwp__strat_fdiff(&a->d, c->d, hwp__strat_adfields, HWP__STRAT_NF(hwp__strat_adfields)))
+    if (hwp__field_diff(&a->d, c->d, hwp__strat_acc_desc_f, HWP__N(hwp__strat_acc_desc_f)))
         return -2; /* nothing may go into tables of another size */
     if (hwp_json_key_is(key, "strata")) {
         uint32_t i = 0;
@@ -2028,8 +1926,8 @@ static int hwp__strat_acc_member(hwp_json *j, const char *key, void *ctx) {
         while (hwp_json_next(j)) {
             hwp__strat_pslot e, *p;
             hwp__zero(&e, sizeof e);
-            if (!hwp__strat_get_fields(j, &e, hwp__strat_pfields,
-                                       HWP__STRAT_NF(hwp__strat_pfields)))
+            if (!hwp__field_read(j, &e, hwp__strat_pslot_f, HWP__N(hwp__strat_pslot_f),
+                                 true))
                 return -1;
             p = hwp__strat_pfind(a, e.kind, e.pc);
             if (p->used || a->st.pcs >= a->d.pcs)
@@ -2045,8 +1943,8 @@ static int hwp__strat_acc_member(hwp_json *j, const char *key, void *ctx) {
         while (hwp_json_next(j)) {
             hwp__strat_tslot e, *t;
             hwp__zero(&e, sizeof e);
-            if (!hwp__strat_get_fields(j, &e, hwp__strat_tfields,
-                                       HWP__STRAT_NF(hwp__strat_tfields)))
+            if (!hwp__field_read(j, &e, hwp__strat_tslot_f, HWP__N(hwp__strat_tslot_f),
+                                 true))
                 return -1;
             t = hwp__strat_tfind(a, e.kind, e.pc, e.w);
             if (t->used || a->st.tuples >= a->d.tuples)
@@ -2067,12 +1965,12 @@ static bool hwp__strat_acc_read(hwp_json *j, hwp_strat_acc_desc *d,
     c.a = a;
     c.d = d;
     hwp__zero(d, sizeof *d);
-    if (!hwp__strat_read_report(j, "strat_acc", d, hwp__strat_adfields,
-                                HWP__STRAT_NF(hwp__strat_adfields), a ? st : NULL,
-                                hwp__strat_asfields, HWP__STRAT_NF(hwp__strat_asfields),
+    if (!hwp__strat_read_report(j, "strat_acc", d, hwp__strat_acc_desc_f,
+                                HWP__N(hwp__strat_acc_desc_f), a ? st : NULL,
+                                hwp__strat_acc_stats_f, HWP__N(hwp__strat_acc_stats_f),
                                 a ? hwp__strat_acc_member : NULL, &c))
         return false;
-    if (a && hwp__strat_fdiff(&a->d, d, hwp__strat_adfields, HWP__STRAT_NF(hwp__strat_adfields)))
+    if (a && hwp__field_diff(&a->d, d, hwp__strat_acc_desc_f, HWP__N(hwp__strat_acc_desc_f)))
         return false; /* the caller names the field */
     if (a && (st->tuples != a->st.tuples || st->pcs != a->st.pcs))
         return hwp_json_fail(j, "strat_acc: stats.tuples or stats.pcs disagree with the profile");
@@ -2095,17 +1993,16 @@ HWP_API hwp_status hwp_strat_acc_read_json(hwp_strat_acc *a, const char *json,
     hwp_strat_acc_desc d;
     hwp_strat_acc_stats st;
     hwp_status r;
-    const hwp__strat_field *f;
+    const hwp_field *f;
     if (!HWP__STRAT_ACC_OK(a)) return HWP_EINVAL;
     hwp_strat_acc_reset(a);
     hwp__zero(&st, sizeof st);
     hwp_json_init(&j, json, n);
     if (!hwp__strat_acc_read(&j, &d, a, &st) && !j.why) {
-        f = hwp__strat_fdiff(&a->d, &d, hwp__strat_adfields,
-                             HWP__STRAT_NF(hwp__strat_adfields));
+        f = hwp__field_diff(&a->d, &d, hwp__strat_acc_desc_f, HWP__N(hwp__strat_acc_desc_f));
         hwp_strat_acc_reset(a);
         return hwp__json_mismatch(&a->head, err, json, n,
-                                  f ? f->differs : "strat_acc: desc differs");
+                                  f ? f->why : "strat_acc: desc differs");
     }
     r = hwp_json_status(&j, err);
     if (r != HWP_OK) {

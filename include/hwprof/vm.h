@@ -1481,7 +1481,7 @@ HWP_API hwp_status hwp_vm_read_desc(hwp_vm_desc *d, const char *json, size_t n,
     if (hwp_json_envelope(&j, "vm", 1))
         while (st == HWP_OK && hwp_json_member(&j, key, sizeof key)) {
             if (!got && hwp_json_key_is(key, "desc"))
-                got = hwp__field_read(&j, d, hwp__vm_desc_f, HWP__N(hwp__vm_desc_f));
+                got = hwp__field_read(&j, d, hwp__vm_desc_f, HWP__N(hwp__vm_desc_f), false);
             else if (hwp_json_key_is(key, "models"))
                 st = hwp__vm_read_models(&j, d, NULL, err);
             else
@@ -1541,7 +1541,7 @@ HWP_API hwp_status hwp_vm_read_json(hwp_vm *vm, const char *json, size_t n,
     hwp__zero(&s, sizeof s);
     while (st == HWP_OK && hwp_json_member(&j, key, sizeof key)) {
         if (hwp_json_key_is(key, "stats"))
-            hwp__field_read(&j, &s, hwp__vm_stats_f, HWP__N(hwp__vm_stats_f));
+            hwp__field_read(&j, &s, hwp__vm_stats_f, HWP__N(hwp__vm_stats_f), true);
         else if (hwp_json_key_is(key, "funcs"))
             hwp__vm_read_units(&j, vm, true);
         else if (hwp_json_key_is(key, "loops"))

@@ -64,11 +64,11 @@ static void test_full_table_counts_drops(void) {
 /* Each desc field that differs is named; the destination is unchanged. */
 static void test_merge_mismatch_named(void) {
     static const struct { hwp_cp_simple_desc d; const char *why; } c[] = {
-        {{6, 2, 8, 1, 5}, "coproc simple: merge or read of another desc (period differs)"},
-        {{4, 3, 8, 1, 5}, "coproc simple: merge or read of another desc (buffer differs)"},
-        {{4, 2, 16, 1, 5}, "coproc simple: merge or read of another desc (entries differs)"},
-        {{4, 2, 8, 2, 5}, "coproc simple: merge or read of another desc (min_samples differs)"},
-        {{4, 2, 8, 1, 6}, "coproc simple: merge or read of another desc (seed differs)"},
+        {{6, 2, 8, 1, 5}, "coproc simple: period differs from the other desc"},
+        {{4, 3, 8, 1, 5}, "coproc simple: buffer differs from the other desc"},
+        {{4, 2, 16, 1, 5}, "coproc simple: entries differs from the other desc"},
+        {{4, 2, 8, 2, 5}, "coproc simple: min_samples differs from the other desc"},
+        {{4, 2, 8, 1, 6}, "coproc simple: seed differs from the other desc"},
     };
     hwp_cp_simple_desc d = {4, 2, 8, 1, 5};
     hwp_cp_simple bad;
@@ -134,7 +134,7 @@ static void test_desc_differs(void) {
     CHECK_EQ(open_sampler(&y, &e), HWP_OK);
     na = write_json(&x.s, a, sizeof a);
     CHECK_EQ(hwp_cp_simple_read_json(&y.s, a, na, &err), HWP_EMISMATCH);
-    CHECK(err.why && !strcmp(err.why, "coproc simple: merge or read of another desc (period differs)"));
+    CHECK(err.why && !strcmp(err.why, "coproc simple: period differs from the other desc"));
     CHECK_EQ(err.offset, (size_t)(strstr(a, "\"desc\":") - a) + 7);
     free(x.mem);
     free(y.mem);

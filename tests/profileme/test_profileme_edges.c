@@ -104,7 +104,7 @@ static void test_other_desc_refused(void) {
     open_table(&y, 8);
     CHECK_EQ(hwp_pm_table_read_json(&y.t, good, strlen(good), NULL), HWP_OK);
     CHECK_EQ(hwp_pm_table_read_json(&x.t, good, strlen(good), NULL), HWP_EMISMATCH);
-    CHECK_STR(hwp_why(&x.t), "profileme table: desc field capacity differs");
+    CHECK_STR(hwp_why(&x.t), "profileme table: capacity differs from the other desc");
     CHECK(hwp_pm_table_find(&x.t, 0x40) == NULL);
     free(x.mem);
     free(y.mem);
