@@ -1309,6 +1309,65 @@ static void test_block_mode_coproc(void) {
     block_equiv("models=coproc");
 }
 
+/* Tally mode: only RAP on code keys, alone, takes tallies; a tally of a
+ * block's n instructions at its first pc gives RAP what the block gives
+ * it (the report from the tree on is the same; the class counts are
+ * not known to a tally). */
+static void test_tally_mode(void) {
+    static const char *const no[] = {"models=rap,exact=on", "models=rap,key=value,values=on",
+                                     "models=rap+pm", "models=pm", "models=rap,bbv=/dev/null"};
+    enum { N = 200000 };
+    static char ja[1 << 20], jb[1 << 20];
+    hwx_opts o;
+    void *m1, *m2;
+    hwx_session *a, *b;
+    hwp_bufwriter bw;
+    hwp_writer w;
+    hwp_insn last;
+    uint64_t pcs[16];
+    uint32_t i, j, n, seed = 5;
+    const char *why, *ra, *rb;
+    for (i = 0; i < sizeof no / sizeof no[0]; i++) {
+        hwx_opts_default(&o);
+        CHECK_EQ(hwx_opts_parse(&o, no[i], &why), HWP_OK);
+        a = new_session(&o, &m1);
+        if (CHECK(a != NULL)) CHECK(!hwx_session_tally_ok(a));
+        free(a);
+        free(m1);
+    }
+    hwx_opts_default(&o);
+    CHECK_EQ(hwx_opts_parse(&o, "models=rap", &why), HWP_OK);
+    a = new_session(&o, &m1);
+    b = new_session(&o, &m2);
+    if (!CHECK(a && b)) return;
+    CHECK(hwx_session_tally_ok(b));
+    memset(&last, 0, sizeof last);
+    for (i = 0; i < N; i++) { /* blocks of 1..16 instructions, skewed pcs */
+        seed = seed * 1103515245u + 12345u;
+        n = 1 + (seed >> 4) % 16u;
+        for (j = 0; j < n; j++)
+            pcs[j] = 0x400000 + (uint64_t)((seed >> 8) % 4096u) * ((seed >> 28) + 1u) * 4u + 4u * j;
+        last.pc = pcs[n - 1];
+        last.next_pc = last.pc + 4u;
+        hwx_session_block(a, pcs, n, &last, NULL, 0);
+        hwx_session_tally(b, pcs[0], n);
+    }
+    hwx_session_finish(a);
+    hwx_session_finish(b);
+    w = hwp_writer_buf(&bw, ja, sizeof ja);
+    hwx_session_report_json(a, &w);
+    w = hwp_writer_buf(&bw, jb, sizeof jb);
+    hwx_session_report_json(b, &w);
+    CHECK_EQ(bw.dropped, 0);
+    ra = strstr(ja, "\"rap\":");
+    rb = strstr(jb, "\"rap\":");
+    if (CHECK(ra && rb)) CHECK_STR(rb, ra);
+    free(a);
+    free(b);
+    free(m1);
+    free(m2);
+}
+
 /* ---- the path adapter's block map ------------------------------------------ */
 
 /* More blocks than the map holds: it stops at 3/4 full and counts every
@@ -1830,6 +1889,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_block_mode);
     HWT_RUN(test_blocks_fill_bound);
     HWT_RUN(test_block_mode_coproc);
+    HWT_RUN(test_tally_mode);
     HWT_RUN(test_core_feeds_pm);
     HWT_RUN(test_core_feeds_cp);
     HWT_RUN(test_core_feeds_rap);
