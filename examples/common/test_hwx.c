@@ -1241,18 +1241,39 @@ static void test_report_top(void) {
     free(mem);
 }
 
+/* Sessions a and b (in m1 and m2) fed the same stream two ways: their
+ * JSON reports, from `key` on (NULL: whole), are the same. Frees both. */
+static void same_reports(hwx_session *a, void *m1, hwx_session *b, void *m2, const char *key) {
+    static char ja[1 << 20], jb[1 << 20];
+    hwp_bufwriter bw;
+    hwp_writer w;
+    const char *ra, *rb;
+    hwx_session_finish(a);
+    hwx_session_finish(b);
+    w = hwp_writer_buf(&bw, ja, sizeof ja);
+    hwx_session_report_json(a, &w);
+    CHECK_EQ(bw.dropped, 0);
+    w = hwp_writer_buf(&bw, jb, sizeof jb);
+    hwx_session_report_json(b, &w);
+    CHECK_EQ(bw.dropped, 0);
+    ra = key ? strstr(ja, key) : ja;
+    rb = key ? strstr(jb, key) : jb;
+    if (CHECK(ra && rb && strlen(ra) > 1000)) CHECK_STR(rb, ra);
+    free(a);
+    free(b);
+    free(m1);
+    free(m2);
+}
+
 /* Block mode gives the models of `opts` exactly what per-instruction
  * feeding gives them: same reports. */
 static void block_equiv(const char *opts) {
     enum { N = 60000 };
     static hwp_insn v[N], mem[64];
     static uint64_t pcs[64];
-    static char ja[1 << 20], jb[1 << 20];
     hwx_opts o;
     void *m1, *m2;
     hwx_session *a, *b;
-    hwp_bufwriter bw;
-    hwp_writer w;
     size_t i, start = 0;
     const char *why;
     hwx_opts_default(&o);
@@ -1281,20 +1302,7 @@ static void block_equiv(const char *opts) {
             start = i + 1;
         }
     }
-    hwx_session_finish(a);
-    hwx_session_finish(b);
-    w = hwp_writer_buf(&bw, ja, sizeof ja);
-    hwx_session_report_json(a, &w);
-    CHECK_EQ(bw.dropped, 0);
-    w = hwp_writer_buf(&bw, jb, sizeof jb);
-    hwx_session_report_json(b, &w);
-    CHECK_EQ(bw.dropped, 0);
-    CHECK(strlen(ja) > 1000);
-    CHECK_STR(jb, ja);
-    free(a);
-    free(b);
-    free(m1);
-    free(m2);
+    same_reports(a, m1, b, m2, NULL);
 }
 
 static void test_block_mode(void) {
@@ -1317,16 +1325,13 @@ static void test_tally_mode(void) {
     static const char *const no[] = {"models=rap,exact=on", "models=rap,key=value,values=on",
                                      "models=rap+pm", "models=pm", "models=rap,bbv=/dev/null"};
     enum { N = 200000 };
-    static char ja[1 << 20], jb[1 << 20];
     hwx_opts o;
     void *m1, *m2;
     hwx_session *a, *b;
-    hwp_bufwriter bw;
-    hwp_writer w;
     hwp_insn last;
     uint64_t pcs[16];
     uint32_t i, j, n, seed = 5;
-    const char *why, *ra, *rb;
+    const char *why;
     for (i = 0; i < sizeof no / sizeof no[0]; i++) {
         hwx_opts_default(&o);
         CHECK_EQ(hwx_opts_parse(&o, no[i], &why), HWP_OK);
@@ -1352,20 +1357,7 @@ static void test_tally_mode(void) {
         hwx_session_block(a, pcs, n, &last, NULL, 0);
         hwx_session_tally(b, pcs[0], n);
     }
-    hwx_session_finish(a);
-    hwx_session_finish(b);
-    w = hwp_writer_buf(&bw, ja, sizeof ja);
-    hwx_session_report_json(a, &w);
-    w = hwp_writer_buf(&bw, jb, sizeof jb);
-    hwx_session_report_json(b, &w);
-    CHECK_EQ(bw.dropped, 0);
-    ra = strstr(ja, "\"rap\":");
-    rb = strstr(jb, "\"rap\":");
-    if (CHECK(ra && rb)) CHECK_STR(rb, ra);
-    free(a);
-    free(b);
-    free(m1);
-    free(m2);
+    same_reports(a, m1, b, m2, "\"rap\":");
 }
 
 /* ---- the path adapter's block map ------------------------------------------ */
