@@ -16,14 +16,15 @@
 # rounds: plugin loaded with no model (none), ProfileMe alone (profileme:
 # its countdown in the plugin, API 4 inline, API 1 a counting TB
 # callback), co-processor alone (coproc: load values), RAP alone (rap:
-# code ranges), all models (all); the floors the API allows: an empty TB
+# code ranges, fed in bulk from per-TB counters), all models (all); the floors the API allows: an empty TB
 # callback (floor-tb), an empty memory callback per instruction
 # (floor-mem), and, API 4 and 7, an inline per-TB decrement with a
 # conditional callback (floor-cond, ProfileMe's countdown); and the
 # exact-counting peer plugin (peer: libexact-tcg.so / -v4.so / -v7.so,
 # values=on: every TB, path and (load pc, value) pair counted exactly),
 # which "all" is also compared with. profileme-per-tb (ProfileMe fed
-# every TB, cd=off) runs only when CONFIGS names it.
+# every TB, cd=off) and rap-per-tb (RAP fed every TB, drain=0) run only
+# when CONFIGS names them.
 # RUNS rounds (default 5), each one hyperfine --runs 1 per command,
 # interleaved. Environment: CONFIGS (space-separated names) keeps only
 # those configurations (plain always runs); APIS (default "1 4 7") picks
@@ -64,6 +65,7 @@ bench_api() { # api qemu plugin peer
         none) opt="$p,models=none,report=/dev/null" ;;
         profileme | coproc | rap | all) opt="$p,models=$c,report=/dev/null" ;;
         profileme-per-tb) opt="$p,models=profileme,cd=off,report=/dev/null" ;;
+        rap-per-tb) opt="$p,models=rap,drain=0,report=/dev/null" ;;
         floor-cond) [ "$api" != 1 ] || continue; opt="$p,floor=cond,report=/dev/null" ;;
         floor-tb | floor-mem) opt="$p,floor=${c#floor-},report=/dev/null" ;;
         *) echo "api.sh: unknown configuration $c" >&2; exit 1 ;;

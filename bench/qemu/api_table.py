@@ -24,7 +24,7 @@ here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(here), "corpus"))
 import corpus  # noqa: E402  the members' order
 
-COLS = ["none", "profileme", "profileme-per-tb", "coproc", "rap", "all", "peer",
+COLS = ["none", "profileme", "profileme-per-tb", "coproc", "rap", "rap-per-tb", "all", "peer",
         "floor-tb", "floor-mem", "floor-cond"]
 # configuration, goal text, goal (ratio), floor per API ("none" is its own
 # floor: API 1 puts nothing in the translated code, API 4 and 7 one inline

@@ -11,6 +11,11 @@
  *
  *   qemu-x86_64 -plugin ./libexact-tcg.so,values=on,out=FILE prog ...
  *
+ * tbs=FILE writes the TB table, one line per TB start and length: "pc n
+ * executions" (hex pc, all vCPUs), the exact weight of each key RAP on
+ * code sees at TB granularity (examples/qemu/tests/check_rap_tally.py
+ * loads this plugin beside hwprof's in one run).
+ *
  * floor=tb|mem|inline measures what any plugin pays before doing any work
  * (docs/qemu.md, Speed): `tb` registers a TB-exec callback that returns at
  * once, `mem` adds an empty memory callback on every instruction, `inline`
@@ -77,7 +82,7 @@ static struct {
     tbinfo *all; /* floor=inline: every translated TB, to sum at exit */
     struct qemu_plugin_scoreboard *sb; /* floor=inline: TB executions
                                           (HWQ_SCOREBOARD)               */
-    char out[256];
+    char out[256], tbs[256];
     vcpu *v[PEER_MAX_VCPUS];
     unsigned nv;
     pthread_mutex_t lock;
@@ -183,7 +188,7 @@ static void tb_exec(unsigned int idx, void *udata) {
     }
     if (v->pend) branch(v, v->pend, tb->pc);
     v->pend = tb;
-    tab_add(&v->tbs, tb->pc, 0, 1);
+    tab_add(&v->tbs, tb->pc, tb->n, 1);
 }
 
 static void mem_cb(unsigned int idx, qemu_plugin_meminfo_t info, uint64_t vaddr,
@@ -268,6 +273,25 @@ static void vcpu_init(unsigned int idx) {
     pthread_mutex_unlock(&peer.lock);
 }
 
+/* tbs=: every vCPU's TB counts, a line per (pc, n) and vCPU. */
+static void write_tbs(void) {
+    FILE *f = fopen(peer.tbs, "w");
+    unsigned i;
+    size_t k;
+    if (!f) {
+        fprintf(stderr, "exact-tcg: cannot write %s\n", peer.tbs);
+        return;
+    }
+    for (i = 0; i < peer.nv; i++)
+        for (k = 0; peer.v[i] && k <= peer.v[i]->tbs.mask; k++) {
+            const ent *e = &peer.v[i]->tbs.e[k];
+            if (e->count)
+                fprintf(f, "%llx %llu %llu\n", (unsigned long long)e->k1,
+                        (unsigned long long)e->k2, (unsigned long long)e->count);
+        }
+    fclose(f);
+}
+
 static void at_exit(void) {
     FILE *f = peer.out[0] ? fopen(peer.out, "w") : stderr;
     uint64_t paths = 0;
@@ -294,6 +318,7 @@ static void at_exit(void) {
     }
     fprintf(f, "paths completed: %llu\n", (unsigned long long)paths);
     if (f != stderr) fclose(f);
+    if (peer.tbs[0]) write_tbs();
 }
 
 HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
@@ -309,6 +334,8 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t
         else if (!strcmp(argv[i], "floor=inline")) peer.floor = FLOOR_INLINE;
         else if (!strncmp(argv[i], "out=", 4))
             snprintf(peer.out, sizeof peer.out, "%s", argv[i] + 4);
+        else if (!strncmp(argv[i], "tbs=", 4))
+            snprintf(peer.tbs, sizeof peer.tbs, "%s", argv[i] + 4);
         else {
             fprintf(stderr, "exact-tcg: unknown argument %s\n", argv[i]);
             return -1;

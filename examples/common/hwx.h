@@ -67,6 +67,8 @@
  *   hwx_session_insn(s, in)                   every retired instruction
  *   hwx_session_block_ok(s) / hwx_session_block(s, pcs, n, last, mem, k)
  *                                             a basic block at once
+ *   hwx_session_tally_ok(s) / hwx_session_tally(s, pc, n)
+ *                                             blocks' counts in bulk
  *   hwx_session_finish(s)                     end of stream (flush paths)
  *   hwx_session_merge(dst, src)               per-vCPU sessions at exit
  *   hwx_session_report_text/json(s, w)
@@ -248,6 +250,15 @@ void hwx_session_skip(hwx_session *s, uint64_t n);
 void hwx_session_block(hwx_session *s, const uint64_t *pcs, uint32_t n,
                        const hwp_insn *last, const hwp_insn *mem,
                        uint32_t nmem);
+/* Tally mode, for hosts that count each block's executions apart (the
+ * QEMU plugin's inline per-TB counters) and hand them over in bulk: n
+ * instructions retired in blocks that start at pc, in any order within
+ * the host's drain. Valid when hwx_session_tally_ok(): RAP on code keys
+ * the only model, no exact profile, no bbv=; RAP counts them as it counts
+ * blocks (one weighted event at the first pc), the class counts take
+ * them as "other". */
+bool hwx_session_tally_ok(const hwx_session *s);
+void hwx_session_tally(hwx_session *s, uint64_t pc, uint64_t n);
 /* With bbv=FILE: where this session's vectors go (the host opens the
  * file; one per session). Set it before the first instruction. */
 void hwx_session_bbv_out(hwx_session *s, const hwp_writer *w);

@@ -193,5 +193,5 @@ const hwx_adapter hwx__adapter_core = {
     sizeof(hwx__cored), sizeof(hwx__core), NULL, 0,
     hwx__core_defaults, hwx__core_set, hwx__core_wants, hwx__core_bytes,
     hwx__core_init, hwx__core_insn, NULL, hwx__core_flush, hwx__core_merge,
-    hwx__core_text, hwx__core_json, NULL, NULL, NULL, NULL, hwx__core_until,
+    hwx__core_text, hwx__core_json, NULL, NULL, NULL, NULL, hwx__core_until, NULL,
 };

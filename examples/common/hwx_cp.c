@@ -713,5 +713,5 @@ const hwx_adapter hwx__adapter_cp = {
     sizeof(hwx__cpd), sizeof(hwx__cp), hwx__cp_metrics, 6,
     hwx__cp_defaults, hwx__cp_set, hwx__cp_wants, hwx__cp_bytes, hwx__cp_init,
     hwx__cp_insn, hwx__cp_block, hwx__cp_flush, hwx__cp_merge, hwx__cp_text,
-    hwx__cp_json, hwx__cp_eval_bytes, hwx__cp_eval, hwx__cp_eval_text, hwx__cp_skip, NULL,
+    hwx__cp_json, hwx__cp_eval_bytes, hwx__cp_eval, hwx__cp_eval_text, hwx__cp_skip, NULL, NULL,
 };

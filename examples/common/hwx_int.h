@@ -102,6 +102,11 @@ typedef struct hwx_adapter {
      * selection; NULL: any number). */
     void (*skip)(void *st, uint64_t n);
     uint64_t (*until)(const void *st);
+    /* For hosts that count each block's executions apart and hand them
+     * over in bulk (hwx_session_tally): n instructions retired in blocks
+     * that start at pc, with no record of any of them. NULL: the adapter
+     * needs the records (every model but RAP on code). */
+    void (*tally)(void *st, uint64_t pc, uint64_t n);
 } hwx_adapter;
 
 /* The registry: one X(name) per adapter, in report order. An adapter

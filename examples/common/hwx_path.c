@@ -578,5 +578,5 @@ const hwx_adapter hwx__adapter_path = {
     sizeof(hwx__pathd), sizeof(hwx__path), hwx__path_metrics, 4,
     hwx__path_defaults, hwx__path_set, hwx__path_wants, hwx__path_bytes, hwx__path_init,
     hwx__path_insn, hwx__path_block, hwx__path_flush, hwx__path_merge, hwx__path_text,
-    hwx__path_json, hwx__path_eval_bytes, hwx__path_eval, NULL, NULL, NULL,
+    hwx__path_json, hwx__path_eval_bytes, hwx__path_eval, NULL, NULL, NULL, NULL,
 };

@@ -347,5 +347,5 @@ const hwx_adapter hwx__adapter_pm = {
     sizeof(hwx__pmd), sizeof(hwx__pm), hwx__pm_metrics, 5,
     hwx__pm_defaults, hwx__pm_set, hwx__pm_wants, hwx__pm_bytes, hwx__pm_init,
     hwx__pm_insn, hwx__pm_block, hwx__pm_flush, hwx__pm_merge, hwx__pm_text,
-    hwx__pm_json, NULL, hwx__pm_eval, NULL, hwx__pm_skip, hwx__pm_until,
+    hwx__pm_json, NULL, hwx__pm_eval, NULL, hwx__pm_skip, hwx__pm_until, NULL,
 };

@@ -230,6 +230,12 @@ static void hwx__rap_block(void *sv, const hwx_block *b) {
     }
 }
 
+/* Tallies (hwx_session_tally_ok: key=pc only): one weighted event, as a
+ * block is. */
+static void hwx__rap_tally(void *sv, uint64_t pc, uint64_t n) {
+    hwp_rap_add(((hwx__rap *)sv)->rap, pc, n);
+}
+
 static void hwx__rap_flush(void *sv) {
     const hwx__rap *m = (const hwx__rap *)sv;
     if (m->rap2) hwp_rap2_flush(m->rap2);
@@ -411,5 +417,5 @@ const hwx_adapter hwx__adapter_rap = {
     sizeof(hwx__rap_desc), sizeof(hwx__rap), hwx__rap_metrics, 1,
     hwx__rap_defaults, hwx__rap_set, hwx__rap_wants, hwx__rap_bytes, hwx__rap_init,
     hwx__rap_insn, hwx__rap_block, hwx__rap_flush, hwx__rap_merge, hwx__rap_text,
-    hwx__rap_json, NULL, hwx__rap_eval, NULL, NULL, hwx__rap_until,
+    hwx__rap_json, NULL, hwx__rap_eval, NULL, NULL, hwx__rap_until, hwx__rap_tally,
 };

@@ -339,6 +339,27 @@ bool hwx_session_block_ok(const hwx_session *s) {
     return true;
 }
 
+bool hwx_session_tally_ok(const hwx_session *s) {
+    uint32_t i;
+    /* A tally carries no record: the only adapter that takes tallies, RAP,
+     * takes them on code keys, and nothing may need each instruction. */
+    if (!s || s->head.magic != HWX__MAGIC || s->exact || s->bbv ||
+        s->opts.rap_key != HWX_KEY_PC)
+        return false;
+    for (i = 0; i < hwx__nadapters; i++)
+        if (s->st[i] && !hwx__registry[i]->tally) return false;
+    return true;
+}
+
+void hwx_session_tally(hwx_session *s, uint64_t pc, uint64_t n) {
+    uint32_t i;
+    s->insns += n;
+    s->cls[HWP_CLS_OTHER] += n; /* classes unknown, as hwx_session_skip's */
+    hwp_cost_tick(&s->cost, n);
+    for (i = 0; i < hwx__nadapters; i++)
+        if (s->st[i]) hwx__registry[i]->tally(s->st[i], pc, n);
+}
+
 void hwx_session_block(hwx_session *s, const uint64_t *pcs, uint32_t n,
                        const hwp_insn *last, const hwp_insn *mem,
                        uint32_t nmem) {

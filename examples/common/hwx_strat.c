@@ -229,5 +229,5 @@ const hwx_adapter hwx__adapter_strat = {
     sizeof(hwx__stratd), sizeof(hwx__strat), hwx__strat_metrics, 1,
     hwx__strat_defaults, hwx__strat_set, hwx__strat_wants, hwx__strat_bytes, hwx__strat_init,
     hwx__strat_insn, hwx__strat_block, hwx__strat_flush, hwx__strat_merge, hwx__strat_text,
-    hwx__strat_json, hwx__strat_eval_bytes, hwx__strat_eval, NULL, NULL, NULL,
+    hwx__strat_json, hwx__strat_eval_bytes, hwx__strat_eval, NULL, NULL, NULL, NULL,
 };

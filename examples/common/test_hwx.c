@@ -1241,18 +1241,39 @@ static void test_report_top(void) {
     free(mem);
 }
 
+/* Sessions a and b (in m1 and m2) fed the same stream two ways: their
+ * JSON reports, from `key` on (NULL: whole), are the same. Frees both. */
+static void same_reports(hwx_session *a, void *m1, hwx_session *b, void *m2, const char *key) {
+    static char ja[1 << 20], jb[1 << 20];
+    hwp_bufwriter bw;
+    hwp_writer w;
+    const char *ra, *rb;
+    hwx_session_finish(a);
+    hwx_session_finish(b);
+    w = hwp_writer_buf(&bw, ja, sizeof ja);
+    hwx_session_report_json(a, &w);
+    CHECK_EQ(bw.dropped, 0);
+    w = hwp_writer_buf(&bw, jb, sizeof jb);
+    hwx_session_report_json(b, &w);
+    CHECK_EQ(bw.dropped, 0);
+    ra = key ? strstr(ja, key) : ja;
+    rb = key ? strstr(jb, key) : jb;
+    if (CHECK(ra && rb && strlen(ra) > 1000)) CHECK_STR(rb, ra);
+    free(a);
+    free(b);
+    free(m1);
+    free(m2);
+}
+
 /* Block mode gives the models of `opts` exactly what per-instruction
  * feeding gives them: same reports. */
 static void block_equiv(const char *opts) {
     enum { N = 60000 };
     static hwp_insn v[N], mem[64];
     static uint64_t pcs[64];
-    static char ja[1 << 20], jb[1 << 20];
     hwx_opts o;
     void *m1, *m2;
     hwx_session *a, *b;
-    hwp_bufwriter bw;
-    hwp_writer w;
     size_t i, start = 0;
     const char *why;
     hwx_opts_default(&o);
@@ -1281,20 +1302,7 @@ static void block_equiv(const char *opts) {
             start = i + 1;
         }
     }
-    hwx_session_finish(a);
-    hwx_session_finish(b);
-    w = hwp_writer_buf(&bw, ja, sizeof ja);
-    hwx_session_report_json(a, &w);
-    CHECK_EQ(bw.dropped, 0);
-    w = hwp_writer_buf(&bw, jb, sizeof jb);
-    hwx_session_report_json(b, &w);
-    CHECK_EQ(bw.dropped, 0);
-    CHECK(strlen(ja) > 1000);
-    CHECK_STR(jb, ja);
-    free(a);
-    free(b);
-    free(m1);
-    free(m2);
+    same_reports(a, m1, b, m2, NULL);
 }
 
 static void test_block_mode(void) {
@@ -1307,6 +1315,49 @@ static void test_block_mode(void) {
  * buffer's drain and the watchdog all read that clock). */
 static void test_block_mode_coproc(void) {
     block_equiv("models=coproc");
+}
+
+/* Tally mode: only RAP on code keys, alone, takes tallies; a tally of a
+ * block's n instructions at its first pc gives RAP what the block gives
+ * it (the report from the tree on is the same; the class counts are
+ * not known to a tally). */
+static void test_tally_mode(void) {
+    static const char *const no[] = {"models=rap,exact=on", "models=rap,key=value,values=on",
+                                     "models=rap+pm", "models=pm", "models=rap,bbv=/dev/null"};
+    enum { N = 200000 };
+    hwx_opts o;
+    void *m1, *m2;
+    hwx_session *a, *b;
+    hwp_insn last;
+    uint64_t pcs[16];
+    uint32_t i, j, n, seed = 5;
+    const char *why;
+    for (i = 0; i < sizeof no / sizeof no[0]; i++) {
+        hwx_opts_default(&o);
+        CHECK_EQ(hwx_opts_parse(&o, no[i], &why), HWP_OK);
+        a = new_session(&o, &m1);
+        if (CHECK(a != NULL)) CHECK(!hwx_session_tally_ok(a));
+        free(a);
+        free(m1);
+    }
+    hwx_opts_default(&o);
+    CHECK_EQ(hwx_opts_parse(&o, "models=rap", &why), HWP_OK);
+    a = new_session(&o, &m1);
+    b = new_session(&o, &m2);
+    if (!CHECK(a && b)) return;
+    CHECK(hwx_session_tally_ok(b));
+    memset(&last, 0, sizeof last);
+    for (i = 0; i < N; i++) { /* blocks of 1..16 instructions, skewed pcs */
+        seed = seed * 1103515245u + 12345u;
+        n = 1 + (seed >> 4) % 16u;
+        for (j = 0; j < n; j++)
+            pcs[j] = 0x400000 + (uint64_t)((seed >> 8) % 4096u) * ((seed >> 28) + 1u) * 4u + 4u * j;
+        last.pc = pcs[n - 1];
+        last.next_pc = last.pc + 4u;
+        hwx_session_block(a, pcs, n, &last, NULL, 0);
+        hwx_session_tally(b, pcs[0], n);
+    }
+    same_reports(a, m1, b, m2, "\"rap\":");
 }
 
 /* ---- the path adapter's block map ------------------------------------------ */
@@ -1830,6 +1881,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_block_mode);
     HWT_RUN(test_blocks_fill_bound);
     HWT_RUN(test_block_mode_coproc);
+    HWT_RUN(test_tally_mode);
     HWT_RUN(test_core_feeds_pm);
     HWT_RUN(test_core_feeds_cp);
     HWT_RUN(test_core_feeds_rap);

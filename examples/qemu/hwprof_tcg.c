@@ -25,7 +25,9 @@
  * ProfileMe alone the plugin keeps its fetch countdown (an inline
  * scoreboard decrement and a conditional callback where the API has
  * scoreboards, a counting TB callback on API 1) and calls the session
- * only at a selection (hwq_cd_*).
+ * only at a selection (hwq_cd_*). With RAP on code the only model, each
+ * TB's instructions are counted in a counter of its own (inline where
+ * the API has scoreboards) and handed to RAP in bulk (hwq_tally_*).
  * System mode: the per-TB callback also reads CR3 (user-half code only)
  * and hands the models every user address tagged with its address space,
  * the flow broken where the address space or privilege changes (hwq_as.h).
@@ -55,6 +57,10 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_version = HWQ_PLUGIN_API_VERSION;
 
 #define HWQ_MAX_VCPUS 1024
 #define HWQ_MAX_TB_INSNS 512 /* TCG_MAX_INSNS in 7.2 and 10.0 */
+/* Tally mode's counter slots (hwq_tally_*). */
+#define HWQ_TALLY_CHUNK 4096u /* slots per chunk: one scoreboard each      */
+#define HWQ_TALLY_CHUNKS 64u  /* chunks: 262144 TBs, then one call per TB   */
+#define HWQ_NO_SLOT UINT32_MAX
 
 /* What translation learnt about one TB. Kept for the life of the process
  * (a retranslated TB gets a new one): QEMU has no TB-free callback. */
@@ -66,6 +72,7 @@ typedef struct hwq_tb {
     uint16_t to_next;     /* last.addr is the successor (ret, indirect)   */
     uint16_t cut;         /* the last instruction may be a cut copy (see
                              hwq_tb_trans)                                */
+    uint32_t slot;        /* tally mode: its counter (HWQ_NO_SLOT: none)  */
     const hwp_core_ops *ops; /* core=on, regs=on: each instruction's
                              registers from the x86 decoder, decoded at
                              translation (stored after pc[]); else NULL */
@@ -95,6 +102,10 @@ typedef struct hwq_vcpu {
     uint64_t cd_left;
     uint64_t cd_last;     /* the count hwq_cd_tb left: minus the count
                              now, the instructions passed since          */
+    /* Tally mode (hwq_tally_*): API 1's counter chunks, allocated as the
+     * slots are met; the instructions handed on since the full drain. */
+    uint64_t *tally[HWQ_TALLY_CHUNKS];
+    uint64_t tally_since;
     /* System mode (hwq_as.h): the pending TB's address-space tag, its
      * successor's, the last CR3 read and its tag, where CR3 is read
      * (NULL: not readable, every tag 0), where CS and CR0 are read (the
@@ -115,6 +126,11 @@ static struct {
     int need_mem, need_values;
     int block;                      /* sessions take whole blocks        */
     int countdown;                  /* only ProfileMe: hwq_cd_*          */
+    int tally;                      /* only RAP on code: hwq_tally_*
+                                       (hwx_session_tally_ok)            */
+    uint64_t drain;                 /* drain=: a TB's counter is handed
+                                       on at this many instructions (0:
+                                       RAP fed every TB)                 */
     int no_countdown;               /* cd=off                            */
     int no_regs;                    /* regs=off                          */
     int regs;                       /* the core takes registers from the
@@ -329,6 +345,10 @@ static void hwq_take_signals(void) {
 
 /* ---- the event stream ------------------------------------------------------ */
 
+static hwq_vcpu *hwq_get(unsigned idx) {
+    return idx < HWQ_MAX_VCPUS ? hwq.vcpu[idx] : NULL;
+}
+
 /* TB `tb` has finished and `next` (0: unknown, at exit) is its successor:
  * how many of its instructions retired (returned), and the last one's
  * record in *last. The memory records of the TB are v->memrec[0..*nmem);
@@ -529,10 +549,153 @@ static void hwq_cd_end(hwq_vcpu *v, uint64_t next) {
     v->cd_last = now;
 }
 
+/* ---- RAP on code alone: the blocks counted inline, handed on in bulk ------ */
+/* With RAP keyed on pcs the only model (hwx_session_tally_ok; no
+ * recording, user mode), a TB's whole event is "n instructions at its
+ * first pc": no order within a TB, no record. So the plugin counts them
+ * where the API counts without a call and hands RAP the sums: the
+ * event-combining buffer of Mysore et al. ("Profiling over Adaptive
+ * Ranges", sec. 3.3, stage 0) moved into the translated code. Every TB
+ * gets a counter slot at translation. With scoreboards an inline add puts
+ * the TB's length into the executing vCPU's slot, and a conditional
+ * callback on the same slot hands it to the session (hwx_session_tally)
+ * when it holds drain= instructions; API 1 does both in one short TB
+ * callback. So no update RAP sees weighs more than drain= + a TB, which
+ * is what its error bound needs (docs/qemu.md, "RAP fed in bulk"); and
+ * after every hwq_tally_interval() instructions handed on so, all the
+ * vCPU's slots are drained, so colder code reaches RAP in time order at
+ * that granularity. */
+/* A full drain reads every slot given out so far: at least this many
+ * handed-on instructions per slot between two keep the scan's share of
+ * the run small (a compare per slot against 32 emulated instructions). */
+#define HWQ_TALLY_PER_SLOT 32u
+static struct {
+    uint32_t used;                                   /* slots given out   */
+    uint64_t overflow;                               /* TBs without one   */
+    struct qemu_plugin_scoreboard *sb[HWQ_TALLY_CHUNKS]; /* API 4 and 7    */
+    uint64_t pc[HWQ_TALLY_CHUNKS * HWQ_TALLY_CHUNK]; /* each slot's TB pc */
+} hwq_tally;
+
+/* Instructions handed on between two full drains. */
+static uint64_t hwq_tally_interval(void) {
+    uint64_t per = (uint64_t)__atomic_load_n(&hwq_tally.used, __ATOMIC_ACQUIRE) *
+                   HWQ_TALLY_PER_SLOT;
+    return per > hwq.drain ? per : hwq.drain;
+}
+
+/* Chunk c of vCPU v's counters; NULL if it has none (API 1: none yet, and
+ * `make` allocates it). */
+static uint64_t *hwq_tally_chunk(hwq_vcpu *v, uint32_t c, int make) {
+    if (HWQ_SCOREBOARD)
+        return hwq_tally.sb[c] ? (uint64_t *)qemu_plugin_scoreboard_find(hwq_tally.sb[c], v->idx)
+                               : NULL;
+    if (!v->tally[c] && make) v->tally[c] = (uint64_t *)calloc(HWQ_TALLY_CHUNK, 8);
+    return v->tally[c];
+}
+
+/* Every counted slot of vCPU v into its session, the slots cleared. */
+static void hwq_tally_drain(hwq_vcpu *v) {
+    uint32_t used = __atomic_load_n(&hwq_tally.used, __ATOMIC_ACQUIRE), c, i;
+    for (c = 0; c * HWQ_TALLY_CHUNK < used; c++) {
+        uint64_t *k = hwq_tally_chunk(v, c, 0);
+        uint32_t end = used - c * HWQ_TALLY_CHUNK;
+        if (!k) continue;
+        if (end > HWQ_TALLY_CHUNK) end = HWQ_TALLY_CHUNK;
+        for (i = 0; i < end; i++)
+            if (k[i]) {
+                hwx_session_tally(&v->s, hwq_tally.pc[c * HWQ_TALLY_CHUNK + i], k[i]);
+                k[i] = 0;
+            }
+    }
+    v->tally_since = 0;
+}
+
+/* Slot `slot` of vCPU v, whose count *k has reached drain=, into the
+ * session; then a full drain if its time has come. */
+static void hwq_tally_hand(hwq_vcpu *v, uint64_t *k, uint32_t slot) {
+    hwx_session_tally(&v->s, hwq_tally.pc[slot], *k);
+    v->tally_since += *k;
+    *k = 0;
+    if (v->tally_since >= hwq_tally_interval()) hwq_tally_drain(v);
+}
+
+/* With scoreboards: this TB's slot holds drain= instructions or more. */
+static void hwq_tb_tally_full(unsigned int vcpu_index, void *udata) {
+    const hwq_tb *tb = (const hwq_tb *)udata;
+    hwq_vcpu *v = hwq_get(vcpu_index);
+    uint64_t *k = (uint64_t *)qemu_plugin_scoreboard_find(hwq_tally.sb[tb->slot / HWQ_TALLY_CHUNK],
+                                                          vcpu_index) +
+                  tb->slot % HWQ_TALLY_CHUNK;
+    if (v) hwq_tally_hand(v, k, tb->slot);
+    else *k = 0; /* no session: nothing to count for */
+}
+
+/* API 1's count, and every TB without a slot (then straight to RAP). */
+static void hwq_tb_exec_tally(unsigned int vcpu_index, void *udata) {
+    hwq_vcpu *v = hwq_get(vcpu_index);
+    const hwq_tb *tb = (const hwq_tb *)udata;
+    uint64_t *k;
+    if (!v) return;
+    if (tb->slot == HWQ_NO_SLOT || !(k = hwq_tally_chunk(v, tb->slot / HWQ_TALLY_CHUNK, 1))) {
+        hwx_session_tally(&v->s, tb->pc[0], tb->n);
+        return;
+    }
+    k += tb->slot % HWQ_TALLY_CHUNK;
+    if ((*k += tb->n) >= hwq.drain) hwq_tally_hand(v, k, tb->slot);
+}
+
+/* A counter slot for a TB at `pc` (HWQ_NO_SLOT when all are taken).
+ * Translation may run on several threads: a slot's pc and chunk exist
+ * before it is published. */
+static uint32_t hwq_tally_slot(uint64_t pc) {
+    uint32_t s;
+    pthread_mutex_lock(&hwq.lock);
+    s = hwq_tally.used;
+    if (s == HWQ_TALLY_CHUNKS * HWQ_TALLY_CHUNK ||
+        (HWQ_SCOREBOARD && s % HWQ_TALLY_CHUNK == 0 &&
+         !(hwq_tally.sb[s / HWQ_TALLY_CHUNK] =
+               qemu_plugin_scoreboard_new(HWQ_TALLY_CHUNK * sizeof(uint64_t))))) {
+        hwq_tally.overflow++;
+        pthread_mutex_unlock(&hwq.lock);
+        return HWQ_NO_SLOT;
+    }
+    hwq_tally.pc[s] = pc;
+    __atomic_store_n(&hwq_tally.used, s + 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&hwq.lock);
+    return s;
+}
+
+/* Tally mode's TB: its first pc, length and slot are all it needs. The
+ * bytes of TB info kept (0: none). */
+static size_t hwq_tally_trans(struct qemu_plugin_tb *tb, size_t n) {
+    size_t bytes = sizeof(hwq_tb) + sizeof(uint64_t);
+    hwq_tb *t = (hwq_tb *)calloc(1, bytes);
+    qemu_plugin_u64 k;
+    if (!t) return 0;
+    t->n = (uint32_t)n;
+    t->pc[0] = qemu_plugin_tb_vaddr(tb);
+    t->slot = hwq_tally_slot(t->pc[0]);
+    if (!HWQ_SCOREBOARD || t->slot == HWQ_NO_SLOT) {
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, hwq_tb_exec_tally, QEMU_PLUGIN_CB_NO_REGS, t);
+        return bytes;
+    }
+    k.score = hwq_tally.sb[t->slot / HWQ_TALLY_CHUNK];
+    k.offset = (t->slot % HWQ_TALLY_CHUNK) * sizeof(uint64_t);
+    /* Registered in this order, QEMU adds first: the test sees this TB. */
+    hwq_inline_add(tb, k, NULL, n);
+    qemu_plugin_register_vcpu_tb_exec_cond_cb(tb, hwq_tb_tally_full, QEMU_PLUGIN_CB_NO_REGS,
+                                              QEMU_PLUGIN_COND_GE, k, hwq.drain, t);
+    return bytes;
+}
+
 /* The pending TB, if any, with successor `next` (0 at a thread's end). */
 static void hwq_emit(hwq_vcpu *v, uint64_t next) {
     if (hwq.countdown) {
         hwq_cd_end(v, next);
+        return;
+    }
+    if (hwq.tally) {
+        hwq_tally_drain(v);
         return;
     }
     if (!v->pend) return;
@@ -542,10 +705,6 @@ static void hwq_emit(hwq_vcpu *v, uint64_t next) {
     else hwq_emit_insns(v, v->pend, next);
     v->pend = NULL;
     v->nmem = 0;
-}
-
-static hwq_vcpu *hwq_get(unsigned idx) {
-    return idx < HWQ_MAX_VCPUS ? hwq.vcpu[idx] : NULL;
 }
 
 /* The vCPU whose thread this is (system mode: QEMU translates a vCPU's
@@ -743,6 +902,13 @@ static void hwq_tb_regs(struct qemu_plugin_tb *tb, size_t n, hwp_core_ops *ops) 
     __atomic_add_fetch(&hwq.regs_dst_over, dst_over, __ATOMIC_RELAXED);
 }
 
+/* Translation statistics for the report. */
+static void hwq_tb_counted(size_t bytes) {
+    if (!bytes) return;
+    __atomic_add_fetch(&hwq.tbs, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&hwq.tb_bytes, bytes, __ATOMIC_RELAXED);
+}
+
 static void hwq_tb_trans(struct qemu_plugin_tb *tb) {
     size_t n = qemu_plugin_tb_n_insns(tb), i, bytes;
     hwq_tb *t;
@@ -762,8 +928,9 @@ static void hwq_tb_trans(struct qemu_plugin_tb *tb) {
             hwq_img.have_base = 1; /* translation is serialised in user mode */
         }
     }
-    /* Instruction counts by privilege: one inline add per TB, no call. */
-    if (HWQ_SCOREBOARD && n)
+    /* Instruction counts by privilege: one inline add per TB, no call.
+     * Tally mode counts user code in its slots (hwq_report). */
+    if (HWQ_SCOREBOARD && n && (!hwq.tally || hwq_tb_kernel(qemu_plugin_tb_vaddr(tb))))
         hwq_inline_add(tb,
                        hwq_tb_kernel(qemu_plugin_tb_vaddr(tb)) ? HWQ_U64(kernel) : HWQ_U64(user),
                        NULL, n);
@@ -774,6 +941,10 @@ static void hwq_tb_trans(struct qemu_plugin_tb *tb) {
     /* No model and no exact profile (models=none): nothing per TB. */
     if (!hwq.opts.models && !hwq.opts.exact && !hwq.opts.record[0] && !hwq.opts.bbv[0]) return;
     if (n == 0 || n > HWQ_MAX_TB_INSNS) return;
+    if (hwq.tally) {
+        hwq_tb_counted(hwq_tally_trans(tb, n));
+        return;
+    }
     bytes = sizeof *t + (n + 1) * sizeof t->pc[0] + (hwq.regs ? n * sizeof(hwp_core_ops) : 0);
     t = (hwq_tb *)calloc(1, bytes);
     if (!t) return;
@@ -828,8 +999,7 @@ static void hwq_tb_trans(struct qemu_plugin_tb *tb) {
         qemu_plugin_register_vcpu_tb_exec_cb(tb, hwq.block ? hwq_tb_exec_block : hwq_tb_exec_insns,
                                              QEMU_PLUGIN_CB_NO_REGS, t);
     }
-    __atomic_add_fetch(&hwq.tbs, 1, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&hwq.tb_bytes, bytes, __ATOMIC_RELAXED);
+    hwq_tb_counted(bytes);
 }
 
 /* ---- bbv= ------------------------------------------------------------------ */
@@ -1048,6 +1218,14 @@ static int hwq_report(hwx_session *s, const char *suffix, int merged) {
             fprintf(f, "plugin: ProfileMe's countdown ran in the plugin: the session saw only "
                        "the selected instructions whole (class counts above cover those; "
                        "cd=off feeds every TB)\n");
+        if (hwq.tally)
+            fprintf(f, "plugin: RAP took each TB's instructions from a counter of its own, "
+                       "handed on at %llu instructions, every counter drained after %llu "
+                       "handed on (%u counters, %llu TBs without one fed one by one); class "
+                       "counts above are not known (drain=0 feeds every TB)\n",
+                    (unsigned long long)hwq.drain, (unsigned long long)hwq_tally_interval(),
+                    hwq_tally.used,
+                    (unsigned long long)hwq_tally.overflow);
         if (hwq.regs)
             fprintf(f, "plugin: registers from the x86 decoder (core=on): %llu instructions "
                        "translated, %llu with no registers for the instruction (opcodes "
@@ -1072,6 +1250,7 @@ static int hwq_report(hwx_session *s, const char *suffix, int merged) {
             u += qemu_plugin_u64_get(HWQ_U64(user), (unsigned)i);
             k += qemu_plugin_u64_get(HWQ_U64(kernel), (unsigned)i);
         }
+        if (hwq.tally) u = s->insns - k; /* user code counted in the slots */
         fprintf(f, "plugin: executed %llu user-mode and %llu kernel-mode instructions ",
                 (unsigned long long)u, (unsigned long long)k);
         if (!hwq.system)
@@ -1233,6 +1412,8 @@ static int hwq_check_session(void) {
     } else if (hwx_session_init(s, mem, bytes, &hwq.opts) != HWP_OK) {
         fprintf(stderr, "hwprof: %s\n", hwp_why(s));
         rc = -1;
+    } else {
+        hwq.tally = hwx_session_tally_ok(s); /* the models take tallies */
     }
     free(mem);
     free(s);
@@ -1287,6 +1468,7 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
     }
     hwq.system = info->system_emulation;
     hwx_opts_default(&hwq.opts);
+    hwq.drain = 4096;
     for (i = 0; i < argc; i++) {
         char key[64];
         const char *a = argv[i], *eq;
@@ -1307,6 +1489,13 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
                 return -1;
             }
             hwq.no_countdown = !strcmp(f, "off");
+            continue;
+        }
+        if (!strcmp(key, "drain")) {
+            if (hwx_arg_u64("drain", eq + 1, 0, (uint64_t)1 << 40, &hwq.drain, &why) != HWP_OK) {
+                fprintf(stderr, "hwprof: %s: %s\n", argv[i], why);
+                return -1;
+            }
             continue;
         }
         if (!strcmp(key, "regs")) { /* the Valgrind tool's --hwprof-regs */
@@ -1353,6 +1542,10 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
     hwq.countdown = hwq.block && hwq.opts.models == HWX_M_PM && !hwq.no_countdown &&
                     !hwq.opts.bbv[0] && /* the vectors count every TB */
                     !hwq.system; /* the address space is read per TB */
+    /* RAP on code alone: the TBs counted inline, handed on in bulk
+     * (hwq_tally_*); drain=0 keeps the per-TB block path (the tests
+     * compare the two). */
+    hwq.tally = hwq.tally && hwq.block && hwq.drain && !hwq.system;
     hwq.guest_base = hwq.opts.guest_base_set ? hwq.opts.guest_base
                                              : hwq_find_guest_base();
     if (hwq.opts.record[0]) {
