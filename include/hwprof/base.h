@@ -740,6 +740,12 @@ typedef struct hwp_field {
     {name, offsetof(T, f), HWP_FIELD_UINT, sizeof(((T *)0)->f), 0, NULL, NULL, \
      0, 0, ~(uint64_t)0, NULL, NULL}
 #define HWP__FS(T, f) HWP__FSN(T, #f, f)
+/* The four counters every stats struct begins with (the contract). */
+#define HWP__FS_HEAD(T) \
+    HWP__FS(T, events), HWP__FS(T, dropped), HWP__FS(T, evicted), HWP__FS(T, cycles)
+/* A desc number with a default (or none) and no range of its own. */
+#define HWP__FDEF(T, M, f, def) HWP__FN(T, M, f, UINT, def, 0, ~(uint64_t)0, 0, NULL)
+#define HWP__FANY(T, M, f) HWP__FDEF(T, M, f, 0)
 /* A nested desc with its own table. */
 #define HWP__FSUB(T, M, f, table)                                          \
     {#f, offsetof(T, f), HWP_FIELD_SUB, sizeof(((T *)0)->f), 0, NULL, table, \

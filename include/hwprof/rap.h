@@ -673,7 +673,7 @@ static const hwp_field hwp__rap_desc_f[] = {
     HWP__FN(hwp_rap_desc, "rap", nodes, UINT, 512, 3, 1u << 30, 0,
             "rap: nodes must be in [branching + 1, 2^30]"),
     HWP__FN(hwp_rap_desc, "rap", q, UINT, 2, 2, 64, 0, "rap: q must be 2..64"),
-    HWP__FN(hwp_rap_desc, "rap", first_merge, UINT, 1024, 0, ~(uint64_t)0, 0, NULL),
+    HWP__FDEF(hwp_rap_desc, "rap", first_merge, 1024),
     HWP__FN(hwp_rap_desc, "rap", buffer, UINT, 1024, 1, 1u << 20,
             HWP_FIELD_POW2 | HWP_FIELD_NONE,
             "rap: buffer must be a power of two up to 2^20 or HWP_RAP_BUFFER_NONE"),
@@ -681,8 +681,8 @@ static const hwp_field hwp__rap_desc_f[] = {
             "rap: cache must be 0 or a power of two up to 2^20"),
     HWP__FN(hwp_rap_desc, "rap", source, UINT, 0, 0, HWP_RAP_SRC_VALUE, 0,
             "rap: source must be 0..3"),
-    HWP__FN(hwp_rap_desc, "rap", cls_mask, UINT, 0, 0, 0xFFFFFFFFu, 0, NULL),
-    HWP__FN(hwp_rap_desc, "rap", ev_mask, UINT, 0, 0, 0xFFFFFFFFu, 0, NULL),
+    HWP__FANY(hwp_rap_desc, "rap", cls_mask),
+    HWP__FANY(hwp_rap_desc, "rap", ev_mask),
     HWP__FN(hwp_rap_desc, "rap", hot, F64, HWP__NANO(0.10), 1, 1000000000u, 0,
             "rap: hot must be in [1e-9, 1] (reports carry 9 decimals)")};
 
@@ -1650,8 +1650,7 @@ static void hwp__rap_text_node(const hwp_rap *r, const hwp_writer *w,
 /* The stats both reports print, from one table: ` name=v` in text, the
  * "stats" object in JSON. */
 static const hwp_field hwp__rap_stats_f[] = {
-    HWP__FS(hwp_rap_stats, events), HWP__FS(hwp_rap_stats, dropped),
-    HWP__FS(hwp_rap_stats, evicted), HWP__FS(hwp_rap_stats, cycles),
+    HWP__FS_HEAD(hwp_rap_stats),
     HWP__FS(hwp_rap_stats, n), HWP__FS(hwp_rap_stats, buffered),
     HWP__FS(hwp_rap_stats, updates), HWP__FS(hwp_rap_stats, splits),
     HWP__FS(hwp_rap_stats, merges), HWP__FS(hwp_rap_stats, early_merges),
