@@ -1802,28 +1802,30 @@ typedef struct hwp__rap_load {
     unsigned sp;
 } hwp__rap_load;
 
+/* One element of "ranges" as written by hwp__rap_json_tree: every member
+ * is needed. */
+typedef struct hwp__rap_rec {
+    uint64_t lo, hi, depth, count, kids;
+} hwp__rap_rec;
+
+static const hwp_field hwp__rap_rec_f[] = {
+    HWP__FN(hwp__rap_rec, "rap", lo, HEX, 0, 0, ~(uint64_t)0, 0, NULL),
+    HWP__FN(hwp__rap_rec, "rap", hi, HEX, 0, 0, ~(uint64_t)0, 0, NULL),
+    HWP__FS(hwp__rap_rec, depth), HWP__FS(hwp__rap_rec, count),
+    HWP__FS(hwp__rap_rec, kids)};
+
 /* One element of "ranges" (the cursor is at its '{'). */
 static bool hwp__rap_load_range(hwp_json *j, hwp__rap_load *L) {
     hwp_rap *r = L->r;
-    char key[8];
-    uint64_t lo = 0, hi = 0, depth = 0, count = 0, kids = 0, bit;
-    unsigned seen = 0, span, dig = 0;
+    hwp__rap_rec rec;
+    uint64_t lo, hi, depth, count, kids, bit;
+    unsigned span, dig = 0;
     size_t at = j->pos;
-    if (!hwp_json_object(j)) return false;
-    while (hwp_json_member(j, key, sizeof key)) {
-        uint64_t *v = hwp_json_key_is(key, "lo")      ? (seen |= 1u, &lo)
-                      : hwp_json_key_is(key, "hi")    ? (seen |= 2u, &hi)
-                      : hwp_json_key_is(key, "depth") ? (seen |= 4u, &depth)
-                      : hwp_json_key_is(key, "count") ? (seen |= 8u, &count)
-                      : hwp_json_key_is(key, "kids")  ? (seen |= 16u, &kids)
-                                                      : NULL;
-        if (!v) return hwp_json_fail(j, "rap: unknown field in a range");
-        if (!hwp_json_u64(j, v)) return false;
-    }
-    if (j->why) return false;
+    if (!hwp__field_read(j, &rec, hwp__rap_rec_f, HWP__N(hwp__rap_rec_f), true))
+        return false;
+    lo = rec.lo, hi = rec.hi, depth = rec.depth, count = rec.count, kids = rec.kids;
     /* Errors below point at the range's '{'. */
 #define HWP__RAP_BAD(msg) return (j->pos = at, hwp_json_fail(j, msg))
-    if (seen != 31u) HWP__RAP_BAD("rap: a range needs lo, hi, depth, count and kids");
     if (lo < r->key_base || lo - r->key_base > r->key_mask)
         HWP__RAP_BAD("rap: range outside the domain");
     lo -= r->key_base;
