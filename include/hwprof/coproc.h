@@ -2724,7 +2724,7 @@ HWP_API double hwp_cp_wrms(hwp_cp_truth *truth, size_t n, hwp_cp_est *est,
 }
 
 /* ---- reports ------------------------------------------------------------
- * Both report kinds are driven by the same field lists, so the JSON
+ * Both report kinds are driven by the same field tables, so the JSON
  * reader restores exactly what the writer wrote. */
 
 /* Raw counters after the four contract fields (which are derived). */
