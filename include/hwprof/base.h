@@ -697,8 +697,18 @@ HWP_INLINE bool hwp_json_key_is(const char *key, const char *lit) {
  * range and reason. A model's defaults fill, range checks, JSON writer
  * and reader and its merge-mismatch check all walk that one table, so a
  * desc field is added by adding its row. hwp_<model>_desc_fields(&n)
- * returns a model's table: a host lists or sets a desc's fields by name
- * through it (key=value options) without knowing the struct. */
+ * returns a model's table, rows in the report's order: a host lists or
+ * sets a desc's fields by name through it (key=value options) without
+ * knowing the struct:
+ *
+ *   size_t n, i;
+ *   const hwp_field *f = hwp_rap_desc_fields(&n);
+ *   for (i = 0; i < n; i++) if (hwp_json_key_is(f[i].key, "nodes")) ...
+ *       // f[i].off into the desc, f[i].size bytes, [lo, hi] accepted
+ *
+ * A model's fill gives every zero member its default, then checks each
+ * against its range (a default always passes); checks that tie fields
+ * together stay in the model's own fill. */
 typedef enum hwp_field_type {
     HWP_FIELD_UINT,  /* unsigned integer of `size` bytes (1, 2, 4 or 8)  */
     HWP_FIELD_HEX,   /* the same, written as a "0x..." string (keys)     */
@@ -721,7 +731,7 @@ typedef struct hwp_field {
     const char *const *names; /* an enum's names by value, else NULL     */
     const struct hwp_field *sub; /* a nested desc's table, else NULL     */
     uint64_t def;             /* a zero member reads as def              */
-    uint64_t lo, hi;          /* accepted range once defaulted           */
+    uint64_t lo, hi;          /* accepted range (def always is)          */
     const char *bad;          /* reason when outside: field and range    */
     const char *why;          /* reason when two descs differ here       */
 } hwp_field;
@@ -740,6 +750,12 @@ typedef struct hwp_field {
     {name, offsetof(T, f), HWP_FIELD_UINT, sizeof(((T *)0)->f), 0, NULL, NULL, \
      0, 0, ~(uint64_t)0, NULL, NULL}
 #define HWP__FS(T, f) HWP__FSN(T, #f, f)
+/* The four counters every stats struct begins with (the contract). */
+#define HWP__FS_HEAD(T) \
+    HWP__FS(T, events), HWP__FS(T, dropped), HWP__FS(T, evicted), HWP__FS(T, cycles)
+/* A desc number with a default (or none) and no range of its own. */
+#define HWP__FDEF(T, M, f, def) HWP__FN(T, M, f, UINT, def, 0, ~(uint64_t)0, 0, NULL)
+#define HWP__FANY(T, M, f) HWP__FDEF(T, M, f, 0)
 /* A nested desc with its own table. */
 #define HWP__FSUB(T, M, f, table)                                          \
     {#f, offsetof(T, f), HWP_FIELD_SUB, sizeof(((T *)0)->f), 0, NULL, table, \

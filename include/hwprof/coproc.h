@@ -1159,32 +1159,23 @@ static const hwp_field hwp__cp_lvpd_f[] = {
             "coproc: lvp keep_hits must be <= 65535"),
     HWP__FN(hwp_cp_lvp_desc, "coproc lvp", failed_limit, UINT, 0, 1, 0xFFFFu, 0,
             "coproc: lvp failed_limit must be <= 65535"),
-    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", done_limit, UINT, 0, 0, 0xFFFFFFFFu, 0,
-            NULL),
-    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", thrash_mult, UINT, 4, 0, 0xFFFFFFFFu, 0,
-            NULL),
-    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", conf_samples, UINT, 200, 0, 0xFFFFFFFFu,
-            0, NULL),
+    HWP__FANY(hwp_cp_lvp_desc, "coproc lvp", done_limit),
+    HWP__FDEF(hwp_cp_lvp_desc, "coproc lvp", thrash_mult, 4),
+    HWP__FDEF(hwp_cp_lvp_desc, "coproc lvp", conf_samples, 200),
     HWP__FN(hwp_cp_lvp_desc, "coproc lvp", conf_hi_pct, UINT, 90, 1, 100, 0,
             "coproc: lvp needs conf_lo_pct < conf_hi_pct <= 100"),
-    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", conf_lo_pct, UINT, 10, 0, 0xFFFFFFFFu, 0,
-            NULL),
-    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", min_visits, UINT, 2, 0, 0xFFFFFFFFu, 0,
-            NULL),
-    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", max_visits, UINT, 4, 0, 0xFFFFFFFFu, 0,
-            NULL),
-    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", idle_limit, UINT, 65536, 0, 0xFFFFFFFFu,
-            0, NULL),
+    HWP__FDEF(hwp_cp_lvp_desc, "coproc lvp", conf_lo_pct, 10),
+    HWP__FDEF(hwp_cp_lvp_desc, "coproc lvp", min_visits, 2),
+    HWP__FDEF(hwp_cp_lvp_desc, "coproc lvp", max_visits, 4),
+    HWP__FDEF(hwp_cp_lvp_desc, "coproc lvp", idle_limit, 65536),
     HWP__FN(hwp_cp_lvp_desc, "coproc lvp", max_part_log2, UINT, 8, 1, 16, 0,
             "coproc: lvp needs the PC and VALUE fields and max_part_log2 <= 16"),
-    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", visit_loads, UINT, 1u << 17, 0,
-            0xFFFFFFFFu, 0, NULL),
+    HWP__FDEF(hwp_cp_lvp_desc, "coproc lvp", visit_loads, 1u << 17),
     HWP__FN(hwp_cp_lvp_desc, "coproc lvp", copy_min, UINT, 4, 1, 0xFFFFu, 0,
             "coproc: lvp copy_min must be <= 65535"),
     HWP__FN(hwp_cp_lvp_desc, "coproc lvp", min_samples, UINT, 64, 1, 0x7FFFFFFFu, 0,
             "coproc: lvp min_samples must be < 2^31"),
-    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", resample_insns, UINT, 1u << 23, 0,
-            0xFFFFFFFFu, 0, NULL)};
+    HWP__FDEF(hwp_cp_lvp_desc, "coproc lvp", resample_insns, 1u << 23)};
 
 HWP__FIELDS_FN(hwp_cp_lvp_desc_fields, hwp__cp_lvpd_f)
 
@@ -2733,7 +2724,7 @@ HWP_API double hwp_cp_wrms(hwp_cp_truth *truth, size_t n, hwp_cp_est *est,
 }
 
 /* ---- reports ------------------------------------------------------------
- * Both report kinds are driven by the same field lists, so the JSON
+ * Both report kinds are driven by the same field tables, so the JSON
  * reader restores exactly what the writer wrote. */
 
 /* Raw counters after the four contract fields (which are derived). */

@@ -743,7 +743,7 @@ static const char *hwp__core_check_cache(const hwp_core_cache_desc *k,
 /* The desc's rows, in the reports' order; defaults as hwp_core_desc's
  * comments attribute them. The cache levels, bp_local, ras, window and
  * horizon depend on other fields: hwp__core_fill's. */
-#define HWP__CORE_ANY(f) HWP__FN(hwp_core_desc, "core", f, UINT, 0, 0, 0xFFFFFFFFu, 0, NULL)
+#define HWP__CORE_ANY(f) HWP__FANY(hwp_core_desc, "core", f)
 #define HWP__CORE_LAT(f, def) \
     HWP__FN(hwp_core_desc, "core", f, UINT, def, 0, HWP__CORE_MAXLAT, 0, \
             "core: " #f " must be <= 65535")
@@ -1262,8 +1262,7 @@ HWP_API void hwp_core_write_text(const hwp_core *c, const hwp_writer *w) {
 
 /* The stats, in struct order. */
 static const hwp_field hwp__core_stats_f[] = {
-    HWP__FS(hwp_core_stats, events), HWP__FS(hwp_core_stats, dropped),
-    HWP__FS(hwp_core_stats, evicted), HWP__FS(hwp_core_stats, cycles),
+    HWP__FS_HEAD(hwp_core_stats),
     HWP__FS(hwp_core_stats, timed), HWP__FS(hwp_core_stats, no_regs),
     HWP__FS(hwp_core_stats, l1i_refs), HWP__FS(hwp_core_stats, l1i_misses),
     HWP__FS(hwp_core_stats, l1d_reads), HWP__FS(hwp_core_stats, l1d_read_misses),

@@ -1080,8 +1080,7 @@ static const hwp_field hwp__hpt_desc_f[] = {
             "hpt: policy must be plain, aging or decay")};
 
 static const hwp_field hwp__hpt_stats_f[] = {
-    HWP__FS(hwp_hpt_stats, events), HWP__FS(hwp_hpt_stats, dropped),
-    HWP__FS(hwp_hpt_stats, evicted), HWP__FS(hwp_hpt_stats, cycles),
+    HWP__FS_HEAD(hwp_hpt_stats),
     HWP__FS(hwp_hpt_stats, hits), HWP__FS(hwp_hpt_stats, misses),
     HWP__FS(hwp_hpt_stats, evicted_value), HWP__FS(hwp_hpt_stats, total),
     HWP__FS(hwp_hpt_stats, agings)};
@@ -1551,12 +1550,10 @@ static const hwp_field hwp__phase_desc_f[] = {
             "phase: table must be 1..1024"),
     HWP__FN(hwp_phase_desc, "phase", interval, UINT, 10000000u, 1, 1ull << 31, 0,
             "phase: interval must be 1..2^31 instructions (0 for 10M)"),
-    HWP__FN(hwp_phase_desc, "phase", threshold, UINT, 0, 0, ~(uint64_t)0, 0,
-            NULL)};
+    HWP__FANY(hwp_phase_desc, "phase", threshold)};
 
 static const hwp_field hwp__phase_stats_f[] = {
-    HWP__FS(hwp_phase_stats, events), HWP__FS(hwp_phase_stats, dropped),
-    HWP__FS(hwp_phase_stats, evicted), HWP__FS(hwp_phase_stats, cycles),
+    HWP__FS_HEAD(hwp_phase_stats),
     HWP__FS(hwp_phase_stats, insns), HWP__FS(hwp_phase_stats, intervals),
     HWP__FS(hwp_phase_stats, phases), HWP__FS(hwp_phase_stats, changes),
     HWP__FS(hwp_phase_stats, phase), HWP__FS(hwp_phase_stats, distance)};
@@ -1878,8 +1875,8 @@ static const hwp_field hwp__path_desc_f[] = {
             "path: mode must be bl, wpp, ext_loop, ext_call or custom"),
     HWP__FN(hwp_path_desc, "path", ops, BYTES, 0, 0, 15, 0,
             "path: ops (the PPCR): an entry has bits beyond update/count/pop/push"),
-    HWP__FN(hwp_path_desc, "path", ext_loops, UINT, 0, 0, 255, 0, NULL),
-    HWP__FN(hwp_path_desc, "path", ext_calls, UINT, 0, 0, 255, 0, NULL),
+    HWP__FANY(hwp_path_desc, "path", ext_loops),
+    HWP__FANY(hwp_path_desc, "path", ext_calls),
     HWP__FN(hwp_path_desc, "path", ext_max, UINT, 0, 1, 7, 0,
             "path: ext_max must be 1..7 (a 3-bit extension counter)"),
     HWP__FN(hwp_path_desc, "path", max_len, UINT, 32, 1, HWP_PATH_MAX_LEN, 0,
@@ -1890,8 +1887,7 @@ static const hwp_field hwp__path_desc_f[] = {
             "path: counter_bits must be 1..32"),
     HWP__FE(hwp_path_desc, "path", metric, hwp__path_metric_names,
             "path: metric must be paths, branches, insns or events"),
-    HWP__FN(hwp_path_desc, "path", event_mask, UINT, HWP_EV_DCMISS, 0,
-            0xFFFFFFFFu, 0, NULL),
+    HWP__FDEF(hwp_path_desc, "path", event_mask, HWP_EV_DCMISS),
     HWP__FE(hwp_path_desc, "path", overflow, hwp__path_overflow_names,
             "path: overflow must be drop or spill"),
     HWP__FN(hwp_path_desc, "path", queue, UINT, 4, 1, HWP_PATH_QUEUE_MAX,
@@ -2295,8 +2291,7 @@ HWP_API void hwp_path_write_text(const hwp_path *p, const hwp_writer *w) {
 
 
 static const hwp_field hwp__path_stats_f[] = {
-    HWP__FS(hwp_path_stats, events), HWP__FS(hwp_path_stats, dropped),
-    HWP__FS(hwp_path_stats, evicted), HWP__FS(hwp_path_stats, cycles),
+    HWP__FS_HEAD(hwp_path_stats),
     HWP__FS(hwp_path_stats, paths), HWP__FS(hwp_path_stats, splits),
     HWP__FS(hwp_path_stats, underflows), HWP__FS(hwp_path_stats, cold_starts),
     HWP__FS(hwp_path_stats, spills), HWP__FS(hwp_path_stats, fills),

@@ -1150,8 +1150,7 @@ HWP_API hwp_status hwp_pm_set_deliver(hwp_pm *p, hwp_pm_deliver_fn fn,
 
 /* Counters, in hwp_pm_stats order (events first: derived, see get_stats). */
 static const hwp_field hwp__pm_stats_f[] = {
-    HWP__FS(hwp_pm_stats, events), HWP__FS(hwp_pm_stats, dropped),
-    HWP__FS(hwp_pm_stats, evicted), HWP__FS(hwp_pm_stats, cycles),
+    HWP__FS_HEAD(hwp_pm_stats),
     HWP__FS(hwp_pm_stats, selected), HWP__FS(hwp_pm_stats, tagged),
     HWP__FS(hwp_pm_stats, empty), HWP__FS(hwp_pm_stats, pairs),
     HWP__FS(hwp_pm_stats, retired), HWP__FS(hwp_pm_stats, aborted),
@@ -1854,8 +1853,7 @@ HWP_API void hwp_pm_table_write_text(const hwp_pm_table *t,
 
 /* The table's counters in hwp_pm_table_stats order. */
 static const hwp_field hwp__pmt_stats_f[] = {
-    HWP__FS(hwp_pm_table_stats, events), HWP__FS(hwp_pm_table_stats, dropped),
-    HWP__FS(hwp_pm_table_stats, evicted), HWP__FS(hwp_pm_table_stats, cycles),
+    HWP__FS_HEAD(hwp_pm_table_stats),
     HWP__FS(hwp_pm_table_stats, used), HWP__FS(hwp_pm_table_stats, samples),
     HWP__FS(hwp_pm_table_stats, empty), HWP__FS(hwp_pm_table_stats, full),
     HWP__FS(hwp_pm_table_stats, zero_pc), HWP__FS(hwp_pm_table_stats, mismatched)};

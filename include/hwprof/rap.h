@@ -673,7 +673,7 @@ static const hwp_field hwp__rap_desc_f[] = {
     HWP__FN(hwp_rap_desc, "rap", nodes, UINT, 512, 3, 1u << 30, 0,
             "rap: nodes must be in [branching + 1, 2^30]"),
     HWP__FN(hwp_rap_desc, "rap", q, UINT, 2, 2, 64, 0, "rap: q must be 2..64"),
-    HWP__FN(hwp_rap_desc, "rap", first_merge, UINT, 1024, 0, ~(uint64_t)0, 0, NULL),
+    HWP__FDEF(hwp_rap_desc, "rap", first_merge, 1024),
     HWP__FN(hwp_rap_desc, "rap", buffer, UINT, 1024, 1, 1u << 20,
             HWP_FIELD_POW2 | HWP_FIELD_NONE,
             "rap: buffer must be a power of two up to 2^20 or HWP_RAP_BUFFER_NONE"),
@@ -681,8 +681,8 @@ static const hwp_field hwp__rap_desc_f[] = {
             "rap: cache must be 0 or a power of two up to 2^20"),
     HWP__FN(hwp_rap_desc, "rap", source, UINT, 0, 0, HWP_RAP_SRC_VALUE, 0,
             "rap: source must be 0..3"),
-    HWP__FN(hwp_rap_desc, "rap", cls_mask, UINT, 0, 0, 0xFFFFFFFFu, 0, NULL),
-    HWP__FN(hwp_rap_desc, "rap", ev_mask, UINT, 0, 0, 0xFFFFFFFFu, 0, NULL),
+    HWP__FANY(hwp_rap_desc, "rap", cls_mask),
+    HWP__FANY(hwp_rap_desc, "rap", ev_mask),
     HWP__FN(hwp_rap_desc, "rap", hot, F64, HWP__NANO(0.10), 1, 1000000000u, 0,
             "rap: hot must be in [1e-9, 1] (reports carry 9 decimals)")};
 
@@ -1650,8 +1650,7 @@ static void hwp__rap_text_node(const hwp_rap *r, const hwp_writer *w,
 /* The stats both reports print, from one table: ` name=v` in text, the
  * "stats" object in JSON. */
 static const hwp_field hwp__rap_stats_f[] = {
-    HWP__FS(hwp_rap_stats, events), HWP__FS(hwp_rap_stats, dropped),
-    HWP__FS(hwp_rap_stats, evicted), HWP__FS(hwp_rap_stats, cycles),
+    HWP__FS_HEAD(hwp_rap_stats),
     HWP__FS(hwp_rap_stats, n), HWP__FS(hwp_rap_stats, buffered),
     HWP__FS(hwp_rap_stats, updates), HWP__FS(hwp_rap_stats, splits),
     HWP__FS(hwp_rap_stats, merges), HWP__FS(hwp_rap_stats, early_merges),
@@ -1803,28 +1802,30 @@ typedef struct hwp__rap_load {
     unsigned sp;
 } hwp__rap_load;
 
+/* One element of "ranges" as written by hwp__rap_json_tree: every member
+ * is needed. */
+typedef struct hwp__rap_rec {
+    uint64_t lo, hi, depth, count, kids;
+} hwp__rap_rec;
+
+static const hwp_field hwp__rap_rec_f[] = {
+    HWP__FN(hwp__rap_rec, "rap", lo, HEX, 0, 0, ~(uint64_t)0, 0, NULL),
+    HWP__FN(hwp__rap_rec, "rap", hi, HEX, 0, 0, ~(uint64_t)0, 0, NULL),
+    HWP__FS(hwp__rap_rec, depth), HWP__FS(hwp__rap_rec, count),
+    HWP__FS(hwp__rap_rec, kids)};
+
 /* One element of "ranges" (the cursor is at its '{'). */
 static bool hwp__rap_load_range(hwp_json *j, hwp__rap_load *L) {
     hwp_rap *r = L->r;
-    char key[8];
-    uint64_t lo = 0, hi = 0, depth = 0, count = 0, kids = 0, bit;
-    unsigned seen = 0, span, dig = 0;
+    hwp__rap_rec rec;
+    uint64_t lo, hi, depth, count, kids, bit;
+    unsigned span, dig = 0;
     size_t at = j->pos;
-    if (!hwp_json_object(j)) return false;
-    while (hwp_json_member(j, key, sizeof key)) {
-        uint64_t *v = hwp_json_key_is(key, "lo")      ? (seen |= 1u, &lo)
-                      : hwp_json_key_is(key, "hi")    ? (seen |= 2u, &hi)
-                      : hwp_json_key_is(key, "depth") ? (seen |= 4u, &depth)
-                      : hwp_json_key_is(key, "count") ? (seen |= 8u, &count)
-                      : hwp_json_key_is(key, "kids")  ? (seen |= 16u, &kids)
-                                                      : NULL;
-        if (!v) return hwp_json_fail(j, "rap: unknown field in a range");
-        if (!hwp_json_u64(j, v)) return false;
-    }
-    if (j->why) return false;
+    if (!hwp__field_read(j, &rec, hwp__rap_rec_f, HWP__N(hwp__rap_rec_f), true))
+        return false;
+    lo = rec.lo, hi = rec.hi, depth = rec.depth, count = rec.count, kids = rec.kids;
     /* Errors below point at the range's '{'. */
 #define HWP__RAP_BAD(msg) return (j->pos = at, hwp_json_fail(j, msg))
-    if (seen != 31u) HWP__RAP_BAD("rap: a range needs lo, hi, depth, count and kids");
     if (lo < r->key_base || lo - r->key_base > r->key_mask)
         HWP__RAP_BAD("rap: range outside the domain");
     lo -= r->key_base;

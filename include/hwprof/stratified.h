@@ -806,21 +806,21 @@ static const hwp_field hwp__strat_desc_f[] = {
             "strat: scheme must be SAMPLED, TAGGED or ASSOC (0..2)"),
     HWP__FN(hwp_strat_desc, "strat", sampler, UINT, 0, 0, HWP_STRAT_COUNTDOWN, 0,
             "strat: sampler must be PERIODIC, RANDOM or COUNTDOWN (0..2)"),
-    HWP__FN(hwp_strat_desc, "strat", counter, UINT, 0, 0, 0xFFFFFFFFu, 0, NULL),
+    HWP__FANY(hwp_strat_desc, "strat", counter),
     HWP__FN(hwp_strat_desc, "strat", rate, UINT, 256, 1, 1u << 30, 0,
             "strat: rate must be in 1..2^30"),
     HWP__FN(hwp_strat_desc, "strat", entries, UINT, 0, 1, 1u << 24, HWP_FIELD_POW2,
             "strat: entries must be a power of two, 1..2^24"),
-    HWP__FN(hwp_strat_desc, "strat", ways, UINT, 0, 0, 0xFFFFFFFFu, 0, NULL),
+    HWP__FANY(hwp_strat_desc, "strat", ways),
     HWP__FN(hwp_strat_desc, "strat", hash, UINT, 0, 0, HWP_STRAT_HASH_CHEAP, 0,
             "strat: hash must be PAPER or CHEAP (0..1)"),
-    HWP__FN(hwp_strat_desc, "strat", tag_bits, UINT, 2, 0, 0xFFFFFFFFu, 0, NULL),
+    HWP__FDEF(hwp_strat_desc, "strat", tag_bits, 2),
     HWP__FN(hwp_strat_desc, "strat", count_bits, UINT, 8, 1, 32, 0,
             "strat: count_bits must be 1..32"),
-    HWP__FN(hwp_strat_desc, "strat", miss_bits, UINT, 3, 0, 0xFFFFFFFFu, 0, NULL),
+    HWP__FDEF(hwp_strat_desc, "strat", miss_bits, 3),
     HWP__FN(hwp_strat_desc, "strat", l2_entries, UINT, 0, 1, 1u << 20, HWP_FIELD_POW2,
             "strat: l2_entries must be 0 or a power of two up to 2^20"),
-    HWP__FN(hwp_strat_desc, "strat", l2_ways, UINT, 0, 0, 0xFFFFFFFFu, 0, NULL),
+    HWP__FANY(hwp_strat_desc, "strat", l2_ways),
     HWP__FN(hwp_strat_desc, "strat", queue, UINT, 100, 1, 1u << 20, 0,
             "strat: queue must be 1..2^20 messages"),
     HWP__FN(hwp_strat_desc, "strat", select, UINT, HWP_STRAT_SEL(HWP_STRAT_KIND_VALUE),
@@ -1169,8 +1169,7 @@ HWP_API void hwp_strat_write_text(const hwp_strat *s, const hwp_writer *w) {
 
 #define HWP__STRAT_T(name, i) HWP__FSN(hwp_strat_stats, name, trans[i])
 static const hwp_field hwp__strat_stats_f[] = {
-    HWP__FS(hwp_strat_stats, events), HWP__FS(hwp_strat_stats, dropped),
-    HWP__FS(hwp_strat_stats, evicted), HWP__FS(hwp_strat_stats, cycles),
+    HWP__FS_HEAD(hwp_strat_stats),
     HWP__FS(hwp_strat_stats, samples), HWP__FS(hwp_strat_stats, messages),
     HWP__FS(hwp_strat_stats, interrupts), HWP__FS(hwp_strat_stats, unhandled),
     HWP__STRAT_T("E1", HWP_STRAT_E1), HWP__STRAT_T("E2", HWP_STRAT_E2),
@@ -1307,8 +1306,7 @@ static const hwp_field hwp__strat_acc_desc_f[] = {
             HWP_FIELD_POW2, "strat_acc: strata must be 0 or a power of two up to 2^24"),
     HWP__FN(hwp_strat_acc_desc, "strat_acc", replace, UINT, 0, 0, HWP_STRAT_ACC_KEEP, 0,
             "strat_acc: replace must be EVICT or KEEP (0..1)"),
-    HWP__FN(hwp_strat_acc_desc, "strat_acc", min_samples, UINT, 30, 0, 0xFFFFFFFFu, 0,
-            NULL)};
+    HWP__FDEF(hwp_strat_acc_desc, "strat_acc", min_samples, 30)};
 
 HWP__FIELDS_FN(hwp_strat_acc_desc_fields, hwp__strat_acc_desc_f)
 
@@ -1715,8 +1713,7 @@ HWP_API bool hwp_strat_acc_next(const hwp_strat_acc *a, uint32_t *cursor,
 }
 
 static const hwp_field hwp__strat_acc_stats_f[] = {
-    HWP__FS(hwp_strat_acc_stats, events), HWP__FS(hwp_strat_acc_stats, dropped),
-    HWP__FS(hwp_strat_acc_stats, evicted), HWP__FS(hwp_strat_acc_stats, cycles),
+    HWP__FS_HEAD(hwp_strat_acc_stats),
     HWP__FS(hwp_strat_acc_stats, total), HWP__FS(hwp_strat_acc_stats, dropped_count),
     HWP__FS(hwp_strat_acc_stats, dropped_pc_count), HWP__FS(hwp_strat_acc_stats, tuples),
     HWP__FS(hwp_strat_acc_stats, pcs)};

@@ -428,6 +428,43 @@ static void test_writer_edges(void) {
     }
 }
 
+/* Every model's desc table (hwp_<model>_desc_fields, what hosts set
+ * fields through): keys distinct, a default inside its own range, an
+ * enum with its names, and a reason naming its field wherever a row
+ * refuses values. */
+static void test_desc_fields(void) {
+    typedef const hwp_field *(*fields_fn)(size_t *n);
+    static const fields_fn tables[] = {
+        hwp_hpt_desc_fields, hwp_phase_desc_fields, hwp_path_desc_fields,
+        hwp_rap_desc_fields, hwp_rap2_desc_fields, hwp_cp_desc_fields,
+        hwp_cp_lvp_desc_fields, hwp_cp_simple_desc_fields,
+        hwp_strat_desc_fields, hwp_strat_acc_desc_fields, hwp_pm_desc_fields,
+        hwp_pm_table_desc_fields, hwp_core_desc_fields};
+    size_t t, i, k, n;
+    for (t = 0; t < sizeof tables / sizeof tables[0]; t++) {
+        const hwp_field *f = tables[t](&n);
+        CHECK(f != NULL && n > 0 && n <= 64);
+        for (i = 0; i < n; i++) {
+            const hwp_field *r = &f[i];
+            for (k = 0; k < i; k++) CHECK(strcmp(f[k].key, r->key) != 0);
+            CHECK(r->why && strstr(r->why, r->key));
+            CHECK(r->lo <= r->hi);
+            if (r->type == HWP_FIELD_ENUM) CHECK(r->names && r->names[r->hi]);
+            if (r->type == HWP_FIELD_SUB) CHECK(r->sub != NULL);
+            if (r->type == HWP_FIELD_UINT && r->def)
+                CHECK(r->def >= r->lo && r->def <= r->hi);
+            if (r->type == HWP_FIELD_F64) CHECK(r->def >= r->lo && r->def <= r->hi);
+            if (r->bad && !strstr(r->bad, r->key))
+                printf("      %s: %s\n", r->key, r->bad);
+            if (r->bad) CHECK(strstr(r->bad, r->key) != NULL);
+            /* a row that refuses values says why */
+            if (r->type != HWP_FIELD_SUB && (r->lo > 0 || r->flags & HWP_FIELD_POW2 ||
+                                             (r->size < 8 && r->hi < hwp_mask64(8 * r->size))))
+                CHECK(r->bad != NULL);
+        }
+    }
+}
+
 int main(int argc, char **argv) {
     hwt_begin(argc, argv);
     HWT_RUN(test_numbers_refused);
@@ -442,5 +479,6 @@ int main(int argc, char **argv) {
     HWT_RUN(test_escapes_read);
     HWT_RUN(test_f64_values);
     HWT_RUN(test_writer_edges);
+    HWT_RUN(test_desc_fields);
     return hwt_end();
 }
