@@ -2,7 +2,7 @@
 # bench/lua/luajit_compare.sh LUADIR [SCRIPT...]
 # Where LuaJIT starts its root traces (luajit -jv: "[TRACE n file:line loop]"
 # and function traces) against the loops and functions lua-hwprof's models
-# would compile (HWPROF=models=rap, RAP over branch and call targets) and
+# would compile (HWPROF=layer=session,models=rap, RAP over branch and call targets) and
 # those of the exact profile, by source line. Prints per script how many
 # of LuaJIT's loop traces start at a line the models call hot (recall) and
 # how many of the models' hot loops LuaJIT traced (precision).
@@ -18,7 +18,7 @@ printf '%-14s %6s %6s %6s %9s %9s\n' script luajit model both recall precision
 for s in "${scripts[@]}"; do
   (cd "$here" && luajit -jv "$s.lua" 2>&1 >/dev/null) |
     sed -nE 's/^\[TRACE +[0-9]+ ([^ (]+):([0-9]+) loop\]$/\1:\2/p' | sort -u > "$tmp/jit"
-  (cd "$here" && HWPROF="models=rap,exact=on,report=$tmp/r.txt" "$dir/lua-hwprof" "$s.lua" >/dev/null)
+  (cd "$here" && HWPROF="layer=session,models=rap,exact=on,report=$tmp/r.txt" "$dir/lua-hwprof" "$s.lua" >/dev/null)
   awk '$1 == "loop" && ($2 == "both" || $2 == "model") { print $3 }' "$tmp/r.txt" | sort -u > "$tmp/model"
   j=$(wc -l < "$tmp/jit"); m=$(wc -l < "$tmp/model"); b=$(comm -12 "$tmp/jit" "$tmp/model" | wc -l)
   awk -v s="$s" -v j="$j" -v m="$m" -v b="$b" 'BEGIN {

@@ -15,7 +15,7 @@
 #   strat     stratified type/value profiles of operands
 #   all       all of the above
 #   floor:M   the hooks model M (or all) takes, each returning at once
-#             (HWPROF=models=M,floor=on): what those hook sites cost before
+#             (HWPROF=layer=session,models=M,floor=on): what those hook sites cost before
 #             any model work, the floor under M's figure. ProfileMe's
 #             floor is `hooks`: its decrement per bytecode is in the patch.
 # --vm: instead, the layer=vm path (hwprof/vm.h at its default bursts):
@@ -63,9 +63,9 @@ EOF
 }
 hwprof_of() {
   case $1 in
-    hooks) echo "" ;; floor:*) echo "models=${1#floor:},floor=on" ;;
+    hooks) echo "" ;; floor:*) echo "layer=session,models=${1#floor:},floor=on" ;;
     vm:floor) echo "layer=vm,models=all,floor=on" ;; vm:*) echo "layer=vm,models=${1#vm:}" ;;
-    *) echo "models=$1" ;;
+    *) echo "layer=session,models=$1" ;;
   esac
 }
 instr() { # env-value, binary, script, arg

@@ -1,7 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* examples/lua/hwlua.c: hwprof inside Lua 5.4's interpreter loop.
  *
- * The hooks of hwlua.h arrive here and become the shared event record
+ * Two paths. By default (layer=vm) the hooks go to hwlua_vm.c, straight
+ * into hwprof/vm.h's events: no record, no session, the models fed in
+ * bursts (docs/lua.md, "The VM layer path"); every hook below hands over
+ * at its top. layer=session is the path this file implements: every
+ * event a model wants, whole, through the hosts' session, with what only
+ * it has (the call profile, the checkpointed tiering decisions, BBVs,
+ * traces, the core model, model parameters).
+ *
+ * Session path. The hooks of hwlua.h arrive here and become the shared event record
  * (hwp_insn) of the host registry (examples/common): the same adapters,
  * options, reports and exact-vs-model scoring as the QEMU plugin, the
  * Valgrind tool and the replayer. An "instruction" is a bytecode and its
@@ -32,10 +40,6 @@
  * what Lua itself unwinds. The counts go into the JSON report as
  * "call_stacks" (docs/report-format.md), which hwprof-report --folded
  * exports for flame graphs.
- *
- * layer=vm. The hooks go to hwlua_vm.c instead, straight into
- * hwprof/vm.h's events: no record, no session (docs/lua.md, "The VM
- * layer path"). Every hook below then hands over at its top.
  *
  * Configuration: the HWPROF environment variable, a comma-separated
  * key=value list of the hosts' options plus this host's own (docs/lua.md):
@@ -77,15 +81,22 @@ typedef struct hwlua_tier {
     double spec_inv;   /* whose top type or value has this invariance    */
     uint64_t decide_interval; /* bytecodes between decision checkpoints */
     uint64_t floor;    /* 1: the models' hooks fire and return at once   */
-    uint32_t layer;    /* 1: layer=vm, the hooks into hwprof/vm.h        */
+    uint32_t layer;    /* 1: layer=vm (the default), the hooks into
+                          hwprof/vm.h; 0: layer=session                  */
+    const char *session_opt; /* the last option only the session takes */
     hwlua_vm_opts vm;  /* layer=vm's own settings                        */
     char decisions[HWX_PATH_MAX]; /* stream the model's decisions here  */
 } hwlua_tier;
 
 static const char *hwlua__opt(hwlua_tier *t, const char *k, const char *v,
                               int *mine) {
+    static const char *const session_only[] = {"func_share", "loop_share", "spec_share",
+                                               "stack_interval", "decide_interval", NULL};
     const char *why = NULL;
+    size_t i;
     *mine = 1;
+    for (i = 0; session_only[i]; i++)
+        if (!strcmp(k, session_only[i])) t->session_opt = session_only[i];
     if (!strcmp(k, "func_share"))
         hwx_arg_f64("func_share", v, 0, 1, 1, 0, &t->func_share, &why);
     else if (!strcmp(k, "loop_share"))
@@ -1187,13 +1198,21 @@ static void hwlua__fail(const char *why) {
  * and are refused rather than ignored. exact=on counts calls and back
  * edges exactly beside the layer, to score its hot decisions. */
 static void hwlua__start_vm(void) {
+    static char msg[96];
     const char *why;
+    if (G.tier.session_opt) {
+        snprintf(msg, sizeof msg, "layer=vm: %s= is the session's (add layer=session)",
+                 G.tier.session_opt);
+        hwlua__fail(msg);
+    }
     if (G.o.bbv[0] || G.o.record[0])
         hwlua__fail("layer=vm: bbv= and record= need the session (layer=session)");
-    if (G.o.models & HWX_M_CORE) hwlua__fail("layer=vm: the layer has no core model");
+    if (G.o.models & HWX_M_CORE)
+        hwlua__fail("layer=vm: the layer has no core model (layer=session has)");
     if (!G.o.models) hwlua__fail("layer=vm: models= names no model");
     if (G.o.nparam)
-        hwlua__fail("layer=vm: model parameters are the layer's (vm.h); give none");
+        hwlua__fail("layer=vm: model parameters are the layer's (vm.h); give none, or "
+                    "add layer=session");
     G.tier.vm.models = G.o.models;
     /* generous: lua-hwprof's benchmarks use at most 16 functions and 110
      * sites; an id that does not fit is counted in the report. Not more:
@@ -1230,14 +1249,14 @@ __attribute__((constructor)) static void hwlua__start(void) {
     G.tier.spec_share = 0.01;
     G.tier.spec_inv = 0.95;
     G.tier.decide_interval = 16384;
-    /* The layer's value and type queries scan the accumulator's whole
-     * tuple table, once per site loaded since the last check (every 8
-     * bursts); its default, 65536 tuples, holds 65-591 on the
-     * benchmarks' wall-time inputs (burst-sampled at one load in 32), and
-     * scanning it cost 3-7 times the run (docs/lua.md, "The VM layer
-     * path"). 2048 scans 32 times faster and holds 3 times the most
-     * seen; a full table evicts its smallest counts. vm_tuples=0: the
-     * layer's default. */
+    G.tier.layer = 1; /* the VM layer, unless layer=session */
+    /* The stratified accumulator's tuple table: the layer's default,
+     * 65536 tuples (3 MiB), is zeroed at start-up, a cost short scripts
+     * feel; a site's verdict is a lookup of its own entry, and a scan of
+     * the table only once an eviction made that entry stale (docs/lua.md,
+     * "The VM layer path"). With 2048 a full table evicts its smallest
+     * counts, which widens the evicted sites' intervals rather than
+     * biasing them. vm_tuples=0: the layer's default. */
     G.tier.vm.tuples = 2048;
     G.decide_due = UINT64_MAX;
     if (!env || !*env) return;

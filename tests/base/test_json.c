@@ -439,7 +439,7 @@ static void test_desc_fields(void) {
         hwp_rap_desc_fields, hwp_rap2_desc_fields, hwp_cp_desc_fields,
         hwp_cp_lvp_desc_fields, hwp_cp_simple_desc_fields,
         hwp_strat_desc_fields, hwp_strat_acc_desc_fields, hwp_pm_desc_fields,
-        hwp_pm_table_desc_fields, hwp_core_desc_fields};
+        hwp_pm_table_desc_fields, hwp_core_desc_fields, hwp_vm_desc_fields};
     size_t t, i, k, n;
     for (t = 0; t < sizeof tables / sizeof tables[0]; t++) {
         const hwp_field *f = tables[t](&n);

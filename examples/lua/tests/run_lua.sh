@@ -58,7 +58,7 @@ for s in "${!arg[@]}"; do
   (cd "$bench" && "$hw" "$s.lua" "$a") > "$tmp/off" 2>&1
   # strat_rate=1: the default one in 256 gives a site its 73 samples
   # after ~19,000 executions, which the small inputs' sites do not reach
-  (cd "$bench" && HWPROF="models=all,exact=on,strat_rate=1,report=$tmp/$s.txt,decisions=$tmp/$s.dec" \
+  (cd "$bench" && HWPROF="layer=session,models=all,exact=on,strat_rate=1,report=$tmp/$s.txt,decisions=$tmp/$s.dec" \
      "$hw" "$s.lua" "$a") > "$tmp/on" 2>&1
   if cmp -s "$tmp/ref" "$tmp/off" && cmp -s "$tmp/ref" "$tmp/on"; then
     ok "$s: same output with and without hwprof"
@@ -67,7 +67,7 @@ for s in "${!arg[@]}"; do
   fi
   exact=$(awk '/^instructions/{print $2; exit}' "$tmp/$s.txt")
   for m in pm rap path strat coproc; do
-    (cd "$bench" && HWPROF="models=$m,report=$tmp/$s.$m.txt" "$hw" "$s.lua" "$a") >/dev/null 2>&1
+    (cd "$bench" && HWPROF="layer=session,models=$m,report=$tmp/$s.$m.txt" "$hw" "$s.lua" "$a") >/dev/null 2>&1
     n=$(awk '/^instructions/{print $2; exit}' "$tmp/$s.$m.txt" 2>/dev/null)
     [ -n "$exact" ] && [ "$n" = "$exact" ] && ok "$s: $m sees $n bytecodes" ||
       bad "$s: $m saw ${n:-nothing}, exact $exact"
@@ -124,7 +124,7 @@ done
 # samples: json's busiest has 30-40. The model must then not specialise
 # (docs/lua.md): no decision on fewer samples than the report's minimum,
 # and precision >= 0.95 on what it does take.
-(cd "$bench" && HWPROF="models=all,exact=on,report=$tmp/p256.txt,decisions=$tmp/p256.dec" \
+(cd "$bench" && HWPROF="layer=session,models=all,exact=on,report=$tmp/p256.txt,decisions=$tmp/p256.dec" \
    "$hw" json.lua 300) >/dev/null 2>&1
 nmin=$(sed -nE 's/.*from >= ([0-9]+) samples.*/\1/p' "$tmp/p256.txt")
 few=$(awk -v m="${nmin:-0}" '($2 == "type" || $2 == "value") && $NF < m' "$tmp/p256.dec" 2>/dev/null)
@@ -163,9 +163,9 @@ local function main()
 end
 main()
 LUA
-(cd "$tmp" && HWPROF="models=rap,stack_interval=1,json=$tmp/st1.json,report=$tmp/st1.txt" "$hw" stacks.lua) ||
+(cd "$tmp" && HWPROF="layer=session,models=rap,stack_interval=1,json=$tmp/st1.json,report=$tmp/st1.txt" "$hw" stacks.lua) ||
   bad "stacks.lua failed"
-(cd "$tmp" && HWPROF="models=pm,stack_interval=997,json=$tmp/st.json,report=$tmp/st.txt" "$hw" stacks.lua) ||
+(cd "$tmp" && HWPROF="layer=session,models=pm,stack_interval=997,json=$tmp/st.json,report=$tmp/st.txt" "$hw" stacks.lua) ||
   bad "stacks.lua failed"
 if [ -n "$report_tool" ]; then
   "$report_tool" --quiet --folded "$tmp/st.folded" "$tmp/st.json" || bad "hwprof-report --folded failed"
@@ -230,21 +230,21 @@ io.write("running\n"); io.flush()
 local s = 0
 while true do s = s + 1 end
 LUA
-HWPROF="models=all,exact=on,report=$tmp/err.txt" "$hw" "$tmp/err.lua" >/dev/null 2>&1; rc=$?
+HWPROF="layer=session,models=all,exact=on,report=$tmp/err.txt" "$hw" "$tmp/err.lua" >/dev/null 2>&1; rc=$?
 [ $rc -eq 1 ] && complete "$tmp/err.txt" && ok "an error leaves a complete report" || bad "error: rc $rc, report incomplete"
-HWPROF="models=all,exact=on,report=$tmp/exit.txt" "$hw" "$tmp/exit.lua" >/dev/null 2>&1; rc=$?
+HWPROF="layer=session,models=all,exact=on,report=$tmp/exit.txt" "$hw" "$tmp/exit.lua" >/dev/null 2>&1; rc=$?
 [ $rc -eq 3 ] && complete "$tmp/exit.txt" && ok "os.exit(3) keeps its status and leaves a report" || bad "os.exit: rc $rc"
 # The signal is sent once the script runs (the handler is installed
 # before it): a fixed sleep raced the start-up on a loaded machine.
-HWPROF="models=all,exact=on,report=$tmp/term.txt" "$hw" "$tmp/loop.lua" >"$tmp/term.out" 2>&1 &
+HWPROF="layer=session,models=all,exact=on,report=$tmp/term.txt" "$hw" "$tmp/loop.lua" >"$tmp/term.out" 2>&1 &
 pid=$!
 for _ in $(seq 600); do grep -q running "$tmp/term.out" 2>/dev/null && break; sleep 0.1; done
 sleep 0.2; kill -TERM $pid; wait $pid; rc=$?
 [ $rc -eq 143 ] && complete "$tmp/term.txt" && ok "SIGTERM leaves a complete report" || bad "SIGTERM: rc $rc"
-msg=$(HWPROF="models=all,rap_eps=2" "$hw" "$tmp/exit.lua" 2>&1); rc=$?
+msg=$(HWPROF="layer=session,models=all,rap_eps=2" "$hw" "$tmp/exit.lua" 2>&1); rc=$?
 [ $rc -eq 2 ] && grep -q "eps" <<< "$msg" && [ "$(wc -l <<< "$msg")" -eq 1 ] &&
   ok "a bad option is refused before the script: $msg" || bad "bad option: rc $rc, '$msg'"
-msg=$(HWPROF="models=all,report=/nonexistent/dir/r.txt" "$hw" "$tmp/exit.lua" 2>&1); rc=$?
+msg=$(HWPROF="layer=session,models=all,report=/nonexistent/dir/r.txt" "$hw" "$tmp/exit.lua" 2>&1); rc=$?
 [ $rc -eq 2 ] && grep -q "report" <<< "$msg" && ok "an unwritable report is refused before the script: $msg" ||
   bad "unwritable report: rc $rc, '$msg'"
 # bbv=: the vectors from the VM's fast path (no model: event-free
@@ -254,7 +254,7 @@ for s in json spectral_norm; do
   i=0
   for v in "" ",exact=on" ",models=pm+path"; do
     i=$((i + 1))
-    (cd "$bench" && HWPROF="bbv=$tmp/$s.$i.bbv,bbv_interval=997,report=$tmp/bbv.txt$v" "$hw" "$s.lua" 100) >/dev/null 2>&1
+    (cd "$bench" && HWPROF="layer=session,bbv=$tmp/$s.$i.bbv,bbv_interval=997,report=$tmp/bbv.txt$v" "$hw" "$s.lua" 100) >/dev/null 2>&1
   done
   n=$(wc -l < "$tmp/$s.1.bbv" 2>/dev/null || echo 0)
   [ "$n" -gt 100 ] && cmp -s "$tmp/$s.1.bbv" "$tmp/$s.2.bbv" && cmp -s "$tmp/$s.1.bbv" "$tmp/$s.3.bbv" &&
@@ -358,6 +358,16 @@ grep -q "exact 1, layer 1, both 1:" <<< "$line" && ok "layer=vm: a repeat loop's
 msg=$(HWPROF="layer=vm,models=all,bbv=$tmp/x.bbv" "$hw" "$tmp/exit.lua" 2>&1); rc=$?
 [ $rc -eq 2 ] && grep -q "layer=vm" <<< "$msg" && ok "layer=vm refuses the session's bbv=: $msg" ||
   bad "layer=vm with bbv=: rc $rc, '$msg'"
+# The layer is the default path; an option only the session has is
+# refused, naming layer=session, rather than ignored.
+HWPROF="models=all,report=$tmp/default.txt" "$hw" "$tmp/exit.lua" >/dev/null 2>&1
+grep -q "^vm: bytecodes" "$tmp/default.txt" 2>/dev/null && ok "without layer=, the VM layer runs" ||
+  bad "without layer=: $(head -1 "$tmp/default.txt" 2>/dev/null)"
+for o in stack_interval=5 strat_rate=1 models=core; do
+  msg=$(HWPROF="models=all,$o" "$hw" "$tmp/exit.lua" 2>&1); rc=$?
+  [ $rc -eq 2 ] && grep -q "layer=session" <<< "$msg" && ok "$o without layer=session is refused: $msg" ||
+    bad "$o without layer=session: rc $rc, '$msg'"
+done
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
