@@ -83,9 +83,16 @@ typedef struct hwx__path {
  * runs; a larger program overflows it, counted in the report. */
 #define HWX__BLOCKS_DEFAULT 16384u
 
+/* The hosts' hot path table keeps decay's victims (Misra-Gries per set):
+ * at 512 x 4 it held the most of a perfect table's overlap across the
+ * corpus (docs/pathprof.md, "Results"), where the paper's LFU, the
+ * library's zero desc, kept the first hot paths of programs whose hot set
+ * moves (bash 0.65 of the perfect table, sqlite3 0.52). hpt_policy=lfu
+ * gives the paper's table. */
 static void hwx__path_defaults(void *dv, const hwx_opts *o) {
     (void)o;
     ((hwx__pathd *)dv)->blocks = HWX__BLOCKS_DEFAULT;
+    ((hwx__pathd *)dv)->h.policy = HWP_HPT_DECAY;
 }
 
 /* The HPT's geometry as configured (zero: the documented 512 x 4). */
