@@ -730,6 +730,34 @@ static void test_session_report(void) {
     free(m2);
 }
 
+/* The hosts' hot path table is decay's unless told (docs/pathprof.md:
+ * the most of the perfect table across the corpus), and the report says
+ * which policy ran; hpt_policy=lfu gives the paper's table. */
+static void test_hpt_default_policy(void) {
+    static const char *const opts[][2] = {{"models=path", "\"policy\":\"decay\""},
+                                          {"models=path,hpt_policy=lfu", "\"policy\":\"plain\""}};
+    static char buf[1 << 16];
+    size_t t;
+    for (t = 0; t < 2; t++) {
+        hwx_opts o;
+        hwx_session *s;
+        void *m;
+        const char *why = NULL;
+        hwp_bufwriter bw;
+        hwp_writer w;
+        hwx_opts_default(&o);
+        if (!CHECK_EQ(hwx_opts_parse(&o, opts[t][0], &why), HWP_OK)) continue;
+        s = new_session(&o, &m);
+        if (!CHECK(s != NULL)) continue;
+        hwx_session_finish(s);
+        w = hwp_writer_buf(&bw, buf, sizeof buf);
+        hwx_session_report_json(s, &w);
+        CHECK_HAS(buf, opts[t][1]);
+        free(s);
+        free(m);
+    }
+}
+
 /* A session of `models` with exact=on and one model parameter, fed v[0..n)
  * and evaluated; NULL (after a failed check) if any step fails. */
 /* A metric of the session by its report key (invalid if absent). */
@@ -1874,6 +1902,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_exact_paths);
     HWT_RUN(test_session_report);
     HWT_RUN(test_hpt_ideal);
+    HWT_RUN(test_hpt_default_policy);
     HWT_RUN(test_strat_exact_full);
     HWT_RUN(test_report_top);
     HWT_RUN(test_simple_seeds);
