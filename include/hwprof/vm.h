@@ -1335,8 +1335,7 @@ HWP__VM_ACCESSOR(cp, hwp_cp, cp, HWP_VM_CP)
 #undef HWP__VM_ACCESSOR
 
 static const hwp_field hwp__vm_stats_f[] = {
-    HWP__FS(hwp_vm_stats, events),    HWP__FS(hwp_vm_stats, dropped),
-    HWP__FS(hwp_vm_stats, evicted),   HWP__FS(hwp_vm_stats, cycles),
+    HWP__FS_HEAD(hwp_vm_stats),
     HWP__FS(hwp_vm_stats, burst_ops), HWP__FS(hwp_vm_stats, bursts),
     HWP__FS(hwp_vm_stats, annotated), HWP__FS(hwp_vm_stats, rejected),
     HWP__FS(hwp_vm_stats, decisions), HWP__FS(hwp_vm_stats, samples),
