@@ -70,12 +70,12 @@ if step "configure (plain)" configure build/test-plain -Dwerror=true; then
 fi
 
 # --- fuzzing ----------------------------------------------------------------
-# Every libFuzzer target (tests/fuzz) for 3 s from its seed corpus, with
+# Every libFuzzer target (tests/fuzz) for 2 s from its seed corpus, with
 # a fixed seed: one test in the summary, failed on any finding.
 # tests/fuzz/run.sh 600 is the long run.
 if [ $quick -eq 0 ]; then
   flog=$(mktemp)
-  if step "fuzz (every target, 3 s each)" bash -c 'set -o pipefail; HWP_FUZZ_SEED=1 tests/fuzz/run.sh 3 | tee "$0"' "$flog"; then
+  if step "fuzz (every target, 2 s each)" bash -c 'set -o pipefail; HWP_FUZZ_SEED=1 tests/fuzz/run.sh 2 | tee "$0"' "$flog"; then
     passed=$((passed + 1))
   else
     while IFS= read -r line; do failures+=("fuzz: $line"); done < <(grep -A1 'FOUND' "$flog")

@@ -9,7 +9,7 @@
 # input is saved as build/fuzz/findings/<target>-crash-... Exits non-zero
 # on any finding. `tests/fuzz/run.sh 600` is the long run (10 minutes per
 # target), with libFuzzer's random seeds; HWP_FUZZ_SEED=N fixes the seed
-# (CI's 3-second smoke run does, so its inputs are the same on every
+# (CI's 2-second smoke run does, so its inputs are the same on every
 # machine and a red run reproduces). HWP_FUZZ_TARGETS="vm rap ..." runs
 # only those targets, in that order (the long run split across sittings).
 # Installs clang's fuzzer runtime if it is missing.
