@@ -661,6 +661,8 @@ HWP_API hwp_status hwp_cp_simple_merge(hwp_cp_simple *dst,
                                        const hwp_cp_simple *src);
 HWP_API void hwp_cp_simple_write_json(const hwp_cp_simple *s,
                                       const hwp_writer *w);
+HWP_API void hwp_cp_simple_write_text(const hwp_cp_simple *s,
+                                      const hwp_writer *w);
 HWP_API hwp_status hwp_cp_simple_read_desc(hwp_cp_simple_desc *d,
                                            const char *json, size_t n,
                                            hwp_json_err *err);
@@ -3230,6 +3232,34 @@ HWP_API void hwp_cp_simple_write_json(const hwp_cp_simple *s,
         hwp_put_str(w, "}");
     }
     hwp_put_str(w, "]}");
+}
+
+/* One line: the sampler's counters, then the (pc, value) pairs counted and
+ * how many of them have min_samples behind their pc. */
+HWP_API void hwp_cp_simple_write_text(const hwp_cp_simple *s,
+                                      const hwp_writer *w) {
+    uint64_t pairs = 0, known = 0;
+    uint32_t i;
+    if (!hwp__cp_simple_ok(s)) {
+        hwp_put_str(w, "coproc_simple: not initialised\n");
+        return;
+    }
+    for (i = 0; i <= s->mask; i++) {
+        const hwp__cp_pair *p = &s->tab[i], *t;
+        if (!p->used || p->kind != 1) continue;
+        pairs++;
+        t = hwp__cp_pair_slot(s, 2, p->pc, 0);
+        known += t && t->used && t->count >= s->d.min_samples;
+    }
+    hwp_put_str_u64(w, "coproc_simple: loads ", s->loads);
+    hwp_put_str_u64(w, ", period ", s->d.period);
+    hwp_put_str_u64(w, ", samples ", s->samples);
+    hwp_put_str_u64(w, ", interrupts ", s->interrupts);
+    hwp_put_str_u64(w, ", dropped ", s->lost);
+    hwp_put_str_u64(w, ", cycles ", s->host_cycles);
+    hwp_put_str_u64(w, "; pairs ", pairs);
+    hwp_put_str_u64(w, ", characterised ", known);
+    hwp_put_str(w, "\n");
 }
 
 HWP_API hwp_status hwp_cp_simple_read_desc(hwp_cp_simple_desc *d,

@@ -598,6 +598,7 @@ HWP_API hwp_status hwp_rap2_accuracy(const hwp_rap2 *r, double phi,
                                      hwp_rap2_exact_fn exact, void *ctx,
                                      hwp_rap_acc *out);
 HWP_API void hwp_rap2_write_json(const hwp_rap2 *r, const hwp_writer *w);
+HWP_API void hwp_rap2_write_text(const hwp_rap2 *r, const hwp_writer *w);
 HWP_API hwp_status hwp_rap2_read_desc(hwp_rap2_desc *d, const char *json,
                                       size_t n, hwp_json_err *err);
 HWP_API const hwp_field *hwp_rap2_desc_fields(size_t *n);
@@ -2388,6 +2389,44 @@ HWP_API void hwp_rap2_write_json(const hwp_rap2 *r, const hwp_writer *w) {
     e.w = w;
     (void)hwp__rap2_run(r, &e, r->desc.tree.hot, true);
     hwp_put_str(w, "]}\n");
+}
+
+/* A hot rectangle a line: [x_lo, x_hi] x [y_lo, y_hi], its sum and bound. */
+static void hwp__rap2_text_rect(void *ctx, const hwp_rap2_rect *x) {
+    const hwp_writer *w = (const hwp_writer *)ctx;
+    hwp_put_str(w, "  [");
+    hwp_put_hex(w, x->box.x_lo);
+    hwp_put_str(w, ", ");
+    hwp_put_hex(w, x->box.x_hi);
+    hwp_put_str(w, "] x [");
+    hwp_put_hex(w, x->box.y_lo);
+    hwp_put_str(w, ", ");
+    hwp_put_hex(w, x->box.y_hi);
+    hwp_put_str_u64(w, "] sum ", x->sum);
+    hwp_put_str_u64(w, " upper ", x->upper);
+    hwp_put_str(w, "\n");
+}
+
+HWP_API void hwp_rap2_write_text(const hwp_rap2 *r, const hwp_writer *w) {
+    hwp__rap2_each e;
+    hwp_rap2_stats st;
+    if (!hwp__rap2_ok(r)) {
+        hwp_put_str(w, "rap2: not initialised\n");
+        return;
+    }
+    hwp_put_str_u64(w, "rap2: x ", r->desc.x_bits);
+    hwp_put_str_u64(w, " bits, y ", r->desc.y_bits);
+    hwp_put_str(w, " bits, eps=");
+    hwp_put_f64(w, r->desc.tree.eps, 4);
+    (void)hwp_rap2_get_stats(r, &st);
+    hwp__field_text(w, &st, hwp__rap_stats_f, HWP__N(hwp__rap_stats_f), " ", "=", "");
+    hwp_put_str(w, "\nrap2: hot rectangles (>= ");
+    hwp_put_f64(w, 100.0 * r->desc.tree.hot, 1);
+    hwp_put_str(w, "% of n):\n");
+    hwp__zero(&e, sizeof e);
+    e.fn = hwp__rap2_text_rect;
+    e.ctx = (void *)(uintptr_t)w;
+    (void)hwp__rap2_run(r, &e, r->desc.tree.hot, true);
 }
 
 static bool hwp__rap2_read_desc_obj(hwp_json *j, void *out) {

@@ -259,6 +259,7 @@ static const char *cp_unset(void *xv) {
 static const char *cs_unset(void *xv) {
     hwp_cp_est est[2];
     HWP_CONF_TOOK(hwp_cp_simple_estimates((const hwp_cp_simple *)xv, est, 2) != 0);
+    HWP_CONF_TOOK_TEXT(hwp_cp_simple_write_text((const hwp_cp_simple *)xv, &w));
     return NULL;
 }
 

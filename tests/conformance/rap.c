@@ -306,6 +306,7 @@ static const char *rap2_unset(void *x) {
     HWP_CONF_TOOK(hwp_rap2_bound(r) != 0);
     HWP_CONF_TOOK(hwp_rap2_hot(r, 0.1, out, 4) != 0);
     HWP_CONF_TOOK(hwp_rap2_accuracy(r, 0.1, unset_exact2, NULL, &acc) == HWP_OK);
+    HWP_CONF_TOOK_TEXT(hwp_rap2_write_text(r, &w));
     return NULL;
 }
 

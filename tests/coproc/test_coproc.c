@@ -1105,6 +1105,14 @@ static void test_simple_sampler(void) {
     CHECK_NEAR(e[0].value == 7 ? e[0].inv : e[1].inv, 0.75, 0.05);
     CHECK_EQ(e[0].samples, ss.samples);
     CHECK(e[0].lo <= e[0].inv && e[0].inv <= e[0].hi);
+    {   /* the text report: the loads, the two pairs, both characterised */
+        char text[256];
+        hwp_bufwriter tb;
+        hwp_writer tw = hwp_writer_buf(&tb, text, sizeof text);
+        hwp_cp_simple_write_text(&s, &tw);
+        CHECK_HAS(text, "coproc_simple: loads 100000, period 100,");
+        CHECK_HAS(text, "; pairs 2, characterised 2\n");
+    }
     {   /* merging an instance into a fresh one reproduces its estimates */
         hwp_cp_simple t;
         hwp_cp_est e2[8];

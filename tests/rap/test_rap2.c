@@ -369,6 +369,18 @@ static void test_rap2_hot_and_accuracy(void) {
     CHECK(acc.hot > 0);
     CHECK_EQ(acc.violations, 0);
     CHECK(acc.mean_pct <= 10.0);
+    {   /* the text report lists the same hot rectangles, one a line */
+        static char text[8192];
+        hwp_bufwriter tb;
+        hwp_writer tw = hwp_writer_buf(&tb, text, sizeof text);
+        const char *p = text;
+        size_t lines = 0;
+        hwp_rap2_write_text(r, &tw);
+        CHECK_HAS(text, "rap2: x 32 bits, y 32 bits, eps=");
+        CHECK_HAS(text, "rap2: hot rectangles (>= 10.0% of n):\n");
+        while ((p = strstr(p, "] x [")) != NULL) lines++, p++;
+        CHECK_EQ(lines, n);
+    }
     hwx_exact2_free(&x);
     free(r);
 }
