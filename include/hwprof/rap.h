@@ -529,7 +529,8 @@ HWP_INLINE void hwp_rap_insn(hwp_rap *r, const hwp_insn *in) {
  *   hwp_rap2_query(r, &rect, &est)   estimate and bounds of a rectangle
  *   hwp_rap2_hot(r, phi, out, cap)   hot rectangles (sec. 4.1's rule)
  *   hwp_rap2_foreach, hwp_rap2_bound, hwp_rap2_accuracy
- *   hwp_rap2_write_json / read_desc / read_json, hwp_rap2_desc_fields */
+ *   hwp_rap2_write_json / write_text / read_desc / read_json,
+ *   hwp_rap2_desc_fields */
 
 /* Zero means the default for every field. */
 typedef struct hwp_rap2_desc {
