@@ -85,7 +85,7 @@
  *   the buffered baseline sampler (sec. 5) and the metric
  *     hwp_cp_simple_bytes(d), HWP_CP_SIMPLE_BYTES(buffer, entries)
  *     hwp_cp_simple_init(s, storage, bytes, d, cost), _reset, _flush,
-  *     _merge, _get_stats, _write_json, _write_text, _read_desc, _read_json
+ *     _merge, _get_stats, _write_json, _write_text, _read_desc, _read_json
  *     hwp_cp_simple_load(s, pc, value)   inline
  *     hwp_cp_simple_due(s), hwp_cp_simple_skip(s, n)   inline: batches of
  *                                        loads that take no sample
