@@ -3195,7 +3195,7 @@ out:
 
 HWP_API void hwp_cp_simple_write_json(const hwp_cp_simple *s,
                                       const hwp_writer *w) {
-    uint32_t i;
+    uint32_t i, k, start;
     bool first = true;
     if (!hwp__cp_simple_ok(s)) {
         hwp_put_str(w, "null");
@@ -3220,8 +3220,15 @@ HWP_API void hwp_cp_simple_write_json(const hwp_cp_simple *s,
         hwp_put_str(w, "}");
     }
     hwp_put_str(w, "],\"pairs\":[");
-    for (i = 0; i <= s->mask; i++) {
-        const hwp__cp_pair *p = &s->tab[i];
+    /* From the slot after a free one: the reader re-inserts in this order,
+     * and a probe run that wraps past the table's end is then whole when
+     * its entries come, so the table (and this report) comes back the
+     * same; written from slot 0, a wrapped run's tail came first and took
+     * its home slot. A full table has no free slot and starts at 0. */
+    for (start = 0; start <= s->mask && s->tab[start].used; start++) {}
+    start = start <= s->mask ? start + 1u : 0u;
+    for (k = 0; k <= s->mask; k++) {
+        const hwp__cp_pair *p = &s->tab[(start + k) & s->mask];
         if (!p->used) continue;
         hwp_put_str(w, first ? "{\"pc\":\"" : ",{\"pc\":\"");
         first = false;
