@@ -1412,9 +1412,7 @@ typedef struct hwp__vm_span {
 } hwp__vm_span;
 
 static bool hwp__vm_span_of(hwp_json *j, hwp__vm_span *v) {
-    while (j->pos < j->n && (j->s[j->pos] == ' ' || j->s[j->pos] == '\n' ||
-                             j->s[j->pos] == '\t' || j->s[j->pos] == '\r'))
-        j->pos++;
+    (void)hwp__json_peek(j); /* to the value's first character */
     v->at = j->pos;
     v->s = j->s + j->pos;
     if (!hwp_json_skip(j)) return false;
