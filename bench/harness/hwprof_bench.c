@@ -14,9 +14,9 @@
  *
  * Descs: every model starts from the library's zero desc (the paper's
  * defaults) and takes any field of its JSON report's "desc" object from
- * the command line (rap.eps=0.1, strat.hash=cheap); the model's own reader
- * (hwp_X_read_desc) and init check the result, and the full desc each
- * target ran with is printed. */
+ * the command line (rap.eps=0.1, strat.hash=cheap), set through the
+ * model's field table (hwp_X_desc_fields); the model's init checks the
+ * result, and the full desc each target ran with is printed. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -393,49 +393,6 @@ static const char *json_skip(const char *p) {
     return p;
 }
 
-/* The value of member `key` (a dotted path into nested objects) of the
- * object at obj, or NULL; *end past it. */
-static const char *json_member(const char *obj, const char *key, const char **end) {
-    const char *p = obj + 1, *dot = strchr(key, '.');
-    size_t kn = dot ? (size_t)(dot - key) : strlen(key), full = strlen(key);
-    while (*p == '"') {
-        const char *k = p + 1, *ke = strchr(k, '"'), *v;
-        if (!ke || ke[1] != ':') return NULL;
-        v = ke + 2;
-        /* a member named with the dot ("l1d.sets"), or a nested object */
-        if ((size_t)(ke - k) == full && !strncmp(k, key, full)) {
-            *end = json_skip(v);
-            return v;
-        }
-        if (dot && (size_t)(ke - k) == kn && !strncmp(k, key, kn) && *v == '{') {
-            const char *r = json_member(v, dot + 1, end);
-            if (r) return r;
-        }
-        p = json_skip(v);
-        if (*p == ',') p++;
-    }
-    return NULL;
-}
-
-/* The member names of an object, dotted into nested ones, into t. */
-static void json_fields(const char *obj, const char *prefix, text *t) {
-    const char *p = obj + 1;
-    while (*p == '"') {
-        const char *k = p + 1, *ke = strchr(k, '"'), *v = ke + 2;
-        if (*v == '{') {
-            char sub[128];
-            snprintf(sub, sizeof sub, "%s%.*s.", prefix, (int)(ke - k), k);
-            json_fields(v, sub, t);
-        } else {
-            if (t->n) text_put(t, ", ", 2);
-            text_put(t, prefix, strlen(prefix));
-            text_put(t, k, (size_t)(ke - k));
-        }
-        p = json_skip(v);
-        if (*p == ',') p++;
-    }
-}
-
 /* The "desc" object of a report: its start, *end past it. */
 static const char *desc_of(const char *report, const char **end) {
     const char *d = strstr(report, "\"desc\":{");
@@ -452,7 +409,7 @@ typedef struct comp {
     size_t (*bytes)(const void *d);
     hwp_status (*init)(void *h, void *mem, size_t n, const void *d, hwp_cost *c);
     void (*write_json)(const void *h, const hwp_writer *w);
-    hwp_status (*read_desc)(void *d, const char *json, size_t n, hwp_json_err *e);
+    const hwp_field *(*fields)(size_t *n);
     hwp_status (*reset)(void *h);
     const char *(*why)(const void *h);
 } comp;
@@ -465,14 +422,11 @@ typedef struct comp {
     static void X##_json_(const void *h, const hwp_writer *w) {                             \
         hwp_##X##_write_json((const hwp_##X *)h, w);                                        \
     }                                                                                       \
-    static hwp_status X##_read_(void *d, const char *j, size_t n, hwp_json_err *e) {       \
-        return hwp_##X##_read_desc((hwp_##X##_desc *)d, j, n, e);                           \
-    }                                                                                       \
     static hwp_status X##_reset_(void *h) { return hwp_##X##_reset((hwp_##X *)h); }         \
     static const char *X##_why_(const void *h) { return hwp_why((const hwp_##X *)h); }      \
     static const comp X##_comp = {P,          sizeof(hwp_##X), sizeof(hwp_##X##_desc),      \
                                   X##_bytes_, X##_init_,       X##_json_,                   \
-                                  X##_read_,  X##_reset_,      X##_why_};
+                                  hwp_##X##_desc_fields, X##_reset_, X##_why_};
 
 COMP(rap, "rap")
 COMP(strat, "strat")
@@ -484,71 +438,30 @@ COMP(core, "core")
 
 static const char *const prefixes[] = {"rap", "strat", "pm", "path", "hpt", "cp", "core", NULL};
 
-/* Names for the enum fields a model's report writes as numbers (path and
- * hpt write theirs as names, which their readers take). The readers in
- * include/ take numbers only, and the reports must read back byte for
- * byte, so names are translated here, before the reader sees the desc:
- * each is its header's constant without the prefix (HWP_STRAT_HASH_CHEAP:
- * cheap), at that constant's value (checked by the static asserts). */
-typedef struct enum_names {
-    const char *field; /* prefix.field */
-    const char *names[4]; /* by value; NULL: no name */
-} enum_names;
-static const enum_names enums[] = {
-    {"strat.scheme", {"sampled", "tagged", "assoc"}},
-    {"strat.sampler", {"periodic", "random", "countdown"}},
-    {"strat.hash", {"paper", "cheap"}},
-    {"pm.dist", {"uniform", "geometric", "fixed"}},
-    {"pm.unit", {"insn", "slot"}},
-    {"core.mode", {NULL, "timing", "caches", "sampled"}},
-    {"core.order", {NULL, "ooo", "inorder"}},
-    {"core.bp", {NULL, "tournament", "gshare", "gselect"}},
-};
-typedef char hwb_enum_values_check[
-    HWP_STRAT_SAMPLED == 0 && HWP_STRAT_TAGGED == 1 && HWP_STRAT_ASSOC == 2 &&
-    HWP_STRAT_PERIODIC == 0 && HWP_STRAT_RANDOM == 1 && HWP_STRAT_COUNTDOWN == 2 &&
-    HWP_STRAT_HASH_PAPER == 0 && HWP_STRAT_HASH_CHEAP == 1 &&
-    HWP_PM_DIST_UNIFORM == 0 && HWP_PM_DIST_GEOMETRIC == 1 && HWP_PM_DIST_FIXED == 2 &&
-    HWP_PM_UNIT_INSN == 0 && HWP_PM_UNIT_SLOT == 1 &&
-    HWP_CORE_TIMING == 1 && HWP_CORE_CACHES == 2 && HWP_CORE_SAMPLED == 3 &&
-    HWP_CORE_OOO == 1 && HWP_CORE_INORDER == 2 &&
-    HWP_CORE_TOURNAMENT == 1 && HWP_CORE_GSHARE == 2 && HWP_CORE_GSELECT == 3 ? 1 : -1];
-
-/* The value of enum name v for prefix.field, or -1; with none, the
- * field's names (for the error) in *names, or NULL when it has none. */
-static int enum_value(const char *prefix, const char *field, const char *v, text *names) {
-    size_t i, k;
-    char full[80];
-    snprintf(full, sizeof full, "%s.%s", prefix, field);
-    for (i = 0; i < sizeof enums / sizeof enums[0]; i++) {
-        if (strcmp(enums[i].field, full)) continue;
-        for (k = 0; k < 4; k++)
-            if (enums[i].names[k] && !strcmp(enums[i].names[k], v)) return (int)k;
-        for (k = 0; k < 4; k++)
-            if (enums[i].names[k]) {
-                if (names->n) text_put(names, ", ", 2);
-                text_put(names, enums[i].names[k], strlen(enums[i].names[k]));
-            }
-        return -1;
-    }
-    return -1;
-}
-
 static hwp_cost *g_cost; /* --cost: every model charges one shim */
 
 /* A fresh instance of c on the desc in d (the caller's callbacks set),
  * its report in *rep; exits with the model's reason when refused. */
+/* The model refused a desc: name the command-line field its reason
+ * names, if any. */
+static void refused(const comp *c, const char *why) {
+    int i;
+    for (i = 0; i < nsets; i++)
+        if (!strcmp(sets[i].prefix, c->prefix) && strstr(why, sets[i].field))
+            die("%s: refused by the model: %s", sets[i].arg, why);
+    die("%s: desc refused: %s", c->prefix, why);
+}
+
 static void *comp_init(const comp *c, const void *d, void **mem, text *rep) {
     void *h = xcalloc(1, c->handle);
     size_t n = c->bytes(d);
     if (!n) {
         unsigned char m[64];
         c->init(h, m, 0, d, NULL); /* the reason: init checks the desc first */
-        die("%s: desc refused: %s", c->prefix, c->why(h));
+        refused(c, c->why(h));
     }
     *mem = xcalloc(1, n);
-    if (c->init(h, *mem, n, d, g_cost) != HWP_OK)
-        die("%s: desc refused: %s", c->prefix, c->why(h));
+    if (c->init(h, *mem, n, d, g_cost) != HWP_OK) refused(c, c->why(h));
     rep->n = 0;
     {
         hwp_writer w = text_writer(rep);
@@ -557,95 +470,46 @@ static void *comp_init(const comp *c, const void *d, void **mem, text *rep) {
     return h;
 }
 
-/* Build component c: the zero desc with fix() applied, then every
- * prefix.field=value of the command line written into its report's desc
- * and read back by the model's own reader. *desc_out: the desc it runs. */
+/* The names of the members of table f, nested ones dotted, into t. */
+static void field_names(const hwp_field *f, size_t n, const char *prefix, text *t) {
+    for (; n--; f++) {
+        char sub[96];
+        snprintf(sub, sizeof sub, "%s%s", prefix, f->key);
+        if (f->type == HWP_FIELD_SUB) {
+            strcat(sub, ".");
+            field_names(f->sub, (size_t)f->hi + 1, sub, t);
+            continue;
+        }
+        if (t->n) text_put(t, ", ", 2);
+        text_put(t, sub, strlen(sub));
+    }
+}
+
+/* Build component c: the zero desc with fix() applied and every
+ * prefix.field=value of the command line set through the model's field
+ * table (hwx_arg_field: numbers, fractions, names), which the model's
+ * init then checks. *desc_out: the desc it runs, as its report says. */
 static void *comp_make(const comp *c, void (*fix)(void *d, void *ctx), void *ctx,
                        void **mem, char **desc_out) {
     void *d = xcalloc(1, c->desc), *h;
-    text rep = {0}, ed = {0};
-    const char *ds, *de;
-    int i, any = 0;
+    text rep = {0};
+    const char *ds, *de, *why;
+    size_t nf;
+    const hwp_field *f = c->fields(&nf);
+    int i;
     fix(d, ctx);
-    h = comp_init(c, d, mem, &rep);
-    for (i = 0; i < nsets; i++)
-        if (!strcmp(sets[i].prefix, c->prefix)) any = 1;
-    if (any) {
-        size_t spans[MAX_SETS][3];
-        int ns = 0;
-        hwp_json_err err;
-        const char *at, *ve;
-        ds = desc_of(rep.s, &de);
-        text_put(&ed, rep.s, (size_t)(ds - rep.s));
-        /* Each field's new value replaces its old one, in report order. */
-        at = ds;
-        for (;;) {
-            const char *best = NULL;
-            int bi = -1;
-            for (i = 0; i < nsets; i++) {
-                const char *v, *e;
-                if (strcmp(sets[i].prefix, c->prefix)) continue;
-                v = json_member(ds, sets[i].field, &e);
-                if (!v) {
-                    text f = {0};
-                    json_fields(ds, "", &f);
-                    die("%s: no desc field \"%s\" in %s (fields: %s)", sets[i].arg,
-                        sets[i].field, c->prefix, f.s ? f.s : "none");
-                }
-                if (v >= at && (!best || v < best)) best = v, bi = i;
-            }
-            if (!best) break;
-            text_put(&ed, at, (size_t)(best - at));
-            json_member(ds, sets[bi].field, &ve);
-            spans[ns][0] = ed.n;
-            if (*best == '"') {
-                if (strpbrk(sets[bi].value, "\"\\"))
-                    die("%s: a quote or backslash in the value", sets[bi].arg);
-                text_put(&ed, "\"", 1);
-                text_put(&ed, sets[bi].value, strlen(sets[bi].value));
-                text_put(&ed, "\"", 1);
-            } else if (*best == '{' || *best == '[') {
-                die("%s: %s.%s is an object; set its members (%s.%s.NAME)", sets[bi].arg,
-                    c->prefix, sets[bi].field, c->prefix, sets[bi].field);
-            } else {
-                char num[64];
-                uint64_t u;
-                double f;
-                int e;
-                text names = {0};
-                const char *v = sets[bi].value;
-                if (!strcmp(v, "true") || !strcmp(v, "false")) snprintf(num, sizeof num, "%s", v);
-                else if (hwx_parse_u64(v, &u)) snprintf(num, sizeof num, "%llu", (unsigned long long)u);
-                else if (hwx_parse_f64(v, &f)) snprintf(num, sizeof num, "%.17g", f);
-                else if ((e = enum_value(c->prefix, sets[bi].field, v, &names)) >= 0)
-                    snprintf(num, sizeof num, "%d", e);
-                else if (names.n)
-                    die("%s: expected %s or a number, got \"%s\"", sets[bi].arg, names.s, v);
-                else die("%s: expected a number, got \"%s\"", sets[bi].arg, v);
-                text_put(&ed, num, strlen(num));
-            }
-            spans[ns][1] = ed.n;
-            spans[ns][2] = (size_t)bi;
-            sets[bi].used = 1;
-            ns++;
-            at = ve;
+    for (i = 0; i < nsets; i++) {
+        if (strcmp(sets[i].prefix, c->prefix)) continue;
+        if (hwx_arg_field(sets[i].arg, d, f, nf, sets[i].field, sets[i].value, &why) != HWP_OK) {
+            text names = {0};
+            if (why) die("%s", why);
+            field_names(f, nf, "", &names);
+            die("%s: no desc field \"%s\" in %s (fields: %s)", sets[i].arg, sets[i].field,
+                c->prefix, names.s);
         }
-        text_put(&ed, at, strlen(at));
-        memset(d, 0, c->desc);
-        if (c->read_desc(d, ed.s, ed.n, &err) != HWP_OK) {
-            for (i = 0; i < ns; i++) /* name the field the reader stopped at */
-                if (err.offset >= spans[i][0] && err.offset <= spans[i][1]) break;
-            if (i == ns && ns == 1) i = 0; /* the reader's check names the field */
-            if (i < ns) die("%s: refused by hwp_%s_read_desc: %s", sets[spans[i][2]].arg, c->prefix, err.why);
-            die("%s: desc refused by hwp_%s_read_desc: %s (at byte %zu of the edited report)",
-                c->prefix, c->prefix, err.why, err.offset);
-        }
-        fix(d, ctx);
-        free(*mem);
-        free(h);
-        h = comp_init(c, d, mem, &rep);
-        free(ed.s);
+        sets[i].used = 1;
     }
+    h = comp_init(c, d, mem, &rep);
     ds = desc_of(rep.s, &de);
     *desc_out = strndup(ds, (size_t)(de - ds));
     free(rep.s);

@@ -163,6 +163,50 @@ hwp_status hwx_arg_f64(const char *opt, const char *v, double lo, int lo_open, d
     return hwx__msg_end(&w, v ? v : "", why);
 }
 
+hwp_status hwx_arg_field(const char *opt, void *base, const hwp_field *f, size_t n,
+                         const char *name, const char *v, const char **why) {
+    size_t off;
+    uint64_t x;
+    double d;
+    uint32_t i, any = 0;
+    hwp_bufwriter b;
+    hwp_writer w;
+    if (!(f = hwp_field_find(f, n, name, &off))) {
+        if (why) *why = NULL;
+        return HWP_EINVAL;
+    }
+    if (f->type == HWP_FIELD_F64) {
+        if (!hwx_parse_f64(v, &d)) return hwx_arg_f64(opt, v, -1e300, 0, 1e300, 0, &d, why);
+        hwp_field_set_f64(base, f, off, d);
+        return HWP_OK;
+    }
+    for (i = 0; f->names && i <= f->hi; i++)
+        if (f->names[i] && hwx_streq(v, f->names[i]) && hwp_field_set_u64(base, f, off, i))
+            return HWP_OK;
+    if (f->type != HWP_FIELD_ENUM && hwx_parse_u64(v, &x) && hwp_field_set_u64(base, f, off, x))
+        return HWP_OK;
+    w = hwx__msg_start(&b, opt);
+    if (f->type == HWP_FIELD_SUB || f->type == HWP_FIELD_BYTES) {
+        hwp_put_str(&w, "not a number: set its members (");
+        hwp_put_str(&w, opt);
+        hwp_put_str(&w, ".NAME)");
+        return hwx__msg_end(&w, v, why);
+    }
+    hwp_put_str(&w, f->names ? "expected one of " : "expected an integer <= ");
+    for (i = 0; f->names && i <= f->hi; i++)
+        if (f->names[i]) { /* "a, b or c" */
+            uint32_t k = i + 1;
+            while (k <= f->hi && !f->names[k]) k++;
+            hwp_put_str(&w, !any++ ? "" : k > f->hi ? " or " : ", ");
+            hwp_put_str(&w, f->names[i]);
+        }
+    if (f->type != HWP_FIELD_ENUM) {
+        if (f->names) hwp_put_str(&w, ", or an integer <= ");
+        hwp_put_u64(&w, f->names ? f->hi : f->size < 8 ? (1ull << 8 * f->size) - 1 : ~0ull);
+    }
+    return hwx__msg_end(&w, v, why);
+}
+
 hwp_status hwx_arg_enum(const char *opt, const char *v, const char *const *names,
                         uint32_t *out, const char **why) {
     uint32_t i;

@@ -34,6 +34,15 @@ hwp_status hwx_arg_f64(const char *opt, const char *v, double lo, int lo_open, d
 /* One of names[] (NULL-terminated); *out = its index. */
 hwp_status hwx_arg_enum(const char *opt, const char *v, const char *const *names,
                         uint32_t *out, const char **why);
+/* Member `name` of a struct described by field table f (n rows; a
+ * nested member as "l1d.sets") from v: a number as above (a fraction for
+ * an F64 member), or one of the member's names where it has them. What
+ * v may be is the model's to check, at init, with its reason; here only
+ * that it is a number that fits the member or one of its names. An
+ * unknown name returns HWP_EINVAL with *why NULL: the caller says what
+ * the struct takes. */
+hwp_status hwx_arg_field(const char *opt, void *base, const hwp_field *f, size_t n,
+                         const char *name, const char *v, const char **why);
 /* "opt: reason" (reason as given) in the message buffer; fail2 appends
  * a second part. */
 hwp_status hwx_arg_fail(const char *opt, const char *reason, const char **why);

@@ -31,24 +31,13 @@ static hwp_status hwx__core_set(void *dv, const char *k, const char *opt,
                                 const char *v, const char **why) {
     static const char *const modes[] = {"full", "caches", "sampled", NULL};
     static const uint32_t modev[] = {HWP_CORE_TIMING, HWP_CORE_CACHES, HWP_CORE_SAMPLED};
-    static const char *const orders[] = {"ooo", "inorder", NULL};
-    static const uint32_t orderv[] = {HWP_CORE_OOO, HWP_CORE_INORDER};
-    static const char *const bps[] = {"tournament", "gshare", "gselect", NULL};
-    static const uint32_t bpv[] = {HWP_CORE_TOURNAMENT, HWP_CORE_GSHARE, HWP_CORE_GSELECT};
     hwp_core_desc *d = &((hwx__cored *)dv)->c;
     if (hwx_streq(k, "mode")) return hwx__enum(opt, v, modes, modev, &d->mode, why);
-    if (hwx_streq(k, "order")) return hwx__enum(opt, v, orders, orderv, &d->order, why);
-    if (hwx_streq(k, "bp")) return hwx__enum(opt, v, bps, bpv, &d->bp, why);
     if (hwx_streq(k, "l1d_sets")) return hwx__u32(opt, v, &d->l1d.sets, why);
     if (hwx_streq(k, "l1d_ways")) return hwx__u32(opt, v, &d->l1d.ways, why);
     if (hwx_streq(k, "l1d_line")) return hwx__u32(opt, v, &d->l1d.line, why);
     if (hwx_streq(k, "l2_sets")) return hwx__u32(opt, v, &d->l2.sets, why);
     if (hwx_streq(k, "l2_ways")) return hwx__u32(opt, v, &d->l2.ways, why);
-    if (hwx_streq(k, "memory")) return hwx__u32(opt, v, &d->memory, why);
-    if (hwx_streq(k, "mispredict")) return hwx__u32(opt, v, &d->mispredict, why);
-    if (hwx_streq(k, "rob")) return hwx__u32(opt, v, &d->rob, why);
-    if (hwx_streq(k, "window")) return hwx__u32(opt, v, &d->window, why);
-    if (hwx_streq(k, "issue_width")) return hwx__u32(opt, v, &d->issue_width, why);
     return hwx__unknown(why);
 }
 
@@ -187,11 +176,22 @@ static void hwx__core_json(const void *sv, const hwp_writer *w) {
 }
 
 const hwx_adapter hwx__adapter_core = {
-    "core", NULL, HWP_MODEL_CORE,
-    "mode, order, bp, l1d_sets, l1d_ways, l1d_line, l2_sets, l2_ways, memory, "
-    "mispredict, rob, window, issue_width",
-    sizeof(hwx__cored), sizeof(hwx__core), NULL, 0,
-    hwx__core_defaults, hwx__core_set, hwx__core_wants, hwx__core_bytes,
-    hwx__core_init, hwx__core_insn, NULL, hwx__core_flush, hwx__core_merge,
-    hwx__core_text, hwx__core_json, NULL, NULL, NULL, NULL, hwx__core_until, NULL,
+    .name = "core",
+    .model = HWP_MODEL_CORE,
+    .params = "mode (full, caches, sampled), l1d_sets, l1d_ways, l1d_line, l2_sets, l2_ways, "
+              "or any member of its desc by the name the report gives it (docs/core.md)",
+    .parts = {{hwp_core_desc_fields, offsetof(hwx__cored, c)}},
+    .desc_size = sizeof(hwx__cored),
+    .state_size = sizeof(hwx__core),
+    .defaults = hwx__core_defaults,
+    .set = hwx__core_set,
+    .wants = hwx__core_wants,
+    .bytes = hwx__core_bytes,
+    .init = hwx__core_init,
+    .insn = hwx__core_insn,
+    .flush = hwx__core_flush,
+    .merge = hwx__core_merge,
+    .report_text = hwx__core_text,
+    .report_json = hwx__core_json,
+    .until = hwx__core_until,
 };

@@ -127,7 +127,6 @@ static hwp_status hwx__cp_set(void *dv, const char *k, const char *opt,
     hwx__cpd *d = (hwx__cpd *)dv;
     if (hwx_streq(k, "buffer")) return hwx__u32(opt, v, &d->c.buffer_bytes, why);
     if (hwx_streq(k, "clock")) return hwx__u32(opt, v, &d->c.clock_x16, why);
-    if (hwx_streq(k, "slots")) return hwx__u32(opt, v, &d->l.slots, why);
     if (hwx_streq(k, "loads")) return hwx__u32(opt, v, &d->c.lvp_loads, why);
     if (hwx_streq(k, "values")) return hwx__u32(opt, v, &d->c.lvp_values, why);
     if (hwx_streq(k, "simple_period")) return hwx__u32(opt, v, &d->s.period, why);
@@ -708,10 +707,30 @@ static const hwx_metric_def hwx__cp_metrics[] = {
 };
 
 const hwx_adapter hwx__adapter_cp = {
-    "coproc", NULL, HWP_MODEL_COPROC,
-    "app, buffer, clock, slots, loads, values, visit, resample, simple_period",
-    sizeof(hwx__cpd), sizeof(hwx__cp), hwx__cp_metrics, 6,
-    hwx__cp_defaults, hwx__cp_set, hwx__cp_wants, hwx__cp_bytes, hwx__cp_init,
-    hwx__cp_insn, hwx__cp_block, hwx__cp_flush, hwx__cp_merge, hwx__cp_text,
-    hwx__cp_json, hwx__cp_eval_bytes, hwx__cp_eval, hwx__cp_eval_text, hwx__cp_skip, NULL, NULL,
+    .name = "coproc",
+    .model = HWP_MODEL_COPROC,
+    .params = "app, buffer (buffer_bytes), clock (clock_x16), loads (lvp_loads), values (lvp_values), simple_period, visit (visit_loads), resample (resample_insns), "
+              "or any member of its desc by the name the report gives it (docs/coproc.md)",
+    .parts = {{hwp_cp_desc_fields, offsetof(hwx__cpd, c)},
+              {hwp_cp_lvp_desc_fields, offsetof(hwx__cpd, l)},
+              {hwp_cp_simple_desc_fields, offsetof(hwx__cpd, s)}},
+    .desc_size = sizeof(hwx__cpd),
+    .state_size = sizeof(hwx__cp),
+    .metrics = hwx__cp_metrics,
+    .nmetrics = HWX_COUNT(hwx__cp_metrics),
+    .defaults = hwx__cp_defaults,
+    .set = hwx__cp_set,
+    .wants = hwx__cp_wants,
+    .bytes = hwx__cp_bytes,
+    .init = hwx__cp_init,
+    .insn = hwx__cp_insn,
+    .block = hwx__cp_block,
+    .flush = hwx__cp_flush,
+    .merge = hwx__cp_merge,
+    .report_text = hwx__cp_text,
+    .report_json = hwx__cp_json,
+    .eval_bytes = hwx__cp_eval_bytes,
+    .evaluate = hwx__cp_eval,
+    .eval_text = hwx__cp_eval_text,
+    .skip = hwx__cp_skip,
 };

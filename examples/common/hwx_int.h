@@ -58,19 +58,33 @@ typedef struct hwx_metric_def {
     const char *unit;
 } hwx_metric_def;
 
+/* A model desc inside an adapter's desc bundle: its field table and
+ * its offset in the bundle. */
+typedef struct hwx_desc_part {
+    const hwp_field *(*fields)(size_t *n);
+    size_t off;
+} hwx_desc_part;
+
+#define HWX_MAX_PARTS 3
+#define HWX_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
 typedef struct hwx_adapter {
     const char *name;    /* option prefix and models= name: "rap"          */
     const char *alias;   /* long name ("pathprof"), or NULL                */
     uint32_t model;      /* hwp_model: its bit in hwx_opts.models, cost    */
-    const char *params;  /* its parameters, for the unknown-key message    */
+    const char *params;  /* its shorthands, for the unknown-key message    */
+    /* The model descs in the bundle, in order (fields NULL past the
+     * last): a parameter `set` does not take is a member of the first
+     * that has one of its name, by the name its report gives it. */
+    hwx_desc_part parts[HWX_MAX_PARTS];
     size_t desc_size;    /* bytes of its desc bundle (<= HWX_DESC_MAX)      */
     size_t state_size;   /* bytes of its state struct                      */
     const hwx_metric_def *metrics; /* nmetrics definitions, in report order */
     uint32_t nmetrics;
     void (*defaults)(void *d, const hwx_opts *o);
-    /* One parameter: key without the model prefix, opt as the user spelt
-     * it (for messages). An unknown key returns HWP_EINVAL with *why
-     * NULL: the caller names the parameters the adapter takes. */
+    /* One shorthand parameter: key without the model prefix, opt as the
+     * user spelt it (for messages). A key it does not take returns
+     * HWP_EINVAL with *why NULL: the session then looks it up in parts. */
     hwp_status (*set)(void *d, const char *key, const char *opt, const char *val,
                       const char **why);
     uint32_t (*wants)(const hwx_opts *o); /* HWX_WANT_* */
@@ -135,7 +149,6 @@ hwp_status hwx__bad(const char **why, const char *reason);
 hwp_status hwx__unknown(const char **why); /* see hwx_adapter.set */
 hwp_status hwx__u32(const char *opt, const char *v, uint32_t *out, const char **why);
 hwp_status hwx__u64(const char *opt, const char *v, uint64_t *out, const char **why);
-hwp_status hwx__f64(const char *opt, const char *v, double *out, const char **why);
 /* One of names[] (NULL-terminated list) -> vals[i]. */
 hwp_status hwx__enum(const char *opt, const char *v, const char *const *names,
                      const uint32_t *vals, uint32_t *out, const char **why);

@@ -118,20 +118,12 @@ static hwp_status hwx__pair(const char *opt, const char *v, uint32_t *a, uint32_
 
 static hwp_status hwx__path_set(void *dv, const char *k, const char *opt,
                               const char *v, const char **why) {
-    static const char *const idx[] = {"plb", "pb", "p", NULL};
-    static const uint32_t idxv[] = {HWP_HPT_PLB, HWP_HPT_PB, HWP_HPT_P};
-    static const char *const repl[] = {"lfu", "lru", NULL};
-    static const uint32_t replv[] = {HWP_HPT_LFU, HWP_HPT_LRU};
     static const char *const pol[] = {"lfu", "aging", "decay", NULL};
     static const uint32_t polv[] = {HWP_HPT_PLAIN, HWP_HPT_AGING, HWP_HPT_DECAY};
     static const char *const mode[] = {"bl", "wpp", NULL};
     static const uint32_t modev[] = {HWP_PATH_BL, HWP_PATH_WPP};
     hwx__pathd *d = (hwx__pathd *)dv;
     if (hwx_streq(k, "hpt")) return hwx__pair(opt, v, &d->h.entries, &d->h.ways, why);
-    if (hwx_streq(k, "index"))
-        return hwx__enum(opt, v, idx, idxv, &d->h.index, why);
-    if (hwx_streq(k, "repl"))
-        return hwx__enum(opt, v, repl, replv, &d->h.repl, why);
     if (hwx_streq(k, "policy"))
         return hwx__enum(opt, v, pol, polv, &d->h.policy, why);
     if (hwx_streq(k, "mode"))
@@ -150,12 +142,7 @@ static hwp_status hwx__path_set(void *dv, const char *k, const char *opt,
     }
     if (hwx_streq(k, "window")) return hwx__u64(opt, v, &d->window, why);
     if (hwx_streq(k, "bits")) return hwx__u32(opt, v, &d->p.counter_bits, why);
-    if (hwx_streq(k, "depth")) return hwx__u32(opt, v, &d->p.depth, why);
     if (hwx_streq(k, "maxlen")) return hwx__u32(opt, v, &d->p.max_len, why);
-    if (hwx_streq(k, "queue")) return hwx__u32(opt, v, &d->p.queue, why);
-    if (hwx_streq(k, "interval")) return hwx__u64(opt, v, &d->ph.interval, why);
-    if (hwx_streq(k, "threshold")) return hwx__u64(opt, v, &d->ph.threshold, why);
-    if (hwx_streq(k, "counters")) return hwx__u32(opt, v, &d->ph.counters, why);
     return hwx__unknown(why);
 }
 
@@ -580,10 +567,29 @@ static const hwx_metric_def hwx__path_metrics[] = {
 };
 
 const hwx_adapter hwx__adapter_path = {
-    "path", "pathprof", HWP_MODEL_PATH,
-    "hpt, index, repl, policy (hpt_policy), metric, bits, mode, depth, maxlen, queue, interval, threshold, counters, blocks, window",
-    sizeof(hwx__pathd), sizeof(hwx__path), hwx__path_metrics, 4,
-    hwx__path_defaults, hwx__path_set, hwx__path_wants, hwx__path_bytes, hwx__path_init,
-    hwx__path_insn, hwx__path_block, hwx__path_flush, hwx__path_merge, hwx__path_text,
-    hwx__path_json, hwx__path_eval_bytes, hwx__path_eval, NULL, NULL, NULL, NULL,
+    .name = "path",
+    .alias = "pathprof",
+    .model = HWP_MODEL_PATH,
+    .params = "hpt (ENTRIESxWAYS), policy (lfu, aging, decay; also hpt_policy), metric, bits (counter_bits), mode (bl, wpp), maxlen (max_len), blocks, window, "
+              "or any member of its desc by the name the report gives it (docs/pathprof.md)",
+    .parts = {{hwp_path_desc_fields, offsetof(hwx__pathd, p)},
+              {hwp_hpt_desc_fields, offsetof(hwx__pathd, h)},
+              {hwp_phase_desc_fields, offsetof(hwx__pathd, ph)}},
+    .desc_size = sizeof(hwx__pathd),
+    .state_size = sizeof(hwx__path),
+    .metrics = hwx__path_metrics,
+    .nmetrics = HWX_COUNT(hwx__path_metrics),
+    .defaults = hwx__path_defaults,
+    .set = hwx__path_set,
+    .wants = hwx__path_wants,
+    .bytes = hwx__path_bytes,
+    .init = hwx__path_init,
+    .insn = hwx__path_insn,
+    .block = hwx__path_block,
+    .flush = hwx__path_flush,
+    .merge = hwx__path_merge,
+    .report_text = hwx__path_text,
+    .report_json = hwx__path_json,
+    .eval_bytes = hwx__path_eval_bytes,
+    .evaluate = hwx__path_eval,
 };

@@ -32,16 +32,7 @@ static void hwx__pm_defaults(void *dv, const hwx_opts *o) {
 
 static hwp_status hwx__pm_set(void *dv, const char *k, const char *opt,
                               const char *v, const char **why) {
-    static const char *const dists[] = {"uniform", "geometric", "fixed", NULL};
-    static const uint32_t distv[] = {HWP_PM_DIST_UNIFORM, HWP_PM_DIST_GEOMETRIC,
-                                     HWP_PM_DIST_FIXED};
     hwx__pmd *d = (hwx__pmd *)dv;
-    if (hwx_streq(k, "interval")) return hwx__u32(opt, v, &d->p.interval, why);
-    if (hwx_streq(k, "paired")) return hwx__u32(opt, v, &d->p.paired, why);
-    if (hwx_streq(k, "window")) return hwx__u32(opt, v, &d->p.window, why);
-    if (hwx_streq(k, "buffer")) return hwx__u32(opt, v, &d->p.buffer, why);
-    if (hwx_streq(k, "dist"))
-        return hwx__enum(opt, v, dists, distv, &d->p.dist, why);
     if (hwx_streq(k, "table")) return hwx__u32(opt, v, &d->t.capacity, why);
     return hwx__unknown(why);
 }
@@ -342,10 +333,29 @@ static const hwx_metric_def hwx__pm_metrics[] = {
 };
 
 const hwx_adapter hwx__adapter_pm = {
-    "pm", "profileme", HWP_MODEL_PROFILEME,
-    "interval, paired, window, buffer, dist, table",
-    sizeof(hwx__pmd), sizeof(hwx__pm), hwx__pm_metrics, 5,
-    hwx__pm_defaults, hwx__pm_set, hwx__pm_wants, hwx__pm_bytes, hwx__pm_init,
-    hwx__pm_insn, hwx__pm_block, hwx__pm_flush, hwx__pm_merge, hwx__pm_text,
-    hwx__pm_json, NULL, hwx__pm_eval, NULL, hwx__pm_skip, hwx__pm_until, NULL,
+    .name = "pm",
+    .alias = "profileme",
+    .model = HWP_MODEL_PROFILEME,
+    .params = "table (capacity), "
+              "or any member of its desc by the name the report gives it (docs/profileme.md)",
+    .parts = {{hwp_pm_desc_fields, offsetof(hwx__pmd, p)},
+              {hwp_pm_table_desc_fields, offsetof(hwx__pmd, t)}},
+    .desc_size = sizeof(hwx__pmd),
+    .state_size = sizeof(hwx__pm),
+    .metrics = hwx__pm_metrics,
+    .nmetrics = HWX_COUNT(hwx__pm_metrics),
+    .defaults = hwx__pm_defaults,
+    .set = hwx__pm_set,
+    .wants = hwx__pm_wants,
+    .bytes = hwx__pm_bytes,
+    .init = hwx__pm_init,
+    .insn = hwx__pm_insn,
+    .block = hwx__pm_block,
+    .flush = hwx__pm_flush,
+    .merge = hwx__pm_merge,
+    .report_text = hwx__pm_text,
+    .report_json = hwx__pm_json,
+    .evaluate = hwx__pm_eval,
+    .skip = hwx__pm_skip,
+    .until = hwx__pm_until,
 };

@@ -108,25 +108,13 @@ static hwp_status hwx__rap_set(void *dv, const char *k, const char *opt,
         d->nodes = kb * 1024u / (uint32_t)sizeof(hwp_rap_node); /* sec. 3.4 */
         return HWP_OK;
     }
-    if (hwx_streq(k, "eps")) return hwx__f64(opt, v, &d->eps, why);
     if (hwx_streq(k, "b")) return hwx__u32(opt, v, &d->branching, why);
-    if (hwx_streq(k, "q")) return hwx__u32(opt, v, &d->q, why);
-    if (hwx_streq(k, "buffer")) return hwx__u32(opt, v, &d->buffer, why);
     if (hwx_streq(k, "bits")) return hwx__u32(opt, v, &d->key_bits, why);
     if (hwx_streq(k, "base")) return hwx__u64(opt, v, &d->key_base, why);
-    if (hwx_streq(k, "hot")) return hwx__f64(opt, v, &d->hot, why);
-    if (hwx_streq(k, "first_merge")) return hwx__u64(opt, v, &d->first_merge, why);
-    /* key=pcaddr: each side's domain. */
-    if (hwx_streq(k, "x_bits")) return hwx__u32(opt, v, &x->d2.x_bits, why);
-    if (hwx_streq(k, "x_base")) {
-        x->anchor &= ~HWX__RAP_ANCHOR_X;
-        return hwx__u64(opt, v, &x->d2.x_base, why);
-    }
-    if (hwx_streq(k, "y_bits")) return hwx__u32(opt, v, &x->d2.y_bits, why);
-    if (hwx_streq(k, "y_base")) {
-        x->anchor &= ~HWX__RAP_ANCHOR_Y;
-        return hwx__u64(opt, v, &x->d2.y_base, why);
-    }
+    /* key=pcaddr: a side's base set by the user is no longer anchored at
+     * the first pair (the members themselves are the rap2 desc's). */
+    if (hwx_streq(k, "x_base")) x->anchor &= ~HWX__RAP_ANCHOR_X;
+    if (hwx_streq(k, "y_base")) x->anchor &= ~HWX__RAP_ANCHOR_Y;
     return hwx__unknown(why);
 }
 
@@ -411,11 +399,27 @@ static const hwx_metric_def hwx__rap_metrics[] = {
 };
 
 const hwx_adapter hwx__adapter_rap = {
-    "rap", NULL, HWP_MODEL_RAP,
-    "kb, eps, b, q, buffer, bits, base, hot, first_merge; key=pcaddr: x_bits, x_base, y_bits, "
-    "y_base",
-    sizeof(hwx__rap_desc), sizeof(hwx__rap), hwx__rap_metrics, 1,
-    hwx__rap_defaults, hwx__rap_set, hwx__rap_wants, hwx__rap_bytes, hwx__rap_init,
-    hwx__rap_insn, hwx__rap_block, hwx__rap_flush, hwx__rap_merge, hwx__rap_text,
-    hwx__rap_json, NULL, hwx__rap_eval, NULL, NULL, hwx__rap_until, hwx__rap_tally,
+    .name = "rap",
+    .model = HWP_MODEL_RAP,
+    .params = "kb, b (branching), bits (key_bits), base (key_base), " "or any member of its desc by the name the report gives it (docs/rap.md)",
+    .parts = {{hwp_rap_desc_fields, offsetof(hwx__rap_desc, d2.tree)},
+              {hwp_rap2_desc_fields, offsetof(hwx__rap_desc, d2)}},
+    .desc_size = sizeof(hwx__rap_desc),
+    .state_size = sizeof(hwx__rap),
+    .metrics = hwx__rap_metrics,
+    .nmetrics = HWX_COUNT(hwx__rap_metrics),
+    .defaults = hwx__rap_defaults,
+    .set = hwx__rap_set,
+    .wants = hwx__rap_wants,
+    .bytes = hwx__rap_bytes,
+    .init = hwx__rap_init,
+    .insn = hwx__rap_insn,
+    .block = hwx__rap_block,
+    .flush = hwx__rap_flush,
+    .merge = hwx__rap_merge,
+    .report_text = hwx__rap_text,
+    .report_json = hwx__rap_json,
+    .evaluate = hwx__rap_eval,
+    .until = hwx__rap_until,
+    .tally = hwx__rap_tally,
 };

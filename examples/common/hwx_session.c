@@ -60,10 +60,6 @@ hwp_status hwx__u64(const char *opt, const char *v, uint64_t *out, const char **
     return hwx_arg_u64(opt, v, 0, ~(uint64_t)0, out, why);
 }
 
-hwp_status hwx__f64(const char *opt, const char *v, double *out, const char **why) {
-    return hwx_arg_f64(opt, v, -1e300, 0, 1e300, 0, out, why);
-}
-
 hwp_status hwx__enum(const char *opt, const char *v, const char *const *names,
                      const uint32_t *vals, uint32_t *out, const char **why) {
     uint32_t i;
@@ -97,20 +93,28 @@ void hwx__metric_text(const hwp_writer *w, const char *name, const hwx_metric *m
 
 /* ---- descs from the options ------------------------------------------------- */
 
-/* One parameter into adapter a's desc; the refusal names the option as
- * "<model>_<key>" and, for an unknown key, the ones the model takes. */
+/* One parameter into adapter a's desc: a shorthand of the adapter's, or
+ * a member of one of its model descs by name. The refusal names the
+ * option as "<model>_<key>" and, for an unknown key, what it takes. */
 static hwp_status hwx__set(const hwx_adapter *a, void *d, const char *key, const char *val,
                            const char **why) {
     char opt[48];
-    size_t n = hwx_strlen(a->name), k = hwx_strlen(key);
+    size_t n = hwx_strlen(a->name), k = hwx_strlen(key), nf;
     const char *r = "";
+    const hwx_desc_part *p;
     if (n + 1 + k >= sizeof opt) k = sizeof opt - n - 2;
     hwp_copy(opt, a->name, n);
     opt[n] = '_';
     hwp_copy(opt + n + 1, key, k);
     opt[n + 1 + k] = 0;
     if (a->set(d, key, opt, val, &r) == HWP_OK) return HWP_OK;
-    if (!r) return hwx_arg_fail2(opt, "unknown parameter; the model takes ", a->params, why);
+    for (p = a->parts; !r && p < a->parts + HWX_MAX_PARTS && p->fields; p++) {
+        const hwp_field *f = p->fields(&nf);
+        if (hwx_arg_field(opt, (unsigned char *)d + p->off, f, nf, key, val, &r) == HWP_OK)
+            return HWP_OK;
+    }
+    if (!r)
+        return hwx_arg_fail2(opt, "unknown parameter; the model takes ", a->params, why);
     if (why) *why = r;
     return HWP_EINVAL;
 }

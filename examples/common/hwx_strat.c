@@ -24,27 +24,8 @@ static void hwx__strat_defaults(void *dv, const hwx_opts *o) {
 
 static hwp_status hwx__strat_set(void *dv, const char *k, const char *opt,
                               const char *v, const char **why) {
-    static const char *const scheme[] = {"sampled", "tagged", "assoc", NULL};
-    static const uint32_t schemev[] = {HWP_STRAT_SAMPLED, HWP_STRAT_TAGGED, HWP_STRAT_ASSOC};
-    static const char *const sampler[] = {"periodic", "random", "countdown", NULL};
-    static const uint32_t samplerv[] = {HWP_STRAT_PERIODIC, HWP_STRAT_RANDOM,
-                                        HWP_STRAT_COUNTDOWN};
-    static const char *const hash[] = {"paper", "cheap", NULL}; /* sec. 3.5 or two multiplies */
-    static const uint32_t hashv[] = {HWP_STRAT_HASH_PAPER, HWP_STRAT_HASH_CHEAP};
     hwx__stratd *d = (hwx__stratd *)dv;
-    if (hwx_streq(k, "scheme"))
-        return hwx__enum(opt, v, scheme, schemev, &d->s.scheme, why);
-    if (hwx_streq(k, "sampler"))
-        return hwx__enum(opt, v, sampler, samplerv, &d->s.sampler, why);
-    if (hwx_streq(k, "hash"))
-        return hwx__enum(opt, v, hash, hashv, &d->s.hash, why);
-    if (hwx_streq(k, "rate")) return hwx__u32(opt, v, &d->s.rate, why);
-    if (hwx_streq(k, "entries")) return hwx__u32(opt, v, &d->s.entries, why);
-    if (hwx_streq(k, "ways")) return hwx__u32(opt, v, &d->s.ways, why);
-    if (hwx_streq(k, "counter")) return hwx__u32(opt, v, &d->s.counter, why);
     if (hwx_streq(k, "l2")) return hwx__u32(opt, v, &d->s.l2_entries, why);
-    if (hwx_streq(k, "queue")) return hwx__u32(opt, v, &d->s.queue, why);
-    if (hwx_streq(k, "tuples")) return hwx__u32(opt, v, &d->a.tuples, why);
     return hwx__unknown(why);
 }
 
@@ -224,10 +205,28 @@ static const hwx_metric_def hwx__strat_metrics[] = {
 };
 
 const hwx_adapter hwx__adapter_strat = {
-    "strat", "stratified", HWP_MODEL_STRAT,
-    "scheme, hash, sampler, rate, entries, ways, counter, l2, queue, tuples",
-    sizeof(hwx__stratd), sizeof(hwx__strat), hwx__strat_metrics, 1,
-    hwx__strat_defaults, hwx__strat_set, hwx__strat_wants, hwx__strat_bytes, hwx__strat_init,
-    hwx__strat_insn, hwx__strat_block, hwx__strat_flush, hwx__strat_merge, hwx__strat_text,
-    hwx__strat_json, hwx__strat_eval_bytes, hwx__strat_eval, NULL, NULL, NULL, NULL,
+    .name = "strat",
+    .alias = "stratified",
+    .model = HWP_MODEL_STRAT,
+    .params = "l2 (l2_entries), "
+              "or any member of its desc by the name the report gives it (docs/stratified.md)",
+    .parts = {{hwp_strat_desc_fields, offsetof(hwx__stratd, s)},
+              {hwp_strat_acc_desc_fields, offsetof(hwx__stratd, a)}},
+    .desc_size = sizeof(hwx__stratd),
+    .state_size = sizeof(hwx__strat),
+    .metrics = hwx__strat_metrics,
+    .nmetrics = HWX_COUNT(hwx__strat_metrics),
+    .defaults = hwx__strat_defaults,
+    .set = hwx__strat_set,
+    .wants = hwx__strat_wants,
+    .bytes = hwx__strat_bytes,
+    .init = hwx__strat_init,
+    .insn = hwx__strat_insn,
+    .block = hwx__strat_block,
+    .flush = hwx__strat_flush,
+    .merge = hwx__strat_merge,
+    .report_text = hwx__strat_text,
+    .report_json = hwx__strat_json,
+    .eval_bytes = hwx__strat_eval_bytes,
+    .evaluate = hwx__strat_eval,
 };

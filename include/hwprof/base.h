@@ -728,7 +728,9 @@ typedef struct hwp_field {
     size_t off;               /* offsetof in the struct                  */
     uint32_t type, size;      /* hwp_field_type; bytes                   */
     uint32_t flags;           /* HWP_FIELD_POW2, HWP_FIELD_NONE          */
-    const char *const *names; /* an enum's names by value, else NULL     */
+    const char *const *names; /* names by value, [0, hi] (an ENUM's, or
+                                 a UINT's that options take by name;
+                                 NULL entries have none), else NULL      */
     const struct hwp_field *sub; /* a nested desc's table, else NULL     */
     uint64_t def;             /* a zero member reads as def              */
     uint64_t lo, hi;          /* accepted range (def always is)          */
@@ -741,6 +743,11 @@ typedef struct hwp_field {
 #define HWP__FN(T, M, f, type, def, lo, hi, flags, bad)                     \
     {#f, offsetof(T, f), HWP_FIELD_##type, sizeof(((T *)0)->f), flags, NULL, \
      NULL, def, lo, hi, bad, M ": " #f " differs from the other desc"}
+/* A number the reports write as a number but options also take by
+ * name (names[v], NULL for a value without one): */
+#define HWP__FNAMED(T, M, f, def, names, bad)                                \
+    {#f, offsetof(T, f), HWP_FIELD_UINT, sizeof(((T *)0)->f), 0, names, NULL, \
+     def, 0, HWP__N(names) - 1, bad, M ": " #f " differs from the other desc"}
 /* An enum written by name (default 0); bad names the accepted names. */
 #define HWP__FE(T, M, f, names, bad)                                         \
     {#f, offsetof(T, f), HWP_FIELD_ENUM, sizeof(((T *)0)->f), 0, names, NULL, \
@@ -764,6 +771,18 @@ typedef struct hwp_field {
 #define HWP__NANO(x) ((uint64_t)((x) * 1e9 + 0.5))
 #define HWP__N(a) (sizeof(a) / sizeof((a)[0]))
 /* hwp_<model>_desc_fields(), defined from the model's table. */
+/* The row of member `name` in table f (n rows), a nested desc's member
+ * as "sub.member" ("l1d.sets"), or NULL; *off is then the member's
+ * offset from the start of the table's struct. */
+HWP_API const hwp_field *hwp_field_find(const hwp_field *f, size_t n,
+                                        const char *name, size_t *off);
+/* Store v in the member of row f at offset off of base (as found by
+ * hwp_field_find): false, storing nothing, when v does not fit the
+ * member (wider than its bytes, an enum or a named number past its last
+ * name, a nested desc or byte array). Ranges are the model's init's to
+ * check, with its reason. set_f64 is for HWP_FIELD_F64 rows only. */
+HWP_API bool hwp_field_set_u64(void *base, const hwp_field *f, size_t off, uint64_t v);
+HWP_API bool hwp_field_set_f64(void *base, const hwp_field *f, size_t off, double v);
 #define HWP__FIELDS_FN(name, table)                 \
     HWP_API const hwp_field *name(size_t *n) {      \
         if (n) *n = HWP__N(table);                  \
@@ -1466,6 +1485,48 @@ static HWP__UNUSED const hwp_field *hwp__field_find(const hwp_field *f, size_t n
     for (; n--; f++)
         if (hwp_json_key_is(key, f->key)) return f;
     return NULL;
+}
+
+HWP_API const hwp_field *hwp_field_find(const hwp_field *f, size_t n,
+                                        const char *name, size_t *off) {
+    size_t at = 0;
+    if (!f || !name) return NULL;
+    while (n--) {
+        const char *k = f->key, *s = name;
+        while (*k && *k == *s) k++, s++;
+        if (*k) {
+            f++;
+        } else if (!*s) {
+            if (off) *off = at + f->off;
+            return f;
+        } else if (*s == '.' && f->type == HWP_FIELD_SUB) {
+            at += f->off;
+            name = s + 1;
+            n = (size_t)f->hi + 1;
+            f = f->sub;
+        } else {
+            f++;
+        }
+    }
+    return NULL;
+}
+
+HWP_API bool hwp_field_set_u64(void *base, const hwp_field *f, size_t off, uint64_t v) {
+    hwp_field at;
+    if (!base || !f || f->type == HWP_FIELD_SUB || f->type == HWP_FIELD_BYTES ||
+        f->type == HWP_FIELD_F64)
+        return false;
+    if ((f->size < 8 && v >> (8 * f->size)) || (f->names && v > f->hi)) return false;
+    at = *f;
+    at.off = off;
+    hwp__field_set(base, &at, v);
+    return true;
+}
+
+HWP_API bool hwp_field_set_f64(void *base, const hwp_field *f, size_t off, double v) {
+    if (!base || !f || f->type != HWP_FIELD_F64) return false;
+    hwp__copy((unsigned char *)base + off, &v, sizeof v);
+    return true;
 }
 
 static HWP__UNUSED bool hwp__field_read(hwp_json *j, void *base,

@@ -752,18 +752,24 @@ static const char *hwp__core_check_cache(const hwp_core_cache_desc *k,
 #define HWP__CORE_LEVEL(lv) \
     HWP__CORE_ANY(lv.sets), HWP__CORE_ANY(lv.ways), HWP__CORE_ANY(lv.line), \
     HWP__CORE_ANY(lv.latency)
+/* Option names of the numbered choices, by value (HWP_CORE_*). */
+static const char *const hwp__core_mode_names[] = {NULL, "timing", "caches", "sampled"};
+static const char *const hwp__core_order_names[] = {NULL, "ooo", "inorder"};
+static const char *const hwp__core_bp_names[] = {NULL, "tournament", "gshare", "gselect"};
+HWP_STATIC_ASSERT(core_names_by_value,
+                  HWP_CORE_SAMPLED == 3 && HWP_CORE_INORDER == 2 && HWP_CORE_GSELECT == 3);
 static const hwp_field hwp__core_desc_f[] = {
-    HWP__FN(hwp_core_desc, "core", mode, UINT, HWP_CORE_TIMING, 0, HWP_CORE_SAMPLED, 0,
-            "core: mode must be HWP_CORE_TIMING, _CACHES or _SAMPLED"),
-    HWP__FN(hwp_core_desc, "core", order, UINT, HWP_CORE_OOO, 0, HWP_CORE_INORDER, 0,
-            "core: order must be HWP_CORE_OOO or HWP_CORE_INORDER"),
+    HWP__FNAMED(hwp_core_desc, "core", mode, HWP_CORE_TIMING, hwp__core_mode_names,
+                "core: mode must be HWP_CORE_TIMING, _CACHES or _SAMPLED"),
+    HWP__FNAMED(hwp_core_desc, "core", order, HWP_CORE_OOO, hwp__core_order_names,
+                "core: order must be HWP_CORE_OOO or HWP_CORE_INORDER"),
     HWP__FN(hwp_core_desc, "core", flags, UINT, 0, 0, HWP_CORE_FLAGS_ALL, 0,
             "core: flags has unknown bits"),
     HWP__CORE_LEVEL(l1i), HWP__CORE_LEVEL(l1d), HWP__CORE_LEVEL(l2),
     HWP__CORE_LEVEL(llc), HWP__CORE_LEVEL(itlb), HWP__CORE_LEVEL(dtlb),
     HWP__CORE_LAT(memory, 80), HWP__CORE_LAT(walk, 30),
-    HWP__FN(hwp_core_desc, "core", bp, UINT, HWP_CORE_TOURNAMENT, 0, HWP_CORE_GSELECT, 0,
-            "core: bp must be HWP_CORE_TOURNAMENT, _GSHARE or _GSELECT"),
+    HWP__FNAMED(hwp_core_desc, "core", bp, HWP_CORE_TOURNAMENT, hwp__core_bp_names,
+                "core: bp must be HWP_CORE_TOURNAMENT, _GSHARE or _GSELECT"),
     HWP__FN(hwp_core_desc, "core", bp_global, UINT, 4096, 1, 1u << 24, HWP_FIELD_POW2,
             "core: bp_global must be a power of two <= 2^24"),
     HWP__FN(hwp_core_desc, "core", bp_hist, UINT, 0, 0, 63, 0,

@@ -735,14 +735,18 @@ HWP_STATIC_ASSERT(pm_ways_fit_the_tag,
 /* Defaults as hwp_pm_desc's comments attribute them (ways' and buffer's
  * depend on paired); seed first, as the reports write it, so a merge,
  * which takes another seed, compares the rows after it. */
+static const char *const hwp__pm_dist_names[] = {"uniform", "geometric", "fixed"};
+static const char *const hwp__pm_unit_names[] = {"insn", "slot"};
+HWP_STATIC_ASSERT(pm_names_by_value,
+                  HWP_PM_DIST_FIXED == 2 && HWP_PM_UNIT_SLOT == 1);
 static const hwp_field hwp__pm_desc_f[] = {
     HWP__FN(hwp_pm_desc, "profileme", seed, HEX, 0, 0, ~(uint64_t)0, 0, NULL),
     HWP__FN(hwp_pm_desc, "profileme", interval, UINT, HWP_PM_DEFAULT_INTERVAL, 1,
             HWP_PM_MAX_INTERVAL, 0, "profileme: interval must be in 1..2^31-1"),
-    HWP__FN(hwp_pm_desc, "profileme", dist, UINT, 0, 0, HWP_PM_DIST_FIXED, 0,
-            "profileme: dist must be 0..2 (HWP_PM_DIST_*)"),
-    HWP__FN(hwp_pm_desc, "profileme", unit, UINT, 0, 0, HWP_PM_UNIT_SLOT, 0,
-            "profileme: unit must be 0 or 1 (HWP_PM_UNIT_*)"),
+    HWP__FNAMED(hwp_pm_desc, "profileme", dist, 0, hwp__pm_dist_names,
+                "profileme: dist must be 0..2 (HWP_PM_DIST_*)"),
+    HWP__FNAMED(hwp_pm_desc, "profileme", unit, 0, hwp__pm_unit_names,
+                "profileme: unit must be 0 or 1 (HWP_PM_UNIT_*)"),
     HWP__FN(hwp_pm_desc, "profileme", paired, UINT, 0, 0, 1, 0,
             "profileme: paired must be 0 or 1"),
     HWP__FN(hwp_pm_desc, "profileme", window, UINT, HWP_PM_DEFAULT_WINDOW, 1,

@@ -801,19 +801,25 @@ static uint32_t hwp__strat_aways(uint32_t k, uint32_t ways) {
  * ways' depend on the scheme, and the ranges of ways, tag_bits,
  * miss_bits and l2_ways on the scheme or on another field: those are
  * hwp__strat_fill's. */
+static const char *const hwp__strat_scheme_names[] = {"sampled", "tagged", "assoc"};
+static const char *const hwp__strat_sampler_names[] = {"periodic", "random", "countdown"};
+static const char *const hwp__strat_hash_names[] = {"paper", "cheap"};
+HWP_STATIC_ASSERT(strat_names_by_value, HWP_STRAT_ASSOC == 2 &&
+                                            HWP_STRAT_COUNTDOWN == 2 &&
+                                            HWP_STRAT_HASH_CHEAP == 1);
 static const hwp_field hwp__strat_desc_f[] = {
-    HWP__FN(hwp_strat_desc, "strat", scheme, UINT, 0, 0, HWP_STRAT_ASSOC, 0,
-            "strat: scheme must be SAMPLED, TAGGED or ASSOC (0..2)"),
-    HWP__FN(hwp_strat_desc, "strat", sampler, UINT, 0, 0, HWP_STRAT_COUNTDOWN, 0,
-            "strat: sampler must be PERIODIC, RANDOM or COUNTDOWN (0..2)"),
+    HWP__FNAMED(hwp_strat_desc, "strat", scheme, 0, hwp__strat_scheme_names,
+                "strat: scheme must be SAMPLED, TAGGED or ASSOC (0..2)"),
+    HWP__FNAMED(hwp_strat_desc, "strat", sampler, 0, hwp__strat_sampler_names,
+                "strat: sampler must be PERIODIC, RANDOM or COUNTDOWN (0..2)"),
     HWP__FANY(hwp_strat_desc, "strat", counter),
     HWP__FN(hwp_strat_desc, "strat", rate, UINT, 256, 1, 1u << 30, 0,
             "strat: rate must be in 1..2^30"),
     HWP__FN(hwp_strat_desc, "strat", entries, UINT, 0, 1, 1u << 24, HWP_FIELD_POW2,
             "strat: entries must be a power of two, 1..2^24"),
     HWP__FANY(hwp_strat_desc, "strat", ways),
-    HWP__FN(hwp_strat_desc, "strat", hash, UINT, 0, 0, HWP_STRAT_HASH_CHEAP, 0,
-            "strat: hash must be PAPER or CHEAP (0..1)"),
+    HWP__FNAMED(hwp_strat_desc, "strat", hash, 0, hwp__strat_hash_names,
+                "strat: hash must be PAPER or CHEAP (0..1)"),
     HWP__FDEF(hwp_strat_desc, "strat", tag_bits, 2),
     HWP__FN(hwp_strat_desc, "strat", count_bits, UINT, 8, 1, 32, 0,
             "strat: count_bits must be 1..32"),
