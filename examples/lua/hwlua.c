@@ -117,20 +117,16 @@ static const char *hwlua__opt(hwlua_tier *t, const char *k, const char *v,
     } else if (!strcmp(k, "layer")) {
         static const char *const names[] = {"session", "vm", NULL};
         hwx_arg_enum("layer", v, names, &t->layer, &why);
-    } else if (!strcmp(k, "burst_period")) {
-        hwx_arg_u32("burst_period", v, 2, 1u << 30, &t->vm.period, &why);
-    } else if (!strcmp(k, "burst")) {
-        hwx_arg_u32("burst", v, 1, 1u << 30, &t->vm.burst, &why);
-    } else if (!strcmp(k, "hot_calls")) {
-        hwx_arg_u64("hot_calls", v, 1, UINT64_MAX, &t->vm.hot_calls, &why);
-    } else if (!strcmp(k, "hot_loops")) {
-        hwx_arg_u64("hot_loops", v, 1, UINT64_MAX, &t->vm.hot_loops, &why);
-    } else if (!strcmp(k, "vm_funcs")) {
-        hwx_arg_u32("vm_funcs", v, 1, 1u << 24, &t->vm.funcs, &why);
-    } else if (!strcmp(k, "vm_tuples")) {
-        hwx_arg_u32("vm_tuples", v, 0, 1u << 28, &t->vm.tuples, &why);
-    } else if (!strcmp(k, "vm_sites")) {
-        hwx_arg_u32("vm_sites", v, 1, 1u << 24, &t->vm.sites, &why);
+    } else if (!strcmp(k, "burst_period") || !strcmp(k, "burst") ||
+               !strcmp(k, "hot_calls") || !strcmp(k, "hot_loops") ||
+               !strncmp(k, "vm_", 3)) { /* the layer's desc, by member name */
+        size_t n;
+        const hwp_field *f = hwp_vm_desc_fields(&n);
+        const char *name = !strcmp(k, "burst_period") ? "period" : k + 3 * !strncmp(k, "vm_", 3);
+        if (!strcmp(k, "vm_tuples"))
+            hwx_arg_u32(k, v, 0, 1u << 28, &t->vm.d.strat_acc.tuples, &why);
+        else if (hwx_arg_field(k, &t->vm.d, f, n, name, v, &why) != HWP_OK && !why)
+            hwx_arg_fail(k, "not a member of the layer's desc (docs/vm.md, Options)", &why);
     } else if (!strcmp(k, "decisions")) {
         if (strlen(v) >= sizeof t->decisions) why = "decisions: path longer than 255 bytes";
         else if (hwx_out_check("decisions", v, &why) == HWP_OK) strcpy(t->decisions, v);
@@ -1192,6 +1188,46 @@ static void hwlua__fail(const char *why) {
     _exit(2);
 }
 
+/* The model parameters (rap_eps=, strat_rate=...) into the layer's
+ * model descs, each member by the name its report gives it; the
+ * session's shorthands (rap_kb, hpt=...) are the session's. */
+static void hwlua__vm_params(hwp_vm_desc *d) {
+    static const struct {
+        uint32_t model;
+        const char *name; /* the option prefix */
+        size_t off;
+        const hwp_field *(*fields)(size_t *n);
+    } parts[] = {
+        {HWP_MODEL_PROFILEME, "pm", offsetof(hwp_vm_desc, pm), hwp_pm_desc_fields},
+        {HWP_MODEL_STRAT, "strat", offsetof(hwp_vm_desc, strat), hwp_strat_desc_fields},
+        {HWP_MODEL_STRAT, "strat", offsetof(hwp_vm_desc, strat_acc), hwp_strat_acc_desc_fields},
+        {HWP_MODEL_RAP, "rap", offsetof(hwp_vm_desc, rap), hwp_rap_desc_fields},
+        {HWP_MODEL_PATH, "path", offsetof(hwp_vm_desc, path), hwp_path_desc_fields},
+        {HWP_MODEL_PATH, "path", offsetof(hwp_vm_desc, hpt), hwp_hpt_desc_fields},
+        {HWP_MODEL_PATH, "path", offsetof(hwp_vm_desc, phase), hwp_phase_desc_fields},
+        {HWP_MODEL_COPROC, "coproc", offsetof(hwp_vm_desc, cp), hwp_cp_desc_fields}};
+    static char opt[96];
+    uint32_t i;
+    size_t k, n;
+    for (i = 0; i < G.o.nparam; i++) {
+        const char *why = NULL, *key = G.o.param[i].key;
+        for (k = 0; k < sizeof parts / sizeof parts[0]; k++) {
+            const hwp_field *f = parts[k].fields(&n);
+            if (parts[k].model != G.o.param[i].model) continue;
+            snprintf(opt, sizeof opt, "%s_%s", parts[k].name, key);
+            if (hwx_arg_field(opt, (char *)d + parts[k].off, f, n, key, G.o.param[i].val,
+                              &why) == HWP_OK)
+                break;
+            if (why) hwlua__fail(why);
+        }
+        if (k == sizeof parts / sizeof parts[0]) {
+            hwx_arg_fail2(opt, "layer=vm: not a member of the layer's model descs",
+                          " (a session shorthand: add layer=session)", &why);
+            hwlua__fail(why);
+        }
+    }
+}
+
 /* layer=vm (docs/lua.md, "The VM layer path"): the hooks feed
  * hwprof/vm.h at its default burst settings; the session's options that
  * need records (vectors, traces, model parameters) have no meaning there
@@ -1210,18 +1246,16 @@ static void hwlua__start_vm(void) {
     if (G.o.models & HWX_M_CORE)
         hwlua__fail("layer=vm: the layer has no core model (layer=session has)");
     if (!G.o.models) hwlua__fail("layer=vm: models= names no model");
-    if (G.o.nparam)
-        hwlua__fail("layer=vm: model parameters are the layer's (vm.h); give none, or "
-                    "add layer=session");
+    hwlua__vm_params(&G.tier.vm.d);
     G.tier.vm.models = G.o.models;
     /* generous: lua-hwprof's benchmarks use at most 16 functions and 110
      * sites; an id that does not fit is counted in the report. Not more:
      * the layer zeroes its tables per id at start (1.4 MB at 2^14 and
      * 2^16, 2% of the small fannkuch run's instructions). */
-    if (!G.tier.vm.funcs) G.tier.vm.funcs = 1u << 12;
-    if (!G.tier.vm.sites) G.tier.vm.sites = 1u << 14;
-    G.tier.vm.spec_inv = G.tier.spec_inv;
-    G.tier.vm.seed = G.o.seed;
+    if (!G.tier.vm.d.funcs) G.tier.vm.d.funcs = 1u << 12;
+    if (!G.tier.vm.d.sites) G.tier.vm.d.sites = 1u << 14;
+    if (!G.tier.vm.d.spec_inv) G.tier.vm.d.spec_inv = G.tier.spec_inv;
+    if (!G.tier.vm.d.seed) G.tier.vm.d.seed = G.o.seed;
     G.tier.vm.floor = (int)G.tier.floor;
     if (G.tier.floor && G.o.exact) hwlua__fail("floor: the empty hooks feed nothing, exact=on cannot be had");
     G.tier.vm.exact = (int)G.o.exact;
@@ -1257,7 +1291,7 @@ __attribute__((constructor)) static void hwlua__start(void) {
      * "The VM layer path"). With 2048 a full table evicts its smallest
      * counts, which widens the evicted sites' intervals rather than
      * biasing them. vm_tuples=0: the layer's default. */
-    G.tier.vm.tuples = 2048;
+    G.tier.vm.d.strat_acc.tuples = 2048;
     G.decide_due = UINT64_MAX;
     if (!env || !*env) return;
     hwx_opts_default(&G.o);

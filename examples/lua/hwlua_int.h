@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "hwlua.h"
+#include "hwprof/vm.h"
 
 /* A value as the models see it: the Lua type tag in the top byte, the
  * payload (an integer, a float's bits, an object's address) below. */
@@ -31,16 +32,8 @@ int hwlua_loop_line(const Proto *p, const Instruction *at, const Instruction *he
 /* layer=vm's settings (docs/lua.md, "The VM layer path"). */
 typedef struct hwlua_vm_opts {
     uint32_t models;    /* HWX_M_* bits (core refused by the caller)     */
-    uint32_t funcs;     /* function ids handed out, at most              */
-    uint32_t sites;     /* load/operand site ids handed out, at most     */
-    uint32_t period;    /* burst period, 0: the layer's default          */
-    uint32_t burst;     /* burst length, 0: the layer's default          */
-    uint64_t hot_calls; /* 0: the layer's default                        */
-    uint64_t hot_loops; /* 0: the layer's default                        */
-    uint32_t tuples;    /* the stratified accumulator's tuples, 0: the
-                           layer's default                               */
-    uint64_t seed;
-    double spec_inv;
+    hwp_vm_desc d;      /* the layer's desc from the options; d.models,
+                           on_decision and user are hwlua_vm_start's    */
     int floor;          /* 1: a zeroed hwp_vm behind the same hooks      */
     int exact;          /* 1: exact call and back-edge counts, to score  */
     FILE *decisions;    /* one line per decision, or NULL                */

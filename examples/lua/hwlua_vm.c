@@ -365,27 +365,18 @@ const char *hwlua_vm_start(const hwlua_vm_opts *o) {
     static const struct { uint32_t hwx, vm; } bits[] = {
         {HWX_M_PM, HWP_VM_PM}, {HWX_M_STRAT, HWP_VM_STRAT}, {HWX_M_RAP, HWP_VM_RAP},
         {HWX_M_PATH, HWP_VM_PATH}, {HWX_M_COPROC, HWP_VM_CP}};
-    hwp_vm_desc d;
+    hwp_vm_desc d = o->d;
     size_t n, i;
-    memset(&d, 0, sizeof d);
+    d.models = 0;
     for (i = 0; i < sizeof bits / sizeof bits[0]; i++)
         if (o->models & bits[i].hwx) d.models |= bits[i].vm;
-    d.funcs = o->funcs;
-    d.sites = o->sites;
-    d.period = o->period;
-    d.burst = o->burst;
-    d.hot_calls = o->hot_calls;
-    d.hot_loops = o->hot_loops;
-    d.spec_inv = o->spec_inv;
-    d.strat_acc.tuples = o->tuples;
-    d.seed = o->seed;
-    if (o->decisions || o->exact) d.on_decision = hwlua__on_decision;
+    d.on_decision = o->decisions || o->exact ? hwlua__on_decision : NULL;
     V.decisions = o->decisions;
     V.exact = o->exact;
-    V.maxf = o->funcs;
-    V.maxs = o->sites;
-    V.fkey = (uint64_t *)calloc(o->funcs ? o->funcs : 1, sizeof *V.fkey);
-    V.skey = (uint64_t *)calloc(o->sites ? o->sites : 1, sizeof *V.skey);
+    V.maxf = d.funcs;
+    V.maxs = d.sites;
+    V.fkey = (uint64_t *)calloc(d.funcs ? d.funcs : 1, sizeof *V.fkey);
+    V.skey = (uint64_t *)calloc(d.sites ? d.sites : 1, sizeof *V.skey);
     if (!V.fkey || !V.skey) return "layer=vm: out of memory for the id tables";
     /* floor=on: the hooks as they are, in front of a zeroed hwp_vm (the
      * layer's "off"): its first op arms a countdown that never runs out,

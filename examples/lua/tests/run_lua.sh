@@ -363,11 +363,25 @@ msg=$(HWPROF="layer=vm,models=all,bbv=$tmp/x.bbv" "$hw" "$tmp/exit.lua" 2>&1); r
 HWPROF="models=all,report=$tmp/default.txt" "$hw" "$tmp/exit.lua" >/dev/null 2>&1
 grep -q "^vm: bytecodes" "$tmp/default.txt" 2>/dev/null && ok "without layer=, the VM layer runs" ||
   bad "without layer=: $(head -1 "$tmp/default.txt" 2>/dev/null)"
-for o in stack_interval=5 strat_rate=1 models=core; do
+for o in stack_interval=5 rap_kb=8 models=core; do
   msg=$(HWPROF="models=all,$o" "$hw" "$tmp/exit.lua" 2>&1); rc=$?
   [ $rc -eq 2 ] && grep -q "layer=session" <<< "$msg" && ok "$o without layer=session is refused: $msg" ||
     bad "$o without layer=session: rc $rc, '$msg'"
 done
+
+# The layer takes each model's desc members (rap_eps=) and its own
+# (vm_pc_step=) by their report names, and its report says so.
+HWPROF="models=all,rap_eps=0.05,strat_rate=64,vm_pc_step=4,json=$tmp/fields.json" "$hw" "$tmp/exit.lua" >/dev/null 2>&1
+got=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["models"]
+print(m["rap"]["desc"]["eps"], m["stratified"]["desc"]["rate"], d["desc"]["pc_step"])' "$tmp/fields.json" 2>&1)
+[ "$got" = "0.05 64 4" ] && ok "layer=vm: rap_eps, strat_rate and vm_pc_step reach the layer's descs" ||
+  bad "layer=vm: desc members by name: '$got'"
+msg=$(HWPROF="models=all,vm_bogus=1" "$hw" "$tmp/exit.lua" 2>&1); rc=$?
+[ $rc -eq 2 ] && grep -q "vm_bogus" <<< "$msg" && ok "an unknown layer member is refused: $msg" ||
+  bad "vm_bogus=1: rc $rc, '$msg'"
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
