@@ -95,7 +95,7 @@ static void setup(host *h) {
                       &h->cost), "profileme", &h->pm);
     hwp_pm_table_desc_for(&h->pm, &pmt); /* the sampler's S, W and pairing */
     CHECK(hwp_pm_table_init(&h->pm_table, take(hwp_pm_table_bytes(&pmt)),
-                            hwp_pm_table_bytes(&pmt), &pmt), "profileme table", &h->pm_table);
+                            hwp_pm_table_bytes(&pmt), &pmt, NULL), "profileme table", &h->pm_table);
 
     /* Path profiler: Ball-Larus paths (zero desc), a 512 x 4 hot path
      * table, and a phase detector with 20000-instruction intervals. */
@@ -121,7 +121,7 @@ static void setup(host *h) {
     sd.on_interrupt = hwp_strat_acc_handler;
     sd.ctx = &h->strat_acc;
     CHECK(hwp_strat_acc_init(&h->strat_acc, take(hwp_strat_acc_bytes(&sad)),
-                             hwp_strat_acc_bytes(&sad), &sad), "stratified accumulator", &h->strat_acc);
+                             hwp_strat_acc_bytes(&sad), &sad, NULL), "stratified accumulator", &h->strat_acc);
     CHECK(hwp_strat_init(&h->strat, take(hwp_strat_bytes(&sd)), hwp_strat_bytes(&sd),
                          &sd, &h->cost), "stratified", &h->strat);
 

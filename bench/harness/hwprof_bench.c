@@ -414,7 +414,8 @@ typedef struct comp {
     const char *(*why)(const void *h);
 } comp;
 
-#define COMP(X, P)                                                                        \
+/* Every component through the contract's calls (HWP_COMPONENTS). */
+#define COMP(X, header, envelope)                                                         \
     static size_t X##_bytes_(const void *d) { return hwp_##X##_bytes((const hwp_##X##_desc *)d); } \
     static hwp_status X##_init_(void *h, void *m, size_t n, const void *d, hwp_cost *c) {   \
         return hwp_##X##_init((hwp_##X *)h, m, n, (const hwp_##X##_desc *)d, c);            \
@@ -423,20 +424,24 @@ typedef struct comp {
         hwp_##X##_write_json((const hwp_##X *)h, w);                                        \
     }                                                                                       \
     static hwp_status X##_reset_(void *h) { return hwp_##X##_reset((hwp_##X *)h); }         \
-    static const char *X##_why_(const void *h) { return hwp_why((const hwp_##X *)h); }      \
-    static const comp X##_comp = {P,          sizeof(hwp_##X), sizeof(hwp_##X##_desc),      \
-                                  X##_bytes_, X##_init_,       X##_json_,                   \
-                                  hwp_##X##_desc_fields, X##_reset_, X##_why_};
+    static const char *X##_why_(const void *h) { return hwp_why((const hwp_##X *)h); }
+HWP_COMPONENTS(COMP)
+#undef COMP
+#define COMP(X, header, envelope)                                                \
+    {#X, sizeof(hwp_##X), sizeof(hwp_##X##_desc), X##_bytes_, X##_init_, X##_json_, \
+     hwp_##X##_desc_fields, X##_reset_, X##_why_},
+static const comp comps[] = {HWP_COMPONENTS(COMP)};
+#undef COMP
+#define NCOMPS (sizeof comps / sizeof comps[0])
 
-COMP(rap, "rap")
-COMP(strat, "strat")
-COMP(pm, "pm")
-COMP(path, "path")
-COMP(hpt, "hpt")
-COMP(cp, "cp")
-COMP(core, "core")
-
-static const char *const prefixes[] = {"rap", "strat", "pm", "path", "hpt", "cp", "core", NULL};
+/* The component named by its C prefix ("rap", "hpt"), or NULL. */
+static const comp *comp_of(const char *prefix, size_t n) {
+    size_t i;
+    for (i = 0; i < NCOMPS; i++)
+        if (strlen(comps[i].prefix) == n && !strncmp(comps[i].prefix, prefix, n)) return &comps[i];
+    return NULL;
+}
+#define COMP_OF(lit) comp_of(lit, sizeof lit - 1)
 
 static hwp_cost *g_cost; /* --cost: every model charges one shim */
 
@@ -571,7 +576,7 @@ static void model_reset(target *t) {
 /* rap: hwp_rap_add(key, 1) per key */
 static void rap_make(target *t, const stream *s) {
     (void)s;
-    model_make(t, &rap_comp, fix_none);
+    model_make(t, COMP_OF("rap"), fix_none);
 }
 static void rap_run(target *t, const stream *s) {
     hwp_rap *r = (hwp_rap *)t->h;
@@ -588,7 +593,7 @@ static uint64_t rap_events(const target *t) {
 /* strat: hwp_strat_push(value kind, pc, value) per pair */
 static void strat_make(target *t, const stream *s) {
     (void)s;
-    model_make(t, &strat_comp, fix_strat);
+    model_make(t, COMP_OF("strat"), fix_strat);
 }
 static void strat_run(target *t, const stream *s) {
     hwp_strat *x = (hwp_strat *)t->h;
@@ -605,7 +610,7 @@ static uint64_t strat_events(const target *t) {
 /* pm: hwp_pm_insn per record, the record index as the cycle */
 static void pm_make(target *t, const stream *s) {
     (void)s;
-    model_make(t, &pm_comp, fix_pm);
+    model_make(t, COMP_OF("pm"), fix_pm);
 }
 static void pm_run(target *t, const stream *s) {
     hwp_pm *p = (hwp_pm *)t->h;
@@ -621,8 +626,8 @@ static uint64_t pm_events(const target *t) {
 /* path: the path stack with its Hot Path Table attached */
 static void path_make(target *t, const stream *s) {
     (void)s;
-    t->h = comp_make(&path_comp, fix_none, t, &t->mem, &t->desc);
-    t->h2 = comp_make(&hpt_comp, fix_none, t, &t->mem2, &t->desc2);
+    t->h = comp_make(COMP_OF("path"), fix_none, t, &t->mem, &t->desc);
+    t->h2 = comp_make(COMP_OF("hpt"), fix_none, t, &t->mem2, &t->desc2);
     if (hwp_path_attach((hwp_path *)t->h, (hwp_hpt *)t->h2, NULL) != HWP_OK)
         die("path: attaching the HPT: %s", hwp_why((hwp_path *)t->h));
 }
@@ -650,7 +655,7 @@ static void cp_start(target *t) {
 }
 static void cp_make(target *t, const stream *s) {
     (void)s;
-    model_make(t, &cp_comp, fix_none);
+    model_make(t, COMP_OF("cp"), fix_none);
     cp_start(t);
 }
 static void cp_reset(target *t) {
@@ -671,7 +676,7 @@ static uint64_t cp_events(const target *t) {
 /* core: full timing of every record */
 static void core_make(target *t, const stream *s) {
     (void)s;
-    model_make(t, &core_comp, fix_none);
+    model_make(t, COMP_OF("core"), fix_none);
 }
 static void core_run(target *t, const stream *s) {
     hwp_core *c = (hwp_core *)t->h;
@@ -1066,18 +1071,15 @@ int main(int argc, char **argv) {
             die("unknown option \"%s\" (--help lists them)", a);
         } else if (eq) { /* model.field=value */
             const char *dot = strchr(a, '.');
-            int p;
+            const comp *cp;
             if (!dot || dot > eq || dot == a || eq == dot + 1)
                 die("\"%s\": expected model.field=value (e.g. rap.eps=0.1)", a);
-            for (p = 0; prefixes[p]; p++)
-                if ((size_t)(dot - a) == strlen(prefixes[p]) && !strncmp(a, prefixes[p], strlen(prefixes[p])))
-                    break;
-            if (!prefixes[p])
+            if (!(cp = comp_of(a, (size_t)(dot - a))))
                 die("\"%s\": unknown model \"%.*s\" (rap, strat, pm, path, hpt, cp, core)", a,
                     (int)(dot - a), a);
             if (nsets == MAX_SETS) die("more than %d desc fields", MAX_SETS);
             if ((size_t)(eq - dot - 1) >= sizeof sets[0].field) die("\"%s\": field name too long", a);
-            snprintf(sets[nsets].prefix, sizeof sets[0].prefix, "%s", prefixes[p]);
+            snprintf(sets[nsets].prefix, sizeof sets[0].prefix, "%s", cp->prefix);
             snprintf(sets[nsets].field, sizeof sets[0].field, "%.*s", (int)(eq - dot - 1), dot + 1);
             sets[nsets].value = eq + 1;
             sets[nsets].arg = a;

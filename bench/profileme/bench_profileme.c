@@ -54,7 +54,7 @@ static void setup(uint32_t interval, uint32_t dist, uint32_t paired,
     td.interval = interval;
     td.window = paired ? 1 : 0;
     td.paired = paired;
-    hwp_pm_table_init(&tab, tab_mem, sizeof tab_mem, &td);
+    hwp_pm_table_init(&tab, tab_mem, sizeof tab_mem, &td, NULL);
     memset(&d, 0, sizeof d);
     d.seed = 1;
     d.interval = interval;

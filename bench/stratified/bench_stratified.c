@@ -151,7 +151,7 @@ int main(int argc, char **argv) {
 
     ab = hwp_strat_acc_bytes(NULL);
     accmem = malloc(ab);
-    hwp_strat_acc_init(&acc, accmem, ab, NULL);
+    hwp_strat_acc_init(&acc, accmem, ab, NULL, NULL);
     hwb_run("strat/acc_fold_per_message", run_fold, &acc, N_EV);
     free(accmem);
     return hwb_end();

@@ -19,8 +19,12 @@ import subprocess
 import sys
 import tempfile
 
-HANDLES = {"hwp_pm", "hwp_pm_table", "hwp_strat", "hwp_strat_acc", "hwp_rap", "hwp_path",
-           "hwp_hpt", "hwp_phase", "hwp_cp", "hwp_cp_simple", "hwp_cost", "hwp_core"}
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "tests"))
+import components  # noqa: E402  (the component list, HWP_COMPONENTS)
+
+# Every component's handle (HWP_COMPONENTS) and the cost shim's.
+HANDLES = {"hwp_" + c for c, _, _ in components.rows()} | {"hwp_cost"}
 # hwp_why(x) is (x)->head.why: the status head is the one documented member.
 ALLOWED_MEMBERS = {"head"}
 

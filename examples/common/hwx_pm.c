@@ -59,7 +59,7 @@ static size_t hwx__pm_bytes(const void *dv, const hwx_opts *o, const char **why)
     a = hwp_pm_bytes(&d.p);
     b = hwp_pm_table_bytes(&d.t);
     if (!a) HWX__WHY(hwp_pm, hwp_pm_init(&x_, m_, 0, &d.p, NULL), why);
-    else if (!b) HWX__WHY(hwp_pm_table, hwp_pm_table_init(&x_, m_, 0, &d.t), why);
+    else if (!b) HWX__WHY(hwp_pm_table, hwp_pm_table_init(&x_, m_, 0, &d.t, NULL), why);
     if (!a || !b) return 0;
     return hwp_align(sizeof(hwp_pm)) + hwp_align(a) + hwp_align(sizeof(hwp_pm_table)) +
            hwp_align(b);
@@ -72,7 +72,7 @@ static hwp_status hwx__pm_init(void *sv, void *dv, unsigned char **cur, hwx_sess
     hwx__pm_derive(d);
     k = hwp_pm_table_bytes(&d->t);
     m->tab = (hwp_pm_table *)hwp_carve(cur, sizeof(hwp_pm_table));
-    if (hwp_pm_table_init(m->tab, hwp_carve(cur, k), k, &d->t) != HWP_OK)
+    if (hwp_pm_table_init(m->tab, hwp_carve(cur, k), k, &d->t, NULL) != HWP_OK)
         return hwp_fail(&s->head, HWP_EINVAL, hwp_why(m->tab));
     d->p.user = m->tab;
     k = hwp_pm_bytes(&d->p);

@@ -54,7 +54,7 @@ static size_t hwx__strat_bytes(const void *dv, const hwx_opts *o, const char **w
     size_t a = hwp_strat_bytes(&d->s), b = hwp_strat_acc_bytes(&ad);
     (void)o;
     if (!a) HWX__WHY(hwp_strat, hwp_strat_init(&x_, m_, 0, &d->s, NULL), why);
-    else if (!b) HWX__WHY(hwp_strat_acc, hwp_strat_acc_init(&x_, m_, 0, &d->a), why);
+    else if (!b) HWX__WHY(hwp_strat_acc, hwp_strat_acc_init(&x_, m_, 0, &d->a, NULL), why);
     if (!a || !b) return 0;
     return hwp_align(sizeof(hwp_strat)) + hwp_align(a) + hwp_align(sizeof(hwp_strat_acc)) +
            hwp_align(b);
@@ -66,7 +66,7 @@ static hwp_status hwx__strat_init(void *sv, void *dv, unsigned char **cur, hwx_s
     hwp_strat_acc_desc ad = hwx__strat_accd(d);
     size_t k = hwp_strat_acc_bytes(&ad);
     m->acc = (hwp_strat_acc *)hwp_carve(cur, sizeof(hwp_strat_acc));
-    if (hwp_strat_acc_init(m->acc, hwp_carve(cur, k), k, &ad) != HWP_OK)
+    if (hwp_strat_acc_init(m->acc, hwp_carve(cur, k), k, &ad, NULL) != HWP_OK)
         return hwp_fail(&s->head, HWP_EINVAL, hwp_why(m->acc));
     d->s.ctx = m->acc;
     k = hwp_strat_bytes(&d->s);
@@ -185,7 +185,7 @@ static void hwx__strat_eval(void *sv, const hwx_session *s, unsigned char *cur,
     unsigned pass;
     if (x->dropped || s->exact->pc.dropped) return;
     hwx__strat_ideal_desc(s, &d);
-    if (hwp_strat_acc_init(ideal, mem, hwp_strat_acc_bytes(&d), &d) != HWP_OK) return;
+    if (hwp_strat_acc_init(ideal, mem, hwp_strat_acc_bytes(&d), &d, NULL) != HWP_OK) return;
     for (pass = 0; pass < 2; pass++)
         for (i = 0; i <= x->mask; i++) {
             const hwx_xent *e = &x->e[i];

@@ -1482,7 +1482,7 @@ static hwp_pm_table *core_pm_table(const char *json, void **mem) {
     k = hwp_pm_table_bytes(&d);
     t = (hwp_pm_table *)malloc(sizeof *t);
     *mem = malloc(k);
-    if (!CHECK_EQ(hwp_pm_table_init(t, *mem, k, &d), HWP_OK) ||
+    if (!CHECK_EQ(hwp_pm_table_init(t, *mem, k, &d, NULL), HWP_OK) ||
         !CHECK_EQ(hwp_pm_table_read_json(t, p, n, &err), HWP_OK)) {
         free(t);
         return NULL;
@@ -1634,7 +1634,7 @@ static void test_core_feeds_pm(void) {
         td.capacity = 1u << 16; /* the hosts' default */
         tmem = malloc(hwp_pm_table_bytes(&td));
         pmem = malloc(hwp_pm_bytes(&pd));
-        CHECK_EQ(hwp_pm_table_init(&tab, tmem, hwp_pm_table_bytes(&td), &td), HWP_OK);
+        CHECK_EQ(hwp_pm_table_init(&tab, tmem, hwp_pm_table_bytes(&td), &td, NULL), HWP_OK);
         CHECK_EQ(hwp_pm_init(&pm, pmem, hwp_pm_bytes(&pd), &pd, NULL), HWP_OK);
         for (i = 0; i < CORE_N; i++) hwp_pm_insn(&pm, &v[i], i + 1);
         hwp_pm_flush(&pm);

@@ -40,7 +40,7 @@ static void fx_init(fixture *f, uint32_t paired, uint32_t window, uint32_t capac
     td.capacity = capacity;
     n = hwp_pm_table_bytes(&td);
     f->tmem = calloc(1, n);
-    CHECK_EQ(hwp_pm_table_init(&f->t, f->tmem, n, &td), HWP_OK);
+    CHECK_EQ(hwp_pm_table_init(&f->t, f->tmem, n, &td, NULL), HWP_OK);
 }
 
 static void fx_free(fixture *f) {

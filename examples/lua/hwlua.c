@@ -618,19 +618,19 @@ static int hwlua__member(const hwlua_text *t, const char *model, const char *sub
 /* A profile read back into freshly allocated storage: *mem holds its
  * table, the handle is returned (NULL: no such profile, or it did not
  * load; the model column is then empty). */
-#define HWLUA__LOAD(T, bytes_fn, init_fn, read_desc_fn, read_fn, t, model, sub, mem) \
+#define HWLUA__LOAD(X, t, model, sub, mem)                                       \
     do {                                                                         \
         size_t at_, end_;                                                        \
-        T##_desc d_;                                                             \
+        hwp_##X##_desc d_;                                                       \
         hwp_json_err e_;                                                         \
         *(mem) = NULL;                                                           \
         if (!hwlua__member(t, model, sub, &at_, &end_) ||                        \
-            read_desc_fn(&d_, (t)->s + at_, end_ - at_, &e_) != HWP_OK)          \
+            hwp_##X##_read_desc(&d_, (t)->s + at_, end_ - at_, &e_) != HWP_OK)   \
             return NULL;                                                         \
-        if ((h = (T *)malloc(sizeof *h)) == NULL ||                              \
-            (*(mem) = malloc(bytes_fn(&d_))) == NULL ||                          \
-            init_fn(h, *(mem), bytes_fn(&d_), &d_) != HWP_OK ||                  \
-            read_fn(h, (t)->s + at_, end_ - at_, &e_) != HWP_OK) {               \
+        if ((h = (hwp_##X *)malloc(sizeof *h)) == NULL ||                        \
+            (*(mem) = malloc(hwp_##X##_bytes(&d_))) == NULL ||                   \
+            hwp_##X##_init(h, *(mem), hwp_##X##_bytes(&d_), &d_, NULL) != HWP_OK || \
+            hwp_##X##_read_json(h, (t)->s + at_, end_ - at_, &e_) != HWP_OK) {   \
             free(h);                                                             \
             free(*(mem));                                                        \
             *(mem) = NULL;                                                       \
@@ -638,31 +638,21 @@ static int hwlua__member(const hwlua_text *t, const char *model, const char *sub
         }                                                                        \
     } while (0)
 
-static hwp_status hwlua__rap_init(hwp_rap *r, void *m, size_t n, const hwp_rap_desc *d) {
-    return hwp_rap_init(r, m, n, d, NULL);
-}
-static hwp_status hwlua__hpt_init(hwp_hpt *h, void *m, size_t n, const hwp_hpt_desc *d) {
-    return hwp_hpt_init(h, m, n, d, NULL);
-}
-
 static hwp_rap *hwlua__rap_profile(const hwlua_text *t, void **mem) {
     hwp_rap *h = NULL;
-    HWLUA__LOAD(hwp_rap, hwp_rap_bytes, hwlua__rap_init, hwp_rap_read_desc, hwp_rap_read_json,
-                t, "rap", NULL, mem);
+    HWLUA__LOAD(rap, t, "rap", NULL, mem);
     return h;
 }
 
 static hwp_strat_acc *hwlua__strat_profile(const hwlua_text *t, void **mem) {
     hwp_strat_acc *h = NULL;
-    HWLUA__LOAD(hwp_strat_acc, hwp_strat_acc_bytes, hwp_strat_acc_init, hwp_strat_acc_read_desc,
-                hwp_strat_acc_read_json, t, "stratified", "profile", mem);
+    HWLUA__LOAD(strat_acc, t, "stratified", "profile", mem);
     return h;
 }
 
 static hwp_hpt *hwlua__hpt_profile(const hwlua_text *t, void **mem) {
     hwp_hpt *h = NULL;
-    HWLUA__LOAD(hwp_hpt, hwp_hpt_bytes, hwlua__hpt_init, hwp_hpt_read_desc, hwp_hpt_read_json,
-                t, "pathprof", "hpt", mem);
+    HWLUA__LOAD(hpt, t, "pathprof", "hpt", mem);
     return h;
 }
 

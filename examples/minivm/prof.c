@@ -234,7 +234,7 @@ int mvp_init(mvp *p, const mvp_opts *o, const mv_prog *prog, char *err,
                   hwp_pm_bytes(&d), &p->pm, &d, &p->cost);
         hwp_pm_table_desc_for(&p->pm, &td); /* the sampler's S, W, pairing */
         MVP__INIT("profileme table", hwp_pm_table_init,
-                  hwp_pm_table_bytes(&td), &p->pm_tab, &td);
+                  hwp_pm_table_bytes(&td), &p->pm_tab, &td, &p->cost);
     }
     if (p->on & MVP_STRAT) {
         hwp_strat_desc d;
@@ -257,7 +257,7 @@ int mvp_init(mvp *p, const mvp_opts *o, const mv_prog *prog, char *err,
         d.ctx = &p->strat_acc;
         ad.strata = d.entries; /* the library's estimator: stratum sizes */
         MVP__INIT("stratified accumulator", hwp_strat_acc_init,
-                  hwp_strat_acc_bytes(&ad), &p->strat_acc, &ad);
+                  hwp_strat_acc_bytes(&ad), &p->strat_acc, &ad, &p->cost);
         MVP__INIT("stratified", hwp_strat_init,
                   hwp_strat_bytes(&d), &p->strat, &d, &p->cost);
     }

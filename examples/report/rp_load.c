@@ -24,15 +24,14 @@ typedef struct rp_model {
     void (*write)(const void *x, const hwp_writer *w);
     void (*stats)(const void *x, rp_stat4 *st);
     const char *(*why)(const void *x);
-    void (*tables)(const rp_comp *c, rp_table *out, size_t *n, size_t cap);
 } rp_model;
 
 /* The handle first, its storage after it in one block. */
 #define RP__HS(T) ((sizeof(T) + 63u) & ~(size_t)63u)
 
-#define RP__MODEL_FNS(X, INIT) RP__MODEL_FNS_S(X, INIT, hwp_##X##_stats)
-/* S: the model's stats type (rap2 reports its tree's, hwp_rap_stats). */
-#define RP__MODEL_FNS_S(X, INIT, S)                                            \
+/* Every component's loader, merge, writer, stats and reason, from the
+ * contract's calls (the component list, HWP_COMPONENTS). */
+#define RP__MODEL_FNS(X, header, envelope)                                     \
     static int rp__load_##X(void **out, const char *json, size_t n,            \
                             hwp_json_err *err, char *why, size_t cap) {        \
         hwp_##X##_desc d;                                                      \
@@ -54,7 +53,7 @@ typedef struct rp_model {
             return -1;                                                         \
         }                                                                      \
         x = (hwp_##X *)(void *)blk;                                            \
-        if (INIT != HWP_OK) {                                                  \
+        if (hwp_##X##_init(x, blk + RP__HS(*x), k, &d, NULL) != HWP_OK) {      \
             snprintf(why, cap, "desc refused: %s", hwp_why(x));                \
             free(blk);                                                         \
             return -1;                                                         \
@@ -74,7 +73,7 @@ typedef struct rp_model {
         hwp_##X##_write_json((const hwp_##X *)x, w);                           \
     }                                                                          \
     static void rp__stats_##X(const void *x, rp_stat4 *st) {                   \
-        S s;                                                                   \
+        hwp_##X##_stats s;                                                     \
         memset(&s, 0, sizeof s);                                               \
         hwp_##X##_get_stats((const hwp_##X *)x, &s);                           \
         st->events = s.events;                                                 \
@@ -86,19 +85,7 @@ typedef struct rp_model {
         return hwp_why((const hwp_##X *)x);                                    \
     }
 
-#define RP__MEM (void *)(blk + RP__HS(*x)), k
-RP__MODEL_FNS(pm, hwp_pm_init(x, RP__MEM, &d, NULL))
-RP__MODEL_FNS(pm_table, hwp_pm_table_init(x, RP__MEM, &d))
-RP__MODEL_FNS(strat, hwp_strat_init(x, RP__MEM, &d, NULL))
-RP__MODEL_FNS(strat_acc, hwp_strat_acc_init(x, RP__MEM, &d))
-RP__MODEL_FNS(rap, hwp_rap_init(x, RP__MEM, &d, NULL))
-RP__MODEL_FNS_S(rap2, hwp_rap2_init(x, RP__MEM, &d, NULL), hwp_rap_stats)
-RP__MODEL_FNS(path, hwp_path_init(x, RP__MEM, &d, NULL))
-RP__MODEL_FNS(hpt, hwp_hpt_init(x, RP__MEM, &d, NULL))
-RP__MODEL_FNS(phase, hwp_phase_init(x, RP__MEM, &d, NULL))
-RP__MODEL_FNS(cp, hwp_cp_init(x, RP__MEM, &d, NULL))
-RP__MODEL_FNS(cp_simple, hwp_cp_simple_init(x, RP__MEM, &d, NULL))
-RP__MODEL_FNS(core, hwp_core_init(x, RP__MEM, &d, NULL))
+HWP_COMPONENTS(RP__MODEL_FNS)
 #undef RP__MEM
 
 /* ---- tables ----------------------------------------------------------------- */
@@ -424,28 +411,28 @@ static void rp__tables_cp_simple(const rp_comp *c, rp_table *out, size_t *n, siz
     rp__est_table(c, out, n, cap, rp__est_cp_simple);
 }
 
-#define RP__ENTRY(name, X, tab)                                               \
-    {name, rp__load_##X, rp__merge_##X, rp__write_##X, rp__stats_##X, rp__why_##X, tab}
-
-static const rp_model rp__models[] = {
-    RP__ENTRY("profileme", pm, NULL),
-    RP__ENTRY("pm_table", pm_table, rp__tables_pm_table),
-    RP__ENTRY("strat", strat, NULL),
-    RP__ENTRY("strat_acc", strat_acc, rp__tables_strat_acc),
-    RP__ENTRY("rap", rap, rp__tables_rap),
-    RP__ENTRY("rap2", rap2, rp__tables_rap2),
-    RP__ENTRY("path", path, NULL),
-    RP__ENTRY("hpt", hpt, rp__tables_hpt),
-    RP__ENTRY("phase", phase, NULL),
-    RP__ENTRY("coproc", cp, rp__tables_cp),
-    RP__ENTRY("coproc_simple", cp_simple, rp__tables_cp_simple),
-    RP__ENTRY("core", core, NULL),
-};
+#define RP__ENTRY(X, header, envelope)                                                \
+    {envelope, rp__load_##X, rp__merge_##X, rp__write_##X, rp__stats_##X, rp__why_##X},
+static const rp_model rp__models[] = {HWP_COMPONENTS(RP__ENTRY)};
+#undef RP__ENTRY
 #define RP__NMODELS (sizeof rp__models / sizeof rp__models[0])
 
+/* The components whose reports hold per-PC tables, by envelope. */
+static const struct {
+    const char *name;
+    void (*tables)(const rp_comp *c, rp_table *out, size_t *n, size_t cap);
+} rp__tabled[] = {{"pm_table", rp__tables_pm_table}, {"strat_acc", rp__tables_strat_acc},
+                  {"rap", rp__tables_rap},           {"rap2", rp__tables_rap2},
+                  {"hpt", rp__tables_hpt},           {"coproc", rp__tables_cp},
+                  {"coproc_simple", rp__tables_cp_simple}};
+
 const char *rp_model_names(void) {
-    return "profileme, pm_table, strat, strat_acc, rap, rap2, path, hpt, phase, coproc, "
-           "coproc_simple, core";
+#define RP__NAME(X, header, envelope) envelope ", "
+    static const char names[] = HWP_COMPONENTS(RP__NAME);
+#undef RP__NAME
+    static char out[sizeof names];
+    if (!out[0]) memcpy(out, names, sizeof names - 3); /* without the last ", " */
+    return out;
 }
 
 static const rp_model *rp__model(const char *name) {
@@ -1227,11 +1214,12 @@ const rp_hpath *rp_hot_path(const rp_set *s, uint64_t start, uint64_t shape) {
 }
 
 size_t rp_tables(const rp_set *s, rp_table *out, size_t cap) {
-    size_t n = 0, i;
+    size_t n = 0, i, k;
     rp_table *t;
-    size_t k;
     for (i = 0; i < s->ncomp; i++)
-        if (s->comp[i].m->tables) s->comp[i].m->tables(&s->comp[i], out, &n, cap);
+        for (k = 0; k < sizeof rp__tabled / sizeof rp__tabled[0]; k++)
+            if (!strcmp(rp__tabled[k].name, s->comp[i].m->name))
+                rp__tabled[k].tables(&s->comp[i], out, &n, cap);
     /* the HPT's accumulators hold the hosts' path_metric, when not counts */
     for (i = 0; i < n && s->path_metric[0]; i++)
         if (out[i].key2_name && !strcmp(out[i].key2_name, "shape")) out[i].col[0] = s->path_metric;

@@ -107,7 +107,7 @@
  * API: per-PC table `pm_table` (the profiling software of section 5; a
  * host-side profile, so its init takes no hwp_cost and stats.cycles is 0)
  *   hwp_pm_table_bytes(d), HWP_PM_TABLE_BYTES(capacity)
- *   hwp_pm_table_init(t, storage, bytes, d)
+ *   hwp_pm_table_init(t, storage, bytes, d, NULL)
  *   hwp_pm_table_desc_for(p, &td)     a table desc matching a sampler
  *   hwp_pm_table_reset(t), hwp_pm_table_flush(t), hwp_pm_table_merge(dst, src)
  *   hwp_pm_table_get_stats(t, &stats)
@@ -578,8 +578,12 @@ typedef struct hwp_pm_row {
 } hwp_pm_row;
 
 HWP_API size_t hwp_pm_table_bytes(const hwp_pm_table_desc *d);
+/* cost: the contract's one init shape; the table is the software side
+ * and charges nothing itself (the handler's per-sample cost is
+ * HWP_COST_PM_SAMPLE, charged by the sampler that delivers). */
 HWP_API hwp_status hwp_pm_table_init(hwp_pm_table *t, void *storage,
-                                     size_t bytes, const hwp_pm_table_desc *d);
+                                     size_t bytes, const hwp_pm_table_desc *d,
+                                     hwp_cost *cost);
 /* A table desc whose interval, window and paired match sampler p (the
  * other fields zero: defaults). */
 HWP_API hwp_status hwp_pm_table_desc_for(const hwp_pm *p,
@@ -1319,11 +1323,12 @@ HWP_API size_t hwp_pm_table_bytes(const hwp_pm_table_desc *d) {
 }
 
 HWP_API hwp_status hwp_pm_table_init(hwp_pm_table *t, void *storage,
-                                     size_t bytes,
-                                     const hwp_pm_table_desc *d) {
+                                     size_t bytes, const hwp_pm_table_desc *d,
+                                     hwp_cost *cost) {
     hwp_pm_table_desc o;
     hwp_status rc;
     const char *why;
+    (void)cost;
     if (!t) return HWP_EINVAL;
     hwp__zero(t, sizeof *t);
     t->head.magic = HWP__PM_TABLE_MAGIC;
@@ -1357,7 +1362,7 @@ HWP_API hwp_status hwp_pm_table_reset(hwp_pm_table *t) {
     if (!hwp__pm_table_ok(t)) return HWP_EINVAL;
     d = t->d;
     return hwp_pm_table_init(t, t->e, (size_t)d.capacity * sizeof(hwp_pm_entry),
-                             &d);
+                             &d, NULL);
 }
 
 HWP_API hwp_status hwp_pm_table_flush(hwp_pm_table *t) {

@@ -52,7 +52,7 @@
  *   hwp_strat_desc_fields (base.h's hwp_field)
  * API (software side, component "strat_acc": a host-side profile)
  *   hwp_strat_acc_bytes(d), HWP_STRAT_ACC_BYTES(tuples, pcs, strata)
- *   hwp_strat_acc_init(a, mem, bytes, d)
+ *   hwp_strat_acc_init(a, mem, bytes, d, NULL)
  *   hwp_strat_acc_add(a, kind, pc, w, count)   fold one (tuple, count)
  *   hwp_strat_acc_fold(a, msgs, n), hwp_strat_acc_handler
  *   hwp_strat_acc_count / pc_count / invariance / estimate (the C estimator)
@@ -711,9 +711,12 @@ HWP_API size_t hwp_strat_acc_bytes(const hwp_strat_acc_desc *d);
     (HWP__STRAT_AL(sizeof(hwp__strat_tslot) * 2u * HWP__STRAT_ACC_T(tuples)) + \
      HWP__STRAT_AL(sizeof(hwp__strat_pslot) * 2u * HWP__STRAT_ACC_P(tuples, pcs)) + \
      2u * HWP__STRAT_AL(sizeof(uint64_t) * (size_t)(strata)) + (HWP__ALIGN - 1u))
+/* cost: the contract's one init shape; the accumulator is the software
+ * side and charges nothing itself (the handler's per-message cost is
+ * HWP_COST_STRAT_MESSAGE, charged by the compressor that delivers). */
 HWP_API hwp_status hwp_strat_acc_init(hwp_strat_acc *a, void *storage,
-                                      size_t bytes,
-                                      const hwp_strat_acc_desc *d);
+                                      size_t bytes, const hwp_strat_acc_desc *d,
+                                      hwp_cost *cost);
 HWP_API void hwp_strat_acc_add(hwp_strat_acc *a, uint32_t kind, uint64_t pc,
                                uint64_t w, uint64_t count);
 HWP_API void hwp_strat_acc_fold(hwp_strat_acc *a, const hwp_strat_msg *msgs,
@@ -1339,12 +1342,13 @@ HWP_API size_t hwp_strat_acc_bytes(const hwp_strat_acc_desc *d) {
 }
 
 HWP_API hwp_status hwp_strat_acc_init(hwp_strat_acc *a, void *storage,
-                                      size_t bytes,
-                                      const hwp_strat_acc_desc *d) {
+                                      size_t bytes, const hwp_strat_acc_desc *d,
+                                      hwp_cost *cost) {
     hwp_strat_acc_desc o;
     const char *why;
     unsigned char *cur;
     hwp_status st;
+    (void)cost;
     if (!a) return HWP_EINVAL;
     hwp__zero(a, sizeof *a);
     a->head.magic = HWP__STRAT_ACC_MAGIC;

@@ -632,7 +632,7 @@ static const char *hwp__vm_model_why(hwp_vm *vm, const hwp_vm_desc *c) {
     HWP__VM_WHY(HWP_VM_CP, hwp_cp_bytes, hwp_cp_init, cp, cp)
 #undef HWP__VM_WHY
     if ((c->models & HWP_VM_STRAT) && !hwp_strat_acc_bytes(&c->strat_acc)) {
-        hwp_strat_acc_init(&vm->strat_acc, NULL, 0, &c->strat_acc);
+        hwp_strat_acc_init(&vm->strat_acc, NULL, 0, &c->strat_acc, NULL);
         return hwp_why(&vm->strat_acc);
     }
     return "vm: a model's desc sizes no storage";
@@ -682,11 +682,11 @@ HWP_API hwp_status hwp_vm_init(hwp_vm *vm, void *storage, size_t bytes,
     if (c.models & HWP_VM_PM) {
         hwp_pm_table_desc td;
         hwp_pm_table_desc_for(&vm->pm, &td);
-        HWP__VM_MODEL(HWP_VM_PM, s.pmt, hwp_pm_table_init(&vm->pm_table, cur, s.pmt, &td),
+        HWP__VM_MODEL(HWP_VM_PM, s.pmt, hwp_pm_table_init(&vm->pm_table, cur, s.pmt, &td, NULL),
                       &vm->pm_table);
     }
     HWP__VM_MODEL(HWP_VM_STRAT, s.acc,
-                  hwp_strat_acc_init(&vm->strat_acc, cur, s.acc, &c.strat_acc),
+                  hwp_strat_acc_init(&vm->strat_acc, cur, s.acc, &c.strat_acc, NULL),
                   &vm->strat_acc);
     if (c.models & HWP_VM_STRAT) {
         c.strat.on_interrupt = hwp_strat_acc_handler;

@@ -430,34 +430,29 @@ static void check_uninitialised(const hwp_conf_row *r) {
 
 /* ---- driver --------------------------------------------------------------- */
 
+/* Every component of HWP_COMPONENTS with its header's rows: a
+ * component without a row of its own there fails (test "rows"). */
 typedef struct list {
-    const char *model;
+    const char *component;
     const hwp_conf_row *rows;
 } list;
 
-static const list lists[] = {
-#ifdef HWP_CONF_PROFILEME
-    {"profileme", hwp_conf_profileme},
-#endif
-#ifdef HWP_CONF_STRATIFIED
-    {"stratified", hwp_conf_stratified},
-#endif
-#ifdef HWP_CONF_RAP
-    {"rap", hwp_conf_rap},
-#endif
-#ifdef HWP_CONF_PATHPROF
-    {"pathprof", hwp_conf_pathprof},
-#endif
-#ifdef HWP_CONF_COPROC
-    {"coproc", hwp_conf_coproc},
-#endif
-#ifdef HWP_CONF_CORE
-    {"core", hwp_conf_core},
-#endif
-#ifdef HWP_CONF_VM
-    {"vm", hwp_conf_vm},
-#endif
-    {NULL, NULL}};
+#define HWP_CONF_ENTRY(c, header, envelope) {#c, hwp_conf_##header},
+static const list lists[] = {HWP_COMPONENTS(HWP_CONF_ENTRY){NULL, NULL}};
+#undef HWP_CONF_ENTRY
+
+static const hwp_conf_row *row_of(const list *l) {
+    const hwp_conf_row *r;
+    for (r = l->rows; r->name; r++)
+        if (!strcmp(r->name, l->component)) return r;
+    return NULL;
+}
+
+static const list *cur_list;
+static void rows(void) {
+    if (!CHECK(row_of(cur_list) != NULL))
+        printf("    %s: no row in its header's conformance list\n", cur_list->component);
+}
 
 static const hwp_conf_row *cur;
 
@@ -481,11 +476,15 @@ int main(int argc, char **argv) {
     char name[96];
     size_t i;
     hwt_begin(argc, argv);
-    for (l = lists; l->model; l++)
-        for (cur = l->rows; cur->name; cur++)
-            for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-                snprintf(name, sizeof name, "%s/%s", cur->name, cases[i].name);
-                hwt__run(name, cases[i].fn);
-            }
+    for (l = lists; l->component; l++) {
+        cur_list = l;
+        snprintf(name, sizeof name, "%s/row", l->component);
+        hwt__run(name, rows);
+        if (!(cur = row_of(l))) continue;
+        for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            snprintf(name, sizeof name, "%s/%s", cur->name, cases[i].name);
+            hwt__run(name, cases[i].fn);
+        }
+    }
     return hwt_end();
 }

@@ -97,13 +97,10 @@ static inline bool hwp_conf_text_refuses(const char *text) {
         if (!hwp_conf_text_refuses(buf_)) return #call;        \
     } while (0)
 
-/* Rows, one list per model file. */
-extern const hwp_conf_row hwp_conf_profileme[];
-extern const hwp_conf_row hwp_conf_stratified[];
-extern const hwp_conf_row hwp_conf_rap[];
-extern const hwp_conf_row hwp_conf_pathprof[];
-extern const hwp_conf_row hwp_conf_coproc[];
-extern const hwp_conf_row hwp_conf_core[];
-extern const hwp_conf_row hwp_conf_vm[];
+/* Rows, one list per header (tests/conformance/<header>.c), a row for
+ * each of its components in HWP_COMPONENTS (hwprof.h). */
+#define HWP_CONF_LIST(c, header, envelope) extern const hwp_conf_row hwp_conf_##header[];
+HWP_COMPONENTS(HWP_CONF_LIST)
+#undef HWP_CONF_LIST
 
 #endif

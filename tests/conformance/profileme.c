@@ -157,12 +157,10 @@ static void pmt_bad(void *desc, size_t i) {
 static size_t pmt_bytes(const void *desc) {
     return hwp_pm_table_bytes((const hwp_pm_table_desc *)desc);
 }
-/* The table is host-side software: it takes no hwp_cost. */
 static hwp_status pmt_init(void *x, void *mem, size_t n, const void *desc,
                            hwp_cost *cost) {
-    (void)cost;
     return hwp_pm_table_init((hwp_pm_table *)x, mem, n,
-                             (const hwp_pm_table_desc *)desc);
+                             (const hwp_pm_table_desc *)desc, cost);
 }
 static hwp_status pmt_reset(void *x) {
     return hwp_pm_table_reset((hwp_pm_table *)x);

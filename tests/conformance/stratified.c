@@ -151,10 +151,8 @@ static void acc_bad(void *p, size_t i) {
 static size_t acc_bytes(const void *d) {
     return hwp_strat_acc_bytes((const hwp_strat_acc_desc *)d);
 }
-/* A host-side profile: no cost to take. */
 static hwp_status acc_init(void *x, void *mem, size_t n, const void *d, hwp_cost *c) {
-    (void)c;
-    return hwp_strat_acc_init((hwp_strat_acc *)x, mem, n, (const hwp_strat_acc_desc *)d);
+    return hwp_strat_acc_init((hwp_strat_acc *)x, mem, n, (const hwp_strat_acc_desc *)d, c);
 }
 static hwp_status acc_reset(void *x) { return hwp_strat_acc_reset((hwp_strat_acc *)x); }
 static hwp_status acc_flush(void *x) { return hwp_strat_acc_flush((hwp_strat_acc *)x); }

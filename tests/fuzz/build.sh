@@ -70,43 +70,20 @@ wait_all() {
 # name|flags: sources (the entry first). Model targets link the models'
 # cold paths (tests/fuzz/impl.c) compiled once; host targets (trace,
 # opts) link the host library's sources instead, which compile their own.
-conf=tests/conformance
-json="tests/fuzz/fuzz_json.c"
 hwx="examples/common/hwx_arg.c examples/common/hwx_opts.c examples/common/hwx_x86.c
   examples/common/hwx_trace.c examples/common/hwx_exact.c examples/common/hwx_session.c examples/common/hwx_bbv.c
   examples/common/hwx_impl.c examples/common/hwx_pm.c examples/common/hwx_rap.c
   examples/common/hwx_path.c examples/common/hwx_strat.c examples/common/hwx_cp.c
   examples/common/hwx_ctx.c examples/common/hwx_blocks.c
   examples/common/hwx_core.c"
-targets=(
-  "rap|: tests/fuzz/fuzz_rap.c $conf/rap.c"
-  "pm|: tests/fuzz/fuzz_pm.c $conf/profileme.c"
-  "pm_table|: tests/fuzz/fuzz_pm_table.c $conf/profileme.c"
-  "cp|: tests/fuzz/fuzz_cp.c $conf/coproc.c"
-  "cp_simple|-DFZ_NAME=cp_simple: tests/fuzz/fuzz_cp.c $conf/coproc.c"
-  "core|: tests/fuzz/fuzz_core.c $conf/core.c"
-  "strat|: tests/fuzz/fuzz_strat.c $conf/stratified.c"
-  "strat_acc|: tests/fuzz/fuzz_strat_acc.c $conf/stratified.c"
-  "path|: tests/fuzz/fuzz_path.c $conf/pathprof.c"
-  "hpt|: tests/fuzz/fuzz_hpt.c $conf/pathprof.c"
-  "phase|: tests/fuzz/fuzz_phase.c $conf/pathprof.c"
-  "json_rap|: tests/rap/fuzz_rap_json.c"
-  "json_rap2|: tests/rap/fuzz_rap2_json.c"
-  "json_pm|-DFZ_LIST=hwp_conf_profileme -DFZ_NAME=pm: $json $conf/profileme.c"
-  "json_pm_table|-DFZ_LIST=hwp_conf_profileme -DFZ_NAME=pm_table: $json $conf/profileme.c"
-  "json_cp|-DFZ_LIST=hwp_conf_coproc -DFZ_NAME=cp: $json $conf/coproc.c"
-  "json_cp_simple|-DFZ_LIST=hwp_conf_coproc -DFZ_NAME=cp_simple: $json $conf/coproc.c"
-  "json_core|-DFZ_LIST=hwp_conf_core -DFZ_NAME=core: $json $conf/core.c"
-  "json_strat|-DFZ_LIST=hwp_conf_stratified -DFZ_NAME=strat: $json $conf/stratified.c"
-  "json_strat_acc|-DFZ_LIST=hwp_conf_stratified -DFZ_NAME=strat_acc: $json $conf/stratified.c"
-  "json_path|-DFZ_LIST=hwp_conf_pathprof -DFZ_NAME=path: $json $conf/pathprof.c"
-  "json_hpt|-DFZ_LIST=hwp_conf_pathprof -DFZ_NAME=hpt: $json $conf/pathprof.c"
-  "json_phase|-DFZ_LIST=hwp_conf_pathprof -DFZ_NAME=phase: $json $conf/pathprof.c"
+# Every component's targets follow from the component list
+# (tests/components.py --fuzz); the hosts' parsers are added here.
+mapfile -t targets < <(python3 tests/components.py --fuzz)
+targets+=(
   "trace|-DHWX_TRACE_FUZZING: examples/replay/fuzz_trace.c $hwx"
   "opts|: tests/fuzz/fuzz_opts.c $hwx"
   "report|: tests/fuzz/fuzz_report.c examples/report/rp_load.c"
   "minivm_asm|: tests/fuzz/fuzz_minivm_asm.c examples/minivm/mv_asm.c"
-  "vm|: tests/fuzz/fuzz_vm.c"
 )
 # The target names, one a line (tests/fuzz/run.sh reads them).
 if [ "${FUZZ_LIST:-}" = 1 ]; then

@@ -15,7 +15,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 CC=${CC:-clang}
 
-for t in rap pm pm_table cp cp_simple core strat strat_acc path hpt phase; do
+# The components with a conformance row: all but the VM layer, whose
+# seeds in $c/vm are kept as they are.
+rows=$(python3 tests/components.py --components | grep -vx vm)
+for t in $rows; do
   mkdir -p "$c/$t"
   # byte 0: desc mode (0 small, 1 zero, 2 patched, 3 bad; +0x80 cost);
   # byte 1: skew; the mode's own bytes; the target's desc bytes (strat:
@@ -38,16 +41,14 @@ w('bad_field', [3, 0, 0], [])
 PY
 done
 
-$CC -std=c99 -O1 -Iinclude -Itests -o "$tmp/make_corpus" tests/fuzz/make_corpus.c tests/conformance/*.c -lm 2>/dev/null ||
-  $CC -std=c99 -O1 -Iinclude -Itests -o "$tmp/make_corpus" tests/fuzz/make_corpus.c \
-    tests/conformance/rap.c tests/conformance/profileme.c tests/conformance/coproc.c tests/conformance/core.c \
-    tests/conformance/stratified.c tests/conformance/pathprof.c -lm
-for r in rap rap2 pm pm_table cp cp_simple core strat strat_acc path hpt phase; do mkdir -p "$c/json_$r"; done
+$CC -std=c99 -O1 -Iinclude -Itests -o "$tmp/make_corpus" tests/fuzz/make_corpus.c \
+  $(python3 tests/components.py --headers | sed 's|.*|tests/conformance/&.c|') -lm
+for r in $rows; do mkdir -p "$c/json_$r"; done
 "$tmp/make_corpus" "$c"
 
 mkdir -p "$c/trace"
 $CC -std=gnu11 -O1 -Iinclude -Iexamples/common -o "$tmp/make_trace" examples/replay/tests/make_trace.c \
-  examples/common/hwx_{arg,opts,x86,trace,exact,session,impl,pm,rap,path,strat,cp,core,host}.c -lm
+  examples/common/hwx_{arg,opts,x86,trace,exact,session,impl,pm,rap,path,strat,cp,core,host,ctx,blocks,bbv}.c -lm
 "$tmp/make_trace" "$c/trace/loop64" 64
 "$tmp/make_trace" "$c/trace/loop300" 300
 

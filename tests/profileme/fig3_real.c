@@ -102,7 +102,7 @@ static void run_init(run *r, uint32_t S, uint64_t seed) {
     td.interval = S;
     tb = hwp_pm_table_bytes(&td);
     r->mem[0] = alloc16(tb);
-    if (hwp_pm_table_init(&r->tab, r->mem[0], tb, &td) != HWP_OK) {
+    if (hwp_pm_table_init(&r->tab, r->mem[0], tb, &td, NULL) != HWP_OK) {
         fprintf(stderr, "fig3_real: table: %s\n", hwp_why(&r->tab));
         exit(1);
     }

@@ -534,11 +534,11 @@ static void test_table_basics(void) {
     CHECK_EQ(hwp_pm_table_bytes(NULL), HWP_PM_TABLE_BYTES(4096));
     d.capacity = 100;
     CHECK_EQ(hwp_pm_table_bytes(&d), 0);
-    CHECK_EQ(hwp_pm_table_init(&t, tmem, (size_t)(1 << 20), &d), HWP_EINVAL);
+    CHECK_EQ(hwp_pm_table_init(&t, tmem, (size_t)(1 << 20), &d, NULL), HWP_EINVAL);
     CHECK_HAS(hwp_why(&t), "power of two");
     d.capacity = 64;
-    CHECK_EQ(hwp_pm_table_init(&t, tmem, 10, &d), HWP_ENOSPC);
-    CHECK_EQ(hwp_pm_table_init(&t, tmem, (size_t)(1 << 20), &d), HWP_OK);
+    CHECK_EQ(hwp_pm_table_init(&t, tmem, 10, &d, NULL), HWP_ENOSPC);
+    CHECK_EQ(hwp_pm_table_init(&t, tmem, (size_t)(1 << 20), &d, NULL), HWP_OK);
     r[0] = mkrec(0x10, HWP_PM_F_RETIRED, HWP_EV_DCMISS);
     r[1] = mkrec(0x10, HWP_PM_F_RETIRED, 0);
     r[1].lat[HWP_PM_LAT_LOAD] = 30;
@@ -562,14 +562,14 @@ static void test_table_basics(void) {
     for (i = 0; i < 64; i++) seen += hwp_pm_table_at(&t, i) != NULL;
     CHECK_EQ(seen, 2);
     /* Merge: the sums of both. */
-    CHECK_EQ(hwp_pm_table_init(&u, tmem2, (size_t)(1 << 20), &d), HWP_OK);
+    CHECK_EQ(hwp_pm_table_init(&u, tmem2, (size_t)(1 << 20), &d, NULL), HWP_OK);
     CHECK_EQ(hwp_pm_table_add(&u, r, 2), HWP_OK);
     CHECK_EQ(hwp_pm_table_merge(&u, &t), HWP_OK);
     e = hwp_pm_table_find(&u, 0x10);
     CHECK(e && e->samples == 4 && e->events[3] == 2);
     CHECK_EQ(u.samples, 5);
     d.window = 9;
-    CHECK_EQ(hwp_pm_table_init(&u, tmem2, (size_t)(1 << 20), &d), HWP_OK);
+    CHECK_EQ(hwp_pm_table_init(&u, tmem2, (size_t)(1 << 20), &d, NULL), HWP_OK);
     CHECK_EQ(hwp_pm_table_merge(&u, &t), HWP_EMISMATCH);
 }
 
@@ -581,7 +581,7 @@ static void test_table_capacity(void) {
     uint32_t i;
     memset(&d, 0, sizeof d);
     d.capacity = 8;
-    CHECK_EQ(hwp_pm_table_init(&t, tmem, (size_t)(1 << 20), &d), HWP_OK);
+    CHECK_EQ(hwp_pm_table_init(&t, tmem, (size_t)(1 << 20), &d, NULL), HWP_OK);
     for (i = 1; i <= 10; i++) {
         r = mkrec(i * 64, HWP_PM_F_RETIRED, 0);
         hwp_pm_table_add(&t, &r, 1);
@@ -627,7 +627,7 @@ static void test_wasted_slots_formula(void) {
     d.issue_width = 4;
     d.near_cycles = 2;
     d.paired = 1;
-    CHECK_EQ(hwp_pm_table_init(&t, tmem, (size_t)(1 << 20), &d), HWP_OK);
+    CHECK_EQ(hwp_pm_table_init(&t, tmem, (size_t)(1 << 20), &d, NULL), HWP_OK);
     r[0] = mkrec(0xA, HWP_PM_F_RETIRED | HWP_PM_F_FIRST, 0);
     r[0].lat[0] = 2; r[0].lat[1] = 3; r[0].lat[2] = 1; r[0].lat[3] = 4;
     r[0].lat[4] = 2;
@@ -804,7 +804,7 @@ static void test_reports(void) {
     memset(&td, 0, sizeof td);
     td.capacity = 16;
     td.interval = 10;
-    CHECK_EQ(hwp_pm_table_init(&t, tmem, (size_t)(1 << 20), &td), HWP_OK);
+    CHECK_EQ(hwp_pm_table_init(&t, tmem, (size_t)(1 << 20), &td, NULL), HWP_OK);
     hwp_pm_table_add(&t, &r, 1);
     hwp_pm_table_add(&t, &r, 1);
     w = hwp_writer_buf(&bw, buf, sizeof buf);
@@ -878,7 +878,7 @@ static void open_fed_table(hwp_pm *p, unsigned char *pm, size_t pn, hwp_pm_desc 
     CHECK_EQ(hwp_pm_init(p, pm, pn, d, NULL), HWP_OK);
     CHECK_EQ(hwp_pm_table_desc_for(p, &td), HWP_OK);
     td.capacity = 64;
-    CHECK_EQ(hwp_pm_table_init(t, tm, tn, &td), HWP_OK);
+    CHECK_EQ(hwp_pm_table_init(t, tm, tn, &td, NULL), HWP_OK);
 }
 
 /* One stream, sampled singly and in pairs at the same S: both estimate
@@ -928,7 +928,7 @@ static void test_pairs_and_singles_agree(void) {
     /* A table built for singles refuses pairs (and counts them). */
     CHECK_EQ(hwp_pm_table_desc_for(&s, &td), HWP_OK);
     td.capacity = 64;
-    CHECK_EQ(hwp_pm_table_init(&ts, tm1, sizeof tm1, &td), HWP_OK);
+    CHECK_EQ(hwp_pm_table_init(&ts, tm1, sizeof tm1, &td, NULL), HWP_OK);
     {
         hwp_pm_record r[2];
         r[0] = mkrec(0x10, HWP_PM_F_RETIRED | HWP_PM_F_FIRST, 0);
@@ -950,7 +950,7 @@ static void test_latency_envelope(void) {
     memset(&d, 0, sizeof d);
     d.capacity = 16;
     d.interval = 100;
-    CHECK_EQ(hwp_pm_table_init(&t, tmem, (size_t)(1 << 20), &d), HWP_OK);
+    CHECK_EQ(hwp_pm_table_init(&t, tmem, (size_t)(1 << 20), &d, NULL), HWP_OK);
     for (i = 0; i < 4; i++) {
         r[i] = mkrec(0x40, HWP_PM_F_RETIRED, 0);
         r[i].lat[HWP_PM_LAT_ISSUE_RR] = 2;
@@ -1020,7 +1020,7 @@ static void test_min_samples(void) {
     CHECK(hwp_pm_estimate(10, 10, 1.96).enough);
     memset(&d, 0, sizeof d);
     d.capacity = 16;
-    CHECK_EQ(hwp_pm_table_init(&t, tmem, (size_t)(1 << 20), &d), HWP_OK);
+    CHECK_EQ(hwp_pm_table_init(&t, tmem, (size_t)(1 << 20), &d, NULL), HWP_OK);
     CHECK_EQ(hwp_pm_table_min_samples(&t), 10);
     for (i = 0; i < 9; i++) hwp_pm_table_add(&t, &r, 1);
     e = hwp_pm_table_find(&t, 0x40);
@@ -1030,7 +1030,7 @@ static void test_min_samples(void) {
     CHECK(!hwp_pm_table_estimate(&t, e, HWP_PM_PROP_EVENT(HWP_EV_DCMISS),
                                  1.96).enough);
     d.min_samples = 30;
-    CHECK_EQ(hwp_pm_table_init(&t, tmem, (size_t)(1 << 20), &d), HWP_OK);
+    CHECK_EQ(hwp_pm_table_init(&t, tmem, (size_t)(1 << 20), &d, NULL), HWP_OK);
     CHECK_EQ(hwp_pm_table_min_samples(&t), 30);
 }
 
@@ -1047,7 +1047,7 @@ static void test_rank(void) {
     memset(&d, 0, sizeof d);
     d.capacity = 16;
     d.interval = 10;
-    CHECK_EQ(hwp_pm_table_init(&t, tmem, (size_t)(1 << 20), &d), HWP_OK);
+    CHECK_EQ(hwp_pm_table_init(&t, tmem, (size_t)(1 << 20), &d, NULL), HWP_OK);
     for (i = 0; i < 30; i++) { /* 0xA: 30 samples of 1 cycle */
         r = mkrec(0xA, HWP_PM_F_RETIRED, 0);
         r.lat[HWP_PM_LAT_ISSUE_RR] = 1;
@@ -1113,7 +1113,7 @@ static void test_contract(void) {
     CHECK_EQ(hwp_pm_init(&p, m1 + 3, sizeof m1 - 3, &d, &c), HWP_OK);
     hwp_pm_table_desc_for(&p, &td);
     td.capacity = 64;
-    CHECK_EQ(hwp_pm_table_init(&t, tm1 + 5, sizeof tm1 - 5, &td), HWP_OK);
+    CHECK_EQ(hwp_pm_table_init(&t, tm1 + 5, sizeof tm1 - 5, &td, NULL), HWP_OK);
     tp_run(&p, 100000);
     CHECK_EQ(hwp_pm_get_stats(&p, &st), HWP_OK);
     CHECK_EQ(st.events, 100000);
@@ -1159,7 +1159,7 @@ static void test_contract(void) {
     CHECK_EQ(hwp_pm_table_read_desc(&td2, a, ba.len, &err), HWP_OK);
     CHECK_EQ(td2.paired, 1);
     CHECK_EQ(td2.min_samples, 10);
-    CHECK_EQ(hwp_pm_table_init(&u, tm2, sizeof tm2, &td2), HWP_OK);
+    CHECK_EQ(hwp_pm_table_init(&u, tm2, sizeof tm2, &td2, NULL), HWP_OK);
     CHECK_EQ(hwp_pm_table_read_json(&u, a, ba.len, &err), HWP_OK);
     wb = hwp_writer_buf(&bb, b, sizeof b);
     hwp_pm_table_write_json(&u, &wb);
@@ -1168,7 +1168,7 @@ static void test_contract(void) {
     CHECK_EQ(hwp_pm_table_find(&u, 0x1000)->samples,
              2 * hwp_pm_table_find(&t, 0x1000)->samples);
     CHECK_EQ(hwp_pm_table_reset(&u), HWP_OK);
-    CHECK_EQ(hwp_pm_table_init(&t, tm1, sizeof tm1, &td2), HWP_OK);
+    CHECK_EQ(hwp_pm_table_init(&t, tm1, sizeof tm1, &td2, NULL), HWP_OK);
     wa = hwp_writer_buf(&ba, a, sizeof a);
     hwp_pm_table_write_json(&t, &wa);
     wb = hwp_writer_buf(&bb, b, sizeof b);
@@ -1177,7 +1177,7 @@ static void test_contract(void) {
     CHECK_EQ(hwp_pm_table_read_json(&u, a, 40, &err), HWP_EFORMAT);
     CHECK(err.offset <= 40 && err.why != NULL);
     td2.issue_width = 8;
-    CHECK_EQ(hwp_pm_table_init(&u, tm2, sizeof tm2, &td2), HWP_OK);
+    CHECK_EQ(hwp_pm_table_init(&u, tm2, sizeof tm2, &td2, NULL), HWP_OK);
     CHECK_EQ(hwp_pm_table_read_json(&u, a, ba.len, &err), HWP_EMISMATCH);
     CHECK_HAS(hwp_why(&u), "issue_width");
 }
@@ -1260,7 +1260,7 @@ static void test_table_refuses_other_sampler(void) {
         td.interval = cases[k].t_interval;
         td.paired = cases[k].t_paired;
         td.window = cases[k].t_window;
-        CHECK_EQ(hwp_pm_table_init(&t, tm, sizeof tm, &td), HWP_OK);
+        CHECK_EQ(hwp_pm_table_init(&t, tm, sizeof tm, &td, NULL), HWP_OK);
         CHECK_EQ(hwp_pm_init(&p, pm_mem, sizeof pm_mem, &d, NULL), HWP_OK);
         run_ten_pcs(&p);
         CHECK_EQ(hwp_pm_table_get_stats(&t, &ts), HWP_OK);
@@ -1274,7 +1274,7 @@ static void test_table_refuses_other_sampler(void) {
     /* A host's own records (interval 0) are taken as they are. */
     {
         hwp_pm_record r = mkrec(0x40, HWP_PM_F_RETIRED, 0);
-        CHECK_EQ(hwp_pm_table_init(&t, tm, sizeof tm, &td), HWP_OK);
+        CHECK_EQ(hwp_pm_table_init(&t, tm, sizeof tm, &td, NULL), HWP_OK);
         CHECK_EQ(hwp_pm_table_add(&t, &r, 1), HWP_OK);
         CHECK_EQ(hwp_pm_table_flush(&t), HWP_OK);
     }

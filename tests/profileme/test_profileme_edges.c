@@ -25,7 +25,7 @@ static void open_table(table *x, uint32_t capacity) {
     d.capacity = capacity;
     n = hwp_pm_table_bytes(&d);
     x->mem = malloc(n);
-    CHECK_EQ(hwp_pm_table_init(&x->t, x->mem, n, &d), HWP_OK);
+    CHECK_EQ(hwp_pm_table_init(&x->t, x->mem, n, &d, NULL), HWP_OK);
 }
 
 /* Offset of the end of the first occurrence of `mark` in t (the byte just

@@ -153,7 +153,7 @@ static uint64_t run(uint64_t seed, uint32_t paired, uint32_t ways,
     td.paired = paired;
     td.interval = paired ? 16 : 5; /* the sampler's, below: a table */
     td.window = paired ? 12 : 0;     /* refuses another's records    */
-    CHECK_EQ(hwp_pm_table_init(&tab, tmem, 1024 * sizeof(hwp_pm_entry), &td),
+    CHECK_EQ(hwp_pm_table_init(&tab, tmem, 1024 * sizeof(hwp_pm_entry), &td, NULL),
              HWP_OK);
     memset(&d, 0, sizeof d);
     d.seed = seed;

@@ -75,7 +75,7 @@ static void run_stream(uint64_t seed, uint32_t S, hwp_pm_table *t) {
     memset(&td, 0, sizeof td);
     td.capacity = 8192;
     td.interval = S;
-    hwp_pm_table_init(t, tmem, (size_t)1 << 22, &td);
+    hwp_pm_table_init(t, tmem, (size_t)1 << 22, &td, NULL);
     memset(&d, 0, sizeof d);
     d.seed = seed;
     d.interval = S;
@@ -302,7 +302,7 @@ static void test_fig7_wasted_slots(void) {
     td.window = W;
     td.issue_width = C;
     td.paired = 1;
-    CHECK_EQ(hwp_pm_table_init(&t, tmem, (size_t)1 << 22, &td), HWP_OK);
+    CHECK_EQ(hwp_pm_table_init(&t, tmem, (size_t)1 << 22, &td, NULL), HWP_OK);
     memset(&d, 0, sizeof d);
     d.seed = 31;
     d.paired = 1;

@@ -220,7 +220,7 @@ static void test_periodic_thin_strata(void) {
     memset(&ad, 0, sizeof ad);
     ad.tuples = 1u << 13;
     st_alloc(&am, hwp_strat_acc_bytes(&ad));
-    if (!CHECK_EQ(hwp_strat_acc_init(&a, am.p, hwp_strat_acc_bytes(&ad), &ad), HWP_OK) ||
+    if (!CHECK_EQ(hwp_strat_acc_init(&a, am.p, hwp_strat_acc_bytes(&ad), &ad, NULL), HWP_OK) ||
         !st_make(&x, d, NULL))
         return;
     for (i = 0; i < N; i++) hwp_strat_push(&x.s, 0, 0x4000, i & 1 ? 42 : 0x100000 + i);
@@ -582,8 +582,8 @@ static void test_simultaneous(void) {
     d.ctx = &acc;
     d.seed = 77;
     ab = hwp_strat_acc_bytes(NULL);
-    if (!CHECK_EQ(hwp_strat_acc_init(&acc, st_alloc(&m1, ab), ab, NULL), HWP_OK)) return;
-    if (!CHECK_EQ(hwp_strat_acc_init(&ideal, st_alloc(&m2, ab), ab, NULL), HWP_OK)) return;
+    if (!CHECK_EQ(hwp_strat_acc_init(&acc, st_alloc(&m1, ab), ab, NULL, NULL), HWP_OK)) return;
+    if (!CHECK_EQ(hwp_strat_acc_init(&ideal, st_alloc(&m2, ab), ab, NULL, NULL), HWP_OK)) return;
     if (!CHECK_EQ(hwp_strat_init(&s, st_alloc(&m3, hwp_strat_bytes(&d)),
                                  hwp_strat_bytes(&d), &d, NULL), HWP_OK))
         return;
@@ -647,11 +647,11 @@ static void test_acc(void) {
     ad.pcs = 2;
     ad.replace = HWP_STRAT_ACC_KEEP;
     CHECK(hwp_strat_acc_bytes(&ad) <= sizeof m1 - 16);
-    CHECK_EQ(hwp_strat_acc_init(&a, p1, 100, &ad), HWP_ENOSPC);
-    CHECK_EQ(hwp_strat_acc_init(&a, p1 + 4, hwp_strat_acc_bytes(&ad), &ad), HWP_OK);
-    CHECK_EQ(hwp_strat_acc_init(&a, p1 + 1, hwp_strat_acc_bytes(&ad) - 1, &ad), HWP_ENOSPC);
-    CHECK_EQ(hwp_strat_acc_init(&a, p1, sizeof m1 - 16, &ad), HWP_OK);
-    CHECK_EQ(hwp_strat_acc_init(&b, p2, sizeof m2 - 16, &ad), HWP_OK);
+    CHECK_EQ(hwp_strat_acc_init(&a, p1, 100, &ad, NULL), HWP_ENOSPC);
+    CHECK_EQ(hwp_strat_acc_init(&a, p1 + 4, hwp_strat_acc_bytes(&ad), &ad, NULL), HWP_OK);
+    CHECK_EQ(hwp_strat_acc_init(&a, p1 + 1, hwp_strat_acc_bytes(&ad) - 1, &ad, NULL), HWP_ENOSPC);
+    CHECK_EQ(hwp_strat_acc_init(&a, p1, sizeof m1 - 16, &ad, NULL), HWP_OK);
+    CHECK_EQ(hwp_strat_acc_init(&b, p2, sizeof m2 - 16, &ad, NULL), HWP_OK);
     for (i = 0; i < 6; i++) hwp_strat_acc_add(&a, 0, 100 + (i & 1), i, 10 * (i + 1));
     /* tuples 0..3 held, 4 and 5 dropped; both pcs held */
     CHECK_EQ(a.st.dropped, 2);
@@ -683,7 +683,7 @@ static void test_acc(void) {
     /* EVICT: with 8 slots the window sees every tuple; 50 evicts 10,
      * 60 evicts 20, and pc 100's top follows */
     ad.replace = HWP_STRAT_ACC_EVICT;
-    CHECK_EQ(hwp_strat_acc_init(&a, p1, sizeof m1 - 16, &ad), HWP_OK);
+    CHECK_EQ(hwp_strat_acc_init(&a, p1, sizeof m1 - 16, &ad, NULL), HWP_OK);
     for (i = 0; i < 6; i++) hwp_strat_acc_add(&a, 0, 100 + (i & 1), i, 10 * (i + 1));
     CHECK_EQ(a.st.evicted, 2);
     CHECK_EQ(a.st.dropped, 0);
@@ -727,7 +727,7 @@ static void test_acc_lost_widens(void) {
     ad.pcs = 8;
     ad.min_samples = 1;
     CHECK(hwp_strat_acc_bytes(&ad) <= sizeof m - 16);
-    CHECK_EQ(hwp_strat_acc_init(&a, p, sizeof m - 16, &ad), HWP_OK);
+    CHECK_EQ(hwp_strat_acc_init(&a, p, sizeof m - 16, &ad, NULL), HWP_OK);
     for (i = 0; i < 40; i++) hwp_strat_acc_add(&a, 0, 100, 7, 1);
     for (i = 0; i < 4; i++) hwp_strat_acc_add(&a, 0, 200 + i, i, 1000); /* the 4th evicts it */
     CHECK_EQ(hwp_strat_acc_count(&a, 0, 100, 7), 0);
@@ -764,7 +764,7 @@ static void test_acc_estimate(void) {
     memset(&ad, 0, sizeof ad);
     ad.strata = 4;
     n = hwp_strat_acc_bytes(&ad);
-    CHECK_EQ(hwp_strat_acc_init(&a, st_alloc(&m1, n), n, &ad), HWP_OK);
+    CHECK_EQ(hwp_strat_acc_init(&a, st_alloc(&m1, n), n, &ad, NULL), HWP_OK);
     for (i = 0; i < 4; i++) {
         msg[i].pc = pcs[i];
         msg[i].w = 0;
@@ -804,8 +804,8 @@ static void test_acc_estimate(void) {
         hwp_strat_flush(&x.s);
         ad.strata = 4;
         n = hwp_strat_acc_bytes(&ad);
-        hwp_strat_acc_init(&a, st_alloc(&m1, n), n, &ad);
-        hwp_strat_acc_init(&b, st_alloc(&m2, n), n, &ad);
+        hwp_strat_acc_init(&a, st_alloc(&m1, n), n, &ad, NULL);
+        hwp_strat_acc_init(&b, st_alloc(&m2, n), n, &ad, NULL);
         for (i = 0; i < x.r.n; i++) {
             const hwp_strat_msg *m = x.r.m + i;
             bad += m->stratum >= 4;
@@ -828,7 +828,7 @@ static void test_acc_estimate(void) {
         st_free(&m2);
         ad.strata = 8;
         n = hwp_strat_acc_bytes(&ad);
-        hwp_strat_acc_init(&b, st_alloc(&m2, n), n, &ad);
+        hwp_strat_acc_init(&b, st_alloc(&m2, n), n, &ad, NULL);
         CHECK_EQ(hwp_strat_acc_merge(&a, &b), HWP_EMISMATCH);
         st_free(&m1);
         st_free(&m2);
@@ -847,8 +847,8 @@ static void test_metric(void) {
     hwp_strat_metric_desc md;
     size_t n = hwp_strat_acc_bytes(NULL);
     int v;
-    hwp_strat_acc_init(&ideal, st_alloc(&m1, n), n, NULL);
-    hwp_strat_acc_init(&prof, st_alloc(&m2, n), n, NULL);
+    hwp_strat_acc_init(&ideal, st_alloc(&m1, n), n, NULL, NULL);
+    hwp_strat_acc_init(&prof, st_alloc(&m2, n), n, NULL, NULL);
     hwp_strat_acc_add(&ideal, 0, 1, 10, 1200);
     hwp_strat_acc_add(&ideal, 0, 1, 11, 600);
     hwp_strat_acc_add(&ideal, 0, 1, 12, 200);
@@ -887,8 +887,8 @@ static void test_metric_huge_counts(void) {
     hwp_strat_metric met;
     size_t n = hwp_strat_acc_bytes(NULL);
     const uint64_t half = (uint64_t)1 << 63;
-    hwp_strat_acc_init(&ideal, st_alloc(&m1, n), n, NULL);
-    hwp_strat_acc_init(&prof, st_alloc(&m2, n), n, NULL);
+    hwp_strat_acc_init(&ideal, st_alloc(&m1, n), n, NULL, NULL);
+    hwp_strat_acc_init(&prof, st_alloc(&m2, n), n, NULL, NULL);
     hwp_strat_acc_add(&ideal, 0, 1, 10, half);
     hwp_strat_acc_add(&ideal, 0, 1, 11, half);
     CHECK_EQ(hwp_strat_acc_pc_count(&ideal, 0, 1), UINT64_MAX);
@@ -940,7 +940,7 @@ static void test_reports(void) {
         CHECK(strstr(buf, "pending") == NULL);
         st_drop(&x);
     }
-    hwp_strat_acc_init(&a, st_alloc(&m, n), n, NULL);
+    hwp_strat_acc_init(&a, st_alloc(&m, n), n, NULL, NULL);
     hwp_strat_acc_add(&a, 2, 0x40, 0x7, 256);
     w = hwp_writer_buf(&b, buf, sizeof buf);
     hwp_strat_acc_write_json(&a, &w);
@@ -1101,7 +1101,7 @@ static void test_estimate_compositions(void) {
             memset(&ad, 0, sizeof ad);
             ad.strata = comp[c].entries;
             n = hwp_strat_acc_bytes(&ad);
-            hwp_strat_acc_init(&a, st_alloc(&m, n), n, &ad);
+            hwp_strat_acc_init(&a, st_alloc(&m, n), n, &ad, NULL);
             hwp_rng_seed(&g, 77);
             exact = 0;
             for (i = 0; i < N; i++) {
@@ -1135,7 +1135,7 @@ static void test_estimate_compositions(void) {
         memset(&ad, 0, sizeof ad);
         ad.strata = 1;
         n = hwp_strat_acc_bytes(&ad);
-        hwp_strat_acc_init(&a, st_alloc(&m, n), n, &ad);
+        hwp_strat_acc_init(&a, st_alloc(&m, n), n, &ad, NULL);
         for (i = 0; i < 5000; i++) hwp_strat_push(&x.s, 0, i % 3 ? 7 : 100 + i % 50, 1);
         hwp_strat_flush(&x.s);
         hwp_strat_acc_fold(&a, x.r.m, (uint32_t)x.r.n);
@@ -1300,7 +1300,7 @@ static void test_json_roundtrip(void) {
     ad.tuples = 300;
     ad.strata = 64;
     n = hwp_strat_acc_bytes(&ad);
-    hwp_strat_acc_init(&a, st_alloc(&m1, n), n, &ad);
+    hwp_strat_acc_init(&a, st_alloc(&m1, n), n, &ad, NULL);
     hwp_rng_seed(&g, 4);
     for (i = 0; i < 50000; i++) {
         uint64_t r = hwp_rng_below(&g, 500);
@@ -1323,7 +1323,7 @@ static void test_json_roundtrip(void) {
     st_json_acc(&a, &j1);
     CHECK_EQ(hwp_strat_acc_read_desc(&ad2, j1.p, j1.n, &err), HWP_OK);
     n = hwp_strat_acc_bytes(&ad2);
-    CHECK_EQ(hwp_strat_acc_init(&b, st_alloc(&m3, n), n, &ad2), HWP_OK);
+    CHECK_EQ(hwp_strat_acc_init(&b, st_alloc(&m3, n), n, &ad2, NULL), HWP_OK);
     CHECK_EQ(hwp_strat_acc_read_json(&b, j1.p, j1.n, &err), HWP_OK);
     st_json_acc(&b, &j2);
     CHECK(j1.n == j2.n && memcmp(j1.p, j2.p, j1.n) == 0);
@@ -1352,7 +1352,7 @@ static void test_json_roundtrip(void) {
     st_free(&m3);
     ad2.tuples = 301;
     n = hwp_strat_acc_bytes(&ad2);
-    hwp_strat_acc_init(&b, st_alloc(&m3, n), n, &ad2);
+    hwp_strat_acc_init(&b, st_alloc(&m3, n), n, &ad2, NULL);
     CHECK_EQ(hwp_strat_acc_read_json(&b, j1.p, j1.n, &err), HWP_EMISMATCH);
     CHECK_HAS(hwp_why(&b), "strat_acc: tuples");
     CHECK_EQ(hwp_strat_merge(&y, &x.s), HWP_OK);
@@ -1394,8 +1394,8 @@ static void test_merge_tuple_without_pc(void) {
     ad.pcs = 1;
     st_alloc(&ms, hwp_strat_acc_bytes(&ad));
     st_alloc(&md, hwp_strat_acc_bytes(&ad));
-    if (!CHECK_EQ(hwp_strat_acc_init(&src, ms.p, hwp_strat_acc_bytes(&ad), &ad), HWP_OK) ||
-        !CHECK_EQ(hwp_strat_acc_init(&dst, md.p, hwp_strat_acc_bytes(&ad), &ad), HWP_OK))
+    if (!CHECK_EQ(hwp_strat_acc_init(&src, ms.p, hwp_strat_acc_bytes(&ad), &ad, NULL), HWP_OK) ||
+        !CHECK_EQ(hwp_strat_acc_init(&dst, md.p, hwp_strat_acc_bytes(&ad), &ad, NULL), HWP_OK))
         return;
     hwp_strat_acc_add(&src, 0, 0xA000, 1, 10); /* takes src's one pc entry */
     hwp_strat_acc_add(&src, 0, 0xB000, 1, 5);  /* no pc entry left */
@@ -1458,9 +1458,9 @@ static void test_reset_merge(void) {
     memset(&ad, 0, sizeof ad);
     ad.strata = 32;
     n = hwp_strat_acc_bytes(&ad);
-    hwp_strat_acc_init(&w1, st_alloc(&m1, n), n, &ad);
-    hwp_strat_acc_init(&h1, st_alloc(&m2, n), n, &ad);
-    hwp_strat_acc_init(&h2, st_alloc(&m3, n), n, &ad);
+    hwp_strat_acc_init(&w1, st_alloc(&m1, n), n, &ad, NULL);
+    hwp_strat_acc_init(&h1, st_alloc(&m2, n), n, &ad, NULL);
+    hwp_strat_acc_init(&h2, st_alloc(&m3, n), n, &ad, NULL);
     hwp_strat_acc_fold(&w1, y.r.m, (uint32_t)y.r.n);
     hwp_strat_acc_fold(&h1, y.r.m, (uint32_t)(y.r.n / 2));
     hwp_strat_acc_fold(&h2, y.r.m + y.r.n / 2, (uint32_t)(y.r.n - y.r.n / 2));
@@ -1479,7 +1479,7 @@ static void test_reset_merge(void) {
         CHECK(memcmp(&s1, &s2, sizeof s1) == 0);
     }
     CHECK_EQ(hwp_strat_acc_reset(&h1), HWP_OK);
-    hwp_strat_acc_init(&h2, m3.p, n, &ad);
+    hwp_strat_acc_init(&h2, m3.p, n, &ad, NULL);
     st_json_acc(&h1, &b1);
     st_json_acc(&h2, &b2);
     CHECK(b1.n == b2.n && memcmp(b1.p, b2.p, b1.n) == 0);
@@ -1556,7 +1556,7 @@ static void test_acc_bytes_macro(void) {
     d.tuples = 64;
     d.strata = 8;
     CHECK_EQ(sizeof acc_static_mem, hwp_strat_acc_bytes(&d));
-    CHECK_EQ(hwp_strat_acc_init(&a, acc_static_mem, sizeof acc_static_mem, &d), HWP_OK);
+    CHECK_EQ(hwp_strat_acc_init(&a, acc_static_mem, sizeof acc_static_mem, &d, NULL), HWP_OK);
 }
 
 int main(int argc, char **argv) {

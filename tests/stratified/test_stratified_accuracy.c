@@ -92,7 +92,7 @@ static void test_accuracy(void) {
     ad.tuples = 1u << 17;
     ad.pcs = 4096;
     ab = hwp_strat_acc_bytes(&ad);
-    CHECK_EQ(hwp_strat_acc_init(&ideal, aligned(&mideal, ab), ab, &ad), HWP_OK);
+    CHECK_EQ(hwp_strat_acc_init(&ideal, aligned(&mideal, ab), ab, &ad, NULL), HWP_OK);
     for (k = 0; k < NC; k++) {
         hwp_strat_desc d;
         size_t n;
@@ -108,7 +108,7 @@ static void test_accuracy(void) {
         d.ctx = &c[k].acc;
         n = hwp_strat_bytes(&d);
         hwp_cost_init(&c[k].cost, NULL);
-        CHECK_EQ(hwp_strat_acc_init(&c[k].acc, aligned(&c[k].m1, ab), ab, &ad), HWP_OK);
+        CHECK_EQ(hwp_strat_acc_init(&c[k].acc, aligned(&c[k].m1, ab), ab, &ad, NULL), HWP_OK);
         CHECK_EQ(hwp_strat_init(&c[k].s, aligned(&c[k].m2, n), n, &d, &c[k].cost), HWP_OK);
     }
     hwg_zipf_init(&z, NLOADS, 1.0);
@@ -193,8 +193,8 @@ static void test_hash_compare(void) {
     ad.tuples = 1u << 17;
     ad.pcs = 4096;
     ab = hwp_strat_acc_bytes(&ad);
-    hwp_strat_acc_init(&ideal, aligned(&mi, ab), ab, &ad);
-    for (h = 0; h < 3; h++) hwp_strat_acc_init(&acc[h], aligned(&ma[h], ab), ab, &ad);
+    hwp_strat_acc_init(&ideal, aligned(&mi, ab), ab, &ad, NULL);
+    for (h = 0; h < 3; h++) hwp_strat_acc_init(&acc[h], aligned(&ma[h], ab), ab, &ad, NULL);
     for (seed = 0; seed < SEEDS; seed++) {
         hwp_rng g;
         hwg_zipf z;
@@ -275,12 +275,12 @@ static void test_replace_policy(void) {
     ad.tuples = 1u << 17;
     ad.pcs = 4096;
     ab = hwp_strat_acc_bytes(&ad);
-    hwp_strat_acc_init(&ideal, aligned(&mi, ab), ab, &ad);
+    hwp_strat_acc_init(&ideal, aligned(&mi, ab), ab, &ad, NULL);
     ad.tuples = CAP;
     for (k = 0; k < 2; k++) {
         ad.replace = k ? HWP_STRAT_ACC_KEEP : HWP_STRAT_ACC_EVICT;
         ab = hwp_strat_acc_bytes(&ad);
-        hwp_strat_acc_init(&acc[k], aligned(&ma[k], ab), ab, &ad);
+        hwp_strat_acc_init(&acc[k], aligned(&ma[k], ab), ab, &ad, NULL);
     }
     memset(&d, 0, sizeof d);
     d.seed = 77;

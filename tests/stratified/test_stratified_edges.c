@@ -29,7 +29,7 @@ typedef struct acc {
 static void open_acc(acc *x) {
     size_t n = hwp_strat_acc_bytes(&desc);
     x->mem = malloc(n);
-    CHECK_EQ(hwp_strat_acc_init(&x->a, x->mem, n, &desc), HWP_OK);
+    CHECK_EQ(hwp_strat_acc_init(&x->a, x->mem, n, &desc, NULL), HWP_OK);
 }
 
 static size_t after(const char *t, const char *mark) {

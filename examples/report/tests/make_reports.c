@@ -60,8 +60,8 @@ static int mk(inst *x, uint32_t capacity) {
     x->hm = malloc(hwp_hpt_bytes(&hd));
     x->cm = malloc(hwp_cp_simple_bytes(&cd));
     if (!x->tm || !x->am || !x->hm || !x->cm) return -1;
-    if (hwp_pm_table_init(&x->t, x->tm, hwp_pm_table_bytes(&td), &td) != HWP_OK ||
-        hwp_strat_acc_init(&x->a, x->am, hwp_strat_acc_bytes(&ad), &ad) != HWP_OK ||
+    if (hwp_pm_table_init(&x->t, x->tm, hwp_pm_table_bytes(&td), &td, NULL) != HWP_OK ||
+        hwp_strat_acc_init(&x->a, x->am, hwp_strat_acc_bytes(&ad), &ad, NULL) != HWP_OK ||
         hwp_hpt_init(&x->h, x->hm, hwp_hpt_bytes(&hd), &hd, NULL) != HWP_OK ||
         hwp_cp_simple_init(&x->c, x->cm, hwp_cp_simple_bytes(&cd), &cd, NULL) != HWP_OK) {
         fprintf(stderr, "make_reports: %s / %s / %s / %s\n", hwp_why(&x->t), hwp_why(&x->a),
