@@ -3223,8 +3223,8 @@ HWP_API void hwp_cp_simple_write_json(const hwp_cp_simple *s,
     /* From the slot after a free one: the reader re-inserts in this order,
      * and a probe run that wraps past the table's end is then whole when
      * its entries come, so the table (and this report) comes back the
-     * same; written from slot 0, a wrapped run's tail came first and took
-     * its home slot. A full table has no free slot and starts at 0. */
+     * same (from slot 0, a wrapped run's tail would come first and take
+     * its home slot). A full table has no free slot and starts at 0. */
     for (start = 0; start <= s->mask && s->tab[start].used; start++) {}
     start = start <= s->mask ? start + 1u : 0u;
     for (k = 0; k <= s->mask; k++) {

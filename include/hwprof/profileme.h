@@ -1425,7 +1425,7 @@ static void hwp__pm_add_one(hwp_pm_table *t, hwp_pm_entry *e,
     e->retired += (r->flags & HWP_PM_F_RETIRED) ? 1u : 0u;
     /* Only the set bits: most samples carry none or one event. */
     for (; ev; ev &= ev - 1u) e->events[hwp__pm_lowbit(ev)]++;
-    /* Written out: the loop took 30 instructions a record (callgrind). */
+    /* Written out: as a loop it costs 30 instructions a record (callgrind). */
     e->lat_sum[0] += r->lat[0];
     e->lat_sum[1] += r->lat[1];
     e->lat_sum[2] += r->lat[2];
