@@ -8,7 +8,7 @@
                                (tests/fuzz/build.sh's table, and Meson's
                                replay tests)
   components.py --check        every component has what the list implies
-                               (the test unit/components): the umbrella
+                               (the test compile/components): the umbrella
                                includes its header, the header writes its
                                envelope, it has a page, a mention in
                                docs/ARCHITECTURE.md, a conformance file,

@@ -13,7 +13,7 @@
  * Flag. The annotation hooks stay behind hwlua.h's one test of
  * hwlua_on, which this file keeps equal to the layer's own flag
  * (vm->watch: a burst, or a ProfileMe sample waiting for its class):
- * only hwp_vm_expire and hwp_vm_finish change it, and both are called
+ * only hwp_vm_expire and hwp_vm_flush change it, and both are called
  * from here. Outside bursts a hook costs that one test, as the layer's
  * inline events do.
  *
@@ -82,8 +82,8 @@ static struct {
 
 /* The flag the hooks test: the layer's, and the exact counts' streams. */
 static void hwlua__flag(void) {
-    hwlua_on = (V.vm.watch || V.exact ? HWLUA_EV_ALL & ~(unsigned)HWLUA_EV_RET : 0u) |
-               (V.vm.watch ? (unsigned)HWLUA_EV_RET : 0u);
+    hwlua_on = (hwp_vm_watched(&V.vm) || V.exact ? HWLUA_EV_ALL & ~(unsigned)HWLUA_EV_RET : 0u) |
+               (hwp_vm_watched(&V.vm) ? (unsigned)HWLUA_EV_RET : 0u);
 }
 
 /* An exact count of `key` (exact=on): its entry while it has no name
@@ -139,7 +139,7 @@ static void hwlua__back_edge(const Proto *p, const Instruction *at,
  * a burst (every bytecode is fetched through hwlua_vm_select there). */
 void hwlua_vm_cond(const Instruction *at, int taken) {
     const Instruction *target = at + 2 + GETARG_sJ(at[1]);
-    if (taken && target <= at) hwlua__back_edge(V.vm.watch ? V.p : NULL, at, target);
+    if (taken && target <= at) hwlua__back_edge(hwp_vm_watched(&V.vm) ? V.p : NULL, at, target);
     hwp_vm_branch(&V.vm, hwlua__pc(at), taken != 0);
 }
 
@@ -164,7 +164,7 @@ static void hwlua__back_edge(const Proto *p, const Instruction *at,
         e->v[2] = (uint64_t)hwlua_loop_line(p, at, header);
         e->v[3] = hwlua_source(p);
     }
-    if (V.vm.watch) hwlua__loop_name(p, at, header);
+    if (hwp_vm_watched(&V.vm)) hwlua__loop_name(p, at, header);
 }
 
 void hwlua_vm_jump(const Proto *p, const Instruction *at, const Instruction *target) {
@@ -191,7 +191,7 @@ void hwlua_vm_call(const Instruction *at, const TValue *fn) {
         e->v[2] = (uint64_t)lp->linedefined;
         e->v[3] = hwlua_source(lp);
     }
-    if (!V.vm.watch) return; /* exact=on: a call only the count wanted */
+    if (!hwp_vm_watched(&V.vm)) return; /* exact=on: a call only the count wanted */
     id = hwlua__id(&V.funcs, key, V.fkey, V.maxf, &V.nf, &V.f_over, &e);
     if (id == HWLUA_VM_NONE) return;
     if (e && lp) {
@@ -242,7 +242,7 @@ static void hwlua__count_site(const Instruction *at, uint64_t value, uint64_t ty
 static void hwlua__site_event(const Instruction *at, uint64_t value, uint64_t type) {
     uint32_t id;
     hwlua__count_site(at, value, type);
-    if (!V.vm.watch) return; /* exact=on: a load only the count wanted */
+    if (!hwp_vm_watched(&V.vm)) return; /* exact=on: a load only the count wanted */
     if ((id = hwlua__site(at)) != HWLUA_VM_NONE) hwp_vm_load(&V.vm, id, value, type);
 }
 
@@ -520,7 +520,7 @@ void hwlua_vm_finish(const char *report, const char *json) {
     const char *why = NULL;
     hwlua_on = 0;
     hwp_vm_set_left(&V.vm, hwlua_left);
-    hwp_vm_finish(&V.vm); /* refused by a zeroed handle (floor=on) */
+    hwp_vm_flush(&V.vm); /* refused by a zeroed handle (floor=on) */
     V.done = 1;
     if (hwx_out_open(&out, report, &why) == HWP_OK) {
         hwp_vm_write_text(&V.vm, &out.w);

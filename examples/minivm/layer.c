@@ -52,7 +52,7 @@ int mvl_init(mvl *l, unsigned models, const mv_prog *prog, uint64_t seed,
 
 void mvl_finish(mvl *l) {
     hwp_vm_stats s;
-    if (hwp_vm_finish(&l->vm) != HWP_OK) return; /* off */
+    if (hwp_vm_flush(&l->vm) != HWP_OK) return; /* off */
     hwp_vm_get_stats(&l->vm, &s);
     fprintf(l->out,
             "vm bytecodes %llu in bursts %llu (%llu bursts, scale %.2f) decisions: "

@@ -783,6 +783,14 @@ HWP_API const hwp_field *hwp_field_find(const hwp_field *f, size_t n,
  * check, with its reason. set_f64 is for HWP_FIELD_F64 rows only. */
 HWP_API bool hwp_field_set_u64(void *base, const hwp_field *f, size_t off, uint64_t v);
 HWP_API bool hwp_field_set_f64(void *base, const hwp_field *f, size_t off, double v);
+/* hwp_<c>_get_desc, defined for a component whose handle x keeps the
+ * desc it runs (defaults filled) in member m, when `ok` accepts x. */
+#define HWP__GET_DESC_FN(c, m, ok)                                            \
+    HWP_API hwp_status hwp_##c##_get_desc(const hwp_##c *x, hwp_##c##_desc *out) { \
+        if (!(ok) || !out) return HWP_EINVAL;                                 \
+        *out = x->m;                                                          \
+        return HWP_OK;                                                        \
+    }
 #define HWP__FIELDS_FN(name, table)                 \
     HWP_API const hwp_field *name(size_t *n) {      \
         if (n) *n = HWP__N(table);                  \

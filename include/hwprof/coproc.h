@@ -373,6 +373,7 @@ HWP_API const hwp_field *hwp_cp_lvp_desc_fields(size_t *n);
 HWP_API hwp_status hwp_cp_read_json(hwp_cp *x, const char *json, size_t n,
                                     hwp_json_err *err);
 HWP_API hwp_status hwp_cp_get_stats(const hwp_cp *x, hwp_cp_stats *out);
+HWP_API hwp_status hwp_cp_get_desc(const hwp_cp *x, hwp_cp_desc *out);
 HWP_API hwp_status hwp_cp_merge(hwp_cp *dst, const hwp_cp *src);
 HWP_API void hwp_cp_write_text(const hwp_cp *x, const hwp_writer *w);
 HWP_API void hwp_cp_write_json(const hwp_cp *x, const hwp_writer *w);
@@ -649,6 +650,7 @@ HWP_API hwp_status hwp_cp_simple_reset(hwp_cp_simple *s);
 HWP_API hwp_status hwp_cp_simple_flush(hwp_cp_simple *s);
 HWP_API hwp_status hwp_cp_simple_get_stats(const hwp_cp_simple *s,
                                            hwp_cp_simple_stats *out);
+HWP_API hwp_status hwp_cp_simple_get_desc(const hwp_cp_simple *x, hwp_cp_simple_desc *out);
 HWP_API size_t hwp_cp_simple_estimates(const hwp_cp_simple *s,
                                        hwp_cp_est *out, size_t cap);
 HWP_API uint32_t hwp_cp_simple_period_for(uint64_t loads, uint64_t overhead,
@@ -2299,6 +2301,8 @@ HWP_API hwp_status hwp_cp_get_stats(const hwp_cp *x, hwp_cp_stats *o) {
     return HWP_OK;
 }
 
+HWP__GET_DESC_FN(cp, d, hwp__cp_ok(x))
+
 /* Counters add; result tables and load records merge by key. A host
  * operation: nothing is charged. Flush both first so no state is left in
  * the co-processor's arrays. The two halves of a stream do not merge to
@@ -2558,6 +2562,8 @@ HWP_API hwp_status hwp_cp_simple_get_stats(const hwp_cp_simple *s,
     o->pending = s->pending;
     return HWP_OK;
 }
+
+HWP__GET_DESC_FN(cp_simple, d, hwp__cp_simple_ok(x))
 
 HWP_API size_t hwp_cp_simple_estimates(const hwp_cp_simple *s, hwp_cp_est *out,
                                        size_t cap) {

@@ -342,6 +342,7 @@ HWP_API hwp_status hwp_core_reset(hwp_core *c);
 HWP_API hwp_status hwp_core_flush(hwp_core *c);
 HWP_API hwp_status hwp_core_merge(hwp_core *dst, const hwp_core *src);
 HWP_API hwp_status hwp_core_get_stats(const hwp_core *c, hwp_core_stats *out);
+HWP_API hwp_status hwp_core_get_desc(const hwp_core *x, hwp_core_desc *out);
 HWP_API size_t hwp_core_done(hwp_core *c, hwp_core_rec *out, size_t cap);
 /* Instructions, cycles and IPC, then each cache's and predictor's
  * references and misses: nothing for a bad handle, like every text
@@ -1229,6 +1230,8 @@ HWP_API hwp_status hwp_core_get_stats(const hwp_core *c, hwp_core_stats *out) {
     out->l1i_refs = c->st.events; /* one fetch reference an instruction */
     return HWP_OK;
 }
+
+HWP__GET_DESC_FN(core, desc, hwp__core_ok(x))
 
 /* ---- merge and reports ------------------------------------------------ */
 

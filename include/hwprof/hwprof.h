@@ -18,7 +18,7 @@
  * Whatever handles every component reads this list: the report tool's
  * loader, hwprof-bench, the conformance driver, the fuzz targets and the
  * build (through tests/components.py for Meson and Python); the test
- * unit/components fails when a component is missing from one of them. */
+ * compile/components fails when a component lacks what the list implies. */
 #define HWP_COMPONENTS(X)                   \
     X(pm, profileme, "profileme")           \
     X(pm_table, profileme, "pm_table")      \

@@ -277,6 +277,7 @@ HWP_API size_t hwp_hpt_export(const hwp_hpt *h, hwp_path_row *rows,
  * have evicted some of them). Charges no cycles. Same desc required. */
 HWP_API hwp_status hwp_hpt_merge(hwp_hpt *dst, const hwp_hpt *src);
 HWP_API hwp_status hwp_hpt_get_stats(const hwp_hpt *h, hwp_hpt_stats *out);
+HWP_API hwp_status hwp_hpt_get_desc(const hwp_hpt *x, hwp_hpt_desc *out);
 HWP_API void hwp_hpt_write_text(const hwp_hpt *h, const hwp_writer *w);
 HWP_API void hwp_hpt_write_json(const hwp_hpt *h, const hwp_writer *w);
 HWP_API hwp_status hwp_hpt_read_desc(hwp_hpt_desc *d, const char *json,
@@ -465,6 +466,7 @@ HWP_API hwp_status hwp_phase_flush(hwp_phase *ph);
  * merged: a detector is a per-stream tracker. */
 HWP_API hwp_status hwp_phase_merge(hwp_phase *dst, const hwp_phase *src);
 HWP_API hwp_status hwp_phase_get_stats(const hwp_phase *ph, hwp_phase_stats *out);
+HWP_API hwp_status hwp_phase_get_desc(const hwp_phase *x, hwp_phase_desc *out);
 HWP_API void hwp_phase_write_text(const hwp_phase *ph, const hwp_writer *w);
 HWP_API void hwp_phase_write_json(const hwp_phase *ph, const hwp_writer *w);
 HWP_API hwp_status hwp_phase_read_desc(hwp_phase_desc *d, const char *json,
@@ -580,7 +582,7 @@ typedef struct hwp_path_desc {
     uint8_t ext_calls;     /* CUSTOM: extend across calls (needs calls
                               that pop, as in Table 2)                    */
     uint8_t pad;
-    uint32_t ext_max;      /* boundaries a path may span, 1..7; 0 -> 1    */
+    uint32_t ext_max;      /* boundaries a path may span, 1..7; 0 -> 1 when paths extend (0 otherwise) */
     uint32_t max_len;      /* branches per path 1..63; 0 -> 32            */
     uint32_t depth;        /* path-stack entries 1..65536; 0 -> 32        */
     uint32_t counter_bits; /* event counter width 1..32; 0 -> 8           */
@@ -707,6 +709,7 @@ HWP_API hwp_status hwp_path_reset(hwp_path *p);
  * from the whole stream's by at most the depth of the cut. */
 HWP_API hwp_status hwp_path_merge(hwp_path *dst, const hwp_path *src);
 HWP_API hwp_status hwp_path_get_stats(const hwp_path *p, hwp_path_stats *out);
+HWP_API hwp_status hwp_path_get_desc(const hwp_path *x, hwp_path_desc *out);
 HWP_API double hwp_path_overhead_pct(const hwp_path *p);
 HWP_API void hwp_path_write_text(const hwp_path *p, const hwp_writer *w);
 HWP_API void hwp_path_write_json(const hwp_path *p, const hwp_writer *w);
@@ -1162,6 +1165,8 @@ HWP_API hwp_status hwp_hpt_get_stats(const hwp_hpt *h, hwp_hpt_stats *out) {
     out->agings = h->agings;
     return HWP_OK;
 }
+
+HWP__GET_DESC_FN(hpt, desc, x && x->head.magic == HWP__HPT_MAGIC)
 
 /* LRU stamps are 32 bits: when the clock would wrap, renumber every set
  * by rank, which keeps the order and frees the clock. */
@@ -1674,6 +1679,8 @@ HWP_API hwp_status hwp_phase_get_stats(const hwp_phase *ph, hwp_phase_stats *out
     return HWP_OK;
 }
 
+HWP__GET_DESC_FN(phase, desc, x && x->head.magic == HWP__PHASE_MAGIC)
+
 HWP_API hwp_status hwp_phase_merge(hwp_phase *dst, const hwp_phase *src) {
     const hwp_field *f;
     if (!dst || !src || dst->head.magic != HWP__PHASE_MAGIC ||
@@ -2071,6 +2078,8 @@ HWP_API hwp_status hwp_path_get_stats(const hwp_path *p, hwp_path_stats *out) {
     out->host_cycles = (p->clk - p->stall_q8) >> 8;
     return HWP_OK;
 }
+
+HWP__GET_DESC_FN(path, desc, x && x->head.magic == HWP__PATH_MAGIC)
 
 /* The short paths need a top entry: HWP__PATH_FAST is set on the
  * eligible opx entries while the stack holds one, cleared while it is

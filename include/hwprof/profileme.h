@@ -600,6 +600,7 @@ HWP_API hwp_status hwp_pm_table_merge(hwp_pm_table *dst,
                                       const hwp_pm_table *src);
 HWP_API hwp_status hwp_pm_table_get_stats(const hwp_pm_table *t,
                                           hwp_pm_table_stats *out);
+HWP_API hwp_status hwp_pm_table_get_desc(const hwp_pm_table *x, hwp_pm_table_desc *out);
 /* Aggregate n delivered records. A record carries its sampler's S, W
  * and pairing: one whose settings differ from the table's is refused
  * with HWP_EINVAL and a reason naming the field and both values, and
@@ -1387,6 +1388,8 @@ HWP_API hwp_status hwp_pm_table_get_stats(const hwp_pm_table *t,
     out->events = t->samples + t->empty + out->dropped;
     return HWP_OK;
 }
+
+HWP__GET_DESC_FN(pm_table, d, hwp__pm_table_ok(x))
 
 /* Linear probing on a mixed PC; pc 0 marks a free slot. Returns the
  * entry, inserting it when `add` and there is room under the 7/8 limit

@@ -278,6 +278,7 @@ HWP_API hwp_status hwp_strat_reset(hwp_strat *s);
  * that differs. */
 HWP_API hwp_status hwp_strat_merge(hwp_strat *dst, const hwp_strat *src);
 HWP_API hwp_status hwp_strat_get_stats(const hwp_strat *s, hwp_strat_stats *out);
+HWP_API hwp_status hwp_strat_get_desc(const hwp_strat *x, hwp_strat_desc *out);
 HWP_API void hwp_strat_write_text(const hwp_strat *s, const hwp_writer *w);
 /* {"model":"strat","version":1,"desc":{every field but the handler},
  *  "stats":{events, dropped, evicted, cycles, samples, messages,
@@ -759,6 +760,7 @@ HWP_API hwp_status hwp_strat_acc_reset(hwp_strat_acc *a);
 HWP_API hwp_status hwp_strat_acc_flush(hwp_strat_acc *a);
 HWP_API hwp_status hwp_strat_acc_get_stats(const hwp_strat_acc *a,
                                            hwp_strat_acc_stats *out);
+HWP_API hwp_status hwp_strat_acc_get_desc(const hwp_strat_acc *x, hwp_strat_acc_desc *out);
 HWP_API void hwp_strat_acc_write_text(const hwp_strat_acc *a,
                                       const hwp_writer *w);
 /* {"model":"strat_acc","version":1,"desc":{..},"stats":{..},
@@ -1294,6 +1296,8 @@ HWP_API hwp_status hwp_strat_get_stats(const hwp_strat *s, hwp_strat_stats *out)
     return HWP_OK;
 }
 
+HWP__GET_DESC_FN(strat, d, x && x->head.magic == HWP__STRAT_MAGIC)
+
 /* ---- accumulator -------------------------------------------------------- */
 
 /* Slots: a power of two at least twice the limit, so linear probing
@@ -1825,6 +1829,8 @@ HWP_API hwp_status hwp_strat_acc_get_stats(const hwp_strat_acc *a,
     *out = a->st;
     return HWP_OK;
 }
+
+HWP__GET_DESC_FN(strat_acc, d, HWP__STRAT_ACC_OK(x))
 
 HWP_API void hwp_strat_acc_write_text(const hwp_strat_acc *a,
                                       const hwp_writer *w) {

@@ -44,6 +44,7 @@
  *   ... and after it:  left = hwp_vm_left(vm);
  *   ... and, to skip the annotation events' flag load:
  *       if (HWP_UNLIKELY(hwp_vm_watching(left))) hwp_vm_branch(...);
+ *   ... or, for a host that keeps its own event flags: hwp_vm_watched(vm)
  * A zeroed hwp_vm is "off": its events do nothing after the first op
  * (which arms a countdown that never expires), so a VM may compile the
  * layer in and initialise it only when asked to profile.
@@ -72,11 +73,11 @@
  *
  * API (hot paths static inline; the rest needs HWPROF_IMPL)
  *   hwp_vm_bytes(d)  hwp_vm_init(vm, storage, bytes, d, cost)
- *   hwp_vm_finish(vm)        end of run: close the burst, flush the models,
+ *   hwp_vm_flush(vm)         end of run: close the burst, flush the models,
  *                            take the last decisions
  *   hwp_vm_reset(vm)  hwp_vm_get_stats(vm, out)  hwp_vm_get_desc(vm, out)
  *   hwp_vm_merge(dst, src)   fold another thread's layer in (same desc but
- *                            the seed; call hwp_vm_finish on both first)
+ *                            the seed; call hwp_vm_flush on both first)
  *   hwp_vm_func(vm, fn, out)  hwp_vm_loop(vm, pc, out)
  *   hwp_vm_site(vm, site, kind, out)   pull a decision
  *   hwp_vm_clock(vm)         bytecodes retired
@@ -286,7 +287,7 @@ typedef struct hwp_vm {
 HWP_API size_t hwp_vm_bytes(const hwp_vm_desc *d);
 HWP_API hwp_status hwp_vm_init(hwp_vm *vm, void *storage, size_t bytes,
                                const hwp_vm_desc *d, hwp_cost *cost);
-HWP_API hwp_status hwp_vm_finish(hwp_vm *vm);
+HWP_API hwp_status hwp_vm_flush(hwp_vm *vm);
 HWP_API hwp_status hwp_vm_reset(hwp_vm *vm);
 HWP_API hwp_status hwp_vm_merge(hwp_vm *dst, const hwp_vm *src);
 HWP_API hwp_status hwp_vm_get_stats(const hwp_vm *vm, hwp_vm_stats *out);
@@ -361,6 +362,9 @@ HWP_INLINE int64_t hwp_vm_expire_n(hwp_vm *vm, uint64_t pc, int64_t left, uint32
  * (a countdown passing through 1 on its way down calls an event that
  * returns at once: once per countdown, not per bytecode). */
 HWP_INLINE bool hwp_vm_watching(int64_t left) { return left == 1; }
+/* The same from the handle: whether the layer wants the annotation
+ * events now, for a host that keeps flags of its own in step with it. */
+HWP_INLINE bool hwp_vm_watched(const hwp_vm *vm) { return vm->watch != 0; }
 
 HWP_INLINE void hwp_vm_branch(hwp_vm *vm, uint64_t pc, bool taken) {
     if (HWP_UNLIKELY(vm->watch))
@@ -1178,7 +1182,7 @@ HWP_API void hwp__vm_load(hwp_vm *vm, uint32_t site, uint64_t value,
 
 /* ---- end of run, queries, reports ----------------------------------------- */
 
-HWP_API hwp_status hwp_vm_finish(hwp_vm *vm) {
+HWP_API hwp_status hwp_vm_flush(hwp_vm *vm) {
     if (!hwp__vm_ok(vm)) return HWP_ESTATE;
     vm->st.events = hwp_vm_clock(vm);
     vm->armed = vm->left = 0;

@@ -430,16 +430,53 @@ static void check_uninitialised(const hwp_conf_row *r) {
 
 /* ---- driver --------------------------------------------------------------- */
 
-/* Every component of HWP_COMPONENTS with its header's rows: a
- * component without a row of its own there fails (test "rows"). */
+/* Every component of HWP_COMPONENTS with its header's rows (a component
+ * without a row of its own there fails its "row" case) and its
+ * hwp_<c>_get_desc, which the contract gives every component alike. */
+typedef hwp_status (*get_desc_fn)(const void *x, void *desc);
 typedef struct list {
     const char *component;
     const hwp_conf_row *rows;
+    get_desc_fn get_desc;
 } list;
 
-#define HWP_CONF_ENTRY(c, header, envelope) {#c, hwp_conf_##header},
-static const list lists[] = {HWP_COMPONENTS(HWP_CONF_ENTRY){NULL, NULL}};
+#define HWP_CONF_GET_DESC(c, header, envelope)                               \
+    static hwp_status get_desc_##c(const void *x, void *d) {                 \
+        return hwp_##c##_get_desc((const hwp_##c *)x, (hwp_##c##_desc *)d); \
+    }
+HWP_COMPONENTS(HWP_CONF_GET_DESC)
+#undef HWP_CONF_GET_DESC
+#define HWP_CONF_ENTRY(c, header, envelope) {#c, hwp_conf_##header, get_desc_##c},
+static const list lists[] = {HWP_COMPONENTS(HWP_CONF_ENTRY){NULL, NULL, NULL}};
 #undef HWP_CONF_ENTRY
+
+/* get_desc refuses a zeroed handle, and gives the desc an instance runs:
+ * a fresh instance on it writes the same report. */
+static void check_get_desc(const hwp_conf_row *r, get_desc_fn get_desc) {
+    void *d = desc_small(r), *got = calloc(1, r->desc_size), *x = calloc(1, r->handle_size);
+    inst a, b;
+    char *ja, *jb;
+    if (!got || !x) abort();
+    CHECK(get_desc(x, got) != HWP_OK);
+    CHECK(get_desc(NULL, got) != HWP_OK);
+    if (r->required) r->required(d);
+    if (CHECK_EQ(inst_open(&a, r, d, 0, r->bytes(d), NULL), HWP_OK) &&
+        CHECK_EQ(get_desc(a.x, got), HWP_OK)) {
+        CHECK(get_desc(a.x, NULL) != HWP_OK);
+        if (CHECK_EQ(inst_open(&b, r, got, 0, r->bytes(got), NULL), HWP_OK)) {
+            ja = json_of(r, a.x, NULL);
+            jb = json_of(r, b.x, NULL);
+            CHECK_STR(ja, jb);
+            free(ja);
+            free(jb);
+        }
+        inst_close(&b);
+    }
+    inst_close(&a);
+    free(d);
+    free(got);
+    free(x);
+}
 
 static const hwp_conf_row *row_of(const list *l) {
     const hwp_conf_row *r;
@@ -463,6 +500,7 @@ static void reset_stats(void) { check_reset_and_stats(cur); }
 static void merge(void) { check_merge(cur); }
 static void json(void) { check_json(cur); }
 static void uninitialised(void) { check_uninitialised(cur); }
+static void get_desc(void) { check_get_desc(cur, cur_list->get_desc); }
 
 int main(int argc, char **argv) {
     const list *l;
@@ -472,7 +510,7 @@ int main(int argc, char **argv) {
     } cases[] = {{"storage", storage},   {"defaults", defaults},
                  {"bad_descs", bad_descs}, {"reset_stats", reset_stats},
                  {"merge", merge},       {"json", json},
-                 {"uninitialised", uninitialised}};
+                 {"uninitialised", uninitialised}, {"get_desc", get_desc}};
     char name[96];
     size_t i;
     hwt_begin(argc, argv);

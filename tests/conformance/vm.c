@@ -77,7 +77,7 @@ static hwp_status vm_init(void *x, void *mem, size_t n, const void *d, hwp_cost 
     return hwp_vm_init((hwp_vm *)x, mem, n, (const hwp_vm_desc *)d, cost);
 }
 static hwp_status vm_reset(void *x) { return hwp_vm_reset((hwp_vm *)x); }
-static hwp_status vm_flush(void *x) { return hwp_vm_finish((hwp_vm *)x); }
+static hwp_status vm_flush(void *x) { return hwp_vm_flush((hwp_vm *)x); }
 static hwp_status vm_merge(void *dst, const void *src) {
     return hwp_vm_merge((hwp_vm *)dst, (const hwp_vm *)src);
 }

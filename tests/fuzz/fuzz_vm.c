@@ -139,7 +139,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         left = hwp_vm_left(&r->vm);
         CHECK(hwp_vm_clock(&r->vm) == r->ops);
     }
-    CHECK(hwp_vm_finish(&r->vm) == HWP_OK);
+    CHECK(hwp_vm_flush(&r->vm) == HWP_OK);
     CHECK(hwp_vm_get_stats(&r->vm, &s) == HWP_OK);
     CHECK(s.events == r->ops && s.burst_ops <= s.events);
     CHECK(s.rejected <= r->bad && s.dropped >= s.rejected);
@@ -162,7 +162,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         CHECK(mem2 && e);
         d.on_decision = NULL;
         CHECK(hwp_vm_init(e, mem2, m2, &d, NULL) == HWP_OK);
-        CHECK(hwp_vm_finish(e) == HWP_OK);
+        CHECK(hwp_vm_flush(e) == HWP_OK);
         CHECK(hwp_vm_merge(e, &r->vm) == HWP_OK);
         CHECK(hwp_vm_get_stats(e, &es) == HWP_OK && es.events == s.events);
         free(mem2);

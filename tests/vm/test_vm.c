@@ -174,7 +174,7 @@ static void test_zeroed_is_off(void) {
     CHECK(vm.left > 1000000); /* armed once, never expires */
     CHECK(hwp_vm_get_stats(&vm, &s) == HWP_EINVAL);
     CHECK(hwp_vm_func(&vm, 0, &dec) == HWP_EINVAL);
-    CHECK(hwp_vm_finish(&vm) == HWP_ESTATE);
+    CHECK(hwp_vm_flush(&vm) == HWP_ESTATE);
     CHECK(hwp_vm_clock(&vm) == 0);
 }
 
@@ -193,7 +193,7 @@ static void test_clock_and_scale(void) {
         desc_for(&d, sets[i], NULL);
         if (!CHECK((mem = make(&vm, &d)) != NULL)) continue;
         drive(&vm, &x, 20000, 1);
-        CHECK(hwp_vm_finish(&vm) == HWP_OK);
+        CHECK(hwp_vm_flush(&vm) == HWP_OK);
         CHECK(hwp_vm_get_stats(&vm, &s) == HWP_OK);
         CHECK_EQ(s.events, x.ops);
         if (sets[i] == HWP_VM_PM) {
@@ -222,7 +222,7 @@ static void test_hot_units(void) {
     desc_for(&d, HWP_VM_RAP, &ds);
     if (!CHECK((mem = make(&vm, &d)) != NULL)) return;
     drive(&vm, &x, 200000, 2);
-    hwp_vm_finish(&vm);
+    hwp_vm_flush(&vm);
     for (f = 0; f < NF; f++) {
         hwp_vm_decision q;
         const hwp_vm_decision *got = find(&ds, HWP_VM_FUNC, f);
@@ -273,7 +273,7 @@ static void test_sites(void) {
         desc_for(&d, sets[i], &ds);
         if (!CHECK((mem = make(&vm, &d)) != NULL)) continue;
         drive(&vm, &x, 200000, 3);
-        hwp_vm_finish(&vm);
+        hwp_vm_flush(&vm);
         hwp_vm_get_desc(&vm, &d); /* the thresholds as filled in */
         c = find(&ds, HWP_VM_VALUE, SITE_CONST(0));
         v = find(&ds, HWP_VM_VALUE, SITE_VAR(0));
@@ -304,7 +304,7 @@ static void test_hot_path(void) {
     desc_for(&d, HWP_VM_PATH, &ds);
     if (!CHECK((mem = make(&vm, &d)) != NULL)) return;
     drive(&vm, &x, 200000, 4);
-    hwp_vm_finish(&vm);
+    hwp_vm_flush(&vm);
     for (i = 0; i < ds.n; i++) {
         if (ds.d[i].kind != HWP_VM_HOTPATH) continue;
         paths++;
@@ -347,8 +347,8 @@ static void test_local_countdown(void) {
         }
     }
     hwp_vm_set_left(&b, left);
-    hwp_vm_finish(&a);
-    hwp_vm_finish(&b);
+    hwp_vm_flush(&a);
+    hwp_vm_flush(&b);
     hwp_vm_get_stats(&a, &sa);
     hwp_vm_get_stats(&b, &sb);
     CHECK_EQ(sa.events, 300000);
@@ -372,7 +372,7 @@ static void test_profileme(void) {
     d.pm.interval = 64;
     if (!CHECK((mem = make(&vm, &d)) != NULL)) return;
     drive(&vm, &x, 100000, 5);
-    hwp_vm_finish(&vm);
+    hwp_vm_flush(&vm);
     for (f = 0; f < NF; f++) truth += x.calls[f]; /* pc 0x100 runs once a call */
     en = hwp_pm_table_find(hwp_vm_pm_table(&vm), 0x100);
     if (CHECK(en != NULL)) {
@@ -423,8 +423,8 @@ static void test_merge(void) {
     if (!CHECK((mb = make(&b, &d)) != NULL)) return;
     drive(&a, &xa, 100000, 6);
     drive(&b, &xb, 100000, 7);
-    hwp_vm_finish(&a);
-    hwp_vm_finish(&b);
+    hwp_vm_flush(&a);
+    hwp_vm_flush(&b);
     if (!CHECK(hwp_vm_merge(&a, &b) == HWP_OK)) printf("      merge: %s\n", hwp_why(&a));
     CHECK(hwp_vm_get_stats(&a, &s) == HWP_OK);
     CHECK_EQ(s.events, xa.ops + xb.ops);
@@ -470,7 +470,7 @@ static void test_short_bursts(void) {
         d.burst = bursts[b];
         if (!CHECK((mem = make(&vm, &d)) != NULL)) continue;
         drive(&vm, &x, 100000, 9);
-        hwp_vm_finish(&vm);
+        hwp_vm_flush(&vm);
         for (f = 0; f < NF; f++) {
             hwp_vm_decision q;
             hwp_vm_func(&vm, f, &q);
@@ -511,7 +511,7 @@ static void test_finish_mid_transfer(void) {
     for (i = 0; i < 999; i++) hwp_vm_op(&vm, 0x10 + (i % 8u));
     hwp_vm_op(&vm, 0x40);
     hwp_vm_call(&vm, 0x40, 3); /* the last event of the run */
-    hwp_vm_finish(&vm);
+    hwp_vm_flush(&vm);
     CHECK(hwp_vm_func(&vm, 3, &q) == HWP_OK && q.samples == 0);
     CHECK(hwp_vm_loop(&vm, 0, &q) == HWP_OK && q.samples == 0);
     CHECK_EQ(hwp_cost_clock(&cost), 1000);
