@@ -1194,8 +1194,7 @@ static void hwp__pm_report(const hwp_pm *p, const hwp_writer *w, bool json) {
         hwp_put_str(w, "}");
         return;
     }
-    hwp_put_str(w, "profileme sampler:\n  seed=");
-    hwp_put_hex(w, p->d.seed);
+    hwp__put_str_hex(w, "profileme sampler:\n  seed=", p->d.seed);
     hwp__field_text(w, &p->d, hwp__pm_desc_f + 1, HWP__N(hwp__pm_desc_f) - 1, " ", "=",
                     "");
     hwp_put_str(w, "\n ");
@@ -1808,20 +1807,15 @@ HWP_API void hwp_pm_table_write_text(const hwp_pm_table *t,
         hwp_put_str(w, t->why);
         hwp_put_str(w, "\n");
     }
-    hwp_put_str(w, "profileme table: ");
-    hwp_put_u64(w, t->used);
-    hwp_put_str(w, " PCs, ");
-    hwp_put_u64(w, t->samples);
-    hwp_put_str(w, " samples, one per ");
-    hwp_put_f64(w, hwp_pm_table_interval(t), 1);
-    hwp_put_str(w, " fetches; ");
-    hwp_put_u64(w, t->dropped + t->zero_pc + t->mismatched);
+    hwp_put_str_u64(w, "profileme table: ", t->used);
+    hwp_put_str_u64(w, " PCs, ", t->samples);
+    hwp__put_str_f64(w, " samples, one per ", hwp_pm_table_interval(t), 1);
+    hwp_put_str_u64(w, " fetches; ", t->dropped + t->zero_pc + t->mismatched);
     hwp_put_str(w, " records dropped\n  ranked by estimated total ");
     hwp_put_str(w, by == HWP_PM_RANK_WASTED    ? "wasted issue slots"
                    : by == HWP_PM_RANK_LATENCY ? "fetch->retire-ready cycles"
                                                : "fetches (no latencies reported)");
-    hwp_put_str(w, "; estimates from fewer than ");
-    hwp_put_u64(w, t->d.min_samples);
+    hwp_put_str_u64(w, "; estimates from fewer than ", t->d.min_samples);
     hwp_put_str(w, " samples shown as -\n  pc  samples  est_fetches"
                    "  est_latency_cycles  latency_cv  dcmiss_samples"
                    "  est_wasted_slots\n");
@@ -1839,15 +1833,12 @@ HWP_API void hwp_pm_table_write_text(const hwp_pm_table *t,
         }
         if (!found) break;
         last = best;
-        hwp_put_str(w, "  ");
-        hwp_put_hex(w, best.pc);
-        hwp_put_str(w, "  ");
-        hwp_put_u64(w, best.count.samples);
+        hwp__put_str_hex(w, "  ", best.pc);
+        hwp_put_str_u64(w, "  ", best.count.samples);
         hwp__pm_put_est(w, best.count.value, best.count.enough, 0);
         hwp__pm_put_est(w, best.latency.value, best.latency.enough, 0);
         hwp__pm_put_est(w, best.latency.cv, best.latency.enough, 3);
-        hwp_put_str(w, "  ");
-        hwp_put_u64(w, best.dcmiss.samples);
+        hwp_put_str_u64(w, "  ", best.dcmiss.samples);
         hwp__pm_put_est(w, best.wasted_slots,
                         t->d.paired && best.pair_samples >= t->d.min_samples,
                         0);
@@ -1901,9 +1892,7 @@ HWP_API void hwp_pm_table_write_json(const hwp_pm_table *t,
         hwp_put_json_u64(w, "retired", e->retired);
         hwp_put_str(w, ",\"events\":{");
         for (b = 0; b < HWP_PM_NEVENTS; b++) {
-            if (b) hwp_put_str(w, ",");
-            hwp_put_json_str(w, hwp__pm_event_names[b]);
-            hwp_put_str(w, ":");
+            hwp__put_key(w, b ? "," : "", hwp__pm_event_names[b]);
             hwp_put_u64(w, e->events[b]);
         }
         hwp_put_str(w, "},\"lat_sum\":[");
