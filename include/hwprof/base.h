@@ -702,8 +702,10 @@ typedef enum hwp_field_type {
                         and hi in billionths                             */
     HWP_FIELD_ENUM,  /* unsigned, written by name: names[0..hi]          */
     HWP_FIELD_BYTES, /* unsigned char[size], each byte in [lo, hi]       */
-    HWP_FIELD_SUB    /* a nested desc, its rows sub[0..hi]; its owner's
+    HWP_FIELD_SUB,   /* a nested desc, its rows sub[0..hi]; its owner's
                         fill completes it                                */
+    HWP_FIELD_U64S   /* uint64_t[size / 8], any values; read whole, or
+                        refused with bad                                 */
 } hwp_field_type;
 
 #define HWP_FIELD_POW2 1u /* the value must also be a power of two       */
@@ -753,6 +755,9 @@ typedef struct hwp_field {
 #define HWP__FSUB(T, M, f, table)                                          \
     {#f, offsetof(T, f), HWP_FIELD_SUB, sizeof(((T *)0)->f), 0, NULL, table, \
      0, 0, HWP__N(table) - 1, NULL, M ": " #f " differs from the other desc"}
+/* A record's array of counters, refused with bad unless all are given. */
+#define HWP__FU64S(T, f, bad) \
+    {#f, offsetof(T, f), HWP_FIELD_U64S, sizeof(((T *)0)->f), 0, NULL, NULL, 0, 0, 0, bad, NULL}
 /* The nearest billionth of a double constant, for F64 rows. */
 #define HWP__NANO(x) ((uint64_t)((x) * 1e9 + 0.5))
 #define HWP__N(a) (sizeof(a) / sizeof((a)[0]))
@@ -1411,7 +1416,7 @@ static HWP__UNUSED void hwp__field_obj_put(const hwp_writer *w, const void *base
  * of an object that may hold more). */
 static HWP__UNUSED void hwp__field_members(const hwp_writer *w, const void *base,
                                            const hwp_field *f, size_t n) {
-    size_t i, k;
+    size_t i, k, e;
     for (i = 0; i < n; i++, f++) {
         const unsigned char *p = (const unsigned char *)base + f->off;
         double d;
@@ -1431,10 +1436,13 @@ static HWP__UNUSED void hwp__field_members(const hwp_writer *w, const void *base
             hwp_put_json_str(w, k <= f->hi ? f->names[k] : "?");
             break;
         case HWP_FIELD_BYTES:
+        case HWP_FIELD_U64S:
+            e = f->type == HWP_FIELD_BYTES ? 1 : 8;
             hwp_put(w, "[", 1);
-            for (k = 0; k < f->size; k++) {
-                if (k) hwp_put(w, ",", 1);
-                hwp_put_u64(w, p[k]);
+            for (k = 0; k < f->size; k += e) {
+                uint64_t v = p[k];
+                if (e == 8) hwp__copy(&v, p + k, 8);
+                hwp_put_str_u64(w, k ? "," : "", v);
             }
             hwp_put(w, "]", 1);
             break;
@@ -1511,7 +1519,7 @@ HWP_API const hwp_field *hwp_field_find(const hwp_field *f, size_t n,
 HWP_API bool hwp_field_set_u64(void *base, const hwp_field *f, size_t off, uint64_t v) {
     hwp_field at;
     if (!base || !f || f->type == HWP_FIELD_SUB || f->type == HWP_FIELD_BYTES ||
-        f->type == HWP_FIELD_F64)
+        f->type == HWP_FIELD_F64 || f->type == HWP_FIELD_U64S)
         return false;
     if ((f->size < 8 && v >> (8 * f->size)) || (f->names && v > f->hi)) return false;
     at = *f;
@@ -1550,6 +1558,14 @@ static HWP__UNUSED bool hwp__field_value(hwp_json *j, void *base,
             p[k] = (unsigned char)v;
         }
         return !j->why;
+    case HWP_FIELD_U64S:
+        if (!hwp_json_array(j)) return false;
+        for (k = 0; hwp_json_next(j); k += 8) {
+            if (k == f->size) return hwp_json_fail(j, f->bad);
+            if (!hwp_json_u64(j, &v)) return false;
+            hwp__copy(p + k, &v, 8);
+        }
+        return !j->why && (k == f->size || hwp_json_fail(j, f->bad));
     case HWP_FIELD_F64:
         if (!hwp_json_f64(j, &d)) return false;
         hwp__copy(p, &d, sizeof d);
@@ -1605,7 +1621,7 @@ static HWP__UNUSED const hwp_field *hwp__field_diff(const void *a, const void *b
         if (f->type == HWP_FIELD_SUB) {
             const hwp_field *d = hwp__field_diff(p, q, f->sub, (size_t)f->hi + 1);
             if (d) return d;
-        } else if (f->type == HWP_FIELD_BYTES) {
+        } else if (f->type == HWP_FIELD_BYTES || f->type == HWP_FIELD_U64S) {
             for (k = 0; k < f->size; k++)
                 if (p[k] != q[k]) return f;
         } else if (hwp__field_get(a, f) != hwp__field_get(b, f)) {
@@ -1625,8 +1641,9 @@ static HWP__UNUSED bool hwp__field_fill_one(void *base, const hwp_field *f) {
     double d;
     size_t k;
     switch (f->type) {
-    case HWP_FIELD_SUB:
-        return true; /* its owner's fill */
+    case HWP_FIELD_SUB: /* its owner's fill */
+    case HWP_FIELD_U64S:
+        return true;
     case HWP_FIELD_BYTES:
         for (k = 0; k < f->size; k++)
             if (p[k] < f->lo || p[k] > f->hi) return false;

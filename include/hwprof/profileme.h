@@ -1773,9 +1773,27 @@ HWP_API hwp_status hwp_pm_accuracy(const hwp_pm_table *t, unsigned prop,
     return HWP_OK;
 }
 
-static const char *const hwp__pm_event_names[HWP_PM_NEVENTS] = {
-    "taken", "mispred", "icmiss", "dcmiss", "itlbmiss",
-    "dtlbmiss", "aborted", "trap", "indirect"};
+/* A "pcs" element of the table's report: its members by these rows, then
+ * the derived values the writer adds, which the reader recomputes. */
+typedef struct hwp__pm_events {
+    uint64_t n[HWP_PM_NEVENTS];
+} hwp__pm_events;
+
+static const hwp_field hwp__pm_event_f[HWP_PM_NEVENTS] = {
+    HWP__FSN(hwp__pm_events, "taken", n[0]), HWP__FSN(hwp__pm_events, "mispred", n[1]),
+    HWP__FSN(hwp__pm_events, "icmiss", n[2]), HWP__FSN(hwp__pm_events, "dcmiss", n[3]),
+    HWP__FSN(hwp__pm_events, "itlbmiss", n[4]), HWP__FSN(hwp__pm_events, "dtlbmiss", n[5]),
+    HWP__FSN(hwp__pm_events, "aborted", n[6]), HWP__FSN(hwp__pm_events, "trap", n[7]),
+    HWP__FSN(hwp__pm_events, "indirect", n[8])};
+
+static const hwp_field hwp__pm_entry_f[] = {
+    HWP__FN(hwp_pm_entry, "profileme table", pc, HEX, 0, 0, ~(uint64_t)0, 0, NULL),
+    HWP__FS(hwp_pm_entry, samples), HWP__FS(hwp_pm_entry, retired),
+    HWP__FSUB(hwp_pm_entry, "profileme table", events, hwp__pm_event_f),
+    HWP__FU64S(hwp_pm_entry, lat_sum, "profileme table: lat_sum has 6 values"),
+    HWP__FS(hwp_pm_entry, lat_sq), HWP__FS(hwp_pm_entry, pair_samples),
+    HWP__FS(hwp_pm_entry, in_progress), HWP__FS(hwp_pm_entry, useful_fwd),
+    HWP__FS(hwp_pm_entry, useful_bwd), HWP__FS(hwp_pm_entry, near)};
 
 /* An estimate's value, or "-" below the advised minimum of samples. */
 static void hwp__pm_put_est(const hwp_writer *w, double v, bool enough,
@@ -1867,7 +1885,7 @@ HWP_API void hwp_pm_table_write_json(const hwp_pm_table *t,
                                      const hwp_writer *w) {
     hwp_pm_table_stats st;
     hwp_pm_table_desc d;
-    uint32_t k, b, mask, z;
+    uint32_t k, mask, z;
     bool first = true;
     if (!hwp__pm_table_ok(t)) {
         hwp_put_str(w, "null");
@@ -1884,29 +1902,9 @@ HWP_API void hwp_pm_table_write_json(const hwp_pm_table *t,
     for (k = 1; k <= d.capacity; k++) {
         const hwp_pm_entry *e = &t->e[(z + k) & mask];
         if (!e->pc) continue;
-        hwp_put_str(w, first ? "{\"pc\":\"" : ",{\"pc\":\"");
+        hwp_put_str(w, first ? "{" : ",{");
         first = false;
-        hwp_put_hex(w, e->pc);
-        hwp_put_str(w, "\"");
-        hwp_put_json_u64(w, "samples", e->samples);
-        hwp_put_json_u64(w, "retired", e->retired);
-        hwp_put_str(w, ",\"events\":{");
-        for (b = 0; b < HWP_PM_NEVENTS; b++) {
-            hwp__put_key(w, b ? "," : "", hwp__pm_event_names[b]);
-            hwp_put_u64(w, e->events[b]);
-        }
-        hwp_put_str(w, "},\"lat_sum\":[");
-        for (b = 0; b < HWP_PM_LAT_COUNT; b++) {
-            if (b) hwp_put_str(w, ",");
-            hwp_put_u64(w, e->lat_sum[b]);
-        }
-        hwp_put_str(w, "]");
-        hwp_put_json_u64(w, "lat_sq", e->lat_sq);
-        hwp_put_json_u64(w, "pair_samples", e->pair_samples);
-        hwp_put_json_u64(w, "in_progress", e->in_progress);
-        hwp_put_json_u64(w, "useful_fwd", e->useful_fwd);
-        hwp_put_json_u64(w, "useful_bwd", e->useful_bwd);
-        hwp_put_json_u64(w, "near", e->near);
+        hwp__field_members(w, e, hwp__pm_entry_f, HWP__N(hwp__pm_entry_f));
         /* Derived, for readers of the report; read_json recomputes them. */
         hwp_put_json_f64(w, "est",
                          hwp_pm_table_estimate(t, e, HWP_PM_PROP_SAMPLES,
@@ -1925,46 +1923,15 @@ HWP_API void hwp_pm_table_write_json(const hwp_pm_table *t,
 /* One "pcs" element into a fresh entry of t. */
 static bool hwp__pmt_read_entry(hwp_json *j, hwp_pm_table *t) {
     hwp_pm_entry x, *e;
+    const hwp_field *f;
     char key[24];
-    unsigned b;
     hwp__zero(&x, sizeof x);
     if (!hwp_json_object(j)) return false;
     while (hwp_json_member(j, key, sizeof key)) {
-        if (hwp_json_key_is(key, "pc")) hwp_json_u64(j, &x.pc);
-        else if (hwp_json_key_is(key, "samples")) hwp_json_u64(j, &x.samples);
-        else if (hwp_json_key_is(key, "retired")) hwp_json_u64(j, &x.retired);
-        else if (hwp_json_key_is(key, "lat_sq")) hwp_json_u64(j, &x.lat_sq);
-        else if (hwp_json_key_is(key, "pair_samples"))
-            hwp_json_u64(j, &x.pair_samples);
-        else if (hwp_json_key_is(key, "in_progress"))
-            hwp_json_u64(j, &x.in_progress);
-        else if (hwp_json_key_is(key, "useful_fwd"))
-            hwp_json_u64(j, &x.useful_fwd);
-        else if (hwp_json_key_is(key, "useful_bwd"))
-            hwp_json_u64(j, &x.useful_bwd);
-        else if (hwp_json_key_is(key, "near")) hwp_json_u64(j, &x.near);
-        else if (hwp_json_key_is(key, "events")) {
-            if (!hwp_json_object(j)) return false;
-            while (hwp_json_member(j, key, sizeof key)) {
-                for (b = 0; b < HWP_PM_NEVENTS; b++)
-                    if (hwp_json_key_is(key, hwp__pm_event_names[b])) break;
-                if (b == HWP_PM_NEVENTS)
-                    return hwp_json_fail(j, "profileme table: unknown event");
-                hwp_json_u64(j, &x.events[b]);
-            }
-        } else if (hwp_json_key_is(key, "lat_sum")) {
-            if (!hwp_json_array(j)) return false;
-            for (b = 0; hwp_json_next(j); b++) {
-                if (b == HWP_PM_LAT_COUNT)
-                    return hwp_json_fail(j, "profileme table: lat_sum has 6 "
-                                            "values");
-                hwp_json_u64(j, &x.lat_sum[b]);
-            }
-            if (!j->why && b != HWP_PM_LAT_COUNT)
-                return hwp_json_fail(j, "profileme table: lat_sum has 6 values");
-        } else {
+        if (!(f = hwp__field_find(hwp__pm_entry_f, HWP__N(hwp__pm_entry_f), key)))
             hwp_json_skip(j); /* derived values: recomputed */
-        }
+        else if (!hwp__field_value(j, &x, f))
+            return false;
     }
     if (j->why) return false;
     if (!x.pc) return hwp_json_fail(j, "profileme table: pc must be nonzero");
