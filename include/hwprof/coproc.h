@@ -2747,8 +2747,15 @@ static const hwp_field hwp__cp_lvps_f[] = {
     HWP__FS(hwp__cp_lvp, lowinfo_samples), HWP__FS(hwp__cp_lvp, invalidated),
     HWP__FS(hwp__cp_lvp, samples_lost), HWP__FS(hwp__cp_lvp, resampled)};
 
-static const char *const hwp__cp_cause_names[6] = {
-    "irq_failed", "irq_done", "irq_thrash", "idle", "irq_final", "irq_visit"};
+/* The rest of the lvp object in the JSON report (not the text's). */
+static const hwp_field hwp__cp_lvpx_f[] = {
+    HWP__FS(hwp__cp_lvp, part_bits), HWP__FS(hwp__cp_lvp, complete),
+    HWP__FSN(hwp__cp_lvp, "irq_failed", by_cause[0]),
+    HWP__FSN(hwp__cp_lvp, "irq_done", by_cause[1]),
+    HWP__FSN(hwp__cp_lvp, "irq_thrash", by_cause[2]),
+    HWP__FSN(hwp__cp_lvp, "idle", by_cause[3]),
+    HWP__FSN(hwp__cp_lvp, "irq_final", by_cause[4]),
+    HWP__FSN(hwp__cp_lvp, "irq_visit", by_cause[5])};
 
 static const char *const hwp__cp_app_names[7] = {
     "none", "custom", "lvp", "edge", "callstack", "memdep", "conflict"};
@@ -2906,7 +2913,6 @@ HWP_API void hwp_cp_write_text(const hwp_cp *x, const hwp_writer *w) {
  * "table":[{"kind":K,"k1":"0x..","k2":"0x..","a":N,"b":N}] */
 HWP_API void hwp_cp_write_json(const hwp_cp *x, const hwp_writer *w) {
     hwp_cp_stats st;
-    uint32_t k;
     if (!hwp__cp_ok(x)) {
         hwp_put_str(w, "null");
         return;
@@ -2930,10 +2936,8 @@ HWP_API void hwp_cp_write_json(const hwp_cp *x, const hwp_writer *w) {
         hwp__field_members(w, &x->lvp.d, hwp__cp_lvpd_f, HWP__N(hwp__cp_lvpd_f));
         hwp_put_str(w, ",");
         hwp__field_members(w, &x->lvp, hwp__cp_lvps_f, HWP__N(hwp__cp_lvps_f));
-        hwp_put_json_u64(w, "part_bits", x->lvp.part_bits);
-        hwp_put_json_u64(w, "complete", x->lvp.complete);
-        for (k = 0; k < 6; k++)
-            hwp_put_json_u64(w, hwp__cp_cause_names[k], x->lvp.by_cause[k]);
+        hwp_put_str(w, ",");
+        hwp__field_members(w, &x->lvp, hwp__cp_lvpx_f, HWP__N(hwp__cp_lvpx_f));
         hwp_put_str(w, "}");
     }
     hwp_put_str(w, ",\"loads\":[");
@@ -3107,24 +3111,13 @@ HWP_API hwp_status hwp_cp_read_json(hwp_cp *x, const char *json, size_t n,
             have_lvp = true;
             if (j.why || !hwp_json_object(&j)) goto out;
             while (hwp_json_member(&j, key, sizeof key)) {
-                uint64_t v = 0;
                 if ((f = hwp__field_find(hwp__cp_lvpd_f, HWP__N(hwp__cp_lvpd_f), key)))
                     hwp__field_value(&j, &lv.d, f);
-                else if ((f = hwp__field_find(hwp__cp_lvps_f, HWP__N(hwp__cp_lvps_f), key)))
+                else if ((f = hwp__field_find(hwp__cp_lvps_f, HWP__N(hwp__cp_lvps_f), key)) ||
+                         (f = hwp__field_find(hwp__cp_lvpx_f, HWP__N(hwp__cp_lvpx_f), key)))
                     hwp__field_value(&j, &lv, f);
-                else if (hwp_json_key_is(key, "part_bits")) {
-                    if (hwp_json_u64(&j, &v)) lv.part_bits = (uint32_t)v;
-                } else if (hwp_json_key_is(key, "complete")) {
-                    if (hwp_json_u64(&j, &v)) lv.complete = (uint32_t)v;
-                } else {
-                    bool cause = false;
-                    for (k = 0; k < 6; k++)
-                        if (hwp_json_key_is(key, hwp__cp_cause_names[k])) {
-                            hwp_json_u64(&j, &lv.by_cause[k]);
-                            cause = true;
-                        }
-                    if (!cause) hwp_json_skip(&j);
-                }
+                else
+                    hwp_json_skip(&j);
             }
             if (j.why) goto out;
             /* the load records come after: start the program first,
