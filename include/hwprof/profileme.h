@@ -1213,64 +1213,40 @@ HWP_API void hwp_pm_write_json(const hwp_pm *p, const hwp_writer *w) {
     hwp__pm_report(p, w, true);
 }
 
-/* Read a sampler report: its desc into *d (always) and, when st is not
- * NULL, its counters. */
-static hwp_status hwp__pm_read(hwp_pm_desc *d, hwp_pm_stats *st,
-                               const char *json, size_t n,
-                               hwp_json_err *err) {
-    hwp_json j;
-    char key[24];
-    bool have_desc = false;
-    hwp_status rc;
-    hwp__zero(d, sizeof *d);
-    if (st) hwp__zero(st, sizeof *st);
-    hwp_json_init(&j, json, n);
-    if (hwp_json_envelope(&j, "profileme", 1)) {
-        while (hwp_json_member(&j, key, sizeof key)) {
-            if (hwp_json_key_is(key, "desc")) {
-                have_desc = hwp__field_read(&j, d, hwp__pm_desc_f,
-                                            HWP__N(hwp__pm_desc_f), false);
-            } else if (hwp_json_key_is(key, "stats") && st) {
-                if (!hwp__field_read(&j, st, hwp__pm_stats_f, HWP__N(hwp__pm_stats_f),
-                                     false))
-                    break;
-            } else {
-                hwp_json_skip(&j);
-            }
-        }
-        if (!have_desc && !j.why) hwp_json_fail(&j, "profileme: no desc");
-        hwp_json_end(&j);
-    }
-    rc = hwp_json_status(&j, err);
-    if (rc == HWP_OK) {
-        hwp_pm_desc o;
-        const char *why = hwp__pm_fill(&o, d);
-        if (why) {
-            if (err) err->offset = 0, err->why = why;
-            return HWP_EFORMAT;
-        }
-        *d = o;
-    }
-    return rc;
+/* hwp__pm_fill in place, as base.h's readers take it. */
+static const char *hwp__pm_refill(void *d) {
+    hwp_pm_desc c = *(hwp_pm_desc *)d;
+    return hwp__pm_fill((hwp_pm_desc *)d, &c);
 }
 
 HWP_API hwp_status hwp_pm_read_desc(hwp_pm_desc *d, const char *json,
                                     size_t n, hwp_json_err *err) {
-    if (!d || !json) return HWP_EINVAL;
-    return hwp__pm_read(d, 0, json, n, err);
+    if (!json) return HWP_EINVAL;
+    return hwp__field_read_desc(d, sizeof *d, "profileme", hwp__pm_desc_f,
+                                HWP__N(hwp__pm_desc_f), hwp__pm_refill, json, n, err);
 }
 
 HWP_API hwp_status hwp_pm_read_json(hwp_pm *p, const char *json, size_t n,
                                     hwp_json_err *err) {
     hwp_pm_desc d;
     hwp_pm_stats st;
+    hwp_json j;
+    char key[16];
     hwp_status rc;
-    const hwp_field *f;
     if (!hwp__pm_ok(p) || !json) return HWP_EINVAL;
-    rc = hwp__pm_read(&d, &st, json, n, err);
+    hwp__zero(&d, sizeof d);
+    hwp__zero(&st, sizeof st);
+    hwp_json_init(&j, json, n);
+    rc = hwp__field_begin(&j, &p->head, "profileme", &d, &p->d, hwp__pm_desc_f,
+                          HWP__N(hwp__pm_desc_f), hwp__pm_refill, err);
+    if (rc != HWP_OK) return rc;
+    while (hwp_json_member(&j, key, sizeof key))
+        if (!hwp_json_key_is(key, "stats")) hwp_json_skip(&j);
+        else if (!hwp__field_read(&j, &st, hwp__pm_stats_f, HWP__N(hwp__pm_stats_f), false))
+            break;
+    hwp_json_end(&j);
+    rc = hwp_json_status(&j, err);
     if (rc != HWP_OK) return hwp__fail(&p->head, rc, "profileme: malformed report");
-    f = hwp__field_diff(&p->d, &d, hwp__pm_desc_f, HWP__N(hwp__pm_desc_f));
-    if (f) return hwp__json_mismatch(&p->head, err, json, n, f->why);
     /* The counters are the report's; the counter state (countdown, PRNG)
      * stays p's, so fetched continues from the report's events. */
     p->fetched0 = st.events - (p->loaded - p->countdown); /* modular */
