@@ -121,26 +121,21 @@ extern "C" {
 
 /* X(name, text): one list makes the enum and hwp_status_str(). */
 #define HWP__STATUS_LIST(X)                                              \
-    X(OK, "ok")                                                          \
-    X(EINVAL, "invalid argument")                                        \
-    X(ENOSPC, "not enough storage")                                      \
-    X(EFORMAT, "malformed input")                                        \
-    X(ESTATE, "call not valid in this state")                            \
-    X(EMISMATCH, "instances were built from different descs")
+    X(HWP_OK, "ok")                                                      \
+    X(HWP_EINVAL, "invalid argument")                                    \
+    X(HWP_ENOSPC, "not enough storage")                                  \
+    X(HWP_EFORMAT, "malformed input")                                    \
+    X(HWP_ESTATE, "call not valid in this state")                        \
+    X(HWP_EMISMATCH, "instances were built from different descs")
 
-typedef enum hwp_status {
-#define HWP__STATUS_ENUM(name, text) HWP_##name,
-    HWP__STATUS_LIST(HWP__STATUS_ENUM)
-#undef HWP__STATUS_ENUM
-    HWP_STATUS_COUNT
-} hwp_status;
+/* An X(name, text) list's two uses: the enum's members, its names. */
+#define HWP__X_ENUM(name, text) name,
+#define HWP__X_TEXT(name, text) text,
+
+typedef enum hwp_status { HWP__STATUS_LIST(HWP__X_ENUM) HWP_STATUS_COUNT } hwp_status;
 
 HWP_INLINE const char *hwp_status_str(hwp_status s) {
-    static const char *const text[] = {
-#define HWP__STATUS_TEXT(name, text) text,
-        HWP__STATUS_LIST(HWP__STATUS_TEXT)
-#undef HWP__STATUS_TEXT
-    };
+    static const char *const text[] = {HWP__STATUS_LIST(HWP__X_TEXT)};
     return (unsigned)s < (unsigned)HWP_STATUS_COUNT ? text[s] : "unknown status";
 }
 
@@ -503,28 +498,19 @@ HWP_INLINE uint64_t hwp_sat_add64(uint64_t v, uint64_t d) {
  * to whichever models it enabled. Fields a host does not know stay 0. */
 
 #define HWP__CLS_LIST(X)                                                 \
-    X(OTHER, "other")                                                    \
-    X(LOAD, "load")                                                      \
-    X(STORE, "store")                                                    \
-    X(BR_COND, "conditional branch")                                     \
-    X(JUMP, "direct jump")                                               \
-    X(CALL, "call")                                                      \
-    X(RET, "return")                                                     \
-    X(INDIRECT, "indirect jump")
+    X(HWP_CLS_OTHER, "other")                                            \
+    X(HWP_CLS_LOAD, "load")                                              \
+    X(HWP_CLS_STORE, "store")                                            \
+    X(HWP_CLS_BR_COND, "conditional branch")                             \
+    X(HWP_CLS_JUMP, "direct jump")                                       \
+    X(HWP_CLS_CALL, "call")                                              \
+    X(HWP_CLS_RET, "return")                                             \
+    X(HWP_CLS_INDIRECT, "indirect jump")
 
-typedef enum hwp_cls {
-#define HWP__CLS_ENUM(name, text) HWP_CLS_##name,
-    HWP__CLS_LIST(HWP__CLS_ENUM)
-#undef HWP__CLS_ENUM
-    HWP_CLS_COUNT
-} hwp_cls;
+typedef enum hwp_cls { HWP__CLS_LIST(HWP__X_ENUM) HWP_CLS_COUNT } hwp_cls;
 
 HWP_INLINE const char *hwp_cls_str(uint32_t cls) {
-    static const char *const text[] = {
-#define HWP__CLS_TEXT(name, text) text,
-        HWP__CLS_LIST(HWP__CLS_TEXT)
-#undef HWP__CLS_TEXT
-    };
+    static const char *const text[] = {HWP__CLS_LIST(HWP__X_TEXT)};
     return cls < (uint32_t)HWP_CLS_COUNT ? text[cls] : "unknown class";
 }
 
@@ -716,8 +702,10 @@ typedef enum hwp_field_type {
                         and hi in billionths                             */
     HWP_FIELD_ENUM,  /* unsigned, written by name: names[0..hi]          */
     HWP_FIELD_BYTES, /* unsigned char[size], each byte in [lo, hi]       */
-    HWP_FIELD_SUB    /* a nested desc, its rows sub[0..hi]; its owner's
+    HWP_FIELD_SUB,   /* a nested desc, its rows sub[0..hi]; its owner's
                         fill completes it                                */
+    HWP_FIELD_U64S   /* uint64_t[size / 8], any values; read whole, or
+                        refused with bad                                 */
 } hwp_field_type;
 
 #define HWP_FIELD_POW2 1u /* the value must also be a power of two       */
@@ -767,6 +755,9 @@ typedef struct hwp_field {
 #define HWP__FSUB(T, M, f, table)                                          \
     {#f, offsetof(T, f), HWP_FIELD_SUB, sizeof(((T *)0)->f), 0, NULL, table, \
      0, 0, HWP__N(table) - 1, NULL, M ": " #f " differs from the other desc"}
+/* A record's array of counters, refused with bad unless all are given. */
+#define HWP__FU64S(T, f, bad) \
+    {#f, offsetof(T, f), HWP_FIELD_U64S, sizeof(((T *)0)->f), 0, NULL, NULL, 0, 0, 0, bad, NULL}
 /* The nearest billionth of a double constant, for F64 rows. */
 #define HWP__NANO(x) ((uint64_t)((x) * 1e9 + 0.5))
 #define HWP__N(a) (sizeof(a) / sizeof((a)[0]))
@@ -936,11 +927,29 @@ HWP_API void hwp_put_str_u64(const hwp_writer *w, const char *s, uint64_t v) {
     hwp_put_u64(w, v);
 }
 
-HWP_API void hwp_put_json_u64(const hwp_writer *w, const char *key,
-                              uint64_t v) {
-    hwp_put(w, ",", 1);
+/* s, then v: the text reports' label-and-number pairs. */
+static HWP__UNUSED void hwp__put_str_f64(const hwp_writer *w, const char *s, double v,
+                                         unsigned decimals) {
+    hwp_put_str(w, s);
+    hwp_put_f64(w, v, decimals);
+}
+
+static HWP__UNUSED void hwp__put_str_hex(const hwp_writer *w, const char *s, uint64_t v) {
+    hwp_put_str(w, s);
+    hwp_put_hex(w, v);
+}
+
+/* sep"key": the start of an object's member (sep "," after another). */
+static HWP__UNUSED void hwp__put_key(const hwp_writer *w, const char *sep,
+                                      const char *key) {
+    hwp_put_str(w, sep);
     hwp_put_json_str(w, key);
     hwp_put(w, ":", 1);
+}
+
+HWP_API void hwp_put_json_u64(const hwp_writer *w, const char *key,
+                              uint64_t v) {
+    hwp__put_key(w, ",", key);
     hwp_put_u64(w, v);
 }
 
@@ -968,18 +977,15 @@ HWP_API hwp_writer hwp_writer_buf(hwp_bufwriter *b, char *buf, size_t cap) {
 
 HWP_API void hwp_put_json_hex(const hwp_writer *w, const char *key,
                               uint64_t v) {
-    hwp_put(w, ",", 1);
-    hwp_put_json_str(w, key);
-    hwp_put(w, ":\"", 2);
+    hwp__put_key(w, ",", key);
+    hwp_put(w, "\"", 1);
     hwp_put_hex(w, v);
     hwp_put(w, "\"", 1);
 }
 
 HWP_API void hwp_put_json_f64(const hwp_writer *w, const char *key, double v,
                               unsigned decimals) {
-    hwp_put(w, ",", 1);
-    hwp_put_json_str(w, key);
-    hwp_put(w, ":", 1);
+    hwp__put_key(w, ",", key);
     hwp_put_f64(w, v, decimals);
 }
 
@@ -1418,13 +1424,11 @@ static HWP__UNUSED void hwp__field_obj_put(const hwp_writer *w, const void *base
  * of an object that may hold more). */
 static HWP__UNUSED void hwp__field_members(const hwp_writer *w, const void *base,
                                            const hwp_field *f, size_t n) {
-    size_t i, k;
+    size_t i, k, e;
     for (i = 0; i < n; i++, f++) {
         const unsigned char *p = (const unsigned char *)base + f->off;
         double d;
-        if (i) hwp_put(w, ",", 1);
-        hwp_put_json_str(w, f->key);
-        hwp_put(w, ":", 1);
+        hwp__put_key(w, i ? "," : "", f->key);
         switch (f->type) {
         case HWP_FIELD_HEX:
             hwp_put(w, "\"", 1);
@@ -1440,10 +1444,13 @@ static HWP__UNUSED void hwp__field_members(const hwp_writer *w, const void *base
             hwp_put_json_str(w, k <= f->hi ? f->names[k] : "?");
             break;
         case HWP_FIELD_BYTES:
+        case HWP_FIELD_U64S:
+            e = f->type == HWP_FIELD_BYTES ? 1 : 8;
             hwp_put(w, "[", 1);
-            for (k = 0; k < f->size; k++) {
-                if (k) hwp_put(w, ",", 1);
-                hwp_put_u64(w, p[k]);
+            for (k = 0; k < f->size; k += e) {
+                uint64_t v = p[k];
+                if (e == 8) hwp__copy(&v, p + k, 8);
+                hwp_put_str_u64(w, k ? "," : "", v);
             }
             hwp_put(w, "]", 1);
             break;
@@ -1481,9 +1488,7 @@ static HWP__UNUSED void hwp__field_text(const hwp_writer *w, const void *base,
 static HWP__UNUSED void hwp__field_put(const hwp_writer *w, const char *key,
                                        const void *base, const hwp_field *f,
                                        size_t n) {
-    hwp_put(w, ",", 1);
-    hwp_put_json_str(w, key);
-    hwp_put(w, ":", 1);
+    hwp__put_key(w, ",", key);
     hwp__field_obj_put(w, base, f, n);
 }
 
@@ -1522,7 +1527,7 @@ HWP_API const hwp_field *hwp_field_find(const hwp_field *f, size_t n,
 HWP_API bool hwp_field_set_u64(void *base, const hwp_field *f, size_t off, uint64_t v) {
     hwp_field at;
     if (!base || !f || f->type == HWP_FIELD_SUB || f->type == HWP_FIELD_BYTES ||
-        f->type == HWP_FIELD_F64)
+        f->type == HWP_FIELD_F64 || f->type == HWP_FIELD_U64S)
         return false;
     if ((f->size < 8 && v >> (8 * f->size)) || (f->names && v > f->hi)) return false;
     at = *f;
@@ -1561,6 +1566,14 @@ static HWP__UNUSED bool hwp__field_value(hwp_json *j, void *base,
             p[k] = (unsigned char)v;
         }
         return !j->why;
+    case HWP_FIELD_U64S:
+        if (!hwp_json_array(j)) return false;
+        for (k = 0; hwp_json_next(j); k += 8) {
+            if (k == f->size) return hwp_json_fail(j, f->bad);
+            if (!hwp_json_u64(j, &v)) return false;
+            hwp__copy(p + k, &v, 8);
+        }
+        return !j->why && (k == f->size || hwp_json_fail(j, f->bad));
     case HWP_FIELD_F64:
         if (!hwp_json_f64(j, &d)) return false;
         hwp__copy(p, &d, sizeof d);
@@ -1616,7 +1629,7 @@ static HWP__UNUSED const hwp_field *hwp__field_diff(const void *a, const void *b
         if (f->type == HWP_FIELD_SUB) {
             const hwp_field *d = hwp__field_diff(p, q, f->sub, (size_t)f->hi + 1);
             if (d) return d;
-        } else if (f->type == HWP_FIELD_BYTES) {
+        } else if (f->type == HWP_FIELD_BYTES || f->type == HWP_FIELD_U64S) {
             for (k = 0; k < f->size; k++)
                 if (p[k] != q[k]) return f;
         } else if (hwp__field_get(a, f) != hwp__field_get(b, f)) {
@@ -1636,8 +1649,9 @@ static HWP__UNUSED bool hwp__field_fill_one(void *base, const hwp_field *f) {
     double d;
     size_t k;
     switch (f->type) {
-    case HWP_FIELD_SUB:
-        return true; /* its owner's fill */
+    case HWP_FIELD_SUB: /* its owner's fill */
+    case HWP_FIELD_U64S:
+        return true;
     case HWP_FIELD_BYTES:
         for (k = 0; k < f->size; k++)
             if (p[k] < f->lo || p[k] > f->hi) return false;
@@ -1670,29 +1684,60 @@ static HWP__UNUSED const char *hwp__field_fill(void *base, const hwp_field *f,
     return why;
 }
 
+/* o = *d (the zero desc when d is NULL; d may be o), then
+ * hwp__field_fill. */
+static HWP__UNUSED const char *hwp__field_fill_from(void *o, const void *d, size_t size,
+                                                    const hwp_field *f, size_t n) {
+    if (!d) hwp__zero(o, size);
+    else if (d != o) hwp__copy(o, d, size);
+    return hwp__field_fill(o, f, n);
+}
+
+/* A desc object (the cursor at its '{') through its table into d, zeroed
+ * first; with `fill`, completed and validated like init's, a bad one
+ * refused at the object's offset. */
+static HWP__UNUSED bool hwp__field_read_filled(hwp_json *j, void *d, size_t dsize,
+                                               const hwp_field *f, size_t n,
+                                               const char *(*fill)(void *)) {
+    size_t at = j->pos;
+    const char *why;
+    hwp__zero(d, dsize);
+    if (!hwp__field_read(j, d, f, n, false)) return false;
+    if (fill && (why = fill(d)) != NULL) {
+        j->pos = at;
+        return hwp_json_fail(j, why);
+    }
+    return true;
+}
+
 /* read_desc for any component: the desc object through its table. */
 typedef struct hwp__field_ctx {
     void *desc;
+    size_t dsize;
     const hwp_field *f;
     size_t n;
+    const char *(*fill)(void *);
 } hwp__field_ctx;
 
 static HWP__UNUSED bool hwp__field_obj(hwp_json *j, void *ctx) {
     const hwp__field_ctx *c = (const hwp__field_ctx *)ctx;
-    return hwp__field_read(j, c->desc, c->f, c->n, false);
+    return hwp__field_read_filled(j, c->desc, c->dsize, c->f, c->n, c->fill);
 }
 
 static HWP__UNUSED hwp_status hwp__field_read_desc(void *desc, size_t dsize,
                                                    const char *model,
                                                    const hwp_field *f, size_t n,
+                                                   const char *(*fill)(void *),
                                                    const char *json, size_t len,
                                                    hwp_json_err *err) {
     hwp__field_ctx c;
     if (!desc) return HWP_EINVAL;
     hwp__zero(desc, dsize);
     c.desc = desc;
+    c.dsize = dsize;
     c.f = f;
     c.n = n;
+    c.fill = fill;
     return hwp__json_read_desc(json, len, model, hwp__field_obj, &c, err);
 }
 

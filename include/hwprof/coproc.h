@@ -2753,14 +2753,28 @@ static const hwp_field hwp__cp_lvps_f[] = {
     HWP__FS(hwp__cp_lvp, lowinfo_samples), HWP__FS(hwp__cp_lvp, invalidated),
     HWP__FS(hwp__cp_lvp, samples_lost), HWP__FS(hwp__cp_lvp, resampled)};
 
-static const char *const hwp__cp_cause_names[6] = {
-    "irq_failed", "irq_done", "irq_thrash", "idle", "irq_final", "irq_visit"};
+/* The rest of the lvp object in the JSON report (not the text's). */
+static const hwp_field hwp__cp_lvpx_f[] = {
+    HWP__FS(hwp__cp_lvp, part_bits), HWP__FS(hwp__cp_lvp, complete),
+    HWP__FSN(hwp__cp_lvp, "irq_failed", by_cause[0]),
+    HWP__FSN(hwp__cp_lvp, "irq_done", by_cause[1]),
+    HWP__FSN(hwp__cp_lvp, "irq_thrash", by_cause[2]),
+    HWP__FSN(hwp__cp_lvp, "idle", by_cause[3]),
+    HWP__FSN(hwp__cp_lvp, "irq_final", by_cause[4]),
+    HWP__FSN(hwp__cp_lvp, "irq_visit", by_cause[5])};
 
 static const char *const hwp__cp_app_names[7] = {
     "none", "custom", "lvp", "edge", "callstack", "memdep", "conflict"};
 
 static const char *const hwp__cp_kind_names[8] = {
     "?", "edge", "target", "context", "dependence", "set", "block", "conflict_pc"};
+
+/* A result table record; "?" (kind 0) is what no record holds. */
+static const hwp_field hwp__cp_ent_f[] = {
+    HWP__FE(hwp__cp_ent, "coproc", kind, hwp__cp_kind_names, "coproc: unknown table kind"),
+    HWP__FN(hwp__cp_ent, "coproc", k1, HEX, 0, 0, ~(uint64_t)0, 0, NULL),
+    HWP__FN(hwp__cp_ent, "coproc", k2, HEX, 0, 0, ~(uint64_t)0, 0, NULL),
+    HWP__FS(hwp__cp_ent, a), HWP__FS(hwp__cp_ent, b)};
 
 static void hwp__cp_put_vals(const hwp_cp *x, const hwp__cp_load *l,
                              const hwp_writer *w, bool json) {
@@ -2783,16 +2797,12 @@ static void hwp__cp_put_vals(const hwp_cp *x, const hwp__cp_load *l,
             hwp_put_json_f64(w, "hi", hi, 4);
             hwp_put_str(w, "}");
         } else {
-            hwp_put_str(w, "    value ");
-            hwp_put_hex(w, v[k].value);
+            hwp__put_str_hex(w, "    value ", v[k].value);
             hwp_put_str_u64(w, " hits ", v[k].hits);
             hwp_put_str_u64(w, " misses ", v[k].misses);
-            hwp_put_str(w, " invariance ");
-            hwp_put_f64(w, inv[k], 4);
-            hwp_put_str(w, " [");
-            hwp_put_f64(w, lo, 3);
-            hwp_put_str(w, ", ");
-            hwp_put_f64(w, hi, 3);
+            hwp__put_str_f64(w, " invariance ", inv[k], 4);
+            hwp__put_str_f64(w, " [", lo, 3);
+            hwp__put_str_f64(w, ", ", hi, 3);
             hwp_put_str(w, "]\n");
         }
     }
@@ -2846,8 +2856,7 @@ static void hwp__cp_write_loads(const hwp_cp *x, const hwp_writer *w,
             hwp__cp_put_vals(x, l, w, true);
             hwp_put_str(w, "]}");
         } else {
-            hwp_put_str(w, "  load ");
-            hwp_put_hex(w, l->pc);
+            hwp__put_str_hex(w, "  load ", l->pc);
             hwp_put_str_u64(w, " samples ", l->total);
             hwp_put_str_u64(w, " visits ", l->visits);
             hwp_put_str(w, l->masked ? " masked" : "");
@@ -2867,20 +2876,13 @@ static void hwp__cp_write_table(const hwp_cp *x, const hwp_writer *w,
         const char *kind = hwp__cp_kind_names[e->kind < 8 ? e->kind : 0];
         if (!e->used) continue;
         if (json) {
-            hwp_put_str(w, first ? "{\"kind\":" : ",{\"kind\":");
-            hwp_put_json_str(w, kind);
-            hwp_put_json_hex(w, "k1", e->k1);
-            hwp_put_json_hex(w, "k2", e->k2);
-            hwp_put_json_u64(w, "a", e->a);
-            hwp_put_json_u64(w, "b", e->b);
-            hwp_put_str(w, "}");
+            hwp_put_str(w, first ? "" : ",");
+            hwp__field_obj_put(w, e, hwp__cp_ent_f, HWP__N(hwp__cp_ent_f));
         } else {
             hwp_put_str(w, "  ");
             hwp_put_str(w, kind);
-            hwp_put_str(w, " ");
-            hwp_put_hex(w, e->k1);
-            hwp_put_str(w, " ");
-            hwp_put_hex(w, e->k2);
+            hwp__put_str_hex(w, " ", e->k1);
+            hwp__put_str_hex(w, " ", e->k2);
             hwp_put_str_u64(w, " a ", e->a);
             hwp_put_str_u64(w, " b ", e->b);
             hwp_put_str(w, "\n");
@@ -2917,7 +2919,6 @@ HWP_API void hwp_cp_write_text(const hwp_cp *x, const hwp_writer *w) {
  * "table":[{"kind":K,"k1":"0x..","k2":"0x..","a":N,"b":N}] */
 HWP_API void hwp_cp_write_json(const hwp_cp *x, const hwp_writer *w) {
     hwp_cp_stats st;
-    uint32_t k;
     if (!hwp__cp_ok(x)) {
         hwp_put_str(w, "null");
         return;
@@ -2941,10 +2942,8 @@ HWP_API void hwp_cp_write_json(const hwp_cp *x, const hwp_writer *w) {
         hwp__field_members(w, &x->lvp.d, hwp__cp_lvpd_f, HWP__N(hwp__cp_lvpd_f));
         hwp_put_str(w, ",");
         hwp__field_members(w, &x->lvp, hwp__cp_lvps_f, HWP__N(hwp__cp_lvps_f));
-        hwp_put_json_u64(w, "part_bits", x->lvp.part_bits);
-        hwp_put_json_u64(w, "complete", x->lvp.complete);
-        for (k = 0; k < 6; k++)
-            hwp_put_json_u64(w, hwp__cp_cause_names[k], x->lvp.by_cause[k]);
+        hwp_put_str(w, ",");
+        hwp__field_members(w, &x->lvp, hwp__cp_lvpx_f, HWP__N(hwp__cp_lvpx_f));
         hwp_put_str(w, "}");
     }
     hwp_put_str(w, ",\"loads\":[");
@@ -2959,7 +2958,7 @@ HWP_API void hwp_cp_write_json(const hwp_cp *x, const hwp_writer *w) {
 HWP_API hwp_status hwp_cp_read_desc(hwp_cp_desc *d, const char *json, size_t n,
                                     hwp_json_err *err) {
     return hwp__field_read_desc(d, sizeof *d, "coproc", hwp__cp_desc_f,
-                                HWP__N(hwp__cp_desc_f), json, n, err);
+                                HWP__N(hwp__cp_desc_f), NULL, json, n, err);
 }
 
 static void hwp__cp_read_vals(hwp_json *j, hwp_cp *x, hwp__cp_load *l) {
@@ -3035,29 +3034,16 @@ static void hwp__cp_read_loads(hwp_json *j, hwp_cp *x) {
 }
 
 static void hwp__cp_read_table(hwp_json *j, hwp_cp *x) {
-    char key[32], kind[16];
+    hwp__cp_ent e;
     if (!hwp_json_array(j)) return;
     while (hwp_json_next(j)) {
-        uint64_t k1 = 0, k2 = 0, a = 0, b = 0;
-        uint32_t kd = 0, i;
-        if (!hwp_json_object(j)) return;
-        while (hwp_json_member(j, key, sizeof key)) {
-            if (hwp_json_key_is(key, "kind")) {
-                if (hwp_json_str(j, kind, sizeof kind))
-                    for (i = 1; i < 8; i++)
-                        if (hwp_json_key_is(kind, hwp__cp_kind_names[i])) kd = i;
-            } else if (hwp_json_key_is(key, "k1")) hwp_json_u64(j, &k1);
-            else if (hwp_json_key_is(key, "k2")) hwp_json_u64(j, &k2);
-            else if (hwp_json_key_is(key, "a")) hwp_json_u64(j, &a);
-            else if (hwp_json_key_is(key, "b")) hwp_json_u64(j, &b);
-            else hwp_json_skip(j);
-        }
-        if (j->why) return;
-        if (!kd) {
-            hwp_json_fail(j, "coproc: unknown table kind");
+        hwp__zero(&e, sizeof e);
+        if (!hwp__field_read(j, &e, hwp__cp_ent_f, HWP__N(hwp__cp_ent_f), false)) return;
+        if (!e.kind) {
+            hwp_json_fail(j, hwp__cp_ent_f[0].bad);
             return;
         }
-        hwp__cp_tab_add(x, kd, k1, k2, a, b);
+        hwp__cp_tab_add(x, e.kind, e.k1, e.k2, e.a, e.b);
     }
 }
 
@@ -3131,24 +3117,13 @@ HWP_API hwp_status hwp_cp_read_json(hwp_cp *x, const char *json, size_t n,
             have_lvp = true;
             if (j.why || !hwp_json_object(&j)) goto out;
             while (hwp_json_member(&j, key, sizeof key)) {
-                uint64_t v = 0;
                 if ((f = hwp__field_find(hwp__cp_lvpd_f, HWP__N(hwp__cp_lvpd_f), key)))
                     hwp__field_value(&j, &lv.d, f);
-                else if ((f = hwp__field_find(hwp__cp_lvps_f, HWP__N(hwp__cp_lvps_f), key)))
+                else if ((f = hwp__field_find(hwp__cp_lvps_f, HWP__N(hwp__cp_lvps_f), key)) ||
+                         (f = hwp__field_find(hwp__cp_lvpx_f, HWP__N(hwp__cp_lvpx_f), key)))
                     hwp__field_value(&j, &lv, f);
-                else if (hwp_json_key_is(key, "part_bits")) {
-                    if (hwp_json_u64(&j, &v)) lv.part_bits = (uint32_t)v;
-                } else if (hwp_json_key_is(key, "complete")) {
-                    if (hwp_json_u64(&j, &v)) lv.complete = (uint32_t)v;
-                } else {
-                    bool cause = false;
-                    for (k = 0; k < 6; k++)
-                        if (hwp_json_key_is(key, hwp__cp_cause_names[k])) {
-                            hwp_json_u64(&j, &lv.by_cause[k]);
-                            cause = true;
-                        }
-                    if (!cause) hwp_json_skip(&j);
-                }
+                else
+                    hwp_json_skip(&j);
             }
             if (j.why) goto out;
             /* the load records come after: start the program first,
@@ -3279,7 +3254,7 @@ HWP_API hwp_status hwp_cp_simple_read_desc(hwp_cp_simple_desc *d,
                                            const char *json, size_t n,
                                            hwp_json_err *err) {
     return hwp__field_read_desc(d, sizeof *d, "coproc_simple", hwp__cp_simple_desc_f,
-                                HWP__N(hwp__cp_simple_desc_f), json, n, err);
+                                HWP__N(hwp__cp_simple_desc_f), NULL, json, n, err);
 }
 
 static void hwp__cp_simple_read_pairs(hwp_json *j, hwp_cp_simple *s, bool buffer) {

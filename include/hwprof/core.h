@@ -1240,10 +1240,8 @@ static void hwp__core_ratio(const hwp_writer *w, const char *label, uint64_t mis
                             uint64_t refs) {
     hwp_put_str(w, label);
     hwp_put_u64(w, miss);
-    hwp_put_str(w, "/");
-    hwp_put_u64(w, refs);
-    hwp_put_str(w, " (");
-    hwp_put_f64(w, refs ? 100.0 * (double)miss / (double)refs : 0.0, 2);
+    hwp_put_str_u64(w, "/", refs);
+    hwp__put_str_f64(w, " (", refs ? 100.0 * (double)miss / (double)refs : 0.0, 2);
     hwp_put_str(w, "%)");
 }
 

@@ -55,19 +55,14 @@ extern "C" {
 
 /* The models, for attributing overhead. */
 #define HWP__MODEL_LIST(X)                                               \
-    X(PROFILEME, "profileme")                                            \
-    X(STRAT, "stratified")                                               \
-    X(RAP, "rap")                                                        \
-    X(PATH, "pathprof")                                                  \
-    X(COPROC, "coproc")                                                  \
-    X(CORE, "core")
+    X(HWP_MODEL_PROFILEME, "profileme")                                  \
+    X(HWP_MODEL_STRAT, "stratified")                                     \
+    X(HWP_MODEL_RAP, "rap")                                              \
+    X(HWP_MODEL_PATH, "pathprof")                                        \
+    X(HWP_MODEL_COPROC, "coproc")                                        \
+    X(HWP_MODEL_CORE, "core")
 
-typedef enum hwp_model {
-#define HWP__MODEL_ENUM(name, text) HWP_MODEL_##name,
-    HWP__MODEL_LIST(HWP__MODEL_ENUM)
-#undef HWP__MODEL_ENUM
-    HWP_MODEL_COUNT
-} hwp_model;
+typedef enum hwp_model { HWP__MODEL_LIST(HWP__X_ENUM) HWP_MODEL_COUNT } hwp_model;
 
 /* X(op, model, default cycles, kind, source)
  * kind: 1 = charged to the host, 0 = latency the model times itself with. */
@@ -297,38 +292,29 @@ HWP_API bool hwp_cost_op_charged(hwp_cost_op op) {
 }
 
 HWP_API const char *hwp_model_name(hwp_model m) {
-    static const char *const names[] = {
-#define HWP__MODEL_TEXT(name, text) text,
-        HWP__MODEL_LIST(HWP__MODEL_TEXT)
-#undef HWP__MODEL_TEXT
-    };
+    static const char *const names[] = {HWP__MODEL_LIST(HWP__X_TEXT)};
     return (unsigned)m < (unsigned)HWP_MODEL_COUNT ? names[m] : "?";
 }
 
 HWP_API void hwp_cost_write_text(const hwp_cost *c, const hwp_writer *w) {
     unsigned m, i;
     if (!c) return;
-    hwp_put_str(w, "modelled overhead: ");
-    hwp_put_u64(w, c->total);
-    hwp_put_str(w, " cycles over ");
-    hwp_put_u64(w, c->clock);
-    hwp_put_str(w, " host cycles (");
-    hwp_put_f64(w, hwp_cost_overhead_pct(c), 3);
+    hwp_put_str_u64(w, "modelled overhead: ", c->total);
+    hwp_put_str_u64(w, " cycles over ", c->clock);
+    hwp__put_str_f64(w, " host cycles (", hwp_cost_overhead_pct(c), 3);
     hwp_put_str(w, "%)\n");
     for (m = 0; m < HWP_MODEL_COUNT; m++) {
         uint64_t cyc = hwp_cost_model_cycles(c, (hwp_model)m);
         if (!cyc) continue;
         hwp_put_str(w, "  ");
         hwp_put_str(w, hwp_model_name((hwp_model)m));
-        hwp_put_str(w, ": ");
-        hwp_put_u64(w, cyc);
+        hwp_put_str_u64(w, ": ", cyc);
         hwp_put_str(w, " cycles");
         for (i = 0; i < HWP_COST_OP_COUNT; i++) {
             if (hwp__cost_info[i].model != (hwp_model)m || !c->count[i] ||
                 !hwp__cost_info[i].charged)
                 continue;
-            hwp_put_str(w, ", ");
-            hwp_put_u64(w, c->count[i]);
+            hwp_put_str_u64(w, ", ", c->count[i]);
             hwp_put_str(w, " x ");
             hwp_put_str(w, hwp__cost_info[i].name);
         }
@@ -338,34 +324,26 @@ HWP_API void hwp_cost_write_text(const hwp_cost *c, const hwp_writer *w) {
 
 HWP_API void hwp_cost_write_json(const hwp_cost *c, const hwp_writer *w) {
     unsigned m, i;
-    bool first = true;
+    const char *sep = "";
     if (!c) {
         hwp_put_str(w, "null");
         return;
     }
-    hwp_put_str(w, "{\"total_cycles\":");
-    hwp_put_u64(w, c->total);
-    hwp_put_str(w, ",\"host_clock\":");
-    hwp_put_u64(w, c->clock);
-    hwp_put_str(w, ",\"overhead_pct\":");
-    hwp_put_f64(w, hwp_cost_overhead_pct(c), 4);
+    hwp_put_str_u64(w, "{\"total_cycles\":", c->total);
+    hwp_put_json_u64(w, "host_clock", c->clock);
+    hwp_put_json_f64(w, "overhead_pct", hwp_cost_overhead_pct(c), 4);
     hwp_put_str(w, ",\"models\":{");
     for (m = 0; m < HWP_MODEL_COUNT; m++) {
-        if (m) hwp_put_str(w, ",");
-        hwp_put_json_str(w, hwp_model_name((hwp_model)m));
-        hwp_put_str(w, ":");
+        hwp__put_key(w, m ? "," : "", hwp_model_name((hwp_model)m));
         hwp_put_u64(w, hwp_cost_model_cycles(c, (hwp_model)m));
     }
     hwp_put_str(w, "},\"ops\":{");
     for (i = 0; i < HWP_COST_OP_COUNT; i++) {
         if (!c->count[i]) continue;
-        if (!first) hwp_put_str(w, ",");
-        first = false;
-        hwp_put_json_str(w, hwp__cost_info[i].name);
-        hwp_put_str(w, ":{\"count\":");
-        hwp_put_u64(w, c->count[i]);
-        hwp_put_str(w, ",\"cycles\":");
-        hwp_put_u64(w, c->spent[i]);
+        hwp__put_key(w, sep, hwp__cost_info[i].name);
+        sep = ",";
+        hwp_put_str_u64(w, "{\"count\":", c->count[i]);
+        hwp_put_json_u64(w, "cycles", c->spent[i]);
         hwp_put_str(w, "}");
     }
     hwp_put_str(w, "}}");

@@ -1407,8 +1407,7 @@ HWP_API void hwp_hpt_write_text(const hwp_hpt *h, const hwp_writer *w) {
     hwp_put_str(w, ")\n");
     for (k = 0; k < 20 && (e = hwp__hpt_next(h, e)) != 0; k++) {
         hwp_put_str_u64(w, "  ", e->acc);
-        hwp_put_str(w, "  ");
-        hwp_put_hex(w, e->pd.start);
+        hwp__put_str_hex(w, "  ", e->pd.start);
         hwp_put_str_u64(w, " len ", hwp_path_pd_len(&e->pd));
         hwp_put_str(w, " ");
         hwp__path_put_dirs(w, &e->pd);
@@ -1450,7 +1449,7 @@ HWP_API void hwp_hpt_write_json(const hwp_hpt *h, const hwp_writer *w) {
 HWP_API hwp_status hwp_hpt_read_desc(hwp_hpt_desc *d, const char *json,
                                      size_t n, hwp_json_err *err) {
     return hwp__field_read_desc(d, sizeof *d, "hpt", hwp__hpt_desc_f,
-                             HWP__N(hwp__hpt_desc_f), json, n, err);
+                             HWP__N(hwp__hpt_desc_f), NULL, json, n, err);
 }
 
 /* One "paths" element into its slot. */
@@ -1798,7 +1797,7 @@ HWP_API void hwp_phase_write_json(const hwp_phase *ph, const hwp_writer *w) {
 HWP_API hwp_status hwp_phase_read_desc(hwp_phase_desc *d, const char *json,
                                        size_t n, hwp_json_err *err) {
     return hwp__field_read_desc(d, sizeof *d, "phase", hwp__phase_desc_f,
-                             HWP__N(hwp__phase_desc_f), json, n, err);
+                             HWP__N(hwp__phase_desc_f), NULL, json, n, err);
 }
 
 /* Restores the report's counters (what merge and the report use); the
@@ -2293,8 +2292,7 @@ HWP_API void hwp_path_write_text(const hwp_path *p, const hwp_writer *w) {
     if (p->desc.queue == HWP_PATH_QUEUE_NONE) hwp_put_str(w, "none");
     else hwp_put_u64(w, p->desc.queue);
     hwp_put_str_u64(w, ": stall cycles ", p->stall_q8 >> 8);
-    hwp_put_str(w, ", modelled overhead ");
-    hwp_put_f64(w, hwp_path_overhead_pct(p), 3);
+    hwp__put_str_f64(w, ", modelled overhead ", hwp_path_overhead_pct(p), 3);
     hwp_put_str(w, "%\n");
 }
 
@@ -2357,7 +2355,7 @@ HWP_API void hwp_path_write_json(const hwp_path *p, const hwp_writer *w) {
 HWP_API hwp_status hwp_path_read_desc(hwp_path_desc *d, const char *json,
                                       size_t n, hwp_json_err *err) {
     return hwp__field_read_desc(d, sizeof *d, "path", hwp__path_desc_f,
-                             HWP__N(hwp__path_desc_f), json, n, err);
+                             HWP__N(hwp__path_desc_f), NULL, json, n, err);
 }
 
 /* Restores the counters (the stack's profile); the stack itself is

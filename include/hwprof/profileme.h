@@ -1199,8 +1199,7 @@ static void hwp__pm_report(const hwp_pm *p, const hwp_writer *w, bool json) {
         hwp_put_str(w, "}");
         return;
     }
-    hwp_put_str(w, "profileme sampler:\n  seed=");
-    hwp_put_hex(w, p->d.seed);
+    hwp__put_str_hex(w, "profileme sampler:\n  seed=", p->d.seed);
     hwp__field_text(w, &p->d, hwp__pm_desc_f + 1, HWP__N(hwp__pm_desc_f) - 1, " ", "=",
                     "");
     hwp_put_str(w, "\n ");
@@ -1219,64 +1218,40 @@ HWP_API void hwp_pm_write_json(const hwp_pm *p, const hwp_writer *w) {
     hwp__pm_report(p, w, true);
 }
 
-/* Read a sampler report: its desc into *d (always) and, when st is not
- * NULL, its counters. */
-static hwp_status hwp__pm_read(hwp_pm_desc *d, hwp_pm_stats *st,
-                               const char *json, size_t n,
-                               hwp_json_err *err) {
-    hwp_json j;
-    char key[24];
-    bool have_desc = false;
-    hwp_status rc;
-    hwp__zero(d, sizeof *d);
-    if (st) hwp__zero(st, sizeof *st);
-    hwp_json_init(&j, json, n);
-    if (hwp_json_envelope(&j, "profileme", 1)) {
-        while (hwp_json_member(&j, key, sizeof key)) {
-            if (hwp_json_key_is(key, "desc")) {
-                have_desc = hwp__field_read(&j, d, hwp__pm_desc_f,
-                                            HWP__N(hwp__pm_desc_f), false);
-            } else if (hwp_json_key_is(key, "stats") && st) {
-                if (!hwp__field_read(&j, st, hwp__pm_stats_f, HWP__N(hwp__pm_stats_f),
-                                     false))
-                    break;
-            } else {
-                hwp_json_skip(&j);
-            }
-        }
-        if (!have_desc && !j.why) hwp_json_fail(&j, "profileme: no desc");
-        hwp_json_end(&j);
-    }
-    rc = hwp_json_status(&j, err);
-    if (rc == HWP_OK) {
-        hwp_pm_desc o;
-        const char *why = hwp__pm_fill(&o, d);
-        if (why) {
-            if (err) err->offset = 0, err->why = why;
-            return HWP_EFORMAT;
-        }
-        *d = o;
-    }
-    return rc;
+/* hwp__pm_fill in place, as base.h's readers take it. */
+static const char *hwp__pm_refill(void *d) {
+    hwp_pm_desc c = *(hwp_pm_desc *)d;
+    return hwp__pm_fill((hwp_pm_desc *)d, &c);
 }
 
 HWP_API hwp_status hwp_pm_read_desc(hwp_pm_desc *d, const char *json,
                                     size_t n, hwp_json_err *err) {
-    if (!d || !json) return HWP_EINVAL;
-    return hwp__pm_read(d, 0, json, n, err);
+    if (!json) return HWP_EINVAL;
+    return hwp__field_read_desc(d, sizeof *d, "profileme", hwp__pm_desc_f,
+                                HWP__N(hwp__pm_desc_f), hwp__pm_refill, json, n, err);
 }
 
 HWP_API hwp_status hwp_pm_read_json(hwp_pm *p, const char *json, size_t n,
                                     hwp_json_err *err) {
     hwp_pm_desc d;
     hwp_pm_stats st;
+    hwp_json j;
+    char key[16];
     hwp_status rc;
-    const hwp_field *f;
     if (!hwp__pm_ok(p) || !json) return HWP_EINVAL;
-    rc = hwp__pm_read(&d, &st, json, n, err);
+    hwp__zero(&d, sizeof d);
+    hwp__zero(&st, sizeof st);
+    hwp_json_init(&j, json, n);
+    rc = hwp__field_begin(&j, &p->head, "profileme", &d, &p->d, hwp__pm_desc_f,
+                          HWP__N(hwp__pm_desc_f), hwp__pm_refill, err);
+    if (rc != HWP_OK) return rc;
+    while (hwp_json_member(&j, key, sizeof key))
+        if (!hwp_json_key_is(key, "stats")) hwp_json_skip(&j);
+        else if (!hwp__field_read(&j, &st, hwp__pm_stats_f, HWP__N(hwp__pm_stats_f), false))
+            break;
+    hwp_json_end(&j);
+    rc = hwp_json_status(&j, err);
     if (rc != HWP_OK) return hwp__fail(&p->head, rc, "profileme: malformed report");
-    f = hwp__field_diff(&p->d, &d, hwp__pm_desc_f, HWP__N(hwp__pm_desc_f));
-    if (f) return hwp__json_mismatch(&p->head, err, json, n, f->why);
     /* The counters are the report's; the counter state (countdown, PRNG)
      * stays p's, so fetched continues from the report's events. */
     p->fetched0 = st.events - (p->loaded - p->countdown); /* modular */
@@ -1782,9 +1757,27 @@ HWP_API hwp_status hwp_pm_accuracy(const hwp_pm_table *t, unsigned prop,
     return HWP_OK;
 }
 
-static const char *const hwp__pm_event_names[HWP_PM_NEVENTS] = {
-    "taken", "mispred", "icmiss", "dcmiss", "itlbmiss",
-    "dtlbmiss", "aborted", "trap", "indirect"};
+/* A "pcs" element of the table's report: its members by these rows, then
+ * the derived values the writer adds, which the reader recomputes. */
+typedef struct hwp__pm_events {
+    uint64_t n[HWP_PM_NEVENTS];
+} hwp__pm_events;
+
+static const hwp_field hwp__pm_event_f[HWP_PM_NEVENTS] = {
+    HWP__FSN(hwp__pm_events, "taken", n[0]), HWP__FSN(hwp__pm_events, "mispred", n[1]),
+    HWP__FSN(hwp__pm_events, "icmiss", n[2]), HWP__FSN(hwp__pm_events, "dcmiss", n[3]),
+    HWP__FSN(hwp__pm_events, "itlbmiss", n[4]), HWP__FSN(hwp__pm_events, "dtlbmiss", n[5]),
+    HWP__FSN(hwp__pm_events, "aborted", n[6]), HWP__FSN(hwp__pm_events, "trap", n[7]),
+    HWP__FSN(hwp__pm_events, "indirect", n[8])};
+
+static const hwp_field hwp__pm_entry_f[] = {
+    HWP__FN(hwp_pm_entry, "profileme table", pc, HEX, 0, 0, ~(uint64_t)0, 0, NULL),
+    HWP__FS(hwp_pm_entry, samples), HWP__FS(hwp_pm_entry, retired),
+    HWP__FSUB(hwp_pm_entry, "profileme table", events, hwp__pm_event_f),
+    HWP__FU64S(hwp_pm_entry, lat_sum, "profileme table: lat_sum has 6 values"),
+    HWP__FS(hwp_pm_entry, lat_sq), HWP__FS(hwp_pm_entry, pair_samples),
+    HWP__FS(hwp_pm_entry, in_progress), HWP__FS(hwp_pm_entry, useful_fwd),
+    HWP__FS(hwp_pm_entry, useful_bwd), HWP__FS(hwp_pm_entry, near)};
 
 /* An estimate's value, or "-" below the advised minimum of samples. */
 static void hwp__pm_put_est(const hwp_writer *w, double v, bool enough,
@@ -1816,20 +1809,15 @@ HWP_API void hwp_pm_table_write_text(const hwp_pm_table *t,
         hwp_put_str(w, t->why);
         hwp_put_str(w, "\n");
     }
-    hwp_put_str(w, "profileme table: ");
-    hwp_put_u64(w, t->used);
-    hwp_put_str(w, " PCs, ");
-    hwp_put_u64(w, t->samples);
-    hwp_put_str(w, " samples, one per ");
-    hwp_put_f64(w, hwp_pm_table_interval(t), 1);
-    hwp_put_str(w, " fetches; ");
-    hwp_put_u64(w, t->dropped + t->zero_pc + t->mismatched);
+    hwp_put_str_u64(w, "profileme table: ", t->used);
+    hwp_put_str_u64(w, " PCs, ", t->samples);
+    hwp__put_str_f64(w, " samples, one per ", hwp_pm_table_interval(t), 1);
+    hwp_put_str_u64(w, " fetches; ", t->dropped + t->zero_pc + t->mismatched);
     hwp_put_str(w, " records dropped\n  ranked by estimated total ");
     hwp_put_str(w, by == HWP_PM_RANK_WASTED    ? "wasted issue slots"
                    : by == HWP_PM_RANK_LATENCY ? "fetch->retire-ready cycles"
                                                : "fetches (no latencies reported)");
-    hwp_put_str(w, "; estimates from fewer than ");
-    hwp_put_u64(w, t->d.min_samples);
+    hwp_put_str_u64(w, "; estimates from fewer than ", t->d.min_samples);
     hwp_put_str(w, " samples shown as -\n  pc  samples  est_fetches"
                    "  est_latency_cycles  latency_cv  dcmiss_samples"
                    "  est_wasted_slots\n");
@@ -1847,15 +1835,12 @@ HWP_API void hwp_pm_table_write_text(const hwp_pm_table *t,
         }
         if (!found) break;
         last = best;
-        hwp_put_str(w, "  ");
-        hwp_put_hex(w, best.pc);
-        hwp_put_str(w, "  ");
-        hwp_put_u64(w, best.count.samples);
+        hwp__put_str_hex(w, "  ", best.pc);
+        hwp_put_str_u64(w, "  ", best.count.samples);
         hwp__pm_put_est(w, best.count.value, best.count.enough, 0);
         hwp__pm_put_est(w, best.latency.value, best.latency.enough, 0);
         hwp__pm_put_est(w, best.latency.cv, best.latency.enough, 3);
-        hwp_put_str(w, "  ");
-        hwp_put_u64(w, best.dcmiss.samples);
+        hwp_put_str_u64(w, "  ", best.dcmiss.samples);
         hwp__pm_put_est(w, best.wasted_slots,
                         t->d.paired && best.pair_samples >= t->d.min_samples,
                         0);
@@ -1884,7 +1869,7 @@ HWP_API void hwp_pm_table_write_json(const hwp_pm_table *t,
                                      const hwp_writer *w) {
     hwp_pm_table_stats st;
     hwp_pm_table_desc d;
-    uint32_t k, b, mask, z;
+    uint32_t k, mask, z;
     bool first = true;
     if (!hwp__pm_table_ok(t)) {
         hwp_put_str(w, "null");
@@ -1901,31 +1886,9 @@ HWP_API void hwp_pm_table_write_json(const hwp_pm_table *t,
     for (k = 1; k <= d.capacity; k++) {
         const hwp_pm_entry *e = &t->e[(z + k) & mask];
         if (!e->pc) continue;
-        hwp_put_str(w, first ? "{\"pc\":\"" : ",{\"pc\":\"");
+        hwp_put_str(w, first ? "{" : ",{");
         first = false;
-        hwp_put_hex(w, e->pc);
-        hwp_put_str(w, "\"");
-        hwp_put_json_u64(w, "samples", e->samples);
-        hwp_put_json_u64(w, "retired", e->retired);
-        hwp_put_str(w, ",\"events\":{");
-        for (b = 0; b < HWP_PM_NEVENTS; b++) {
-            if (b) hwp_put_str(w, ",");
-            hwp_put_json_str(w, hwp__pm_event_names[b]);
-            hwp_put_str(w, ":");
-            hwp_put_u64(w, e->events[b]);
-        }
-        hwp_put_str(w, "},\"lat_sum\":[");
-        for (b = 0; b < HWP_PM_LAT_COUNT; b++) {
-            if (b) hwp_put_str(w, ",");
-            hwp_put_u64(w, e->lat_sum[b]);
-        }
-        hwp_put_str(w, "]");
-        hwp_put_json_u64(w, "lat_sq", e->lat_sq);
-        hwp_put_json_u64(w, "pair_samples", e->pair_samples);
-        hwp_put_json_u64(w, "in_progress", e->in_progress);
-        hwp_put_json_u64(w, "useful_fwd", e->useful_fwd);
-        hwp_put_json_u64(w, "useful_bwd", e->useful_bwd);
-        hwp_put_json_u64(w, "near", e->near);
+        hwp__field_members(w, e, hwp__pm_entry_f, HWP__N(hwp__pm_entry_f));
         /* Derived, for readers of the report; read_json recomputes them. */
         hwp_put_json_f64(w, "est",
                          hwp_pm_table_estimate(t, e, HWP_PM_PROP_SAMPLES,
@@ -1944,46 +1907,15 @@ HWP_API void hwp_pm_table_write_json(const hwp_pm_table *t,
 /* One "pcs" element into a fresh entry of t. */
 static bool hwp__pmt_read_entry(hwp_json *j, hwp_pm_table *t) {
     hwp_pm_entry x, *e;
+    const hwp_field *f;
     char key[24];
-    unsigned b;
     hwp__zero(&x, sizeof x);
     if (!hwp_json_object(j)) return false;
     while (hwp_json_member(j, key, sizeof key)) {
-        if (hwp_json_key_is(key, "pc")) hwp_json_u64(j, &x.pc);
-        else if (hwp_json_key_is(key, "samples")) hwp_json_u64(j, &x.samples);
-        else if (hwp_json_key_is(key, "retired")) hwp_json_u64(j, &x.retired);
-        else if (hwp_json_key_is(key, "lat_sq")) hwp_json_u64(j, &x.lat_sq);
-        else if (hwp_json_key_is(key, "pair_samples"))
-            hwp_json_u64(j, &x.pair_samples);
-        else if (hwp_json_key_is(key, "in_progress"))
-            hwp_json_u64(j, &x.in_progress);
-        else if (hwp_json_key_is(key, "useful_fwd"))
-            hwp_json_u64(j, &x.useful_fwd);
-        else if (hwp_json_key_is(key, "useful_bwd"))
-            hwp_json_u64(j, &x.useful_bwd);
-        else if (hwp_json_key_is(key, "near")) hwp_json_u64(j, &x.near);
-        else if (hwp_json_key_is(key, "events")) {
-            if (!hwp_json_object(j)) return false;
-            while (hwp_json_member(j, key, sizeof key)) {
-                for (b = 0; b < HWP_PM_NEVENTS; b++)
-                    if (hwp_json_key_is(key, hwp__pm_event_names[b])) break;
-                if (b == HWP_PM_NEVENTS)
-                    return hwp_json_fail(j, "profileme table: unknown event");
-                hwp_json_u64(j, &x.events[b]);
-            }
-        } else if (hwp_json_key_is(key, "lat_sum")) {
-            if (!hwp_json_array(j)) return false;
-            for (b = 0; hwp_json_next(j); b++) {
-                if (b == HWP_PM_LAT_COUNT)
-                    return hwp_json_fail(j, "profileme table: lat_sum has 6 "
-                                            "values");
-                hwp_json_u64(j, &x.lat_sum[b]);
-            }
-            if (!j->why && b != HWP_PM_LAT_COUNT)
-                return hwp_json_fail(j, "profileme table: lat_sum has 6 values");
-        } else {
+        if (!(f = hwp__field_find(hwp__pm_entry_f, HWP__N(hwp__pm_entry_f), key)))
             hwp_json_skip(j); /* derived values: recomputed */
-        }
+        else if (!hwp__field_value(j, &x, f))
+            return false;
     }
     if (j->why) return false;
     if (!x.pc) return hwp_json_fail(j, "profileme table: pc must be nonzero");

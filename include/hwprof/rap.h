@@ -693,10 +693,7 @@ HWP__FIELDS_FN(hwp_rap_desc_fields, hwp__rap_desc_f)
 /* Copy the desc (NULL: the zero desc; d may be o), fill the defaults
  * once, validate. Returns a reason or NULL. */
 static const char *hwp__rap_fill(hwp_rap_desc *o, const hwp_rap_desc *d) {
-    const char *why;
-    if (!d) hwp__zero(o, sizeof *o);
-    else if (d != o) hwp__copy(o, d, sizeof *o);
-    why = hwp__field_fill(o, hwp__rap_desc_f, HWP__N(hwp__rap_desc_f));
+    const char *why = hwp__field_fill_from(o, d, sizeof *o, hwp__rap_desc_f, HWP__N(hwp__rap_desc_f));
     if (why) return why;
     if (o->key_bits < 64 &&
         o->key_base > ~(uint64_t)0 - hwp_mask64(o->key_bits))
@@ -1618,12 +1615,9 @@ typedef struct hwp__rap_rep {
 static void hwp__rap_text_hot(void *ctx, const hwp_rap_range *rg) {
     const hwp_writer *w = ((hwp__rap_rep *)ctx)->w;
     const hwp_rap *r = ((hwp__rap_rep *)ctx)->r;
-    hwp_put_str(w, "  [");
-    hwp_put_hex(w, rg->lo);
-    hwp_put_str(w, ", ");
-    hwp_put_hex(w, rg->hi);
-    hwp_put_str(w, "] depth ");
-    hwp_put_u64(w, rg->depth);
+    hwp__put_str_hex(w, "  [", rg->lo);
+    hwp__put_str_hex(w, ", ", rg->hi);
+    hwp_put_str_u64(w, "] depth ", rg->depth);
     hwp_put_str(w, ": ");
     hwp__rap_pct(w, rg->excl, r->n);
     hwp_put_str(w, " (with hot sub-ranges ");
@@ -1636,12 +1630,9 @@ static void hwp__rap_text_node(const hwp_rap *r, const hwp_writer *w,
     const hwp_rap_node *x = &r->pool[idx];
     unsigned i, dig, k = 0;
     for (i = 0; i <= x->depth; i++) hwp_put_str(w, "  ");
-    hwp_put_str(w, "[");
-    hwp_put_hex(w, r->key_base + lo);
-    hwp_put_str(w, ", ");
-    hwp_put_hex(w, r->key_base + (lo | hwp_mask64(r->shift[x->depth])));
-    hwp_put_str(w, "] ");
-    hwp_put_u64(w, x->count);
+    hwp__put_str_hex(w, "[", r->key_base + lo);
+    hwp__put_str_hex(w, ", ", r->key_base + (lo | hwp_mask64(r->shift[x->depth])));
+    hwp_put_str_u64(w, "] ", x->count);
     hwp_put_str(w, "\n");
     for (dig = 0; dig < 16; dig++)
         if ((x->mask >> dig) & 1u)
@@ -1666,17 +1657,13 @@ HWP_API void hwp_rap_write_text(const hwp_rap *r, const hwp_writer *w) {
     hwp__rap_rep rep;
     hwp_rap_stats st;
     if (!hwp__rap_ok(r)) return;
-    hwp_put_str(w, "rap: domain [");
-    hwp_put_hex(w, r->key_base);
-    hwp_put_str(w, ", ");
-    hwp_put_hex(w, r->key_base + r->key_mask);
+    hwp__put_str_hex(w, "rap: domain [", r->key_base);
+    hwp__put_str_hex(w, ", ", r->key_base + r->key_mask);
     hwp_put_str_u64(w, "] b=", r->desc.branching);
-    hwp_put_str(w, " eps=");
-    hwp_put_f64(w, r->desc.eps, 4);
+    hwp__put_str_f64(w, " eps=", r->desc.eps, 4);
     (void)hwp_rap_get_stats(r, &st);
     hwp__field_text(w, &st, hwp__rap_stats_f, HWP__N(hwp__rap_stats_f), " ", "=", "");
-    hwp_put_str(w, "\nrap: hot ranges (>= ");
-    hwp_put_f64(w, 100.0 * r->desc.hot, 1);
+    hwp__put_str_f64(w, "\nrap: hot ranges (>= ", 100.0 * r->desc.hot, 1);
     hwp_put_str(w, "% of n, own weight first):\n");
     rep.w = w;
     rep.r = r;
@@ -1694,8 +1681,7 @@ static void hwp__rap_json_hot(void *ctx, const hwp_rap_range *rg) {
     hwp_put_str(w, j->first ? "\n{\"lo\":\"" : ",\n{\"lo\":\"");
     j->first = false;
     hwp_put_hex(w, rg->lo);
-    hwp_put_str(w, "\",\"hi\":\"");
-    hwp_put_hex(w, rg->hi);
+    hwp__put_str_hex(w, "\",\"hi\":\"", rg->hi);
     hwp_put_str_u64(w, "\",\"depth\":", rg->depth);
     hwp_put_str_u64(w, ",\"sum\":", rg->sum);
     hwp_put_str_u64(w, ",\"upper\":", rg->upper);
@@ -1711,8 +1697,7 @@ static void hwp__rap_json_tree(const hwp_rap *r, const hwp_writer *w,
     unsigned dig, k = 0;
     hwp_put_str(w, first ? "\n{\"lo\":\"" : ",\n{\"lo\":\"");
     hwp_put_hex(w, r->key_base + lo);
-    hwp_put_str(w, "\",\"hi\":\"");
-    hwp_put_hex(w, r->key_base + (lo | hwp_mask64(r->shift[x->depth])));
+    hwp__put_str_hex(w, "\",\"hi\":\"", r->key_base + (lo | hwp_mask64(r->shift[x->depth])));
     hwp_put_str_u64(w, "\",\"depth\":", x->depth);
     hwp_put_str_u64(w, ",\"count\":", x->count);
     hwp_put_str_u64(w, ",\"kids\":", x->mask);
@@ -1756,31 +1741,15 @@ HWP_API void hwp_rap_write_json(const hwp_rap *r, const hwp_writer *w) {
 
 /* ---- reading a report back ------------------------------------------------ */
 
-/* The desc object (the cursor is at its '{'): every field by name,
- * unknown ones refused; then filled and validated like init's. */
-static bool hwp__rap_read_desc_obj(hwp_json *j, void *out) {
-    hwp_rap_desc *d = (hwp_rap_desc *)out;
-    size_t at = j->pos;
-    const char *why;
-    hwp__zero(d, sizeof *d);
-    if (!hwp__field_read(j, d, hwp__rap_desc_f, HWP__N(hwp__rap_desc_f),
-                         false))
-        return false;
-    if ((why = hwp__rap_fill(d, d)) != NULL) {
-        j->pos = at;
-        return hwp_json_fail(j, why);
-    }
-    return true;
+/* hwp__rap_fill in place, as base.h's readers take it. */
+static const char *hwp__rap_refill(void *d) {
+    return hwp__rap_fill((hwp_rap_desc *)d, (const hwp_rap_desc *)d);
 }
 
 HWP_API hwp_status hwp_rap_read_desc(hwp_rap_desc *d, const char *json,
                                      size_t n, hwp_json_err *err) {
-    hwp_rap_desc o;
-    hwp_status rc;
-    if (!d) return HWP_EINVAL;
-    rc = hwp__json_read_desc(json, n, "rap", hwp__rap_read_desc_obj, &o, err);
-    if (rc == HWP_OK) *d = o;
-    return rc;
+    return hwp__field_read_desc(d, sizeof *d, "rap", hwp__rap_desc_f,
+                                HWP__N(hwp__rap_desc_f), hwp__rap_refill, json, n, err);
 }
 
 /* Where the walk of "ranges" stands: one frame per open node. */
@@ -1900,7 +1869,9 @@ static bool hwp__rap_load_pass(hwp_json *j, hwp__rap_load *L) {
         if (hwp_json_key_is(key, "desc")) {
             hwp_rap_desc d;
             const hwp_field *diff;
-            if (!hwp__rap_read_desc_obj(j, &d)) return false;
+            if (!hwp__field_read_filled(j, &d, sizeof d, hwp__rap_desc_f,
+                                        HWP__N(hwp__rap_desc_f), hwp__rap_refill))
+                return false;
             diff = hwp__field_diff(&r->desc, &d, hwp__rap_desc_f,
                                    HWP__N(hwp__rap_desc_f));
             if (diff) {
@@ -2081,10 +2052,7 @@ HWP__FIELDS_FN(hwp_rap2_desc_fields, hwp__rap2_desc_f)
 
 /* As hwp__rap_fill, for the 2-D desc. */
 static const char *hwp__rap2_fill(hwp_rap2_desc *o, const hwp_rap2_desc *d) {
-    const char *why;
-    if (!d) hwp__zero(o, sizeof *o);
-    else if (d != o) hwp__copy(o, d, sizeof *o);
-    why = hwp__field_fill(o, hwp__rap2_desc_f, HWP__N(hwp__rap2_desc_f));
+    const char *why = hwp__field_fill_from(o, d, sizeof *o, hwp__rap2_desc_f, HWP__N(hwp__rap2_desc_f));
     if (why) return why;
     if (o->x_bits + o->y_bits > 64) return hwp__rap2_desc_f[1].bad;
     if (o->x_base > ~(uint64_t)0 - hwp_mask64(o->x_bits))
@@ -2395,14 +2363,10 @@ HWP_API void hwp_rap2_write_json(const hwp_rap2 *r, const hwp_writer *w) {
 /* A hot rectangle a line: [x_lo, x_hi] x [y_lo, y_hi], its sum and bound. */
 static void hwp__rap2_text_rect(void *ctx, const hwp_rap2_rect *x) {
     const hwp_writer *w = (const hwp_writer *)ctx;
-    hwp_put_str(w, "  [");
-    hwp_put_hex(w, x->box.x_lo);
-    hwp_put_str(w, ", ");
-    hwp_put_hex(w, x->box.x_hi);
-    hwp_put_str(w, "] x [");
-    hwp_put_hex(w, x->box.y_lo);
-    hwp_put_str(w, ", ");
-    hwp_put_hex(w, x->box.y_hi);
+    hwp__put_str_hex(w, "  [", x->box.x_lo);
+    hwp__put_str_hex(w, ", ", x->box.x_hi);
+    hwp__put_str_hex(w, "] x [", x->box.y_lo);
+    hwp__put_str_hex(w, ", ", x->box.y_hi);
     hwp_put_str_u64(w, "] sum ", x->sum);
     hwp_put_str_u64(w, " upper ", x->upper);
     hwp_put_str(w, "\n");
@@ -2417,12 +2381,10 @@ HWP_API void hwp_rap2_write_text(const hwp_rap2 *r, const hwp_writer *w) {
     }
     hwp_put_str_u64(w, "rap2: x ", r->desc.x_bits);
     hwp_put_str_u64(w, " bits, y ", r->desc.y_bits);
-    hwp_put_str(w, " bits, eps=");
-    hwp_put_f64(w, r->desc.tree.eps, 4);
+    hwp__put_str_f64(w, " bits, eps=", r->desc.tree.eps, 4);
     (void)hwp_rap2_get_stats(r, &st);
     hwp__field_text(w, &st, hwp__rap_stats_f, HWP__N(hwp__rap_stats_f), " ", "=", "");
-    hwp_put_str(w, "\nrap2: hot rectangles (>= ");
-    hwp_put_f64(w, 100.0 * r->desc.tree.hot, 1);
+    hwp__put_str_f64(w, "\nrap2: hot rectangles (>= ", 100.0 * r->desc.tree.hot, 1);
     hwp_put_str(w, "% of n):\n");
     hwp__zero(&e, sizeof e);
     e.fn = hwp__rap2_text_rect;
@@ -2430,29 +2392,14 @@ HWP_API void hwp_rap2_write_text(const hwp_rap2 *r, const hwp_writer *w) {
     (void)hwp__rap2_run(r, &e, r->desc.tree.hot, true);
 }
 
-static bool hwp__rap2_read_desc_obj(hwp_json *j, void *out) {
-    hwp_rap2_desc *d = (hwp_rap2_desc *)out;
-    size_t at = j->pos;
-    const char *why;
-    hwp__zero(d, sizeof *d);
-    if (!hwp__field_read(j, d, hwp__rap2_desc_f, HWP__N(hwp__rap2_desc_f),
-                         false))
-        return false;
-    if ((why = hwp__rap2_fill(d, d)) != NULL) {
-        j->pos = at;
-        return hwp_json_fail(j, why);
-    }
-    return true;
+static const char *hwp__rap2_refill(void *d) {
+    return hwp__rap2_fill((hwp_rap2_desc *)d, (const hwp_rap2_desc *)d);
 }
 
 HWP_API hwp_status hwp_rap2_read_desc(hwp_rap2_desc *d, const char *json,
                                       size_t n, hwp_json_err *err) {
-    hwp_rap2_desc o;
-    hwp_status rc;
-    if (!d) return HWP_EINVAL;
-    rc = hwp__json_read_desc(json, n, "rap2", hwp__rap2_read_desc_obj, &o, err);
-    if (rc == HWP_OK) *d = o;
-    return rc;
+    return hwp__field_read_desc(d, sizeof *d, "rap2", hwp__rap2_desc_f,
+                                HWP__N(hwp__rap2_desc_f), hwp__rap2_refill, json, n, err);
 }
 
 /* The envelope and desc are checked here, then the tree's report goes to
@@ -2474,7 +2421,9 @@ HWP_API hwp_status hwp_rap2_read_json(hwp_rap2 *r, const char *json, size_t n,
             if (hwp_json_key_is(key, "desc") && !(seen & 1u)) {
                 hwp_rap2_desc d;
                 const hwp_field *diff;
-                if (!hwp__rap2_read_desc_obj(&j, &d)) break;
+                if (!hwp__field_read_filled(&j, &d, sizeof d, hwp__rap2_desc_f,
+                                            HWP__N(hwp__rap2_desc_f), hwp__rap2_refill))
+                    break;
                 diff = hwp__field_diff(&r->desc, &d, hwp__rap2_desc_f,
                                        HWP__N(hwp__rap2_desc_f));
                 if (diff) {
@@ -2530,35 +2479,27 @@ static void hwp__rap_svg_node(void *ctx, const hwp_rap_range *rg) {
     if (x1 - x0 < 1.0) x1 = x0 + 1.0;
     y = 20.0 + (rg->depth - s->fdepth) * HWP__RAP_SVG_ROW;
     frac = s->r->n ? (double)rg->sum / (double)s->r->n : 0.0;
-    hwp_put_str(w, "<rect x=\"");
-    hwp_put_f64(w, x0, 2);
-    hwp_put_str(w, "\" y=\"");
-    hwp_put_f64(w, y, 1);
-    hwp_put_str(w, "\" width=\"");
-    hwp_put_f64(w, x1 - x0, 2);
+    hwp__put_str_f64(w, "<rect x=\"", x0, 2);
+    hwp__put_str_f64(w, "\" y=\"", y, 1);
+    hwp__put_str_f64(w, "\" width=\"", x1 - x0, 2);
     hwp_put_str(w, "\" height=\"14\" fill=\"");
     if (rg->hot) {
         hwp_put_str(w, "#d62728\" stroke=\"#000\"><title>hot ");
     } else {
-        hwp_put_str(w, "rgb(");
-        hwp_put_u64(w, (uint64_t)(230.0 - 180.0 * frac));
-        hwp_put_str(w, ",");
-        hwp_put_u64(w, (uint64_t)(230.0 - 180.0 * frac));
+        hwp_put_str_u64(w, "rgb(", (uint64_t)(230.0 - 180.0 * frac));
+        hwp_put_str_u64(w, ",", (uint64_t)(230.0 - 180.0 * frac));
         hwp_put_str(w, ",240)\"><title>");
     }
     hwp_put_hex(w, rg->lo);
-    hwp_put_str(w, "-");
-    hwp_put_hex(w, rg->hi);
+    hwp__put_str_hex(w, "-", rg->hi);
     hwp_put_str(w, ": ");
     hwp__rap_pct(w, rg->sum, s->r->n);
     hwp_put_str(w, " (own+cold ");
     hwp__rap_pct(w, rg->excl, s->r->n);
     hwp_put_str(w, ")</title></rect>\n");
     if (rg->hot && x1 - x0 > 40.0) {
-        hwp_put_str(w, "<text x=\"");
-        hwp_put_f64(w, x0 + 2.0, 2);
-        hwp_put_str(w, "\" y=\"");
-        hwp_put_f64(w, y + 11.0, 1);
+        hwp__put_str_f64(w, "<text x=\"", x0 + 2.0, 2);
+        hwp__put_str_f64(w, "\" y=\"", y + 11.0, 1);
         hwp_put_str(w, "\" font-size=\"10\" fill=\"#fff\">");
         hwp__rap_pct(w, rg->excl, s->r->n);
         hwp_put_str(w, "</text>\n");
@@ -2593,8 +2534,7 @@ static void hwp__rap_svg_draw(const hwp_rap *r, const hwp_writer *w,
     hwp_put_str(w, "\" font-family=\"sans-serif\">\n<text x=\"0\" y=\"12\" "
                    "font-size=\"11\">RAP tree over [");
     hwp_put_hex(w, s.flo);
-    hwp_put_str(w, ", ");
-    hwp_put_hex(w, s.flo | hwp_mask64(r->shift[s.fdepth]));
+    hwp__put_str_hex(w, ", ", s.flo | hwp_mask64(r->shift[s.fdepth]));
     hwp_put_str_u64(w, "], n = ", r->n);
     hwp_put_str_u64(w, ", ", r->nodes);
     hwp_put_str(w, " nodes; one row per depth; red = hot (sec. 4.1), "

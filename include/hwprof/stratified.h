@@ -1169,8 +1169,7 @@ HWP_API void hwp_strat_write_text(const hwp_strat *s, const hwp_writer *w) {
         for (i = 0; i < HWP_STRAT_TRANSITIONS; i++) {
             hwp_put_str(w, " ");
             hwp_put_str(w, hwp__strat_tnames[i]);
-            hwp_put_str(w, "=");
-            hwp_put_u64(w, s->st.trans[i]);
+            hwp_put_str_u64(w, "=", s->st.trans[i]);
         }
         hwp_put_str(w, "\n");
     }
@@ -1238,20 +1237,23 @@ static bool hwp__strat_read_report(hwp_json *j, const char *model, void *d,
     return true;
 }
 
-static bool hwp__strat_read(hwp_json *j, hwp_strat_desc *d, hwp_strat_stats *st) {
-    hwp__zero(d, sizeof *d);
-    return hwp__strat_read_report(j, "strat", d, hwp__strat_desc_f,
-                                  HWP__N(hwp__strat_desc_f), st, hwp__strat_stats_f,
-                                  HWP__N(hwp__strat_stats_f), NULL, NULL);
+/* Either component's read_desc: the envelope and the desc, into d. */
+static hwp_status hwp__strat_read_desc(void *d, size_t dsize, const char *model,
+                                       const hwp_field *f, size_t n,
+                                       const char *json, size_t len,
+                                       hwp_json_err *err) {
+    hwp_json j;
+    if (!d) return HWP_EINVAL;
+    hwp__zero(d, dsize);
+    hwp_json_init(&j, json, len);
+    hwp__strat_read_report(&j, model, d, f, n, NULL, NULL, 0, NULL, NULL);
+    return hwp_json_status(&j, err);
 }
 
 HWP_API hwp_status hwp_strat_read_desc(hwp_strat_desc *d, const char *json,
                                        size_t n, hwp_json_err *err) {
-    hwp_json j;
-    if (!d) return HWP_EINVAL;
-    hwp_json_init(&j, json, n);
-    hwp__strat_read(&j, d, NULL);
-    return hwp_json_status(&j, err);
+    return hwp__strat_read_desc(d, sizeof *d, "strat", hwp__strat_desc_f,
+                                HWP__N(hwp__strat_desc_f), json, n, err);
 }
 
 HWP_API hwp_status hwp_strat_read_json(hwp_strat *s, const char *json,
@@ -1264,7 +1266,9 @@ HWP_API hwp_status hwp_strat_read_json(hwp_strat *s, const char *json,
     if (!s || s->head.magic != HWP__STRAT_MAGIC) return HWP_EINVAL;
     hwp_json_init(&j, json, n);
     hwp__zero(&st, sizeof st);
-    hwp__strat_read(&j, &d, &st);
+    hwp__zero(&d, sizeof d);
+    hwp__strat_read_report(&j, "strat", &d, hwp__strat_desc_f, HWP__N(hwp__strat_desc_f),
+                           &st, hwp__strat_stats_f, HWP__N(hwp__strat_stats_f), NULL, NULL);
     r = hwp_json_status(&j, err);
     if (r != HWP_OK) return hwp__fail(&s->head, r, j.why);
     f = hwp__field_diff(&s->d, &d, hwp__strat_desc_f, HWP__N(hwp__strat_desc_f));
@@ -1325,10 +1329,8 @@ HWP__FIELDS_FN(hwp_strat_acc_desc_fields, hwp__strat_acc_desc_f)
 
 static const char *hwp__strat_acc_fill(hwp_strat_acc_desc *o,
                                        const hwp_strat_acc_desc *d) {
-    const char *why;
-    if (d) *o = *d;
-    else hwp__zero(o, sizeof *o);
-    why = hwp__field_fill(o, hwp__strat_acc_desc_f, HWP__N(hwp__strat_acc_desc_f));
+    const char *why = hwp__field_fill_from(o, d, sizeof *o, hwp__strat_acc_desc_f,
+                                           HWP__N(hwp__strat_acc_desc_f));
     if (!o->pcs) o->pcs = o->tuples / 4u ? o->tuples / 4u : 1u;
     return why;
 }
@@ -1845,13 +1847,10 @@ HWP_API void hwp_strat_acc_write_text(const hwp_strat_acc *a,
     hwp_put_str(w, " tuples evicted\n");
     while (hwp_strat_acc_next(a, &cur, &m)) {
         hwp__strat_lu(w, "  kind ", m.kind);
-        hwp_put_str(w, " pc ");
-        hwp_put_hex(w, m.pc);
-        hwp_put_str(w, " w ");
-        hwp_put_hex(w, m.w);
+        hwp__put_str_hex(w, " pc ", m.pc);
+        hwp__put_str_hex(w, " w ", m.w);
         hwp__strat_lu(w, " count ", m.count);
-        hwp_put_str(w, " invariance ");
-        hwp_put_f64(w, hwp_strat_acc_invariance(a, m.kind, m.pc, m.w), 4);
+        hwp__put_str_f64(w, " invariance ", hwp_strat_acc_invariance(a, m.kind, m.pc, m.w), 4);
         hwp_put_str(w, "\n");
     }
 }
@@ -1892,8 +1891,7 @@ HWP_API void hwp_strat_acc_write_json(const hwp_strat_acc *a,
     for (i = 0; i < a->d.strata; i++) {
         hwp_put_str(w, i ? ",[" : "[");
         hwp_put_u64(w, a->slen[i]);
-        hwp_put_str(w, ",");
-        hwp_put_u64(w, a->snum[i]);
+        hwp_put_str_u64(w, ",", a->snum[i]);
         hwp_put_str(w, "]");
     }
     hwp_put_str(w, "],\"pc_profile\":");
@@ -1971,7 +1969,7 @@ static int hwp__strat_acc_member(hwp_json *j, const char *key, void *ctx) {
     return 0;
 }
 
-/* The envelope and desc; with a != NULL also the profile, into a. */
+/* The envelope, the desc and the profile, into a. */
 static bool hwp__strat_acc_read(hwp_json *j, hwp_strat_acc_desc *d,
                                 hwp_strat_acc *a, hwp_strat_acc_stats *st) {
     hwp__strat_acc_rd c;
@@ -1979,13 +1977,13 @@ static bool hwp__strat_acc_read(hwp_json *j, hwp_strat_acc_desc *d,
     c.d = d;
     hwp__zero(d, sizeof *d);
     if (!hwp__strat_read_report(j, "strat_acc", d, hwp__strat_acc_desc_f,
-                                HWP__N(hwp__strat_acc_desc_f), a ? st : NULL,
+                                HWP__N(hwp__strat_acc_desc_f), st,
                                 hwp__strat_acc_stats_f, HWP__N(hwp__strat_acc_stats_f),
-                                a ? hwp__strat_acc_member : NULL, &c))
+                                hwp__strat_acc_member, &c))
         return false;
-    if (a && hwp__field_diff(&a->d, d, hwp__strat_acc_desc_f, HWP__N(hwp__strat_acc_desc_f)))
+    if (hwp__field_diff(&a->d, d, hwp__strat_acc_desc_f, HWP__N(hwp__strat_acc_desc_f)))
         return false; /* the caller names the field */
-    if (a && (st->tuples != a->st.tuples || st->pcs != a->st.pcs))
+    if (st->tuples != a->st.tuples || st->pcs != a->st.pcs)
         return hwp_json_fail(j, "strat_acc: stats.tuples or stats.pcs disagree with the profile");
     return true;
 }
@@ -1993,11 +1991,8 @@ static bool hwp__strat_acc_read(hwp_json *j, hwp_strat_acc_desc *d,
 HWP_API hwp_status hwp_strat_acc_read_desc(hwp_strat_acc_desc *d,
                                            const char *json, size_t n,
                                            hwp_json_err *err) {
-    hwp_json j;
-    if (!d) return HWP_EINVAL;
-    hwp_json_init(&j, json, n);
-    hwp__strat_acc_read(&j, d, NULL, NULL);
-    return hwp_json_status(&j, err);
+    return hwp__strat_read_desc(d, sizeof *d, "strat_acc", hwp__strat_acc_desc_f,
+                                HWP__N(hwp__strat_acc_desc_f), json, n, err);
 }
 
 HWP_API hwp_status hwp_strat_acc_read_json(hwp_strat_acc *a, const char *json,

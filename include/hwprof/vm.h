@@ -1351,28 +1351,20 @@ static void hwp__vm_put_units(const hwp_vm *vm, const hwp_writer *w, const char 
                               const hwp__vm_unit *u, uint32_t n, bool funcs) {
     const char *sep = "";
     uint32_t i;
-    hwp_put_str(w, ",");
-    hwp_put_json_str(w, key);
-    hwp_put_str(w, ":[");
+    hwp__put_key(w, ",", key);
+    hwp_put_str(w, "[");
     for (i = 0; i < n; i++) {
         double est, lo, hi;
         if (!u[i].n.k) continue;
         hwp__vm_count_est(vm, &u[i].n, &est, &lo, &hi);
         hwp_put_str(w, sep);
-        hwp_put_str(w, "[");
-        hwp_put_u64(w, funcs ? i : u[i].pc - 1u);
-        hwp_put_str(w, ",");
-        hwp_put_u64(w, u[i].pc ? u[i].pc - 1u : 0u);
-        hwp_put_str(w, ",");
-        hwp_put_u64(w, u[i].n.k);
-        hwp_put_str(w, ",");
-        hwp_put_u64(w, u[i].n.k2 + (uint64_t)u[i].n.cur * u[i].n.cur);
-        hwp_put_str(w, ",");
-        hwp_put_f64(w, est, 1);
-        hwp_put_str(w, ",");
-        hwp_put_f64(w, lo, 1);
-        hwp_put_str(w, ",");
-        hwp_put_f64(w, hi, 1);
+        hwp_put_str_u64(w, "[", funcs ? i : u[i].pc - 1u);
+        hwp_put_str_u64(w, ",", u[i].pc ? u[i].pc - 1u : 0u);
+        hwp_put_str_u64(w, ",", u[i].n.k);
+        hwp_put_str_u64(w, ",", u[i].n.k2 + (uint64_t)u[i].n.cur * u[i].n.cur);
+        hwp__put_str_f64(w, ",", est, 1);
+        hwp__put_str_f64(w, ",", lo, 1);
+        hwp__put_str_f64(w, ",", hi, 1);
         hwp_put_str(w, "]");
         sep = ",";
     }
@@ -1396,9 +1388,7 @@ HWP_API void hwp_vm_write_json(const hwp_vm *vm, const hwp_writer *w) {
         const char *sep = "";
 #define HWP__VM_PUT(bit, key, m)                                               \
     if (vm->desc.models & (bit)) {                                             \
-        hwp_put_str(w, sep);                                                   \
-        hwp_put_json_str(w, key);                                              \
-        hwp_put_str(w, ":");                                                   \
+        hwp__put_key(w, sep, key);                                             \
         hwp_##m##_write_json(&vm->m, w);                                       \
         sep = ",";                                                             \
     }
@@ -1576,8 +1566,7 @@ HWP_API void hwp_vm_write_text(const hwp_vm *vm, const hwp_writer *w) {
     hwp_put_str_u64(w, "vm: bytecodes ", s.events);
     hwp_put_str_u64(w, ", in bursts ", s.burst_ops);
     hwp_put_str_u64(w, " (", s.bursts);
-    hwp_put_str(w, " bursts, scale ");
-    hwp_put_f64(w, hwp_vm_scale(vm), 2);
+    hwp__put_str_f64(w, " bursts, scale ", hwp_vm_scale(vm), 2);
     hwp_put_str_u64(w, "), decisions ", s.decisions);
     hwp_put_str_u64(w, ", ProfileMe samples ", s.samples);
     hwp_put_str_u64(w, ", rejected ", s.rejected);

@@ -39,7 +39,7 @@ static size_t after(const char *t, const char *mark) {
 static void test_entries_refused(void) {
     static const struct { const char *text, *why, *mark; } c[] = {
         {DESC ",\"pcs\":[{\"pc\":\"0x40\",\"events\":{\"taken\":1,\"bogus\":1}}]}",
-         "profileme table: unknown event", "\"bogus\":"},
+         "json: unknown field", "\"bogus\":"},
         {DESC ",\"pcs\":[{\"pc\":\"0x40\",\"lat_sum\":[1,2,3,4,5,6,7]}]}",
          "profileme table: lat_sum has 6 values", "6,"},
         {DESC ",\"pcs\":[{\"pc\":\"0x40\",\"lat_sum\":[1,2]}]}",
