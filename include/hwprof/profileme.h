@@ -1143,11 +1143,7 @@ HWP_API hwp_status hwp_pm_get_stats(const hwp_pm *p, hwp_pm_stats *out) {
     return HWP_OK;
 }
 
-HWP_API hwp_status hwp_pm_get_desc(const hwp_pm *p, hwp_pm_desc *out) {
-    if (!hwp__pm_ok(p) || !out) return HWP_EINVAL;
-    *out = p->d;
-    return HWP_OK;
-}
+HWP__GET_DESC_FN(pm, d, hwp__pm_ok(x))
 
 HWP_API hwp_status hwp_pm_set_deliver(hwp_pm *p, hwp_pm_deliver_fn fn,
                                       void *user) {

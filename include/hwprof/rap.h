@@ -1286,6 +1286,21 @@ static void hwp__rap_interval(const hwp_rap *r, uint32_t idx, uint64_t nlo,
                               hwp__rap_lo_of(r, nlo, x->depth, dig), lo, hi, e);
 }
 
+/* A stage-0 slot's weight, exact per key: both bounds take it. */
+static void hwp__rap_est_exact(hwp_rap_est *e, uint64_t count) {
+    e->lower += count;
+    e->upper += count;
+    e->estimate += (double)count;
+}
+
+/* The estimate kept between its bounds, handed out. */
+static hwp_status hwp__rap_est_out(hwp_rap_est e, hwp_rap_est *out) {
+    if (e.estimate < (double)e.lower) e.estimate = (double)e.lower;
+    if (e.estimate > (double)e.upper) e.estimate = (double)e.upper;
+    *out = e;
+    return HWP_OK;
+}
+
 HWP_API hwp_status hwp_rap_query(const hwp_rap *r, uint64_t lo, uint64_t hi,
                                  hwp_rap_est *out) {
     hwp_rap_est e;
@@ -1300,20 +1315,12 @@ HWP_API hwp_status hwp_rap_query(const hwp_rap *r, uint64_t lo, uint64_t hi,
         lo = lo < r->key_base ? 0 : lo - r->key_base;
         hi = hi - r->key_base > r->key_mask ? r->key_mask : hi - r->key_base;
         hwp__rap_interval(r, 0, 0, lo, hi, &e);
-        /* Stage 0's weight is exact per key: both bounds take it. */
         for (i = r->bhead; i != r->btail; i++) {
             const hwp_rap_slot *s = &r->buf[i & r->buf_mask];
-            if (s->key >= lo && s->key <= hi) {
-                e.lower += s->count;
-                e.upper += s->count;
-                e.estimate += (double)s->count;
-            }
+            if (s->key >= lo && s->key <= hi) hwp__rap_est_exact(&e, s->count);
         }
     }
-    if (e.estimate < (double)e.lower) e.estimate = (double)e.lower;
-    if (e.estimate > (double)e.upper) e.estimate = (double)e.upper;
-    *out = e;
-    return HWP_OK;
+    return hwp__rap_est_out(e, out);
 }
 
 HWP_API hwp_status hwp_rap_estimate(const hwp_rap *r, uint64_t lo,
@@ -1592,11 +1599,7 @@ HWP_API hwp_status hwp_rap_get_stats(const hwp_rap *r, hwp_rap_stats *out) {
     return HWP_OK;
 }
 
-HWP_API hwp_status hwp_rap_get_desc(const hwp_rap *r, hwp_rap_desc *out) {
-    if (!hwp__rap_ok(r) || !out) return HWP_EINVAL;
-    *out = r->desc;
-    return HWP_OK;
-}
+HWP__GET_DESC_FN(rap, desc, hwp__rap_ok(x))
 
 /* ---- reports -------------------------------------------------------------- */
 
@@ -2132,11 +2135,7 @@ HWP_API hwp_status hwp_rap2_get_stats(const hwp_rap2 *r, hwp_rap2_stats *out) {
     return hwp_rap_get_stats(&r->t, out);
 }
 
-HWP_API hwp_status hwp_rap2_get_desc(const hwp_rap2 *r, hwp_rap2_desc *out) {
-    if (!hwp__rap2_ok(r) || !out) return HWP_EINVAL;
-    *out = r->desc;
-    return HWP_OK;
-}
+HWP__GET_DESC_FN(rap2, desc, hwp__rap2_ok(x))
 
 HWP_API uint64_t hwp_rap2_bound(const hwp_rap2 *r) {
     return hwp__rap2_ok(r) ? hwp_rap_bound(&r->t) : 0;
@@ -2290,22 +2289,15 @@ HWP_API hwp_status hwp_rap2_query(const hwp_rap2 *r, const hwp_rap2_box *box,
         hwp__rap2_clip(box->y_lo, box->y_hi, r->desc.y_base, r->y_mask,
                        &q.y_lo, &q.y_hi)) {
         hwp__rap2_within(r, 0, 0, &q, &e);
-        /* Stage 0's weight is exact per pair: both bounds take it. */
         for (i = t->bhead; i != t->btail; i++) {
             const hwp_rap_slot *s = &t->buf[i & t->buf_mask];
             uint64_t x, y;
             hwp__rap2_part(r, s->key, &x, &y);
-            if (x >= q.x_lo && x <= q.x_hi && y >= q.y_lo && y <= q.y_hi) {
-                e.lower += s->count;
-                e.upper += s->count;
-                e.estimate += (double)s->count;
-            }
+            if (x >= q.x_lo && x <= q.x_hi && y >= q.y_lo && y <= q.y_hi)
+                hwp__rap_est_exact(&e, s->count);
         }
     }
-    if (e.estimate < (double)e.lower) e.estimate = (double)e.lower;
-    if (e.estimate > (double)e.upper) e.estimate = (double)e.upper;
-    *out = e;
-    return HWP_OK;
+    return hwp__rap_est_out(e, out);
 }
 
 typedef struct hwp__rap2_exact {

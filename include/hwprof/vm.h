@@ -1276,11 +1276,7 @@ HWP_API hwp_status hwp_vm_get_stats(const hwp_vm *vm, hwp_vm_stats *out) {
     return HWP_OK;
 }
 
-HWP_API hwp_status hwp_vm_get_desc(const hwp_vm *vm, hwp_vm_desc *out) {
-    if (!hwp__vm_ok(vm) || !out) return HWP_EINVAL;
-    *out = vm->desc;
-    return HWP_OK;
-}
+HWP__GET_DESC_FN(vm, desc, hwp__vm_ok(x))
 
 HWP_API hwp_status hwp_vm_func(const hwp_vm *vm, uint32_t fn, hwp_vm_decision *out) {
     if (!hwp__vm_ok(vm) || !out) return HWP_EINVAL;
