@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # tests/coverage.sh [--check] [BUILDDIR]: line and branch coverage of every
-# header in include/hwprof by the unit and heavy suites plus the fuzz
+# header in include/hwprof by the unit, heavy and report suites plus the fuzz
 # corpora.
 #
 # Builds with gcc --coverage, HWPROF_COVERAGE (base.h: no hot path forced
 # inline) and -fno-inline (the heavy suites keep their -O2 but inline
 # nothing), so each source branch is counted once per translation unit,
 # not once per inlined copy, in its own build directory (default
-# build/coverage: never the plain or sanitizer builds), runs the unit and
-# heavy suites, then replays every fuzz target's inputs through the plain
+# build/coverage: never the plain or sanitizer builds), runs the unit,
+# heavy and report suites, then replays every fuzz target's inputs through the plain
 # driver (tests/fuzz/replay.c) built with coverage: the checked-in seeds
 # (tests/fuzz/corpus/<target>), the findings kept as regression inputs
 # (tests/fuzz/known/<target>) and what longer runs kept
@@ -48,7 +48,7 @@ else
 fi
 find "$dir" -name '*.gcda' -delete
 nice ninja -C "$dir" >/dev/null || { echo "coverage: build failed"; exit 1; }
-nice meson test -C "$dir" --no-rebuild --suite unit --suite heavy --print-errorlogs \
+nice meson test -C "$dir" --no-rebuild --suite unit --suite heavy --suite report --print-errorlogs \
   >"$dir/tests.log" 2>&1
 tail -n 12 "$dir/tests.log" | grep -E '^(Ok|Fail|Timeout|Skipped):' | tr '\n' ' '
 echo
