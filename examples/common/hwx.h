@@ -136,6 +136,8 @@ typedef struct hwx_opts {
     uint32_t guest_base_set;
     uint32_t bbv_blocks;  /* bbv=: ids the block map holds                */
     uint64_t bbv_interval; /* bbv=: instructions per vector              */
+    uint64_t timeline;  /* timeline=: instructions between the first
+                           points of the counters over time, 0 off      */
     char report[HWX_PATH_MAX];
     char json[HWX_PATH_MAX];
     char record[HWX_PATH_MAX];
@@ -219,6 +221,8 @@ typedef struct hwx_session {
     hwx_metric acc[HWX_MAX_METRICS]; /* the adapters' metrics, in order  */
     hwx_exact *exact;    /* NULL unless exact=on                          */
     hwx_bbv *bbv;        /* NULL unless bbv=FILE                          */
+    struct hwx_tl *tl;   /* counters over time, NULL unless timeline=N    */
+    uint64_t tl_next;    /* the clock of the next point (UINT64_MAX: off) */
     hwx_timing timing;   /* the current instruction's timing (core=on)    */
 } hwx_session;
 

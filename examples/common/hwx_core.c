@@ -175,6 +175,18 @@ static void hwx__core_json(const void *sv, const hwp_writer *w) {
     hwp_core_write_json(((const hwx__core *)sv)->core, w);
 }
 
+/* Counters over time (timeline=N), cumulative. */
+static const char *const hwx__core_counter_names[] = {"cycles", "cond_mispredicts", "llc_misses", NULL};
+static void hwx__core_counters(const void *sv, uint64_t *out) {
+    const hwx__core *m = (const hwx__core *)sv;
+    hwp_core_stats st;
+    hwp_zero(&st, sizeof st);
+    hwp_core_get_stats(m->core, &st);
+    out[0] = st.cycles;
+    out[1] = st.cond_mispredicts;
+    out[2] = st.llc_misses;
+}
+
 const hwx_adapter hwx__adapter_core = {
     .name = "core",
     .model = HWP_MODEL_CORE,
@@ -194,4 +206,6 @@ const hwx_adapter hwx__adapter_core = {
     .report_text = hwx__core_text,
     .report_json = hwx__core_json,
     .until = hwx__core_until,
+    .counter_names = hwx__core_counter_names,
+    .counters = hwx__core_counters,
 };

@@ -706,6 +706,18 @@ static const hwx_metric_def hwx__cp_metrics[] = {
                          "(sum |counted - exact| / sum exact): ", 4, ""},
 };
 
+/* Counters over time (timeline=N), cumulative. */
+static const char *const hwx__cp_counter_names[] = {"interrupts", "processed", "visits", NULL};
+static void hwx__cp_counters(const void *sv, uint64_t *out) {
+    const hwx__cp *m = (const hwx__cp *)sv;
+    hwp_cp_stats st;
+    hwp_zero(&st, sizeof st);
+    hwp_cp_get_stats(m->cp, &st);
+    out[0] = st.interrupts;
+    out[1] = st.processed;
+    out[2] = st.visits;
+}
+
 const hwx_adapter hwx__adapter_cp = {
     .name = "coproc",
     .model = HWP_MODEL_COPROC,
@@ -733,4 +745,6 @@ const hwx_adapter hwx__adapter_cp = {
     .evaluate = hwx__cp_eval,
     .eval_text = hwx__cp_eval_text,
     .skip = hwx__cp_skip,
+    .counter_names = hwx__cp_counter_names,
+    .counters = hwx__cp_counters,
 };

@@ -121,7 +121,23 @@ typedef struct hwx_adapter {
      * that start at pc, with no record of any of them. NULL: the adapter
      * needs the records (every model but RAP on code). */
     void (*tally)(void *st, uint64_t pc, uint64_t n);
+    /* Counters over time (timeline=N): the names (NULL-terminated) of
+     * what `counters` writes, each cumulative since init. NULL: none. */
+    const char *const *counter_names;
+    void (*counters)(const void *st, uint64_t *out);
 } hwx_adapter;
+
+/* The session's counters over time (hwx_session.c): points of the clock
+ * and every enabled adapter's counters, then the modelled overhead. At
+ * most HWX_TL_POINTS: a full timeline keeps every other point and
+ * doubles `every`, so any run fits and the points stay evenly spaced. */
+#define HWX_TL_POINTS 512u
+typedef struct hwx_tl {
+    uint64_t every;  /* instructions between points                    */
+    uint32_t n;      /* points held                                    */
+    uint32_t cols;   /* values per point: the clock, counters, overhead */
+    uint64_t *v;     /* HWX_TL_POINTS x cols                           */
+} hwx_tl;
 
 /* The registry: one X(name) per adapter, in report order. An adapter
  * file defines `const hwx_adapter hwx__adapter_<name>`. */

@@ -150,6 +150,8 @@ hwp_status hwx_opts_set(hwx_opts *o, const char *key, const char *v,
         o->seed = x ? x : 1;
         return HWP_OK;
     }
+    if (hwx_streq(key, "timeline")) /* 0: off, the default */
+        return hwx_arg_u64(key, v, 0, ~(uint64_t)0, &o->timeline, why);
     if (hwx_streq(key, "flush")) /* 0: off, the default */
         return hwx_arg_u64(key, v, 0, ~(uint64_t)0, &o->flush, why);
     if (hwx_streq(key, "guest_base")) { /* 0: found by the host, the default */

@@ -566,6 +566,24 @@ static const hwx_metric_def hwx__path_metrics[] = {
     {"hpt_dynamic_overlap_pct", "  HPT dynamic overlap (8.1, mean of windows):   ", 2, "%"},
 };
 
+/* Counters over time (timeline=N), cumulative. */
+static const char *const hwx__path_counter_names[] = {"paths", "hpt_misses", "phase_changes", NULL};
+static void hwx__path_counters(const void *sv, uint64_t *out) {
+    const hwx__path *m = (const hwx__path *)sv;
+    hwp_path_stats p;
+    hwp_hpt_stats h;
+    hwp_phase_stats ph;
+    hwp_zero(&p, sizeof p);
+    hwp_zero(&h, sizeof h);
+    hwp_zero(&ph, sizeof ph);
+    hwp_path_get_stats(m->path, &p);
+    hwp_hpt_get_stats(m->hpt, &h);
+    hwp_phase_get_stats(m->phase, &ph);
+    out[0] = p.paths;
+    out[1] = h.misses;
+    out[2] = ph.changes;
+}
+
 const hwx_adapter hwx__adapter_path = {
     .name = "path",
     .alias = "pathprof",
@@ -592,4 +610,6 @@ const hwx_adapter hwx__adapter_path = {
     .report_json = hwx__path_json,
     .eval_bytes = hwx__path_eval_bytes,
     .evaluate = hwx__path_eval,
+    .counter_names = hwx__path_counter_names,
+    .counters = hwx__path_counters,
 };

@@ -332,6 +332,18 @@ static const hwx_metric_def hwx__pm_metrics[] = {
                                  "with the exact top-20 (core=on): ", 3, ""},
 };
 
+/* Counters over time (timeline=N), cumulative. */
+static const char *const hwx__pm_counter_names[] = {"selected", "interrupts", "delivered", NULL};
+static void hwx__pm_counters(const void *sv, uint64_t *out) {
+    const hwx__pm *m = (const hwx__pm *)sv;
+    hwp_pm_stats st;
+    hwp_zero(&st, sizeof st);
+    hwp_pm_get_stats(m->pm, &st);
+    out[0] = st.selected;
+    out[1] = st.interrupts;
+    out[2] = st.delivered;
+}
+
 const hwx_adapter hwx__adapter_pm = {
     .name = "pm",
     .alias = "profileme",
@@ -358,4 +370,6 @@ const hwx_adapter hwx__adapter_pm = {
     .evaluate = hwx__pm_eval,
     .skip = hwx__pm_skip,
     .until = hwx__pm_until,
+    .counter_names = hwx__pm_counter_names,
+    .counters = hwx__pm_counters,
 };

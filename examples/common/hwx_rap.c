@@ -398,6 +398,19 @@ static const hwx_metric_def hwx__rap_metrics[] = {
     {"rap_hot_err_pct", "  RAP avg error on hot ranges (Mysore et al. 4.3): ", 3, "%"},
 };
 
+/* Counters over time (timeline=N), cumulative. */
+static const char *const hwx__rap_counter_names[] = {"events", "splits", "merges", NULL};
+static void hwx__rap_counters(const void *sv, uint64_t *out) {
+    const hwx__rap *m = (const hwx__rap *)sv;
+    hwp_rap_stats st;
+    hwp_zero(&st, sizeof st);
+    if (m->rap2) hwp_rap2_get_stats(m->rap2, &st);
+    else hwp_rap_get_stats(m->rap, &st);
+    out[0] = st.events;
+    out[1] = st.splits;
+    out[2] = st.merges;
+}
+
 const hwx_adapter hwx__adapter_rap = {
     .name = "rap",
     .model = HWP_MODEL_RAP,
@@ -422,4 +435,6 @@ const hwx_adapter hwx__adapter_rap = {
     .evaluate = hwx__rap_eval,
     .until = hwx__rap_until,
     .tally = hwx__rap_tally,
+    .counter_names = hwx__rap_counter_names,
+    .counters = hwx__rap_counters,
 };

@@ -164,6 +164,87 @@ static size_t hwx__models_bytes(const hwx_opts *o, const char **why) {
     return n;
 }
 
+/* ---- counters over time (timeline=N) ---------------------------------------- */
+
+static uint32_t hwx__tl_ncounters(const hwx_adapter *a) {
+    uint32_t n = 0;
+    while (a->counter_names && a->counter_names[n]) n++;
+    return n;
+}
+
+/* Values per point: the clock, the enabled adapters' counters, the
+ * overhead. */
+static uint32_t hwx__tl_cols(const hwx_opts *o) {
+    uint32_t i, cols = 2;
+    for (i = 0; i < hwx__nadapters; i++)
+        if (o->models & (1u << hwx__registry[i]->model)) cols += hwx__tl_ncounters(hwx__registry[i]);
+    return cols;
+}
+
+static size_t hwx__tl_bytes(const hwx_opts *o) {
+    return o->timeline ? hwp_align(sizeof(hwx_tl)) +
+                             hwp_align((size_t)HWX_TL_POINTS * hwx__tl_cols(o) * sizeof(uint64_t))
+                       : 0;
+}
+
+/* A point now (the first clock at or past a multiple of `every`; `last`:
+ * the run's end). A full timeline first keeps every other point (those at
+ * the even multiples), then takes its points twice as far apart: a point
+ * at an odd multiple of the old spacing is then off the grid and not
+ * taken, unless it is the last. */
+static void hwx__tl_point(hwx_session *s, bool last) {
+    hwx_tl *t = s->tl;
+    uint64_t *row, total = 0;
+    uint32_t i, k = 1, m;
+    if (t->n == HWX_TL_POINTS) {
+        for (i = 0; i < t->n / 2; i++)
+            hwp_copy(t->v + (size_t)i * t->cols, t->v + (size_t)(2 * i + 1) * t->cols,
+                     t->cols * sizeof(uint64_t));
+        t->n /= 2;
+        t->every *= 2;
+        if (!last && (s->insns / (t->every / 2)) % 2) {
+            s->tl_next = (s->insns / t->every + 1) * t->every;
+            return;
+        }
+    }
+    row = t->v + (size_t)t->n++ * t->cols;
+    row[0] = s->insns;
+    for (i = 0; i < hwx__nadapters; i++)
+        if (s->st[i] && hwx__registry[i]->counters) {
+            hwx__registry[i]->counters(s->st[i], row + k);
+            k += hwx__tl_ncounters(hwx__registry[i]);
+        }
+    for (m = 0; m < HWP_MODEL_COUNT; m++) total += hwp_cost_model_cycles(&s->cost, (hwp_model)m);
+    row[k] = total;
+    s->tl_next = (s->insns / t->every + 1) * t->every;
+}
+
+/* ,"timeline":{"every":N,"insns":[...],"counters":{"rap.splits":[...],...}} */
+static void hwx__tl_json(const hwx_session *s, const hwp_writer *w) {
+    const hwx_tl *t = s->tl;
+    uint32_t i, j, c, k = 1;
+    hwx__kv(w, ",\"timeline\":{\"every\":", t->every);
+    hwp_put_str(w, ",\"insns\":[");
+    for (j = 0; j < t->n; j++) hwx__kv(w, j ? "," : "", t->v[(size_t)j * t->cols]);
+    hwp_put_str(w, "],\"counters\":{");
+    for (i = 0; i <= hwx__nadapters; i++) {
+        const hwx_adapter *a = i < hwx__nadapters ? hwx__registry[i] : NULL;
+        static const char *const overhead[] = {"cycles", NULL};
+        const char *const *names = a ? a->counter_names : overhead;
+        if (a && (!s->st[i] || !a->counters)) continue;
+        for (c = 0; names[c]; c++, k++) {
+            hwp_put_str(w, k > 1 ? ",\"" : "\"");
+            hwp_put_str(w, a ? a->name : "overhead");
+            hwp_put_str(w, ".");
+            hwp_put_str(w, names[c]);
+            hwp_put_str(w, "\":[");
+            for (j = 0; j < t->n; j++) hwx__kv(w, j ? "," : "", t->v[(size_t)j * t->cols + k]);
+            hwp_put_str(w, "]");
+        }
+    }
+    hwp_put_str(w, "}}");
+}
+
 /* ---- session ---------------------------------------------------------------- */
 
 size_t hwx_session_bytes(const hwx_opts *o) {
@@ -175,7 +256,7 @@ size_t hwx_session_bytes(const hwx_opts *o) {
     n += HWP_ALIGN; /* a session with no model still has a size */
     if (o->exact) n += hwp_align(sizeof(hwx_exact)) + hwx__exact_bytes(o);
     if (o->bbv[0]) n += hwp_align(sizeof(hwx_bbv)) + hwp_align(hwx_bbv_bytes(o->bbv_blocks));
-    return n + HWP_ALIGN; /* room to align an unaligned block */
+    return n + hwx__tl_bytes(o) + HWP_ALIGN; /* room to align an unaligned block */
 }
 
 hwp_status hwx_session_init(hwx_session *s, void *mem, size_t bytes,
@@ -231,6 +312,16 @@ hwp_status hwx_session_init(hwx_session *s, void *mem, size_t bytes,
         st = hwx_bbv_init(s->bbv, hwp_carve(&cur, k), k, o->bbv_blocks, o->bbv_interval, NULL);
         if (st != HWP_OK)
             return hwp_fail(&s->head, st, "hwx: session memory too small for the vectors");
+    }
+    s->tl_next = UINT64_MAX;
+    if (o->timeline) {
+        s->tl = (hwx_tl *)hwp_carve(&cur, sizeof(hwx_tl));
+        hwp_zero(s->tl, sizeof *s->tl);
+        s->tl->every = o->timeline;
+        s->tl->cols = hwx__tl_cols(o);
+        s->tl->v = (uint64_t *)hwp_carve(&cur, (size_t)HWX_TL_POINTS * s->tl->cols *
+                                                   sizeof(uint64_t));
+        s->tl_next = o->timeline;
     }
     s->head.magic = HWX__MAGIC;
     return hwp_fail(&s->head, HWP_OK, "");
@@ -306,6 +397,7 @@ void hwx_session_insn(hwx_session *s, const hwp_insn *in) {
         if (s->timing.on) hwx__exact_timed(s->exact, s);
     }
     if (s->bbv) hwx_bbv_run(s->bbv, in->pc, 1, hwp_cls_is_branch(cls));
+    if (s->insns >= s->tl_next) hwx__tl_point(s, false);
 }
 
 void hwx_session_bbv_out(hwx_session *s, const hwp_writer *w) {
@@ -333,6 +425,7 @@ void hwx_session_skip(hwx_session *s, uint64_t n) {
     if (s->bbv) hwx_bbv_run(s->bbv, 0, n, false); /* within the open block (until) */
     for (i = 0; i < hwx__nadapters; i++)
         if (s->st[i] && hwx__registry[i]->skip) hwx__registry[i]->skip(s->st[i], n);
+    if (s->insns >= s->tl_next) hwx__tl_point(s, false);
 }
 
 bool hwx_session_block_ok(const hwx_session *s) {
@@ -362,6 +455,7 @@ void hwx_session_tally(hwx_session *s, uint64_t pc, uint64_t n) {
     hwp_cost_tick(&s->cost, n);
     for (i = 0; i < hwx__nadapters; i++)
         if (s->st[i]) hwx__registry[i]->tally(s->st[i], pc, n);
+    if (s->insns >= s->tl_next) hwx__tl_point(s, false);
 }
 
 void hwx_session_block(hwx_session *s, const uint64_t *pcs, uint32_t n,
@@ -390,6 +484,7 @@ void hwx_session_block(hwx_session *s, const uint64_t *pcs, uint32_t n,
     for (j = 0; j < hwx__nadapters; j++)
         if (s->st[j]) hwx__registry[j]->block(s->st[j], &b);
     if (s->bbv) hwx_bbv_run(s->bbv, pcs[0], n, hwp_cls_is_branch(cls));
+    if (s->insns >= s->tl_next) hwx__tl_point(s, false);
 }
 
 void hwx_session_finish(hwx_session *s) {
@@ -403,6 +498,9 @@ void hwx_session_finish(hwx_session *s) {
         hwx__exact_finish(s->exact);
     }
     if (s->bbv) hwx_bbv_finish(s->bbv);
+    /* the last point holds the run's totals */
+    if (s->tl && (!s->tl->n || s->tl->v[(size_t)(s->tl->n - 1) * s->tl->cols] < s->insns))
+        hwx__tl_point(s, true);
 }
 
 hwp_status hwx_session_merge(hwx_session *dst, const hwx_session *src) {
@@ -623,6 +721,7 @@ void hwx_session_report_json_mods(const hwx_session *s, const hwp_writer *w,
     hwx__models_json(s, w);
     hwp_put_str(w, ",\"overhead\":");
     hwp_cost_write_json(&s->cost, w);
+    if (s->tl) hwx__tl_json(s, w);
     if (s->exact) {
         hwp_put_str(w, ",\"exact\":");
         hwx__exact_report_json(s->exact, w, s->opts.top);

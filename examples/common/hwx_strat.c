@@ -204,6 +204,18 @@ static const hwx_metric_def hwx__strat_metrics[] = {
     {"strat_inv_err_pct", "  stratified weighted invariance error (Sastry et al. 5.3.1): ", 3, "%"},
 };
 
+/* Counters over time (timeline=N), cumulative. */
+static const char *const hwx__strat_counter_names[] = {"samples", "messages", "interrupts", NULL};
+static void hwx__strat_counters(const void *sv, uint64_t *out) {
+    const hwx__strat *m = (const hwx__strat *)sv;
+    hwp_strat_stats st;
+    hwp_zero(&st, sizeof st);
+    hwp_strat_get_stats(m->strat, &st);
+    out[0] = st.samples;
+    out[1] = st.messages;
+    out[2] = st.interrupts;
+}
+
 const hwx_adapter hwx__adapter_strat = {
     .name = "strat",
     .alias = "stratified",
@@ -229,4 +241,6 @@ const hwx_adapter hwx__adapter_strat = {
     .report_json = hwx__strat_json,
     .eval_bytes = hwx__strat_eval_bytes,
     .evaluate = hwx__strat_eval,
+    .counter_names = hwx__strat_counter_names,
+    .counters = hwx__strat_counters,
 };

@@ -23,6 +23,7 @@
 #define RP_MAXCOL 16
 #define RP_MAXCOMP 32
 #define RP_MAXMOD 64
+#define RP_TL_MAX 32 /* counters over time a report may carry */
 #define RP_MAXTAB 16
 /* A desc that asks for more storage than rp_max_bytes (1 GiB) is refused,
  * not allocated: a damaged or hostile report must not take the machine's
@@ -131,6 +132,14 @@ typedef struct rp_set {
     uint64_t phase_interval; /* instructions per interval of phase_ids and
                                 bbv_ids (the first phase detector's desc);
                                 0: no phase detector                     */
+    /* The hosts' counters over time (timeline=N): per point the clock and
+     * tl_cols cumulative counters named tl_names ("rap.splits"), files
+     * appended; a file whose counters are not the first's adds none. */
+    char tl_names[RP_TL_MAX][48];
+    unsigned tl_cols;
+    uint64_t *tl;           /* ntl points x (1 + tl_cols)                  */
+    size_t ntl;
+    size_t *tl_end;         /* per file: ntl after it                      */
     rp_module mod[RP_MAXMOD];
     unsigned nmod;
     rp_calls calls;

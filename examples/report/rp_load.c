@@ -470,6 +470,11 @@ typedef struct rp__found {
     rp_hpath *hp;
     size_t nhp;
     uint64_t hp_overflow;
+    /* "timeline": the points' clock, each counter's values and name */
+    uint64_t *tl_insns, *tl_val[RP_TL_MAX];
+    size_t ntl, tl_n[RP_TL_MAX];
+    char tl_name[RP_TL_MAX][48];
+    unsigned tl_cols;
 } rp__found;
 
 typedef struct rp__walk {
@@ -569,6 +574,54 @@ static void rp__ids(rp__walk *w, int which) {
             w->f->ids[which] = p;
         }
         w->f->ids[which][w->f->nids[which]++] = (uint32_t)v;
+    }
+}
+
+/* A JSON array of numbers into a fresh *out (*n of them). */
+static void rp__u64s(rp__walk *w, uint64_t **out, size_t *n) {
+    hwp_json *j = &w->j;
+    size_t cap = 0;
+    uint64_t v;
+    if (!hwp_json_array(j)) return;
+    while (hwp_json_next(j)) {
+        if (!hwp_json_u64(j, &v)) return;
+        if (*n >= cap) {
+            uint64_t *p = (uint64_t *)realloc(*out, (cap = cap ? 2 * cap : 256) * sizeof *p);
+            if (!p) {
+                rp__fail(w, j->pos, "out of memory");
+                return;
+            }
+            *out = p;
+        }
+        (*out)[(*n)++] = v;
+    }
+}
+
+/* The hosts' counters over time: {"every":N,"insns":[...],
+ * "counters":{"rap.splits":[...],...}} (a counter past RP_TL_MAX is
+ * left out). */
+static void rp__timeline(rp__walk *w) {
+    hwp_json *j = &w->j;
+    rp__found *f = w->f;
+    char key[48];
+    if (!hwp_json_object(j)) return;
+    while (hwp_json_member(j, key, sizeof key)) {
+        if (!strcmp(key, "insns") && rp__peek(j) == '[') {
+            rp__u64s(w, &f->tl_insns, &f->ntl);
+        } else if (!strcmp(key, "counters") && rp__peek(j) == '{') {
+            hwp_json_object(j);
+            while (hwp_json_member(j, key, sizeof key)) {
+                if (f->tl_cols == RP_TL_MAX || rp__peek(j) != '[') {
+                    hwp_json_skip(j);
+                    continue;
+                }
+                memcpy(f->tl_name[f->tl_cols], key, sizeof key);
+                rp__u64s(w, &f->tl_val[f->tl_cols], &f->tl_n[f->tl_cols]);
+                f->tl_cols++;
+            }
+        } else {
+            hwp_json_skip(j);
+        }
     }
 }
 
@@ -967,6 +1020,10 @@ static void rp__object(rp__walk *w, const char *name, char *path, size_t plen, u
             rp__modules(w);
             continue;
         }
+        if (depth == 0 && !strcmp(key, "timeline") && rp__peek(j) == '{') {
+            rp__timeline(w);
+            continue;
+        }
         /* pathprof's path_metric, where docs/report-format.md puts it: the
          * hosts' "pathprof" object, a merged report's top level */
         if (!strcmp(key, "metric") && rp__peek(j) == '"' &&
@@ -1018,9 +1075,37 @@ static void rp__found_free(rp__found *f) {
     for (i = 0; i < f->ncomp; i++) rp__free_comp(&f->comp[i]);
     free(f->ids[0]);
     free(f->ids[1]);
+    free(f->tl_insns);
+    for (i = 0; i < f->tl_cols; i++) free(f->tl_val[i]);
     rp__calls_free(&f->calls);
     rp__hp_free(f->hp, f->nhp);
     memset(f, 0, sizeof *f);
+}
+
+/* A file's counters over time into the set's when they are the same
+ * counters as the files' before (the first file with any sets them);
+ * tl_end gets the file's end either way. */
+static int rp__tl_add(rp_set *s, const rp__found *f) {
+    size_t k = s->files - 1, p;
+    unsigned c;
+    int ok = f->ntl > 0;
+    for (c = 0; ok && c < f->tl_cols; c++) ok = f->tl_n[c] == f->ntl;
+    if (ok && !s->tl_cols) {
+        s->tl_cols = f->tl_cols;
+        memcpy(s->tl_names, f->tl_name, sizeof s->tl_names);
+    }
+    ok = ok && f->tl_cols == s->tl_cols;
+    for (c = 0; ok && c < f->tl_cols; c++) ok = !strcmp(f->tl_name[c], s->tl_names[c]);
+    for (p = 0; ok && p < f->ntl; p++) {
+        uint64_t row[1 + RP_TL_MAX];
+        size_t n = s->ntl;
+        row[0] = f->tl_insns[p];
+        for (c = 0; c < f->tl_cols; c++) row[1 + c] = f->tl_val[c][p];
+        if (rp__append((void **)&s->tl, &n, row, 1, (1 + s->tl_cols) * sizeof(uint64_t)))
+            return -1;
+        s->ntl = n;
+    }
+    return rp__append((void **)&s->tl_end, &k, &s->ntl, 1, sizeof(size_t));
 }
 
 void rp_set_init(rp_set *s) { memset(s, 0, sizeof *s); }
@@ -1032,6 +1117,8 @@ void rp_set_free(rp_set *s) {
     free(s->bbv_ids);
     free(s->phase_end);
     free(s->bbv_end);
+    free(s->tl);
+    free(s->tl_end);
     rp__calls_free(&s->calls);
     rp__hp_free(s->hp, s->nhp);
     memset(s, 0, sizeof *s);
@@ -1128,7 +1215,7 @@ int rp_add_buf(rp_set *s, const char *file, const char *buf, size_t n) {
         rp__append((void **)&s->bbv_ids, &s->nbbv, f->ids[1], f->nids[1], sizeof(uint32_t)) ||
         rp__append((void **)&s->phase_end, &k, &s->nphase, 1, sizeof(size_t)) ||
         rp__append((void **)&s->bbv_end, &k2, &s->nbbv, 1, sizeof(size_t)) ||
-        rp__calls_add(&s->calls, &f->calls)) {
+        rp__tl_add(s, f) || rp__calls_add(&s->calls, &f->calls)) {
         snprintf(s->why, sizeof s->why, "%s: out of memory", file);
         rp__found_free(f);
         free(f);

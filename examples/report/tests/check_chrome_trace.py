@@ -153,4 +153,54 @@ r = subprocess.run([tool, "--quiet", "--chrome-trace", p("old.json"), p("pm.json
                    capture_output=True, text=True)
 check(r.returncode == 1 and "no timeline" in r.stderr and open(p("old.json")).read() == "old",
       f"no timeline: refused, the file untouched: {r.returncode} {r.stderr}")
+
+# The models' counters over time (timeline=N, at a spacing that is not
+# the phase interval's): a counter track per model whose events start at
+# each point's interval and give what it added; they add up to the last
+# point, which is the run's total (RAP's splits as its stats say).
+TL = 7000
+r = subprocess.run([replay, p("j.trc"), "models=all", f"timeline={TL}", f"path_interval={INTERVAL}",
+                    "json=" + p("t.json"), "report=" + p("t.txt")], capture_output=True, text=True)
+check(r.returncode == 0, f"replay with timeline=: {r.stderr}")
+rep = json.load(open(p("t.json")))
+tl = rep.get("timeline", {})
+clock = tl.get("insns", [])
+check(tl.get("every") == TL and clock and clock[-1] == rep["instructions"] and
+      all(b > a for a, b in zip(clock, clock[1:])),
+      f"the report's timeline: every {tl.get('every')}, points rising to the run's end")
+check(tl["counters"]["rap.splits"][-1] == rep["models"]["rap"]["stats"]["splits"],
+      "the last point holds the run's totals (RAP's splits)")
+r = subprocess.run([tool, "--quiet", "--chrome-trace", p("t.trace.json"), p("t.json")],
+                   capture_output=True, text=True)
+check(r.returncode == 0, f"--chrome-trace with counters: {r.stderr}")
+doc = json.load(open(p("t.trace.json")))
+validate(doc, "counters")
+groups = sorted({k.split(".")[0] for k in tl["counters"]})
+for g in groups:
+    ev = [e for e in doc["traceEvents"] if e["ph"] == "C" and e["name"] == g]
+    check([e["ts"] for e in ev] == [0] + clock[:-1], f"{g}: an event at the start of each interval")
+    for k, v in tl["counters"].items():
+        if k.split(".")[0] != g:
+            continue
+        name = k.split(".", 1)[1]
+        got = [e["args"].get(name) for e in ev]
+        check(got == [b - a for a, b in zip([0] + v[:-1], v)],
+              f"{k}: each event what its interval added")
+check(set(groups) >= {"pm", "rap", "path", "strat", "coproc", "overhead"},
+      f"a track for every model and the overhead: {groups}")
+
+# Bounded: 8375 intervals of 100 are more points than a timeline holds
+# (512); it keeps every other point and doubles its spacing until they
+# fit, so the points stay evenly spaced and the last is still the total.
+r = subprocess.run([replay, p("j.trc"), "models=rap", "timeline=100", "json=" + p("b.json"),
+                    "report=" + p("b.txt")], capture_output=True, text=True)
+rep = json.load(open(p("b.json"))) if r.returncode == 0 else {}
+tl = rep.get("timeline", {})
+every, clock = tl.get("every", 0), tl.get("insns", [])
+check(every > 100 and len(clock) <= 513 and clock and clock[-1] == rep["instructions"] and
+      all(c % every == 0 for c in clock[:-1]) and
+      all(b - a == every for a, b in zip(clock[:-2], clock[1:-1])),
+      f"a bounded timeline: every {every}, {len(clock)} points, evenly spaced")
+check(tl.get("counters", {}).get("rap.events", [0])[-1] == rep["models"]["rap"]["stats"]["events"],
+      "a bounded timeline's last point is the run's total")
 check.done(" (format checked by this validator; no trace viewer is run)")
