@@ -3262,15 +3262,25 @@ static void hwp__cp_simple_read_pairs(hwp_json *j, hwp_cp_simple *s, bool buffer
     if (!hwp_json_array(j)) return;
     while (hwp_json_next(j)) {
         uint64_t pc = 0, value = 0, count = 0;
-        bool pair = false;
+        bool pair = false, have_pc = false;
+        size_t at = j->pos;
         if (!hwp_json_object(j)) return;
         while (hwp_json_member(j, key, sizeof key)) {
-            if (hwp_json_key_is(key, "pc")) hwp_json_u64(j, &pc);
+            if (hwp_json_key_is(key, "pc")) have_pc = hwp_json_u64(j, &pc);
             else if (hwp_json_key_is(key, "value")) pair = hwp_json_u64(j, &value);
             else if (hwp_json_key_is(key, "count")) hwp_json_u64(j, &count);
-            else hwp_json_skip(j);
+            else if (!hwp_json_fail(j, "json: unknown field")) return;
         }
         if (j->why) return;
+        /* what the writer writes: a pc always, a table entry's count of at
+         * least one (a zero count would be a free slot, which the table
+         * keeps out of its probe runs) */
+        if (!have_pc || (!buffer && !count)) {
+            j->pos = at;
+            hwp_json_fail(j, !have_pc ? "coproc simple: a record without its pc"
+                                      : "coproc simple: a pair's count must be at least 1");
+            return;
+        }
         if (buffer) {
             /* a full buffer interrupts, so at rest it holds buffer - 1 */
             if (s->pending + 1u >= s->d.buffer) {
