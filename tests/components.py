@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""tests/components.py: the component list of include/hwprof/hwprof.h
+"""tests/components.py: the component list of include/hwprof/cost.h
 (HWP_COMPONENTS) for the build and the scripts, which cannot read C.
 
   components.py --headers      the headers, once each, in the list's order
   components.py --components   the C prefixes
+  components.py --models       the models' prefixes (MODEL rows), whose
+                               host adapters are examples/common/hwx_<c>.c
   components.py --fuzz         the fuzz targets: name|defines: sources
                                (tests/fuzz/build.sh's table, and Meson's
                                replay tests)
@@ -12,10 +14,12 @@
                                includes its header, the header writes its
                                envelope, it has a page, a mention in
                                docs/ARCHITECTURE.md, a conformance file,
-                               fuzz targets with their sources and seeds
+                               fuzz targets with their sources and seeds,
+                               and each model its host adapter
 
-The C consumers (the report tool's loader, hwprof-bench, the conformance
-driver, tests/fuzz/make_corpus.c) expand HWP_COMPONENTS themselves, and
+The C consumers (cost.h's models, the hosts' adapter registry, the report
+tool's loader, hwprof-bench, the conformance driver, tests/doc_fields.c,
+tests/fuzz/make_corpus.c) expand HWP_COMPONENTS themselves, and
 examples/common/check_handle_reads.py imports rows() from here.
 
 A component's fuzz targets follow from the list: "<c>", the shared engine
@@ -32,15 +36,26 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def rows():
-    src = open(os.path.join(ROOT, "include", "hwprof", "hwprof.h")).read()
+def full_rows():
+    """(c, header, envelope, kind, model) per row."""
+    src = open(os.path.join(ROOT, "include", "hwprof", "cost.h")).read()
     m = re.search(r"#define HWP_COMPONENTS\(X\)((?:[^\n]*\\\n)*[^\n]*)", src)
     if not m:
-        sys.exit("components.py: no HWP_COMPONENTS in include/hwprof/hwprof.h")
-    out = re.findall(r'X\((\w+),\s*(\w+),\s*"(\w+)"\)', m.group(1))
+        sys.exit("components.py: no HWP_COMPONENTS in include/hwprof/cost.h")
+    out = re.findall(r'X\((\w+),\s*(\w+),\s*"(\w+)",\s*(MODEL|PART|LAYER),\s*(\w+)\)',
+                     m.group(1))
     if not out:
         sys.exit("components.py: HWP_COMPONENTS has no rows")
     return out
+
+
+def rows():
+    """(c, header, envelope) per row."""
+    return [r[:3] for r in full_rows()]
+
+
+def models():
+    return [r[0] for r in full_rows() if r[3] == "MODEL"]
 
 
 def headers():
@@ -96,6 +111,11 @@ def check():
         if not (os.path.isdir(seeds) and os.listdir(seeds)):
             bad.append(f"fuzz target {name}: no seeds in tests/fuzz/corpus/{name} "
                        "(tests/fuzz/make_corpus.sh)")
+    for c in models():
+        adapter = f"examples/common/hwx_{c}.c"
+        if not os.path.exists(os.path.join(ROOT, adapter)) or \
+                f"hwx_adapter hwx__adapter_{c} =" not in read(adapter):
+            bad.append(f"model {c}: no hwx__adapter_{c} in {adapter}")
     for c, h, env in rows():
         if not re.search(rf'hwp_put_json_envelope\(w, "{env}"', read(f"include/hwprof/{h}.h")):
             bad.append(f"{h}.h writes no \"{env}\" envelope for {c}")
@@ -107,6 +127,8 @@ def main(argv):
         print("\n".join(headers()))
     elif argv == ["--components"]:
         print("\n".join(c for c, _, _ in rows()))
+    elif argv == ["--models"]:
+        print("\n".join(models()))
     elif argv == ["--fuzz"]:
         print("\n".join(fuzz_targets()))
     elif argv == ["--check"]:

@@ -32,7 +32,7 @@ static void rows(const char *c, const char *header, const char *prefix,
 int main(void) {
     size_t n;
     const hwp_field *f;
-#define DF_ROWS(c, header, envelope) \
+#define DF_ROWS(c, header, envelope, kind, model) \
     f = hwp_##c##_desc_fields(&n);   \
     rows(#c, #header, "", f, n);
     HWP_COMPONENTS(DF_ROWS)

@@ -415,7 +415,7 @@ typedef struct comp {
 } comp;
 
 /* Every component through the contract's calls (HWP_COMPONENTS). */
-#define COMP(X, header, envelope)                                                         \
+#define COMP(X, header, envelope, kind, model)                                                         \
     static size_t X##_bytes_(const void *d) { return hwp_##X##_bytes((const hwp_##X##_desc *)d); } \
     static hwp_status X##_init_(void *h, void *m, size_t n, const void *d, hwp_cost *c) {   \
         return hwp_##X##_init((hwp_##X *)h, m, n, (const hwp_##X##_desc *)d, c);            \
@@ -427,7 +427,7 @@ typedef struct comp {
     static const char *X##_why_(const void *h) { return hwp_why((const hwp_##X *)h); }
 HWP_COMPONENTS(COMP)
 #undef COMP
-#define COMP(X, header, envelope)                                                \
+#define COMP(X, header, envelope, kind, model)                                                \
     {#X, sizeof(hwp_##X), sizeof(hwp_##X##_desc), X##_bytes_, X##_init_, X##_json_, \
      hwp_##X##_desc_fields, X##_reset_, X##_why_},
 static const comp comps[] = {HWP_COMPONENTS(COMP)};

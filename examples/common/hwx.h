@@ -5,8 +5,9 @@
  * Written once so that every host parses the same options, feeds the
  * models the same way, computes the same exact ground truth, prints the
  * same report and reads/writes the same trace format. The session knows
- * no model: each model is an adapter (hwx_<model>.c) in one registry
- * (hwx_int.h, HWX__ADAPTERS), so a model added there reaches every host.
+ * no model: each model of the component list (HWP_COMPONENTS in
+ * hwprof/cost.h) has an adapter (hwx_<model>.c) in one registry
+ * (hwx_int.h), so a model added there reaches every host.
  * Like the library it is FREESTANDING: no libc headers, no malloc. Memory
  * comes from the host (`*_bytes()` then init on caller memory), output
  * goes through hwp_writer. Hosts with a C library also get hwx_host.h
@@ -99,9 +100,10 @@ extern "C" {
 #define HWX_M_PATH (1u << HWP_MODEL_PATH)
 #define HWX_M_COPROC (1u << HWP_MODEL_COPROC)
 #define HWX_M_CORE (1u << HWP_MODEL_CORE)
-/* models=all: the five profilers. The core (core=on) is opt-in: it costs
- * the host 145-430 instructions per guest instruction. */
-#define HWX_M_ALL (HWX_M_PM | HWX_M_STRAT | HWX_M_RAP | HWX_M_PATH | HWX_M_COPROC)
+/* models=all: every profiler of the component list. The core (core=on)
+ * is opt-in: it costs the host 145-430 instructions per guest
+ * instruction. */
+#define HWX_M_ALL (((1u << HWP_MODEL_COUNT) - 1) & ~HWX_M_CORE)
 
 /* What the RAP model is keyed on (the paper profiles code and value
  * ranges, Mysore et al. sec. 4). */

@@ -19,7 +19,8 @@
  * adapter says which options it takes, which events it wants, how it
  * sizes and inits its model from the options, feeds it, flushes and
  * merges it, reports it and scores it against the exact profile. Adding
- * a model to every host = one adapter file + one line in HWX__ADAPTERS.
+ * a model to every host = its row in the component list (cost.h) and its
+ * adapter file.
  *
  * Every adapter keeps its instances in one state struct of `state_size`
  * bytes, carved from the session's memory right before the model
@@ -139,14 +140,14 @@ typedef struct hwx_tl {
     uint64_t *v;     /* HWX_TL_POINTS x cols                           */
 } hwx_tl;
 
-/* The registry: one X(name) per adapter, in report order. An adapter
- * file defines `const hwx_adapter hwx__adapter_<name>`. */
-/* The core comes first: it times each instruction before the others
- * see it (hwx_timing). */
-#define HWX__ADAPTERS(X) X(core) X(pm) X(rap) X(path) X(strat) X(cp)
-
-#define HWX__DECLARE(n) extern const hwx_adapter hwx__adapter_##n;
-HWX__ADAPTERS(HWX__DECLARE)
+/* The registry: the component list's MODEL rows (HWP_COMPONENTS in
+ * cost.h), in its order, which is the reports' order; the core comes
+ * first, so that it times each instruction before the others see it
+ * (hwx_timing). Model <c>'s adapter file (hwx_<c>.c) defines
+ * `const hwx_adapter hwx__adapter_<c>`. */
+#define HWX__DECLARE(c, header, envelope, kind, model) \
+    HWP__ONLY_##kind(extern const hwx_adapter hwx__adapter_##c;)
+HWP_COMPONENTS(HWX__DECLARE)
 #undef HWX__DECLARE
 
 extern const hwx_adapter *const hwx__registry[];

@@ -5,7 +5,8 @@
  * per-vCPU sessions and writes the combined report.
  *
  * The session knows no model: every model is an adapter (hwx_<model>.c,
- * the interface in hwx_int.h) listed once in HWX__ADAPTERS, and every
+ * the interface in hwx_int.h), one for each model of the component list
+ * (HWP_COMPONENTS in cost.h), and every
  * step below loops over that registry.
  */
 #include "hwx_int.h"
@@ -13,8 +14,8 @@
 
 #define HWX__MAGIC HWP_MAGIC('h', 'w', 'x', 's')
 
-#define HWX__REF(n) &hwx__adapter_##n,
-const hwx_adapter *const hwx__registry[] = {HWX__ADAPTERS(HWX__REF) NULL};
+#define HWX__REF(c, header, envelope, kind, model) HWP__ONLY_##kind(&hwx__adapter_##c,)
+const hwx_adapter *const hwx__registry[] = {HWP_COMPONENTS(HWX__REF) NULL};
 #undef HWX__REF
 const uint32_t hwx__nadapters =
     (uint32_t)(sizeof hwx__registry / sizeof hwx__registry[0] - 1);

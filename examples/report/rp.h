@@ -184,7 +184,7 @@ typedef struct rp_stat4 {
 } rp_stat4;
 void rp_comp_stats(const rp_comp *c, rp_stat4 *st);
 const char *rp_comp_model(const rp_comp *c);
-const char *rp_model_names(void);
+const char *rp_model_names(void); /* " core profileme ..." */
 
 /* The co-processor's events per calling context (its call-stack
  * program), summed over the co-processor components that ran it: pairs

@@ -31,7 +31,7 @@ typedef struct rp_model {
 
 /* Every component's loader, merge, writer, stats and reason, from the
  * contract's calls (the component list, HWP_COMPONENTS). */
-#define RP__MODEL_FNS(X, header, envelope)                                     \
+#define RP__MODEL_FNS(X, header, envelope, kind, model)                                   \
     static int rp__load_##X(void **out, const char *json, size_t n,            \
                             hwp_json_err *err, char *why, size_t cap) {        \
         hwp_##X##_desc d;                                                      \
@@ -411,7 +411,7 @@ static void rp__tables_cp_simple(const rp_comp *c, rp_table *out, size_t *n, siz
     rp__est_table(c, out, n, cap, rp__est_cp_simple);
 }
 
-#define RP__ENTRY(X, header, envelope)                                                \
+#define RP__ENTRY(X, header, envelope, kind, model)                                       \
     {envelope, rp__load_##X, rp__merge_##X, rp__write_##X, rp__stats_##X, rp__why_##X},
 static const rp_model rp__models[] = {HWP_COMPONENTS(RP__ENTRY)};
 #undef RP__ENTRY
@@ -427,12 +427,9 @@ static const struct {
                   {"coproc_simple", rp__tables_cp_simple}};
 
 const char *rp_model_names(void) {
-#define RP__NAME(X, header, envelope) envelope ", "
-    static const char names[] = HWP_COMPONENTS(RP__NAME);
+#define RP__NAME(X, header, envelope, kind, model) " " envelope
+    return HWP_COMPONENTS(RP__NAME);
 #undef RP__NAME
-    static char out[sizeof names];
-    if (!out[0]) memcpy(out, names, sizeof names - 3); /* without the last ", " */
-    return out;
 }
 
 static const rp_model *rp__model(const char *name) {
@@ -521,7 +518,7 @@ static void rp__envelope(rp__walk *w, const char *model, size_t name_at, size_t 
     char why[256];
     size_t i;
     if (!m) {
-        rp__fail(w, name_at, "unknown model \"%s\" (this reader knows %s)", model,
+        rp__fail(w, name_at, "unknown model \"%s\" (this reader knows:%s)", model,
                  rp_model_names());
         return;
     }

@@ -53,16 +53,57 @@
 extern "C" {
 #endif
 
-/* The models, for attributing overhead. */
-#define HWP__MODEL_LIST(X)                                               \
-    X(HWP_MODEL_PROFILEME, "profileme")                                  \
-    X(HWP_MODEL_STRAT, "stratified")                                     \
-    X(HWP_MODEL_RAP, "rap")                                              \
-    X(HWP_MODEL_PATH, "pathprof")                                        \
-    X(HWP_MODEL_COPROC, "coproc")                                        \
-    X(HWP_MODEL_CORE, "core")
+/* ---- the component list ------------------------------------------------
+ *
+ * One row per component: X(c, header, envelope, kind, model).
+ *   c         the C prefix: hwp_<c>, hwp_<c>_desc, hwp_<c>_stats and the
+ *             contract's calls hwp_<c>_bytes, _init, _reset, _merge,
+ *             _get_stats, _get_desc, _write_json, _write_text, _read_desc,
+ *             _read_json, _desc_fields
+ *   header    the header that defines it (<header>.h), which is also its
+ *             page (docs/<header>.md), its conformance rows
+ *             (tests/conformance/<header>.c) and its tests' and
+ *             benchmarks' folders
+ *   envelope  the "model" its JSON report carries
+ *   kind      MODEL: the first component of a model: the cost shim's
+ *             hwp_model HWP_MODEL_<model>, named "<header>", and the
+ *             hosts' adapter hwx__adapter_<c> (examples/common/hwx_<c>.c);
+ *             PART: another component of that model, charged to it;
+ *             LAYER: the VM layer, a front end to the models
+ *   model     the hwp_model suffix
+ * Whatever handles every component reads this list: cost.h's model enum,
+ * the hosts' adapter registry, the report tool's loader, hwprof-bench,
+ * the conformance driver, the fuzz targets and the build (through
+ * tests/components.py for Meson and Python); the test compile/components
+ * fails when a component lacks what the list implies. A new model adds
+ * its row here and its operations to HWP__COST_OPS below. The core comes
+ * first: the hosts' core adapter times each instruction before the
+ * other models see it. */
+#define HWP_COMPONENTS(X)                                \
+    X(core, core, "core", MODEL, CORE)                   \
+    X(pm, profileme, "profileme", MODEL, PROFILEME)      \
+    X(pm_table, profileme, "pm_table", PART, PROFILEME)  \
+    X(strat, stratified, "strat", MODEL, STRAT)          \
+    X(strat_acc, stratified, "strat_acc", PART, STRAT)   \
+    X(rap, rap, "rap", MODEL, RAP)                       \
+    X(rap2, rap, "rap2", PART, RAP)                      \
+    X(path, pathprof, "path", MODEL, PATH)               \
+    X(hpt, pathprof, "hpt", PART, PATH)                  \
+    X(phase, pathprof, "phase", PART, PATH)              \
+    X(cp, coproc, "coproc", MODEL, COPROC)               \
+    X(cp_simple, coproc, "coproc_simple", PART, COPROC)  \
+    X(vm, vm, "vm", LAYER, NONE)
 
-typedef enum hwp_model { HWP__MODEL_LIST(HWP__X_ENUM) HWP_MODEL_COUNT } hwp_model;
+/* HWP__ONLY_##kind(...): the arguments for a MODEL row, else nothing. */
+#define HWP__ONLY_MODEL(...) __VA_ARGS__
+#define HWP__ONLY_PART(...)
+#define HWP__ONLY_LAYER(...)
+
+/* The models, for attributing overhead: the MODEL rows of the component
+ * list (base.h), in its order. */
+#define HWP__X_MODEL_ENUM(c, header, envelope, kind, model) HWP__ONLY_##kind(HWP_MODEL_##model,)
+typedef enum hwp_model { HWP_COMPONENTS(HWP__X_MODEL_ENUM) HWP_MODEL_COUNT } hwp_model;
+#undef HWP__X_MODEL_ENUM
 
 /* X(op, model, default cycles, kind, source)
  * kind: 1 = charged to the host, 0 = latency the model times itself with. */
@@ -292,7 +333,9 @@ HWP_API bool hwp_cost_op_charged(hwp_cost_op op) {
 }
 
 HWP_API const char *hwp_model_name(hwp_model m) {
-    static const char *const names[] = {HWP__MODEL_LIST(HWP__X_TEXT)};
+#define HWP__X_MODEL_NAME(c, header, envelope, kind, model) HWP__ONLY_##kind(#header,)
+    static const char *const names[] = {HWP_COMPONENTS(HWP__X_MODEL_NAME)};
+#undef HWP__X_MODEL_NAME
     return (unsigned)m < (unsigned)HWP_MODEL_COUNT ? names[m] : "?";
 }
 

@@ -93,8 +93,8 @@ static void test_reports(void) {
     hwp_cost_init(&c, NULL);
     hwp_cost_write_json(&c, &w);
     CHECK_STR(buf, "{\"total_cycles\":0,\"host_clock\":0,\"overhead_pct\":0.0000,"
-                   "\"models\":{\"profileme\":0,\"stratified\":0,\"rap\":0,"
-                   "\"pathprof\":0,\"coproc\":0,\"core\":0},\"ops\":{}}");
+                   "\"models\":{\"core\":0,\"profileme\":0,\"stratified\":0,"
+                   "\"rap\":0,\"pathprof\":0,\"coproc\":0},\"ops\":{}}");
     w = hwp_writer_buf(&b, buf, sizeof buf);
     hwp_cost_write_text(&c, &w);
     CHECK_STR(buf, "modelled overhead: 0 cycles over 0 host cycles (0.000%)\n");

@@ -440,13 +440,13 @@ typedef struct list {
     get_desc_fn get_desc;
 } list;
 
-#define HWP_CONF_GET_DESC(c, header, envelope)                               \
+#define HWP_CONF_GET_DESC(c, header, envelope, kind, model)                         \
     static hwp_status get_desc_##c(const void *x, void *d) {                 \
         return hwp_##c##_get_desc((const hwp_##c *)x, (hwp_##c##_desc *)d); \
     }
 HWP_COMPONENTS(HWP_CONF_GET_DESC)
 #undef HWP_CONF_GET_DESC
-#define HWP_CONF_ENTRY(c, header, envelope) {#c, hwp_conf_##header, get_desc_##c},
+#define HWP_CONF_ENTRY(c, header, envelope, kind, model) {#c, hwp_conf_##header, get_desc_##c},
 static const list lists[] = {HWP_COMPONENTS(HWP_CONF_ENTRY){NULL, NULL, NULL}};
 #undef HWP_CONF_ENTRY
 

@@ -98,8 +98,8 @@ static inline bool hwp_conf_text_refuses(const char *text) {
     } while (0)
 
 /* Rows, one list per header (tests/conformance/<header>.c), a row for
- * each of its components in HWP_COMPONENTS (hwprof.h). */
-#define HWP_CONF_LIST(c, header, envelope) extern const hwp_conf_row hwp_conf_##header[];
+ * each of its components in HWP_COMPONENTS (cost.h). */
+#define HWP_CONF_LIST(c, header, envelope, kind, model) extern const hwp_conf_row hwp_conf_##header[];
 HWP_COMPONENTS(HWP_CONF_LIST)
 #undef HWP_CONF_LIST
 

@@ -53,7 +53,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     /* every component's row (the VM layer has none: fz_row skips it) */
-#define MC_ONE(c, header, envelope) \
+#define MC_ONE(c, header, envelope, kind, model) \
     if (strcmp(#c, "vm")) one(argv[1], fz_row(hwp_conf_##header, #c));
     HWP_COMPONENTS(MC_ONE)
 #undef MC_ONE
