@@ -166,7 +166,7 @@ int main(int argc, char **argv) {
            (unsigned long long)prog.branches);
 
     section("ProfileMe: costliest instructions (by estimated total cost)");
-    hwp_pm_table_write_text(&h.pm_table, &out, 6);
+    hwp_pm_table_write_top(&h.pm_table, &out, 6);
     section("Path profiler: hot path table");
     hwp_hpt_write_text(&h.hpt, &out);
     section("Phase detector");

@@ -169,7 +169,7 @@ static void hwx__pm_text(const void *sv, const hwx_session *s, const hwp_writer 
     uint64_t full = hwx__pm_full(t);
     hwp_put_str(w, "\n-- costliest instructions: ProfileMe samples (Dean et al., "
                    "MICRO-30 1997) --\n");
-    hwp_pm_table_write_text(t, w, s->opts.top);
+    hwp_pm_table_write_top(t, w, s->opts.top);
     if (full) {
         hwp_put_str(w, "  table full: ");
         hwp_put_u64(w, full);

@@ -444,7 +444,7 @@ void mvp_report(const mvp *p, FILE *f, int json) {
         MVP__PUT("profileme", hwp_pm, &p->pm);
         MVP__SECTION("profileme_table");
         if (json) hwp_pm_table_write_json(&p->pm_tab, &w);
-        else hwp_pm_table_write_text(&p->pm_tab, &w, 10); /* by total latency */
+        else hwp_pm_table_write_top(&p->pm_tab, &w, 10); /* by total latency */
     }
     if (p->on & MVP_STRAT) {
         MVP__PUT("stratified", hwp_strat, &p->strat);

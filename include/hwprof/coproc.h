@@ -358,25 +358,13 @@ struct hwp_cp {
      HWP__CP_A((size_t)(lvp_loads) * sizeof(hwp__cp_load)) +                 \
      HWP__CP_A((size_t)(lvp_loads) * (lvp_values) * sizeof(hwp__cp_val)))
 
-HWP_API size_t hwp_cp_bytes(const hwp_cp_desc *d);
-HWP_API hwp_status hwp_cp_init(hwp_cp *x, void *storage, size_t bytes,
-                               const hwp_cp_desc *d, hwp_cost *cost);
+/* The contract's calls (cost.h, HWP__CONTRACT). */
+HWP__CONTRACT(cp);
 HWP_API hwp_status hwp_cp_program_load(hwp_cp *x, const hwp_cp_program *p);
 HWP_API hwp_status hwp_cp_sync(hwp_cp *x);
 HWP_API hwp_status hwp_cp_flush(hwp_cp *x);
-HWP_API hwp_status hwp_cp_reset(hwp_cp *x);
-HWP_API hwp_status hwp_cp_read_desc(hwp_cp_desc *d, const char *json, size_t n,
-                                    hwp_json_err *err);
-/* The descs' fields (base.h's hwp_field). */
-HWP_API const hwp_field *hwp_cp_desc_fields(size_t *n);
+/* The load-value profiler's desc fields (base.h's hwp_field). */
 HWP_API const hwp_field *hwp_cp_lvp_desc_fields(size_t *n);
-HWP_API hwp_status hwp_cp_read_json(hwp_cp *x, const char *json, size_t n,
-                                    hwp_json_err *err);
-HWP_API hwp_status hwp_cp_get_stats(const hwp_cp *x, hwp_cp_stats *out);
-HWP_API hwp_status hwp_cp_get_desc(const hwp_cp *x, hwp_cp_desc *out);
-HWP_API hwp_status hwp_cp_merge(hwp_cp *dst, const hwp_cp *src);
-HWP_API void hwp_cp_write_text(const hwp_cp *x, const hwp_writer *w);
-HWP_API void hwp_cp_write_json(const hwp_cp *x, const hwp_writer *w);
 
 HWP_API hwp_status hwp_cp_filter_classes(hwp_cp *x, uint32_t cls_mask);
 HWP_API hwp_status hwp_cp_filter_region(hwp_cp *x, uint32_t mask,
@@ -641,16 +629,9 @@ typedef struct hwp_cp_simple {
      HWP__CP_A((size_t)(entries) * sizeof(hwp__cp_pair)) +                    \
      HWP__CP_A((size_t)(buffer) * 16u))
 
-HWP_API size_t hwp_cp_simple_bytes(const hwp_cp_simple_desc *d);
-HWP_API hwp_status hwp_cp_simple_init(hwp_cp_simple *s, void *storage,
-                                      size_t bytes,
-                                      const hwp_cp_simple_desc *d,
-                                      hwp_cost *cost);
-HWP_API hwp_status hwp_cp_simple_reset(hwp_cp_simple *s);
+/* The contract's calls (cost.h, HWP__CONTRACT). */
+HWP__CONTRACT(cp_simple);
 HWP_API hwp_status hwp_cp_simple_flush(hwp_cp_simple *s);
-HWP_API hwp_status hwp_cp_simple_get_stats(const hwp_cp_simple *s,
-                                           hwp_cp_simple_stats *out);
-HWP_API hwp_status hwp_cp_simple_get_desc(const hwp_cp_simple *x, hwp_cp_simple_desc *out);
 HWP_API size_t hwp_cp_simple_estimates(const hwp_cp_simple *s,
                                        hwp_cp_est *out, size_t cap);
 HWP_API uint32_t hwp_cp_simple_period_for(uint64_t loads, uint64_t overhead,
@@ -659,18 +640,6 @@ HWP_API uint32_t hwp_cp_simple_period_for(uint64_t loads, uint64_t overhead,
 HWP_API uint64_t hwp_cp_simple_overhead(uint64_t loads, uint32_t period,
                                         const hwp_cp_simple_desc *d,
                                         const hwp_cost *cost);
-HWP_API hwp_status hwp_cp_simple_merge(hwp_cp_simple *dst,
-                                       const hwp_cp_simple *src);
-HWP_API void hwp_cp_simple_write_json(const hwp_cp_simple *s,
-                                      const hwp_writer *w);
-HWP_API void hwp_cp_simple_write_text(const hwp_cp_simple *s,
-                                      const hwp_writer *w);
-HWP_API hwp_status hwp_cp_simple_read_desc(hwp_cp_simple_desc *d,
-                                           const char *json, size_t n,
-                                           hwp_json_err *err);
-HWP_API const hwp_field *hwp_cp_simple_desc_fields(size_t *n);
-HWP_API hwp_status hwp_cp_simple_read_json(hwp_cp_simple *s, const char *json,
-                                           size_t n, hwp_json_err *err);
 HWP_API void hwp__cp_simple_sample(hwp_cp_simple *s, uint64_t pc,
                                    uint64_t value);
 

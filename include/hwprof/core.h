@@ -335,26 +335,15 @@ typedef struct hwp_core {
     HWP_CORE_BYTES(1024u + 1024u + 32768u + 128u + 128u, 4096u + 4096u + 1024u, \
                    1024u, 512u, 32u, 80u, 20u, 32768u)
 
-HWP_API size_t hwp_core_bytes(const hwp_core_desc *d);
-HWP_API hwp_status hwp_core_init(hwp_core *c, void *mem, size_t n,
-                                 const hwp_core_desc *d, hwp_cost *cost);
-HWP_API hwp_status hwp_core_reset(hwp_core *c);
+/* The contract's calls (cost.h, HWP__CONTRACT); what hwp_core's do:
+ *   write_text: instructions, cycles and IPC, then each cache's and
+ *     predictor's references and misses: nothing for a bad handle, like every
+ *     text report.
+ *   desc_fields: the desc's fields (base.h's hwp_field); the cache levels' as
+ *     "l1i.sets". */
+HWP__CONTRACT(core);
 HWP_API hwp_status hwp_core_flush(hwp_core *c);
-HWP_API hwp_status hwp_core_merge(hwp_core *dst, const hwp_core *src);
-HWP_API hwp_status hwp_core_get_stats(const hwp_core *c, hwp_core_stats *out);
-HWP_API hwp_status hwp_core_get_desc(const hwp_core *x, hwp_core_desc *out);
 HWP_API size_t hwp_core_done(hwp_core *c, hwp_core_rec *out, size_t cap);
-/* Instructions, cycles and IPC, then each cache's and predictor's
- * references and misses: nothing for a bad handle, like every text
- * report. */
-HWP_API void hwp_core_write_text(const hwp_core *c, const hwp_writer *w);
-HWP_API void hwp_core_write_json(const hwp_core *c, const hwp_writer *w);
-HWP_API hwp_status hwp_core_read_desc(hwp_core_desc *d, const char *json,
-                                      size_t n, hwp_json_err *err);
-/* The desc's fields (base.h's hwp_field); the cache levels' as "l1i.sets". */
-HWP_API const hwp_field *hwp_core_desc_fields(size_t *n);
-HWP_API hwp_status hwp_core_read_json(hwp_core *c, const char *json, size_t n,
-                                      hwp_json_err *err);
 HWP_API void hwp__core_timed(hwp_core *c, const hwp_insn *in,
                              const hwp_core_ops *ops, hwp_core_out *o,
                              uint32_t ilat, uint32_t dlat, uint32_t mis);

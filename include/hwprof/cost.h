@@ -94,6 +94,35 @@ extern "C" {
     X(cp_simple, coproc, "coproc_simple", PART, COPROC)  \
     X(vm, vm, "vm", LAYER, NONE)
 
+/* The contract's calls of component c, declared here once so that no
+ * component's signatures can drift (docs/ARCHITECTURE.md, "The
+ * contract"); each header says what its own do where the contract's
+ * words are not enough:
+ *   bytes(d)                    storage a desc needs (0: invalid desc)
+ *   init(x, storage, bytes, d, cost)  build on caller memory
+ *   reset(x)                    back to right after init
+ *   merge(dst, src)             fold src into dst (same desc)
+ *   get_stats(x, out), get_desc(x, out)  the counters; the desc in force
+ *   write_text(x, w), write_json(x, w)   the reports
+ *   read_desc(d, json, n, err)  a report's desc
+ *   read_json(x, json, n, err)  a report back into an instance
+ *   desc_fields(&n)             the desc's field table (base.h) */
+#define HWP__CONTRACT(c)                                                           \
+    HWP_API size_t hwp_##c##_bytes(const hwp_##c##_desc *d);                        \
+    HWP_API hwp_status hwp_##c##_init(hwp_##c *x, void *storage, size_t bytes,      \
+                                      const hwp_##c##_desc *d, hwp_cost *cost);     \
+    HWP_API hwp_status hwp_##c##_reset(hwp_##c *x);                                 \
+    HWP_API hwp_status hwp_##c##_merge(hwp_##c *dst, const hwp_##c *src);           \
+    HWP_API hwp_status hwp_##c##_get_stats(const hwp_##c *x, hwp_##c##_stats *out); \
+    HWP_API hwp_status hwp_##c##_get_desc(const hwp_##c *x, hwp_##c##_desc *out);   \
+    HWP_API void hwp_##c##_write_text(const hwp_##c *x, const hwp_writer *w);       \
+    HWP_API void hwp_##c##_write_json(const hwp_##c *x, const hwp_writer *w);       \
+    HWP_API hwp_status hwp_##c##_read_desc(hwp_##c##_desc *d, const char *json,     \
+                                           size_t n, hwp_json_err *err);            \
+    HWP_API hwp_status hwp_##c##_read_json(hwp_##c *x, const char *json, size_t n,  \
+                                           hwp_json_err *err);                      \
+    HWP_API const hwp_field *hwp_##c##_desc_fields(size_t *n)
+
 /* HWP__ONLY_##kind(...): the arguments for a MODEL row, else nothing. */
 #define HWP__ONLY_MODEL(...) __VA_ARGS__
 #define HWP__ONLY_PART(...)

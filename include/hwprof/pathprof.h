@@ -255,10 +255,15 @@ typedef struct hwp_hpt {
 #define HWP_HPT_BYTES(entries) \
     ((size_t)(entries) * sizeof(hwp_hpt_entry) + (HWP__ALIGN - 1u))
 
-HWP_API size_t hwp_hpt_bytes(const hwp_hpt_desc *d);
-HWP_API hwp_status hwp_hpt_init(hwp_hpt *h, void *storage, size_t bytes,
-                                const hwp_hpt_desc *d, hwp_cost *cost);
-HWP_API hwp_status hwp_hpt_reset(hwp_hpt *h);
+/* The contract's calls (cost.h, HWP__CONTRACT); what hwp_hpt's do:
+ *   merge: folds src's entries into dst set by set: each set keeps the `ways`
+ *     hottest of the union (same path: accumulators added; hottest by the
+ *     accumulator, or by the aging priority under AGING), as a table that had
+ *     seen both streams keeps its hot paths. Equal to the whole stream when no
+ *     set overflows; otherwise it keeps every path whose merged count is among
+ *     its set's `ways` largest (the whole stream's LFU may have evicted some
+ *     of them). Charges no cycles. Same desc required. */
+HWP__CONTRACT(hpt);
 /* Nothing is buffered: the table is always up to date. */
 HWP_API hwp_status hwp_hpt_flush(hwp_hpt *h);
 /* The accumulator for pd, 0 when it is not in the table. */
@@ -268,24 +273,6 @@ HWP_API uint32_t hwp_hpt_lookup(const hwp_hpt *h, const hwp_path_pd *pd);
  * min(that, cap) to rows (rows may be NULL when cap is 0). */
 HWP_API size_t hwp_hpt_export(const hwp_hpt *h, hwp_path_row *rows,
                               size_t cap);
-/* Folds src's entries into dst set by set: each set keeps the `ways`
- * hottest of the union (same path: accumulators added; hottest by the
- * accumulator, or by the aging priority under AGING), as a table that
- * had seen both streams keeps its hot paths. Equal to the whole stream
- * when no set overflows; otherwise it keeps every path whose merged
- * count is among its set's `ways` largest (the whole stream's LFU may
- * have evicted some of them). Charges no cycles. Same desc required. */
-HWP_API hwp_status hwp_hpt_merge(hwp_hpt *dst, const hwp_hpt *src);
-HWP_API hwp_status hwp_hpt_get_stats(const hwp_hpt *h, hwp_hpt_stats *out);
-HWP_API hwp_status hwp_hpt_get_desc(const hwp_hpt *x, hwp_hpt_desc *out);
-HWP_API void hwp_hpt_write_text(const hwp_hpt *h, const hwp_writer *w);
-HWP_API void hwp_hpt_write_json(const hwp_hpt *h, const hwp_writer *w);
-HWP_API hwp_status hwp_hpt_read_desc(hwp_hpt_desc *d, const char *json,
-                                     size_t n, hwp_json_err *err);
-/* The desc's fields (base.h's hwp_field). */
-HWP_API const hwp_field *hwp_hpt_desc_fields(size_t *n);
-HWP_API hwp_status hwp_hpt_read_json(hwp_hpt *h, const char *json, size_t n,
-                                     hwp_json_err *err);
 HWP_API int hwp__hpt_miss(hwp_hpt *h, hwp_hpt_entry *set,
                           const hwp_path_pd *pd, uint32_t value);
 HWP_API void hwp__hpt_restamp(hwp_hpt *h);
@@ -452,29 +439,16 @@ typedef struct hwp_phase {
      HWP__PHASE_R16((size_t)(counters) * (table)) +                         \
      HWP__PHASE_R16((size_t)(table) * 4u) * 2u + (HWP__ALIGN - 1u))
 
-HWP_API size_t hwp_phase_bytes(const hwp_phase_desc *d);
-HWP_API hwp_status hwp_phase_init(hwp_phase *ph, void *storage, size_t bytes,
-                                  const hwp_phase_desc *d, hwp_cost *cost);
-HWP_API hwp_status hwp_phase_reset(hwp_phase *ph);
+/* The contract's calls (cost.h, HWP__CONTRACT); what hwp_phase's do:
+ *   merge: adds src's counters into dst (events, instructions, intervals,
+ *     changes; phase ids are local to each detector, so phases adds too: an
+ *     upper bound on the distinct phases of both). The signatures are not
+ *     merged: a detector is a per-stream tracker. */
+HWP__CONTRACT(phase);
 /* The open (partial) interval stays open: a signature of fewer
  * instructions than the interval is not comparable with the others
  * (the threshold is in instructions of a whole interval). */
 HWP_API hwp_status hwp_phase_flush(hwp_phase *ph);
-/* Adds src's counters into dst (events, instructions, intervals,
- * changes; phase ids are local to each detector, so phases adds too: an
- * upper bound on the distinct phases of both). The signatures are not
- * merged: a detector is a per-stream tracker. */
-HWP_API hwp_status hwp_phase_merge(hwp_phase *dst, const hwp_phase *src);
-HWP_API hwp_status hwp_phase_get_stats(const hwp_phase *ph, hwp_phase_stats *out);
-HWP_API hwp_status hwp_phase_get_desc(const hwp_phase *x, hwp_phase_desc *out);
-HWP_API void hwp_phase_write_text(const hwp_phase *ph, const hwp_writer *w);
-HWP_API void hwp_phase_write_json(const hwp_phase *ph, const hwp_writer *w);
-HWP_API hwp_status hwp_phase_read_desc(hwp_phase_desc *d, const char *json,
-                                       size_t n, hwp_json_err *err);
-/* The desc's fields (base.h's hwp_field). */
-HWP_API const hwp_field *hwp_phase_desc_fields(size_t *n);
-HWP_API hwp_status hwp_phase_read_json(hwp_phase *ph, const char *json, size_t n,
-                                       hwp_json_err *err);
 /* The detector's storage in hardware, in bytes (0 for an invalid desc):
  * the accumulators (wide enough to count a whole interval), the previous
  * interval's signature and the past-signature table with a phase id per
@@ -692,33 +666,20 @@ typedef struct hwp_path_block {
  * false when no block starts there. */
 typedef bool (*hwp_path_block_fn)(void *ctx, uint64_t start, hwp_path_block *b);
 
-HWP_API size_t hwp_path_bytes(const hwp_path_desc *d);
-HWP_API hwp_status hwp_path_init(hwp_path *p, void *storage, size_t bytes,
-                                 const hwp_path_desc *d, hwp_cost *cost);
+/* The contract's calls (cost.h, HWP__CONTRACT); what hwp_path's do:
+ *   merge: adds src's counters into dst (the stack's profile is its counters;
+ *     its paths went to the HPT, merged with hwp_hpt_merge). The stacks'
+ *     contents are not merged: a stream cut in two leaves the first half's
+ *     open paths in the first stack (emitted by its flush) and starts the
+ *     second half on an empty stack (cold starts), so merged counts differ
+ *     from the whole stream's by at most the depth of the cut. */
+HWP__CONTRACT(path);
 HWP_API hwp_status hwp_path_attach(hwp_path *p, hwp_hpt *hpt,
                                    hwp_phase *phase);
 HWP_API hwp_status hwp_path_begin(hwp_path *p, uint64_t pc);
 HWP_API hwp_status hwp_path_unwind(hwp_path *p, uint32_t n, bool emit);
 HWP_API hwp_status hwp_path_flush(hwp_path *p);
-HWP_API hwp_status hwp_path_reset(hwp_path *p);
-/* Adds src's counters into dst (the stack's profile is its counters;
- * its paths went to the HPT, merged with hwp_hpt_merge). The stacks'
- * contents are not merged: a stream cut in two leaves the first half's
- * open paths in the first stack (emitted by its flush) and starts the
- * second half on an empty stack (cold starts), so merged counts differ
- * from the whole stream's by at most the depth of the cut. */
-HWP_API hwp_status hwp_path_merge(hwp_path *dst, const hwp_path *src);
-HWP_API hwp_status hwp_path_get_stats(const hwp_path *p, hwp_path_stats *out);
-HWP_API hwp_status hwp_path_get_desc(const hwp_path *x, hwp_path_desc *out);
 HWP_API double hwp_path_overhead_pct(const hwp_path *p);
-HWP_API void hwp_path_write_text(const hwp_path *p, const hwp_writer *w);
-HWP_API void hwp_path_write_json(const hwp_path *p, const hwp_writer *w);
-HWP_API hwp_status hwp_path_read_desc(hwp_path_desc *d, const char *json,
-                                      size_t n, hwp_json_err *err);
-/* The desc's fields (base.h's hwp_field). */
-HWP_API const hwp_field *hwp_path_desc_fields(size_t *n);
-HWP_API hwp_status hwp_path_read_json(hwp_path *p, const char *json, size_t n,
-                                      hwp_json_err *err);
 /* The blocks path pd covers, decoded with the stack's PPCR (its desc)
  * and the host's block map: returns how many there are and writes the
  * first min(that, cap) block start addresses to out (out may be NULL

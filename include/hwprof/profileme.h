@@ -124,7 +124,8 @@
  *   hwp_pm_wasted_slots(t, e)         (L_I C S / 2) - (U_I W S)  (5.2.3)
  *   hwp_pm_ipc_near(t, e)             IPC near I (5.2.4)
  *   hwp_pm_accuracy(t, prop, truth, ctx, min_ek, out)  Fig. 3 metrics
- *   hwp_pm_table_write_text(t, w, top), hwp_pm_table_write_json(t, w)
+ *   hwp_pm_table_write_text(t, w), hwp_pm_table_write_top(t, w, top),
+ *   hwp_pm_table_write_json(t, w)
  *   hwp_pm_table_read_desc(d, json, n, err), hwp_pm_table_read_json(t, ...)
  *   hwp_pm_table_desc_fields(&n)
  *
@@ -318,18 +319,21 @@ typedef struct hwp_pm {
 #define HWP_PM_BYTES(ways, buffer)                                   \
     (HWP__PM_NEED((ways), (buffer)) + (HWP__ALIGN - 1u))
 
-HWP_API size_t hwp_pm_bytes(const hwp_pm_desc *d);
-HWP_API hwp_status hwp_pm_init(hwp_pm *p, void *storage, size_t bytes,
-                               const hwp_pm_desc *d, hwp_cost *cost);
-/* Back to the state right after init: same desc, storage, seed, cost. */
-HWP_API hwp_status hwp_pm_reset(hwp_pm *p);
-/* Fold src's counters into dst (per-vCPU samplers into one report). The
- * descs must agree in every field but seed, deliver and user: the first
- * that differs is named with HWP_EMISMATCH. Charges no modelled cycles. */
-HWP_API hwp_status hwp_pm_merge(hwp_pm *dst, const hwp_pm *src);
-HWP_API hwp_status hwp_pm_get_stats(const hwp_pm *p, hwp_pm_stats *out);
-/* The desc in force, defaults filled. */
-HWP_API hwp_status hwp_pm_get_desc(const hwp_pm *p, hwp_pm_desc *out);
+/* The contract's calls (cost.h, HWP__CONTRACT); what hwp_pm's do:
+ *   reset: back to the state right after init: same desc, storage, seed, cost.
+ *   merge: fold src's counters into dst (per-vCPU samplers into one report).
+ *     The descs must agree in every field but seed, deliver and user: the
+ *     first that differs is named with HWP_EMISMATCH. Charges no modelled
+ *     cycles.
+ *   get_desc: the desc in force, defaults filled.
+ *   write_json:
+ *     {"model":"profileme","version":1,"desc":{"seed":"0x..","interval",
+ *     "dist","unit","paired","window","ways","buffer","history"},
+ *     "stats":{every hwp_pm_stats field in order}}
+ *   read_desc: the desc of a sampler report (deliver and user are left NULL).
+ *   read_json: restore a report's counters into p, whose desc must match the
+ *     report's (HWP_EMISMATCH naming the first field that differs). */
+HWP__CONTRACT(pm);
 /* Deliver records to fn(user, ...) from now on (records already buffered
  * go with the next delivery); fn NULL counts and discards them. */
 HWP_API hwp_status hwp_pm_set_deliver(hwp_pm *p, hwp_pm_deliver_fn fn,
@@ -422,20 +426,6 @@ HWP_API uint64_t hwp_pm_fetched(const hwp_pm *p);
 HWP_API uint32_t hwp_pm_interval(const hwp_pm *p);
 HWP_API uint32_t hwp_pm_window(const hwp_pm *p);
 HWP_API bool hwp_pm_paired(const hwp_pm *p);
-HWP_API void hwp_pm_write_text(const hwp_pm *p, const hwp_writer *w);
-/* {"model":"profileme","version":1,"desc":{"seed":"0x..","interval",
- * "dist","unit","paired","window","ways","buffer","history"},
- * "stats":{every hwp_pm_stats field in order}} */
-HWP_API void hwp_pm_write_json(const hwp_pm *p, const hwp_writer *w);
-/* The desc of a sampler report (deliver and user are left NULL). */
-HWP_API hwp_status hwp_pm_read_desc(hwp_pm_desc *d, const char *json,
-                                    size_t n, hwp_json_err *err);
-/* The desc's fields (base.h's hwp_field). */
-HWP_API const hwp_field *hwp_pm_desc_fields(size_t *n);
-/* Restore a report's counters into p, whose desc must match the report's
- * (HWP_EMISMATCH naming the first field that differs). */
-HWP_API hwp_status hwp_pm_read_json(hwp_pm *p, const char *json, size_t n,
-                                    hwp_json_err *err);
 
 /* Cycles from the record's fetch to `st` (stages chain fetch -> retire). */
 HWP_INLINE uint64_t hwp_pm_rec_offset(const hwp_pm_record *r,
@@ -577,30 +567,36 @@ typedef struct hwp_pm_row {
     double cost;         /* the ranking key                              */
 } hwp_pm_row;
 
-HWP_API size_t hwp_pm_table_bytes(const hwp_pm_table_desc *d);
-/* cost: the contract's one init shape; the table is the software side
- * and charges nothing itself (the handler's per-sample cost is
- * HWP_COST_PM_SAMPLE, charged by the sampler that delivers). */
-HWP_API hwp_status hwp_pm_table_init(hwp_pm_table *t, void *storage,
-                                     size_t bytes, const hwp_pm_table_desc *d,
-                                     hwp_cost *cost);
+/* The contract's calls (cost.h, HWP__CONTRACT); what hwp_pm_table's do:
+ *   init: cost: the contract's one init shape; the table is the software side
+ *     and charges nothing itself (the handler's per-sample cost is
+ *     HWP_COST_PM_SAMPLE, charged by the sampler that delivers).
+ *   merge: fold src's entries into dst (equal descs, else HWP_EMISMATCH naming
+ *     the first differing field). Every count adds, so merging the tables of
+ *     two halves of a stream gives the whole stream's entries (slot order may
+ *     differ) unless dst fills up, which is counted in stats.full.
+ *   write_text: hwp_pm_table_write_top(t, w, 20).
+ *   write_json: {"model":"pm_table","version":1,"desc":{...},"stats":{...},
+ *     "pcs":[{"pc":"0x..","samples","retired","events":{"taken",...},
+ *     "lat_sum":[6],"lat_sq","pair_samples","in_progress","useful_fwd",
+ *     "useful_bwd","near", then derived: "est","cv","latency","wasted_slots",
+ *     "ipc_near"}]}; "pcs" in an order the reader restores exactly.
+ *   read_json: restore a saved table into t (its desc must match the
+ *     report's); derived values in the report are recomputed, not read. */
+HWP__CONTRACT(pm_table);
+/* The `top` PCs by estimated total cost: wasted issue slots for a paired
+ * table, else total latency, or estimated fetches when no sample carries a
+ * latency (a host without stages); every estimate with its samples, "-"
+ * below min_samples. */
+HWP_API void hwp_pm_table_write_top(const hwp_pm_table *t, const hwp_writer *w,
+                                    uint32_t top);
 /* A table desc whose interval, window and paired match sampler p (the
  * other fields zero: defaults). */
 HWP_API hwp_status hwp_pm_table_desc_for(const hwp_pm *p,
                                          hwp_pm_table_desc *out);
-HWP_API hwp_status hwp_pm_table_reset(hwp_pm_table *t);
 /* Nothing is buffered in the table: returns HWP_OK, or HWP_EINVAL when
  * it refused a sampler's records (hwp_pm_table_add). */
 HWP_API hwp_status hwp_pm_table_flush(hwp_pm_table *t);
-/* Fold src's entries into dst (equal descs, else HWP_EMISMATCH naming the
- * first differing field). Every count adds, so merging the tables of two
- * halves of a stream gives the whole stream's entries (slot order may
- * differ) unless dst fills up, which is counted in stats.full. */
-HWP_API hwp_status hwp_pm_table_merge(hwp_pm_table *dst,
-                                      const hwp_pm_table *src);
-HWP_API hwp_status hwp_pm_table_get_stats(const hwp_pm_table *t,
-                                          hwp_pm_table_stats *out);
-HWP_API hwp_status hwp_pm_table_get_desc(const hwp_pm_table *x, hwp_pm_table_desc *out);
 /* Aggregate n delivered records. A record carries its sampler's S, W
  * and pairing: one whose settings differ from the table's is refused
  * with HWP_EINVAL and a reason naming the field and both values, and
@@ -641,27 +637,6 @@ HWP_API double hwp_pm_ipc_near(const hwp_pm_table *t, const hwp_pm_entry *e);
 HWP_API hwp_status hwp_pm_accuracy(const hwp_pm_table *t, unsigned prop,
                                    hwp_pm_truth_fn truth, void *ctx,
                                    double min_ek, hwp_pm_acc *out);
-/* The `top` PCs by estimated total cost: wasted issue slots for a paired
- * table, else total latency, or estimated fetches when no sample carries
- * a latency (a host without stages); every estimate with its samples,
- * "-" below min_samples. */
-HWP_API void hwp_pm_table_write_text(const hwp_pm_table *t,
-                                     const hwp_writer *w, uint32_t top);
-/* {"model":"pm_table","version":1,"desc":{...},"stats":{...},
- *  "pcs":[{"pc":"0x..","samples","retired","events":{"taken",...},
- *  "lat_sum":[6],"lat_sq","pair_samples","in_progress","useful_fwd",
- *  "useful_bwd","near", then derived: "est","cv","latency","wasted_slots",
- *  "ipc_near"}]}; "pcs" in an order the reader restores exactly. */
-HWP_API void hwp_pm_table_write_json(const hwp_pm_table *t,
-                                     const hwp_writer *w);
-HWP_API hwp_status hwp_pm_table_read_desc(hwp_pm_table_desc *d,
-                                          const char *json, size_t n,
-                                          hwp_json_err *err);
-HWP_API const hwp_field *hwp_pm_table_desc_fields(size_t *n);
-/* Restore a saved table into t (its desc must match the report's);
- * derived values in the report are recomputed, not read. */
-HWP_API hwp_status hwp_pm_table_read_json(hwp_pm_table *t, const char *json,
-                                          size_t n, hwp_json_err *err);
 
 /* ---- path reconstruction (5.3) ------------------------------------------ */
 
@@ -1783,8 +1758,12 @@ static void hwp__pm_put_est(const hwp_writer *w, double v, bool enough,
     else hwp_put_str(w, "-");
 }
 
-HWP_API void hwp_pm_table_write_text(const hwp_pm_table *t,
-                                     const hwp_writer *w, uint32_t top) {
+HWP_API void hwp_pm_table_write_text(const hwp_pm_table *t, const hwp_writer *w) {
+    hwp_pm_table_write_top(t, w, 20);
+}
+
+HWP_API void hwp_pm_table_write_top(const hwp_pm_table *t, const hwp_writer *w,
+                                    uint32_t top) {
     hwp_pm_row best, r, last;
     uint32_t shown, i;
     unsigned by;

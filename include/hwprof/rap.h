@@ -248,16 +248,11 @@ typedef struct hwp_rap_acc {
      HWP__RAP_A16(((size_t)(buffer) + 1u) * 8u) +                             \
      HWP__RAP_A16((size_t)(cache) * 16u) + (HWP__ALIGN - 1u))
 
-HWP_API size_t hwp_rap_bytes(const hwp_rap_desc *d);
+/* The contract's calls (cost.h, HWP__CONTRACT). */
+HWP__CONTRACT(rap);
 HWP_API uint64_t hwp_rap_nodes_for(double eps, unsigned key_bits,
                                    unsigned branching);
-HWP_API hwp_status hwp_rap_init(hwp_rap *r, void *mem, size_t bytes,
-                                const hwp_rap_desc *d, hwp_cost *cost);
-HWP_API hwp_status hwp_rap_reset(hwp_rap *r);
 HWP_API hwp_status hwp_rap_flush(hwp_rap *r);
-HWP_API hwp_status hwp_rap_merge(hwp_rap *dst, const hwp_rap *src);
-HWP_API hwp_status hwp_rap_get_stats(const hwp_rap *r, hwp_rap_stats *out);
-HWP_API hwp_status hwp_rap_get_desc(const hwp_rap *r, hwp_rap_desc *out);
 HWP_API hwp_status hwp_rap_foreach(const hwp_rap *r, hwp_rap_visit fn,
                                    void *ctx);
 HWP_API hwp_status hwp_rap_query(const hwp_rap *r, uint64_t lo, uint64_t hi,
@@ -273,13 +268,6 @@ HWP_API size_t hwp_rap_top(const hwp_rap *r, unsigned bits,
 HWP_API hwp_status hwp_rap_accuracy(const hwp_rap *r, double phi,
                                     hwp_rap_exact_fn exact, void *ctx,
                                     hwp_rap_acc *out);
-HWP_API void hwp_rap_write_text(const hwp_rap *r, const hwp_writer *w);
-HWP_API void hwp_rap_write_json(const hwp_rap *r, const hwp_writer *w);
-HWP_API hwp_status hwp_rap_read_desc(hwp_rap_desc *d, const char *json,
-                                     size_t n, hwp_json_err *err);
-HWP_API const hwp_field *hwp_rap_desc_fields(size_t *n);
-HWP_API hwp_status hwp_rap_read_json(hwp_rap *r, const char *json, size_t n,
-                                     hwp_json_err *err);
 HWP_API void hwp_rap_write_svg(const hwp_rap *r, const hwp_writer *w);
 HWP_API hwp_status hwp_rap_write_svg_range(const hwp_rap *r,
                                            const hwp_writer *w, uint64_t lo,
@@ -580,14 +568,9 @@ typedef hwp_rap_stats hwp_rap2_stats;
 /* The tree's storage: a 2-D profile adds no memory to it. */
 #define HWP_RAP2_BYTES(nodes, buffer, cache) HWP_RAP_BYTES(nodes, buffer, cache)
 
-HWP_API size_t hwp_rap2_bytes(const hwp_rap2_desc *d);
-HWP_API hwp_status hwp_rap2_init(hwp_rap2 *r, void *mem, size_t bytes,
-                                 const hwp_rap2_desc *d, hwp_cost *cost);
-HWP_API hwp_status hwp_rap2_reset(hwp_rap2 *r);
+/* The contract's calls (cost.h, HWP__CONTRACT). */
+HWP__CONTRACT(rap2);
 HWP_API hwp_status hwp_rap2_flush(hwp_rap2 *r);
-HWP_API hwp_status hwp_rap2_merge(hwp_rap2 *dst, const hwp_rap2 *src);
-HWP_API hwp_status hwp_rap2_get_stats(const hwp_rap2 *r, hwp_rap2_stats *out);
-HWP_API hwp_status hwp_rap2_get_desc(const hwp_rap2 *r, hwp_rap2_desc *out);
 HWP_API hwp_status hwp_rap2_foreach(const hwp_rap2 *r, hwp_rap2_visit fn,
                                     void *ctx);
 HWP_API hwp_status hwp_rap2_query(const hwp_rap2 *r, const hwp_rap2_box *box,
@@ -598,13 +581,6 @@ HWP_API size_t hwp_rap2_hot(const hwp_rap2 *r, double phi, hwp_rap2_rect *out,
 HWP_API hwp_status hwp_rap2_accuracy(const hwp_rap2 *r, double phi,
                                      hwp_rap2_exact_fn exact, void *ctx,
                                      hwp_rap_acc *out);
-HWP_API void hwp_rap2_write_json(const hwp_rap2 *r, const hwp_writer *w);
-HWP_API void hwp_rap2_write_text(const hwp_rap2 *r, const hwp_writer *w);
-HWP_API hwp_status hwp_rap2_read_desc(hwp_rap2_desc *d, const char *json,
-                                      size_t n, hwp_json_err *err);
-HWP_API const hwp_field *hwp_rap2_desc_fields(size_t *n);
-HWP_API hwp_status hwp_rap2_read_json(hwp_rap2 *r, const char *json,
-                                      size_t n, hwp_json_err *err);
 
 /* The low 32 bits of v on the even bit positions. */
 HWP_INLINE uint64_t hwp__rap2_spread(uint64_t v) {

@@ -259,9 +259,20 @@ typedef struct hwp_strat {
      HWP__STRAT_AL(sizeof(hwp_strat_msg) * ((queue) ? (size_t)(queue) : 100u)) + \
      (HWP__ALIGN - 1u))
 
-HWP_API size_t hwp_strat_bytes(const hwp_strat_desc *d);
-HWP_API hwp_status hwp_strat_init(hwp_strat *s, void *storage, size_t bytes,
-                                  const hwp_strat_desc *d, hwp_cost *cost);
+/* The contract's calls (cost.h, HWP__CONTRACT); what hwp_strat's do:
+ *   reset: back to the state right after init: same desc, storage and seed.
+ *   merge: the compressor's record is its counters: merge adds src's stats to
+ *     dst's (events still in src's tables stay there: flush src first).
+ *     Charges no modelled cycles. HWP_EMISMATCH names the first desc field
+ *     that differs.
+ *   write_json: {"model":"strat","version":1,"desc":{every field but the
+ *     handler}, "stats":{events, dropped, evicted, cycles, samples, messages,
+ *     interrupts, unhandled, E1..E6a},"composition":"H[P_256]_2048"}
+ *   read_desc: the desc of a report (on_interrupt and ctx NULL: set them
+ *     before init).
+ *   read_json: restore a report's stats into s (reset first); s's desc must
+ *     match. */
+HWP__CONTRACT(strat);
 /* End of stream: emit what the tables hold, deliver the queue. */
 HWP_API hwp_status hwp_strat_flush(hwp_strat *s);
 /* Events held in tables, not yet in a message (the queue not counted).
@@ -270,27 +281,6 @@ HWP_API hwp_status hwp_strat_flush(hwp_strat *s);
  * the pending right after init or reset; for every other first level,
  * message counts + pending = events. */
 HWP_API uint64_t hwp_strat_pending(const hwp_strat *s);
-/* Back to the state right after init: same desc, storage and seed. */
-HWP_API hwp_status hwp_strat_reset(hwp_strat *s);
-/* The compressor's record is its counters: merge adds src's stats to
- * dst's (events still in src's tables stay there: flush src first).
- * Charges no modelled cycles. HWP_EMISMATCH names the first desc field
- * that differs. */
-HWP_API hwp_status hwp_strat_merge(hwp_strat *dst, const hwp_strat *src);
-HWP_API hwp_status hwp_strat_get_stats(const hwp_strat *s, hwp_strat_stats *out);
-HWP_API hwp_status hwp_strat_get_desc(const hwp_strat *x, hwp_strat_desc *out);
-HWP_API void hwp_strat_write_text(const hwp_strat *s, const hwp_writer *w);
-/* {"model":"strat","version":1,"desc":{every field but the handler},
- *  "stats":{events, dropped, evicted, cycles, samples, messages,
- *  interrupts, unhandled, E1..E6a},"composition":"H[P_256]_2048"} */
-HWP_API void hwp_strat_write_json(const hwp_strat *s, const hwp_writer *w);
-/* The desc of a report (on_interrupt and ctx NULL: set them before init). */
-HWP_API hwp_status hwp_strat_read_desc(hwp_strat_desc *d, const char *json,
-                                       size_t n, hwp_json_err *err);
-HWP_API const hwp_field *hwp_strat_desc_fields(size_t *n);
-/* Restore a report's stats into s (reset first); s's desc must match. */
-HWP_API hwp_status hwp_strat_read_json(hwp_strat *s, const char *json,
-                                       size_t n, hwp_json_err *err);
 
 /* Private cold paths the hot path calls when a message is emitted. */
 HWP_API void hwp__strat_emit(hwp_strat *s, uint32_t kind, uint64_t pc,
@@ -701,7 +691,18 @@ typedef struct hwp_strat_metric {
     uint64_t weight;   /* f: their ideal execution count                */
 } hwp_strat_metric;
 
-HWP_API size_t hwp_strat_acc_bytes(const hwp_strat_acc_desc *d);
+/* The contract's calls (cost.h, HWP__CONTRACT); what hwp_strat_acc's do:
+ *   init: cost: the contract's one init shape; the accumulator is the software
+ *     side and charges nothing itself (the handler's per-message cost is
+ *     HWP_COST_STRAT_MESSAGE, charged by the compressor that delivers).
+ *   merge: fold src's profile into dst (same desc, else HWP_EMISMATCH naming
+ *     the field). With room for every tuple in dst, merge(first half, second
+ *     half) equals the whole stream's profile.
+ *   write_json: {"model":"strat_acc","version":1,"desc":{..},"stats":{..},
+ *     "strata":[[length,samples],...],"pc_profile":[{"kind","pc","count",
+ *     "samples","top_w","top_count","lost"},...],"profile":[{"kind","pc","w",
+ *     "count","samples","stratum"},...]}; pcs and values as hex strings. */
+HWP__CONTRACT(strat_acc);
 /* The same at compile time, for static storage: tuples and pcs powers of
  * two or 0 (the defaults), strata as in the desc. Other counts are
  * rounded up inside: ask hwp_strat_acc_bytes for them. */
@@ -712,12 +713,6 @@ HWP_API size_t hwp_strat_acc_bytes(const hwp_strat_acc_desc *d);
     (HWP__STRAT_AL(sizeof(hwp__strat_tslot) * 2u * HWP__STRAT_ACC_T(tuples)) + \
      HWP__STRAT_AL(sizeof(hwp__strat_pslot) * 2u * HWP__STRAT_ACC_P(tuples, pcs)) + \
      2u * HWP__STRAT_AL(sizeof(uint64_t) * (size_t)(strata)) + (HWP__ALIGN - 1u))
-/* cost: the contract's one init shape; the accumulator is the software
- * side and charges nothing itself (the handler's per-message cost is
- * HWP_COST_STRAT_MESSAGE, charged by the compressor that delivers). */
-HWP_API hwp_status hwp_strat_acc_init(hwp_strat_acc *a, void *storage,
-                                      size_t bytes, const hwp_strat_acc_desc *d,
-                                      hwp_cost *cost);
 HWP_API void hwp_strat_acc_add(hwp_strat_acc *a, uint32_t kind, uint64_t pc,
                                uint64_t w, uint64_t count);
 HWP_API void hwp_strat_acc_fold(hwp_strat_acc *a, const hwp_strat_msg *msgs,
@@ -750,31 +745,8 @@ HWP_API size_t hwp_strat_acc_top_pcs(const hwp_strat_acc *a, uint32_t kind,
 /* Iterate: *cursor = 0 first; returns false at the end. */
 HWP_API bool hwp_strat_acc_next(const hwp_strat_acc *a, uint32_t *cursor,
                                 hwp_strat_msg *out);
-/* Fold src's profile into dst (same desc, else HWP_EMISMATCH naming the
- * field). With room for every tuple in dst, merge(first half, second
- * half) equals the whole stream's profile. */
-HWP_API hwp_status hwp_strat_acc_merge(hwp_strat_acc *dst,
-                                       const hwp_strat_acc *src);
-HWP_API hwp_status hwp_strat_acc_reset(hwp_strat_acc *a);
 /* Nothing is buffered: returns HWP_OK (the contract's end of stream). */
 HWP_API hwp_status hwp_strat_acc_flush(hwp_strat_acc *a);
-HWP_API hwp_status hwp_strat_acc_get_stats(const hwp_strat_acc *a,
-                                           hwp_strat_acc_stats *out);
-HWP_API hwp_status hwp_strat_acc_get_desc(const hwp_strat_acc *x, hwp_strat_acc_desc *out);
-HWP_API void hwp_strat_acc_write_text(const hwp_strat_acc *a,
-                                      const hwp_writer *w);
-/* {"model":"strat_acc","version":1,"desc":{..},"stats":{..},
- *  "strata":[[length,samples],...],"pc_profile":[{"kind","pc","count",
- *  "samples","top_w","top_count","lost"},...],"profile":[{"kind","pc","w",
- *  "count","samples","stratum"},...]}; pcs and values as hex strings. */
-HWP_API void hwp_strat_acc_write_json(const hwp_strat_acc *a,
-                                      const hwp_writer *w);
-HWP_API hwp_status hwp_strat_acc_read_desc(hwp_strat_acc_desc *d,
-                                           const char *json, size_t n,
-                                           hwp_json_err *err);
-HWP_API const hwp_field *hwp_strat_acc_desc_fields(size_t *n);
-HWP_API hwp_status hwp_strat_acc_read_json(hwp_strat_acc *a, const char *json,
-                                           size_t n, hwp_json_err *err);
 /* Uses ideal's scratch column, hence non-const. */
 HWP_API hwp_status hwp_strat_invariance_error(hwp_strat_acc *ideal,
                                               const hwp_strat_acc *prof,

@@ -284,14 +284,14 @@ typedef struct hwp_vm {
     hwp_cp cp;
 } hwp_vm;
 
-HWP_API size_t hwp_vm_bytes(const hwp_vm_desc *d);
-HWP_API hwp_status hwp_vm_init(hwp_vm *vm, void *storage, size_t bytes,
-                               const hwp_vm_desc *d, hwp_cost *cost);
+/* The contract's calls (cost.h, HWP__CONTRACT); what hwp_vm's do:
+ *   read_desc: a report back: its desc (the layer's fields and each model's
+ *     own), or the whole layer into an instance of the same desc (its counts,
+ *     bursts and every model's state), as the models' readers do.
+ *   desc_fields: the layer's desc fields (hwp_field), for hosts' key=value
+ *     options. */
+HWP__CONTRACT(vm);
 HWP_API hwp_status hwp_vm_flush(hwp_vm *vm);
-HWP_API hwp_status hwp_vm_reset(hwp_vm *vm);
-HWP_API hwp_status hwp_vm_merge(hwp_vm *dst, const hwp_vm *src);
-HWP_API hwp_status hwp_vm_get_stats(const hwp_vm *vm, hwp_vm_stats *out);
-HWP_API hwp_status hwp_vm_get_desc(const hwp_vm *vm, hwp_vm_desc *out);
 HWP_API hwp_status hwp_vm_func(const hwp_vm *vm, uint32_t fn,
                                hwp_vm_decision *out);
 HWP_API hwp_status hwp_vm_loop(const hwp_vm *vm, uint64_t pc,
@@ -302,17 +302,6 @@ HWP_API uint64_t hwp_vm_clock(const hwp_vm *vm);
 HWP_API double hwp_vm_scale(const hwp_vm *vm);
 HWP_API const char *hwp_vm_kind_str(uint32_t kind);
 HWP_API const char *hwp_vm_verdict_str(uint32_t verdict);
-HWP_API void hwp_vm_write_json(const hwp_vm *vm, const hwp_writer *w);
-HWP_API void hwp_vm_write_text(const hwp_vm *vm, const hwp_writer *w);
-/* A report back: its desc (the layer's fields and each model's own), or
- * the whole layer into an instance of the same desc (its counts, bursts
- * and every model's state), as the models' readers do. */
-HWP_API hwp_status hwp_vm_read_desc(hwp_vm_desc *d, const char *json, size_t n,
-                                    hwp_json_err *err);
-HWP_API hwp_status hwp_vm_read_json(hwp_vm *vm, const char *json, size_t n,
-                                    hwp_json_err *err);
-/* The layer's desc fields (hwp_field), for hosts' key=value options. */
-HWP_API const hwp_field *hwp_vm_desc_fields(size_t *n);
 
 HWP_API hwp_pm *hwp_vm_pm(hwp_vm *vm);
 HWP_API hwp_pm_table *hwp_vm_pm_table(hwp_vm *vm);

@@ -293,7 +293,7 @@ static const char *pmt_unset(void *x) {
     HWP_CONF_TOOK(hwp_pm_ipc_near(t, NULL) != 0.0);
     HWP_CONF_TOOK(hwp_pm_accuracy(t, HWP_PM_PROP_SAMPLES, unset_truth, NULL, 10.0, &acc) ==
                   HWP_OK);
-    HWP_CONF_TOOK_TEXT(hwp_pm_table_write_text(t, &w, 5));
+    HWP_CONF_TOOK_TEXT(hwp_pm_table_write_text(t, &w));
     return NULL;
 }
 

@@ -817,7 +817,7 @@ static void test_reports(void) {
     CHECK_EQ(bw.dropped, 0);
     /* Two samples are below the advised minimum: no estimate shown. */
     w = hwp_writer_buf(&bw, buf, sizeof buf);
-    hwp_pm_table_write_text(&t, &w, 5);
+    hwp_pm_table_write_top(&t, &w, 5);
     CHECK_HAS(buf, "0x1234  2  -  -  -  2  -");
 }
 
@@ -1268,7 +1268,7 @@ static void test_table_refuses_other_sampler(void) {
         CHECK_EQ(hwp_pm_table_flush(&t), HWP_EINVAL);
         CHECK_HAS(hwp_why(&t), cases[k].why);
         w = hwp_writer_buf(&b, buf, sizeof buf);
-        hwp_pm_table_write_text(&t, &w, 3);
+        hwp_pm_table_write_top(&t, &w, 3);
         CHECK_HAS(buf, "records refused: pm_table: a record from a sampler with");
     }
     /* A host's own records (interval 0) are taken as they are. */

@@ -217,7 +217,7 @@ static void test_uninitialised_refused(void) {
     CHECK_EQ(hwp_pm_table_read_json(&t, "{}", 2, NULL), HWP_EINVAL);
     CHECK_EQ(hwp_pm_table_read_json(&x.t, NULL, 0, NULL), HWP_EINVAL);
     CHECK(memcmp(&t, zt, sizeof t) == 0);
-    hwp_pm_table_write_text(&t, &w, 5);
+    hwp_pm_table_write_top(&t, &w, 5);
     CHECK_EQ(b.len, 0);
     hwp_pm_table_write_json(&t, &w);
     CHECK_STR(buf, "null");
