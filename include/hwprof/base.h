@@ -782,6 +782,15 @@ HWP_API bool hwp_field_set_f64(void *base, const hwp_field *f, size_t off, doubl
         *out = x->m;                                                          \
         return HWP_OK;                                                        \
     }
+/* hwp_<c>_read_desc for a component whose desc is read by its field
+ * table t alone, completed by fill (NULL when the table's defaults are
+ * all it has). */
+#define HWP__READ_DESC_FN(c, envelope, t, fill)                                \
+    HWP_API hwp_status hwp_##c##_read_desc(hwp_##c##_desc *d, const char *json, \
+                                           size_t n, hwp_json_err *err) {      \
+        return hwp__field_read_desc(d, sizeof *d, envelope, t, HWP__N(t), fill, \
+                                    json, n, err);                             \
+    }
 #define HWP__FIELDS_FN(name, table)                 \
     HWP_API const hwp_field *name(size_t *n) {      \
         if (n) *n = HWP__N(table);                  \
@@ -1731,7 +1740,7 @@ static HWP__UNUSED hwp_status hwp__field_read_desc(void *desc, size_t dsize,
                                                    const char *json, size_t len,
                                                    hwp_json_err *err) {
     hwp__field_ctx c;
-    if (!desc) return HWP_EINVAL;
+    if (!desc || !json) return HWP_EINVAL;
     hwp__zero(desc, dsize);
     c.desc = desc;
     c.dsize = dsize;

@@ -2924,11 +2924,7 @@ HWP_API void hwp_cp_write_json(const hwp_cp *x, const hwp_writer *w) {
 
 /* ---- JSON readers -------------------------------------------------------- */
 
-HWP_API hwp_status hwp_cp_read_desc(hwp_cp_desc *d, const char *json, size_t n,
-                                    hwp_json_err *err) {
-    return hwp__field_read_desc(d, sizeof *d, "coproc", hwp__cp_desc_f,
-                                HWP__N(hwp__cp_desc_f), NULL, json, n, err);
-}
+HWP__READ_DESC_FN(cp, "coproc", hwp__cp_desc_f, NULL)
 
 static void hwp__cp_read_vals(hwp_json *j, hwp_cp *x, hwp__cp_load *l) {
     char key[32];
@@ -3219,12 +3215,7 @@ HWP_API void hwp_cp_simple_write_text(const hwp_cp_simple *s,
     hwp_put_str(w, "\n");
 }
 
-HWP_API hwp_status hwp_cp_simple_read_desc(hwp_cp_simple_desc *d,
-                                           const char *json, size_t n,
-                                           hwp_json_err *err) {
-    return hwp__field_read_desc(d, sizeof *d, "coproc_simple", hwp__cp_simple_desc_f,
-                                HWP__N(hwp__cp_simple_desc_f), NULL, json, n, err);
-}
+HWP__READ_DESC_FN(cp_simple, "coproc_simple", hwp__cp_simple_desc_f, NULL)
 
 static void hwp__cp_simple_read_pairs(hwp_json *j, hwp_cp_simple *s, bool buffer) {
     char key[32];

@@ -79,19 +79,26 @@ extern "C" {
  * its row here and its operations to HWP__COST_OPS below. The core comes
  * first: the hosts' core adapter times each instruction before the
  * other models see it. */
-#define HWP_COMPONENTS(X)                                \
-    X(core, core, "core", MODEL, CORE)                   \
-    X(pm, profileme, "profileme", MODEL, PROFILEME)      \
-    X(pm_table, profileme, "pm_table", PART, PROFILEME)  \
-    X(strat, stratified, "strat", MODEL, STRAT)          \
-    X(strat_acc, stratified, "strat_acc", PART, STRAT)   \
-    X(rap, rap, "rap", MODEL, RAP)                       \
-    X(rap2, rap, "rap2", PART, RAP)                      \
-    X(path, pathprof, "path", MODEL, PATH)               \
-    X(hpt, pathprof, "hpt", PART, PATH)                  \
-    X(phase, pathprof, "phase", PART, PATH)              \
-    X(cp, coproc, "coproc", MODEL, COPROC)               \
-    X(cp_simple, coproc, "coproc_simple", PART, COPROC)  \
+#define HWP_COMPONENTS(X)                                                      \
+    /* the processor core: the other models' clock and stages          */    \
+    X(core, core, "core", MODEL, CORE)                                         \
+    /* Dean et al., ProfileMe: the sampler, the software's PC table     */    \
+    X(pm, profileme, "profileme", MODEL, PROFILEME)                            \
+    X(pm_table, profileme, "pm_table", PART, PROFILEME)                        \
+    /* Sastry et al., stratified sampling: compressor, accumulator      */    \
+    X(strat, stratified, "strat", MODEL, STRAT)                                \
+    X(strat_acc, stratified, "strat_acc", PART, STRAT)                         \
+    /* Mysore et al., Range Adaptive Profiling: 1-D and 2-D trees       */    \
+    X(rap, rap, "rap", MODEL, RAP)                                             \
+    X(rap2, rap, "rap2", PART, RAP)                                            \
+    /* Vaswani et al., path profiling: stack, hot path table, phases    */    \
+    X(path, pathprof, "path", MODEL, PATH)                                     \
+    X(hpt, pathprof, "hpt", PART, PATH)                                        \
+    X(phase, pathprof, "phase", PART, PATH)                                    \
+    /* Zilles & Sohi, the profiling co-processor; its sampling baseline */    \
+    X(cp, coproc, "coproc", MODEL, COPROC)                                     \
+    X(cp_simple, coproc, "coproc_simple", PART, COPROC)                        \
+    /* the VM-facing layer in front of the models                       */    \
     X(vm, vm, "vm", LAYER, NONE)
 
 /* The contract's calls of component c, declared here once so that no

@@ -1407,11 +1407,7 @@ HWP_API void hwp_hpt_write_json(const hwp_hpt *h, const hwp_writer *w) {
     hwp_put_str(w, "]}");
 }
 
-HWP_API hwp_status hwp_hpt_read_desc(hwp_hpt_desc *d, const char *json,
-                                     size_t n, hwp_json_err *err) {
-    return hwp__field_read_desc(d, sizeof *d, "hpt", hwp__hpt_desc_f,
-                             HWP__N(hwp__hpt_desc_f), NULL, json, n, err);
-}
+HWP__READ_DESC_FN(hpt, "hpt", hwp__hpt_desc_f, NULL)
 
 /* One "paths" element into its slot. */
 static bool hwp__hpt_read_entry(hwp_json *j, hwp_hpt *h) {
@@ -1755,11 +1751,7 @@ HWP_API void hwp_phase_write_json(const hwp_phase *ph, const hwp_writer *w) {
     hwp_put_str(w, "}");
 }
 
-HWP_API hwp_status hwp_phase_read_desc(hwp_phase_desc *d, const char *json,
-                                       size_t n, hwp_json_err *err) {
-    return hwp__field_read_desc(d, sizeof *d, "phase", hwp__phase_desc_f,
-                             HWP__N(hwp__phase_desc_f), NULL, json, n, err);
-}
+HWP__READ_DESC_FN(phase, "phase", hwp__phase_desc_f, NULL)
 
 /* Restores the report's counters (what merge and the report use); the
  * signatures are not in the report, so a restored detector starts its
@@ -2313,11 +2305,7 @@ HWP_API void hwp_path_write_json(const hwp_path *p, const hwp_writer *w) {
     hwp_put_str(w, "}");
 }
 
-HWP_API hwp_status hwp_path_read_desc(hwp_path_desc *d, const char *json,
-                                      size_t n, hwp_json_err *err) {
-    return hwp__field_read_desc(d, sizeof *d, "path", hwp__path_desc_f,
-                             HWP__N(hwp__path_desc_f), NULL, json, n, err);
-}
+HWP__READ_DESC_FN(path, "path", hwp__path_desc_f, NULL)
 
 /* Restores the counters (the stack's profile); the stack itself is
  * empty afterwards, as after a flush. */

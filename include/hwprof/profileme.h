@@ -1195,12 +1195,7 @@ static const char *hwp__pm_refill(void *d) {
     return hwp__pm_fill((hwp_pm_desc *)d, &c);
 }
 
-HWP_API hwp_status hwp_pm_read_desc(hwp_pm_desc *d, const char *json,
-                                    size_t n, hwp_json_err *err) {
-    if (!json) return HWP_EINVAL;
-    return hwp__field_read_desc(d, sizeof *d, "profileme", hwp__pm_desc_f,
-                                HWP__N(hwp__pm_desc_f), hwp__pm_refill, json, n, err);
-}
+HWP__READ_DESC_FN(pm, "profileme", hwp__pm_desc_f, hwp__pm_refill)
 
 HWP_API hwp_status hwp_pm_read_json(hwp_pm *p, const char *json, size_t n,
                                     hwp_json_err *err) {

@@ -1725,11 +1725,7 @@ static const char *hwp__rap_refill(void *d) {
     return hwp__rap_fill((hwp_rap_desc *)d, (const hwp_rap_desc *)d);
 }
 
-HWP_API hwp_status hwp_rap_read_desc(hwp_rap_desc *d, const char *json,
-                                     size_t n, hwp_json_err *err) {
-    return hwp__field_read_desc(d, sizeof *d, "rap", hwp__rap_desc_f,
-                                HWP__N(hwp__rap_desc_f), hwp__rap_refill, json, n, err);
-}
+HWP__READ_DESC_FN(rap, "rap", hwp__rap_desc_f, hwp__rap_refill)
 
 /* Where the walk of "ranges" stands: one frame per open node. */
 typedef struct hwp__rap_frame {
@@ -2364,11 +2360,7 @@ static const char *hwp__rap2_refill(void *d) {
     return hwp__rap2_fill((hwp_rap2_desc *)d, (const hwp_rap2_desc *)d);
 }
 
-HWP_API hwp_status hwp_rap2_read_desc(hwp_rap2_desc *d, const char *json,
-                                      size_t n, hwp_json_err *err) {
-    return hwp__field_read_desc(d, sizeof *d, "rap2", hwp__rap2_desc_f,
-                                HWP__N(hwp__rap2_desc_f), hwp__rap2_refill, json, n, err);
-}
+HWP__READ_DESC_FN(rap2, "rap2", hwp__rap2_desc_f, hwp__rap2_refill)
 
 /* The envelope and desc are checked here, then the tree's report goes to
  * the tree's reader, which checks all of it before it changes anything:
