@@ -179,6 +179,9 @@ typedef struct hwp_vm_desc {
                           0 -> 10000                                     */
     double spec_inv;   /* specialise at this invariance, (0, 1); 0 -> 0.9 */
     uint32_t min_samples; /* fewest samples behind a site verdict; 0 -> 30 */
+    uint32_t hpt_plain; /* 1: hpt.policy 0 is the paper's plain LFU table;
+                          0: it is the layer's, decay (docs/vm.md,
+                          "Options")                                      */
     uint64_t seed;     /* the burst gaps: give each thread's layer its own
                           so their bursts are independent draws; the
                           models keep their descs' seeds, which a merge
@@ -432,6 +435,7 @@ static const hwp_field hwp__vm_desc_f[] = {
     HWP__VM_F(spec_inv, F64, HWP__NANO(0.9), 1, 999999999, 0, "vm: spec_inv must be in (0, 1)"),
     HWP__VM_F(min_samples, UINT, 30, 1, 0xFFFFFFFFu, 0,
               "vm: min_samples must be in 1..2^32-1"),
+    HWP__VM_F(hpt_plain, UINT, 0, 0, 1, 0, "vm: hpt_plain must be 0 or 1"),
     HWP__VM_F(seed, HEX, 0, 0, ~(uint64_t)0, 0, NULL),
 };
 #undef HWP__VM_F
@@ -484,6 +488,13 @@ static void hwp__vm_model_descs(hwp_vm_desc *d) {
     if (!d->strat_acc.strata) d->strat_acc.strata = d->strat.entries;
     /* Phases over burst bytecodes: 64 bursts an interval. */
     if (!d->phase.interval) d->phase.interval = (uint64_t)d->burst * 64u;
+    /* Decay: on the layer's own path streams (the Lua benchmarks, the
+     * minivm programs) it held the most of the perfect table's overlap
+     * in the tables they overflow, and at 512 x 4, which they do not,
+     * every policy held all of it (docs/vm.md, "Results"). An LRU table
+     * has no policy. */
+    if (!d->hpt_plain && d->hpt.policy == HWP_HPT_PLAIN && d->hpt.repl == HWP_HPT_LFU)
+        d->hpt.policy = HWP_HPT_DECAY;
 }
 
 /* Storage: the layer's tables, then each enabled model's storage. */
@@ -1556,6 +1567,13 @@ HWP_API void hwp_vm_write_text(const hwp_vm *vm, const hwp_writer *w) {
     hwp_put_str_u64(w, ", ProfileMe samples ", s.samples);
     hwp_put_str_u64(w, ", rejected ", s.rejected);
     hwp_put_str_u64(w, ", dropped ", s.dropped);
+    if (vm->desc.models & HWP_VM_PATH) { /* the policy is the layer's choice */
+        hwp_put_str_u64(w, ", hot path table ", vm->hpt.desc.entries);
+        hwp_put_str_u64(w, "x", vm->hpt.desc.ways);
+        hwp_put_str(w, vm->hpt.desc.repl == HWP_HPT_LRU ? " LRU" : " LFU ");
+        if (vm->hpt.desc.repl != HWP_HPT_LRU)
+            hwp_put_str(w, hwp__hpt_policy_names[vm->hpt.desc.policy]);
+    }
     hwp_put_str(w, "\n");
 }
 

@@ -2,7 +2,8 @@
  * synthetic interpreter whose exact answer the test keeps beside it:
  * the clock, burst scaling, hot functions and loops, value and type
  * specialisations (both verdicts), hot paths, ProfileMe alone, the
- * local-countdown form, bad descs and ids past the declared range. */
+ * local-countdown form, bad descs, ids past the declared range and the
+ * hot path table's policy. */
 #define HWPROF_IMPL
 #include "hwprof/vm.h"
 
@@ -518,6 +519,59 @@ static void test_finish_mid_transfer(void) {
     free(mem);
 }
 
+/* The layer's hot path table: decay unless asked for the paper's plain
+ * LFU table (hpt_plain) or another policy; both reports name it. */
+static int hpt_run(hwp_vm_desc *d, uint32_t *policy, char *text, size_t cap) {
+    hwp_vm vm;
+    hwp_vm_desc got;
+    hwp_bufwriter b;
+    hwp_writer w = hwp_writer_buf(&b, text, cap);
+    void *mem = make(&vm, d);
+    if (!mem) return 0;
+    *policy = hwp_vm_hpt(&vm)->desc.policy;
+    hwp_vm_get_desc(&vm, &got);
+    CHECK_EQ(got.hpt.policy, *policy); /* the filled desc says what ran */
+    hwp_vm_write_text(&vm, &w);
+    hwp_vm_write_json(&vm, &w); /* after the text line */
+    CHECK_EQ(b.dropped, 0u);
+    free(mem);
+    return 1;
+}
+
+static void test_hpt_policy(void) {
+    hwp_vm_desc d;
+    hwp_vm vm;
+    uint32_t policy = 99;
+    static char text[1 << 14];
+    desc_for(&d, HWP_VM_PATH, NULL);
+    if (CHECK(hpt_run(&d, &policy, text, sizeof text))) {
+        CHECK_EQ(policy, HWP_HPT_DECAY);
+        CHECK_HAS(text, "hot path table 512x4 LFU decay");
+        CHECK_HAS(text, "\"policy\":\"decay\"");
+        CHECK_HAS(text, "\"hpt_plain\":0");
+    }
+    d.hpt_plain = 1; /* the paper's table */
+    if (CHECK(hpt_run(&d, &policy, text, sizeof text))) {
+        CHECK_EQ(policy, HWP_HPT_PLAIN);
+        CHECK_HAS(text, "hot path table 512x4 LFU plain");
+    }
+    d.hpt.policy = HWP_HPT_AGING; /* a policy named is the one that runs */
+    if (CHECK(hpt_run(&d, &policy, text, sizeof text))) CHECK_EQ(policy, HWP_HPT_AGING);
+    d.hpt_plain = 0;
+    if (CHECK(hpt_run(&d, &policy, text, sizeof text))) CHECK_EQ(policy, HWP_HPT_AGING);
+    d.hpt.policy = HWP_HPT_PLAIN;
+    d.hpt.repl = HWP_HPT_LRU; /* no policy: LRU stays LRU */
+    if (CHECK(hpt_run(&d, &policy, text, sizeof text))) {
+        CHECK_EQ(policy, HWP_HPT_PLAIN);
+        CHECK_HAS(text, "hot path table 512x4 LRU\n");
+    }
+    d.hpt.repl = HWP_HPT_LFU;
+    d.hpt_plain = 2;
+    CHECK_EQ(hwp_vm_bytes(&d), 0u);
+    CHECK_EQ(hwp_vm_init(&vm, NULL, 0, &d, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&vm), "hpt_plain");
+}
+
 int main(int argc, char **argv) {
     hwt_begin(argc, argv);
     HWT_RUN(test_bad_descs);
@@ -532,5 +586,6 @@ int main(int argc, char **argv) {
     HWT_RUN(test_merge);
     HWT_RUN(test_short_bursts);
     HWT_RUN(test_finish_mid_transfer);
+    HWT_RUN(test_hpt_policy);
     return hwt_end();
 }
