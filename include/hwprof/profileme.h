@@ -1786,11 +1786,19 @@ HWP_API void hwp_pm_table_write_top(const hwp_pm_table *t, const hwp_writer *w,
     hwp_put_str(w, " records dropped\n  ranked by estimated total ");
     hwp_put_str(w, by == HWP_PM_RANK_WASTED    ? "wasted issue slots"
                    : by == HWP_PM_RANK_LATENCY ? "fetch->retire-ready cycles"
-                                               : "fetches (no latencies reported)");
+                                               : "fetches");
     hwp_put_str_u64(w, "; estimates from fewer than ", t->d.min_samples);
-    hwp_put_str(w, " samples shown as -\n  pc  samples  est_fetches"
-                   "  est_latency_cycles  latency_cv  dcmiss_samples"
-                   "  est_wasted_slots\n");
+    hwp_put_str(w, " samples shown as -\n");
+    /* No sample carries a stage: the host times nothing, so latencies,
+     * D-cache misses and wasted slots were not measured and are left
+     * out rather than shown as zeros. */
+    if (by == HWP_PM_RANK_SAMPLES)
+        hwp_put_str(w, "  no stage latencies reported (a host that times "
+                       "instructions gives them): latency, D-miss and wasted-slot "
+                       "columns left out\n  pc  samples  est_fetches\n");
+    else
+        hwp_put_str(w, "  pc  samples  est_fetches  est_latency_cycles  latency_cv"
+                       "  dcmiss_samples  est_wasted_slots\n");
     /* Next best after the last row shown, by repeated selection:
      * O(top x capacity) and no scratch memory. */
     hwp__zero(&last, sizeof last);
@@ -1808,6 +1816,10 @@ HWP_API void hwp_pm_table_write_top(const hwp_pm_table *t, const hwp_writer *w,
         hwp__put_str_hex(w, "  ", best.pc);
         hwp_put_str_u64(w, "  ", best.count.samples);
         hwp__pm_put_est(w, best.count.value, best.count.enough, 0);
+        if (by == HWP_PM_RANK_SAMPLES) {
+            hwp_put_str(w, "\n");
+            continue;
+        }
         hwp__pm_put_est(w, best.latency.value, best.latency.enough, 0);
         hwp__pm_put_est(w, best.latency.cv, best.latency.enough, 3);
         hwp_put_str_u64(w, "  ", best.dcmiss.samples);

@@ -815,10 +815,21 @@ static void test_reports(void) {
     CHECK_HAS(buf, "\"dcmiss\":2,");
     CHECK_HAS(buf, "\"est\":20.0,");
     CHECK_EQ(bw.dropped, 0);
-    /* Two samples are below the advised minimum: no estimate shown. */
+    /* No record carries a stage latency (a host that times nothing):
+     * the unmeasured columns are left out, not printed as zeros; two
+     * samples are below the advised minimum, so no estimate shown. */
     w = hwp_writer_buf(&bw, buf, sizeof buf);
     hwp_pm_table_write_top(&t, &w, 5);
-    CHECK_HAS(buf, "0x1234  2  -  -  -  2  -");
+    CHECK_HAS(buf, "columns left out\n  pc  samples  est_fetches\n  0x1234  2  -\n");
+    CHECK(!strstr(buf, "est_latency_cycles"));
+    /* One record with a latency brings every column back. */
+    r.lat[0] = 7;
+    hwp_pm_table_add(&t, &r, 1);
+    w = hwp_writer_buf(&bw, buf, sizeof buf);
+    hwp_pm_table_write_top(&t, &w, 5);
+    CHECK_HAS(buf, "  pc  samples  est_fetches  est_latency_cycles");
+    CHECK_HAS(buf, "0x1234  3  -  -  -  3  -");
+    CHECK(!strstr(buf, "left out"));
 }
 
 /* ---- estimates: pairs and singles, latency, generations, ranking ------- */
