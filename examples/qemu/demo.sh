@@ -4,7 +4,7 @@
 # The main demo: builds hwprof with Meson if needed, then runs real Debian
 # programs under qemu-x86_64 with the hwprof TCG plugin and every model on,
 # with exact ground truth, and prints the readable report:
-#   1. gzip compressing a text file the demo generates (~2 MB)
+#   1. gzip compressing a text file the demo generates (~1 MB)
 #   2. python3 running a short script
 # Reports (text and JSON) are left in BUILD_DIR/demo/.
 set -eu
@@ -19,7 +19,7 @@ meson compile -C "$build" examples/qemu/hwprof-tcg >/dev/null
 plugin=$build/examples/qemu/libhwprof-tcg.so
 out=$build/demo
 mkdir -p "$out"
-python3 "$here/tests/make_input.py" "$out/input.txt" "${DEMO_BYTES:-2000000}"
+python3 "$here/tests/make_input.py" "$out/input.txt" "${DEMO_BYTES:-1000000}"
 opts="models=all,exact=on,rap_kb=8,rap_eps=0.1,hpt=512x4,top=8"
 
 # gzip also runs the processor core (docs/core.md) in its sampled mode, so
