@@ -146,7 +146,7 @@ typedef struct hwx_tl {
  * (hwx_timing). Model <c>'s adapter file (hwx_<c>.c) defines
  * `const hwx_adapter hwx__adapter_<c>`. */
 #define HWX__DECLARE(c, header, envelope, kind, model) \
-    HWP__ONLY_##kind(extern const hwx_adapter hwx__adapter_##c;)
+    HWP_ONLY_##kind(extern const hwx_adapter hwx__adapter_##c;)
 HWP_COMPONENTS(HWX__DECLARE)
 #undef HWX__DECLARE
 

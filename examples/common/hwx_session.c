@@ -14,7 +14,7 @@
 
 #define HWX__MAGIC HWP_MAGIC('h', 'w', 'x', 's')
 
-#define HWX__REF(c, header, envelope, kind, model) HWP__ONLY_##kind(&hwx__adapter_##c,)
+#define HWX__REF(c, header, envelope, kind, model) HWP_ONLY_##kind(&hwx__adapter_##c,)
 const hwx_adapter *const hwx__registry[] = {HWP_COMPONENTS(HWX__REF) NULL};
 #undef HWX__REF
 const uint32_t hwx__nadapters =

@@ -130,14 +130,15 @@ extern "C" {
                                            hwp_json_err *err);                      \
     HWP_API const hwp_field *hwp_##c##_desc_fields(size_t *n)
 
-/* HWP__ONLY_##kind(...): the arguments for a MODEL row, else nothing. */
-#define HWP__ONLY_MODEL(...) __VA_ARGS__
-#define HWP__ONLY_PART(...)
-#define HWP__ONLY_LAYER(...)
+/* HWP_ONLY_##kind(...): the arguments for a MODEL row, else nothing;
+ * public, for hosts that expand the list (a registry of model adapters). */
+#define HWP_ONLY_MODEL(...) __VA_ARGS__
+#define HWP_ONLY_PART(...)
+#define HWP_ONLY_LAYER(...)
 
 /* The models, for attributing overhead: the MODEL rows of the component
  * list (base.h), in its order. */
-#define HWP__X_MODEL_ENUM(c, header, envelope, kind, model) HWP__ONLY_##kind(HWP_MODEL_##model,)
+#define HWP__X_MODEL_ENUM(c, header, envelope, kind, model) HWP_ONLY_##kind(HWP_MODEL_##model,)
 typedef enum hwp_model { HWP_COMPONENTS(HWP__X_MODEL_ENUM) HWP_MODEL_COUNT } hwp_model;
 #undef HWP__X_MODEL_ENUM
 
@@ -369,7 +370,7 @@ HWP_API bool hwp_cost_op_charged(hwp_cost_op op) {
 }
 
 HWP_API const char *hwp_model_name(hwp_model m) {
-#define HWP__X_MODEL_NAME(c, header, envelope, kind, model) HWP__ONLY_##kind(#header,)
+#define HWP__X_MODEL_NAME(c, header, envelope, kind, model) HWP_ONLY_##kind(#header,)
     static const char *const names[] = {HWP_COMPONENTS(HWP__X_MODEL_NAME)};
 #undef HWP__X_MODEL_NAME
     return (unsigned)m < (unsigned)HWP_MODEL_COUNT ? names[m] : "?";
