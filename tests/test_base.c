@@ -57,6 +57,57 @@ static void test_rng_below_uniform(void) {
     CHECK(1);
 }
 
+/* The burst schedule: bursts of exactly len units, gaps within
+ * 1 .. 2 (period - len), a unit inside with chance len / period whether
+ * the units come one by one or in blocks taken or left whole, the same
+ * schedule for any split of the stream, and no gaps when len == period. */
+static void test_burst(void) {
+    enum { PERIOD = 1000, LEN = 50, N = 4000000 };
+    hwp_burst a, b, c;
+    uint64_t in = 0, run = 0, bad_run = 0, gap = 0, bad_gap = 0, taken = 0, units = 0;
+    uint64_t i, n;
+    bool was = false;
+    hwp_rng r;
+    hwp_burst_init(&a, PERIOD, LEN, 9);
+    hwp_burst_init(&b, PERIOD, LEN, 9);
+    CHECK(!a.in && a.left >= 1 && a.left <= 2u * (PERIOD - LEN));
+    for (i = 0; i < N; i++) {
+        bool now = hwp_burst_step(&a, 1);
+        in += now;
+        if (now) {
+            if (!was && (gap < 1 || gap > 2u * (PERIOD - LEN))) bad_gap++;
+            gap = 0;
+            run++;
+        } else {
+            if (was && run != LEN) bad_run++;
+            run = 0;
+            gap++;
+        }
+        was = now;
+    }
+    CHECK_EQ(bad_run, 0);
+    CHECK_EQ(bad_gap, 0);
+    CHECK(in > 0.97 * N * LEN / PERIOD && in < 1.03 * N * LEN / PERIOD);
+    CHECK(a.bursts > 0.97 * N / PERIOD && a.bursts < 1.03 * N / PERIOD);
+    /* the same stream in blocks of 1..31 units: the same schedule, and the
+     * units of the blocks whose first unit is inside keep the rate */
+    hwp_rng_seed(&r, 4);
+    while (units < N) {
+        n = 1u + hwp_rng_below(&r, 31);
+        if (units + n > N) n = N - units;
+        taken += hwp_burst_step(&b, n) ? n : 0;
+        units += n;
+    }
+    CHECK_EQ(b.left, a.left);
+    CHECK_EQ(b.bursts, a.bursts);
+    CHECK_EQ(b.in, a.in);
+    CHECK(taken > 0.97 * N * LEN / PERIOD && taken < 1.03 * N * LEN / PERIOD);
+    /* len == period: every unit inside, a burst begun every len units */
+    hwp_burst_init(&c, 64, 64, 1);
+    for (i = 0; i < 1000; i++) CHECK(hwp_burst_step(&c, 7));
+    CHECK_EQ(c.bursts, 1u + 7000u / 64u);
+}
+
 static void test_lfsr16_period(void) {
     static unsigned char seen[65536];
     hwp_lfsr l;
@@ -284,6 +335,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_status_strings);
     HWT_RUN(test_rng_vectors);
     HWT_RUN(test_rng_below_uniform);
+    HWT_RUN(test_burst);
     HWT_RUN(test_lfsr16_period);
     HWT_RUN(test_flip_fold);
     HWT_RUN(test_bytehash);

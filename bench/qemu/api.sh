@@ -24,7 +24,11 @@
 # values=on: every TB, path and (load pc, value) pair counted exactly),
 # which "all" is also compared with. profileme-per-tb (ProfileMe fed
 # every TB, cd=off) and rap-per-tb (RAP fed every TB, drain=0) run only
-# when CONFIGS names them.
+# when CONFIGS names them, and so do stratified and pathprof alone, and
+# NAME-bursts for stratified, pathprof, coproc and all: that model set
+# with burst_period=32768 (burst_len 1024: the compressors, the path
+# profiler and the co-processor fed 1 instruction in 32, in bursts;
+# docs/qemu.md, "Burst sampling").
 # RUNS rounds (default 5), each one hyperfine --runs 1 per command,
 # interleaved. Environment: CONFIGS (space-separated names) keeps only
 # those configurations (plain always runs); APIS (default "1 4 7") picks
@@ -63,7 +67,9 @@ bench_api() { # api qemu plugin peer
       case $c in
         peer) opt="$pp,values=on,out=/dev/null" ;;
         none) opt="$p,models=none,report=/dev/null" ;;
-        profileme | coproc | rap | all) opt="$p,models=$c,report=/dev/null" ;;
+        profileme | coproc | rap | all | stratified | pathprof) opt="$p,models=$c,report=/dev/null" ;;
+        stratified-bursts | pathprof-bursts | coproc-bursts | all-bursts)
+          opt="$p,models=${c%-bursts},burst_period=32768,report=/dev/null" ;;
         profileme-per-tb) opt="$p,models=profileme,cd=off,report=/dev/null" ;;
         rap-per-tb) opt="$p,models=rap,drain=0,report=/dev/null" ;;
         floor-cond) [ "$api" != 1 ] || continue; opt="$p,floor=cond,report=/dev/null" ;;

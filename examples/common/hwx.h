@@ -140,6 +140,10 @@ typedef struct hwx_opts {
     uint64_t bbv_interval; /* bbv=: instructions per vector              */
     uint64_t timeline;  /* timeline=: instructions between the first
                            points of the counters over time, 0 off      */
+    uint32_t burst_period; /* burst_period=: mean instructions from one
+                           burst to the next, 0 off (hwx_session_insn)  */
+    uint32_t burst_len; /* burst_len=: instructions per burst, 1..period;
+                           0 -> min(1024, period)                       */
     char report[HWX_PATH_MAX];
     char json[HWX_PATH_MAX];
     char record[HWX_PATH_MAX];
@@ -226,7 +230,27 @@ typedef struct hwx_session {
     struct hwx_tl *tl;   /* counters over time, NULL unless timeline=N    */
     uint64_t tl_next;    /* the clock of the next point (UINT64_MAX: off) */
     hwx_timing timing;   /* the current instruction's timing (core=on)    */
+    /* burst_period=: the stratified compressors, the path profiler and
+     * the co-processor see the instructions inside bursts only (the
+     * hardware gated between them); the rest see every one. */
+    hwp_burst gate;
+    uint64_t gate_at;    /* the burst the gated models last saw (+1)      */
+    uint64_t fed;        /* instructions they saw                         */
+    uint64_t unseen;     /* instructions handed over without a record
+                            (skip, tally): classes unknown, in cls[OTHER] */
+    uint32_t quiet;      /* every enabled part is gated (hwx_session_quiet) */
 } hwx_session;
+
+/* burst_period=: how many instructions from the next one on are outside
+ * bursts and needed by nothing the session runs (every enabled model is
+ * fed in bursts; no exact profile, no bbv=); 0 when the next one is
+ * needed. A host may count fewer than that itself and hand them over in
+ * one hwx_session_skip, and then one block that reaches a burst, with no
+ * record built for any of them: the QEMU plugin's TBs between bursts
+ * cost a callback that adds their length. */
+static inline uint64_t hwx_session_quiet(const hwx_session *s) {
+    return s->quiet && !s->gate.in ? s->gate.left : 0;
+}
 
 size_t hwx_session_bytes(const hwx_opts *o);
 hwp_status hwx_session_init(hwx_session *s, void *mem, size_t bytes,

@@ -738,6 +738,7 @@ const hwx_adapter hwx__adapter_cp = {
     .insn = hwx__cp_insn,
     .block = hwx__cp_block,
     .flush = hwx__cp_flush,
+    .in_bursts = 1,
     .merge = hwx__cp_merge,
     .report_text = hwx__cp_text,
     .report_json = hwx__cp_json,

@@ -117,6 +117,13 @@ typedef struct hwx_adapter {
      * selection; NULL: any number). */
     void (*skip)(void *st, uint64_t n);
     uint64_t (*until)(const void *st);
+    /* With burst_period= set: 1 when the adapter sees the instructions
+     * inside bursts only; its figures are then shares of what it saw (or
+     * say they are). `burst_end`, when non-NULL, runs before the first
+     * instruction of each burst after the first: what the last burst left
+     * open (a path) ends there, since the instructions between are unseen. */
+    uint32_t in_bursts;
+    void (*burst_end)(void *st);
     /* For hosts that count each block's executions apart and hand them
      * over in bulk (hwx_session_tally): n instructions retired in blocks
      * that start at pc, with no record of any of them. NULL: the adapter

@@ -152,6 +152,10 @@ hwp_status hwx_opts_set(hwx_opts *o, const char *key, const char *v,
     }
     if (hwx_streq(key, "timeline")) /* 0: off, the default */
         return hwx_arg_u64(key, v, 0, ~(uint64_t)0, &o->timeline, why);
+    if (hwx_streq(key, "burst_period")) /* 0: off, the default */
+        return hwx_arg_u32(key, v, 0, 1u << 30, &o->burst_period, why);
+    if (hwx_streq(key, "burst_len")) /* 0: min(1024, burst_period) */
+        return hwx_arg_u32(key, v, 0, 1u << 30, &o->burst_len, why);
     if (hwx_streq(key, "flush")) /* 0: off, the default */
         return hwx_arg_u64(key, v, 0, ~(uint64_t)0, &o->flush, why);
     if (hwx_streq(key, "guest_base")) { /* 0: found by the host, the default */

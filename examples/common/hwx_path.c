@@ -374,6 +374,23 @@ static void hwx__path_block(void *sv, const hwx_block *b) {
 
 static void hwx__path_flush(void *sv) { hwp_path_flush(((hwx__path *)sv)->path); }
 
+/* A burst ended (burst_period=): the paths it left open are incomplete
+ * and dropped, as the VM layer drops them, and the next burst begins a
+ * path at its first pc, as a program's entry does. */
+static void hwx__path_burst_end(void *sv) {
+    hwx__path *m = (hwx__path *)sv;
+    uint32_t open = hwp_path_depth(m->path);
+    if (open) hwp_path_unwind(m->path, open, false);
+    m->started = 0;
+    m->path_pend = 0;
+    m->pend_ins = 0;
+    m->pend_ev = 0;
+    if (m->metric >= HWX__PM_CYCLES) { /* the gap's cycles are no path's */
+        uint32_t ev;
+        hwx_core_last(m->sess, &m->last_cycle, &ev);
+    }
+}
+
 /* The HPT merges; the path stack and the phase detectors are one
  * thread's stream and stay with dst. */
 static void hwx__path_merge(void *dv, const void *sv) {
@@ -605,6 +622,8 @@ const hwx_adapter hwx__adapter_path = {
     .insn = hwx__path_insn,
     .block = hwx__path_block,
     .flush = hwx__path_flush,
+    .in_bursts = 1,
+    .burst_end = hwx__path_burst_end,
     .merge = hwx__path_merge,
     .report_text = hwx__path_text,
     .report_json = hwx__path_json,

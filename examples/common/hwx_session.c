@@ -260,6 +260,15 @@ size_t hwx_session_bytes(const hwx_opts *o) {
     return n + hwx__tl_bytes(o) + HWP_ALIGN; /* room to align an unaligned block */
 }
 
+/* burst_len= without a period, or longer than it: NULL when neither. */
+static const char *hwx__burst_why(const hwx_opts *o) {
+    if (o->burst_len && !o->burst_period)
+        return "burst_len: needs burst_period (bursts are off without it)";
+    if (o->burst_len > o->burst_period)
+        return "burst_len: at most burst_period (a burst within each period)";
+    return NULL;
+}
+
 hwp_status hwx_session_init(hwx_session *s, void *mem, size_t bytes,
                             const hwx_opts *o) {
     unsigned char *cur;
@@ -314,6 +323,17 @@ hwp_status hwx_session_init(hwx_session *s, void *mem, size_t bytes,
         if (st != HWP_OK)
             return hwp_fail(&s->head, st, "hwx: session memory too small for the vectors");
     }
+    if (o->burst_period) {
+        uint32_t len = o->burst_len ? o->burst_len
+                       : o->burst_period < 1024u ? o->burst_period : 1024u;
+        if (hwx__burst_why(o))
+            return hwp_fail(&s->head, HWP_EINVAL, hwx__burst_why(o));
+        s->opts.burst_len = len;
+        hwp_burst_init(&s->gate, o->burst_period, len, hwp_mix64(o->seed ^ 0x6275727374ull));
+        s->quiet = !s->exact && !s->bbv;
+        for (i = 0; i < hwx__nadapters; i++)
+            if (s->st[i] && !hwx__registry[i]->in_bursts) s->quiet = 0;
+    }
     s->tl_next = UINT64_MAX;
     if (o->timeline) {
         s->tl = (hwx_tl *)hwp_carve(&cur, sizeof(hwx_tl));
@@ -345,6 +365,7 @@ hwp_status hwx_opts_validate(const hwx_opts *o, void *scratch, size_t bytes,
     const char *r = "";
     if (why) *why = "";
     if (!o) return hwx__bad(why, "hwx: NULL options");
+    if (hwx__burst_why(o)) return hwx__bad(why, hwx__burst_why(o));
     /* Every enabled model's desc from the options, checked by the model
      * (its *_bytes, and its init's reason when that refuses it). */
     for (i = 0; i < hwx__nadapters; i++) {
@@ -376,8 +397,29 @@ hwp_status hwx_opts_validate(const hwx_opts *o, void *scratch, size_t bytes,
     return HWP_OK;
 }
 
+/* The next n instructions, taken or left whole by the burst gate: true
+ * when the gated models see them (always with bursts off). A new burst
+ * first ends what the last one left open in them. */
+static bool hwx__gate(hwx_session *s, uint64_t n) {
+    uint64_t at = s->gate.bursts;
+    uint32_t i;
+    if (!s->opts.burst_period) return true;
+    if (!hwp_burst_step(&s->gate, n)) return false;
+    if (at != s->gate_at) {
+        for (i = 0; s->gate_at && i < hwx__nadapters; i++)
+            if (s->st[i] && hwx__registry[i]->burst_end) hwx__registry[i]->burst_end(s->st[i]);
+        s->gate_at = at;
+    }
+    s->fed += n;
+    return true;
+}
+
+/* Does adapter i see this instruction (fed: the gate's verdict)? */
+#define HWX__SEES(s, i, fed) ((s)->st[i] && ((fed) || !hwx__registry[i]->in_bursts))
+
 void hwx_session_insn(hwx_session *s, const hwp_insn *in) {
     uint32_t cls = in->cls < HWP_CLS_COUNT ? in->cls : HWP_CLS_OTHER, i;
+    bool fed = hwx__gate(s, 1);
     s->insns++;
     s->cls[cls]++;
     s->loads += cls == HWP_CLS_LOAD;
@@ -390,7 +432,7 @@ void hwx_session_insn(hwx_session *s, const hwp_insn *in) {
     /* A timing model (registered first) sets s->timing as it goes: the
      * adapters after it take its modelled cycle as their clock. */
     for (i = 0; i < hwx__nadapters; i++)
-        if (s->st[i])
+        if (HWX__SEES(s, i, fed))
             hwx__registry[i]->insn(s->st[i], in,
                                    s->timing.on ? s->timing.cycle : s->insns);
     if (s->exact) {
@@ -420,12 +462,14 @@ uint64_t hwx_session_until(const hwx_session *s) {
 
 void hwx_session_skip(hwx_session *s, uint64_t n) {
     uint32_t i;
+    bool fed = hwx__gate(s, n);
     s->insns += n;
+    s->unseen += n;
     s->cls[HWP_CLS_OTHER] += n;
     hwp_cost_tick(&s->cost, n);
     if (s->bbv) hwx_bbv_run(s->bbv, 0, n, false); /* within the open block (until) */
     for (i = 0; i < hwx__nadapters; i++)
-        if (s->st[i] && hwx__registry[i]->skip) hwx__registry[i]->skip(s->st[i], n);
+        if (HWX__SEES(s, i, fed) && hwx__registry[i]->skip) hwx__registry[i]->skip(s->st[i], n);
     if (s->insns >= s->tl_next) hwx__tl_point(s, false);
 }
 
@@ -452,6 +496,7 @@ bool hwx_session_tally_ok(const hwx_session *s) {
 void hwx_session_tally(hwx_session *s, uint64_t pc, uint64_t n) {
     uint32_t i;
     s->insns += n;
+    s->unseen += n;
     s->cls[HWP_CLS_OTHER] += n; /* classes unknown, as hwx_session_skip's */
     hwp_cost_tick(&s->cost, n);
     for (i = 0; i < hwx__nadapters; i++)
@@ -463,6 +508,7 @@ void hwx_session_block(hwx_session *s, const uint64_t *pcs, uint32_t n,
                        const hwp_insn *last, const hwp_insn *mem,
                        uint32_t nmem) {
     uint32_t cls = last->cls < HWP_CLS_COUNT ? last->cls : HWP_CLS_OTHER, j;
+    bool fed = hwx__gate(s, n);
     hwx_block b;
     s->insns += n;
     s->cls[HWP_CLS_OTHER] += n - 1 - nmem;
@@ -483,7 +529,7 @@ void hwx_session_block(hwx_session *s, const uint64_t *pcs, uint32_t n,
     b.nmem = nmem;
     b.cycle = s->insns - n;
     for (j = 0; j < hwx__nadapters; j++)
-        if (s->st[j]) hwx__registry[j]->block(s->st[j], &b);
+        if (HWX__SEES(s, j, fed)) hwx__registry[j]->block(s->st[j], &b);
     if (s->bbv) hwx_bbv_run(s->bbv, pcs[0], n, hwp_cls_is_branch(cls));
     if (s->insns >= s->tl_next) hwx__tl_point(s, false);
 }
@@ -513,6 +559,9 @@ hwp_status hwx_session_merge(hwx_session *dst, const hwx_session *src) {
         (dst->exact == NULL) != (src->exact == NULL))
         return hwp_fail(&dst->head, HWP_EMISMATCH, "hwx: sessions built from different options");
     dst->insns += src->insns;
+    dst->fed += src->fed;
+    dst->unseen += src->unseen;
+    dst->gate.bursts += src->gate.bursts;
     dst->loads += src->loads;
     dst->stores += src->stores;
     dst->branches += src->branches;
@@ -628,6 +677,23 @@ void hwx_session_report_text(const hwx_session *s, const hwp_writer *w) {
         hwp_put_u64(w, s->cls[i]);
         hwp_put_str(w, "\n");
     }
+    if (s->unseen) /* the lines above count only what came with a record */
+        hwx__line(w, "  without a record (classes not known, counted as other): ", s->unseen,
+                  s->insns);
+    if (s->opts.burst_period) {
+        hwp_put_str(w, "bursts        ");
+        for (i = 0; i < hwx__nadapters; i++)
+            if (s->st[i] && hwx__registry[i]->in_bursts) {
+                hwp_put_str(w, " ");
+                hwp_put_str(w, hwx__registry[i]->name);
+            }
+        hwx__kv(w, " saw ", s->fed);
+        hwx__kv(w, " of ", s->insns);
+        hwx__kv(w, " instructions, in ", s->gate.bursts);
+        hwx__kv(w, " bursts of ", s->opts.burst_len);
+        hwx__kv(w, " every ", s->opts.burst_period);
+        hwp_put_str(w, " on average\n");
+    }
     for (i = 0; i < hwx__nadapters; i++)
         if (s->st[i]) hwx__registry[i]->report_text(s->st[i], s, w);
     if (s->bbv) {
@@ -719,6 +785,13 @@ void hwx_session_report_json_mods(const hwx_session *s, const hwp_writer *w,
         hwp_put_u64(w, s->cls[i]);
     }
     hwp_put_str(w, "},");
+    if (s->opts.burst_period) {
+        hwx__kv(w, "\"bursts\":{\"period\":", s->opts.burst_period);
+        hwx__kv(w, ",\"len\":", s->opts.burst_len);
+        hwx__kv(w, ",\"bursts\":", s->gate.bursts);
+        hwx__kv(w, ",\"fed\":", s->fed);
+        hwp_put_str(w, "},");
+    }
     hwx__models_json(s, w);
     hwp_put_str(w, ",\"overhead\":");
     hwp_cost_write_json(&s->cost, w);

@@ -236,6 +236,7 @@ const hwx_adapter hwx__adapter_strat = {
     .insn = hwx__strat_insn,
     .block = hwx__strat_block,
     .flush = hwx__strat_flush,
+    .in_bursts = 1,
     .merge = hwx__strat_merge,
     .report_text = hwx__strat_text,
     .report_json = hwx__strat_json,

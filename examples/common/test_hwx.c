@@ -1889,6 +1889,83 @@ static void test_core_feeds_rap(void) {
     free(scratch);
 }
 
+/* burst_period=: the stratified compressors and the co-processor see
+ * exactly the instructions inside the gate's bursts (a session fed only
+ * those gives the same reports), RAP sees every one, and each new burst
+ * drops the path the last one left open, where a session fed the same
+ * instructions back to back joins it to the next. */
+static void test_bursts(void) {
+    enum { N = 60000 };
+    static hwp_insn v[N];
+    static char ja[1 << 20], jb[1 << 20], jc[1 << 20];
+    char *json[3] = {ja, jb, jc};
+    static const char *const keys[] = {"\"stratified\":", "\"coproc\":", "\"rap\":"};
+    hwx_opts o, f;
+    hwx_session *s[3];
+    void *mem[3];
+    hwp_burst g;
+    hwp_bufwriter bw;
+    hwp_writer w;
+    uint64_t fed = 0;
+    size_t i, n[2];
+    const char *why, *obj[2];
+    gen_stream(v, N, 5);
+    hwx_opts_default(&o);
+    if (!CHECK_EQ(hwx_opts_parse(&o, "models=strat+coproc+rap+path,burst_period=500,"
+                                     "burst_len=50", &why), HWP_OK))
+        return;
+    f = o;
+    f.burst_period = f.burst_len = 0;
+    s[0] = new_session(&o, &mem[0]); /* gated */
+    s[1] = new_session(&f, &mem[1]); /* fed what the gate takes */
+    s[2] = new_session(&f, &mem[2]); /* fed everything */
+    if (!CHECK(s[0] && s[1] && s[2])) return;
+    g = s[0]->gate;
+    for (i = 0; i < N; i++) {
+        hwx_session_insn(s[0], &v[i]);
+        hwx_session_insn(s[2], &v[i]);
+        if (hwp_burst_step(&g, 1)) {
+            hwx_session_insn(s[1], &v[i]);
+            fed++;
+        }
+    }
+    CHECK_EQ(s[0]->fed, fed);
+    CHECK(fed > N / 20 && fed < N / 5); /* 1 in 10 expected */
+    for (i = 0; i < 3; i++) {
+        hwx_session_finish(s[i]);
+        w = hwp_writer_buf(&bw, json[i], sizeof ja);
+        hwx_session_report_json(s[i], &w);
+        CHECK_EQ(bw.dropped, 0);
+    }
+    for (i = 0; i < 3; i++) { /* stratified and coproc as s[1]; rap as s[2] */
+        obj[0] = json_obj(ja, keys[i], &n[0]);
+        obj[1] = json_obj(i < 2 ? jb : jc, keys[i], &n[1]);
+        if (CHECK(obj[0] && obj[1] && n[0] > 50)) CHECK(n[0] == n[1] && !memcmp(obj[0], obj[1], n[0]));
+    }
+    obj[0] = json_obj(ja, "\"path\":", &n[0]);
+    obj[1] = json_obj(jb, "\"path\":", &n[1]);
+    if (CHECK(obj[0] && obj[1])) {
+        uint64_t ua = json_u64(obj[0], "\"unwound\":"), ub = json_u64(obj[1], "\"unwound\":");
+        CHECK(ub <= 1); /* the end of the run's */
+        CHECK(ua >= ub + s[0]->gate.bursts - 1u && ua != UINT64_MAX);
+    }
+    obj[0] = json_obj(ja, "\"bursts\":", &n[0]);
+    if (CHECK(obj[0])) CHECK_EQ(json_u64(obj[0], "\"fed\":"), fed);
+    for (i = 0; i < 3; i++) {
+        free(s[i]);
+        free(mem[i]);
+    }
+    /* a burst longer than its period, or one without a period */
+    hwx_opts_default(&o);
+    CHECK_EQ(hwx_opts_parse(&o, "burst_period=100,burst_len=101", &why), HWP_OK);
+    CHECK_EQ(hwx_opts_validate(&o, NULL, 0, &why), HWP_EINVAL);
+    CHECK(strstr(why, "burst_len") != NULL);
+    hwx_opts_default(&o);
+    CHECK_EQ(hwx_opts_parse(&o, "burst_len=10", &why), HWP_OK);
+    CHECK_EQ(hwx_opts_validate(&o, NULL, 0, &why), HWP_EINVAL);
+    CHECK(strstr(why, "burst_period") != NULL);
+}
+
 int main(int argc, char **argv) {
     hwt_begin(argc, argv);
     HWT_RUN(test_x86_vectors);
@@ -1920,6 +1997,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_blocks_fill_bound);
     HWT_RUN(test_block_mode_coproc);
     HWT_RUN(test_tally_mode);
+    HWT_RUN(test_bursts);
     HWT_RUN(test_core_feeds_pm);
     HWT_RUN(test_core_feeds_cp);
     HWT_RUN(test_core_feeds_rap);

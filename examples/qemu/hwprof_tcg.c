@@ -102,6 +102,8 @@ typedef struct hwq_vcpu {
     uint64_t cd_left;
     uint64_t cd_last;     /* the count hwq_cd_tb left: minus the count
                              now, the instructions passed since          */
+    uint64_t hush;        /* burst_period=: TBs' instructions between
+                             bursts not yet handed to the session        */
     /* Tally mode (hwq_tally_*): API 1's counter chunks, allocated as the
      * slots are met; the instructions handed on since the full drain. */
     uint64_t *tally[HWQ_TALLY_CHUNKS];
@@ -690,6 +692,10 @@ static size_t hwq_tally_trans(struct qemu_plugin_tb *tb, size_t n) {
 
 /* The pending TB, if any, with successor `next` (0 at a thread's end). */
 static void hwq_emit(hwq_vcpu *v, uint64_t next) {
+    if (v->hush) { /* the TBs counted since the last burst (hwq_tb_start) */
+        hwx_session_skip(&v->s, v->hush);
+        v->hush = 0;
+    }
     if (hwq.countdown) {
         hwq_cd_end(v, next);
         return;
@@ -760,8 +766,26 @@ HWP_INLINE void hwq_tb_start(unsigned int vcpu_index, void *udata,
     if (sys) v->next_tag = hwq_as_now(v, tb->pc[0]);
     if (v->pend) emit(v, v->pend, tb->pc[0]);
     if (sys) v->tag = v->next_tag;
-    v->pend = tb;
     v->nmem = 0;
+    /* burst_period=: a TB between bursts that nothing else needs is only
+     * counted (without a possible cut copy: when it is one, the next TB
+     * counts it at its head), the session told in one skip when the gap
+     * is about to end; its memory callbacks, finding no pending TB,
+     * return at once. */
+    if (!sys) {
+        uint64_t quiet = hwx_session_quiet(&v->s), n = tb->n - tb->cut;
+        if (quiet) {
+            v->pend = NULL;
+            if (v->hush + n < quiet) {
+                v->hush += n;
+            } else {
+                hwx_session_skip(&v->s, v->hush + n);
+                v->hush = 0;
+            }
+            return;
+        }
+    }
+    v->pend = tb;
 }
 
 /* One callback per mode, chosen at translation, so the per-TB path
@@ -819,7 +843,7 @@ static void hwq_mem(unsigned int vcpu_index, qemu_plugin_meminfo_t info,
     hwq_vcpu *v = hwq_get(vcpu_index);
     const uint64_t *pc = (const uint64_t *)udata;
     hwp_insn *r;
-    if (!v) return;
+    if (!v || !v->pend) return; /* no TB to record for (hwq_tb_start) */
     if (v->nmem && v->mcur == pc) {
         r = &v->memrec[v->nmem - 1];
     } else {

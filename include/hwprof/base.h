@@ -38,6 +38,8 @@
  *   hwp_sqrt, hwp_ln                    freestanding math for cold paths
  *   hwp_rng_*                           SplitMix64 PRNG, seeded, portable
  *   hwp_lfsr_*                          16/32-bit maximal-length LFSR
+ *   hwp_burst_*                         burst sampling: gaps and bursts
+ *                                       over a stream of units
  *   hwp_mix64, hwp_flip64, hwp_xor_fold cheap hashes and the paper's parts
  *   hwp_bytehash_*                      stratified-sampling "randomize" hash
  *   hwp_sat_*                           saturating counters, 1..32 bits
@@ -378,6 +380,65 @@ HWP_INLINE uint32_t hwp_lfsr_next(hwp_lfsr *l) {
     l->state >>= 1;
     l->state ^= (uint32_t)(0u - lsb) & l->taps;
     return l->state;
+}
+
+/* ---- burst sampling ----------------------------------------------------
+ * A stream of units (a VM's bytecodes, an emulator's guest instructions)
+ * alternates between gaps and bursts of `len` units; each gap is drawn
+ * uniform over 1 .. 2 (period - len), so bursts begin `period` units
+ * apart on average and do not lock onto a loop whose length divides the
+ * period. Every unit is inside a burst with chance len / period, so a
+ * count over what the bursts saw, times units / units seen, estimates the
+ * whole stream's. period == len: one endless burst (full profiling).
+ * The VM layer (vm.h) draws its gaps here; the hosts' sessions gate
+ * their sampled models with an hwp_burst. */
+
+/* Units in the next gap; 0 when there is none (period == len). */
+HWP_INLINE uint64_t hwp_burst_gap(hwp_rng *r, uint32_t period, uint32_t len) {
+    uint64_t mean = (uint64_t)period - len;
+    return mean ? 1u + hwp_rng_below(r, 2u * mean) : 0u;
+}
+
+typedef struct hwp_burst {
+    uint64_t left;   /* units to the next edge: the gap's or the burst's end */
+    uint64_t bursts; /* bursts begun                                        */
+    uint32_t period; /* 1 <= len <= period, checked by the caller's desc    */
+    uint32_t len;
+    uint32_t in;     /* the next unit is inside a burst                     */
+    hwp_rng rng;
+} hwp_burst;
+
+HWP_INLINE void hwp__burst_edge(hwp_burst *b) {
+    if (b->in && (b->left = hwp_burst_gap(&b->rng, b->period, b->len)) != 0) {
+        b->in = 0;
+        return;
+    }
+    b->in = 1;
+    b->left = b->len;
+    b->bursts++;
+}
+
+/* The stream begins in a gap (in a burst when there are none). */
+HWP_INLINE void hwp_burst_init(hwp_burst *b, uint32_t period, uint32_t len, uint64_t seed) {
+    hwp_zero(b, sizeof *b);
+    b->period = period;
+    b->len = len;
+    hwp_rng_seed(&b->rng, seed);
+    b->in = 1; /* so the first edge draws a gap */
+    hwp__burst_edge(b);
+}
+
+/* n more units go by (a block of n instructions, say): returns whether
+ * the first is inside a burst. A host that takes or leaves the n whole
+ * keeps every unit's chance at len / period. */
+HWP_INLINE bool hwp_burst_step(hwp_burst *b, uint64_t n) {
+    bool first = b->in != 0;
+    while (n >= b->left) {
+        n -= b->left;
+        hwp__burst_edge(b);
+    }
+    b->left -= n;
+    return first;
 }
 
 /* ---- hashes ------------------------------------------------------------ */

@@ -57,6 +57,7 @@
  *     hwp_path_insn(p, insn)            the shared hwp_insn record, inline
  *     hwp_path_begin(p, pc)             push a fresh path at pc (entry)
  *     hwp_path_unwind(p, n, emit)       pop n entries (longjmp, unwind)
+ *     hwp_path_depth(p)                 entries on chip: the open paths
  *     hwp_path_flush(p)                 pop and emit every entry (exit)
  *     hwp_path_overhead_pct(p)  hwp_path_write_text(p, w)
  *   Hot Path Table (hwp_hpt)
@@ -678,6 +679,9 @@ HWP_API hwp_status hwp_path_attach(hwp_path *p, hwp_hpt *hpt,
                                    hwp_phase *phase);
 HWP_API hwp_status hwp_path_begin(hwp_path *p, uint64_t pc);
 HWP_API hwp_status hwp_path_unwind(hwp_path *p, uint32_t n, bool emit);
+/* The entries on chip, each an open path (0 for an invalid handle): what
+ * a sampled host unwinds when it stops watching (a burst's end). */
+HWP_API uint32_t hwp_path_depth(const hwp_path *p);
 HWP_API hwp_status hwp_path_flush(hwp_path *p);
 HWP_API double hwp_path_overhead_pct(const hwp_path *p);
 /* The blocks path pd covers, decoded with the stack's PPCR (its desc)
@@ -2220,6 +2224,10 @@ HWP_API hwp_status hwp_path_unwind(hwp_path *p, uint32_t n, bool emit) {
     hwp__path_arm(p);
     p->expect = 0; /* control went elsewhere: the next branch starts anew */
     return hwp__fail(&p->head, HWP_OK, "");
+}
+
+HWP_API uint32_t hwp_path_depth(const hwp_path *p) {
+    return p && p->head.magic == HWP__PATH_MAGIC ? p->n : 0;
 }
 
 HWP_API hwp_status hwp_path_flush(hwp_path *p) {

@@ -572,12 +572,12 @@ HWP_API size_t hwp_vm_bytes(const hwp_vm_desc *d) {
 
 static void hwp__vm_on_interval(void *ctx, const hwp_phase_interval *r);
 
-/* The bytecodes to the next burst: uniform over 1 .. 2(period - burst),
- * so bursts do not lock onto a loop whose length divides the period;
- * none when burst == period (every bytecode in a burst: full profiling). */
+/* The bytecodes to the next burst (base.h's schedule); none when burst
+ * == period (every bytecode in a burst: full profiling). The layer keeps
+ * its own edges rather than an hwp_burst: a run of ops straddles one, and
+ * a burst's last op waits for its annotation before the burst closes. */
 static void hwp__vm_new_gap(hwp_vm *vm) {
-    uint64_t mean = (uint64_t)vm->desc.period - vm->desc.burst;
-    vm->gap = mean ? 1u + hwp_rng_below(&vm->rng, 2u * mean) : 0u;
+    vm->gap = hwp_burst_gap(&vm->rng, vm->desc.period, vm->desc.burst);
 }
 
 /* Re-arm the countdown: the nearer of the burst boundary and ProfileMe's

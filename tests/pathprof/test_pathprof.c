@@ -527,10 +527,13 @@ static void test_unwind(void) {
     hwp_path_branch(&p, 0x2004, 0x3000, HWP_CLS_CALL, true, 1, 0);
     hwp_path_branch(&p, 0x3004, 0x3010, HWP_CLS_BR_COND, true, 1, 0);
     CHECK_EQ(p.n, 3);
+    CHECK_EQ(hwp_path_depth(&p), 3);
+    CHECK_EQ(hwp_path_depth(NULL), 0);
     /* longjmp from 0x3000's frame back to main: pop two entries */
     CHECK_EQ(hwp_path_unwind(&p, 5, true), HWP_EINVAL);
     CHECK_EQ(hwp_path_unwind(&p, 2, false), HWP_OK);
     CHECK_EQ(p.n, 1);
+    CHECK_EQ(hwp_path_depth(&p), 1);
     CHECK_EQ(q.n, 0);
     hwp_path_branch(&p, 0x1008, 0x100c, HWP_CLS_BR_COND, false, 1, 0);
     CHECK_EQ(hwp_path_unwind(&p, 1, true), HWP_OK);

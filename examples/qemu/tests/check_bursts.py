@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""burst_period=: the stratified compressors, the path profiler and the
+co-processor fed in bursts (docs/qemu.md, "Burst sampling"). Run alone,
+the plugin only counts the TBs between bursts (hwx_session_quiet); run
+beside RAP, which needs every TB, it builds every TB's records and the
+session's gate leaves them out. Both must feed the gated models the same
+instructions: the path profiler's report and every counter of the
+stratified compressor and the co-processor must agree (their value
+profiles are not compared: a few loaded values, such as pointers, differ
+from one run of a program to the next under QEMU), and the share the
+bursts saw must be near burst_len / burst_period. With exact=on the
+accuracy figures under bursts are printed beside the full run's.
+
+usage: check_bursts.py QEMU PLUGIN WORKDIR NAME -- PROGRAM ARGS..."""
+import json
+import os
+import re
+import subprocess
+import sys
+
+import hwtrace
+import hwx_thresholds
+
+qemu, plugin, work, name = sys.argv[1:5]
+prog = sys.argv[sys.argv.index("--") + 1:]
+hwtrace.print_qemu(qemu, plugin)
+os.makedirs(work, exist_ok=True)
+check = hwx_thresholds.Checks(name + ": ")
+PERIOD, LEN = 4096, 256
+GATED = "models=strat+path+coproc"
+BURSTS = f"burst_period={PERIOD},burst_len={LEN}"
+
+
+def run(tag, opts):
+    base = os.path.join(work, f"{name}-bursts-{tag}")
+    r = subprocess.run([qemu, "-plugin", f"{plugin},{opts},report={base}.txt,json={base}.json"]
+                       + prog, env=hwx_thresholds.guest_env(), stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=600)
+    if r.returncode != 0:
+        sys.exit(f"{name}: program failed ({r.returncode}): {r.stderr.decode()[-500:]}")
+    return json.load(open(base + ".json")), open(base + ".txt").read()
+
+
+quiet, _ = run("quiet", f"{GATED},{BURSTS}")
+full, _ = run("beside-rap", f"{GATED}+rap,{BURSTS}")
+check("instructions agree", quiet["instructions"] == full["instructions"],
+      f"{quiet['instructions']} {full['instructions']}")
+check("the bursts fed the same instructions", quiet["bursts"] == full["bursts"],
+      f"{quiet['bursts']} {full['bursts']}")
+share = quiet["bursts"]["fed"] / quiet["instructions"]
+check(f"share in bursts near {LEN}/{PERIOD}", abs(share * PERIOD / LEN - 1) < 0.2, f"{share:.4f}")
+for what, get in (("path profiler: its report", lambda r: r["models"]["pathprof"]),
+                  ("stratified: its counters", lambda r: r["models"]["stratified"]["compressor"]["stats"]),
+                  ("co-processor: its counters", lambda r: r["models"]["coproc"]["stats"])):
+    check(f"{what}, the same either way", get(quiet) == get(full))
+# Accuracy with and without bursts (exact=on: every TB's records built).
+lines = {}
+for tag, opts in (("exact", f"{GATED},exact=on"), ("exact-bursts", f"{GATED},exact=on,{BURSTS}")):
+    _, txt = run(tag, opts)
+    lines[tag] = [ln.strip() for ln in txt.splitlines()
+                  if re.search(r"invariance error|HPT complete overlap|co-processor weighted", ln)]
+    check(f"{tag}: the accuracy section", len(lines[tag]) == 3, lines[tag])
+for full_ln, burst_ln in zip(lines["exact"], lines["exact-bursts"]):
+    print(f"{name}: {full_ln}  |  in bursts: {burst_ln.split(':', 1)[-1].strip()}")
+check.exit()
