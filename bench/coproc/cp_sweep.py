@@ -10,7 +10,7 @@ error against overhead cycles).
 Each corpus member is recorded as bench/coproc/cp_corpus.py does (the
 same BUILD_DIR/corpus/NAME.trace), then BUILD_DIR/examples/replay/
 hwprof-cp-compare runs on it once per setting, with the co-processor's
-seed 1 (one seed per run: its spread over seeds is 0.001-0.007, see
+seed 1 (one seed per run: its spread over seeds is 0.001-0.011, see
 docs/coproc.md) against 4 baseline seeds at the equal-overhead period,
 and checkpoints=N (default 10) for the convergence curve. A setting
 changes one hwp_cp_lvp_desc field (or one pair) from the defaults,
