@@ -2,7 +2,7 @@
 """The co-processor against the buffered baseline at equal modelled
 overhead on the real-program corpus, one table row per program.
 
-  bench/coproc/cp_corpus.py BUILD_DIR [--cp-seeds N] [NAME ...]
+  bench/coproc/cp_corpus.py BUILD_DIR [--cp-seeds N] [KEY=VALUE ...] [NAME ...]
 
 Each corpus member (bench/corpus/corpus.py, same inputs and fixed seeds)
 is recorded once under the Valgrind tool (models=none, record=; kept as
@@ -23,8 +23,9 @@ come when, so its schedule and coverage move with its seed. --cp-seeds N
 baseline (4 seeds each); the row then gives the co-processor's mean ± sd
 over its seeds, the baselines' pooled mean and sd, the margin between
 the two means, how many of its seeds beat their baseline's mean by one
-sd, and each count as the mean over the co-processor's seeds. Not run
-in CI (minutes per program per seed on 2 cores).
+sd, and each count as the mean over the co-processor's seeds.
+KEY=VALUE arguments go to every run (hwp_cp_lvp_desc fields: slots=256
+runs the table at twice the slots). Not run in CI (minutes per program per seed on 2 cores).
 """
 import os
 import re
@@ -39,10 +40,15 @@ import corpus  # noqa: E402  the corpus's members and inputs
 from corpus_hpt import record  # noqa: E402  the recording the path table's corpus run shares
 
 
-def compare(build, trace, seed=1):
+def compare(build, trace, seed=1, opts=()):
+    """hwprof-cp-compare's figures on one trace (opts: more key=value)."""
     tool = os.path.join(build, "examples", "replay", "hwprof-cp-compare")
-    out = subprocess.run([tool, trace, f"seed={seed}"], capture_output=True, text=True,
-                         check=True).stdout
+    return parse(subprocess.run([tool, trace, f"seed={seed}"] + list(opts), capture_output=True,
+                                text=True, check=True).stdout)
+
+
+def parse(out):
+    """The figures of one hwprof-cp-compare output."""
     cp = re.search(r"co-processor: (\d+) cycles \(([\d.]+)% of (\d+) insns\)", out)
     cov = re.findall(r"covering ([\d.]+) of executions", out)
     false_inv = [int(f) for f in re.findall(r"exactly < 0\.45: (\d+)", out)]
@@ -96,6 +102,8 @@ def main():
             sys.exit("cp_corpus: --cp-seeds takes a positive number")
         cp_seeds = int(a[1])
         a = a[2:]
+    opts = [o for o in a if "=" in o]
+    a = [o for o in a if "=" not in o]
     w = os.path.join(build, "corpus")
     m = corpus.members(w)
     names = a or list(m)
@@ -116,7 +124,7 @@ def main():
             continue
         try:
             trace = record(build, w, n, prog, args)
-            runs = [compare(build, trace, s) for s in range(1, cp_seeds + 1)]
+            runs = [compare(build, trace, s, opts) for s in range(1, cp_seeds + 1)]
         except (RuntimeError, subprocess.SubprocessError, OSError, AttributeError) as e:
             print(f"| {n} | failed: {str(e)[-120:]} | | | | | | | | |")
             continue

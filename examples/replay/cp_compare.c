@@ -26,7 +26,20 @@
  * at the equal-overhead period itself. Each vCPU stream (guest thread)
  * gets its own co-processor and its own samplers, merged at the end, as
  * in the hosts: concatenated, one thread's per-thread values (pigz's
- * per-worker buffers) met the other's slots and phases. */
+ * per-worker buffers) met the other's slots and phases.
+ *
+ * checkpoints=N (default 0, off) adds the paper's convergence comparison
+ * (sec. 5.2, "Convergence rate": error against overhead cycles): at N
+ * evenly spaced points of the load stream, the profile each would report
+ * if the run stopped there (a copy of every instance, flushed and merged
+ * as at the end: hwp_cp_clone), scored against the exact profile of the
+ * whole stream, the paper's "final" profile. One row per point gives the
+ * loads so far, the co-processor's overhead cycles and error, and the
+ * same for one sampler (seed + 1) at the equal-overhead period P and at
+ * P / 4 and 4 P (the sampler's own error against overhead). A "reach"
+ * line then gives the overhead at which each curve first reaches the
+ * baseline's mean error at P (interpolated between points; the samplers'
+ * best of the three) and whether the co-processor reaches it at less. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
@@ -47,6 +60,13 @@ typedef struct {
 
 static lab_load *L;
 static size_t nl, capl;
+
+/* one point of a convergence curve (checkpoints=N) */
+typedef struct {
+    uint64_t loads, cycles;
+    double err;
+} lab_point;
+static unsigned ncheck;
 
 /* The trace's vCPU streams (guest threads). The hosts give each its own
  * instance and merge them at exit, so a thread's values meet only its
@@ -243,20 +263,135 @@ static void show(const char *who, double e, const double s[4]) {
            tot > 0 ? s[0] / tot : 0, tot > 0 ? s[1] / tot : 0, tot > 0 ? s[2] / tot : 0, false_inv);
 }
 
+static hwp_cp_est *est;
+static size_t cap;
+static void need(int ok, const char *what) {
+    if (ok) return;
+    fprintf(stderr, "hwprof-cp-compare: %s failed\n", what);
+    exit(2);
+}
+
+/* Storage for the copies at the checkpoints, reused at every point. */
+static void *room(unsigned k, size_t bytes) {
+    static void *mem[2];
+    static size_t n[2];
+    if (n[k] < bytes) {
+        free(mem[k]);
+        need((mem[k] = malloc(bytes)) != NULL, "malloc");
+        n[k] = bytes;
+    }
+    return mem[k];
+}
+
+/* The co-processors' profile if the run stopped after `loads` loads:
+ * each stream's instance copied, flushed and merged into the first
+ * copy, as the run's end does with the instances themselves. */
+static lab_point cp_point(hwp_cp *xs, uint64_t loads) {
+    hwp_cp a, b;
+    hwp_cp_stats cs;
+    size_t bytes = hwp_cp_bytes(&xs[0].d), m;
+    lab_point p;
+    uint32_t k;
+    /* NULL: the default cost figures, the instances' own */
+    need(hwp_cp_clone(&a, room(0, bytes), bytes, &xs[0], NULL) == HWP_OK && hwp_cp_flush(&a) == HWP_OK,
+         "co-processor copy");
+    for (k = 1; k < nstreams; k++)
+        need(hwp_cp_clone(&b, room(1, bytes), bytes, &xs[k], NULL) == HWP_OK &&
+                 hwp_cp_flush(&b) == HWP_OK && hwp_cp_merge(&a, &b) == HWP_OK,
+             "co-processor copy");
+    hwp_cp_get_stats(&a, &cs);
+    m = hwp_cp_lvp_estimates(&a, est, cap);
+    p.loads = loads, p.cycles = cs.cycles, p.err = hwp_cp_wrms(T, nt, est, m, HWP_CP_MIN_INV);
+    return p;
+}
+
+/* The same for the samplers. */
+static lab_point simple_point(hwp_cp_simple *ys, uint64_t loads) {
+    hwp_cp_simple a, b;
+    hwp_cp_simple_stats ss;
+    size_t bytes = hwp_cp_simple_bytes(&ys[0].d), m;
+    lab_point p;
+    uint32_t k;
+    need(hwp_cp_simple_clone(&a, room(0, bytes), bytes, &ys[0], NULL) == HWP_OK &&
+             hwp_cp_simple_flush(&a) == HWP_OK, "sampler copy");
+    for (k = 1; k < nstreams; k++)
+        need(hwp_cp_simple_clone(&b, room(1, bytes), bytes, &ys[k], NULL) == HWP_OK &&
+                 hwp_cp_simple_flush(&b) == HWP_OK && hwp_cp_simple_merge(&a, &b) == HWP_OK,
+             "sampler copy");
+    hwp_cp_simple_get_stats(&a, &ss);
+    m = hwp_cp_simple_estimates(&a, est, cap);
+    p.loads = loads, p.cycles = ss.cycles, p.err = hwp_cp_wrms(T, nt, est, m, HWP_CP_MIN_INV);
+    return p;
+}
+
+/* The checkpoints passed once load i (0-based) has run: point c of
+ * ncheck follows load nl * c / ncheck, the last one the end of the run. */
+static int due(size_t i, unsigned c) {
+    return c < ncheck && i + 1 >= (uint64_t)nl * c / ncheck;
+}
+
+/* One sampler per stream at `period`, fed the loads in trace order and
+ * merged into ys[0] at the end, as the hosts' per-thread ones; with a
+ * curve, its points on the way. The sampler is per-thread hardware too. */
+static void simple_run(hwp_cp_simple *ys, void **mem, uint32_t period, uint64_t seed,
+                       lab_point *curve) {
+    hwp_cp_simple_desc sd;
+    size_t i, bytes;
+    unsigned c = 1;
+    uint32_t t;
+    memset(&sd, 0, sizeof sd);
+    sd.period = period;
+    sd.seed = seed;
+    sd.entries = 1u << 20;
+    bytes = hwp_cp_simple_bytes(&sd);
+    for (t = 0; t < nstreams; t++) {
+        if (!mem[t]) need((mem[t] = malloc(bytes)) != NULL, "malloc");
+        need(hwp_cp_simple_init(&ys[t], mem[t], bytes, &sd, NULL) == HWP_OK, "sampler init");
+    }
+    for (i = 0; i < nl; i++) {
+        hwp_cp_simple_load(&ys[L[i].stream], L[i].pc, L[i].value);
+        for (; curve && due(i, c); c++) curve[c - 1] = simple_point(ys, (uint64_t)nl * c / ncheck);
+    }
+    if (curve) curve[ncheck - 1] = simple_point(ys, nl);
+    for (t = 0; t < nstreams; t++) {
+        hwp_cp_simple_flush(&ys[t]);
+        if (t && hwp_cp_simple_merge(&ys[0], &ys[t]) != HWP_OK) {
+            fprintf(stderr, "hwprof-cp-compare: baseline merge failed\n");
+            exit(2);
+        }
+    }
+}
+
+/* The overhead at which a curve first reaches error `level`,
+ * interpolated linearly between its points; -1 if it never does. */
+static double reach(const lab_point *p, double level) {
+    unsigned c;
+    for (c = 0; c < ncheck; c++) {
+        if (p[c].err > level) continue;
+        if (!c || p[c - 1].err == p[c].err) return (double)p[c].cycles;
+        return (double)p[c - 1].cycles + ((double)p[c].cycles - (double)p[c - 1].cycles) *
+                                             (p[c - 1].err - level) / (p[c - 1].err - p[c].err);
+    }
+    return -1;
+}
+
 int main(int argc, char **argv) {
     struct stat st;
     hwx_trace_reader r;
     hwp_insn in;
     hwp_cp_desc cd;
     hwp_cp_lvp_desc ld;
-    hwp_cp cp;
+    hwp_cp *xs;
+    void **xm;
+    hwp_cp_simple *ys;
+    void **ym;
     hwp_cp_stats cs;
     hwp_cost cost;
-    hwp_cp_est *est;
-    size_t cap, m, i;
+    size_t m, i;
     uint64_t seed = 1, skip = 0;
-    unsigned seeds = 4, k;
+    unsigned seeds = 4, k, c = 1;
     uint32_t period;
+    lab_point *curve[4]; /* co-processor; sampler at P / 4, P, 4 P */
     double sp[4], e, sum = 0, sq = 0;
     const uint8_t *buf;
     int fd, a, rc;
@@ -279,6 +414,7 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[a], "worst")) { show_worst = (unsigned)strtoul(eq + 1, 0, 0); continue; }
         if (!strcmp(argv[a], "missing")) { show_missing = (unsigned)strtoul(eq + 1, 0, 0); continue; }
         if (!strcmp(argv[a], "skip")) { skip = strtoull(eq + 1, 0, 0); continue; }
+        if (!strcmp(argv[a], "checkpoints")) { ncheck = (unsigned)strtoul(eq + 1, 0, 0); continue; }
         for (f = 0; f < sizeof lfields / sizeof lfields[0]; f++)
             if (!strcmp(argv[a], lfields[f].k)) break;
         if (f == sizeof lfields / sizeof lfields[0]) {
@@ -355,37 +491,46 @@ int main(int argc, char **argv) {
     cd.seed = seed;
     cd.lvp_loads = 1u << 16;
     hwp_cost_init(&cost, NULL);
-    /* one instance per stream, run over its own loads, merged into the
-     * first at the end: what the hosts do with their per-thread ones */
-    for (k = 0; k < nstreams; k++) {
-        hwp_cp one, *x = k ? &one : &cp;
-        void *xm = malloc(hwp_cp_bytes(&cd));
-        if (!xm) return 2;
-        if (hwp_cp_init(x, xm, hwp_cp_bytes(&cd), &cd, &cost) != HWP_OK ||
-            hwp_cp_lvp_start(x, &ld) != HWP_OK) {
-            fprintf(stderr, "hwprof-cp-compare: %s\n", hwp_why(x));
-            return 2;
-        }
-        for (i = 0; i < nl; i++) {
-            if (L[i].stream != k) continue;
-            hwp_cp_tick(x, L[i].gap);
-            hwp_cp_load(x, L[i].pc, 0, L[i].value);
-        }
-        hwp_cp_tick(x, streams[k].gap);
-        hwp_cp_flush(x);
-        if (!k) continue; /* cp owns xm to the end */
-        if (hwp_cp_merge(&cp, x) != HWP_OK) {
-            fprintf(stderr, "hwprof-cp-compare: merge: %s\n", hwp_why(&cp));
-            return 2;
-        }
-        free(xm);
-    }
-    hwp_cp_get_stats(&cp, &cs);
-    cap = hwp_cp_lvp_estimates(&cp, NULL, 0) + 1;
-    if (cap < 1u << 20) cap = 1u << 20;
+    /* more than the co-processor's 2^16 load records of 8 values and the
+     * sampler's 2^20-entry table can give */
+    cap = 1u << 20;
     est = malloc(cap * sizeof *est);
-    if (!est) return 2;
-    m = hwp_cp_lvp_estimates(&cp, est, cap);
+    xs = calloc(nstreams, sizeof *xs);
+    xm = calloc(nstreams, sizeof *xm);
+    ys = calloc(nstreams, sizeof *ys);
+    ym = calloc(nstreams, sizeof *ym);
+    for (k = 0; k < 4; k++) curve[k] = ncheck ? calloc(ncheck, sizeof *curve[k]) : NULL;
+    if (!est || !xs || !xm || !ys || !ym || (ncheck && !curve[3])) return 2;
+    /* one instance per stream, fed its loads in trace order, merged into
+     * the first at the end: what the hosts do with their per-thread ones */
+    for (k = 0; k < nstreams; k++) {
+        xm[k] = malloc(hwp_cp_bytes(&cd));
+        if (!xm[k]) return 2;
+        if (hwp_cp_init(&xs[k], xm[k], hwp_cp_bytes(&cd), &cd, &cost) != HWP_OK ||
+            hwp_cp_lvp_start(&xs[k], &ld) != HWP_OK) {
+            fprintf(stderr, "hwprof-cp-compare: %s\n", hwp_why(&xs[k]));
+            return 2;
+        }
+    }
+    for (i = 0; i < nl; i++) {
+        hwp_cp *x = &xs[L[i].stream];
+        hwp_cp_tick(x, L[i].gap);
+        hwp_cp_load(x, L[i].pc, 0, L[i].value);
+        for (; due(i, c); c++) curve[0][c - 1] = cp_point(xs, (uint64_t)nl * c / ncheck);
+    }
+    for (k = 0; k < nstreams; k++) hwp_cp_tick(&xs[k], streams[k].gap);
+    /* the last point is the end of the run, copied: the same figures as
+     * the instances' own flush below (the tests check it) */
+    if (ncheck) curve[0][ncheck - 1] = cp_point(xs, nl);
+    for (k = 0; k < nstreams; k++) {
+        hwp_cp_flush(&xs[k]);
+        if (k && hwp_cp_merge(&xs[0], &xs[k]) != HWP_OK) {
+            fprintf(stderr, "hwprof-cp-compare: merge: %s\n", hwp_why(&xs[0]));
+            return 2;
+        }
+    }
+    hwp_cp_get_stats(&xs[0], &cs);
+    m = hwp_cp_lvp_estimates(&xs[0], est, cap);
     e = hwp_cp_wrms(T, nt, est, m, HWP_CP_MIN_INV);
     split(T, nt, est, m, sp);
     {
@@ -404,33 +549,10 @@ int main(int argc, char **argv) {
     show_worst_loads(T, est, m, sp[0] + sp[1] + sp[2]);
     period = hwp_cp_simple_period_for(nl, cs.cycles, NULL, NULL);
     for (k = 0; k < seeds; k++) {
-        hwp_cp_simple s, one;
-        hwp_cp_simple_desc sd;
         hwp_cp_simple_stats ss;
-        void *smem, *omem;
-        uint32_t t;
-        memset(&sd, 0, sizeof sd);
-        sd.period = period;
-        sd.seed = seed + 1 + k;
-        sd.entries = 1u << 20;
-        smem = malloc(hwp_cp_simple_bytes(&sd));
-        omem = malloc(hwp_cp_simple_bytes(&sd));
-        if (!smem || !omem) return 2;
-        /* per stream too, merged: the sampler is per-thread hardware as well */
-        for (t = 0; t < nstreams; t++) {
-            hwp_cp_simple *y = t ? &one : &s;
-            hwp_cp_simple_init(y, t ? omem : smem, hwp_cp_simple_bytes(&sd), &sd, NULL);
-            for (i = 0; i < nl; i++)
-                if (L[i].stream == t) hwp_cp_simple_load(y, L[i].pc, L[i].value);
-            hwp_cp_simple_flush(y);
-            if (t && hwp_cp_simple_merge(&s, y) != HWP_OK) {
-                fprintf(stderr, "hwprof-cp-compare: baseline merge failed\n");
-                return 2;
-            }
-        }
-        free(omem);
-        hwp_cp_simple_get_stats(&s, &ss);
-        m = hwp_cp_simple_estimates(&s, est, cap);
+        simple_run(ys, ym, period, seed + 1 + k, k ? NULL : curve[2]);
+        hwp_cp_simple_get_stats(&ys[0], &ss);
+        m = hwp_cp_simple_estimates(&ys[0], est, cap);
         e = hwp_cp_wrms(T, nt, est, m, HWP_CP_MIN_INV);
         split(T, nt, est, m, sp);
         sum += e;
@@ -441,10 +563,33 @@ int main(int argc, char **argv) {
                    (unsigned long long)ss.samples);
         }
         show("baseline", e, sp);
-        free(smem);
     }
     if (seeds > 1)
         printf("baseline mean %.4f sd %.4f\n", sum / seeds,
                hwp_sqrt((sq - sum * sum / seeds) / (seeds - 1)));
+    if (ncheck) {
+        uint32_t lo = period / 4 < 2 ? 2 : period / 4, hi = period > 0x3FFFFFFFu ? 0xFFFFFFFFu : 4 * period;
+        double level = sum / seeds, rc, rs = -1;
+        simple_run(ys, ym, lo, seed + 1, curve[1]);
+        simple_run(ys, ym, hi, seed + 1, curve[3]);
+        printf("checkpoint: loads, then overhead cycles and wrms of the co-processor and of the "
+               "sampler (seed %llu) at periods %u, %u, %u\n", (unsigned long long)seed + 1, lo,
+               period, hi);
+        for (c = 0; c < ncheck; c++) {
+            printf("checkpoint %llu", (unsigned long long)curve[0][c].loads);
+            for (k = 0; k < 4; k++)
+                printf(" %llu %.4f", (unsigned long long)curve[k][c].cycles, curve[k][c].err);
+            printf("\n");
+        }
+        /* the sampler's best: whichever period gets there at less */
+        for (k = 1; k < 4; k++) {
+            double r = reach(curve[k], level);
+            if (r >= 0 && (rs < 0 || r < rs)) rs = r;
+        }
+        rc = reach(curve[0], level);
+        printf("reach %.4f (the baseline mean): co-processor at %.0f cycles, sampler at %.0f "
+               "cycles (-1: never); co-processor first: %s\n", level, rc, rs,
+               rc >= 0 && (rs < 0 || rc < rs) ? "yes" : "no");
+    }
     return 0;
 }

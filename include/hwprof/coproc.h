@@ -49,6 +49,8 @@
  *     hwp_cp_program_load(x, program)   download a custom program
  *     hwp_cp_get_stats(x, stats)     events, dropped, evicted, cycles, ...
  *     hwp_cp_merge(dst, src)         fold per-vCPU instances (no cycles)
+ *     hwp_cp_clone(dst, storage, bytes, src, cost)   a running copy: flush
+ *                                    it for what src would report now
  *     hwp_cp_write_text(x, w), hwp_cp_write_json(x, w)
  *     hwp_cp_read_desc(d, json, n, err), hwp_cp_read_json(x, json, n, err)
  *     hwp_cp_desc_fields, hwp_cp_lvp_desc_fields, hwp_cp_simple_desc_fields
@@ -86,6 +88,7 @@
  *     hwp_cp_simple_bytes(d), HWP_CP_SIMPLE_BYTES(buffer, entries)
  *     hwp_cp_simple_init(s, storage, bytes, d, cost), _reset, _flush,
  *     _merge, _get_stats, _write_json, _write_text, _read_desc, _read_json
+ *     hwp_cp_simple_clone(dst, storage, bytes, src, cost)   as hwp_cp_clone
  *     hwp_cp_simple_load(s, pc, value)   inline
  *     hwp_cp_simple_due(s), hwp_cp_simple_skip(s, n)   inline: batches of
  *                                        loads that take no sample
@@ -363,6 +366,8 @@ HWP__CONTRACT(cp);
 HWP_API hwp_status hwp_cp_program_load(hwp_cp *x, const hwp_cp_program *p);
 HWP_API hwp_status hwp_cp_sync(hwp_cp *x);
 HWP_API hwp_status hwp_cp_flush(hwp_cp *x);
+HWP_API hwp_status hwp_cp_clone(hwp_cp *dst, void *storage, size_t bytes,
+                                const hwp_cp *src, hwp_cost *cost);
 /* The load-value profiler's desc fields (base.h's hwp_field). */
 HWP_API const hwp_field *hwp_cp_lvp_desc_fields(size_t *n);
 
@@ -632,6 +637,9 @@ typedef struct hwp_cp_simple {
 /* The contract's calls (cost.h, HWP__CONTRACT). */
 HWP__CONTRACT(cp_simple);
 HWP_API hwp_status hwp_cp_simple_flush(hwp_cp_simple *s);
+HWP_API hwp_status hwp_cp_simple_clone(hwp_cp_simple *dst, void *storage,
+                                       size_t bytes, const hwp_cp_simple *src,
+                                       hwp_cost *cost);
 HWP_API size_t hwp_cp_simple_estimates(const hwp_cp_simple *s,
                                        hwp_cp_est *out, size_t cap);
 HWP_API uint32_t hwp_cp_simple_period_for(uint64_t loads, uint64_t overhead,
@@ -2240,6 +2248,32 @@ HWP_API hwp_status hwp_cp_reset(hwp_cp *x) {
     return hwp_cp_init(x, x->mem, hwp__cp_size(&d), &d, x->cost);
 }
 
+/* A copy of src's whole state in other storage (hwp_cp_bytes of its
+ * desc) that runs on by itself and charges `cost` (give it src's cost
+ * figures, or the copy's timing differs): flushing the copy gives the
+ * profile src would report if its run stopped now, src untouched (the
+ * convergence curve of hwprof-cp-compare). The state holds pointers into
+ * its storage, so a memcpy of the handle is not a copy. The copy does not
+ * call src's JIT callback: src's loads would be told twice. */
+HWP_API hwp_status hwp_cp_clone(hwp_cp *dst, void *storage, size_t bytes,
+                                const hwp_cp *src, hwp_cost *cost) {
+    hwp_cp t;
+    if (!hwp__cp_ok(src) || !dst || dst == src) return HWP_EINVAL;
+    if (hwp_cp_init(dst, storage, bytes, &src->d, cost) != HWP_OK)
+        return (hwp_status)dst->head.status;
+    t = *dst; /* the copy's own storage, its pointers into it, its cost */
+    hwp__copy(t.mem, src->mem, hwp__cp_size(&t.d));
+    *dst = *src;
+    dst->bits = t.bits, dst->buf = t.buf, dst->arrive = t.arrive;
+    dst->cam_key = t.cam_key, dst->cam_valid = t.cam_valid, dst->cam_hix = t.cam_hix;
+    dst->data = t.data, dst->tab = t.tab, dst->loads = t.loads, dst->vals = t.vals;
+    dst->mem = t.mem, dst->cost = t.cost;
+    dst->op_cyc = t.op_cyc, dst->rmw_cyc = t.rmw_cyc, dst->dispatch_cyc = t.dispatch_cyc;
+    dst->lvp.on_char = NULL;
+    dst->lvp.char_ctx = NULL;
+    return hwp__fail(&dst->head, HWP_OK, "");
+}
+
 HWP_API hwp_status hwp_cp_get_stats(const hwp_cp *x, hwp_cp_stats *o) {
     if (!hwp__cp_ok(x) || !o) return HWP_EINVAL;
     hwp__zero(o, sizeof *o);
@@ -2517,6 +2551,22 @@ HWP_API hwp_status hwp_cp_simple_flush(hwp_cp_simple *s) {
     if (!hwp__cp_simple_ok(s)) return HWP_EINVAL;
     hwp__cp_simple_irq(s);
     return hwp__fail(&s->head, HWP_OK, "");
+}
+
+/* As hwp_cp_clone: a running copy, flushed for what src would report
+ * now. */
+HWP_API hwp_status hwp_cp_simple_clone(hwp_cp_simple *dst, void *storage,
+                                       size_t bytes, const hwp_cp_simple *src,
+                                       hwp_cost *cost) {
+    hwp_cp_simple t;
+    if (!hwp__cp_simple_ok(src) || !dst || dst == src) return HWP_EINVAL;
+    if (hwp_cp_simple_init(dst, storage, bytes, &src->d, cost) != HWP_OK)
+        return (hwp_status)dst->head.status;
+    t = *dst;
+    hwp__copy(t.mem, src->mem, hwp__cp_simple_size(&t.d));
+    *dst = *src;
+    dst->tab = t.tab, dst->buf = t.buf, dst->mem = t.mem, dst->cost = t.cost;
+    return hwp__fail(&dst->head, HWP_OK, "");
 }
 
 HWP_API hwp_status hwp_cp_simple_get_stats(const hwp_cp_simple *s,
