@@ -174,6 +174,9 @@ hwp_status hwx_opts_validate(const hwx_opts *o, void *scratch, size_t bytes,
 bool hwx_opts_need_values(const hwx_opts *o);
 /* Does any enabled part need memory events (address) at all? */
 bool hwx_opts_need_memory(const hwx_opts *o);
+/* burst_period=: the instructions per burst (burst_len=, or its default
+ * min(1024, burst_period)); 0 with bursts off. */
+uint32_t hwx_opts_burst_len(const hwx_opts *o);
 
 /* ---- session: one per vCPU / thread ------------------------------------- */
 

@@ -228,6 +228,12 @@ bool hwx_opts_need_values(const hwx_opts *o) {
     return o->exact || o->record[0] || (hwx__wants(o) & HWX_WANT_VALUES);
 }
 
+uint32_t hwx_opts_burst_len(const hwx_opts *o) {
+    if (!o->burst_period) return 0;
+    if (o->burst_len) return o->burst_len;
+    return o->burst_period < 1024u ? o->burst_period : 1024u;
+}
+
 bool hwx_opts_need_memory(const hwx_opts *o) {
     return hwx_opts_need_values(o) || o->record[0] || (hwx__wants(o) & HWX_WANT_MEMORY);
 }

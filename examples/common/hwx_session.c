@@ -324,8 +324,7 @@ hwp_status hwx_session_init(hwx_session *s, void *mem, size_t bytes,
             return hwp_fail(&s->head, st, "hwx: session memory too small for the vectors");
     }
     if (o->burst_period) {
-        uint32_t len = o->burst_len ? o->burst_len
-                       : o->burst_period < 1024u ? o->burst_period : 1024u;
+        uint32_t len = hwx_opts_burst_len(o);
         if (hwx__burst_why(o))
             return hwp_fail(&s->head, HWP_EINVAL, hwx__burst_why(o));
         s->opts.burst_len = len;

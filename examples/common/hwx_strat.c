@@ -20,6 +20,15 @@ static void hwx__strat_defaults(void *dv, const hwx_opts *o) {
     hwx__stratd *d = (hwx__stratd *)dv;
     d->s.seed = o->seed;
     d->s.on_interrupt = hwp_strat_acc_handler;
+    /* In bursts (burst_period=) the compressor sees len / period of the
+     * loads: its sampling rate rises by as much (r = 256 len / period, at
+     * least 1), so a run gives it as many samples as without bursts, as
+     * the VM layer's does. strat_rate= still sets r. */
+    if (o->burst_period) {
+        uint64_t r = (256u * (uint64_t)hwx_opts_burst_len(o) + o->burst_period / 2u) /
+                     o->burst_period;
+        d->s.rate = r ? (uint32_t)r : 1u;
+    }
 }
 
 static hwp_status hwx__strat_set(void *dv, const char *k, const char *opt,

@@ -1891,9 +1891,10 @@ static void test_core_feeds_rap(void) {
 
 /* burst_period=: the stratified compressors and the co-processor see
  * exactly the instructions inside the gate's bursts (a session fed only
- * those gives the same reports), RAP sees every one, and each new burst
- * drops the path the last one left open, where a session fed the same
- * instructions back to back joins it to the next. */
+ * those gives the same reports, at the same sampling rate), RAP sees
+ * every one, and each new burst drops the path the last one left open,
+ * where a session fed the same instructions back to back joins it to the
+ * next; the compressor's default rate rises by period / len. */
 static void test_bursts(void) {
     enum { N = 60000 };
     static hwp_insn v[N];
@@ -1912,7 +1913,7 @@ static void test_bursts(void) {
     gen_stream(v, N, 5);
     hwx_opts_default(&o);
     if (!CHECK_EQ(hwx_opts_parse(&o, "models=strat+coproc+rap+path,burst_period=500,"
-                                     "burst_len=50", &why), HWP_OK))
+                                     "burst_len=50,strat_rate=26", &why), HWP_OK))
         return;
     f = o;
     f.burst_period = f.burst_len = 0;
@@ -1954,6 +1955,21 @@ static void test_bursts(void) {
     for (i = 0; i < 3; i++) {
         free(s[i]);
         free(mem[i]);
+    }
+    /* the default rate: 256 x 50 / 500, rounded; 1 at the least */
+    for (i = 0; i < 2; i++) {
+        hwx_opts_default(&o);
+        CHECK_EQ(hwx_opts_parse(&o, i ? "models=strat,burst_period=100000,burst_len=1"
+                                      : "models=strat,burst_period=500,burst_len=50", &why),
+                 HWP_OK);
+        s[0] = new_session(&o, &mem[0]);
+        if (!CHECK(s[0] != NULL)) continue;
+        w = hwp_writer_buf(&bw, ja, sizeof ja);
+        hwx_session_report_json(s[0], &w);
+        obj[0] = json_obj(ja, "\"compressor\":", &n[0]);
+        CHECK_EQ(json_u64(obj[0], "\"rate\":"), i ? 1u : 26u);
+        free(s[0]);
+        free(mem[0]);
     }
     /* a burst longer than its period, or one without a period */
     hwx_opts_default(&o);

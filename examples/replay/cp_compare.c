@@ -288,10 +288,13 @@ static void *room(unsigned k, size_t bytes) {
  * copy, as the run's end does with the instances themselves. */
 static lab_point cp_point(hwp_cp *xs, uint64_t loads) {
     hwp_cp a, b;
+    hwp_cp_desc d;
     hwp_cp_stats cs;
-    size_t bytes = hwp_cp_bytes(&xs[0].d), m;
+    size_t bytes, m;
     lab_point p;
     uint32_t k;
+    need(hwp_cp_get_desc(&xs[0], &d) == HWP_OK, "co-processor desc");
+    bytes = hwp_cp_bytes(&d);
     /* NULL: the default cost figures, the instances' own */
     need(hwp_cp_clone(&a, room(0, bytes), bytes, &xs[0], NULL) == HWP_OK && hwp_cp_flush(&a) == HWP_OK,
          "co-processor copy");
@@ -308,10 +311,13 @@ static lab_point cp_point(hwp_cp *xs, uint64_t loads) {
 /* The same for the samplers. */
 static lab_point simple_point(hwp_cp_simple *ys, uint64_t loads) {
     hwp_cp_simple a, b;
+    hwp_cp_simple_desc d;
     hwp_cp_simple_stats ss;
-    size_t bytes = hwp_cp_simple_bytes(&ys[0].d), m;
+    size_t bytes, m;
     lab_point p;
     uint32_t k;
+    need(hwp_cp_simple_get_desc(&ys[0], &d) == HWP_OK, "sampler desc");
+    bytes = hwp_cp_simple_bytes(&d);
     need(hwp_cp_simple_clone(&a, room(0, bytes), bytes, &ys[0], NULL) == HWP_OK &&
              hwp_cp_simple_flush(&a) == HWP_OK, "sampler copy");
     for (k = 1; k < nstreams; k++)
