@@ -771,8 +771,8 @@ HWP_INLINE void hwq_tb_start(unsigned int vcpu_index, void *udata,
      * counted (without a possible cut copy: when it is one, the next TB
      * counts it at its head), the session told in one skip when the gap
      * is about to end; its memory callbacks, finding no pending TB,
-     * return at once. */
-    if (!sys) {
+     * return at once. A recording (record=) takes every TB. */
+    if (!sys && !v->tw) {
         uint64_t quiet = hwx_session_quiet(&v->s), n = tb->n - tb->cut;
         if (quiet) {
             v->pend = NULL;
