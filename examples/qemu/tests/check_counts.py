@@ -146,6 +146,12 @@ def run(mode, extra, models="pm=on,path=on,strat=on"):
 
 blk = run("block", "")
 ins = run("insn", f",record={os.path.join(work, 'counts-insn.hwpt')}")
+# burst_period= with a gated model alone: a recording still takes every
+# TB (without one, the TBs between bursts are only counted).
+bt = os.path.join(work, "counts-bursts.hwpt")
+run("bursts", f",burst_period=4096,record={bt}", "strat=on")
+check("trace records with burst_period= == exact run's instructions",
+      sum(1 for _ in hwtrace.records(open(bt, "rb").read())), rep["instructions"])
 for k in ("instructions", "loads", "stores", "branches", "taken", "classes"):
     check(f"block mode {k} == exact run", blk[k], rep[k])
 for k in ("profileme", "pathprof"):
