@@ -241,18 +241,23 @@ typedef struct hwx_session {
     uint64_t fed;        /* instructions they saw                         */
     uint64_t unseen;     /* instructions handed over without a record
                             (skip, tally): classes unknown, in cls[OTHER] */
-    uint32_t quiet;      /* every enabled part is gated (hwx_session_quiet) */
+    uint32_t quiet;      /* every enabled part can go without records
+                            between bursts (hwx_session_quiet)           */
 } hwx_session;
 
 /* burst_period=: how many instructions from the next one on are outside
- * bursts and needed by nothing the session runs (every enabled model is
- * fed in bursts; no exact profile, no bbv=); 0 when the next one is
- * needed. A host may count fewer than that itself and hand them over in
- * one hwx_session_skip, and then one block that reaches a burst, with no
- * record built for any of them: the QEMU plugin's TBs between bursts
- * cost a callback that adds their length. */
+ * bursts and need no record; 0 when the next one is needed. That is the
+ * case when every enabled model is either fed in bursts, or ProfileMe
+ * (which needs only its selections whole: the count runs up to the next
+ * one), or RAP on code (which takes each block's count as a tally); and
+ * there is no exact profile and no bbv=. A host may hand fewer than that
+ * over in one hwx_session_skip, each block's count also through
+ * hwx_session_tally, and then give the block that reaches a burst or the
+ * selection whole: the QEMU plugin's TBs between bursts cost a callback
+ * that adds their length (and with RAP, counts the TB). */
+uint64_t hwx__session_quiet(const hwx_session *s);
 static inline uint64_t hwx_session_quiet(const hwx_session *s) {
-    return s->quiet && !s->gate.in ? s->gate.left : 0;
+    return s->quiet && !s->gate.in ? hwx__session_quiet(s) : 0;
 }
 
 size_t hwx_session_bytes(const hwx_opts *o);
@@ -288,8 +293,10 @@ void hwx_session_block(hwx_session *s, const uint64_t *pcs, uint32_t n,
  * instructions retired in blocks that start at pc, in any order within
  * the host's drain. Valid when hwx_session_tally_ok(): RAP on code keys
  * the only model, no exact profile, no bbv=; RAP counts them as it counts
- * blocks (one weighted event at the first pc), the class counts take
- * them as "other". */
+ * blocks (one weighted event at the first pc). A tally feeds RAP only:
+ * the host passes the same instructions through hwx_session_skip for the
+ * clock and the counts (right after the tally in tally mode; between
+ * bursts, the gap's skip), and the class counts take them as "other". */
 bool hwx_session_tally_ok(const hwx_session *s);
 void hwx_session_tally(hwx_session *s, uint64_t pc, uint64_t n);
 /* With bbv=FILE: where this session's vectors go (the host opens the

@@ -261,6 +261,18 @@ size_t hwx_session_bytes(const hwx_opts *o) {
 }
 
 /* burst_len= without a period, or longer than it: NULL when neither. */
+/* Adapter i takes blocks' counts as tallies (RAP on code). */
+static bool hwx__tallied(const hwx_session *s, uint32_t i) {
+    return hwx__registry[i]->tally && s->opts.rap_key == HWX_KEY_PC;
+}
+
+/* Adapter i, fed every instruction, needs only some of them whole and
+ * takes the rest as a count (ProfileMe: its selections). */
+static bool hwx__counted(uint32_t i) {
+    const hwx_adapter *a = hwx__registry[i];
+    return !a->in_bursts && a->skip && a->until;
+}
+
 static const char *hwx__burst_why(const hwx_opts *o) {
     if (o->burst_len && !o->burst_period)
         return "burst_len: needs burst_period (bursts are off without it)";
@@ -331,7 +343,9 @@ hwp_status hwx_session_init(hwx_session *s, void *mem, size_t bytes,
         hwp_burst_init(&s->gate, o->burst_period, len, hwp_mix64(o->seed ^ 0x6275727374ull));
         s->quiet = !s->exact && !s->bbv;
         for (i = 0; i < hwx__nadapters; i++)
-            if (s->st[i] && !hwx__registry[i]->in_bursts) s->quiet = 0;
+            if (s->st[i] && !hwx__registry[i]->in_bursts && !hwx__tallied(s, i) &&
+                !hwx__counted(i))
+                s->quiet = 0;
     }
     s->tl_next = UINT64_MAX;
     if (o->timeline) {
@@ -394,6 +408,16 @@ hwp_status hwx_opts_validate(const hwx_opts *o, void *scratch, size_t bytes,
             return hwx__bad(why, hwp_why(s));
     }
     return HWP_OK;
+}
+
+/* hwx_session_quiet: up to the gap's end or the next selection of an
+ * adapter that counts the instructions between (ProfileMe). */
+uint64_t hwx__session_quiet(const hwx_session *s) {
+    uint64_t q = s->gate.left, u;
+    uint32_t i;
+    for (i = 0; i < hwx__nadapters; i++)
+        if (s->st[i] && hwx__counted(i) && (u = hwx__registry[i]->until(s->st[i])) < q) q = u;
+    return q;
 }
 
 /* The next n instructions, taken or left whole by the burst gate: true
@@ -482,25 +506,17 @@ bool hwx_session_block_ok(const hwx_session *s) {
 
 bool hwx_session_tally_ok(const hwx_session *s) {
     uint32_t i;
-    /* A tally carries no record: the only adapter that takes tallies, RAP,
-     * takes them on code keys, and nothing may need each instruction. */
-    if (!s || s->head.magic != HWX__MAGIC || s->exact || s->bbv ||
-        s->opts.rap_key != HWX_KEY_PC)
-        return false;
+    /* nothing may need each instruction */
+    if (!s || s->head.magic != HWX__MAGIC || s->exact || s->bbv) return false;
     for (i = 0; i < hwx__nadapters; i++)
-        if (s->st[i] && !hwx__registry[i]->tally) return false;
+        if (s->st[i] && !hwx__tallied(s, i)) return false;
     return true;
 }
 
 void hwx_session_tally(hwx_session *s, uint64_t pc, uint64_t n) {
     uint32_t i;
-    s->insns += n;
-    s->unseen += n;
-    s->cls[HWP_CLS_OTHER] += n; /* classes unknown, as hwx_session_skip's */
-    hwp_cost_tick(&s->cost, n);
     for (i = 0; i < hwx__nadapters; i++)
-        if (s->st[i]) hwx__registry[i]->tally(s->st[i], pc, n);
-    if (s->insns >= s->tl_next) hwx__tl_point(s, false);
+        if (s->st[i] && hwx__tallied(s, i)) hwx__registry[i]->tally(s->st[i], pc, n);
 }
 
 void hwx_session_block(hwx_session *s, const uint64_t *pcs, uint32_t n,

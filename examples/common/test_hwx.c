@@ -1393,6 +1393,7 @@ static void test_tally_mode(void) {
         last.next_pc = last.pc + 4u;
         hwx_session_block(a, pcs, n, &last, NULL, 0);
         hwx_session_tally(b, pcs[0], n);
+        hwx_session_skip(b, n);
     }
     same_reports(a, m1, b, m2, "\"rap\":");
 }
@@ -1982,6 +1983,93 @@ static void test_bursts(void) {
     CHECK(strstr(why, "burst_period") != NULL);
 }
 
+/* hwx_session_quiet with every model on: a host that hands the gaps
+ * between bursts over as counts (hwx_session_skip) and each of their
+ * blocks as a tally, and gives whole only the block that reaches a burst
+ * or ProfileMe's selection, leaves every model's report as blocks fed
+ * one by one leave it; and without ProfileMe and RAP on code, the gaps
+ * are the gate's. */
+static void test_quiet(void) {
+    enum { N = 200000, MAXB = 64 };
+    static hwp_insn v[N], mem[MAXB];
+    static uint64_t pcs[MAXB];
+    static const char *const keys[] = {"\"profileme\":", "\"stratified\":", "\"rap\":",
+                                       "\"path\":", "\"coproc\":"};
+    static char ja[1 << 20], jb[1 << 20];
+    hwx_opts o;
+    hwx_session *a, *b;
+    void *m1, *m2;
+    hwp_bufwriter bw;
+    hwp_writer w;
+    uint64_t hush = 0, quiet = 0, gaps = 0, whole = 0;
+    size_t i, j, start = 0, n[2];
+    const char *why, *obj[2];
+    hwx_opts_default(&o);
+    if (!CHECK_EQ(hwx_opts_parse(&o, "models=all,pm_interval=997,burst_period=2000,"
+                                     "burst_len=200", &why), HWP_OK))
+        return;
+    a = new_session(&o, &m1);
+    b = new_session(&o, &m2);
+    if (!CHECK(a && b)) return;
+    CHECK(b->quiet);
+    gen_stream(v, N, 33);
+    for (i = 0; i < N; i++)
+        if (v[i].cls == HWP_CLS_OTHER) v[i].events = 0; /* as block_equiv */
+    for (i = 0; i < N; i++) {
+        uint32_t k = 0, len;
+        if (!hwp_cls_is_branch(v[i].cls) && i + 1 - start < MAXB && i + 1 < N) continue;
+        len = (uint32_t)(i + 1 - start);
+        for (j = start; j < i; j++)
+            if (v[j].cls == HWP_CLS_LOAD || v[j].cls == HWP_CLS_STORE) mem[k++] = v[j];
+        for (j = start; j <= i; j++) pcs[j - start] = v[j].pc;
+        hwx_session_block(a, pcs, len, &v[i], mem, k);
+        if (!hush) quiet = hwx_session_quiet(b);
+        if (hush + len < quiet) {
+            hush += len;
+            hwx_session_tally(b, pcs[0], len);
+        } else {
+            if (hush) hwx_session_skip(b, hush);
+            gaps += hush != 0;
+            hush = 0;
+            hwx_session_block(b, pcs, len, &v[i], mem, k);
+            whole++;
+        }
+        start = i + 1;
+    }
+    if (hush) hwx_session_skip(b, hush);
+    CHECK_EQ(a->insns, b->insns);
+    CHECK_EQ(a->fed, b->fed);
+    /* most blocks went by as counts */
+    CHECK(gaps > 20 && whole < N / 8 / 4);
+    hwx_session_finish(a);
+    hwx_session_finish(b);
+    w = hwp_writer_buf(&bw, ja, sizeof ja);
+    hwx_session_report_json(a, &w);
+    CHECK_EQ(bw.dropped, 0);
+    w = hwp_writer_buf(&bw, jb, sizeof jb);
+    hwx_session_report_json(b, &w);
+    CHECK_EQ(bw.dropped, 0);
+    for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        obj[0] = json_obj(ja, keys[i], &n[0]);
+        obj[1] = json_obj(jb, keys[i], &n[1]);
+        if (CHECK(obj[0] && obj[1] && n[0] > 50))
+            if (!CHECK(n[0] == n[1] && !memcmp(obj[0], obj[1], n[0])))
+                fprintf(stderr, "  differs: %s\n", keys[i]);
+    }
+    free(a);
+    free(b);
+    free(m1);
+    free(m2);
+    /* a model that needs every record: never quiet */
+    hwx_opts_default(&o);
+    CHECK_EQ(hwx_opts_parse(&o, "models=all,key=value,values=on,burst_period=2000", &why),
+             HWP_OK);
+    a = new_session(&o, &m1);
+    if (CHECK(a != NULL)) CHECK_EQ(hwx_session_quiet(a), 0);
+    free(a);
+    free(m1);
+}
+
 int main(int argc, char **argv) {
     hwt_begin(argc, argv);
     HWT_RUN(test_x86_vectors);
@@ -2014,6 +2102,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_block_mode_coproc);
     HWT_RUN(test_tally_mode);
     HWT_RUN(test_bursts);
+    HWT_RUN(test_quiet);
     HWT_RUN(test_core_feeds_pm);
     HWT_RUN(test_core_feeds_cp);
     HWT_RUN(test_core_feeds_rap);

@@ -104,6 +104,7 @@ typedef struct hwq_vcpu {
                              now, the instructions passed since          */
     uint64_t hush;        /* burst_period=: TBs' instructions between
                              bursts not yet handed to the session        */
+    uint64_t quiet;       /* hwx_session_quiet when hush was last 0       */
     /* Tally mode (hwq_tally_*): API 1's counter chunks, allocated as the
      * slots are met; the instructions handed on since the full drain. */
     uint64_t *tally[HWQ_TALLY_CHUNKS];
@@ -130,6 +131,12 @@ static struct {
     int countdown;                  /* only ProfileMe: hwq_cd_*          */
     int tally;                      /* only RAP on code: hwq_tally_*
                                        (hwx_session_tally_ok)            */
+    int quiet;                      /* burst_period=: the sessions can go
+                                       without records between bursts
+                                       (hwx_session_quiet)               */
+    int quiet_tally;                /* and have RAP on code:
+                                       TBs between bursts counted in
+                                       hwq_tally_* slots (hwq_tb_start)  */
     uint64_t drain;                 /* drain=: a TB's counter is handed
                                        on at this many instructions (0:
                                        RAP fed every TB)                 */
@@ -595,6 +602,14 @@ static uint64_t *hwq_tally_chunk(hwq_vcpu *v, uint32_t c, int make) {
     return v->tally[c];
 }
 
+/* n instructions of TBs at pc to RAP. In tally mode they reach the
+ * session's clock and counts here; between bursts, the gap's skip took
+ * them there already (hwq_tb_start). */
+static void hwq_tally_give(hwq_vcpu *v, uint64_t pc, uint64_t n) {
+    hwx_session_tally(&v->s, pc, n);
+    if (hwq.tally) hwx_session_skip(&v->s, n);
+}
+
 /* Every counted slot of vCPU v into its session, the slots cleared. */
 static void hwq_tally_drain(hwq_vcpu *v) {
     uint32_t used = __atomic_load_n(&hwq_tally.used, __ATOMIC_ACQUIRE), c, i;
@@ -605,7 +620,7 @@ static void hwq_tally_drain(hwq_vcpu *v) {
         if (end > HWQ_TALLY_CHUNK) end = HWQ_TALLY_CHUNK;
         for (i = 0; i < end; i++)
             if (k[i]) {
-                hwx_session_tally(&v->s, hwq_tally.pc[c * HWQ_TALLY_CHUNK + i], k[i]);
+                hwq_tally_give(v, hwq_tally.pc[c * HWQ_TALLY_CHUNK + i], k[i]);
                 k[i] = 0;
             }
     }
@@ -615,7 +630,7 @@ static void hwq_tally_drain(hwq_vcpu *v) {
 /* Slot `slot` of vCPU v, whose count *k has reached drain=, into the
  * session; then a full drain if its time has come. */
 static void hwq_tally_hand(hwq_vcpu *v, uint64_t *k, uint32_t slot) {
-    hwx_session_tally(&v->s, hwq_tally.pc[slot], *k);
+    hwq_tally_give(v, hwq_tally.pc[slot], *k);
     v->tally_since += *k;
     *k = 0;
     if (v->tally_since >= hwq_tally_interval()) hwq_tally_drain(v);
@@ -632,18 +647,23 @@ static void hwq_tb_tally_full(unsigned int vcpu_index, void *udata) {
     else *k = 0; /* no session: nothing to count for */
 }
 
-/* API 1's count, and every TB without a slot (then straight to RAP). */
-static void hwq_tb_exec_tally(unsigned int vcpu_index, void *udata) {
-    hwq_vcpu *v = hwq_get(vcpu_index);
-    const hwq_tb *tb = (const hwq_tb *)udata;
+/* n instructions of TB tb counted in its slot, handed on at drain=; a TB
+ * without a slot (or drain=0 between bursts) goes straight to RAP. */
+static void hwq_tally_count(hwq_vcpu *v, const hwq_tb *tb, uint64_t n) {
     uint64_t *k;
-    if (!v) return;
-    if (tb->slot == HWQ_NO_SLOT || !(k = hwq_tally_chunk(v, tb->slot / HWQ_TALLY_CHUNK, 1))) {
-        hwx_session_tally(&v->s, tb->pc[0], tb->n);
+    if (tb->slot == HWQ_NO_SLOT || !hwq.drain ||
+        !(k = hwq_tally_chunk(v, tb->slot / HWQ_TALLY_CHUNK, 1))) {
+        hwq_tally_give(v, tb->pc[0], n);
         return;
     }
     k += tb->slot % HWQ_TALLY_CHUNK;
-    if ((*k += tb->n) >= hwq.drain) hwq_tally_hand(v, k, tb->slot);
+    if ((*k += n) >= hwq.drain) hwq_tally_hand(v, k, tb->slot);
+}
+
+/* API 1's count, and every TB without a slot. */
+static void hwq_tb_exec_tally(unsigned int vcpu_index, void *udata) {
+    hwq_vcpu *v = hwq_get(vcpu_index);
+    if (v) hwq_tally_count(v, (const hwq_tb *)udata, ((const hwq_tb *)udata)->n);
 }
 
 /* A counter slot for a TB at `pc` (HWQ_NO_SLOT when all are taken).
@@ -704,6 +724,7 @@ static void hwq_emit(hwq_vcpu *v, uint64_t next) {
         hwq_tally_drain(v);
         return;
     }
+    if (hwq.quiet_tally) hwq_tally_drain(v);
     if (!v->pend) return;
     v->next_tag = v->tag; /* no successor: the address space stays */
     if (hwq.system) (hwq.block ? hwq_emit_block_sys : hwq_emit_insns_sys)(v, v->pend, next);
@@ -767,22 +788,25 @@ HWP_INLINE void hwq_tb_start(unsigned int vcpu_index, void *udata,
     if (v->pend) emit(v, v->pend, tb->pc[0]);
     if (sys) v->tag = v->next_tag;
     v->nmem = 0;
-    /* burst_period=: a TB between bursts that nothing else needs is only
+    /* burst_period=: a TB between bursts that needs no record is only
      * counted (without a possible cut copy: when it is one, the next TB
-     * counts it at its head), the session told in one skip when the gap
-     * is about to end; its memory callbacks, finding no pending TB,
-     * return at once. A recording (record=) takes every TB. */
+     * counts it at its head), and with RAP counted in its slot too. The
+     * session is told in one skip when the gap is about to end or
+     * ProfileMe's selection comes, and the TB that reaches either is
+     * given whole. The memory callbacks of the TBs counted, finding no
+     * pending TB, return at once. A recording (record=) takes every TB. */
     if (!sys && !v->tw) {
-        uint64_t quiet = hwx_session_quiet(&v->s), n = tb->n - tb->cut;
-        if (quiet) {
+        uint64_t n = tb->n - tb->cut;
+        if (!v->hush) v->quiet = hwx_session_quiet(&v->s); /* 0 in a burst */
+        if (v->hush + n < v->quiet) {
             v->pend = NULL;
-            if (v->hush + n < quiet) {
-                v->hush += n;
-            } else {
-                hwx_session_skip(&v->s, v->hush + n);
-                v->hush = 0;
-            }
+            v->hush += n;
+            if (hwq.quiet_tally) hwq_tally_count(v, tb, n);
             return;
+        }
+        if (v->hush) {
+            hwx_session_skip(&v->s, v->hush);
+            v->hush = 0;
         }
     }
     v->pend = tb;
@@ -973,6 +997,7 @@ static void hwq_tb_trans(struct qemu_plugin_tb *tb) {
     t = (hwq_tb *)calloc(1, bytes);
     if (!t) return;
     t->n = (uint32_t)n;
+    t->slot = hwq.quiet_tally ? hwq_tally_slot(qemu_plugin_tb_vaddr(tb)) : HWQ_NO_SLOT;
     if (hwq.regs) {
         hwp_core_ops *ops = (hwp_core_ops *)(void *)&t->pc[n + 1];
         hwq_tb_regs(tb, n, ops);
@@ -1250,6 +1275,12 @@ static int hwq_report(hwx_session *s, const char *suffix, int merged) {
                     (unsigned long long)hwq.drain, (unsigned long long)hwq_tally_interval(),
                     hwq_tally.used,
                     (unsigned long long)hwq_tally.overflow);
+        if (hwq.quiet && !hwq.system)
+            fprintf(f, "plugin: between bursts the TBs were counted, not recorded: the "
+                       "models fed in bursts did not see them, ProfileMe saw only its "
+                       "selections whole%s\n",
+                    hwq.quiet_tally ? ", RAP took each TB's count from a counter of its own "
+                                      "(handed on as in tally mode)" : "");
         if (hwq.regs)
             fprintf(f, "plugin: registers from the x86 decoder (core=on): %llu instructions "
                        "translated, %llu with no registers for the instruction (opcodes "
@@ -1438,6 +1469,7 @@ static int hwq_check_session(void) {
         rc = -1;
     } else {
         hwq.tally = hwx_session_tally_ok(s); /* the models take tallies */
+        hwq.quiet = s->quiet; /* and between bursts, need no record */
     }
     free(mem);
     free(s);
@@ -1570,6 +1602,11 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
      * (hwq_tally_*); drain=0 keeps the per-TB block path (the tests
      * compare the two). */
     hwq.tally = hwq.tally && hwq.block && hwq.drain && !hwq.system;
+    /* In bursts, RAP on code beside other models: the TBs between bursts
+     * counted in the same slots (hwq_tb_start). */
+    hwq.quiet_tally = hwq.quiet && (hwq.opts.models & HWX_M_RAP) &&
+                      hwq.opts.rap_key == HWX_KEY_PC && !hwq.tally && !hwq.system &&
+                      !hwq.opts.record[0];
     hwq.guest_base = hwq.opts.guest_base_set ? hwq.opts.guest_base
                                              : hwq_find_guest_base();
     if (hwq.opts.record[0]) {

@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """burst_period=: the stratified compressors, the path profiler and the
 co-processor fed in bursts (docs/qemu.md, "Burst sampling"). Run alone,
-the plugin only counts the TBs between bursts (hwx_session_quiet); run
-beside RAP, which needs every TB, it builds every TB's records and the
-session's gate leaves them out. Both must feed the gated models the same
-instructions: the path profiler's report and the loads the stratified
-compressor and the co-processor took must agree (what they did with
-them is not compared: a few loaded values, such as pointers, differ from
-one run of a program to the next under QEMU, and the compressor's
-strata and the co-processor's masks follow the values), and the share
-the bursts saw must be near burst_len / burst_period. With exact=on, in
+or with every model (ProfileMe then sees its selections whole, RAP each
+TB's count), the plugin only counts the TBs between bursts
+(hwx_session_quiet); with bbv=, which needs every TB, it builds every
+TB's records and the session's gate leaves them out. Both must feed the
+models the same instructions: the path profiler's report, ProfileMe's
+table, RAP's event count and the loads the stratified compressor and the
+co-processor took must agree (what they did with them is not compared:
+a few loaded values, such as pointers, differ from one run of a program
+to the next under QEMU, and the compressor's strata and the
+co-processor's masks follow the values), and the share the bursts saw
+must be near burst_len / burst_period. With exact=on, in
 bursts, the stratified compressor (its rate raised by period / len) and
 the hot path table must still meet the accuracy tests' thresholds
 (weighted invariance error <= 5%, overlap >= 80%); every figure is
@@ -45,20 +47,28 @@ def run(tag, opts):
     return json.load(open(base + ".json")), open(base + ".txt").read()
 
 
-quiet, _ = run("quiet", f"{GATED},{BURSTS}")
-full, _ = run("beside-rap", f"{GATED}+rap,{BURSTS}")
-check("instructions agree", quiet["instructions"] == full["instructions"],
-      f"{quiet['instructions']} {full['instructions']}")
-check("the bursts fed the same instructions", quiet["bursts"] == full["bursts"],
-      f"{quiet['bursts']} {full['bursts']}")
-share = quiet["bursts"]["fed"] / quiet["instructions"]
-check(f"share in bursts near {LEN}/{PERIOD}", abs(share * PERIOD / LEN - 1) < 0.2, f"{share:.4f}")
-for what, get in (("path profiler: its report", lambda r: r["models"]["pathprof"]),
-                  ("stratified: the loads it took",
-                   lambda r: r["models"]["stratified"]["compressor"]["stats"]["events"]),
-                  ("co-processor: the instructions and loads it took",
-                   lambda r: [r["models"]["coproc"]["stats"][k] for k in ("events", "class_passed")])):
-    check(f"{what}, the same either way", get(quiet) == get(full), get(quiet))
+GATED_SAME = (("path profiler: its report", lambda r: r["models"]["pathprof"]),
+              ("stratified: the loads it took",
+               lambda r: r["models"]["stratified"]["compressor"]["stats"]["events"]),
+              ("co-processor: the instructions and loads it took",
+               lambda r: [r["models"]["coproc"]["stats"][k] for k in ("events", "class_passed")]))
+ALL_SAME = GATED_SAME + (("ProfileMe: its table", lambda r: r["models"]["profileme"]["table"]),
+                         ("RAP: the instructions it counted",
+                          lambda r: r["models"]["rap"]["stats"]["events"]))
+for models, same in ((GATED, GATED_SAME), ("models=all", ALL_SAME)):
+    tag = models.split("=")[1].replace("+", "-")
+    quiet, qtxt = run(f"{tag}-quiet", f"{models},{BURSTS}")
+    full, _ = run(f"{tag}-full", f"{models},{BURSTS},bbv={work}/{name}-{tag}.bbv")
+    check(f"{tag}: the quiet path ran", "between bursts the TBs were counted" in qtxt)
+    check(f"{tag}: instructions agree", quiet["instructions"] == full["instructions"],
+          f"{quiet['instructions']} {full['instructions']}")
+    check(f"{tag}: the bursts fed the same instructions", quiet["bursts"] == full["bursts"],
+          f"{quiet['bursts']} {full['bursts']}")
+    share = quiet["bursts"]["fed"] / quiet["instructions"]
+    check(f"{tag}: share in bursts near {LEN}/{PERIOD}", abs(share * PERIOD / LEN - 1) < 0.2,
+          f"{share:.4f}")
+    for what, get in same:
+        check(f"{tag}: {what}, the same either way", get(quiet) == get(full), str(get(quiet))[:200])
 # Accuracy with and without bursts (exact=on: every TB's records built).
 lines = {}
 for tag, opts in (("exact", f"{GATED},exact=on"), ("exact-bursts", f"{GATED},exact=on,{BURSTS}")):
