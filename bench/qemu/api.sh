@@ -28,7 +28,15 @@
 # NAME-bursts for stratified, pathprof, coproc and all: that model set
 # with burst_period=32768 (burst_len 1024: the compressors, the path
 # profiler and the co-processor fed 1 instruction in 32, in bursts;
-# docs/qemu.md, "Burst sampling").
+# docs/qemu.md, "Burst sampling"). QEMU's own contrib plugins, built by
+# bench/qemu/build-contrib.sh from the source of the QEMU they run under
+# (7.2 for API 1, 10.0 for API 4, 11.1 for API 7), are peers in every
+# default run: contrib-hotblocks (inline=on), contrib-cache (its default
+# caches), contrib-bbv (outfile in a temporary directory) and
+# contrib-uftrace (its trace, uftrace.data in the program's working
+# directory, a link into a temporary directory there); a version without
+# the plugin (7.2 has neither bbv nor uftrace, 10.0 no uftrace), or
+# whose source is not there, skips it and says so.
 # RUNS rounds (default 5), each one hyperfine --runs 1 per command,
 # interleaved. Environment: CONFIGS (space-separated names) keeps only
 # those configurations (plain always runs); APIS (default "1 4 7") picks
@@ -44,7 +52,8 @@ runs=${2:-5}
 shift $(($# < 2 ? $# : 2))
 progs=("$@")
 [ ${#progs[@]} -gt 0 ] || progs=(python3 gzip bzip2 gawk bash sqlite3 pigz luajit)
-configs=${CONFIGS:-peer none profileme coproc rap all floor-tb floor-mem floor-cond}
+configs=${CONFIGS:-peer none profileme coproc rap all floor-tb floor-mem floor-cond
+  contrib-hotblocks contrib-cache contrib-bbv contrib-uftrace}
 tag=${CONFIGS:+@${CONFIGS// /+}}
 q10=${HWPROF_QEMU10_USER:-${HWPROF_QEMU_CACHE:-$HOME/.cache/hwprof/qemu}/bin/qemu-x86_64}
 q11=${HWPROF_QEMU11_USER:-${HWPROF_QEMU11_CACHE:-$HOME/.cache/hwprof/qemu-11.1}/bin/qemu-x86_64}
@@ -57,13 +66,39 @@ done
 # name <TAB> cwd <TAB> environment <TAB> command, inputs written
 corpus=$(python3 "$root/bench/corpus/corpus.py" "$build" --commands "${progs[@]}")
 
-bench_api() { # api qemu plugin peer
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Sets cfgs, the configurations of one API, and cdir, where its contrib
+# plugins are (built here); each configuration the version lacks is left
+# out with the reason.
+api_configs() { # api qemu-version
+  local c why=''
+  cfgs='' cdir=''
+  if [[ " $configs " == *[[:space:]]contrib-* ]]; then
+    cdir=$(bash "$here/build-contrib.sh" "$2") || why="no contrib plugins (bench/qemu/build-contrib.sh $2 says why above)"
+  fi
+  for c in $configs; do
+    case $c in
+      contrib-*)
+        if [ -n "$why" ]; then echo "API $1: $c skipped, $why" >&2; continue; fi
+        if [ ! -f "$cdir/lib${c#contrib-}.so" ]; then
+          echo "API $1: $c skipped, QEMU $2 has no ${c#contrib-} plugin" >&2; continue
+        fi ;;
+      floor-cond) [ "$1" != 1 ] || continue ;;  # API 1 has no conditional callback
+    esac
+    cfgs+=" $c"
+  done
+}
+
+bench_api() { # api qemu plugin peer qemu-version
   local api=$1 q=$2 p=$3 pp=$4 name cwd env cmd
   "$q" --version | head -1 > "$dir/api$api.version"
+  api_configs "$api" "$5"
   while IFS=$'\t' read -r name cwd env cmd; do
     local run="cd $cwd && env -i $env $q" cmds=(-n plain "cd $cwd && env -i $env $q $cmd > /dev/null")
     local c opt
-    for c in $configs; do
+    for c in $cfgs; do
       case $c in
         peer) opt="$pp,values=on,out=/dev/null" ;;
         none) opt="$p,models=none,report=/dev/null" ;;
@@ -72,12 +107,25 @@ bench_api() { # api qemu plugin peer
           opt="$p,models=${c%-bursts},burst_period=32768,report=/dev/null" ;;
         profileme-per-tb) opt="$p,models=profileme,cd=off,report=/dev/null" ;;
         rap-per-tb) opt="$p,models=rap,drain=0,report=/dev/null" ;;
-        floor-cond) [ "$api" != 1 ] || continue; opt="$p,floor=cond,report=/dev/null" ;;
+        floor-cond) opt="$p,floor=cond,report=/dev/null" ;;
+        contrib-hotblocks) opt="$cdir/libhotblocks.so,inline=on" ;;
+        contrib-cache) opt="$cdir/libcache.so" ;;
+        contrib-bbv) opt="$cdir/libbbv.so,outfile=$tmp/bbv" ;;
+        contrib-uftrace) opt="$cdir/libuftrace.so" ;;
         floor-tb | floor-mem) opt="$p,floor=${c#floor-},report=/dev/null" ;;
         *) echo "api.sh: unknown configuration $c" >&2; exit 1 ;;
       esac
       cmds+=(-n "$c" "$run -plugin $opt $cmd > /dev/null")
     done
+    # uftrace writes ./uftrace.data: a link from the working directory
+    # (shell-quoted in the corpus line) into the temporary one, made before
+    # the rounds (not in the measured command) and removed after them.
+    local wd uft=''
+    eval "wd=$cwd"
+    if [[ "$cfgs " == *" contrib-uftrace "* ]]; then
+      uft=$wd/uftrace.data
+      mkdir -p "$tmp/uftrace.data" && ln -sfn "$tmp/uftrace.data" "$uft"
+    fi
     rm -f "$dir/api$api-$name-"[0-9]*"$tag.json"
     local i t0=$SECONDS
     for i in $(seq 1 "$runs"); do
@@ -88,16 +136,17 @@ bench_api() { # api qemu plugin peer
         break
       fi
     done
+    [ -z "$uft" ] || rm -f "$uft"
     echo "API $api $name: $((SECONDS - t0)) s" >&2
   done <<< "$corpus"
 }
 for api in ${APIS:-1 4 7}; do
   case $api in
-    1) bench_api 1 "$(command -v qemu-x86_64)" "$lib/libhwprof-tcg.so" "$lib/libexact-tcg.so" ;;
+    1) bench_api 1 "$(command -v qemu-x86_64)" "$lib/libhwprof-tcg.so" "$lib/libexact-tcg.so" 7.2 ;;
     4 | 7) q=$q10 ver=10.0
        [ "$api" = 4 ] || q=$q11 ver=11.1
        if [ -x "$q" ]; then
-         bench_api "$api" "$q" "$lib/libhwprof-tcg-v$api.so" "$lib/libexact-tcg-v$api.so"
+         bench_api "$api" "$q" "$lib/libhwprof-tcg-v$api.so" "$lib/libexact-tcg-v$api.so" "$ver"
        else
          echo "API $api: skipped, no plugin-enabled qemu-x86_64 $ver at $q (examples/qemu/build-qemu.sh $ver)" >&2
        fi ;;

@@ -7,10 +7,11 @@ DIR holds apiA-PROGRAM-ROUND.json (one hyperfine --runs 1 per command and
 round) and apiA.version. Per API: a program x configuration table of user
 CPU as a ratio to plain QEMU of the same binary in the same rounds
 (median of each command's user CPU over the rounds, then the ratio), with
-"all" over the exact-counting peer beside it and the geometric mean over
+"all" over the exact-counting peer and "all" and "all-bursts" over QEMU's
+contrib cache plugin beside them (RATIOS) and the geometric mean over
 programs as the last row; then the goal table, each configuration's
 geometric mean over programs, its range, how many programs meet the goal,
-and the floor the API allows beside it.
+and the floor the API allows beside it, and the peers' geometric means.
 """
 import glob
 import json
@@ -26,10 +27,17 @@ import corpus  # noqa: E402  the members' order
 
 COLS = ["none", "profileme", "profileme-per-tb", "coproc", "coproc-bursts", "stratified",
         "stratified-bursts", "pathprof", "pathprof-bursts", "rap", "rap-per-tb", "all-bursts",
-        "all", "peer", "floor-tb", "floor-mem", "floor-cond"]
-# configuration, goal text, goal (ratio), floor per API ("none" is its own
-# floor: API 1 puts nothing in the translated code, API 4 and 7 one inline
-# add per TB); API 7 has API 4's floors
+        "all", "peer", "contrib-hotblocks", "contrib-cache", "contrib-bbv", "contrib-uftrace",
+        "floor-tb", "floor-mem", "floor-cond"]
+# column, numerator, denominator, what it is: each right after its numerator
+RATIOS = [("all/peer", "all", "peer", "all models over the exact-counting peer"),
+          ("all/contrib-cache", "all", "contrib-cache", "all models over QEMU's contrib cache plugin"),
+          ("all-bursts/contrib-cache", "all-bursts", "contrib-cache",
+           "all models in bursts over the contrib cache plugin")]
+# configuration, goal text, goal (ratio; None: a peer, shown without a
+# goal), floor per API ("none" is its own floor: API 1 puts nothing in the
+# translated code, API 4 and 7 one inline add per TB); API 7 has API 4's
+# floors
 GOALS = [("none", "plugin loaded, no model", "<= 1.15x", 1.15, {"4": None, "1": None}),
          ("profileme", "ProfileMe alone", "<= 1.3x", 1.3, {"4": "floor-cond", "1": "floor-tb"}),
          ("coproc", "co-processor alone (load values)", "<= 2x", 2.0,
@@ -46,7 +54,16 @@ GOALS = [("none", "plugin loaded, no model", "<= 1.15x", 1.15, {"4": None, "1": 
          ("all", "all models", "<= 4x (QEMU 10)", 4.0, {"4": "floor-mem", "1": "floor-mem"}),
          ("all-bursts", "all models, the sampled ones in bursts", "<= 4x", 4.0,
           {"4": "floor-mem", "1": "floor-mem"}),
-         ("all/peer", "all models / exact-counting peer", "<= 1.0x", 1.0, {"4": None, "1": None})]
+         ("all/peer", "all models / exact-counting peer", "<= 1.0x", 1.0, {"4": None, "1": None}),
+         ("all/contrib-cache", "all five models / contrib cache plugin", "<= 1.0x", 1.0,
+          {"4": None, "1": None}),
+         ("all-bursts/contrib-cache", "all five models in bursts / contrib cache plugin",
+          "<= 1.0x", 1.0, {"4": None, "1": None}),
+         ("peer", "exact-counting peer", "peer", None, {"4": None, "1": None}),
+         ("contrib-hotblocks", "contrib hotblocks (inline=on)", "peer", None, {"4": None, "1": None}),
+         ("contrib-cache", "contrib cache (default caches)", "peer", None, {"4": None, "1": None}),
+         ("contrib-bbv", "contrib bbv", "peer", None, {"4": None, "1": None}),
+         ("contrib-uftrace", "contrib uftrace", "peer", None, {"4": None, "1": None})]
 for _goal in GOALS:
     _goal[4]["7"] = _goal[4]["4"]
 
@@ -103,14 +120,16 @@ def main():
             for c in cols:
                 if c in u and c != "plain":
                     r.setdefault(c, {})[p] = u[c]
-            if "all" in u and "peer" in u:
-                r.setdefault("all/peer", {})[p] = u["all"] / u["peer"]
-        head = cols[:cols.index("all") + 1] + ["all/peer"] + cols[cols.index("all") + 1:] \
-            if "all" in cols and "peer" in cols else cols
+            for col, num, den, _ in RATIOS:
+                if num in u and den in u:
+                    r.setdefault(col, {})[p] = u[num] / u[den]
+        ratio_cols = [x for x in RATIOS if x[0] in r]
+        head = [h for c in cols for h in [c] + [x[0] for x in ratio_cols if x[1] == c]]
+        what = "; ".join(f"{col}: {text}" for col, _, _, text in ratio_cols)
         lines += [f"### Plugin API {api}: {ver}", "",
                   f"{'/'.join(map(str, sorted(nrounds[api])))} rounds; user CPU of each command, "
-                  "median over the rounds, over plain QEMU's in the same rounds "
-                  "(all/peer: all models over the exact-counting peer)", "",
+                  "median over the rounds, over plain QEMU's in the same rounds"
+                  + (f" ({what})" if what else ""), "",
                   "| program | plain user ms | " + " | ".join(head) + " |",
                   "| --- |" + " ---: |" * (len(head) + 1)]
         for p in progs:
@@ -129,15 +148,17 @@ def main():
                   " | " + " | ".join(f"floor, API {a}" for a in apis) + " |",
                   "| --- | --- |" + " --- |" * (2 * len(apis))]
         for key, label, goal, lim, floors in GOALS:
+            if not any(ratios[a].get(key) for a in apis):
+                continue
             cells, fcells = [], []
             for a in apis:
                 v = ratios[a].get(key)
                 if not v:
                     cells.append("-")
                 else:
-                    met = sum(x <= lim for x in v.values())
+                    met = "" if lim is None else f"; {sum(x <= lim for x in v.values())}/{len(v)}"
                     cells.append(f"{gmean(list(v.values())):.2f}x ({min(v.values()):.2f}-"
-                                 f"{max(v.values()):.2f}; {met}/{len(v)})")
+                                 f"{max(v.values()):.2f}{met})")
                 f = floors.get(a)
                 fv = ratios[a].get(f) if f else None
                 fcells.append(f"{gmean(list(fv.values())):.2f}x ({f})" if fv else "-")
