@@ -32,11 +32,12 @@
 # bench/qemu/build-contrib.sh from the source of the QEMU they run under
 # (7.2 for API 1, 10.0 for API 4, 11.1 for API 7), are peers in every
 # default run: contrib-hotblocks (inline=on), contrib-cache (its default
-# caches), contrib-bbv (outfile in a temporary directory) and
-# contrib-uftrace (its trace, uftrace.data in the program's working
-# directory, a link into a temporary directory there); a version without
-# the plugin (7.2 has neither bbv nor uftrace, 10.0 no uftrace), or
-# whose source is not there, skips it and says so.
+# caches; "all" and "all-bursts" are also compared with it), contrib-bbv
+# (outfile in a temporary directory) and contrib-uftrace (its trace goes
+# to ./uftrace.data, made a link from the program's working directory
+# into a temporary directory); a version without the plugin (7.2 has
+# neither bbv nor uftrace, 10.0 no uftrace), or whose source is not
+# there, skips it and says so.
 # RUNS rounds (default 5), each one hyperfine --runs 1 per command,
 # interleaved. Environment: CONFIGS (space-separated names) keeps only
 # those configurations (plain always runs); APIS (default "1 4 7") picks
