@@ -24,8 +24,8 @@ baseline (4 seeds each); the row then gives the co-processor's mean ± sd
 over its seeds, the baselines' pooled mean and sd, the margin between
 the two means, how many of its seeds beat their baseline's mean by one
 sd, and each count as the mean over the co-processor's seeds.
-KEY=VALUE arguments go to every run (hwp_cp_lvp_desc fields: slots=256
-runs the table at twice the slots). Not run in CI (minutes per program per seed on 2 cores).
+KEY=VALUE arguments go to every run (hwp_cp_lvp_desc fields: slots=128
+runs the table at half the slots, the default before it became 256). Not run in CI (minutes per program per seed on 2 cores).
 """
 import os
 import re
