@@ -1337,7 +1337,8 @@ static void lvp_split_then_merged(bool busy) {
             burst[nb++] = pc;
     /* only loads the host has masked run, and when busy one in 10 loads
      * is one of 64 unmasked ones (every part meets one within the
-     * watchdog's window; 64 fit the 128 slots, far from saturating) */
+     * watchdog's window; 64 fit the default 256 slots, far from
+     * saturating) */
     for (i = 0; i < 16; i++) hwp_cp_filter_mask_pc(&x, 0x200000 + 4 * i);
     for (i = 0; i < 200000; i++) {
         pc = busy && i % 10 == 0 ? 0x300000 + 4 * (i / 10 % 64) : 0x200000 + 4 * (i % 16);
