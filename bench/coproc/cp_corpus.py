@@ -24,8 +24,8 @@ baseline (4 seeds each); the row then gives the co-processor's mean ± sd
 over its seeds, the baselines' pooled mean and sd, the margin between
 the two means, how many of its seeds beat their baseline's mean by one
 sd, and each count as the mean over the co-processor's seeds.
-KEY=VALUE arguments go to every run (hwp_cp_lvp_desc fields: slots=256
-runs the table at twice the slots). Not run in CI (minutes per program per seed on 2 cores).
+KEY=VALUE arguments go to every run (hwp_cp_lvp_desc fields: slots=128
+runs the table at half the slots, the default before it became 256). Not run in CI (minutes per program per seed on 2 cores).
 """
 import os
 import re
@@ -106,7 +106,9 @@ def main():
     a = [o for o in a if "=" not in o]
     w = os.path.join(build, "corpus")
     m = corpus.members(w)
-    names = a or list(m)
+    # cc1plus only when named: its recording (23.5 GB) does not fit in
+    # memory (docs/coproc.md), as cp_sweep.py leaves it out
+    names = a or [n for n in m if n != "cc1plus"]
     for n in names:
         if n not in m:
             sys.exit(f"cp_corpus: unknown member {n} (members: {' '.join(m)})")

@@ -5,7 +5,7 @@ modelled overhead and on the convergence curve (the paper's figure of
 error against overhead cycles).
 
   bench/coproc/cp_sweep.py BUILD_DIR [--checkpoints N] [--settings A,B,..]
-                           [--table-only] [NAME ...]
+                           [--table-only] [KEY=VALUE ...] [NAME ...]
 
 Each corpus member is recorded as bench/coproc/cp_corpus.py does (the
 same BUILD_DIR/corpus/NAME.trace), then BUILD_DIR/examples/replay/
@@ -18,8 +18,12 @@ within the paper's design space: its sensitivity analysis (half and
 twice the slots), the counter width, the failed and done counters'
 interrupt thresholds, the thrash factor, the confidence test and the
 visit bound. --settings picks some by name (default: all, in the order
-below). Each run's output is kept in BUILD_DIR/corpus/sweep/NAME.SETTING.txt,
-so a rerun (or --table-only, which runs nothing) reuses what ran.
+below). KEY=VALUE arguments go to every run before the setting's own, so
+they move the point swept around (slots=128 sweeps around 128 slots, the
+default before it became 256). Each run's output is kept in
+BUILD_DIR/corpus/sweep/NAME.[KEY=VALUE.]SETTING.txt, so a rerun (or
+--table-only, which runs nothing) reuses what ran with the same library;
+a change of the library's defaults needs that directory emptied.
 
 Prints two tables: the convergence comparison at the defaults (per
 program: the co-processor's final overhead and error, the baseline's mean
@@ -44,7 +48,8 @@ import cp_corpus  # noqa: E402  recording, the tool's figures, the corpus
 SETTINGS = [
     ("default", []),
     ("slots=64", ["slots=64"]),
-    ("slots=256", ["slots=256"]),
+    ("slots=128", ["slots=128"]),  # half the default, and the default before
+    ("slots=256", ["slots=256"]),  # the default (twice around slots=128)
     ("visit_loads=2^16", ["visit_loads=65536"]),
     ("visit_loads=2^18", ["visit_loads=262144"]),
     ("thrash_mult=2", ["thrash_mult=2"]),
@@ -108,6 +113,8 @@ def main():
                 picked = v.split(",")
         else:
             sys.exit(__doc__)
+    base = [o for o in a if "=" in o]
+    a = [o for o in a if "=" not in o]
     known = dict(SETTINGS)
     for s in picked:
         if s not in known:
@@ -126,12 +133,13 @@ def main():
     for s in picked:
         for n in names:
             prog, args, _ = m[n]
-            out = os.path.join(w, "sweep", f"{n}.{s.replace('/', '-').replace(' ', '_')}.txt")
+            tag = "".join(f"{o}." for o in base) + s.replace('/', '-').replace(' ', '_')
+            out = os.path.join(w, "sweep", f"{n}.{tag}.txt")
             if table_only and not os.path.exists(out):
                 continue
             try:
                 trace = cp_corpus.record(build, w, n, prog, args)
-                res[s, n] = run(build, trace, out, known[s] + [f"checkpoints={ncheck}"])
+                res[s, n] = run(build, trace, out, base + known[s] + [f"checkpoints={ncheck}"])
             except (RuntimeError, subprocess.SubprocessError, OSError, AttributeError) as e:
                 print(f"cp_sweep: {n} {s}: {str(e)[-200:]}", file=sys.stderr)
             if (s, n) in res:

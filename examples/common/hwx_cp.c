@@ -144,11 +144,23 @@ static uint32_t hwx__cp_wants(const hwx_opts *o) {
     return HWX_WANT_VALUES | HWX_WANT_MEMORY;
 }
 
-/* The window programs' W: the CAM entries, at most half the data array
- * (hwprof/coproc.h; 0 in a desc means its default, 256 and 1024). */
+/* Desc member `key` as the library runs it: v, or when v is 0 the
+ * default in the library's own field table (fields), so the hosts keep
+ * no copy of a default that could fall out of step with it. */
+static uint32_t hwx__cp_def(const hwp_field *(*fields)(size_t *), const char *key,
+                            uint32_t v) {
+    size_t n = 0;
+    const hwp_field *f;
+    if (v) return v;
+    f = fields(&n); /* before n is read: argument order is unspecified */
+    f = hwp_field_find(f, n, key, NULL);
+    return f ? (uint32_t)f->def : 0u;
+}
+
+/* The window programs' W: the CAM entries, at most half the data array. */
 static uint32_t hwx__cp_window(const hwp_cp_desc *c) {
-    uint32_t cam = c->cam_entries ? c->cam_entries : 256u;
-    uint32_t half = (c->data_words ? c->data_words : 1024u) / 2u;
+    uint32_t cam = hwx__cp_def(hwp_cp_desc_fields, "cam_entries", c->cam_entries);
+    uint32_t half = hwx__cp_def(hwp_cp_desc_fields, "data_words", c->data_words) / 2u;
     return cam < half ? cam : half;
 }
 
@@ -297,8 +309,8 @@ static hwp_status hwx__cp_init(void *sv, void *dv, unsigned char **cur, hwx_sess
     m->cp = (hwp_cp *)hwp_carve(cur, sizeof(hwp_cp));
     m->app = d->app;
     m->tm = &s->timing;
-    m->slots = d->l.slots ? d->l.slots : 128u; /* hwp_cp_lvp_desc's default */
-    m->cam = d->c.cam_entries ? d->c.cam_entries : 256u; /* hwp_cp_desc's */
+    m->slots = hwx__cp_def(hwp_cp_lvp_desc_fields, "slots", d->l.slots);
+    m->cam = hwx__cp_def(hwp_cp_desc_fields, "cam_entries", d->c.cam_entries);
     if (hwp_cp_init(m->cp, hwp_carve(cur, k), k, &d->c, &s->cost) != HWP_OK)
         return hwp_fail(&s->head, HWP_EINVAL, hwp_why(m->cp));
     k = hwp_cp_simple_bytes(&d->s);

@@ -18,10 +18,10 @@ check_report(rep, check) calls check(label, ok, value) once per threshold:
                 measured and reported. The paper's claim, the co-processor
                 below the baseline's mean minus one sd, is checked only when
                 the caller asks (coproc_compare=True): against this
-                baseline it holds on gzip but not on bzip2 (phased loads)
-                or python3.11 (coverage) (docs/coproc.md, Results), so
-                asserting it would make those host tests fail on a known,
-                open gap.
+                baseline it holds on gzip (both hosts) and python3.11 (the
+                Valgrind tool's test) but not on bzip2 (docs/coproc.md,
+                Results), so asserting it there would make that host test
+                fail on a known, open gap.
   exact tables complete (nothing dropped)
 
 The HPT rule for wide path working sets (wide_paths=True; the Valgrind

@@ -174,7 +174,7 @@ typedef struct hwp_cp_desc {
 
 /* Load-value profiling parameters (sec. 4, appendix); zero = default. */
 typedef struct hwp_cp_lvp_desc {
-    uint32_t slots;         /* pow2, 1 CAM entry + 4 data words each; 128 */
+    uint32_t slots;         /* pow2, 1 CAM entry + 4 data words each; 256 */
     uint32_t counter_bits;  /* hit/miss/total counters, default 8        */
     uint32_t resel_min;     /* hits+misses before invariance is tested;
                                default 16                                */
@@ -1127,7 +1127,7 @@ static void hwp__cp_tab_add(hwp_cp *x, uint32_t kind, uint64_t k1, uint64_t k2,
  * and done_limit's depend on slots, and the checks tying fields to each
  * other or to the co-processor are hwp__cp_lvp_fill's. */
 static const hwp_field hwp__cp_lvpd_f[] = {
-    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", slots, UINT, 128, 1, 0xFFFFFFFFu,
+    HWP__FN(hwp_cp_lvp_desc, "coproc lvp", slots, UINT, 256, 1, 0xFFFFFFFFu,
             HWP_FIELD_POW2, "coproc: lvp slots must be a power of two with one "
                             "CAM entry and 4 data words each"),
     HWP__FN(hwp_cp_lvp_desc, "coproc lvp", counter_bits, UINT, 8, 2, 16, 0,

@@ -553,10 +553,12 @@ static void test_wrms(void) {
  * is 0.98 of the first 500 probes and 0.52 of all), so the profile is of
  * the early window. The test pins that down from both sides: on the VM's
  * exact stream the estimate equals the share in the window the
- * co-processor saw (estimator faithful) and is far above the whole-run
- * truth (the limitation, docs/coproc.md); the same values shuffled into a
- * steady stream are estimated at the whole-run truth; the steady lookup
- * load is right in both runs. */
+ * co-processor saw (estimator faithful), and that window is large enough
+ * to keep it within 0.1 of the whole-run truth (at 128 slots, the
+ * previous default, the window was the probe's first 21,739 of 61,391
+ * executions, 0.603 against 0.520; at the default 256 it is 48,595,
+ * 0.523); the same values shuffled into a steady stream are estimated at
+ * the whole-run truth; the steady lookup load is right in both runs. */
 
 typedef struct ht_run {
     double est[3];    /* estimated invariance of value 0 per load        */
@@ -664,8 +666,11 @@ static void test_lvp_hashtable_drift(void) {
     /* the host-side workaround docs/coproc.md measures: clear the bit
      * table and re-enable the filter every 50000 loads (~500 K
      * instructions). The records keep their masked flag, so the loads are
-     * not masked again and are profiled to the end: much closer to the
-     * whole-run truth, at several times the interrupts. */
+     * not masked again and are profiled to the end, within 0.03 of the
+     * whole-run truth, at more interrupts: 8 against 5 at the default
+     * 256 slots, where the run in order already profiles most of the
+     * probe's executions; 16 against 6 at 128 slots, where it saw a
+     * third of them. */
     ht_profile(ev, n, 50000, &c);
     printf("    re-sampled every 50000 loads: estimates %.4f %.4f %.4f, "
            "%" PRIu64 " interrupts (in order: %" PRIu64 ")\n",
@@ -673,7 +678,7 @@ static void test_lvp_hashtable_drift(void) {
     CHECK_NEAR(c.est[0], truth[0], 0.03);
     CHECK_NEAR(c.est[1], truth[1], 0.05);
     CHECK_NEAR(c.est[2], truth[2], 0.02);
-    CHECK(c.interrupts > 2 * a.interrupts);
+    CHECK(c.interrupts > a.interrupts);
 
     /* the probe load's own values, shuffled among its executions: the
      * same distribution without the drift is estimated correctly */
@@ -1332,7 +1337,8 @@ static void lvp_split_then_merged(bool busy) {
             burst[nb++] = pc;
     /* only loads the host has masked run, and when busy one in 10 loads
      * is one of 64 unmasked ones (every part meets one within the
-     * watchdog's window; 64 fit the 128 slots, far from saturating) */
+     * watchdog's window; 64 fit the default 256 slots, far from
+     * saturating) */
     for (i = 0; i < 16; i++) hwp_cp_filter_mask_pc(&x, 0x200000 + 4 * i);
     for (i = 0; i < 200000; i++) {
         pc = busy && i % 10 == 0 ? 0x300000 + 4 * (i / 10 % 64) : 0x200000 + 4 * (i % 16);
