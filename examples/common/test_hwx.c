@@ -1278,21 +1278,23 @@ static void test_report_top(void) {
     free(mem);
 }
 
+/* Finishes s and writes its whole JSON report into buf. */
+static void final_json(hwx_session *s, char *buf, size_t cap) {
+    hwp_bufwriter bw;
+    hwp_writer w;
+    hwx_session_finish(s);
+    w = hwp_writer_buf(&bw, buf, cap);
+    hwx_session_report_json(s, &w);
+    CHECK_EQ(bw.dropped, 0);
+}
+
 /* Sessions a and b (in m1 and m2) fed the same stream two ways: their
  * JSON reports, from `key` on (NULL: whole), are the same. Frees both. */
 static void same_reports(hwx_session *a, void *m1, hwx_session *b, void *m2, const char *key) {
     static char ja[1 << 20], jb[1 << 20];
-    hwp_bufwriter bw;
-    hwp_writer w;
     const char *ra, *rb;
-    hwx_session_finish(a);
-    hwx_session_finish(b);
-    w = hwp_writer_buf(&bw, ja, sizeof ja);
-    hwx_session_report_json(a, &w);
-    CHECK_EQ(bw.dropped, 0);
-    w = hwp_writer_buf(&bw, jb, sizeof jb);
-    hwx_session_report_json(b, &w);
-    CHECK_EQ(bw.dropped, 0);
+    final_json(a, ja, sizeof ja);
+    final_json(b, jb, sizeof jb);
     ra = key ? strstr(ja, key) : ja;
     rb = key ? strstr(jb, key) : jb;
     if (CHECK(ra && rb && strlen(ra) > 1000)) CHECK_STR(rb, ra);
@@ -1999,8 +2001,6 @@ static void test_quiet(void) {
     hwx_opts o;
     hwx_session *a, *b;
     void *m1, *m2;
-    hwp_bufwriter bw;
-    hwp_writer w;
     uint64_t hush = 0, quiet = 0, gaps = 0, whole = 0;
     size_t i, j, start = 0, n[2];
     const char *why, *obj[2];
@@ -2041,14 +2041,8 @@ static void test_quiet(void) {
     CHECK_EQ(a->fed, b->fed);
     /* most blocks went by as counts */
     CHECK(gaps > 20 && whole < N / 8 / 4);
-    hwx_session_finish(a);
-    hwx_session_finish(b);
-    w = hwp_writer_buf(&bw, ja, sizeof ja);
-    hwx_session_report_json(a, &w);
-    CHECK_EQ(bw.dropped, 0);
-    w = hwp_writer_buf(&bw, jb, sizeof jb);
-    hwx_session_report_json(b, &w);
-    CHECK_EQ(bw.dropped, 0);
+    final_json(a, ja, sizeof ja);
+    final_json(b, jb, sizeof jb);
     for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         obj[0] = json_obj(ja, keys[i], &n[0]);
         obj[1] = json_obj(jb, keys[i], &n[1]);
