@@ -1279,11 +1279,11 @@ static void test_report_top(void) {
 }
 
 /* Finishes s and writes its whole JSON report into buf. */
-static void final_json(hwx_session *s, char *buf, size_t cap) {
+static void finish_report(hwx_session *s, char *buf, size_t size) {
     hwp_bufwriter bw;
     hwp_writer w;
     hwx_session_finish(s);
-    w = hwp_writer_buf(&bw, buf, cap);
+    w = hwp_writer_buf(&bw, buf, size);
     hwx_session_report_json(s, &w);
     CHECK_EQ(bw.dropped, 0);
 }
@@ -1293,8 +1293,8 @@ static void final_json(hwx_session *s, char *buf, size_t cap) {
 static void same_reports(hwx_session *a, void *m1, hwx_session *b, void *m2, const char *key) {
     static char ja[1 << 20], jb[1 << 20];
     const char *ra, *rb;
-    final_json(a, ja, sizeof ja);
-    final_json(b, jb, sizeof jb);
+    finish_report(a, ja, sizeof ja);
+    finish_report(b, jb, sizeof jb);
     ra = key ? strstr(ja, key) : ja;
     rb = key ? strstr(jb, key) : jb;
     if (CHECK(ra && rb && strlen(ra) > 1000)) CHECK_STR(rb, ra);
@@ -1495,15 +1495,6 @@ static hwp_pm_table *core_pm_table(const char *json, void **mem) {
 
 #define CORE_N 8000u
 /* Feed v[0..n) whole, finish, and write the session's JSON report. */
-static void finish_report(hwx_session *s, char *buf, size_t size) {
-    hwp_bufwriter bw;
-    hwp_writer w;
-    hwx_session_finish(s);
-    w = hwp_writer_buf(&bw, buf, size);
-    hwx_session_report_json(s, &w);
-    CHECK_EQ(bw.dropped, 0);
-}
-
 static void feed_report(hwx_session *s, const hwp_insn *v, size_t n, char *buf,
                         size_t size) {
     size_t i;
@@ -2041,8 +2032,8 @@ static void test_quiet(void) {
     CHECK_EQ(a->fed, b->fed);
     /* most blocks went by as counts */
     CHECK(gaps > 20 && whole < N / 8 / 4);
-    final_json(a, ja, sizeof ja);
-    final_json(b, jb, sizeof jb);
+    finish_report(a, ja, sizeof ja);
+    finish_report(b, jb, sizeof jb);
     for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         obj[0] = json_obj(ja, keys[i], &n[0]);
         obj[1] = json_obj(jb, keys[i], &n[1]);
