@@ -298,6 +298,13 @@ static void test_opts_refused(void) {
         {"report", "", "report: expected a file name"},
         {"hpt", "512", "path_hpt: expected ENTRIESxWAYS"},
         {"hpt", "512x", "path_hpt: expected an integer"},
+        {"models", "rap+zz", "models: unknown model name"},
+        {"rap", "maybe", "rap: expected one of off, on"},
+        {"rap_abcdefghijklmnopqrstuvwxyz", "1", "model parameter name or value too long"},
+        {"bbv_interval", "0", "bbv_interval: expected an integer in 1.."},
+        {"bbv_blocks", "67108865", "bbv_blocks: expected an integer in 0..67108864"},
+        {"seed", "", "seed: expected an integer"},
+        {"guest_base", "x", "guest_base: expected an integer"},
     };
     unsigned i;
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -323,6 +330,40 @@ static void test_opts_zero_default(void) {
     CHECK_EQ(hwx_session_bytes(&a), hwx_session_bytes(&b));
     CHECK_EQ(b.exact_bytes, a.exact_bytes);
     CHECK_EQ(b.seed, a.seed);
+    CHECK_EQ(hwx_opts_parse(&b, "bbv_blocks=0,seed=0,rap=on,rap=off,path=on", &why), HWP_OK);
+    CHECK_EQ(b.bbv_blocks, a.bbv_blocks);
+    CHECK_EQ(b.seed, 1);
+    CHECK_EQ(b.models, HWX_M_PATH); /* rap on, then off */
+}
+
+/* What the options ask of the host's stream: the burst length and
+ * whether loads need their addresses and values. */
+static void test_opts_stream(void) {
+    hwx_opts o;
+    const char *why = "";
+    hwx_opts_default(&o);
+    CHECK_EQ(hwx_opts_burst_len(&o), 0); /* bursts off */
+    CHECK(!hwx_opts_need_values(&o) && !hwx_opts_need_memory(&o));
+    CHECK_EQ(hwx_opts_parse(&o, "burst_period=512", &why), HWP_OK);
+    CHECK_EQ(hwx_opts_burst_len(&o), 512);
+    CHECK_EQ(hwx_opts_parse(&o, "burst_period=4096", &why), HWP_OK);
+    CHECK_EQ(hwx_opts_burst_len(&o), 1024);
+    CHECK_EQ(hwx_opts_parse(&o, "burst_len=256", &why), HWP_OK);
+    CHECK_EQ(hwx_opts_burst_len(&o), 256);
+    CHECK_EQ(hwx_opts_parse(&o, "models=core", &why), HWP_OK);
+    CHECK(!hwx_opts_need_values(&o) && hwx_opts_need_memory(&o));
+    CHECK_EQ(hwx_opts_parse(&o, "models=coproc", &why), HWP_OK);
+    CHECK(hwx_opts_need_values(&o) && hwx_opts_need_memory(&o));
+    CHECK_EQ(hwx_opts_parse(&o, "values=off", &why), HWP_OK);
+    CHECK(!hwx_opts_need_values(&o) && hwx_opts_need_memory(&o));
+    CHECK_EQ(hwx_opts_parse(&o, "models=none,values=on,exact=on", &why), HWP_OK);
+    CHECK(hwx_opts_need_values(&o));
+    CHECK_EQ(hwx_opts_parse(&o, "exact=off,values=off,record=/tmp/r.trace", &why), HWP_OK);
+    CHECK(!hwx_opts_need_values(&o) && hwx_opts_need_memory(&o));
+    CHECK_EQ(hwx_opts_parse(&o, "timeline=100,flush=5000,guest_base=0x4000", &why), HWP_OK);
+    CHECK(o.timeline == 100 && o.flush == 5000 && o.guest_base == 0x4000 && o.guest_base_set);
+    CHECK_EQ(hwx_opts_parse(&o, "guest_base=0", &why), HWP_OK); /* found by the host */
+    CHECK(!o.guest_base_set);
 }
 
 /* Values in range for the parser but impossible for the model are
@@ -390,6 +431,25 @@ static void test_parse_numbers(void) {
     CHECK(hwx_parse_f64("10%", &d) && fabs(d - 0.1) < 1e-15);
     CHECK(!hwx_parse_f64("abc", &d));
     CHECK(!hwx_parse_f64("1.5q", &d));
+    CHECK(!hwx_parse_f64("1e", &d));
+    CHECK(!hwx_parse_f64("1e+", &d));
+    CHECK(hwx_parse_f64("2.5e+1", &d) && fabs(d - 25) < 1e-12);
+}
+
+/* A number option takes its value whole within its bounds; refused, the
+ * message gives the bounds as people write them (0.5, not 0.500000),
+ * open or closed. */
+static void test_arg_f64(void) {
+    double d = 0;
+    const char *why = "";
+    CHECK_EQ(hwx_arg_f64("x", "0.75", 0.5, 1, 2, 0, &d, &why), HWP_OK);
+    CHECK(fabs(d - 0.75) < 1e-15);
+    CHECK_EQ(hwx_arg_f64("x", "0.5", 0.5, 1, 2, 0, &d, &why), HWP_EINVAL);
+    CHECK_HAS(why, "x: expected a number in (0.5, 2], got \"0.5\"");
+    CHECK_EQ(hwx_arg_f64("x", "2", 0.25, 0, 2, 1, &d, &why), HWP_EINVAL);
+    CHECK_HAS(why, "[0.25, 2)");
+    CHECK_EQ(hwx_arg_f64("x", NULL, 0, 0, 1, 0, &d, &why), HWP_EINVAL);
+    CHECK_HAS(why, "got \"\"");
 }
 
 /* ---- trace ---------------------------------------------------------------- */
@@ -2064,9 +2124,11 @@ int main(int argc, char **argv) {
     HWT_RUN(test_opts);
     HWT_RUN(test_opts_refused);
     HWT_RUN(test_opts_zero_default);
+    HWT_RUN(test_opts_stream);
     HWT_RUN(test_opts_validate);
     HWT_RUN(test_host_read);
     HWT_RUN(test_parse_numbers);
+    HWT_RUN(test_arg_f64);
     HWT_RUN(test_trace_roundtrip);
     HWT_RUN(test_trace_truncated);
     HWT_RUN(test_trace_corrupt);
