@@ -14,7 +14,7 @@ against the exact profile, the baseline where the model has one (the
 co-processor's buffered sampler: mean +- sd over 4 seeds, at the nearest
 of the hosts' periods, with its overhead ratio) and the model's modelled
 overhead (cycles charged, as % of instructions). --install runs apt-get
-for missing members (gawk, pigz, luajit, g++); otherwise a missing member
+for missing members (gawk, pigz, luajit, g++, nodejs); otherwise a missing member
 is listed as missing and skipped. Not part of CI: the whole corpus takes
 about 20 minutes on 2 cores (python3, sqlite3 and cc1plus dominate).
 --commands runs nothing: it writes the inputs and prints, one line per
@@ -124,6 +124,31 @@ for _, n in ipairs(names) do s = s + accs[n].sum end
 print(s)
 """
 
+JS_WORK = """
+// Code a JIT writes, rewrites and drops: functions generated at run time
+// (compiled, then garbage), a call site that deoptimises when its argument
+// changes type, and object and string work between them.
+function gen(i) {
+  return new Function('a', 'b',
+    'let s = 0; for (let k = 0; k < a; k++) s = (s + k * ' + i + ' + b) % 1000003; return s;');
+}
+function add(x, y) { return x + y; }
+let t = 0;
+for (let r = 0; r < 30; r++) {
+  const f = gen(r % 13 + 1);
+  for (let j = 0; j < 40; j++) t = (t + f(2000, j)) % 1000003;
+  const o = {};
+  for (let j = 0; j < 3000; j++) {
+    const k = 'k' + ((j * 7919 + r) % 997);
+    o[k] = (o[k] || 0) + j;
+  }
+  t = (t + Object.keys(o).length) % 1000003;
+  // numbers for 20 rounds, then strings: add() is deoptimised and recompiled
+  for (let j = 0; j < 2000; j++) t = (t + (r < 20 ? add(j, r) : add('' + j, r).length)) % 1000003;
+}
+console.log(t);
+"""
+
 
 def cpp_input(path, seed=5):
     r = random.Random(seed)
@@ -162,6 +187,10 @@ def members(w):
                      "-o", "/dev/null"], "g++"),
         "pigz": ("/usr/bin/pigz", ["-p", "2", "-9", "-c", f"{w}/mixed.bin"], "pigz"),
         "luajit": ("/usr/bin/luajit", [f"{w}/loop.lua"], "luajit"),
+        # V8 on one thread with a fixed seed: its JIT compiles on the main
+        # thread, so the stream (and the code's addresses) repeat run to run
+        "node": ("/usr/bin/node", ["--single-threaded", "--random-seed=1", f"{w}/loop.js"],
+                 "nodejs"),
     }
 
 
@@ -170,7 +199,7 @@ def make_inputs(w):
     mixed_input(f"{w}/mixed.bin", 262144)
     text_input(f"{w}/text.txt", 200000)
     for name, body in (("work.py", PY_WORK), ("sql.py", SQL_WORK), ("loop.sh", BASH_WORK),
-                       ("loop.lua", LUA_WORK)):
+                       ("loop.lua", LUA_WORK), ("loop.js", JS_WORK)):
         with open(f"{w}/{name}", "w") as f:
             f.write(body.lstrip())
     cpp_input(f"{w}/gen.cpp")

@@ -24,8 +24,9 @@
  *        512x4 table under LFU, aging and decay: emptied at each window
  *        of 100M (the paper's), 10M and 1M instructions, scored against
  *        that window's exact paths, the mean over whole windows.
- *  diag  where the overlap goes at 512x4 (LFU and LFUDA), and when the exact top-512 paths
- *        first appear (tenths of the path stream).
+ *  diag  where the overlap goes at 512x4 (LFU and LFUDA), the paths above n/512 (all
+ *        that a one-pass table of 512 counters is sure to hold), and when the exact
+ *        top-512 paths first appear (tenths of the path stream).
  *  paths the path population: how paths end (a back-edge, an indirect
  *        jump, a return, the split at the maximum length, the final
  *        flush), their share of the path executions and their distinct
@@ -481,11 +482,21 @@ static void diag_table(const char *name, uint64_t age) {
 
 static void run_diag(void) {
     uint64_t thr = kth(SIM_ENTRIES, NULL);
-    uint32_t i, tenth[10] = {0};
-    double share[10] = {0};
+    uint32_t i, tenth[10] = {0}, above = 0;
+    double share[10] = {0}, above_share = 0;
     char *seen = calloc(U, 1);
     diag_table("LFU", 0);
     diag_table("LFUDA", LFUDA);
+    /* A one-pass table of k counters is sure to hold only the paths above
+     * n / k (Misra and Gries; Metwally et al.'s Space-Saving): how much of
+     * the perfect table that guarantee covers. */
+    for (i = 0; i < U; i++)
+        if (exact[i].count * SIM_ENTRIES > n) {
+            above++;
+            above_share += (double)exact[i].count / n;
+        }
+    printf("  paths above n/%u (what any one-pass %u-counter table is sure to hold): %u, "
+           "%.2f%% of the flow\n", SIM_ENTRIES, SIM_ENTRIES, above, 100 * above_share);
     for (i = 0; i < n; i++)
         if (!seen[ids[i]]) {
             seen[ids[i]] = 1;

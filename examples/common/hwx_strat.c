@@ -103,6 +103,23 @@ static void hwx__strat_merge(void *dv, const void *sv) {
     hwp_strat_acc_merge(((hwx__strat *)dv)->acc, ((const hwx__strat *)sv)->acc);
 }
 
+/* A full profile loses counts (a tuple with no room loses its count, a
+ * load with no entry its whole total): say how much, as the exact
+ * profile says INCOMPLETE, so no one reads its invariances as whole. */
+static void hwx__strat_full(const hwp_strat_acc *acc, const hwp_writer *w) {
+    hwp_strat_acc_stats st;
+    if (hwp_strat_acc_get_stats(acc, &st) != HWP_OK || !st.total ||
+        (!st.dropped_count && !st.dropped_pc_count))
+        return;
+    hwp_put_str(w, "  profile full (");
+    hwp_put_u64(w, st.tuples);
+    hwp_put_str(w, " tuples): ");
+    hwp_put_f64(w, 100.0 * (double)st.dropped_count / (double)st.total, 2);
+    hwp_put_str(w, "% of the counts lost with their tuple, ");
+    hwp_put_f64(w, 100.0 * (double)st.dropped_pc_count / (double)st.total, 2);
+    hwp_put_str(w, "% with no load entry; raise strat_tuples\n");
+}
+
 /* The loads a JIT would specialise first: the most invariant ones with
  * enough samples to say so, each with its top value, the library's
  * estimate of that value's count and the 95% interval of the
@@ -137,6 +154,7 @@ static void hwx__strat_text(const void *sv, const hwx_session *s, const hwp_writ
         if (s->exact) hwx__exact_inv(w, s->exact, rows[i].pc, v.w);
         hwp_put_str(w, "\n");
     }
+    hwx__strat_full(m->acc, w);
 }
 
 static void hwx__strat_json(const void *sv, const hwp_writer *w) {

@@ -434,6 +434,18 @@ static void test_parse_numbers(void) {
     CHECK(!hwx_parse_f64("1e", &d));
     CHECK(!hwx_parse_f64("1e+", &d));
     CHECK(hwx_parse_f64("2.5e+1", &d) && fabs(d - 25) < 1e-12);
+    /* either case of the hex prefix, digits and size suffixes */
+    CHECK(hwx_parse_u64("0XaBc", &v) && v == 0xabc);
+    CHECK(hwx_parse_u64("2K", &v) && v == 2048);
+    CHECK(hwx_parse_u64("3m", &v) && v == 3u << 20);
+    CHECK(hwx_parse_u64("1G", &v) && v == 1u << 30);
+    CHECK(!hwx_parse_u64("0xg", &v));                /* a suffix with no digits */
+    CHECK(!hwx_parse_u64("17179869184g", &v));       /* 2^34 G = 2^64: overflow */
+    CHECK(!hwx_parse_u64("0x10000000000000000", &v)); /* 2^64 in hex */
+    CHECK(hwx_parse_f64("-1.5", &d) && d == -1.5);
+    CHECK(hwx_parse_f64("1E2", &d) && fabs(d - 100) < 1e-12);
+    CHECK(!hwx_parse_f64("-", &d));
+    CHECK(!hwx_parse_f64("1e4000", &d)); /* an exponent stops growing at 400: refused */
 }
 
 /* A number option takes its value whole within its bounds; refused, the
@@ -1331,9 +1343,24 @@ static void test_report_top(void) {
         for (; *p == ' ' && p[1] == ' '; p = strchr(p, '\n') + 1) rows++;
     }
     CHECK_EQ(rows, 3); /* of 16 loads */
+    CHECK(strstr(buf, "profile full") == NULL); /* 128 tuples fit */
     w = hwp_writer_buf(&bw, buf, sizeof buf);
     hwx_session_report_json(s, &w);
     CHECK(strstr(buf, "\"hash\":1,") != NULL); /* strat_hash reached the model's desc */
+    free(s);
+    free(mem);
+    /* a profile of 64 tuples cannot hold the 128: the report says what
+     * it lost and which option to raise */
+    if (!CHECK_EQ(hwx_opts_set(&o, "strat_tuples", "64", &why), HWP_OK)) return;
+    s = new_session(&o, &mem);
+    if (!CHECK(s != NULL)) return;
+    for (i = 0; i < N; i++) hwx_session_insn(s, &v[i]);
+    hwx_session_finish(s);
+    w = hwp_writer_buf(&bw, buf, sizeof buf);
+    hwx_session_report_text(s, &w);
+    CHECK_HAS(buf, "  profile full (64 tuples): ");
+    CHECK_HAS(buf, "% with no load entry; raise strat_tuples\n");
+    CHECK(strstr(buf, "  profile full (64 tuples): 0.00%") == NULL); /* it lost counts */
     free(s);
     free(mem);
 }

@@ -29,6 +29,7 @@
  *   hwp_rap_add(r, key, weight), hwp_rap_insn(r, insn)     hot paths
  *   hwp_rap_takes(d, insn), hwp_rap_key(insn, source)      what rap_insn feeds
  *   hwp_rap_reset, hwp_rap_flush, hwp_rap_merge, hwp_rap_get_stats
+ *   hwp_rap_retire(r, lo, hi)          code in [lo, hi] is gone: fold it
  *   hwp_rap_query(r, lo, hi, &est)     estimate and bounds of [lo, hi]
  *   hwp_rap_estimate(r, lo, hi, &lower, &upper)   the bounds alone
  *   hwp_rap_top(r, bits, out, cap)     hottest aligned 2^bits-key blocks
@@ -95,7 +96,8 @@ typedef struct hwp_rap_desc {
 typedef struct hwp_rap_stats {
     uint64_t events;   /* weight offered to hwp_rap_add / hwp_rap_insn   */
     uint64_t dropped;  /* weight of keys outside the declared domain     */
-    uint64_t evicted;  /* ranges folded into their parent by merges      */
+    uint64_t evicted;  /* ranges folded into a parent by merges and by
+                          hwp_rap_retire                                */
     uint64_t cycles;   /* host stall cycles charged to the cost shim     */
     uint64_t n;        /* weight in the tree                             */
     uint64_t buffered; /* weight waiting in stage 0                      */
@@ -253,6 +255,12 @@ HWP__CONTRACT(rap);
 HWP_API uint64_t hwp_rap_nodes_for(double eps, unsigned key_bits,
                                    unsigned branching);
 HWP_API hwp_status hwp_rap_flush(hwp_rap *r);
+/* The keys in [lo, hi] name something that is gone (code a JIT freed or
+ * rewrote, an unmapped page): every range inside [lo, hi] folds its
+ * subtree into itself, as a merge would (counts kept, nodes freed for
+ * the code that replaces it). Ranges that straddle lo or hi keep their
+ * children. */
+HWP_API hwp_status hwp_rap_retire(hwp_rap *r, uint64_t lo, uint64_t hi);
 HWP_API hwp_status hwp_rap_foreach(const hwp_rap *r, hwp_rap_visit fn,
                                    void *ctx);
 HWP_API hwp_status hwp_rap_query(const hwp_rap *r, uint64_t lo, uint64_t hi,
@@ -1193,6 +1201,63 @@ static uint64_t hwp__rap_visit(hwp__rap_walk *w, uint32_t idx, uint64_t lo,
 
 static bool hwp__rap_ok(const hwp_rap *r) {
     return r && r->head.magic == HWP__RAP_MAGIC && r->pool;
+}
+
+/* ---- retiring code that is gone (cold) ---------------------------------- */
+
+/* Every descendant of x folds into x: its count is kept, its slot becomes
+ * garbage. Returns the nodes freed. */
+static uint32_t hwp__rap_fold(hwp_rap *r, hwp_rap_node *x) {
+    uint32_t freed = 0, k, n = hwp__rap_popcnt16(x->mask);
+    for (k = 0; k < n; k++) {
+        hwp_rap_node *c = &r->pool[x->child + k];
+        freed += hwp__rap_fold(r, c) + 1u;
+        x->count += c->count;
+        c->flags = HWP__RAP_GARBAGE;
+    }
+    x->mask = 0;
+    x->child = 0;
+    return freed;
+}
+
+/* The nodes under idx (its range starts at lo) that lie inside [a, b]
+ * fold their subtrees into themselves; *scanned counts the nodes read. */
+static uint32_t hwp__rap_retire_at(hwp_rap *r, uint32_t idx, uint64_t lo,
+                                   uint64_t a, uint64_t b, uint64_t *scanned) {
+    hwp_rap_node *x = &r->pool[idx];
+    uint64_t hi = lo | hwp_mask64(r->shift[x->depth]);
+    uint32_t freed = 0, k = 0;
+    unsigned dig;
+    (*scanned)++;
+    if (hi < a || lo > b || !x->mask) return 0;
+    if (a <= lo && hi <= b) return hwp__rap_fold(r, x);
+    for (dig = 0; dig < 16; dig++)
+        if ((x->mask >> dig) & 1u)
+            freed += hwp__rap_retire_at(r, x->child + k++,
+                                        hwp__rap_lo_of(r, lo, x->depth, dig),
+                                        a, b, scanned);
+    return freed;
+}
+
+HWP_API hwp_status hwp_rap_retire(hwp_rap *r, uint64_t lo, uint64_t hi) {
+    uint64_t scanned = 0, top;
+    uint32_t freed;
+    if (!hwp__rap_ok(r)) return HWP_EINVAL;
+    top = r->key_base + r->key_mask;
+    if (lo > hi)
+        return hwp__fail(&r->head, HWP_EINVAL, "rap: retire: lo must be <= hi");
+    if (hi < r->key_base || lo > top) return hwp__fail(&r->head, HWP_OK, "");
+    lo = lo < r->key_base ? 0 : lo - r->key_base;
+    hi = (hi > top ? top : hi) - r->key_base;
+    freed = hwp__rap_retire_at(r, 0, 0, lo, hi, &scanned);
+    if (freed) {
+        r->nodes -= freed;
+        r->folded += freed;
+        hwp__rap_compact(r, NULL); /* reshapes */
+    }
+    r->scanned += scanned;
+    hwp__rap_busy(r, HWP_COST_RAP_MERGE_NODE, scanned);
+    return hwp__fail(&r->head, HWP_OK, "");
 }
 
 /* The least count that is at least phi * n (and at least 1). */

@@ -550,6 +550,112 @@ static void test_cache_is_transparent(void) {
     CHECK_EQ(a.deferred, c.deferred);
 }
 
+/* Retiring a range (code that is gone): the ranges inside it fold their
+ * subtrees into themselves, counts kept (every bound still holds against
+ * the exact profile), nodes freed; ranges that straddle its ends keep
+ * their children; the tree then grows again on new keys there, and the
+ * lookup cache does not remember the old shape. */
+typedef struct retire_ctx {
+    uint64_t lo, hi, inside_below; /* nodes inside [lo, hi] under another */
+    uint64_t top_lo, top_hi;       /* the range the fold kept             */
+} retire_ctx;
+
+static void retire_visit(void *ctx, const hwp_rap_range *rg) {
+    retire_ctx *c = (retire_ctx *)ctx;
+    uint64_t span = rg->hi - rg->lo;
+    if (rg->lo < c->lo || rg->hi > c->hi) return;
+    /* its parent spans span * 4 + 3 keys from lo rounded down: inside? */
+    if (rg->depth > 0) {
+        uint64_t plo = rg->lo & ~(span * 4u + 3u), phi = plo + span * 4u + 3u;
+        if (plo >= c->lo && phi <= c->hi) c->inside_below++;
+    }
+}
+
+static void test_retire(void) {
+    static hwx_event ev[30000];
+    static unsigned char m2[(1u << 16) + 16];
+    hwp_rap r, c;
+    hwp_rng g;
+    hwp_rap_stats before, after;
+    retire_ctx rc;
+    visit_sum v;
+    uint64_t low = 0, up = 0, low2 = 1, up2 = 1;
+    unsigned i, n = 0, same = 1;
+    hwp_rap_desc d = small_desc(16, 4, 0.05, 200);
+    hwp_rng_seed(&g, 11);
+    CHECK_EQ(hwp_rap_init(&r, mem, MEMSZ, &d, NULL), HWP_OK);
+    d.cache = 64;
+    CHECK_EQ(hwp_rap_init(&c, ALIGN16(m2), 1u << 16, &d, NULL), HWP_OK);
+    /* a JIT's code at [0x1000, 0x1fff], hot and spread, beside steady
+     * code at [0x8000, 0x80ff] */
+    for (i = 0; i < 20000; i++, n++) {
+        uint64_t k = i % 3 ? 0x1000u + hwp_rng_below(&g, 0x1000u)
+                           : 0x8000u + hwp_rng_below(&g, 0x100u);
+        ev[n].key = k;
+        ev[n].weight = 1;
+        hwp_rap_add(&r, k, 1);
+        hwp_rap_add(&c, k, 1);
+    }
+    CHECK_EQ(hwp_rap_get_stats(&r, &before), HWP_OK);
+    CHECK_EQ(hwp_rap_estimate(&r, 0x1000u, 0x1fffu, &low, &up), HWP_OK);
+    CHECK_EQ(hwp_rap_retire(&r, 0x1000u, 0x1fffu), HWP_OK);
+    CHECK_EQ(hwp_rap_retire(&c, 0x1000u, 0x1fffu), HWP_OK);
+    CHECK_EQ(hwp_rap_get_stats(&r, &after), HWP_OK);
+    CHECK(after.nodes + 8u < before.nodes); /* the code's subtree went */
+    CHECK_EQ(after.evicted - before.evicted, before.nodes - after.nodes);
+    CHECK(after.scanned > before.scanned);
+    CHECK_EQ(after.n, before.n);
+    CHECK_EQ(hwp_rap_estimate(&r, 0x1000u, 0x1fffu, &low2, &up2), HWP_OK);
+    CHECK_EQ(low2, low); /* its weight stays, in the range that held it */
+    CHECK_EQ(up2, up);
+    memset(&rc, 0, sizeof rc);
+    rc.lo = 0x1000u;
+    rc.hi = 0x1fffu;
+    CHECK_EQ(hwp_rap_foreach(&r, retire_visit, &rc), HWP_OK);
+    CHECK_EQ(rc.inside_below, 0);
+    check_tree(&r, ev, n, 1);
+    /* the steady code kept its ranges */
+    CHECK_EQ(hwp_rap_estimate(&r, 0x8000u, 0x80ffu, &low, &up), HWP_OK);
+    CHECK(low > 0 && low + hwp_rap_bound(&r) >= 20000u / 3u);
+    /* unaligned ends: [0x8040, 0x80bf] straddles [0x8000, 0x803f]'s
+     * siblings' parent, which keeps its children */
+    CHECK_EQ(hwp_rap_get_stats(&r, &before), HWP_OK);
+    CHECK_EQ(hwp_rap_retire(&r, 0x8041u, 0x80bfu), HWP_OK);
+    CHECK_EQ(hwp_rap_retire(&c, 0x8041u, 0x80bfu), HWP_OK);
+    CHECK_EQ(hwp_rap_estimate(&r, 0x8000u, 0x80ffu, &low2, &up2), HWP_OK);
+    CHECK_EQ(low2, low);
+    check_tree(&r, ev, n, 1);
+    /* new code where the old was: the tree grows there again, and the
+     * cached tree counts exactly as the uncached one */
+    for (i = 0; i < 10000; i++, n++) {
+        uint64_t k = 0x1800u + hwp_rng_below(&g, 0x40u);
+        ev[n].key = k;
+        ev[n].weight = 1;
+        hwp_rap_add(&r, k, 1);
+        hwp_rap_add(&c, k, 1);
+    }
+    memset(&v, 0, sizeof v);
+    CHECK_EQ(hwp_rap_foreach(&r, sum_visit, &v), HWP_OK);
+    CHECK(v.max_depth >= 5); /* [0x1800, 0x183f] is depth 5 */
+    check_tree(&r, ev, n, 0);
+    CHECK_EQ(r.used, c.used);
+    for (i = 0; i < r.used && i < c.used; i++)
+        same &= r.pool[i].count == c.pool[i].count && r.pool[i].mask == c.pool[i].mask;
+    CHECK(same);
+    /* a range outside the domain changes nothing; lo > hi is refused */
+    CHECK_EQ(hwp_rap_get_stats(&r, &before), HWP_OK);
+    CHECK_EQ(hwp_rap_retire(&r, 0x10000u, 0x1ffffu), HWP_OK);
+    CHECK_EQ(hwp_rap_get_stats(&r, &after), HWP_OK);
+    CHECK_EQ(after.nodes, before.nodes);
+    CHECK_EQ(hwp_rap_retire(&r, 2, 1), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&r), "retire: lo must be <= hi");
+    CHECK_EQ(hwp_rap_retire(NULL, 1, 2), HWP_EINVAL);
+    /* the whole domain folds into the root */
+    CHECK_EQ(hwp_rap_retire(&r, 0, ~(uint64_t)0), HWP_OK);
+    CHECK_EQ(r.nodes, 1);
+    CHECK_EQ(r.pool[0].count, r.n);
+}
+
 /* The lookup (spine, jump[] table, strided walk for b <= 4, popcount walk
  * otherwise) against the tree's own ranges: for probe keys, the node the
  * hot path counts in must be the deepest range hwp_rap_foreach reports
@@ -1422,6 +1528,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_stage0_drains);
     HWT_RUN(test_cache_is_transparent);
     HWT_RUN(test_lookup_matches_ranges);
+    HWT_RUN(test_retire);
     HWT_RUN(test_insn_entry);
     HWT_RUN(test_cost_queue);
     HWT_RUN(test_cost_pipeline);
