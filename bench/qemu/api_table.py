@@ -34,38 +34,42 @@ RATIOS = [("all/peer", "all", "peer", "all models over the exact-counting peer")
           ("all/contrib-cache", "all", "contrib-cache", "all models over QEMU's contrib cache plugin"),
           ("all-bursts/contrib-cache", "all-bursts", "contrib-cache",
            "all models in bursts over the contrib cache plugin")]
+def floors(api1=None, api4=None):
+    """The floor configuration per API: API 1's, and API 4's (API 7's too);
+    api4 defaults to api1, None is no floor."""
+    api4 = api1 if api4 is None else api4
+    return {"1": api1, "4": api4, "7": api4}
+
+
 # configuration, goal text, goal (ratio; None: a peer, shown without a
 # goal), floor per API ("none" is its own floor: API 1 puts nothing in the
-# translated code, API 4 and 7 one inline add per TB); API 7 has API 4's
-# floors
-GOALS = [("none", "plugin loaded, no model", "<= 1.15x", 1.15, {"4": None, "1": None}),
-         ("profileme", "ProfileMe alone", "<= 1.3x", 1.3, {"4": "floor-cond", "1": "floor-tb"}),
+# translated code, API 4 and 7 one inline add per TB)
+GOALS = [("none", "plugin loaded, no model", "<= 1.15x", 1.15, floors()),
+         ("profileme", "ProfileMe alone", "<= 1.3x", 1.3, floors("floor-tb", "floor-cond")),
          ("coproc", "co-processor alone (load values)", "<= 2x", 2.0,
-          {"4": "floor-mem", "1": "floor-mem"}),
+          floors("floor-mem")),
          ("coproc-bursts", "co-processor alone, in bursts", "<= 2x", 2.0,
-          {"4": "floor-mem", "1": "floor-mem"}),
-         ("stratified", "stratified alone", "<= 2x", 2.0, {"4": "floor-mem", "1": "floor-mem"}),
+          floors("floor-mem")),
+         ("stratified", "stratified alone", "<= 2x", 2.0, floors("floor-mem")),
          ("stratified-bursts", "stratified alone, in bursts", "<= 2x", 2.0,
-          {"4": "floor-mem", "1": "floor-mem"}),
-         ("pathprof", "path profiler alone", "<= 2.5x", 2.5, {"4": "floor-tb", "1": "floor-tb"}),
+          floors("floor-mem")),
+         ("pathprof", "path profiler alone", "<= 2.5x", 2.5, floors("floor-tb")),
          ("pathprof-bursts", "path profiler alone, in bursts", "<= 2.5x", 2.5,
-          {"4": "floor-tb", "1": "floor-tb"}),
-         ("rap", "RAP on code ranges alone", "<= 2x", 2.0, {"4": "floor-tb", "1": "floor-tb"}),
-         ("all", "all models", "<= 4x (QEMU 10)", 4.0, {"4": "floor-mem", "1": "floor-mem"}),
+          floors("floor-tb")),
+         ("rap", "RAP on code ranges alone", "<= 2x", 2.0, floors("floor-tb")),
+         ("all", "all models", "<= 4x (QEMU 10)", 4.0, floors("floor-mem")),
          ("all-bursts", "all models, the sampled ones in bursts", "<= 4x", 4.0,
-          {"4": "floor-mem", "1": "floor-mem"}),
-         ("all/peer", "all models / exact-counting peer", "<= 1.0x", 1.0, {"4": None, "1": None}),
+          floors("floor-mem")),
+         ("all/peer", "all models / exact-counting peer", "<= 1.0x", 1.0, floors()),
          ("all/contrib-cache", "all five models / contrib cache plugin", "<= 1.0x", 1.0,
-          {"4": None, "1": None}),
+          floors()),
          ("all-bursts/contrib-cache", "all five models in bursts / contrib cache plugin",
-          "<= 1.0x", 1.0, {"4": None, "1": None}),
-         ("peer", "exact-counting peer", "peer", None, {"4": None, "1": None}),
-         ("contrib-hotblocks", "contrib hotblocks (inline=on)", "peer", None, {"4": None, "1": None}),
-         ("contrib-cache", "contrib cache (default caches)", "peer", None, {"4": None, "1": None}),
-         ("contrib-bbv", "contrib bbv", "peer", None, {"4": None, "1": None}),
-         ("contrib-uftrace", "contrib uftrace", "peer", None, {"4": None, "1": None})]
-for _goal in GOALS:
-    _goal[4]["7"] = _goal[4]["4"]
+          "<= 1.0x", 1.0, floors()),
+         ("peer", "exact-counting peer", "peer", None, floors()),
+         ("contrib-hotblocks", "contrib hotblocks (inline=on)", "peer", None, floors()),
+         ("contrib-cache", "contrib cache (default caches)", "peer", None, floors()),
+         ("contrib-bbv", "contrib bbv", "peer", None, floors()),
+         ("contrib-uftrace", "contrib uftrace", "peer", None, floors())]
 
 
 def gmean(xs):

@@ -70,6 +70,7 @@
  *                                             a basic block at once
  *   hwx_session_tally_ok(s) / hwx_session_tally(s, pc, n)
  *                                             blocks' counts in bulk
+ *   hwx_session_retire(s, lo, hi)             code there is gone
  *   hwx_session_finish(s)                     end of stream (flush paths)
  *   hwx_session_merge(dst, src)               per-vCPU sessions at exit
  *   hwx_session_report_text/json(s, w)
@@ -299,6 +300,10 @@ void hwx_session_block(hwx_session *s, const uint64_t *pcs, uint32_t n,
  * bursts, the gap's skip), and the class counts take them as "other". */
 bool hwx_session_tally_ok(const hwx_session *s);
 void hwx_session_tally(hwx_session *s, uint64_t pc, uint64_t n);
+/* Code at [lo, hi] is gone (the host saw it unmapped, or rewritten):
+ * each model lets go of what it holds for it (RAP on code keys folds its
+ * ranges there, hwp_rap_retire); what was counted stays counted. */
+void hwx_session_retire(hwx_session *s, uint64_t lo, uint64_t hi);
 /* With bbv=FILE: where this session's vectors go (the host opens the
  * file; one per session). Set it before the first instruction. */
 void hwx_session_bbv_out(hwx_session *s, const hwp_writer *w);

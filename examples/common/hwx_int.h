@@ -129,6 +129,10 @@ typedef struct hwx_adapter {
      * that start at pc, with no record of any of them. NULL: the adapter
      * needs the records (every model but RAP on code). */
     void (*tally)(void *st, uint64_t pc, uint64_t n);
+    /* Code at [lo, hi] is gone (unmapped, or rewritten by a JIT): the
+     * adapter lets go of what it holds for those addresses (RAP on code
+     * keys folds their ranges). NULL: it holds nothing per address. */
+    void (*retire)(void *st, uint64_t lo, uint64_t hi);
     /* Counters over time (timeline=N): the names (NULL-terminated) of
      * what `counters` writes, each cumulative since init. NULL: none. */
     const char *const *counter_names;

@@ -224,6 +224,14 @@ static void hwx__rap_tally(void *sv, uint64_t pc, uint64_t n) {
     hwp_rap_add(((hwx__rap *)sv)->rap, pc, n);
 }
 
+/* The code keys' tree only: a value or a data address in an unmapped
+ * range is still a value a program may load, and the 2-D tree's code
+ * side has no retire of its own. */
+static void hwx__rap_retire(void *sv, uint64_t lo, uint64_t hi) {
+    hwx__rap *m = (hwx__rap *)sv;
+    if (m->key == HWX_KEY_PC && m->rap) (void)hwp_rap_retire(m->rap, lo, hi);
+}
+
 static void hwx__rap_flush(void *sv) {
     const hwx__rap *m = (const hwx__rap *)sv;
     if (m->rap2) hwp_rap2_flush(m->rap2);
@@ -435,6 +443,7 @@ const hwx_adapter hwx__adapter_rap = {
     .evaluate = hwx__rap_eval,
     .until = hwx__rap_until,
     .tally = hwx__rap_tally,
+    .retire = hwx__rap_retire,
     .counter_names = hwx__rap_counter_names,
     .counters = hwx__rap_counters,
 };

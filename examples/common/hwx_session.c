@@ -519,6 +519,13 @@ void hwx_session_tally(hwx_session *s, uint64_t pc, uint64_t n) {
         if (s->st[i] && hwx__tallied(s, i)) hwx__registry[i]->tally(s->st[i], pc, n);
 }
 
+void hwx_session_retire(hwx_session *s, uint64_t lo, uint64_t hi) {
+    uint32_t i;
+    if (!s || s->head.magic != HWX__MAGIC || lo > hi) return;
+    for (i = 0; i < hwx__nadapters; i++)
+        if (s->st[i] && hwx__registry[i]->retire) hwx__registry[i]->retire(s->st[i], lo, hi);
+}
+
 void hwx_session_block(hwx_session *s, const uint64_t *pcs, uint32_t n,
                        const hwp_insn *last, const hwp_insn *mem,
                        uint32_t nmem) {

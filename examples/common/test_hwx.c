@@ -265,6 +265,9 @@ static void test_opts(void) {
     CHECK_EQ(o.models, HWX_M_ALL);
     CHECK_EQ(hwx_opts_set(&o, "models", "none", &why), HWP_OK);
     CHECK_EQ(o.models, 0);
+    /* one model on and off by its own name */
+    CHECK_EQ(hwx_opts_parse(&o, "rap=on,rap=off,path=on", &why), HWP_OK);
+    CHECK_EQ(o.models, HWX_M_PATH);
 }
 
 /* Bad option values are refused whole, with a message naming the option
@@ -330,10 +333,9 @@ static void test_opts_zero_default(void) {
     CHECK_EQ(hwx_session_bytes(&a), hwx_session_bytes(&b));
     CHECK_EQ(b.exact_bytes, a.exact_bytes);
     CHECK_EQ(b.seed, a.seed);
-    CHECK_EQ(hwx_opts_parse(&b, "bbv_blocks=0,seed=0,rap=on,rap=off,path=on", &why), HWP_OK);
+    CHECK_EQ(hwx_opts_parse(&b, "bbv_blocks=0,seed=0", &why), HWP_OK);
     CHECK_EQ(b.bbv_blocks, a.bbv_blocks);
     CHECK_EQ(b.seed, 1);
-    CHECK_EQ(b.models, HWX_M_PATH); /* rap on, then off */
 }
 
 /* What the options ask of the host's stream: the burst length and
@@ -1795,6 +1797,59 @@ static uint64_t json_u64(const char *from, const char *key) {
     return p ? strtoull(p + strlen(key), NULL, 10) : ~(uint64_t)0;
 }
 
+/* Code that is gone: hwx_session_retire folds RAP's ranges inside the
+ * range on code keys (nodes freed, counts kept: the tree still sums to
+ * every event), and leaves a tree of values alone. */
+static void test_retire(void) {
+    enum { N = 60000 };
+    static hwp_insn v[N];
+    static char buf[1 << 21];
+    static const char *const keys[2] = {"pc", "value"};
+    size_t i, k;
+    for (i = 0; i < N; i++) { /* two code regions of 4 KB, loads of spread values */
+        memset(&v[i], 0, sizeof v[i]);
+        v[i].pc = (i & 1 ? 0x400000u : 0x500000u) + 4u * ((i * 2654435761u >> 7) & 1023u);
+        v[i].next_pc = v[i].pc + 4;
+        v[i].cls = HWP_CLS_LOAD;
+        v[i].value = (i * 2654435761u) & 0xFFFFFu;
+    }
+    for (k = 0; k < 2; k++) {
+        hwx_opts o;
+        const char *why = NULL, *rap;
+        void *mem;
+        hwx_session *s;
+        uint64_t nodes, evicted, n;
+        hwx_opts_default(&o);
+        if (!CHECK_EQ(hwx_opts_parse(&o, "models=rap,rap_eps=0.01,rap_kb=64", &why), HWP_OK) ||
+            !CHECK_EQ(hwx_opts_set(&o, "key", keys[k], &why), HWP_OK))
+            return;
+        s = new_session(&o, &mem);
+        if (!CHECK(s != NULL)) return;
+        for (i = 0; i < N; i++) hwx_session_insn(s, &v[i]);
+        finish_report(s, buf, sizeof buf);
+        rap = strstr(buf, "\"rap\":{\"model\"");
+        rap = rap ? strstr(rap, "\"stats\":") : NULL; /* past the desc's "nodes" */
+        nodes = json_u64(rap, "\"nodes\":");
+        evicted = json_u64(rap, "\"evicted\":");
+        n = json_u64(rap, "\"n\":");
+        hwx_session_retire(s, 0x500000u, 0x500fffu);
+        hwx_session_retire(s, 2, 1); /* lo > hi: nothing */
+        finish_report(s, buf, sizeof buf);
+        rap = strstr(buf, "\"rap\":{\"model\"");
+        rap = rap ? strstr(rap, "\"stats\":") : NULL;
+        if (k == 0) {
+            CHECK(json_u64(rap, "\"nodes\":") + 8u < nodes);
+            CHECK_EQ(json_u64(rap, "\"evicted\":") - evicted, nodes - json_u64(rap, "\"nodes\":"));
+        } else {
+            CHECK_EQ(json_u64(rap, "\"nodes\":"), nodes);
+            CHECK_EQ(json_u64(rap, "\"evicted\":"), evicted);
+        }
+        CHECK_EQ(json_u64(rap, "\"n\":"), n);
+        free(s);
+        free(mem);
+    }
+}
+
 /* Every co-processor program is scored against the exact profile of the
  * same records (coproc_count_err: sum |counted - exact| / sum exact). A
  * co-processor fast enough to drop nothing counts every edge, context
@@ -2169,6 +2224,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_hpt_default_policy);
     HWT_RUN(test_strat_exact_full);
     HWT_RUN(test_report_top);
+    HWT_RUN(test_retire);
     HWT_RUN(test_simple_seeds);
     HWT_RUN(test_simple_pick);
     HWT_RUN(test_block_mode);

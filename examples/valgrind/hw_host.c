@@ -183,6 +183,15 @@ static void hw__kv(const hwp_writer *w, const char *k, uint64_t v) {
     hwp_put_str(w, "\n");
 }
 
+void hw_host_retire(hw_host *h, hw_thread *const *ts, unsigned n, uint64_t lo, uint64_t hi) {
+    unsigned t;
+    if (lo > hi) return;
+    h->unmapped++;
+    h->unmapped_bytes += hi - lo + 1u;
+    for (t = 0; t < n; t++)
+        if (ts[t] && ts[t]->s) hwx_session_retire(ts[t]->s, lo, hi);
+}
+
 void hw_host_report_text(const hw_host *h, const hwp_writer *w) {
     const hw_stats s = h->sum;
     unsigned c, b;
@@ -204,6 +213,8 @@ void hw_host_report_text(const hw_host *h, const hwp_writer *w) {
                                  : "AT_RANDOM               kernel's\n");
     hw__kv(w, "getrandom calls seeded  ", h->getrandom_calls);
     hw__kv(w, "clock calls virtualised ", h->clock_calls);
+    hw__kv(w, "ranges unmapped, retired ", h->unmapped);
+    hw__kv(w, "  bytes                 ", h->unmapped_bytes);
     for (c = 0; c < HWP_CLS_COUNT; c++) agree += h->agree[c][c];
     hw__kv(w, "translated instructions ", h->insns_translated);
     hw__kv(w, "  VEX and bytes agree   ", agree);
@@ -266,6 +277,8 @@ void hw_host_report_json(const hw_host *h, const hwp_writer *w, const hwx_module
     hwp_put_str(w, h->auxv_fixed ? "true" : "false");
     hw__json_u64(w, "getrandom_seeded", h->getrandom_calls);
     hw__json_u64(w, "clock_virtualised", h->clock_calls);
+    hw__json_u64(w, "unmapped", h->unmapped);
+    hw__json_u64(w, "unmapped_bytes", h->unmapped_bytes);
     hwp_put_str(w, "},\"class_check\":{\"translated\":");
     hwp_put_u64(w, h->insns_translated);
     hw__json_u64(w, "len_mismatch", h->len_mismatch);

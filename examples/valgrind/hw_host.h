@@ -60,6 +60,8 @@ typedef struct hw_host {
     int auxv_fixed;             /* AT_RANDOM was overwritten          */
     uint64_t getrandom_calls;   /* getrandom(2) results replaced      */
     uint64_t clock_calls;       /* clock syscall results replaced     */
+    uint64_t unmapped;          /* munmap'ed ranges retired           */
+    uint64_t unmapped_bytes;
     const hwp_writer *record;   /* record=FILE output, or NULL        */
     /* Filled by hw_host_finish at exit: */
     hw_stats sum;               /* every thread's counts              */
@@ -195,6 +197,10 @@ HWP_INLINE void hw_thread_store(hw_thread *t, uint64_t addr) {
 void hw_thread_flush(hw_thread *t);
 /* record=FILE: the end marker with every thread's record count. */
 void hw_host_record_end(hw_host *h, hw_thread *const *ts, unsigned n);
+
+/* The client unmapped [lo, hi]: every thread's session lets go of the
+ * code it held there (hwx_session_retire), counted for the report. */
+void hw_host_retire(hw_host *h, hw_thread *const *ts, unsigned n, uint64_t lo, uint64_t hi);
 
 /* At exit, after hw_thread_flush on every thread (NULL slots skipped):
  * sums the counts, merges every session into the first one and, with

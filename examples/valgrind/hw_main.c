@@ -225,6 +225,13 @@ static void hw_start_client_code(ThreadId tid, ULong blocks_done) {
     hw_cur = hw_thread_get(tid);
 }
 
+/* The client unmapped memory: code there is gone (a JIT's freed pages, a
+ * library dlclose'd), and every thread's models let go of it. Valgrind
+ * runs one thread at a time, so the other threads' sessions are idle. */
+static void hw_die_munmap(Addr a, SizeT len) {
+    if (len) hw_host_retire(&hw_host_state, hw_threads, VG_N_THREADS, a, a + len - 1);
+}
+
 /* ---- hot helpers, called from the instrumented code --------------------- */
 
 /* Instruction mark: complete the previous record, start this one.
@@ -1144,6 +1151,7 @@ static void hw_pre_clo_init(void) {
     VG_(needs_command_line_options)(hw_process_cmd_line_option, hw_print_usage,
                                     hw_print_debug_usage);
     VG_(track_start_client_code)(hw_start_client_code);
+    VG_(track_die_mem_munmap)(hw_die_munmap);
     VG_(needs_syscall_wrapper)(hw_pre_syscall, hw_post_syscall);
     if (!hw_host_setup(&hw_host_state, hw_alloc, hw_free, NULL))
         VG_(tool_panic)("hwprof: out of memory");

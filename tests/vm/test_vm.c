@@ -572,6 +572,226 @@ static void test_hpt_policy(void) {
     CHECK_HAS(hwp_why(&vm), "hpt_plain");
 }
 
+/* The names of kinds and verdicts, the local countdown's watch test, and
+ * the model accessors: NULL for a model the layer does not hold. */
+static void test_names_and_accessors(void) {
+    static const char *const kinds[] = {"?", "func", "loop", "path", "value", "type", "phase", "?"};
+    static const char *const verdicts[] = {"unsure", "yes", "no", "?"};
+    hwp_vm_desc d;
+    hwp_vm vm;
+    void *mem;
+    uint32_t k;
+    for (k = 0; k < 8; k++) CHECK_HAS(hwp_vm_kind_str(k), kinds[k]);
+    for (k = 0; k < 4; k++) CHECK_HAS(hwp_vm_verdict_str(k), verdicts[k]);
+    CHECK(hwp_vm_watching(1) && !hwp_vm_watching(0) && !hwp_vm_watching(2));
+    desc_for(&d, HWP_VM_PM, NULL);
+    if (!CHECK((mem = make(&vm, &d)) != NULL)) return;
+    CHECK(hwp_vm_pm(&vm) && hwp_vm_pm_table(&vm));
+    CHECK(!hwp_vm_strat(&vm) && !hwp_vm_strat_acc(&vm) && !hwp_vm_rap(&vm) && !hwp_vm_path(&vm) &&
+          !hwp_vm_hpt(&vm) && !hwp_vm_phase(&vm) && !hwp_vm_cp(&vm));
+    free(mem);
+    desc_for(&d, HWP_VM_ALL, NULL);
+    if (!CHECK((mem = make(&vm, &d)) != NULL)) return;
+    CHECK(hwp_vm_strat(&vm) && hwp_vm_strat_acc(&vm) && hwp_vm_rap(&vm) && hwp_vm_path(&vm) &&
+          hwp_vm_hpt(&vm) && hwp_vm_phase(&vm) && hwp_vm_cp(&vm));
+    free(mem);
+    CHECK(hwp_vm_pm(NULL) == NULL);
+}
+
+static void pm_stub(void *ctx, const hwp_pm_record *r, unsigned n) {
+    (void)ctx;
+    (void)r;
+    (void)n;
+}
+
+static void path_stub(void *ctx, const hwp_path_rec *r) {
+    (void)ctx;
+    (void)r;
+}
+
+/* NULL where a pointer is needed, a query of a kind no site has, and the
+ * callbacks the layer owns: refused, never a crash. */
+static void test_null_args(void) {
+    hwp_vm_desc d;
+    hwp_vm vm;
+    hwp_vm_decision q;
+    void *mem;
+    unsigned char small[64];
+    CHECK_EQ(hwp_vm_bytes(NULL), 0u);
+    CHECK_EQ(hwp_vm_init(NULL, small, sizeof small, NULL, NULL), HWP_EINVAL);
+    CHECK_EQ(hwp_vm_init(&vm, small, sizeof small, NULL, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&vm), "desc must be non-NULL");
+    CHECK_EQ(hwp_vm_read_desc(NULL, "{}", 2, NULL), HWP_EINVAL);
+    desc_for(&d, HWP_VM_ALL, NULL);
+    d.pm.deliver = pm_stub;
+    CHECK_EQ(hwp_vm_bytes(&d), 0u);
+    desc_for(&d, HWP_VM_ALL, NULL);
+    d.path.on_path = path_stub;
+    CHECK_EQ(hwp_vm_init(&vm, small, sizeof small, &d, NULL), HWP_EINVAL);
+    CHECK_HAS(hwp_why(&vm), "callbacks");
+    desc_for(&d, HWP_VM_STRAT, NULL);
+    if (!CHECK((mem = make(&vm, &d)) != NULL)) return;
+    CHECK_EQ(hwp_vm_get_stats(&vm, NULL), HWP_EINVAL);
+    CHECK_EQ(hwp_vm_func(&vm, 0, NULL), HWP_EINVAL);
+    CHECK_EQ(hwp_vm_loop(&vm, 0x100, NULL), HWP_EINVAL);
+    CHECK_EQ(hwp_vm_site(&vm, 0, HWP_VM_VALUE, NULL), HWP_EINVAL);
+    CHECK_EQ(hwp_vm_site(&vm, 0, HWP_VM_LOOP, &q), HWP_EINVAL); /* not a site's kind */
+    free(mem);
+}
+
+/* More loop headers than the loop table's probe runs hold: the ones that
+ * find no slot are dropped and counted, the others still decided. */
+static void test_loops_full(void) {
+    hwp_vm_desc d;
+    hwp_vm vm;
+    exact x;
+    hwp_vm_stats s = {0};
+    hwp_vm_decision q;
+    void *mem;
+    uint32_t f, held = 0;
+    desc_for(&d, HWP_VM_RAP, NULL);
+    d.loops = 16; /* 64 functions, a loop each */
+    if (!CHECK((mem = make(&vm, &d)) != NULL)) return;
+    drive(&vm, &x, 100000, 4);
+    hwp_vm_flush(&vm);
+    CHECK(hwp_vm_get_stats(&vm, &s) == HWP_OK);
+    CHECK(s.dropped > 0 && s.rejected == 0);
+    for (f = 0; f < NF; f++)
+        if (hwp_vm_loop(&vm, FN_BASE(f) + 4u, &q) == HWP_OK) held += q.samples > 0;
+    CHECK(held > 0 && held <= 16);
+    free(mem);
+}
+
+/* Two phases of the program (four short functions, then eight others of
+ * other loop lengths): the path-based detector, fed the bursts' paths,
+ * streams a phase change once the second begins, and none before. */
+static void test_phase_change(void) {
+    hwp_vm_desc d;
+    hwp_vm vm;
+    exact x;
+    static decisions ds;
+    const hwp_vm_decision *p;
+    void *mem;
+    uint32_t i;
+    size_t k, before;
+    ds.n = 0;
+    desc_for(&d, HWP_VM_PATH, &ds);
+    d.phase.interval = 4096; /* bytecodes seen in bursts */
+    if (!CHECK((mem = make(&vm, &d)) != NULL)) return;
+    memset(&x, 0, sizeof x);
+    for (i = 0; i < 20000; i++) run_call(&vm, &x, i % 4u);
+    for (k = 0, before = 0; k < ds.n; k++) before += ds.d[k].kind == HWP_VM_PHASE;
+    for (i = 0; i < 20000; i++) run_call(&vm, &x, 40u + i % 8u);
+    hwp_vm_flush(&vm);
+    for (k = 0, p = NULL; k < ds.n && !p; k++)
+        if (ds.d[k].kind == HWP_VM_PHASE && ds.d[k].clock > x.ops / 2u) p = &ds.d[k];
+    CHECK(p != NULL && p->verdict == HWP_VM_YES && p->samples == 1 && p->est > 0);
+    CHECK(before <= 1); /* at most the first interval's own change */
+    free(mem);
+}
+
+/* A report the layer cannot take: a model it does not hold (in the desc
+ * and in the state), a unit of the wrong length, and a model's own
+ * refusal, whose offset is moved to the whole report's. */
+static void test_read_refusals(void) {
+    static char text[1 << 20], bad[1 << 20];
+    hwp_vm_desc d, rd;
+    hwp_vm vm, pm;
+    hwp_bufwriter b;
+    hwp_writer w;
+    hwp_json_err err;
+    exact x;
+    void *mem, *pmem;
+    char *at;
+    size_t n;
+    desc_for(&d, HWP_VM_ALL, NULL);
+    if (!CHECK((mem = make(&vm, &d)) != NULL)) return;
+    drive(&vm, &x, 20000, 5);
+    hwp_vm_flush(&vm);
+    w = hwp_writer_buf(&b, text, sizeof text);
+    hwp_vm_write_json(&vm, &w);
+    if (!CHECK_EQ(b.dropped, 0)) return;
+    n = b.len;
+    CHECK_EQ(hwp_vm_read_desc(&rd, text, n, &err), HWP_OK);
+    /* a layer holding ProfileMe alone, its report naming another model */
+    desc_for(&d, HWP_VM_PM, NULL);
+    if ((pmem = make(&pm, &d)) != NULL) {
+        hwp_bufwriter pb;
+        hwp_writer pw = hwp_writer_buf(&pb, bad, sizeof bad);
+        hwp_vm_write_json(&pm, &pw);
+        CHECK_EQ(hwp_vm_read_json(&pm, bad, pb.len, &err), HWP_OK);
+        at = strstr(bad, "\"pm_table\":{\"model\"");
+        if (CHECK(at != NULL)) {
+            memcpy(at, "\"pm_tablx\"", 10);
+            CHECK(hwp_vm_read_json(&pm, bad, pb.len, &err) != HWP_OK);
+            CHECK(err.why && strstr(err.why, "a model the layer does not hold"));
+            CHECK_EQ(err.offset, (size_t)(at - bad) + 11); /* at its value */
+        }
+        free(pmem);
+    }
+    /* a model name no layer holds, in the desc */
+    memcpy(bad, text, n);
+    at = strstr(bad, "\"rap\":{\"model\"");
+    if (CHECK(at != NULL)) {
+        memcpy(at, "\"rqp\"", 5);
+        CHECK(hwp_vm_read_desc(&rd, bad, n, &err) != HWP_OK);
+        CHECK(err.why && strstr(err.why, "a model the layer does not hold"));
+        CHECK_EQ(err.offset, (size_t)(at - bad) + 6); /* at its value */
+    }
+    /* damage inside RAP's own report: its reader's reason, at the byte
+     * of the whole report */
+    memcpy(bad, text, n);
+    at = strstr(bad, "\"rap\":{\"model\"");
+    if (CHECK(at != NULL) && CHECK((at = strstr(at, "\"eps\":")) != NULL)) {
+        at += 6;
+        *at = 'x';
+        CHECK(hwp_vm_read_json(&vm, bad, n, &err) != HWP_OK);
+        CHECK(err.why != NULL);
+        CHECK_EQ(err.offset, (size_t)(at - bad));
+    }
+    /* damage seen with no err to fill: the status alone */
+    memcpy(bad, text, n);
+    at = strstr(bad, "\"rap\":{\"model\"");
+    if (CHECK(at != NULL) && CHECK((at = strstr(at, "\"eps\":")) != NULL)) {
+        at[6] = 'x';
+        CHECK(hwp_vm_read_json(&vm, bad, n, NULL) != HWP_OK);
+    }
+    /* a function unit past desc.funcs, then the same unit twice */
+    memcpy(bad, text, n);
+    at = strstr(bad, "\"funcs\":[[");
+    if (CHECK(at != NULL)) {
+        char *id = at + 10, *end = strchr(id, ',');
+        size_t off = (size_t)(id - bad), len = end ? (size_t)(end - id) : 0;
+        char *unit_end = strchr(id, ']');
+        if (CHECK(end != NULL && unit_end != NULL && len <= 2)) {
+            memmove(bad + off + 3, bad + off + len, n - off - len);
+            memcpy(bad + off, "999", 3);
+            CHECK(hwp_vm_read_json(&vm, bad, n + 3 - len, &err) != HWP_OK);
+            CHECK(err.why && strstr(err.why, "past desc.funcs"));
+        }
+        if (CHECK(unit_end != NULL)) { /* the first unit, then a copy of it */
+            size_t ustart = (size_t)(at - bad) + 9u, ulen = (size_t)(unit_end - at) - 9u + 1u;
+            memcpy(bad, text, n);
+            memmove(bad + ustart + 2u * ulen + 1u, bad + ustart + ulen, n - ustart - ulen);
+            bad[ustart + ulen] = ',';
+            memcpy(bad + ustart + ulen + 1u, text + ustart, ulen);
+            CHECK(hwp_vm_read_json(&vm, bad, n + ulen + 1u, &err) != HWP_OK);
+            CHECK(err.why && strstr(err.why, "a unit repeated"));
+        }
+    }
+    /* a function unit with an eighth member */
+    memcpy(bad, text, n);
+    at = strstr(bad, "\"funcs\":[[");
+    if (CHECK(at != NULL) && CHECK((at = strchr(at + 9, ']')) != NULL)) {
+        size_t off = (size_t)(at - bad);
+        memmove(bad + off + 2, bad + off, n - off);
+        memcpy(bad + off, ",0", 2);
+        CHECK(hwp_vm_read_json(&vm, bad, n + 2, &err) != HWP_OK);
+        CHECK(err.why && strstr(err.why, "a unit is [id, pc"));
+    }
+    free(mem);
+}
+
 int main(int argc, char **argv) {
     hwt_begin(argc, argv);
     HWT_RUN(test_bad_descs);
@@ -587,5 +807,10 @@ int main(int argc, char **argv) {
     HWT_RUN(test_short_bursts);
     HWT_RUN(test_finish_mid_transfer);
     HWT_RUN(test_hpt_policy);
+    HWT_RUN(test_names_and_accessors);
+    HWT_RUN(test_loops_full);
+    HWT_RUN(test_null_args);
+    HWT_RUN(test_phase_change);
+    HWT_RUN(test_read_refusals);
     return hwt_end();
 }

@@ -120,6 +120,28 @@ at = text.index('"capacity":') + len('"capacity":')
 end = text.index(",", at)
 bad("baddesc.json", text[:at] + "3" + text[end:], r"capacity|desc")
 
+# a host's sections, each damaged in the one way its reader names
+head = '{"schema":"hwprof-session-1",'
+body = text[len(head):]
+check(text.startswith(head), "whole.json starts with its schema")
+bad("noblocks.json", head + '"hot_blocks":{"paths":[{"start":"0x1","shape":"0x1"}]},' + body,
+    r"hot_blocks: a path with neither blocks nor an error", len(head) + 23)
+sites = ",".join(f'"0x{i + 1:x}"' for i in range(9))
+bad("sites.json", head + '"coproc_contexts":{"contexts":[{"key":"0x1","sites":[' + sites + ']}]},' +
+    body, r"a context with more than 8 call sites")
+bad("noframes.json", head + '"call_stacks":{"stacks":[{"count":3}]},' + body,
+    r"call_stacks: a stack without frames")
+# more model reports than one file may hold
+m0 = text.index('{"model":"hpt"')
+m1 = text.index(',"coproc_simple"')
+hpt = text[m0:m1]
+bad("many.json", head + '"models":{' + ",".join(['"hpt":' + hpt] * 33) + "}}",
+    r"more than 32 model reports in one file")
+# a model's own reader refuses its report: the model and the file's path to it
+at = text.index('"ways":', m0) + len('"ways":')
+end = text.index(",", at)
+bad("badhpt.json", text[:at] + '"x"' + text[end:], r"hpt report at models\.hpt: json: expected a number")
+
 # a file that does not exist
 r = run("--quiet", p("missing.json"))
 check(r.returncode == 1 and "missing.json: cannot open" in r.stderr, f"missing file: {r.stderr}")
