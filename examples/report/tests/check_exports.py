@@ -47,6 +47,26 @@ want = {
 check(want["PM_Samples"] > 0 and want["RAP_Events"] == rap["stats"]["n"],
       f"the report has samples and its tree holds every event: {want}")
 
+# --key on a load the co-processor profiled: its samples and each value's
+# invariance, as its report has them; and RAP's bounds on the same key,
+# which hold the sum of the tree's smallest range around it
+load = rep["models"]["coproc"]["loads"][0]
+r = subprocess.run([tool, "--key", load["pc"], p("all.json")], capture_output=True, text=True)
+check(r.returncode == 0 and f"coproc (models.coproc): load {load['pc']}: {load['samples']} samples"
+      in r.stdout, f"--key {load['pc']}: the co-processor's samples: {r.stdout}{r.stderr}")
+# the most invariant values first, as many as the query gives (the JSON
+# keeps its slots' order and 4 decimals)
+shown = re.findall(r"^    value (0x[0-9a-f]+)  invariance ([0-9.]+)  95% interval",
+                   r.stdout[r.stdout.find("coproc (models.coproc)"):], re.M)
+inv = {v["value"]: v["invariance"] for v in load["values"]}
+check(shown and all(x in inv and abs(float(s) - inv[x]) < 0.0011 for x, s in shown) and
+      [x for x, _ in shown] == sorted(inv, key=lambda x: -inv[x])[:len(shown)],
+      f"--key {load['pc']}: the co-processor's most invariant values {shown} of {inv}")
+m = re.search(r"rap \(models\.rap\): key (0x[0-9a-f]+): between (\d+) and (\d+) of (\d+) events",
+              r.stdout)
+check(m is not None and int(m.group(2)) <= int(m.group(3)) and int(m.group(4)) == rap["stats"]["n"],
+      f"--key {load['pc']}: RAP's bounds, of all its events: {r.stdout}")
+
 r = subprocess.run([tool, "--quiet", "--callgrind", p("cg.out"), "--folded", p("folded.txt"),
                     "--table", "pm_table", "--csv", p("pm.csv"), p("all.json")],
                    capture_output=True, text=True)

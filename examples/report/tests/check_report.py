@@ -142,6 +142,27 @@ at = text.index('"ways":', m0) + len('"ways":')
 end = text.index(",", at)
 bad("badhpt.json", text[:at] + '"x"' + text[end:], r"hpt report at models\.hpt: json: expected a number")
 
+# members a newer writer may add inside the hosts' sections are passed
+# over, and the file merges with itself (its modules then repeat)
+extra = head + ('"modules":[{"path":"/x","lo":"0x1000","hi":"0x2000","note":"y"}],'
+                '"timeline":{"every":10,"insns":[1,2],"counters":{"later":3,"rap.splits":[1,2]}},'
+                '"hot_blocks":{"paths":[{"start":"0x1","shape":"0x1","n":1,"blocks":["0x1"],'
+                '"later":[1,2]}],"later":3},'
+                '"coproc_contexts":{"contexts":[{"key":"0x1","sites":["0x2"],"later":{}}]},'
+                '"call_stacks":{"stacks":[{"frames":["a","b"],"count":2,"later":"x"}],"later":1},') + body
+with open(p("extra.json"), "w") as f:
+    f.write(extra)
+r = run("--quiet", "--json", p("extra_merged.json"), p("extra.json"), p("extra.json"))
+check(r.returncode == 0, f"extra.json: unknown members are passed over: {r.stderr}")
+if r.returncode == 0:
+    hb = json.load(open(p("extra_merged.json"))).get("hot_blocks", {}).get("paths", [])
+    check([(x["start"], x["blocks"]) for x in hb] == [("0x1", ["0x1"])],
+          f"extra.json twice: its one hot path, its known members: {hb}")
+# a path that opens but cannot be read (a directory)
+r = run("--quiet", work)
+check(r.returncode == 1 and "read error" in r.stderr and len(r.stderr.strip().splitlines()) == 1,
+      f"a directory: one line, a read error: {r.stderr}")
+
 # a file that does not exist
 r = run("--quiet", p("missing.json"))
 check(r.returncode == 1 and "missing.json: cannot open" in r.stderr, f"missing file: {r.stderr}")
