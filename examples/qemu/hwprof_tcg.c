@@ -99,6 +99,7 @@ typedef struct hwq_vcpu {
     const hwq_tb *cd_pend;
     uint32_t cd_pos;
     uint32_t idx;         /* vcpu_index                                   */
+    uint32_t retired;     /* hwq_retire's ranges this session has taken   */
     uint64_t cd_left;
     uint64_t cd_last;     /* the count hwq_cd_tb left: minus the count
                              now, the instructions passed since          */
@@ -1246,6 +1247,41 @@ static void hwq_as_legend(FILE *f) {
                 HWQ_AS_MAX - 1, HWQ_AS_MAX, (unsigned long long)hwq.as->over);
 }
 
+/* Ranges the guest unmapped (user mode): the code there is gone, and
+ * each vCPU's session lets go of it (hwx_session_retire: RAP folds its
+ * code ranges) on its own thread, at its next syscall or at exit, since
+ * another vCPU's session may be running. Folding later loses nothing:
+ * the counts stay, only the nodes come back later. */
+#define HWQ_RETIRE_MAX 65536u
+static struct {
+    uint64_t lo[HWQ_RETIRE_MAX], hi[HWQ_RETIRE_MAX];
+    uint32_t n;            /* recorded (release-stored, under hwq.lock)  */
+    uint64_t bytes, lost;  /* past HWQ_RETIRE_MAX: not retired           */
+} hwq_retire;
+
+static void hwq_retire_add(uint64_t lo, uint64_t len) {
+    pthread_mutex_lock(&hwq.lock);
+    if (hwq_retire.n < HWQ_RETIRE_MAX) {
+        hwq_retire.lo[hwq_retire.n] = lo;
+        hwq_retire.hi[hwq_retire.n] = lo + (len - 1u);
+        hwq_retire.bytes += len;
+        __atomic_store_n(&hwq_retire.n, hwq_retire.n + 1u, __ATOMIC_RELEASE);
+    } else {
+        hwq_retire.lost++;
+    }
+    pthread_mutex_unlock(&hwq.lock);
+}
+
+static void hwq_retire_take(hwq_vcpu *v) {
+    uint32_t n = __atomic_load_n(&hwq_retire.n, __ATOMIC_ACQUIRE);
+    if (!v || v->retired == n) return;
+    /* What the TB counters still hold for the code reaches RAP first: a
+     * count handed on after the fold would split the range again. */
+    if (hwq.tally || hwq.quiet_tally) hwq_tally_drain(v);
+    for (; v->retired < n; v->retired++)
+        hwx_session_retire(&v->s, hwq_retire.lo[v->retired], hwq_retire.hi[v->retired]);
+}
+
 /* The text report (report=, else stderr) and the JSON one (json=) of
  * session `s`; `suffix` names a per-vCPU file. 0, or -1 if a write failed. */
 static int hwq_report(hwx_session *s, const char *suffix, int merged) {
@@ -1288,6 +1324,11 @@ static int hwq_report(hwx_session *s, const char *suffix, int merged) {
                        "left out\n",
                     (unsigned long long)hwq.regs_insns, (unsigned long long)hwq.regs_unknown,
                     (unsigned long long)hwq.regs_src_over, (unsigned long long)hwq.regs_dst_over);
+        if (hwq_retire.n)
+            fprintf(f, "plugin: %u ranges unmapped (%llu bytes): RAP's code ranges there "
+                       "retired%s\n",
+                    hwq_retire.n, (unsigned long long)hwq_retire.bytes,
+                    hwq_retire.lost ? " (more were not: the list was full)" : "");
         if (hwq.bad_reads)
             fprintf(f, "plugin: %llu loaded values not readable at guest address + guest_base "
                        "(0x%llx): skipped, check guest_base=\n",
@@ -1347,6 +1388,7 @@ static void hwq_atexit(void) {
         hwq_vcpu *v = hwq.vcpu[i];
         if (!v) continue;
         hwq_emit(v, 0);
+        hwq_retire_take(v);
         hwx_session_finish(&v->s);
         if (hwq_bbv_close(v)) bad = 1;
         if (v->tw) {
@@ -1403,7 +1445,8 @@ static void hwq_atexit(void) {
 static void hwq_syscall(unsigned int idx, int64_t num, uint64_t a1, uint64_t a2, uint64_t a3) {
     char task[64];
     int self;
-    (void)idx;
+    if (num == 11 /* munmap */ && a2 && a1 + (a2 - 1u) >= a1) hwq_retire_add(a1, a2);
+    hwq_retire_take(hwq_get(idx));
     snprintf(task, sizeof task, "/proc/self/task/%llu", (unsigned long long)a1);
     self = num == 62 /* kill */ ? (a2 == 9 && (a1 == 0 || a1 == (uint64_t)getpid()))
          : num == 200 /* tkill */ ? (a2 == 9 && access(task, F_OK) == 0)

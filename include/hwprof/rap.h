@@ -258,8 +258,8 @@ HWP_API hwp_status hwp_rap_flush(hwp_rap *r);
 /* The keys in [lo, hi] name something that is gone (code a JIT freed or
  * rewrote, an unmapped page): every range inside [lo, hi] folds its
  * subtree into itself, as a merge would (counts kept, nodes freed for
- * the code that replaces it). Ranges that straddle lo or hi keep their
- * children. */
+ * the code that replaces it), after stage 0 has drained. Ranges that
+ * straddle lo or hi keep their children. */
 HWP_API hwp_status hwp_rap_retire(hwp_rap *r, uint64_t lo, uint64_t hi);
 HWP_API hwp_status hwp_rap_foreach(const hwp_rap *r, hwp_rap_visit fn,
                                    void *ctx);
@@ -1249,6 +1249,10 @@ HWP_API hwp_status hwp_rap_retire(hwp_rap *r, uint64_t lo, uint64_t hi) {
     if (hi < r->key_base || lo > top) return hwp__fail(&r->head, HWP_OK, "");
     lo = lo < r->key_base ? 0 : lo - r->key_base;
     hi = (hi > top ? top : hi) - r->key_base;
+    /* What stage 0 still holds for the range lands before the fold: a
+     * count arriving after it would find a range far over the threshold
+     * and split it again at once. */
+    hwp__rap_drain(r, 0);
     freed = hwp__rap_retire_at(r, 0, 0, lo, hi, &scanned);
     if (freed) {
         r->nodes -= freed;
