@@ -1445,7 +1445,9 @@ static void hwq_atexit(void) {
 static void hwq_syscall(unsigned int idx, int64_t num, uint64_t a1, uint64_t a2, uint64_t a3) {
     char task[64];
     int self;
-    if (num == 11 /* munmap */ && a2 && a1 + (a2 - 1u) >= a1) hwq_retire_add(a1, a2);
+    /* not with record=: the trace carries no unmap for a replay to repeat */
+    if (num == 11 /* munmap */ && a2 && a1 + (a2 - 1u) >= a1 && !hwq.opts.record[0])
+        hwq_retire_add(a1, a2);
     hwq_retire_take(hwq_get(idx));
     snprintf(task, sizeof task, "/proc/self/task/%llu", (unsigned long long)a1);
     self = num == 62 /* kill */ ? (a2 == 9 && (a1 == 0 || a1 == (uint64_t)getpid()))
