@@ -53,6 +53,7 @@
  *                         when a chunk fills and at exit)
  *   guest_base=N          QEMU -B offset if the host cannot find it (0:
  *                         let the host find it)
+ *   retire=on|off         let go of code the guest unmaps (default on)
  *
  * API
  *   hwx_opts_default(o)                       no model, exact off, values on
@@ -145,6 +146,8 @@ typedef struct hwx_opts {
                            burst to the next, 0 off (hwx_session_insn)  */
     uint32_t burst_len; /* burst_len=: instructions per burst, 1..period;
                            0 -> min(1024, period)                       */
+    uint32_t retire;    /* retire=: code the host sees unmapped is let go
+                           (hwx_session_retire); on by default          */
     char report[HWX_PATH_MAX];
     char json[HWX_PATH_MAX];
     char record[HWX_PATH_MAX];
@@ -244,6 +247,7 @@ typedef struct hwx_session {
                             (skip, tally): classes unknown, in cls[OTHER] */
     uint32_t quiet;      /* every enabled part can go without records
                             between bursts (hwx_session_quiet)           */
+    uint64_t retired;    /* code ranges let go (hwx_session_retire)       */
 } hwx_session;
 
 /* burst_period=: how many instructions from the next one on are outside
@@ -438,7 +442,7 @@ uint32_t hwx_x86_ops(const uint8_t *bytes, size_t len, struct hwp_core_ops *ops)
 
 /* ---- trace record / replay (docs/trace-format.md) ----------------------- */
 
-#define HWX_TRACE_VERSION 1u
+#define HWX_TRACE_VERSION 2u /* written; readers take 1 and 2         */
 #define HWX_TRACE_CHUNK 65536u /* payload bytes that close a chunk        */
 #define HWX_TRACE_HDR 48u      /* room for a chunk header before payload  */
 #define HWX_TRACE_SLACK 64u    /* room for the record that crosses CHUNK  */
@@ -463,6 +467,10 @@ void hwx_trace_writer_init(hwx_trace_writer *t, const hwp_writer *out,
                            uint32_t vcpu);
 void hwx_trace_put(hwx_trace_writer *t, const hwp_insn *in);
 void hwx_trace_flush(hwx_trace_writer *t); /* emit the buffered chunk */
+/* Code in [lo, hi] is gone (an unmap) at this point of the writer's
+ * stream: its chunk is emitted first, then a retire item, so a replay
+ * retires it between the same two records (hwx_session_retire). */
+void hwx_trace_put_retire(hwx_trace_writer *t, uint64_t lo, uint64_t hi);
 /* The end marker with the file's total record count (all writers). */
 void hwx_trace_write_end(const hwp_writer *out, uint64_t total_records);
 
@@ -476,15 +484,22 @@ typedef struct hwx_trace_reader {
     uint64_t chunk_left;  /* records left in the current chunk            */
     uint64_t records;     /* records delivered                            */
     uint64_t prev_next, prev_addr;
-    uint32_t vcpu;        /* vCPU of the current chunk                    */
+    uint32_t vcpu;        /* vCPU of the current chunk or retire item     */
     uint32_t ended;       /* end marker seen                              */
+    uint32_t version;     /* the file's: 1 or 2                           */
+    uint32_t want_retire; /* set after open: hwx_trace_next returns the
+                             retire items (else it passes over them)    */
+    uint64_t lo, hi;      /* the last retire item's range                 */
+    uint64_t retires;     /* retire items read                            */
     size_t err_off;
     const char *why;
 } hwx_trace_reader;
 
 hwp_status hwx_trace_open(hwx_trace_reader *r, const void *buf, size_t len);
 /* 1: *out holds the next record (r->vcpu says whose); 0: clean end;
- * -1: error (r->err_off, r->why). */
+ * -1: error (r->err_off, r->why); HWX_TRACE_RETIRE (only with
+ * r->want_retire): code in [r->lo, r->hi] of vCPU r->vcpu is gone. */
+#define HWX_TRACE_RETIRE 2
 int hwx_trace_next(hwx_trace_reader *r, hwp_insn *out);
 
 #ifdef __cplusplus

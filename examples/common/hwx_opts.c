@@ -59,6 +59,7 @@ void hwx_opts_default(hwx_opts *o) {
     o->exact_bytes = 256u << 20;
     o->bbv_interval = HWX__BBV_INTERVAL;
     o->bbv_blocks = HWX__BBV_BLOCKS;
+    o->retire = 1;
 }
 
 /* Store a model parameter (replacing an earlier value of the same key). */
@@ -132,6 +133,7 @@ hwp_status hwx_opts_set(hwx_opts *o, const char *key, const char *v,
     if (!o || !key || !v) return hwx__bad(why, "hwx: NULL option");
     if (hwx_streq(key, "exact")) return hwx__onoff(key, v, &o->exact, why);
     if (hwx_streq(key, "values")) return hwx__onoff(key, v, &o->values, why);
+    if (hwx_streq(key, "retire")) return hwx__onoff(key, v, &o->retire, why);
     if (hwx_streq(key, "models")) return hwx__models_list(o, v, why);
     if (hwx_streq(key, "report")) return hwx__copy_str(key, o->report, v, why);
     if (hwx_streq(key, "json")) return hwx__copy_str(key, o->json, v, why);

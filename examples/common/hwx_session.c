@@ -521,7 +521,8 @@ void hwx_session_tally(hwx_session *s, uint64_t pc, uint64_t n) {
 
 void hwx_session_retire(hwx_session *s, uint64_t lo, uint64_t hi) {
     uint32_t i;
-    if (!s || s->head.magic != HWX__MAGIC || lo > hi) return;
+    if (!s || s->head.magic != HWX__MAGIC || lo > hi || !s->opts.retire) return;
+    s->retired++;
     for (i = 0; i < hwx__nadapters; i++)
         if (s->st[i] && hwx__registry[i]->retire) hwx__registry[i]->retire(s->st[i], lo, hi);
 }
@@ -583,6 +584,7 @@ hwp_status hwx_session_merge(hwx_session *dst, const hwx_session *src) {
     dst->insns += src->insns;
     dst->fed += src->fed;
     dst->unseen += src->unseen;
+    dst->retired += src->retired;
     dst->gate.bursts += src->gate.bursts;
     dst->loads += src->loads;
     dst->stores += src->stores;
@@ -702,6 +704,8 @@ void hwx_session_report_text(const hwx_session *s, const hwp_writer *w) {
     if (s->unseen) /* the lines above count only what came with a record */
         hwx__line(w, "  without a record (classes not known, counted as other): ", s->unseen,
                   s->insns);
+    if (s->retired) /* code the host saw unmapped (retire=off: none) */
+        hwx__line(w, "code ranges retired (unmapped) ", s->retired, 0);
     if (s->opts.burst_period) {
         hwp_put_str(w, "bursts        ");
         for (i = 0; i < hwx__nadapters; i++)

@@ -1,4 +1,4 @@
-/* examples/common/hwx_trace.c: the hwprof trace format, version 1.
+/* examples/common/hwx_trace.c: the hwprof trace format, version 2.
  * docs/trace-format.md is the specification; this is its reference
  * implementation. Freestanding: the writer emits through a hwp_writer, the
  * reader works on a buffer the host mapped. */
@@ -10,6 +10,7 @@ static const uint8_t hwx__trace_magic[8] = {'H', 'W', 'P', 'T',
 enum {
     HWX__TAG_CHUNK = 'C',
     HWX__TAG_END = 'E',
+    HWX__TAG_RETIRE = 'R', /* version 2 */
     HWX__R_CLS = 7u,      /* bits 0..2: hwp_cls                  */
     HWX__R_PC = 1u << 3,  /* pc differs from previous next_pc    */
     HWX__R_ADDR = 1u << 4,
@@ -130,6 +131,18 @@ void hwx_trace_put(hwx_trace_writer *t, const hwp_insn *in) {
     if (t->len >= HWX_TRACE_CHUNK) hwx_trace_flush(t);
 }
 
+void hwx_trace_put_retire(hwx_trace_writer *t, uint64_t lo, uint64_t hi) {
+    uint8_t e[1 + 3 * 10];
+    size_t n = 0;
+    if (lo > hi) return;
+    hwx_trace_flush(t); /* the records before the unmap come first */
+    e[n++] = HWX__TAG_RETIRE;
+    n += hwx__put_varint(e + n, t->vcpu);
+    n += hwx__put_varint(e + n, lo);
+    n += hwx__put_varint(e + n, hi - lo);
+    hwp_put(&t->out, (const char *)e, n);
+}
+
 void hwx_trace_write_end(const hwp_writer *out, uint64_t total_records) {
     uint8_t e[11];
     size_t n = 0;
@@ -192,7 +205,7 @@ hwp_status hwx_trace_open(hwx_trace_reader *r, const void *buf, size_t len) {
           (uint32_t)b[11] << 24;
     flags = (uint32_t)b[12] | (uint32_t)b[13] << 8 | (uint32_t)b[14] << 16 |
             (uint32_t)b[15] << 24;
-    if (ver != HWX_TRACE_VERSION) {
+    if (ver < 1 || ver > HWX_TRACE_VERSION) {
         r->err_off = 8;
         r->why = "trace: unsupported version";
         return HWP_EFORMAT;
@@ -202,13 +215,14 @@ hwp_status hwx_trace_open(hwx_trace_reader *r, const void *buf, size_t len) {
         r->why = "trace: unknown header flags";
         return HWP_EFORMAT;
     }
+    r->version = ver;
     r->off = 16;
     r->chunk_end = 16;
     return HWP_OK;
 }
 
-/* Read the next chunk header or the end marker. 1: a chunk is open;
- * 0: clean end; -1: error. */
+/* Read the next chunk header, retire item or end marker. 1: a chunk is
+ * open; 2: a retire item was read; 0: clean end; -1: error. */
 static int hwx__trace_chunk(hwx_trace_reader *r) {
     uint64_t vcpu, nrec, nbytes;
     uint32_t sum;
@@ -233,6 +247,23 @@ static int hwx__trace_chunk(hwx_trace_reader *r) {
         if (r->off != r->len)
             return hwx__trace_err(r, r->off, "trace: data after the end marker");
         return 0;
+    }
+    if (tag == HWX__TAG_RETIRE && r->version >= 2) {
+        uint64_t lo, span;
+        if (hwx__get_varint(r, r->len, &vcpu, "trace: truncated retire item") ||
+            hwx__get_varint(r, r->len, &lo, "trace: truncated retire item") ||
+            hwx__get_varint(r, r->len, &span, "trace: truncated retire item"))
+            return -1;
+        if (vcpu > 0xFFFFFFFFu)
+            return hwx__trace_err(r, tag_off, "trace: vcpu id out of range");
+        if (lo + span < lo)
+            return hwx__trace_err(r, tag_off, "trace: retire range runs past 2^64");
+        r->vcpu = (uint32_t)vcpu;
+        r->lo = lo;
+        r->hi = lo + span;
+        r->retires++;
+        r->chunk_end = r->off; /* no payload: the next item follows */
+        return 2;
     }
     if (tag != HWX__TAG_CHUNK)
         return hwx__trace_err(r, tag_off, "trace: unknown item tag");
@@ -277,6 +308,10 @@ int hwx_trace_next(hwx_trace_reader *r, hwp_insn *out) {
         if (r->off != r->chunk_end)
             return hwx__trace_err(r, r->off, "trace: chunk payload longer than its records");
         c = hwx__trace_chunk(r);
+        if (c == 2) {
+            if (r->want_retire) return HWX_TRACE_RETIRE;
+            continue;
+        }
         if (c <= 0) return c;
     }
     lim = r->chunk_end;

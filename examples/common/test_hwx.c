@@ -561,6 +561,116 @@ static void test_trace_roundtrip(void) {
     free(m.b);
 }
 
+static int read_all(hwx_trace_reader *r, const unsigned char *b, size_t n);
+
+/* Retire items (version 2): each lands between the same two records of
+ * its vCPU's stream as it was written, whatever the other vCPU's chunks
+ * do around it; a reader that does not ask passes over them. */
+static void test_trace_retire(void) {
+    enum { N = 40000, R = 6 };
+    static const uint64_t lo[R] = {0x1000, 0x400000, 0, 0x7fff0000, ~(uint64_t)0, 0x5000};
+    static const uint64_t hi[R] = {0x1fff, 0x4fffff, 0, 0x7fffffff, ~(uint64_t)0, 0x5fff};
+    static hwx_trace_writer tw[2];
+    hwp_insn *v = (hwp_insn *)malloc(N * sizeof *v), got;
+    size_t at[R], seen[2] = {0, 0}, i, k = 0;
+    membuf m = {0, 0, 0};
+    hwx_trace_reader r;
+    hwp_writer w;
+    unsigned bad = 0;
+    int rc;
+    w.write = mem_write;
+    w.ctx = &m;
+    gen_stream(v, N, 21);
+    hwx_trace_write_header(&w);
+    hwx_trace_writer_init(&tw[0], &w, 0);
+    hwx_trace_writer_init(&tw[1], &w, 1);
+    /* records alternate between the vCPUs in runs of 7; retire item j goes
+     * to vCPU j % 2 after record (j + 1) * N / (R + 1) of the file */
+    for (i = 0; i < N; i++) {
+        hwx_trace_put(&tw[i / 7 % 2], &v[i]);
+        if (k < R && i + 1 == (k + 1) * N / (R + 1)) {
+            unsigned c = (unsigned)(k % 2);
+            size_t j;
+            for (at[k] = 0, j = 0; j <= i; j++) at[k] += j / 7 % 2 == c;
+            hwx_trace_put_retire(&tw[c], lo[k], hi[k]);
+            k++;
+        }
+    }
+    hwx_trace_put_retire(&tw[0], 9, 8); /* lo > hi: nothing written */
+    hwx_trace_flush(&tw[0]);
+    hwx_trace_flush(&tw[1]);
+    hwx_trace_write_end(&w, N);
+    CHECK_EQ(hwx_trace_open(&r, m.b, m.len), HWP_OK);
+    CHECK_EQ(r.version, 2);
+    r.want_retire = 1;
+    k = i = 0;
+    while ((rc = hwx_trace_next(&r, &got)) > 0) {
+        if (rc == HWX_TRACE_RETIRE) {
+            if (k >= R || r.vcpu != k % 2 || r.lo != lo[k] || r.hi != hi[k] ||
+                seen[r.vcpu] != at[k])
+                bad++;
+            k++;
+            continue;
+        }
+        /* the records come in each vCPU's order, not the file's */
+        seen[r.vcpu]++;
+        i++;
+    }
+    CHECK_EQ(rc, 0);
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(k, R);
+    CHECK_EQ(i, N);
+    CHECK_EQ(r.retires, R);
+    /* without asking: the same records, no retire returned */
+    CHECK_EQ(hwx_trace_open(&r, m.b, m.len), HWP_OK);
+    i = 0;
+    while ((rc = hwx_trace_next(&r, &got)) == 1) i++;
+    CHECK_EQ(rc, 0);
+    CHECK_EQ(i, N);
+    CHECK_EQ(r.retires, R);
+    /* a version 1 file has no retire items: the first is an unknown tag */
+    {
+        unsigned char *c = (unsigned char *)malloc(m.len);
+        memcpy(c, m.b, m.len);
+        c[8] = 1;
+        CHECK_EQ(hwx_trace_open(&r, c, m.len), HWP_OK);
+        while ((rc = hwx_trace_next(&r, &got)) == 1) {}
+        CHECK_EQ(rc, -1);
+        CHECK_HAS(r.why, "unknown item tag");
+        CHECK_EQ(c[r.err_off], 'R');
+        free(c);
+    }
+    free(v);
+    free(m.b);
+}
+
+/* A retire item's own damage: cut off, or a range past 2^64. */
+static void test_trace_retire_bad(void) {
+    static const unsigned char past[] = {'H', 'W', 'P', 'T', 'R', 'A', 'C', 'E', 2, 0, 0, 0,
+                                         0, 0, 0, 0, 'R', 0,
+                                         0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+                                         1, 'E', 0};
+    static const unsigned char cut[] = {'H', 'W', 'P', 'T', 'R', 'A', 'C', 'E', 2, 0, 0, 0,
+                                        0, 0, 0, 0, 'R', 0, 0x80};
+    static const unsigned char ok[] = {'H', 'W', 'P', 'T', 'R', 'A', 'C', 'E', 2, 0, 0, 0,
+                                       0, 0, 0, 0, 'R', 3, 0x80, 0x20, 0xff, 0x1f, 'E', 0};
+    hwx_trace_reader r;
+    hwp_insn in;
+    CHECK_EQ(read_all(&r, past, sizeof past), -1);
+    CHECK_EQ(r.err_off, 16);
+    CHECK_HAS(r.why, "past 2^64");
+    CHECK_EQ(read_all(&r, cut, sizeof cut), -1);
+    CHECK_HAS(r.why, "truncated retire item");
+    CHECK_EQ(r.err_off, sizeof cut);
+    CHECK_EQ(hwx_trace_open(&r, ok, sizeof ok), HWP_OK);
+    r.want_retire = 1;
+    CHECK_EQ(hwx_trace_next(&r, &in), HWX_TRACE_RETIRE);
+    CHECK_EQ(r.vcpu, 3);
+    CHECK_EQ(r.lo, 0x1000);
+    CHECK_EQ(r.hi, 0x1000 + 0xfff);
+    CHECK_EQ(hwx_trace_next(&r, &in), 0);
+}
+
 /* Read a whole buffer; return the reader's final rc. */
 static int read_all(hwx_trace_reader *r, const unsigned char *b, size_t n) {
     hwp_insn in;
@@ -618,7 +728,7 @@ static void test_trace_corrupt(void) {
     CHECK_EQ(r.err_off, 0);
     CHECK_HAS(r.why, "magic");
     memcpy(c, m.b, m.len);
-    c[8] = 2;
+    c[8] = 3;
     CHECK_EQ(read_all(&r, c, m.len), -2);
     CHECK_EQ(r.err_off, 8);
     CHECK_HAS(r.why, "version");
@@ -2214,6 +2324,8 @@ int main(int argc, char **argv) {
     HWT_RUN(test_trace_roundtrip);
     HWT_RUN(test_trace_truncated);
     HWT_RUN(test_trace_corrupt);
+    HWT_RUN(test_trace_retire);
+    HWT_RUN(test_trace_retire_bad);
     HWT_RUN(test_exact_counts);
     HWT_RUN(test_rap_pcaddr);
     HWT_RUN(test_rap_pcaddr_layouts);

@@ -1278,8 +1278,11 @@ static void hwq_retire_take(hwq_vcpu *v) {
     /* What the TB counters still hold for the code reaches RAP first: a
      * count handed on after the fold would split the range again. */
     if (hwq.tally || hwq.quiet_tally) hwq_tally_drain(v);
-    for (; v->retired < n; v->retired++)
+    for (; v->retired < n; v->retired++) {
         hwx_session_retire(&v->s, hwq_retire.lo[v->retired], hwq_retire.hi[v->retired]);
+        /* record=: the trace retires it at the same point of the stream */
+        if (v->tw) hwx_trace_put_retire(v->tw, hwq_retire.lo[v->retired], hwq_retire.hi[v->retired]);
+    }
 }
 
 /* The text report (report=, else stderr) and the JSON one (json=) of
@@ -1445,8 +1448,7 @@ static void hwq_atexit(void) {
 static void hwq_syscall(unsigned int idx, int64_t num, uint64_t a1, uint64_t a2, uint64_t a3) {
     char task[64];
     int self;
-    /* not with record=: the trace carries no unmap for a replay to repeat */
-    if (num == 11 /* munmap */ && a2 && a1 + (a2 - 1u) >= a1 && !hwq.opts.record[0])
+    if (num == 11 /* munmap */ && a2 && a1 + (a2 - 1u) >= a1)
         hwq_retire_add(a1, a2);
     hwq_retire_take(hwq_get(idx));
     snprintf(task, sizeof task, "/proc/self/task/%llu", (unsigned long long)a1);

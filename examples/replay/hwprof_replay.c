@@ -11,7 +11,8 @@
  *                                           of `hwprof-bench --keys OUT`)
  *
  * Every vCPU stream in the trace gets its own session (as in the plugin);
- * they are merged at the end. Prints the text report on stdout (or
+ * they are merged at the end. A retire item (code the host saw unmapped)
+ * reaches its vCPU's session where the host's did. Prints the text report on stdout (or
  * report=FILE), the JSON report to json=FILE and each vCPU's basic-block
  * vectors to bbv=FILE (FILE.n for vCPU n); the timing line goes to
  * stderr. Options, model descs and output paths are checked before the
@@ -76,7 +77,9 @@ static int check_only(const char *path) {
                (unsigned long long)r.records);
         return 1;
     }
-    printf("ok: %llu records\n", (unsigned long long)r.records);
+    printf("ok: %llu records", (unsigned long long)r.records);
+    if (r.retires) printf(", %llu retire items", (unsigned long long)r.retires);
+    printf("\n");
     return 0;
 }
 
@@ -227,9 +230,15 @@ int main(int argc, char **argv) {
         fprintf(stderr, "hwprof-replay: %s: offset %zu: %s\n", argv[1], r.err_off, r.why);
         return 1;
     }
+    r.want_retire = 1;
     t0 = cpu_s();
-    while ((rc = hwx_trace_next(&r, &in)) == 1) {
+    while ((rc = hwx_trace_next(&r, &in)) > 0) {
         hwx_session *s;
+        if (rc == HWX_TRACE_RETIRE) { /* code the host saw unmapped */
+            if (r.vcpu < REPLAY_MAX_VCPUS && sess[r.vcpu])
+                hwx_session_retire(sess[r.vcpu], r.lo, r.hi);
+            continue;
+        }
         if (r.vcpu >= REPLAY_MAX_VCPUS) {
             fprintf(stderr, "hwprof-replay: vCPU %u beyond %d\n", r.vcpu, REPLAY_MAX_VCPUS);
             return bbv_abort(1);

@@ -185,13 +185,16 @@ static void hw__kv(const hwp_writer *w, const char *k, uint64_t v) {
 
 void hw_host_retire(hw_host *h, hw_thread *const *ts, unsigned n, uint64_t lo, uint64_t hi) {
     unsigned t;
-    /* A trace carries no unmap: with record=, a replay of it must give
-     * this run's report, so nothing is retired. */
-    if (lo > hi || h->record) return;
+    if (lo > hi) return;
     h->unmapped++;
     h->unmapped_bytes += hi - lo + 1u;
     for (t = 0; t < n; t++)
-        if (ts[t] && ts[t]->s) hwx_session_retire(ts[t]->s, lo, hi);
+        if (ts[t]) {
+            if (ts[t]->s) hwx_session_retire(ts[t]->s, lo, hi);
+            /* record=: the trace retires it at the same point of the
+             * thread's stream, so its replay gives this run's report */
+            if (ts[t]->tw) hwx_trace_put_retire(ts[t]->tw, lo, hi);
+        }
 }
 
 void hw_host_report_text(const hw_host *h, const hwp_writer *w) {

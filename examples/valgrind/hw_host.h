@@ -199,8 +199,9 @@ void hw_thread_flush(hw_thread *t);
 void hw_host_record_end(hw_host *h, hw_thread *const *ts, unsigned n);
 
 /* The client unmapped [lo, hi]: every thread's session lets go of the
- * code it held there (hwx_session_retire), counted for the report; not
- * with record=, whose trace carries no unmap for a replay to repeat. */
+ * code it held there (hwx_session_retire), counted for the report; with
+ * record=, every thread's trace gets a retire item at that point, for a
+ * replay to repeat. */
 void hw_host_retire(hw_host *h, hw_thread *const *ts, unsigned n, uint64_t lo, uint64_t hi);
 
 /* At exit, after hw_thread_flush on every thread (NULL slots skipped):

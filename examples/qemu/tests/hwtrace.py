@@ -47,12 +47,14 @@ def _fnv1a(data):
 M64 = (1 << 64) - 1
 
 
-def records(b):
-    """Yield (vcpu, pc, next_pc, addr, value, cls, events) for every record."""
+def records(b, retires=None):
+    """Yield (vcpu, pc, next_pc, addr, value, cls, events) for every record;
+    each retire item (version 2) is appended to `retires` as (vcpu, lo, hi,
+    records before it) when a list is given."""
     if len(b) < 16 or b[:8] != b"HWPTRACE":
         raise TraceError(0, "bad header")
     version, flags = struct.unpack_from("<II", b, 8)
-    if version != 1 or flags != 0:
+    if version not in (1, 2) or flags != 0:
         raise TraceError(8, "unsupported version or flags")
     off, total, ended = 16, 0, False
     while off < len(b):
@@ -63,6 +65,15 @@ def records(b):
                 raise TraceError(off, "bad end marker")
             ended = True
             break
+        if tag == ord("R") and version >= 2:
+            vcpu, off = _varint(b, off + 1, len(b))
+            lo, off = _varint(b, off, len(b))
+            span, off = _varint(b, off, len(b))
+            if lo + span > M64:
+                raise TraceError(off, "retire range past 2^64")
+            if retires is not None:
+                retires.append((vcpu, lo, lo + span, total))
+            continue
         if tag != ord("C"):
             raise TraceError(off, "unknown tag")
         vcpu, off = _varint(b, off + 1, len(b))

@@ -4,7 +4,8 @@
 Splits a recorded trace (docs/trace-format.md) into K traces of
 consecutive chunks, OUT_PREFIX.0000.trc ... : every chunk decodes on its
 own (its delta state starts at 0), so a piece is the header, its chunks
-byte for byte and an end marker with its record count. Replaying the
+byte for byte (with the retire items among them, version 2) and an end
+marker with its record count. Replaying the
 pieces gives K reports of one program, as K runs of its parts would,
 whose records add up to the trace's. Prints each piece's record count.
 Refuses a trace with fewer chunks than K.
@@ -35,17 +36,24 @@ def put_varint(v):
 
 
 def chunks(b):
-    """(start, end, records) of every chunk."""
-    if b[:8] != b"HWPTRACE" or struct.unpack_from("<II", b, 8) != (1, 0):
-        sys.exit("split_trace: not a version 1 hwprof trace")
+    """(start, end, records) of every chunk; a retire item goes with the
+    chunk before it, as a piece of 0 records if it is first."""
+    if b[:8] != b"HWPTRACE" or struct.unpack_from("<II", b, 8) not in ((1, 0), (2, 0)):
+        sys.exit("split_trace: not a version 1 or 2 hwprof trace")
     at, out = 16, []
-    while b[at] == 0x43:  # 'C'
+    while b[at] in b"CR":
         start = at
         _, at = varint(b, at + 1)
-        nrec, at = varint(b, at)
-        nbytes, at = varint(b, at)
-        at += 4 + nbytes
-        out.append((start, at, nrec))
+        first, at = varint(b, at)
+        second, at = varint(b, at)
+        if b[start] == 0x52:  # 'R': vcpu, lo, span
+            if out:
+                out[-1] = (out[-1][0], at, out[-1][2])
+            else:
+                out.append((start, at, 0))
+            continue
+        at += 4 + second  # 'C': vcpu, nrec, nbytes, checksum, payload
+        out.append((start, at, first))
     if b[at] != 0x45:  # 'E'
         sys.exit(f"split_trace: byte {at}: neither a chunk nor the end marker")
     return out

@@ -78,9 +78,13 @@ check_report(json.loads(rep_json), check)
 data = open(trace, "rb").read()
 chunks = []  # (start, payload start, end, records)
 off = 16
-while data[off] == ord("C"):
+while data[off] in b"CR":
     start = off
     _, off = hwtrace._varint(data, off + 1, len(data))
+    if data[start] == ord("R"):  # a retire item (the run unmapped code)
+        _, off = hwtrace._varint(data, off, len(data))
+        _, off = hwtrace._varint(data, off, len(data))
+        continue
     nrec, off = hwtrace._varint(data, off, len(data))
     nbytes, off = hwtrace._varint(data, off, len(data))
     chunks.append((start, off + 4, off + 4 + nbytes, nrec))
