@@ -490,30 +490,40 @@ HWP_INLINE uint32_t hwp__core_len(const hwp_insn *in) {
     return (!(in->events & HWP_EV_TAKEN) && d - 1u < 15u) ? (uint32_t)d : 1u;
 }
 
+/* The ITLB check of a fetch at pc: the walk's latency when its page missed. */
+HWP_INLINE uint32_t hwp__core_itlb(hwp_core *c, uint64_t pc, uint32_t *ilat) {
+    uint32_t w = hwp__core_tlb(c, &c->itlb, &c->last_ipage, pc, &c->st.itlb_misses);
+    if (!w) return 0;
+    *ilat += w;
+    return HWP_EV_ITLBMISS;
+}
+
+/* The L1I lookup of the len bytes at pc (one reference, two lines if it
+ * straddles); the last line becomes the MRU line the fast path tests. */
+HWP_INLINE uint32_t hwp__core_iline(hwp_core *c, uint64_t pc, uint32_t len,
+                                    uint32_t *ilevel, uint32_t *ilat) {
+    uint32_t l = hwp__core_access(c, &c->l1i, pc, len, 0, ilevel);
+    c->last_iline = (pc + len - 1u) >> c->l1i.shift;
+    c->ibase = c->last_iline << c->l1i.shift;
+    if (*ilevel == 1) return 0;
+    c->st.l1i_misses++;
+    *ilat += l;
+    return HWP_EV_ICMISS;
+}
+
 /* Instruction fetch off the fast path: a new line (or a fetch that may
  * straddle the end of the current one). The page can only change here. */
 HWP_INLINE uint32_t hwp__core_fetch(hwp_core *c, const hwp_insn *in,
                                     uint32_t len, uint32_t *ilevel,
                                     uint32_t *ilat) {
-    uint32_t ev = 0, l;
+    uint32_t ev = 0;
     uint64_t pc = in->pc;
-    if (c->has_tlb && (pc >> c->itlb.shift) != c->last_ipage) {
-        uint32_t w = hwp__core_tlb(c, &c->itlb, &c->last_ipage, pc,
-                                   &c->st.itlb_misses);
-        if (w) { ev |= HWP_EV_ITLBMISS; *ilat += w; }
-    }
+    if (c->has_tlb && (pc >> c->itlb.shift) != c->last_ipage)
+        ev = hwp__core_itlb(c, pc, ilat);
     if ((pc >> c->l1i.shift) == c->last_iline &&
         ((pc + len - 1u) >> c->l1i.shift) == c->last_iline)
         return ev; /* the MRU line again: a hit that changes nothing */
-    l = hwp__core_access(c, &c->l1i, pc, len, 0, ilevel);
-    c->last_iline = (pc + len - 1u) >> c->l1i.shift;
-    c->ibase = c->last_iline << c->l1i.shift;
-    if (*ilevel > 1) {
-        c->st.l1i_misses++;
-        ev |= HWP_EV_ICMISS;
-        *ilat += l;
-    }
-    return ev;
+    return ev | hwp__core_iline(c, pc, len, ilevel, ilat);
 }
 
 /* The block is in its set's MRU way: a hit that changes nothing (the
@@ -522,41 +532,43 @@ HWP_INLINE bool hwp__core_mru(const hwp__core_cache *k, uint64_t block) {
     return k->tag[(size_t)(block & k->set_mask) * k->ways] == block;
 }
 
-/* Data access, branch prediction and the return stack. len is the
+/* A load's or store's data access (kind 1 or 2: its class) of size
+ * bytes (>= 1) at a: the DTLB, then the L1D past its two MRU filters. */
+HWP_INLINE uint32_t hwp__core_data(hwp_core *c, uint64_t a, uint32_t size,
+                                   unsigned kind, uint32_t *dlevel,
+                                   uint32_t *dlat) {
+    uint32_t ev = 0, l = c->l1d.latency;
+    if (c->has_tlb && (a >> c->dtlb.shift) != c->last_dpage) {
+        uint32_t w = hwp__core_tlb(c, &c->dtlb, &c->last_dpage, a,
+                                   &c->st.dtlb_misses);
+        if (w) { ev |= HWP_EV_DTLBMISS; *dlat += w; }
+    }
+    if (size > c->dline) size = c->dline;
+    if (a - c->dbase <= c->dline - size) {
+        *dlevel = 1; /* within the MRU line */
+    } else if (((a ^ (a + size - 1u)) >> c->l1d.shift) == 0 &&
+               hwp__core_mru(&c->l1d, a >> c->l1d.shift)) {
+        *dlevel = 1; /* one line, in its set's MRU way */
+        c->dbase = (a >> c->l1d.shift) << c->l1d.shift;
+    } else {
+        l = hwp__core_access(c, &c->l1d, a, size, kind, dlevel);
+        c->dbase = ((a + size - 1u) >> c->l1d.shift) << c->l1d.shift;
+    }
+    (&c->st.l1d_reads)[2u * (kind - 1u)]++;
+    if (*dlevel > 1) {
+        (&c->st.l1d_read_misses)[2u * (kind - 1u)]++;
+        ev |= HWP_EV_DCMISS;
+    }
+    *dlat += l;
+    return ev;
+}
+
+/* Branch prediction and the return stack for a branch class. len is the
  * instruction's length when the fetch needed it, else 0. */
-HWP_INLINE uint32_t hwp__core_rest(hwp_core *c, const hwp_insn *in,
-                                   const hwp_core_ops *ops, uint32_t len,
-                                   uint32_t *dlevel, uint32_t *dlat) {
+HWP_INLINE uint32_t hwp__core_branch(hwp_core *c, const hwp_insn *in,
+                                     const hwp_core_ops *ops, uint32_t len) {
     uint32_t ev = 0, cls = in->cls;
     uint64_t pc = in->pc;
-    if (cls == HWP_CLS_LOAD || cls == HWP_CLS_STORE) {
-        uint64_t a = in->addr;
-        unsigned kind = cls == HWP_CLS_LOAD ? 1u : 2u;
-        uint32_t l = c->l1d.latency, size = ops && ops->size ? ops->size : 1u;
-        if (c->has_tlb && (a >> c->dtlb.shift) != c->last_dpage) {
-            uint32_t w = hwp__core_tlb(c, &c->dtlb, &c->last_dpage, a,
-                                       &c->st.dtlb_misses);
-            if (w) { ev |= HWP_EV_DTLBMISS; *dlat += w; }
-        }
-        if (size > c->dline) size = c->dline;
-        if (a - c->dbase <= c->dline - size) {
-            *dlevel = 1; /* within the MRU line */
-        } else if (((a ^ (a + size - 1u)) >> c->l1d.shift) == 0 &&
-                   hwp__core_mru(&c->l1d, a >> c->l1d.shift)) {
-            *dlevel = 1; /* one line, in its set's MRU way */
-            c->dbase = (a >> c->l1d.shift) << c->l1d.shift;
-        } else {
-            l = hwp__core_access(c, &c->l1d, a, size, kind, dlevel);
-            c->dbase = ((a + size - 1u) >> c->l1d.shift) << c->l1d.shift;
-        }
-        (&c->st.l1d_reads)[2u * (kind - 1u)]++;
-        if (*dlevel > 1) {
-            (&c->st.l1d_read_misses)[2u * (kind - 1u)]++;
-            ev |= HWP_EV_DCMISS;
-        }
-        *dlat += l;
-        return ev;
-    }
     if (cls == HWP_CLS_BR_COND) {
         if (hwp__core_cond(c, pc, (in->events & HWP_EV_TAKEN) != 0))
             ev |= HWP_EV_MISPRED;
@@ -592,17 +604,17 @@ HWP_INLINE uint32_t hwp__core_rest(hwp_core *c, const hwp_insn *in,
     return ev;
 }
 
-/* The additive clock: 1/issue_width per instruction plus the stalls. */
-HWP_INLINE void hwp__core_additive(hwp_core *c, uint32_t ev, uint32_t ilat,
-                                   uint32_t dlat, uint32_t cls) {
-    uint64_t d;
-    c->frac += c->frac_step;
-    d = c->frac >> 8;
+/* A load's stall in the additive clock: its latency beyond an L1 hit. */
+HWP_INLINE uint32_t hwp__core_dstall(const hwp_core *c, uint32_t cls, uint32_t dlat) {
+    return cls == HWP_CLS_LOAD && dlat > c->l1d.latency ? dlat - c->l1d.latency : 0u;
+}
+
+/* The additive clock: frac 1/256 cycles of issue (frac_step, a
+ * 1/issue_width, per instruction) plus the stalls' cycles. */
+HWP_INLINE void hwp__core_additive(hwp_core *c, uint32_t frac, uint64_t stall) {
+    c->frac += frac;
+    c->clock += (c->frac >> 8) + stall;
     c->frac &= 255u;
-    d += ilat;
-    if (cls == HWP_CLS_LOAD && dlat > c->l1d.latency) d += dlat - c->l1d.latency;
-    if (ev & HWP_EV_MISPRED) d += c->desc.mispredict;
-    c->clock += d;
 }
 
 HWP_INLINE void hwp_core_insn_ex(hwp_core *c, const hwp_insn *in,
@@ -629,13 +641,18 @@ HWP_INLINE void hwp_core_insn_ex(hwp_core *c, const hwp_insn *in,
         len = ops && ops->len ? ops->len : hwp__core_len(in);
         ev |= hwp__core_fetch(c, in, len, &ilevel, &ilat);
     }
-    if (cls != HWP_CLS_OTHER) ev |= hwp__core_rest(c, in, ops, len, &dlevel, &dlat);
+    if (cls == HWP_CLS_LOAD || cls == HWP_CLS_STORE)
+        ev |= hwp__core_data(c, in->addr, ops && ops->size ? ops->size : 1u, cls,
+                             &dlevel, &dlat);
+    else if (cls != HWP_CLS_OTHER)
+        ev |= hwp__core_branch(c, in, ops, len);
     o.timed = 0;
     if (c->timing_all || c->window_left) {
         if (c->window_left) c->window_left--;
         hwp__core_timed(c, in, ops, &o, ilat, dlat, ev);
     } else {
-        hwp__core_additive(c, ev, ilat, dlat, cls);
+        hwp__core_additive(c, c->frac_step, (uint64_t)ilat + hwp__core_dstall(c, cls, dlat) +
+                                                (ev & HWP_EV_MISPRED ? c->desc.mispredict : 0u));
     }
     if (c->cost) hwp_cost_tick(c->cost, c->clock - before);
     if (out) {
