@@ -263,6 +263,49 @@ typedef struct hwp_core_stats {
     uint64_t finished;     /* timed instructions whose slots are summed    */
 } hwp_core_stats;
 
+/* One execution of a translated block (hwp_core_run): what only the run
+ * knows. */
+typedef struct hwp_core_exec {
+    const uint64_t *addr; /* the data addresses of the block's loads and
+                             stores, in order                          */
+    uint64_t next_pc;     /* where the last instruction went: its target
+                             or its fall-through                       */
+    uint32_t events;      /* the last instruction's HWP_EV_TAKEN, _TRAP,
+                             _INDIRECT (the others' are 0)             */
+    uint32_t win_at;      /* sampled mode: hwp_core_window(c, win_n)
+                             before the block's instruction win_at     */
+    uint64_t win_n;       /* 0: no window opens in the block           */
+} hwp_core_exec;
+
+/* A step of a block's run, in the order the instructions one by one
+ * would take it: a fetch that gets past the last-line filter (an ITLB
+ * check, an L1I lookup, or both) or a load's or store's data access. */
+typedef struct hwp__core_step {
+    uint64_t pc;   /* fetch: the instruction's pc, its ITLB page         */
+    uint64_t addr; /* fetch: where the L1I lookup starts                 */
+    uint8_t kind;  /* 0 fetch, HWP_CLS_LOAD, HWP_CLS_STORE               */
+    uint8_t itlb;  /* fetch: 1 to check the ITLB                         */
+    uint8_t len;   /* fetch: the bytes looked up from addr, 0 none; load,
+                      store: the access size                           */
+    uint8_t pad_[5];
+} hwp__core_step;
+
+/* A basic block as the host translated it (hwp_core_block_init), for
+ * cores of the desc it was made for. The members are private. */
+typedef struct hwp_core_block {
+    hwp__core_step head[2]; /* the first instruction's fetch: [0] after
+                               another line, [1] in the line fetched
+                               last (the last-line filter decides)    */
+    const hwp__core_step *step; /* then the rest, nstep of them        */
+    const hwp_core_ops *ops;    /* the instructions' facts, and        */
+    const uint8_t *cls;         /* classes (copies, for hwp__core_each) */
+    uint64_t pc, line;          /* the first instruction's pc, L1I line */
+    uint64_t last_pc;
+    uint32_t n, nstep;
+    uint32_t frac;              /* n x frac_step: the issue, 1/256 cycles */
+    uint32_t last_cls;
+} hwp_core_block;
+
 /* One cache or TLB at run time. */
 typedef struct hwp__core_cache {
     uint64_t *tag;     /* sets x ways block numbers, MRU first          */
@@ -335,6 +378,15 @@ typedef struct hwp_core {
     HWP_CORE_BYTES(1024u + 1024u + 32768u + 128u + 128u, 4096u + 4096u + 1024u, \
                    1024u, 512u, 32u, 80u, 20u, 32768u)
 
+/* A block of n instructions (1..HWP_CORE_BLOCK_MAX): the handle, at most
+ * two steps an instruction, and the copies of its facts and classes. */
+#define HWP_CORE_BLOCK_MAX 65535u
+#define HWP_CORE_BLOCK_BYTES(n)                                              \
+    (HWP__CORE_A(sizeof(hwp_core_block)) +                                   \
+     HWP__CORE_A((size_t)(n) * 2u * sizeof(hwp__core_step)) +                \
+     HWP__CORE_A((size_t)(n) * sizeof(hwp_core_ops)) + HWP__CORE_A(n) +      \
+     (HWP__ALIGN - 1u))
+
 /* The contract's calls (cost.h, HWP__CONTRACT); what hwp_core's do:
  *   write_text: instructions, cycles and IPC, then each cache's and
  *     predictor's references and misses: nothing for a bad handle, like every
@@ -348,6 +400,12 @@ HWP_API void hwp__core_timed(hwp_core *c, const hwp_insn *in,
                              const hwp_core_ops *ops, hwp_core_out *o,
                              uint32_t ilat, uint32_t dlat, uint32_t mis);
 HWP_API void hwp__core_rebase(hwp_core *c);
+HWP_API size_t hwp_core_block_bytes(uint32_t n);
+HWP_API hwp_core_block *hwp_core_block_init(const hwp_core *c, void *mem, size_t n,
+                                            uint64_t pc, const uint8_t *cls,
+                                            const hwp_core_ops *ops, uint32_t count);
+HWP_API uint32_t hwp__core_each(hwp_core *c, const hwp_core_block *b,
+                                const hwp_core_exec *x, hwp_core_out *out);
 
 /* ---- hot path ----------------------------------------------------------- */
 
@@ -687,6 +745,61 @@ HWP_INLINE void hwp_core_window(hwp_core *c, uint64_t n) {
 }
 
 HWP_INLINE uint64_t hwp_core_cycle(const hwp_core *c) { return c->clock; }
+
+/* A fetch step of a block: the ITLB check, then the L1I lookup. */
+HWP_INLINE uint32_t hwp__core_istep(hwp_core *c, const hwp__core_step *s,
+                                    uint32_t *ilat) {
+    uint32_t ev = 0, ilevel = 1;
+    if (s->itlb) ev = hwp__core_itlb(c, s->pc, ilat);
+    if (s->len) ev |= hwp__core_iline(c, s->addr, s->len, &ilevel, ilat);
+    return ev;
+}
+
+/* One execution of a translated block: the same stats, clock and
+ * finished records as its instructions through hwp_core_insn_ex one by
+ * one (with the block's ops, the run's addresses in order, next_pc and
+ * events on the last instruction, 0 on the others, and the window opened
+ * before instruction win_at), for one I-side step per new line or page
+ * instead of a test per instruction, and one additive-clock update.
+ * Returns the events of the block's instructions or'ed together. out,
+ * when not NULL, takes each instruction's hwp_core_out (n of them): that
+ * runs the instructions one by one, as does a block the pipeline times
+ * (full timing, or a window open or opening in it), for exact results. */
+HWP_INLINE uint32_t hwp_core_run(hwp_core *c, const hwp_core_block *b,
+                                 const hwp_core_exec *x, hwp_core_out *out) {
+    const hwp__core_step *s, *end = b->step + b->nstep;
+    const uint64_t *a = x->addr;
+    uint32_t ilat = 0, ev;
+    uint64_t stall = 0, before = c->clock;
+    if (HWP_UNLIKELY(out || c->timing_all || c->window_left ||
+                     (x->win_n && x->win_at < b->n &&
+                      c->desc.mode == HWP_CORE_SAMPLED)))
+        return hwp__core_each(c, b, x, out);
+    c->st.events += b->n;
+    ev = hwp__core_istep(c, &b->head[b->line == c->last_iline], &ilat);
+    for (s = b->step; s < end; s++) {
+        if (s->kind) {
+            uint32_t dlevel, dlat = 0;
+            ev |= hwp__core_data(c, *a++, s->len, s->kind, &dlevel, &dlat);
+            stall += hwp__core_dstall(c, s->kind, dlat);
+        } else {
+            ev |= hwp__core_istep(c, s, &ilat);
+        }
+    }
+    if (b->last_cls > HWP_CLS_STORE) {
+        hwp_insn in;
+        in.pc = b->last_pc;
+        in.next_pc = in.addr = x->next_pc;
+        in.value = 0;
+        in.cls = b->last_cls;
+        in.events = x->events;
+        ev |= hwp__core_branch(c, &in, &b->ops[b->n - 1u], 0);
+    }
+    stall += ilat + (ev & HWP_EV_MISPRED ? c->desc.mispredict : 0u);
+    hwp__core_additive(c, b->frac, stall);
+    if (c->cost) hwp_cost_tick(c->cost, c->clock - before);
+    return ev | (x->events & (HWP_EV_TAKEN | HWP_EV_TRAP | HWP_EV_INDIRECT));
+}
 
 #ifdef __cplusplus
 }
@@ -1227,6 +1340,124 @@ HWP_API size_t hwp_core_done(hwp_core *c, hwp_core_rec *out, size_t cap) {
         c->done_n--;
     }
     return n;
+}
+
+/* ---- translated blocks ------------------------------------------------ */
+
+HWP_API size_t hwp_core_block_bytes(uint32_t n) {
+    return n - 1u < HWP_CORE_BLOCK_MAX ? HWP_CORE_BLOCK_BYTES(n) : 0u;
+}
+
+/* The steps are the per-instruction path's run ahead of time. Its
+ * I-side state is the last line fetched (the fast path's line) and the
+ * last ITLB page: inside a block, after its first instruction, both
+ * follow from the code alone, since the block's instructions are
+ * consecutive and nothing else fetches in between. Only the first
+ * instruction depends on the block run before: if that ended in its
+ * line, the last-line filter lets all of it but the line's last 15
+ * bytes through as a hit (head[1]), else it looks its lines up
+ * (head[0]). An ITLB check of the page the previous check took is a
+ * hit that changes nothing, and is left out; the first check of the
+ * steps is kept whatever head ran, as head[1] may not check. */
+HWP_API hwp_core_block *hwp_core_block_init(const hwp_core *c, void *mem, size_t n,
+                                            uint64_t pc, const uint8_t *cls,
+                                            const hwp_core_ops *ops, uint32_t count) {
+    const uint32_t sh = c ? c->l1i.shift : 0u;
+    unsigned char *cur = (unsigned char *)mem;
+    hwp_core_block *b;
+    hwp__core_step *st;
+    hwp_core_ops *o;
+    uint8_t *k;
+    uint64_t at = pc, line, page = HWP__CORE_NONE;
+    uint32_t i;
+    if (!hwp__core_ok(c) || !mem || !cls || !ops || n < hwp_core_block_bytes(count) ||
+        !hwp_core_block_bytes(count))
+        return NULL;
+    /* Lengths as x86's (the fast path's 15 bytes); a branch only last. */
+    for (i = 0; i < count; i++)
+        if (ops[i].len - 1u >= 15u || cls[i] >= HWP_CLS_COUNT ||
+            (i + 1u < count && cls[i] > HWP_CLS_STORE))
+            return NULL;
+    cur += (size_t)(-(uintptr_t)cur & (HWP__ALIGN - 1u));
+    b = (hwp_core_block *)hwp__carve(&cur, sizeof *b);
+    st = (hwp__core_step *)hwp__carve(&cur, (size_t)count * 2u * sizeof *st);
+    o = (hwp_core_ops *)hwp__carve(&cur, (size_t)count * sizeof *o);
+    k = (uint8_t *)hwp__carve(&cur, count);
+    hwp__zero(b, sizeof *b);
+    hwp__copy(o, ops, (size_t)count * sizeof *o);
+    hwp__copy(k, cls, count);
+    b->step = st;
+    b->ops = o;
+    b->cls = k;
+    b->n = count;
+    b->frac = count * c->frac_step;
+    b->pc = pc;
+    b->line = pc >> sh;
+    b->last_cls = cls[count - 1u];
+    /* The first instruction: both heads end in its last line. */
+    line = (pc + o[0].len - 1u) >> sh;
+    b->head[0].itlb = (uint8_t)c->has_tlb;
+    b->head[0].pc = b->head[0].addr = pc;
+    b->head[0].len = o[0].len;
+    if (pc - (b->line << sh) >= c->ifast) {
+        b->head[1].itlb = (uint8_t)c->has_tlb;
+        b->head[1].pc = pc;
+        if (line != b->line) { /* the next line; this one is the MRU */
+            b->head[1].addr = line << sh;
+            b->head[1].len = 1;
+        }
+    }
+    for (i = 0; i < count; at += o[i].len, i++) {
+        uint64_t last = (at + o[i].len - 1u) >> sh;
+        b->last_pc = at;
+        if (i && at - (line << sh) >= c->ifast) { /* past the fast path */
+            hwp__core_step f;
+            hwp__zero(&f, sizeof f);
+            if (c->has_tlb && (at >> c->itlb.shift) != page) {
+                f.itlb = 1;
+                f.pc = at;
+                page = at >> c->itlb.shift;
+            }
+            if (last != line) { /* a new line, or one more if it straddles */
+                f.addr = (at >> sh) == line ? last << sh : at;
+                f.len = (at >> sh) == line ? 1u : o[i].len;
+                line = last;
+            }
+            if (f.itlb || f.len) st[b->nstep++] = f;
+        }
+        if (k[i] == HWP_CLS_LOAD || k[i] == HWP_CLS_STORE) {
+            hwp__zero(&st[b->nstep], sizeof *st);
+            st[b->nstep].kind = k[i];
+            st[b->nstep++].len = o[i].size ? o[i].size : 1u;
+        }
+    }
+    return b;
+}
+
+/* A block one instruction at a time: hwp_core_run's reference. */
+HWP_API uint32_t hwp__core_each(hwp_core *c, const hwp_core_block *b,
+                                const hwp_core_exec *x, hwp_core_out *out) {
+    const uint64_t *a = x->addr;
+    uint64_t pc = b->pc;
+    uint32_t i, ev = 0;
+    for (i = 0; i < b->n; i++) {
+        hwp_core_out own, *o = out ? &out[i] : &own;
+        hwp_insn in;
+        hwp__zero(&in, sizeof in);
+        in.pc = pc;
+        in.cls = b->cls[i];
+        pc += b->ops[i].len;
+        in.next_pc = pc;
+        if (i + 1u == b->n) {
+            in.next_pc = in.addr = x->next_pc;
+            in.events = x->events;
+        }
+        if (in.cls == HWP_CLS_LOAD || in.cls == HWP_CLS_STORE) in.addr = *a++;
+        if (x->win_n && i == x->win_at) hwp_core_window(c, x->win_n);
+        hwp_core_insn_ex(c, &in, &b->ops[i], o);
+        ev |= o->events;
+    }
+    return ev;
 }
 
 HWP_API hwp_status hwp_core_get_stats(const hwp_core *c, hwp_core_stats *out) {
