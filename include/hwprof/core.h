@@ -495,7 +495,7 @@ HWP_INLINE uint32_t hwp__core_tlb(hwp_core *c, hwp__core_cache *t,
 }
 
 /* Direction prediction and update; true when mispredicted. */
-HWP_INLINE bool hwp__core_cond(hwp_core *c, uint64_t pc, bool taken) {
+HWP__CORE_HOT bool hwp__core_cond(hwp_core *c, uint64_t pc, bool taken) {
     uint64_t g = c->ghist;
     bool pred, mis;
     uint8_t *ctr;
@@ -548,8 +548,14 @@ HWP_INLINE uint32_t hwp__core_len(const hwp_insn *in) {
     return (!(in->events & HWP_EV_TAKEN) && d - 1u < 15u) ? (uint32_t)d : 1u;
 }
 
+/* The block is in its set's MRU way: a hit that changes nothing (the
+ * common case, kept out of the call to hwp__core_access). */
+HWP_INLINE bool hwp__core_mru(const hwp__core_cache *k, uint64_t block) {
+    return k->tag[(size_t)(block & k->set_mask) * k->ways] == block;
+}
+
 /* The ITLB check of a fetch at pc: the walk's latency when its page missed. */
-HWP_INLINE uint32_t hwp__core_itlb(hwp_core *c, uint64_t pc, uint32_t *ilat) {
+HWP__CORE_HOT uint32_t hwp__core_itlb(hwp_core *c, uint64_t pc, uint32_t *ilat) {
     uint32_t w = hwp__core_tlb(c, &c->itlb, &c->last_ipage, pc, &c->st.itlb_misses);
     if (!w) return 0;
     *ilat += w;
@@ -558,11 +564,15 @@ HWP_INLINE uint32_t hwp__core_itlb(hwp_core *c, uint64_t pc, uint32_t *ilat) {
 
 /* The L1I lookup of the len bytes at pc (one reference, two lines if it
  * straddles); the last line becomes the MRU line the fast path tests. */
-HWP_INLINE uint32_t hwp__core_iline(hwp_core *c, uint64_t pc, uint32_t len,
-                                    uint32_t *ilevel, uint32_t *ilat) {
-    uint32_t l = hwp__core_access(c, &c->l1i, pc, len, 0, ilevel);
-    c->last_iline = (pc + len - 1u) >> c->l1i.shift;
-    c->ibase = c->last_iline << c->l1i.shift;
+HWP__CORE_HOT uint32_t hwp__core_iline(hwp_core *c, uint64_t pc, uint32_t len,
+                                       uint32_t *ilevel, uint32_t *ilat) {
+    uint64_t first = pc >> c->l1i.shift, last = (pc + len - 1u) >> c->l1i.shift;
+    uint32_t l;
+    c->last_iline = last;
+    c->ibase = last << c->l1i.shift;
+    if (first == last && hwp__core_mru(&c->l1i, first))
+        return 0; /* in its set's MRU way: a hit that changes nothing */
+    l = hwp__core_access(c, &c->l1i, pc, len, 0, ilevel);
     if (*ilevel == 1) return 0;
     c->st.l1i_misses++;
     *ilat += l;
@@ -584,17 +594,11 @@ HWP_INLINE uint32_t hwp__core_fetch(hwp_core *c, const hwp_insn *in,
     return ev | hwp__core_iline(c, pc, len, ilevel, ilat);
 }
 
-/* The block is in its set's MRU way: a hit that changes nothing (the
- * common case, kept out of the call to hwp__core_access). */
-HWP_INLINE bool hwp__core_mru(const hwp__core_cache *k, uint64_t block) {
-    return k->tag[(size_t)(block & k->set_mask) * k->ways] == block;
-}
-
 /* A load's or store's data access (kind 1 or 2: its class) of size
  * bytes (>= 1) at a: the DTLB, then the L1D past its two MRU filters. */
-HWP_INLINE uint32_t hwp__core_data(hwp_core *c, uint64_t a, uint32_t size,
-                                   unsigned kind, uint32_t *dlevel,
-                                   uint32_t *dlat) {
+HWP__CORE_HOT uint32_t hwp__core_data(hwp_core *c, uint64_t a, uint32_t size,
+                                      unsigned kind, uint32_t *dlevel,
+                                      uint32_t *dlat) {
     uint32_t ev = 0, l = c->l1d.latency;
     if (c->has_tlb && (a >> c->dtlb.shift) != c->last_dpage) {
         uint32_t w = hwp__core_tlb(c, &c->dtlb, &c->last_dpage, a,
@@ -623,8 +627,8 @@ HWP_INLINE uint32_t hwp__core_data(hwp_core *c, uint64_t a, uint32_t size,
 
 /* Branch prediction and the return stack for a branch class. len is the
  * instruction's length when the fetch needed it, else 0. */
-HWP_INLINE uint32_t hwp__core_branch(hwp_core *c, const hwp_insn *in,
-                                     const hwp_core_ops *ops, uint32_t len) {
+HWP__CORE_HOT uint32_t hwp__core_branch(hwp_core *c, const hwp_insn *in,
+                                        const hwp_core_ops *ops, uint32_t len) {
     uint32_t ev = 0, cls = in->cls;
     uint64_t pc = in->pc;
     if (cls == HWP_CLS_BR_COND) {
@@ -675,8 +679,8 @@ HWP_INLINE void hwp__core_additive(hwp_core *c, uint32_t frac, uint64_t stall) {
     c->frac &= 255u;
 }
 
-HWP_INLINE void hwp_core_insn_ex(hwp_core *c, const hwp_insn *in,
-                                 const hwp_core_ops *ops, hwp_core_out *out) {
+HWP__CORE_HOT void hwp_core_insn_ex(hwp_core *c, const hwp_insn *in,
+                                    const hwp_core_ops *ops, hwp_core_out *out) {
     /* Everything in locals until the end: a store through a uint8_t field
      * of *out may alias *c, and would make the compiler reload it. */
     hwp_core_out o;
@@ -747,8 +751,8 @@ HWP_INLINE void hwp_core_window(hwp_core *c, uint64_t n) {
 HWP_INLINE uint64_t hwp_core_cycle(const hwp_core *c) { return c->clock; }
 
 /* A fetch step of a block: the ITLB check, then the L1I lookup. */
-HWP_INLINE uint32_t hwp__core_istep(hwp_core *c, const hwp__core_step *s,
-                                    uint32_t *ilat) {
+HWP__CORE_HOT uint32_t hwp__core_istep(hwp_core *c, const hwp__core_step *s,
+                                       uint32_t *ilat) {
     uint32_t ev = 0, ilevel = 1;
     if (s->itlb) ev = hwp__core_itlb(c, s->pc, ilat);
     if (s->len) ev |= hwp__core_iline(c, s->addr, s->len, &ilevel, ilat);
@@ -763,17 +767,15 @@ HWP_INLINE uint32_t hwp__core_istep(hwp_core *c, const hwp__core_step *s,
  * instead of a test per instruction, and one additive-clock update.
  * Returns the events of the block's instructions or'ed together. out,
  * when not NULL, takes each instruction's hwp_core_out (n of them): that
- * runs the instructions one by one, as does a block the pipeline times
- * (full timing, or a window open or opening in it), for exact results. */
+ * runs the instructions one by one, as does a block the pipeline may
+ * time (full timing, a window open, or win_n given), for exact results. */
 HWP_INLINE uint32_t hwp_core_run(hwp_core *c, const hwp_core_block *b,
                                  const hwp_core_exec *x, hwp_core_out *out) {
     const hwp__core_step *s, *end = b->step + b->nstep;
     const uint64_t *a = x->addr;
     uint32_t ilat = 0, ev;
     uint64_t stall = 0, before = c->clock;
-    if (HWP_UNLIKELY(out || c->timing_all || c->window_left ||
-                     (x->win_n && x->win_at < b->n &&
-                      c->desc.mode == HWP_CORE_SAMPLED)))
+    if (HWP_UNLIKELY(out || x->win_n || c->timing_all || c->window_left))
         return hwp__core_each(c, b, x, out);
     c->st.events += b->n;
     ev = hwp__core_istep(c, &b->head[b->line == c->last_iline], &ilat);
