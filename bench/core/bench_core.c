@@ -263,6 +263,22 @@ static void open_core(bctx *b, uint32_t mode, int with_ops, uint32_t every) {
 }
 
 /* bs NULL: the records one by one; else the block stream. */
+/* The block path's floor: the same walk over the executions with the
+ * model compiled out (the execution, its block and its first address
+ * read, a value handed back). */
+static uint64_t run_floor_block(void *vctx, uint64_t iters) {
+    const bstream *s = ((bctx *)vctx)->bs;
+    uint64_t it, sum = 0;
+    uint32_t i;
+    for (it = 0; it < iters; it++)
+        for (i = 0; i < s->nex; i++) {
+            const bexec *e = &s->ex[i];
+            sum += s->blk[e->blk]->n ^ e->next_pc ^ e->events ^ s->addr[e->addr];
+            __asm__ __volatile__("" : "+r"(sum));
+        }
+    return sum;
+}
+
 static void bench(const char *name, uint32_t mode, int with_ops, uint32_t every,
                   hwp_insn *rec, hwp_core_ops *ops, bstream *bs) {
     static bctx b;
@@ -343,6 +359,8 @@ int main(int argc, char **argv) {
         static bctx f;
         f.rec = rec;
         hwb_run("core/floor", run_floor, &f, NREC);
+        f.bs = &bs;
+        hwb_run("core/floor_block", run_floor_block, &f, NREC);
     }
     bench("core/caches", HWP_CORE_CACHES, 0, 0, rec, ops, NULL);
     bench("core/timing", HWP_CORE_TIMING, 0, 0, rec, ops, NULL);

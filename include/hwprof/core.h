@@ -79,6 +79,17 @@
  *   hwp_core_insn_ex(c, insn, ops, out)  with length, access size, op
  *                                  class and registers (ops may be NULL)
  *   hwp_core_window(c, n)          sampled mode: time the next n
+ *   hwp_core_block_bytes(n), HWP_CORE_BLOCK_BYTES(n)
+ *   hwp_core_block_init(c, mem, bytes, pc, cls, ops, n)
+ *                                  a basic block of n consecutive
+ *                                  instructions (classes, ops with their
+ *                                  lengths), translated once: the I-side
+ *                                  steps its fetches take, its loads and
+ *                                  stores; NULL when refused
+ *   hwp_core_run(c, blk, exec, out)  one execution of it (its data
+ *                                  addresses, where it went): the stats
+ *                                  and clock of its instructions one by
+ *                                  one, for one step per new line or page
  *   hwp_core_cycle(c)              the modelled clock
  *   hwp_core_done(c, out, cap)     finished records (wasted slots known)
  *   hwp_core_reset / flush / merge / get_stats
@@ -401,9 +412,9 @@ HWP_API void hwp__core_timed(hwp_core *c, const hwp_insn *in,
                              uint32_t ilat, uint32_t dlat, uint32_t mis);
 HWP_API void hwp__core_rebase(hwp_core *c);
 HWP_API size_t hwp_core_block_bytes(uint32_t n);
-HWP_API hwp_core_block *hwp_core_block_init(const hwp_core *c, void *mem, size_t n,
+HWP_API hwp_core_block *hwp_core_block_init(const hwp_core *c, void *mem, size_t bytes,
                                             uint64_t pc, const uint8_t *cls,
-                                            const hwp_core_ops *ops, uint32_t count);
+                                            const hwp_core_ops *ops, uint32_t n);
 HWP_API uint32_t hwp__core_each(hwp_core *c, const hwp_core_block *b,
                                 const hwp_core_exec *x, hwp_core_out *out);
 
@@ -1361,41 +1372,41 @@ HWP_API size_t hwp_core_block_bytes(uint32_t n) {
  * (head[0]). An ITLB check of the page the previous check took is a
  * hit that changes nothing, and is left out; the first check of the
  * steps is kept whatever head ran, as head[1] may not check. */
-HWP_API hwp_core_block *hwp_core_block_init(const hwp_core *c, void *mem, size_t n,
+HWP_API hwp_core_block *hwp_core_block_init(const hwp_core *c, void *mem, size_t bytes,
                                             uint64_t pc, const uint8_t *cls,
-                                            const hwp_core_ops *ops, uint32_t count) {
-    const uint32_t sh = c ? c->l1i.shift : 0u;
+                                            const hwp_core_ops *ops, uint32_t n) {
     unsigned char *cur = (unsigned char *)mem;
     hwp_core_block *b;
     hwp__core_step *st;
     hwp_core_ops *o;
     uint8_t *k;
     uint64_t at = pc, line, page = HWP__CORE_NONE;
-    uint32_t i;
-    if (!hwp__core_ok(c) || !mem || !cls || !ops || n < hwp_core_block_bytes(count) ||
-        !hwp_core_block_bytes(count))
+    uint32_t i, sh;
+    if (!hwp__core_ok(c) || !mem || !cls || !ops || bytes < hwp_core_block_bytes(n) ||
+        !hwp_core_block_bytes(n))
         return NULL;
+    sh = c->l1i.shift;
     /* Lengths as x86's (the fast path's 15 bytes); a branch only last. */
-    for (i = 0; i < count; i++)
+    for (i = 0; i < n; i++)
         if (ops[i].len - 1u >= 15u || cls[i] >= HWP_CLS_COUNT ||
-            (i + 1u < count && cls[i] > HWP_CLS_STORE))
+            (i + 1u < n && cls[i] > HWP_CLS_STORE))
             return NULL;
     cur += (size_t)(-(uintptr_t)cur & (HWP__ALIGN - 1u));
     b = (hwp_core_block *)hwp__carve(&cur, sizeof *b);
-    st = (hwp__core_step *)hwp__carve(&cur, (size_t)count * 2u * sizeof *st);
-    o = (hwp_core_ops *)hwp__carve(&cur, (size_t)count * sizeof *o);
-    k = (uint8_t *)hwp__carve(&cur, count);
+    st = (hwp__core_step *)hwp__carve(&cur, (size_t)n * 2u * sizeof *st);
+    o = (hwp_core_ops *)hwp__carve(&cur, (size_t)n * sizeof *o);
+    k = (uint8_t *)hwp__carve(&cur, n);
     hwp__zero(b, sizeof *b);
-    hwp__copy(o, ops, (size_t)count * sizeof *o);
-    hwp__copy(k, cls, count);
+    hwp__copy(o, ops, (size_t)n * sizeof *o);
+    hwp__copy(k, cls, n);
     b->step = st;
     b->ops = o;
     b->cls = k;
-    b->n = count;
-    b->frac = count * c->frac_step;
+    b->n = n;
+    b->frac = n * c->frac_step;
     b->pc = pc;
     b->line = pc >> sh;
-    b->last_cls = cls[count - 1u];
+    b->last_cls = cls[n - 1u];
     /* The first instruction: both heads end in its last line. */
     line = (pc + o[0].len - 1u) >> sh;
     b->head[0].itlb = (uint8_t)c->has_tlb;
@@ -1409,7 +1420,7 @@ HWP_API hwp_core_block *hwp_core_block_init(const hwp_core *c, void *mem, size_t
             b->head[1].len = 1;
         }
     }
-    for (i = 0; i < count; at += o[i].len, i++) {
+    for (i = 0; i < n; at += o[i].len, i++) {
         uint64_t last = (at + o[i].len - 1u) >> sh;
         b->last_pc = at;
         if (i && at - (line << sh) >= c->ifast) { /* past the fast path */

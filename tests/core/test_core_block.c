@@ -106,6 +106,15 @@ static uint64_t data_addr(tprog *p, hwp_rng *r) {
     return 0x30000000 + 64 * hwp_rng_below(r, 4096) - hwp_rng_below(r, 8);
 }
 
+static hwp_core_cache_desc geo(uint32_t sets, uint32_t ways, uint32_t line) {
+    hwp_core_cache_desc k;
+    k.sets = sets;
+    k.ways = ways;
+    k.line = line;
+    k.latency = 0; /* the level's default */
+    return k;
+}
+
 static hwp_core_desc machine(unsigned i) {
     hwp_core_desc d;
     memset(&d, 0, sizeof d);
@@ -116,12 +125,12 @@ static hwp_core_desc machine(unsigned i) {
                shorter than the L1I's, gshare */
         d.mode = HWP_CORE_CACHES;
         d.bp = HWP_CORE_GSHARE;
-        d.l1i.sets = 4; d.l1i.ways = 2; d.l1i.line = 32;
-        d.l1d.sets = 8; d.l1d.ways = 2; d.l1d.line = 32;
-        d.l2.sets = 16; d.l2.ways = 2; d.l2.line = 64;
-        d.llc.sets = 64; d.llc.ways = 2; d.llc.line = 16;
-        d.itlb.sets = 2; d.itlb.ways = 2; d.itlb.line = 16;
-        d.dtlb.sets = 2; d.dtlb.ways = 1; d.dtlb.line = 64;
+        d.l1i = geo(4, 2, 32);
+        d.l1d = geo(8, 2, 32);
+        d.l2 = geo(16, 2, 64);
+        d.llc = geo(64, 2, 16);
+        d.itlb = geo(2, 2, 16);
+        d.dtlb = geo(2, 1, 64);
         d.ras = 4;
         break;
     case 3: /* 8-byte lines (no fast path), one-way, gselect, no RAS,
@@ -130,20 +139,20 @@ static hwp_core_desc machine(unsigned i) {
         d.order = HWP_CORE_INORDER;
         d.bp = HWP_CORE_GSELECT;
         d.flags = HWP_CORE_NO_RAS;
-        d.l1i.sets = 16; d.l1i.ways = 1; d.l1i.line = 8;
-        d.l1d.sets = 16; d.l1d.ways = 1; d.l1d.line = 8;
-        d.l2.sets = 32; d.l2.ways = 1; d.l2.line = 16;
-        d.itlb.sets = 1; d.itlb.ways = 2; d.itlb.line = 4096;
-        d.dtlb.sets = 2; d.dtlb.ways = 2; d.dtlb.line = 4096;
+        d.l1i = geo(16, 1, 8);
+        d.l1d = geo(16, 1, 8);
+        d.l2 = geo(32, 1, 16);
+        d.itlb = geo(1, 2, 4096);
+        d.dtlb = geo(2, 2, 4096);
         d.rob = 16; d.window = 4; d.fetch_width = 2; d.issue_width = 3;
         break;
     case 4: /* no TLB, an LLC, a small tournament: sampled */
         d.mode = HWP_CORE_SAMPLED;
         d.flags = HWP_CORE_NO_TLB;
-        d.l1i.sets = 8; d.l1i.ways = 2; d.l1i.line = 64;
-        d.l1d.sets = 8; d.l1d.ways = 4; d.l1d.line = 64;
-        d.l2.sets = 64; d.l2.ways = 4; d.l2.line = 128;
-        d.llc.sets = 256; d.llc.ways = 8; d.llc.line = 64;
+        d.l1i = geo(8, 2, 64);
+        d.l1d = geo(8, 4, 64);
+        d.l2 = geo(64, 4, 128);
+        d.llc = geo(256, 8, 64);
         d.bp_global = 256; d.bp_local = 64; d.btb = 16; d.ras = 8;
         break;
     case 5: break; /* full timing: every block one by one */
@@ -153,9 +162,9 @@ static hwp_core_desc machine(unsigned i) {
         d.bp = HWP_CORE_GSELECT;
         d.bp_global = 16384;
         d.bp_hist = 7;
-        d.l1i.sets = 64; d.l1i.ways = 8; d.l1i.line = 64;
-        d.l1d.sets = 64; d.l1d.ways = 8; d.l1d.line = 64;
-        d.l2.sets = 1024; d.l2.ways = 16; d.l2.line = 64;
+        d.l1i = geo(64, 8, 64);
+        d.l1d = geo(64, 8, 64);
+        d.l2 = geo(1024, 16, 64);
         break;
     }
     return d;
