@@ -683,11 +683,15 @@ HWP_INLINE uint32_t hwp__core_dstall(const hwp_core *c, uint32_t cls, uint32_t d
 }
 
 /* The additive clock: frac 1/256 cycles of issue (frac_step, a
- * 1/issue_width, per instruction) plus the stalls' cycles. */
-HWP_INLINE void hwp__core_additive(hwp_core *c, uint32_t frac, uint64_t stall) {
+ * 1/issue_width, per instruction) plus the stalls' cycles. Returns the
+ * cycles it moved. */
+HWP_INLINE uint64_t hwp__core_additive(hwp_core *c, uint32_t frac, uint64_t stall) {
+    uint64_t d;
     c->frac += frac;
-    c->clock += (c->frac >> 8) + stall;
+    d = (c->frac >> 8) + stall;
     c->frac &= 255u;
+    c->clock += d;
+    return d;
 }
 
 HWP__CORE_HOT void hwp_core_insn_ex(hwp_core *c, const hwp_insn *in,
@@ -785,7 +789,7 @@ HWP_INLINE uint32_t hwp_core_run(hwp_core *c, const hwp_core_block *b,
     const hwp__core_step *s, *end = b->step + b->nstep;
     const uint64_t *a = x->addr;
     uint32_t ilat = 0, ev;
-    uint64_t stall = 0, before = c->clock;
+    uint64_t stall = 0, d;
     if (HWP_UNLIKELY(out || x->win_n || c->timing_all || c->window_left))
         return hwp__core_each(c, b, x, out);
     c->st.events += b->n;
@@ -809,8 +813,8 @@ HWP_INLINE uint32_t hwp_core_run(hwp_core *c, const hwp_core_block *b,
         ev |= hwp__core_branch(c, &in, &b->ops[b->n - 1u], 0);
     }
     stall += ilat + (ev & HWP_EV_MISPRED ? c->desc.mispredict : 0u);
-    hwp__core_additive(c, b->frac, stall);
-    if (c->cost) hwp_cost_tick(c->cost, c->clock - before);
+    d = hwp__core_additive(c, b->frac, stall);
+    if (c->cost) hwp_cost_tick(c->cost, d);
     return ev | (x->events & (HWP_EV_TAKEN | HWP_EV_TRAP | HWP_EV_INDIRECT));
 }
 

@@ -5,9 +5,10 @@
  * (hwp_core_block_init once per block, hwp_core_run per execution), the
  * other instruction by instruction (hwp_core_insn_ex with the block's
  * ops, the window opened before the same instruction). After every
- * block the clocks must agree, and every 64 blocks and at the end the
- * stats, the finished records and, where the run asked for them, every
- * instruction's hwp_core_out. The stream is a program's: functions of
+ * block the clocks (the core's and the host's it ticks) must agree, and
+ * every 64 blocks and at the end the stats, the finished records and,
+ * where the run asked for them, every instruction's hwp_core_out. The
+ * stream is a program's: functions of
  * consecutive basic blocks (random lengths 1..15, so instructions
  * straddle lines, and functions laid across page boundaries) with loops,
  * calls and returns, indirect jumps, loads and stores that straddle
@@ -171,15 +172,18 @@ static hwp_core_desc machine(unsigned i) {
 }
 #define NMACHINES 7u
 
+/* A core and the host clock it ticks (hwp_cost_tick). */
 typedef struct tcore {
     hwp_core c;
+    hwp_cost cost;
     void *mem;
 } tcore;
 
 static int open_core(tcore *t, const hwp_core_desc *d) {
     size_t n = hwp_core_bytes(d);
     t->mem = malloc(n);
-    return t->mem && hwp_core_init(&t->c, t->mem, n, d, NULL) == HWP_OK;
+    return t->mem && hwp_cost_init(&t->cost, NULL) == HWP_OK &&
+           hwp_core_init(&t->c, t->mem, n, d, &t->cost) == HWP_OK;
 }
 
 /* The stats and the finished records of both cores agree. */
@@ -302,6 +306,7 @@ static int run_stream(unsigned m, uint32_t seed, uint32_t blocks) {
             ev_o |= oo[i].events;
         }
         if (hwp_core_cycle(&tb.c) != hwp_core_cycle(&to.c) || ev_b != ev_o ||
+            hwp_cost_clock(&tb.cost) != hwp_cost_clock(&to.cost) ||
             (want_out && memcmp(ob, oo, b->n * sizeof ob[0]) != 0) ||
             ((e % 64 == 63 || e + 1 == blocks) && !same_state(&tb.c, &to.c))) {
             printf("      machine %u seed %u: block %u (execution %u) differs: cycle %" PRIu64
