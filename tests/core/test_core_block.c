@@ -107,70 +107,32 @@ static uint64_t data_addr(tprog *p, hwp_rng *r) {
     return 0x30000000 + 64 * hwp_rng_below(r, 4096) - hwp_rng_below(r, 8);
 }
 
-static hwp_core_cache_desc geo(uint32_t sets, uint32_t ways, uint32_t line) {
-    hwp_core_cache_desc k;
-    k.sets = sets;
-    k.ways = ways;
-    k.line = line;
-    k.latency = 0; /* the level's default */
-    return k;
-}
-
-static hwp_core_desc machine(unsigned i) {
-    hwp_core_desc d;
-    memset(&d, 0, sizeof d);
-    switch (i) {
-    case 0: d.mode = HWP_CORE_CACHES; break; /* the 21264 */
-    case 1: d.mode = HWP_CORE_SAMPLED; break;
-    case 2: /* tiny: pages of 16 bytes inside 32-byte lines, an LLC line
-               shorter than the L1I's, gshare */
-        d.mode = HWP_CORE_CACHES;
-        d.bp = HWP_CORE_GSHARE;
-        d.l1i = geo(4, 2, 32);
-        d.l1d = geo(8, 2, 32);
-        d.l2 = geo(16, 2, 64);
-        d.llc = geo(64, 2, 16);
-        d.itlb = geo(2, 2, 16);
-        d.dtlb = geo(2, 1, 64);
-        d.ras = 4;
-        break;
-    case 3: /* 8-byte lines (no fast path), one-way, gselect, no RAS,
-               in-order issue: sampled */
-        d.mode = HWP_CORE_SAMPLED;
-        d.order = HWP_CORE_INORDER;
-        d.bp = HWP_CORE_GSELECT;
-        d.flags = HWP_CORE_NO_RAS;
-        d.l1i = geo(16, 1, 8);
-        d.l1d = geo(16, 1, 8);
-        d.l2 = geo(32, 1, 16);
-        d.itlb = geo(1, 2, 4096);
-        d.dtlb = geo(2, 2, 4096);
-        d.rob = 16; d.window = 4; d.fetch_width = 2; d.issue_width = 3;
-        break;
-    case 4: /* no TLB, an LLC, a small tournament: sampled */
-        d.mode = HWP_CORE_SAMPLED;
-        d.flags = HWP_CORE_NO_TLB;
-        d.l1i = geo(8, 2, 64);
-        d.l1d = geo(8, 4, 64);
-        d.l2 = geo(64, 4, 128);
-        d.llc = geo(256, 8, 64);
-        d.bp_global = 256; d.bp_local = 64; d.btb = 16; d.ras = 8;
-        break;
-    case 5: break; /* full timing: every block one by one */
-    default: /* cachegrind's machine: no TLB, no RAS, gselect */
-        d.mode = HWP_CORE_CACHES;
-        d.flags = HWP_CORE_NO_TLB | HWP_CORE_NO_RAS;
-        d.bp = HWP_CORE_GSELECT;
-        d.bp_global = 16384;
-        d.bp_hist = 7;
-        d.l1i = geo(64, 8, 64);
-        d.l1d = geo(64, 8, 64);
-        d.l2 = geo(1024, 16, 64);
-        break;
-    }
-    return d;
-}
-#define NMACHINES 7u
+/* The machines, as cache geometries {sets, ways, line, latency 0: the
+ * level's default} and the fields that differ from the 21264's. */
+static const hwp_core_desc machines[] = {
+    {.mode = HWP_CORE_CACHES}, /* the 21264 */
+    {.mode = HWP_CORE_SAMPLED},
+    /* tiny: pages of 16 bytes inside 32-byte lines, an LLC line shorter
+     * than the L1I's, gshare */
+    {.mode = HWP_CORE_CACHES, .bp = HWP_CORE_GSHARE, .ras = 4,
+     .l1i = {4, 2, 32, 0}, .l1d = {8, 2, 32, 0}, .l2 = {16, 2, 64, 0},
+     .llc = {64, 2, 16, 0}, .itlb = {2, 2, 16, 0}, .dtlb = {2, 1, 64, 0}},
+    /* 8-byte lines (no fast path), one way, gselect, no RAS, in-order
+     * issue: sampled */
+    {.mode = HWP_CORE_SAMPLED, .order = HWP_CORE_INORDER, .bp = HWP_CORE_GSELECT,
+     .flags = HWP_CORE_NO_RAS, .l1i = {16, 1, 8, 0}, .l1d = {16, 1, 8, 0},
+     .l2 = {32, 1, 16, 0}, .itlb = {1, 2, 4096, 0}, .dtlb = {2, 2, 4096, 0},
+     .rob = 16, .window = 4, .fetch_width = 2, .issue_width = 3},
+    /* no TLB, an LLC, a small tournament: sampled */
+    {.mode = HWP_CORE_SAMPLED, .flags = HWP_CORE_NO_TLB, .l1i = {8, 2, 64, 0},
+     .l1d = {8, 4, 64, 0}, .l2 = {64, 4, 128, 0}, .llc = {256, 8, 64, 0},
+     .bp_global = 256, .bp_local = 64, .btb = 16, .ras = 8},
+    {.mode = HWP_CORE_TIMING}, /* every block one by one */
+    /* cachegrind's machine: no TLB, no RAS, gselect */
+    {.mode = HWP_CORE_CACHES, .flags = HWP_CORE_NO_TLB | HWP_CORE_NO_RAS,
+     .bp = HWP_CORE_GSELECT, .bp_global = 16384, .bp_hist = 7,
+     .l1i = {64, 8, 64, 0}, .l1d = {64, 8, 64, 0}, .l2 = {1024, 16, 64, 0}}};
+#define NMACHINES (sizeof machines / sizeof machines[0])
 
 /* A core and the host clock it ticks (hwp_cost_tick). */
 typedef struct tcore {
@@ -213,14 +175,14 @@ static int same_state(hwp_core *blk, hwp_core *one) {
 /* One stream of `blocks` block executions on machine m; 0 on the first
  * difference (said where). */
 static int run_stream(unsigned m, uint32_t seed, uint32_t blocks) {
-    hwp_core_desc d = machine(m);
+    const hwp_core_desc *d = &machines[m];
     tcore tb, to;
     tprog *p = (tprog *)calloc(1, sizeof *p);
     hwp_rng r;
     uint64_t stack[64], addr[MAXN];
     uint32_t sp = 0, cur = 0, e, i;
     int ok = 1;
-    if (!p || !open_core(&tb, &d) || !open_core(&to, &d)) {
+    if (!p || !open_core(&tb, d) || !open_core(&to, d)) {
         printf("      machine %u: cannot open\n", m);
         return 0;
     }
@@ -340,7 +302,6 @@ static void test_block_equals_one_by_one(void) {
  * path cannot take (0, > 15), a branch before the last instruction, an
  * unknown class, too little storage, no core. */
 static void test_block_refused(void) {
-    hwp_core_desc d = machine(0);
     tcore t;
     hwp_core_ops ops[3];
     uint8_t cls[3] = {HWP_CLS_OTHER, HWP_CLS_LOAD, HWP_CLS_BR_COND};
@@ -348,7 +309,7 @@ static void test_block_refused(void) {
     size_t n = hwp_core_block_bytes(3);
     memset(ops, 0, sizeof ops);
     ops[0].len = ops[1].len = ops[2].len = 4;
-    CHECK(open_core(&t, &d));
+    CHECK(open_core(&t, &machines[0]));
     CHECK(n > 0 && n <= sizeof mem);
     CHECK(hwp_core_block_init(&t.c, mem, n, 0x1000, cls, ops, 3) != NULL);
     CHECK(hwp_core_block_init(&t.c, mem + 1, n, 0x1000, cls, ops, 3) != NULL); /* any alignment */
