@@ -389,8 +389,9 @@ typedef struct hwp_core {
     HWP_CORE_BYTES(1024u + 1024u + 32768u + 128u + 128u, 4096u + 4096u + 1024u, \
                    1024u, 512u, 32u, 80u, 20u, 32768u)
 
-/* A block of n instructions (1..HWP_CORE_BLOCK_MAX): the handle, at most
- * two steps an instruction, and the copies of its facts and classes. */
+/* A block of n instructions (1..HWP_CORE_BLOCK_MAX, so its issue share,
+ * n x 256 / issue_width, fits 32 bits): the handle, at most two steps an
+ * instruction, and the copies of its facts and classes. */
 #define HWP_CORE_BLOCK_MAX 65535u
 #define HWP_CORE_BLOCK_BYTES(n)                                              \
     (HWP__CORE_A(sizeof(hwp_core_block)) +                                   \
