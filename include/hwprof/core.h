@@ -79,6 +79,17 @@
  *   hwp_core_insn_ex(c, insn, ops, out)  with length, access size, op
  *                                  class and registers (ops may be NULL)
  *   hwp_core_window(c, n)          sampled mode: time the next n
+ *   hwp_core_block_bytes(n), HWP_CORE_BLOCK_BYTES(n)
+ *   hwp_core_block_init(c, mem, bytes, pc, cls, ops, n)
+ *                                  a basic block of n consecutive
+ *                                  instructions (classes, ops with their
+ *                                  lengths), translated once: the I-side
+ *                                  steps its fetches take, its loads and
+ *                                  stores; NULL when refused
+ *   hwp_core_run(c, blk, exec, out)  one execution of it (its data
+ *                                  addresses, where it went): the stats
+ *                                  and clock of its instructions one by
+ *                                  one, for one step per new line or page
  *   hwp_core_cycle(c)              the modelled clock
  *   hwp_core_done(c, out, cap)     finished records (wasted slots known)
  *   hwp_core_reset / flush / merge / get_stats
@@ -263,6 +274,49 @@ typedef struct hwp_core_stats {
     uint64_t finished;     /* timed instructions whose slots are summed    */
 } hwp_core_stats;
 
+/* One execution of a translated block (hwp_core_run): what only the run
+ * knows. */
+typedef struct hwp_core_exec {
+    const uint64_t *addr; /* the data addresses of the block's loads and
+                             stores, in order                          */
+    uint64_t next_pc;     /* where the last instruction went: its target
+                             or its fall-through                       */
+    uint32_t events;      /* the last instruction's HWP_EV_TAKEN, _TRAP,
+                             _INDIRECT (the others' are 0)             */
+    uint32_t win_at;      /* sampled mode: hwp_core_window(c, win_n)
+                             before the block's instruction win_at     */
+    uint64_t win_n;       /* 0: no window opens in the block           */
+} hwp_core_exec;
+
+/* A step of a block's run, in the order the instructions one by one
+ * would take it: a fetch that gets past the last-line filter (an ITLB
+ * check, an L1I lookup, or both) or a load's or store's data access. */
+typedef struct hwp__core_step {
+    uint64_t pc;   /* fetch: the instruction's pc, its ITLB page         */
+    uint64_t addr; /* fetch: where the L1I lookup starts                 */
+    uint8_t kind;  /* 0 fetch, HWP_CLS_LOAD, HWP_CLS_STORE               */
+    uint8_t itlb;  /* fetch: 1 to check the ITLB                         */
+    uint8_t len;   /* fetch: the bytes looked up from addr, 0 none; load,
+                      store: the access size                           */
+    uint8_t pad_[5];
+} hwp__core_step;
+
+/* A basic block as the host translated it (hwp_core_block_init), for
+ * cores of the desc it was made for. The members are private. */
+typedef struct hwp_core_block {
+    hwp__core_step head[2]; /* the first instruction's fetch: [0] after
+                               another line, [1] in the line fetched
+                               last (the last-line filter decides)    */
+    const hwp__core_step *step; /* then the rest, nstep of them        */
+    const hwp_core_ops *ops;    /* the instructions' facts, and        */
+    const uint8_t *cls;         /* classes (copies, for hwp__core_each) */
+    uint64_t pc, line;          /* the first instruction's pc, L1I line */
+    uint64_t last_pc;
+    uint32_t n, nstep;
+    uint32_t frac;              /* n x frac_step: the issue, 1/256 cycles */
+    uint32_t last_cls;
+} hwp_core_block;
+
 /* One cache or TLB at run time. */
 typedef struct hwp__core_cache {
     uint64_t *tag;     /* sets x ways block numbers, MRU first          */
@@ -335,6 +389,16 @@ typedef struct hwp_core {
     HWP_CORE_BYTES(1024u + 1024u + 32768u + 128u + 128u, 4096u + 4096u + 1024u, \
                    1024u, 512u, 32u, 80u, 20u, 32768u)
 
+/* A block of n instructions (1..HWP_CORE_BLOCK_MAX, so its issue share,
+ * n x 256 / issue_width, fits 32 bits): the handle, at most two steps an
+ * instruction, and the copies of its facts and classes. */
+#define HWP_CORE_BLOCK_MAX 65535u
+#define HWP_CORE_BLOCK_BYTES(n)                                              \
+    (HWP__CORE_A(sizeof(hwp_core_block)) +                                   \
+     HWP__CORE_A((size_t)(n) * 2u * sizeof(hwp__core_step)) +                \
+     HWP__CORE_A((size_t)(n) * sizeof(hwp_core_ops)) + HWP__CORE_A(n) +      \
+     (HWP__ALIGN - 1u))
+
 /* The contract's calls (cost.h, HWP__CONTRACT); what hwp_core's do:
  *   write_text: instructions, cycles and IPC, then each cache's and
  *     predictor's references and misses: nothing for a bad handle, like every
@@ -348,6 +412,12 @@ HWP_API void hwp__core_timed(hwp_core *c, const hwp_insn *in,
                              const hwp_core_ops *ops, hwp_core_out *o,
                              uint32_t ilat, uint32_t dlat, uint32_t mis);
 HWP_API void hwp__core_rebase(hwp_core *c);
+HWP_API size_t hwp_core_block_bytes(uint32_t n);
+HWP_API hwp_core_block *hwp_core_block_init(const hwp_core *c, void *mem, size_t bytes,
+                                            uint64_t pc, const uint8_t *cls,
+                                            const hwp_core_ops *ops, uint32_t n);
+HWP_API uint32_t hwp__core_each(hwp_core *c, const hwp_core_block *b,
+                                const hwp_core_exec *x, hwp_core_out *out);
 
 /* ---- hot path ----------------------------------------------------------- */
 
@@ -437,7 +507,7 @@ HWP_INLINE uint32_t hwp__core_tlb(hwp_core *c, hwp__core_cache *t,
 }
 
 /* Direction prediction and update; true when mispredicted. */
-HWP_INLINE bool hwp__core_cond(hwp_core *c, uint64_t pc, bool taken) {
+HWP__CORE_HOT bool hwp__core_cond(hwp_core *c, uint64_t pc, bool taken) {
     uint64_t g = c->ghist;
     bool pred, mis;
     uint8_t *ctr;
@@ -490,73 +560,89 @@ HWP_INLINE uint32_t hwp__core_len(const hwp_insn *in) {
     return (!(in->events & HWP_EV_TAKEN) && d - 1u < 15u) ? (uint32_t)d : 1u;
 }
 
-/* Instruction fetch off the fast path: a new line (or a fetch that may
- * straddle the end of the current one). The page can only change here. */
-HWP_INLINE uint32_t hwp__core_fetch(hwp_core *c, const hwp_insn *in,
-                                    uint32_t len, uint32_t *ilevel,
-                                    uint32_t *ilat) {
-    uint32_t ev = 0, l;
-    uint64_t pc = in->pc;
-    if (c->has_tlb && (pc >> c->itlb.shift) != c->last_ipage) {
-        uint32_t w = hwp__core_tlb(c, &c->itlb, &c->last_ipage, pc,
-                                   &c->st.itlb_misses);
-        if (w) { ev |= HWP_EV_ITLBMISS; *ilat += w; }
-    }
-    if ((pc >> c->l1i.shift) == c->last_iline &&
-        ((pc + len - 1u) >> c->l1i.shift) == c->last_iline)
-        return ev; /* the MRU line again: a hit that changes nothing */
-    l = hwp__core_access(c, &c->l1i, pc, len, 0, ilevel);
-    c->last_iline = (pc + len - 1u) >> c->l1i.shift;
-    c->ibase = c->last_iline << c->l1i.shift;
-    if (*ilevel > 1) {
-        c->st.l1i_misses++;
-        ev |= HWP_EV_ICMISS;
-        *ilat += l;
-    }
-    return ev;
-}
-
 /* The block is in its set's MRU way: a hit that changes nothing (the
  * common case, kept out of the call to hwp__core_access). */
 HWP_INLINE bool hwp__core_mru(const hwp__core_cache *k, uint64_t block) {
     return k->tag[(size_t)(block & k->set_mask) * k->ways] == block;
 }
 
-/* Data access, branch prediction and the return stack. len is the
+/* The ITLB check of a fetch at pc: the walk's latency when its page missed. */
+HWP__CORE_HOT uint32_t hwp__core_itlb(hwp_core *c, uint64_t pc, uint32_t *ilat) {
+    uint32_t w = hwp__core_tlb(c, &c->itlb, &c->last_ipage, pc, &c->st.itlb_misses);
+    if (!w) return 0;
+    *ilat += w;
+    return HWP_EV_ITLBMISS;
+}
+
+/* The L1I lookup of the len bytes at pc (one reference, two lines if it
+ * straddles); the last line becomes the MRU line the fast path tests. */
+HWP__CORE_HOT uint32_t hwp__core_iline(hwp_core *c, uint64_t pc, uint32_t len,
+                                       uint32_t *ilevel, uint32_t *ilat) {
+    uint64_t first = pc >> c->l1i.shift, last = (pc + len - 1u) >> c->l1i.shift;
+    uint32_t l;
+    c->last_iline = last;
+    c->ibase = last << c->l1i.shift;
+    if (first == last && hwp__core_mru(&c->l1i, first))
+        return 0; /* in its set's MRU way: a hit that changes nothing */
+    l = hwp__core_access(c, &c->l1i, pc, len, 0, ilevel);
+    if (*ilevel == 1) return 0;
+    c->st.l1i_misses++;
+    *ilat += l;
+    return HWP_EV_ICMISS;
+}
+
+/* Instruction fetch off the fast path: a new line (or a fetch that may
+ * straddle the end of the current one). The page can only change here. */
+HWP_INLINE uint32_t hwp__core_fetch(hwp_core *c, const hwp_insn *in,
+                                    uint32_t len, uint32_t *ilevel,
+                                    uint32_t *ilat) {
+    uint32_t ev = 0;
+    uint64_t pc = in->pc;
+    if (c->has_tlb && (pc >> c->itlb.shift) != c->last_ipage)
+        ev = hwp__core_itlb(c, pc, ilat);
+    if ((pc >> c->l1i.shift) == c->last_iline &&
+        ((pc + len - 1u) >> c->l1i.shift) == c->last_iline)
+        return ev; /* the MRU line again: a hit that changes nothing */
+    return ev | hwp__core_iline(c, pc, len, ilevel, ilat);
+}
+
+/* A load's or store's data access (kind 1 or 2: its class) of size
+ * bytes (>= 1) at a: the DTLB, then the L1D past its two MRU filters. */
+HWP__CORE_HOT uint32_t hwp__core_data(hwp_core *c, uint64_t a, uint32_t size,
+                                      unsigned kind, uint32_t *dlevel,
+                                      uint32_t *dlat) {
+    uint32_t ev = 0, l = c->l1d.latency;
+    if (c->has_tlb && (a >> c->dtlb.shift) != c->last_dpage) {
+        uint32_t w = hwp__core_tlb(c, &c->dtlb, &c->last_dpage, a,
+                                   &c->st.dtlb_misses);
+        if (w) { ev |= HWP_EV_DTLBMISS; *dlat += w; }
+    }
+    if (size > c->dline) size = c->dline;
+    if (a - c->dbase <= c->dline - size) {
+        *dlevel = 1; /* within the MRU line */
+    } else if (((a ^ (a + size - 1u)) >> c->l1d.shift) == 0 &&
+               hwp__core_mru(&c->l1d, a >> c->l1d.shift)) {
+        *dlevel = 1; /* one line, in its set's MRU way */
+        c->dbase = (a >> c->l1d.shift) << c->l1d.shift;
+    } else {
+        l = hwp__core_access(c, &c->l1d, a, size, kind, dlevel);
+        c->dbase = ((a + size - 1u) >> c->l1d.shift) << c->l1d.shift;
+    }
+    (&c->st.l1d_reads)[2u * (kind - 1u)]++;
+    if (*dlevel > 1) {
+        (&c->st.l1d_read_misses)[2u * (kind - 1u)]++;
+        ev |= HWP_EV_DCMISS;
+    }
+    *dlat += l;
+    return ev;
+}
+
+/* Branch prediction and the return stack for a branch class. len is the
  * instruction's length when the fetch needed it, else 0. */
-HWP_INLINE uint32_t hwp__core_rest(hwp_core *c, const hwp_insn *in,
-                                   const hwp_core_ops *ops, uint32_t len,
-                                   uint32_t *dlevel, uint32_t *dlat) {
+HWP__CORE_HOT uint32_t hwp__core_branch(hwp_core *c, const hwp_insn *in,
+                                        const hwp_core_ops *ops, uint32_t len) {
     uint32_t ev = 0, cls = in->cls;
     uint64_t pc = in->pc;
-    if (cls == HWP_CLS_LOAD || cls == HWP_CLS_STORE) {
-        uint64_t a = in->addr;
-        unsigned kind = cls == HWP_CLS_LOAD ? 1u : 2u;
-        uint32_t l = c->l1d.latency, size = ops && ops->size ? ops->size : 1u;
-        if (c->has_tlb && (a >> c->dtlb.shift) != c->last_dpage) {
-            uint32_t w = hwp__core_tlb(c, &c->dtlb, &c->last_dpage, a,
-                                       &c->st.dtlb_misses);
-            if (w) { ev |= HWP_EV_DTLBMISS; *dlat += w; }
-        }
-        if (size > c->dline) size = c->dline;
-        if (a - c->dbase <= c->dline - size) {
-            *dlevel = 1; /* within the MRU line */
-        } else if (((a ^ (a + size - 1u)) >> c->l1d.shift) == 0 &&
-                   hwp__core_mru(&c->l1d, a >> c->l1d.shift)) {
-            *dlevel = 1; /* one line, in its set's MRU way */
-            c->dbase = (a >> c->l1d.shift) << c->l1d.shift;
-        } else {
-            l = hwp__core_access(c, &c->l1d, a, size, kind, dlevel);
-            c->dbase = ((a + size - 1u) >> c->l1d.shift) << c->l1d.shift;
-        }
-        (&c->st.l1d_reads)[2u * (kind - 1u)]++;
-        if (*dlevel > 1) {
-            (&c->st.l1d_read_misses)[2u * (kind - 1u)]++;
-            ev |= HWP_EV_DCMISS;
-        }
-        *dlat += l;
-        return ev;
-    }
     if (cls == HWP_CLS_BR_COND) {
         if (hwp__core_cond(c, pc, (in->events & HWP_EV_TAKEN) != 0))
             ev |= HWP_EV_MISPRED;
@@ -592,21 +678,25 @@ HWP_INLINE uint32_t hwp__core_rest(hwp_core *c, const hwp_insn *in,
     return ev;
 }
 
-/* The additive clock: 1/issue_width per instruction plus the stalls. */
-HWP_INLINE void hwp__core_additive(hwp_core *c, uint32_t ev, uint32_t ilat,
-                                   uint32_t dlat, uint32_t cls) {
-    uint64_t d;
-    c->frac += c->frac_step;
-    d = c->frac >> 8;
-    c->frac &= 255u;
-    d += ilat;
-    if (cls == HWP_CLS_LOAD && dlat > c->l1d.latency) d += dlat - c->l1d.latency;
-    if (ev & HWP_EV_MISPRED) d += c->desc.mispredict;
-    c->clock += d;
+/* A load's stall in the additive clock: its latency beyond an L1 hit. */
+HWP_INLINE uint32_t hwp__core_dstall(const hwp_core *c, uint32_t cls, uint32_t dlat) {
+    return cls == HWP_CLS_LOAD && dlat > c->l1d.latency ? dlat - c->l1d.latency : 0u;
 }
 
-HWP_INLINE void hwp_core_insn_ex(hwp_core *c, const hwp_insn *in,
-                                 const hwp_core_ops *ops, hwp_core_out *out) {
+/* The additive clock: frac 1/256 cycles of issue (frac_step, a
+ * 1/issue_width, per instruction) plus the stalls' cycles. Returns the
+ * cycles it moved. */
+HWP_INLINE uint64_t hwp__core_additive(hwp_core *c, uint32_t frac, uint64_t stall) {
+    uint64_t d;
+    c->frac += frac;
+    d = (c->frac >> 8) + stall;
+    c->frac &= 255u;
+    c->clock += d;
+    return d;
+}
+
+HWP__CORE_HOT void hwp_core_insn_ex(hwp_core *c, const hwp_insn *in,
+                                    const hwp_core_ops *ops, hwp_core_out *out) {
     /* Everything in locals until the end: a store through a uint8_t field
      * of *out may alias *c, and would make the compiler reload it. */
     hwp_core_out o;
@@ -629,13 +719,18 @@ HWP_INLINE void hwp_core_insn_ex(hwp_core *c, const hwp_insn *in,
         len = ops && ops->len ? ops->len : hwp__core_len(in);
         ev |= hwp__core_fetch(c, in, len, &ilevel, &ilat);
     }
-    if (cls != HWP_CLS_OTHER) ev |= hwp__core_rest(c, in, ops, len, &dlevel, &dlat);
+    if (cls == HWP_CLS_LOAD || cls == HWP_CLS_STORE)
+        ev |= hwp__core_data(c, in->addr, ops && ops->size ? ops->size : 1u, cls,
+                             &dlevel, &dlat);
+    else if (cls != HWP_CLS_OTHER)
+        ev |= hwp__core_branch(c, in, ops, len);
     o.timed = 0;
     if (c->timing_all || c->window_left) {
         if (c->window_left) c->window_left--;
         hwp__core_timed(c, in, ops, &o, ilat, dlat, ev);
     } else {
-        hwp__core_additive(c, ev, ilat, dlat, cls);
+        hwp__core_additive(c, c->frac_step, (uint64_t)ilat + hwp__core_dstall(c, cls, dlat) +
+                                                (ev & HWP_EV_MISPRED ? c->desc.mispredict : 0u));
     }
     if (c->cost) hwp_cost_tick(c->cost, c->clock - before);
     if (out) {
@@ -670,6 +765,59 @@ HWP_INLINE void hwp_core_window(hwp_core *c, uint64_t n) {
 }
 
 HWP_INLINE uint64_t hwp_core_cycle(const hwp_core *c) { return c->clock; }
+
+/* A fetch step of a block: the ITLB check, then the L1I lookup. */
+HWP__CORE_HOT uint32_t hwp__core_istep(hwp_core *c, const hwp__core_step *s,
+                                       uint32_t *ilat) {
+    uint32_t ev = 0, ilevel = 1;
+    if (s->itlb) ev = hwp__core_itlb(c, s->pc, ilat);
+    if (s->len) ev |= hwp__core_iline(c, s->addr, s->len, &ilevel, ilat);
+    return ev;
+}
+
+/* One execution of a translated block: the same stats, clock and
+ * finished records as its instructions through hwp_core_insn_ex one by
+ * one (with the block's ops, the run's addresses in order, next_pc and
+ * events on the last instruction, 0 on the others, and the window opened
+ * before instruction win_at), for one I-side step per new line or page
+ * instead of a test per instruction, and one additive-clock update.
+ * Returns the events of the block's instructions or'ed together. out,
+ * when not NULL, takes each instruction's hwp_core_out (n of them): that
+ * runs the instructions one by one, as does a block the pipeline may
+ * time (full timing, a window open, or win_n given), for exact results. */
+HWP_INLINE uint32_t hwp_core_run(hwp_core *c, const hwp_core_block *b,
+                                 const hwp_core_exec *x, hwp_core_out *out) {
+    const hwp__core_step *s, *end = b->step + b->nstep;
+    const uint64_t *a = x->addr;
+    uint32_t ilat = 0, ev;
+    uint64_t stall = 0, d;
+    if (HWP_UNLIKELY(out || x->win_n || c->timing_all || c->window_left))
+        return hwp__core_each(c, b, x, out);
+    c->st.events += b->n;
+    ev = hwp__core_istep(c, &b->head[b->line == c->last_iline], &ilat);
+    for (s = b->step; s < end; s++) {
+        if (s->kind) {
+            uint32_t dlevel, dlat = 0;
+            ev |= hwp__core_data(c, *a++, s->len, s->kind, &dlevel, &dlat);
+            stall += hwp__core_dstall(c, s->kind, dlat);
+        } else {
+            ev |= hwp__core_istep(c, s, &ilat);
+        }
+    }
+    if (b->last_cls > HWP_CLS_STORE) {
+        hwp_insn in;
+        in.pc = b->last_pc;
+        in.next_pc = in.addr = x->next_pc;
+        in.value = 0;
+        in.cls = b->last_cls;
+        in.events = x->events;
+        ev |= hwp__core_branch(c, &in, &b->ops[b->n - 1u], 0);
+    }
+    stall += ilat + (ev & HWP_EV_MISPRED ? c->desc.mispredict : 0u);
+    d = hwp__core_additive(c, b->frac, stall);
+    if (c->cost) hwp_cost_tick(c->cost, d);
+    return ev | (x->events & (HWP_EV_TAKEN | HWP_EV_TRAP | HWP_EV_INDIRECT));
+}
 
 #ifdef __cplusplus
 }
@@ -1210,6 +1358,124 @@ HWP_API size_t hwp_core_done(hwp_core *c, hwp_core_rec *out, size_t cap) {
         c->done_n--;
     }
     return n;
+}
+
+/* ---- translated blocks ------------------------------------------------ */
+
+HWP_API size_t hwp_core_block_bytes(uint32_t n) {
+    return n - 1u < HWP_CORE_BLOCK_MAX ? HWP_CORE_BLOCK_BYTES(n) : 0u;
+}
+
+/* The steps are the per-instruction path's run ahead of time. Its
+ * I-side state is the last line fetched (the fast path's line) and the
+ * last ITLB page: inside a block, after its first instruction, both
+ * follow from the code alone, since the block's instructions are
+ * consecutive and nothing else fetches in between. Only the first
+ * instruction depends on the block run before: if that ended in its
+ * line, the last-line filter lets all of it but the line's last 15
+ * bytes through as a hit (head[1]), else it looks its lines up
+ * (head[0]). An ITLB check of the page the previous check took is a
+ * hit that changes nothing, and is left out; the first check of the
+ * steps is kept whatever head ran, as head[1] may not check. */
+HWP_API hwp_core_block *hwp_core_block_init(const hwp_core *c, void *mem, size_t bytes,
+                                            uint64_t pc, const uint8_t *cls,
+                                            const hwp_core_ops *ops, uint32_t n) {
+    unsigned char *cur = (unsigned char *)mem;
+    hwp_core_block *b;
+    hwp__core_step *st;
+    hwp_core_ops *o;
+    uint8_t *k;
+    uint64_t at = pc, line, page = HWP__CORE_NONE;
+    uint32_t i, sh;
+    if (!hwp__core_ok(c) || !mem || !cls || !ops || bytes < hwp_core_block_bytes(n) ||
+        !hwp_core_block_bytes(n))
+        return NULL;
+    sh = c->l1i.shift;
+    /* Lengths as x86's (the fast path's 15 bytes); a branch only last. */
+    for (i = 0; i < n; i++)
+        if (ops[i].len - 1u >= 15u || cls[i] >= HWP_CLS_COUNT ||
+            (i + 1u < n && cls[i] > HWP_CLS_STORE))
+            return NULL;
+    cur += (size_t)(-(uintptr_t)cur & (HWP__ALIGN - 1u));
+    b = (hwp_core_block *)hwp__carve(&cur, sizeof *b);
+    st = (hwp__core_step *)hwp__carve(&cur, (size_t)n * 2u * sizeof *st);
+    o = (hwp_core_ops *)hwp__carve(&cur, (size_t)n * sizeof *o);
+    k = (uint8_t *)hwp__carve(&cur, n);
+    hwp__zero(b, sizeof *b);
+    hwp__copy(o, ops, (size_t)n * sizeof *o);
+    hwp__copy(k, cls, n);
+    b->step = st;
+    b->ops = o;
+    b->cls = k;
+    b->n = n;
+    b->frac = n * c->frac_step;
+    b->pc = pc;
+    b->line = pc >> sh;
+    b->last_cls = cls[n - 1u];
+    /* The first instruction: both heads end in its last line. */
+    line = (pc + o[0].len - 1u) >> sh;
+    b->head[0].itlb = (uint8_t)c->has_tlb;
+    b->head[0].pc = b->head[0].addr = pc;
+    b->head[0].len = o[0].len;
+    if (pc - (b->line << sh) >= c->ifast) {
+        b->head[1].itlb = (uint8_t)c->has_tlb;
+        b->head[1].pc = pc;
+        if (line != b->line) { /* the next line; this one is the MRU */
+            b->head[1].addr = line << sh;
+            b->head[1].len = 1;
+        }
+    }
+    for (i = 0; i < n; at += o[i].len, i++) {
+        uint64_t last = (at + o[i].len - 1u) >> sh;
+        b->last_pc = at;
+        if (i && at - (line << sh) >= c->ifast) { /* past the fast path */
+            hwp__core_step f;
+            hwp__zero(&f, sizeof f);
+            if (c->has_tlb && (at >> c->itlb.shift) != page) {
+                f.itlb = 1;
+                f.pc = at;
+                page = at >> c->itlb.shift;
+            }
+            if (last != line) { /* a new line, or one more if it straddles */
+                f.addr = (at >> sh) == line ? last << sh : at;
+                f.len = (at >> sh) == line ? 1u : o[i].len;
+                line = last;
+            }
+            if (f.itlb || f.len) st[b->nstep++] = f;
+        }
+        if (k[i] == HWP_CLS_LOAD || k[i] == HWP_CLS_STORE) {
+            hwp__zero(&st[b->nstep], sizeof *st);
+            st[b->nstep].kind = k[i];
+            st[b->nstep++].len = o[i].size ? o[i].size : 1u;
+        }
+    }
+    return b;
+}
+
+/* A block one instruction at a time: hwp_core_run's reference. */
+HWP_API uint32_t hwp__core_each(hwp_core *c, const hwp_core_block *b,
+                                const hwp_core_exec *x, hwp_core_out *out) {
+    const uint64_t *a = x->addr;
+    uint64_t pc = b->pc;
+    uint32_t i, ev = 0;
+    for (i = 0; i < b->n; i++) {
+        hwp_core_out own, *o = out ? &out[i] : &own;
+        hwp_insn in;
+        hwp__zero(&in, sizeof in);
+        in.pc = pc;
+        in.cls = b->cls[i];
+        pc += b->ops[i].len;
+        in.next_pc = pc;
+        if (i + 1u == b->n) {
+            in.next_pc = in.addr = x->next_pc;
+            in.events = x->events;
+        }
+        if (in.cls == HWP_CLS_LOAD || in.cls == HWP_CLS_STORE) in.addr = *a++;
+        if (x->win_n && i == x->win_at) hwp_core_window(c, x->win_n);
+        hwp_core_insn_ex(c, &in, &b->ops[i], o);
+        ev |= o->events;
+    }
+    return ev;
 }
 
 HWP_API hwp_status hwp_core_get_stats(const hwp_core *c, hwp_core_stats *out) {
