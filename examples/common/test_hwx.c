@@ -652,6 +652,11 @@ static void test_trace_retire_bad(void) {
                                          1, 'E', 0};
     static const unsigned char cut[] = {'H', 'W', 'P', 'T', 'R', 'A', 'C', 'E', 2, 0, 0, 0,
                                         0, 0, 0, 0, 'R', 0, 0x80};
+    static const unsigned char vcpu[] = {'H', 'W', 'P', 'T', 'R', 'A', 'C', 'E', 2, 0, 0, 0,
+                                         0, 0, 0, 0, 'R', 0x80, 0x80, 0x80, 0x80, 0x10, 0, 0,
+                                         'E', 0};
+    static const unsigned char cut2[] = {'H', 'W', 'P', 'T', 'R', 'A', 'C', 'E', 2, 0, 0, 0,
+                                         0, 0, 0, 0, 'R', 0, 5};
     static const unsigned char ok[] = {'H', 'W', 'P', 'T', 'R', 'A', 'C', 'E', 2, 0, 0, 0,
                                        0, 0, 0, 0, 'R', 3, 0x80, 0x20, 0xff, 0x1f, 'E', 0};
     hwx_trace_reader r;
@@ -662,6 +667,11 @@ static void test_trace_retire_bad(void) {
     CHECK_EQ(read_all(&r, cut, sizeof cut), -1);
     CHECK_HAS(r.why, "truncated retire item");
     CHECK_EQ(r.err_off, sizeof cut);
+    CHECK_EQ(read_all(&r, cut2, sizeof cut2), -1); /* the span cut off */
+    CHECK_HAS(r.why, "truncated retire item");
+    CHECK_EQ(read_all(&r, vcpu, sizeof vcpu), -1); /* vcpu 2^32 */
+    CHECK_EQ(r.err_off, 16);
+    CHECK_HAS(r.why, "vcpu id out of range");
     CHECK_EQ(hwx_trace_open(&r, ok, sizeof ok), HWP_OK);
     r.want_retire = 1;
     CHECK_EQ(hwx_trace_next(&r, &in), HWX_TRACE_RETIRE);

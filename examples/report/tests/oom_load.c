@@ -3,11 +3,14 @@
  * runs out. Linked with -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,
  * so the reader's allocations go through the wrappers below: for each
  * report given, it counts the allocations of reading it twice (the second
- * read is a merge), then runs the same reads once per allocation with
- * that one failing. Each such run must refuse with one line naming the
- * file, or succeed (an allocation the reader can do without), and free
- * what it took (ASan and Valgrind see the leaks); no crash. Prints how
- * many runs said "out of memory", and fails if none did. */
+ * read is a merge) and building its tables (rp_tables: what every query
+ * and export starts from), then runs the same once per allocation with
+ * that one failing. Each read must refuse with one line naming the
+ * file, or succeed (an allocation the reader can do without); the tables
+ * then come out whole or fewer (a table without memory is left out);
+ * everything taken is freed (ASan and Valgrind see the leaks); no crash.
+ * Prints how many runs said "out of memory" and how many lost a table,
+ * and fails if none did either. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,15 +50,24 @@ static int read_twice(rp_set *s, const char *name, const char *buf, size_t n) {
     return rp_add_buf(s, name, buf, n) != 0 || rp_add_buf(s, name, buf, n) != 0;
 }
 
+/* The set's tables, built and freed; how many came out. */
+static size_t tables(const rp_set *s) {
+    static rp_table t[64];
+    size_t n = rp_tables(s, t, sizeof t / sizeof t[0]);
+    rp_tables_free(t, n);
+    return n;
+}
+
 int main(int argc, char **argv) {
     static rp_set s;
-    unsigned long oom = 0, runs = 0, bad = 0;
+    unsigned long oom = 0, runs = 0, bad = 0, fewer = 0;
     int i;
     for (i = 1; i < argc; i++) {
         FILE *f = fopen(argv[i], "rb");
         char *buf;
         long len;
         unsigned long total, k;
+        size_t whole;
         if (!f || fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 ||
             fseek(f, 0, SEEK_SET) != 0 || !(buf = (char *)__real_malloc((size_t)len + 1)) ||
             fread(buf, 1, (size_t)len, f) != (size_t)len) {
@@ -69,6 +81,7 @@ int main(int argc, char **argv) {
             fprintf(stderr, "oom_load: %s: refused with memory: %s\n", argv[i], s.why);
             return 2;
         }
+        whole = tables(&s);
         rp_set_free(&s);
         total = calls;
         for (k = 1; k <= total; k++) {
@@ -82,6 +95,8 @@ int main(int argc, char **argv) {
                     bad++;
                 }
                 oom += strstr(s.why, "out of memory") != NULL;
+            } else if (tables(&s) < whole) {
+                fewer++;
             }
             rp_set_free(&s);
         }
@@ -89,6 +104,7 @@ int main(int argc, char **argv) {
         free(buf);
         printf("%s: %lu allocations, each failed once\n", argv[i], total);
     }
-    printf("%lu runs, %lu refused as out of memory, %lu badly\n", runs, oom, bad);
-    return bad || !oom;
+    printf("%lu runs, %lu refused as out of memory, %lu with fewer tables, %lu badly\n", runs,
+           oom, fewer, bad);
+    return bad || !oom || !fewer;
 }
