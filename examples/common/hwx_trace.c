@@ -226,6 +226,7 @@ hwp_status hwx_trace_open(hwx_trace_reader *r, const void *buf, size_t len) {
 static int hwx__trace_chunk(hwx_trace_reader *r) {
     uint64_t vcpu, nrec, nbytes;
     uint32_t sum;
+    const char *cut;
     size_t tag_off = r->off;
     uint8_t tag;
     if (r->off >= r->len) {
@@ -248,31 +249,26 @@ static int hwx__trace_chunk(hwx_trace_reader *r) {
             return hwx__trace_err(r, r->off, "trace: data after the end marker");
         return 0;
     }
-    if (tag == HWX__TAG_RETIRE && r->version >= 2) {
-        uint64_t lo, span;
-        if (hwx__get_varint(r, r->len, &vcpu, "trace: truncated retire item") ||
-            hwx__get_varint(r, r->len, &lo, "trace: truncated retire item") ||
-            hwx__get_varint(r, r->len, &span, "trace: truncated retire item"))
-            return -1;
-        if (vcpu > 0xFFFFFFFFu)
-            return hwx__trace_err(r, tag_off, "trace: vcpu id out of range");
-        if (lo + span < lo)
+    if (tag != HWX__TAG_CHUNK && !(tag == HWX__TAG_RETIRE && r->version >= 2))
+        return hwx__trace_err(r, tag_off, "trace: unknown item tag");
+    /* Both items start with three varints: the vcpu, then a chunk's nrec
+     * and nbytes or a retire item's lo and span. */
+    cut = tag == HWX__TAG_CHUNK ? "trace: truncated chunk header" : "trace: truncated retire item";
+    if (hwx__get_varint(r, r->len, &vcpu, cut) || hwx__get_varint(r, r->len, &nrec, cut) ||
+        hwx__get_varint(r, r->len, &nbytes, cut))
+        return -1;
+    if (vcpu > 0xFFFFFFFFu)
+        return hwx__trace_err(r, tag_off, "trace: vcpu id out of range");
+    r->vcpu = (uint32_t)vcpu;
+    if (tag == HWX__TAG_RETIRE) {
+        if (nrec + nbytes < nrec)
             return hwx__trace_err(r, tag_off, "trace: retire range runs past 2^64");
-        r->vcpu = (uint32_t)vcpu;
-        r->lo = lo;
-        r->hi = lo + span;
+        r->lo = nrec;
+        r->hi = nrec + nbytes;
         r->retires++;
         r->chunk_end = r->off; /* no payload: the next item follows */
         return 2;
     }
-    if (tag != HWX__TAG_CHUNK)
-        return hwx__trace_err(r, tag_off, "trace: unknown item tag");
-    if (hwx__get_varint(r, r->len, &vcpu, "trace: truncated chunk header") ||
-        hwx__get_varint(r, r->len, &nrec, "trace: truncated chunk header") ||
-        hwx__get_varint(r, r->len, &nbytes, "trace: truncated chunk header"))
-        return -1;
-    if (vcpu > 0xFFFFFFFFu)
-        return hwx__trace_err(r, tag_off, "trace: vcpu id out of range");
     if (nbytes > HWX_TRACE_CHUNK + HWX__MAX_RECORD)
         return hwx__trace_err(r, tag_off, "trace: chunk larger than the format allows");
     if (nrec == 0 || nrec * 2 > nbytes)
@@ -290,7 +286,6 @@ static int hwx__trace_chunk(hwx_trace_reader *r) {
 #else
     (void)sum;
 #endif
-    r->vcpu = (uint32_t)vcpu;
     r->chunk_left = nrec;
     r->chunk_end = r->off + (size_t)nbytes;
     r->prev_next = 0;
