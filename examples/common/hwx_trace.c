@@ -222,7 +222,8 @@ hwp_status hwx_trace_open(hwx_trace_reader *r, const void *buf, size_t len) {
 }
 
 /* Read the next chunk header, retire item or end marker. 1: a chunk is
- * open; 2: a retire item was read; 0: clean end; -1: error. */
+ * open; HWX_TRACE_RETIRE: a retire item was read; 0: clean end; -1:
+ * error. */
 static int hwx__trace_chunk(hwx_trace_reader *r) {
     uint64_t vcpu, nrec, nbytes;
     uint32_t sum;
@@ -267,7 +268,7 @@ static int hwx__trace_chunk(hwx_trace_reader *r) {
         r->hi = nrec + nbytes;
         r->retires++;
         r->chunk_end = r->off; /* no payload: the next item follows */
-        return 2;
+        return HWX_TRACE_RETIRE;
     }
     if (nbytes > HWX_TRACE_CHUNK + HWX__MAX_RECORD)
         return hwx__trace_err(r, tag_off, "trace: chunk larger than the format allows");
@@ -303,7 +304,7 @@ int hwx_trace_next(hwx_trace_reader *r, hwp_insn *out) {
         if (r->off != r->chunk_end)
             return hwx__trace_err(r, r->off, "trace: chunk payload longer than its records");
         c = hwx__trace_chunk(r);
-        if (c == 2) {
+        if (c == HWX_TRACE_RETIRE) {
             if (r->want_retire) return HWX_TRACE_RETIRE;
             continue;
         }

@@ -47,10 +47,9 @@ def _fnv1a(data):
 M64 = (1 << 64) - 1
 
 
-def records(b, retires=None):
+def records(b):
     """Yield (vcpu, pc, next_pc, addr, value, cls, events) for every record;
-    each retire item (version 2) is appended to `retires` as (vcpu, lo, hi,
-    records before it) when a list is given."""
+    retire items (version 2) are checked and passed over."""
     if len(b) < 16 or b[:8] != b"HWPTRACE":
         raise TraceError(0, "bad header")
     version, flags = struct.unpack_from("<II", b, 8)
@@ -71,8 +70,6 @@ def records(b, retires=None):
             span, off = _varint(b, off, len(b))
             if lo + span > M64:
                 raise TraceError(off, "retire range past 2^64")
-            if retires is not None:
-                retires.append((vcpu, lo, lo + span, total))
             continue
         if tag != ord("C"):
             raise TraceError(off, "unknown tag")
