@@ -34,6 +34,13 @@ for m in "${modes[@]}"; do
   vg+=("VALGRIND_LIB=$libdir valgrind -q --tool=hwprof --${m//,/ --} --report=/dev/null $prog > /dev/null")
   qe+=("qemu-x86_64 -plugin $plugin,$m,report=/dev/null $prog > /dev/null")
 done
+# The plugin only: the core fed one instruction at a time (blocks=off)
+# beside its translated blocks, and the floor of a TB callback with a
+# memory callback per instruction (what the block path cannot go below).
+for m in "models=none,core=on,core_mode=caches,blocks=off" \
+         "models=none,pm=on,core=on,core_mode=sampled,blocks=off" "models=none,floor=mem"; do
+  qe+=("qemu-x86_64 -plugin $plugin,$m,report=/dev/null $prog > /dev/null")
+done
 for host in vg qe; do
   declare -n cmds=$host
   nice hyperfine --style basic --runs "$runs" --export-json "$work/$host.json" \

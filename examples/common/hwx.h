@@ -219,6 +219,11 @@ typedef struct hwx_timing {
      * and where they come from; NULL: the host gives none */
     const struct hwp_core_ops *ops;
     const char *regs_from;
+    /* hwx_core_block: the core's translated block for the next
+     * hwx_session_block and its instructions' hwp_core_ops (lengths,
+     * registers); NULL: none, that block goes one instruction at a time */
+    const struct hwp_core_block *blk;
+    const struct hwp_core_ops *blk_ops;
 } hwx_timing;
 
 typedef struct hwx_session {
@@ -282,6 +287,16 @@ void hwx_session_insn(hwx_session *s, const hwp_insn *in);
  * counts each block's n instructions at its first pc, one combined event,
  * so its code ranges are block-granular. */
 bool hwx_session_block_ok(const hwx_session *s);
+/* Block mode with the core on (core=on), for hosts that translate blocks
+ * (the QEMU plugin): valid when the core runs alone or with ProfileMe
+ * only (the other models read the core's figures of each instruction:
+ * the co-processor's miss events, RAP's dmiss key, the path profiler's
+ * cycles), with no exact profile. The host translates each block for the core once
+ * (hwx_core_block_init) and names it before each hwx_session_block
+ * (hwx_core_block); the core then runs it in one hwp_core_run, and goes
+ * one instruction at a time, with the same result, where its pipeline
+ * must time one (a ProfileMe window) or a block comes unnamed. */
+bool hwx_session_core_blocks_ok(const hwx_session *s);
 /* VM mode, for hosts that count their instructions (bytecodes) in a
  * register: hwx_session_until() says how many instructions may retire
  * before one must come whole through hwx_session_insn (1 with exact=on,
@@ -326,6 +341,23 @@ bool hwx_core_last(const hwx_session *s, uint64_t *cycle, uint32_t *events);
  * says "registers from <from>". Call after hwx_session_init; without it
  * the core times without dependences and says so. (hwx_core.c) */
 void hwx_core_regs(hwx_session *s, const struct hwp_core_ops *ops, const char *from);
+/* Block mode with the core (hwx_session_core_blocks_ok): the block of n
+ * instructions from pc translated for this session's core into the
+ * caller's `bytes` of mem (hwprof/core.h's hwp_core_block_bytes(n)):
+ * cls[i] the class of instruction i's record as hwx_session_block will
+ * get it (LOAD or STORE for the memory ones among the first n - 1, the
+ * last one's own class), ops[i] its length and registers. Sessions built
+ * from the same options may share it. NULL when the core is off or
+ * refuses the block. */
+struct hwp_core_block *hwx_core_block_init(const hwx_session *s, void *mem, size_t bytes,
+                                           uint64_t pc, const uint8_t *cls,
+                                           const struct hwp_core_ops *ops, uint32_t n);
+/* The next hwx_session_block's translated block and its ops (n of them,
+ * for the instructions it feeds one at a time); blk NULL: that block's
+ * records do not match the translation (an access that did not happen),
+ * so it goes one instruction at a time. */
+void hwx_core_block(hwx_session *s, const struct hwp_core_block *blk,
+                    const struct hwp_core_ops *ops);
 hwp_status hwx_session_merge(hwx_session *dst, const hwx_session *src);
 void hwx_session_report_text(const hwx_session *s, const hwp_writer *w);
 void hwx_session_report_json(const hwx_session *s, const hwp_writer *w);

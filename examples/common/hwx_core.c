@@ -16,10 +16,16 @@ typedef struct hwx__cored {
     hwp_core_desc c;
 } hwx__cored;
 
+/* Data addresses a block run takes (hwx__core_block); a block with more
+ * memory instructions goes one instruction at a time. */
+#define HWX__CORE_ADDRS 512u
+
 typedef struct hwx__core {
     hwp_core *core;
     hwx_timing *tm;
     uint32_t lead; /* sampled mode: instructions timed before a selection */
+    uint32_t pad_;
+    uint64_t addr[HWX__CORE_ADDRS]; /* a block run's data addresses      */
 } hwx__core;
 
 static void hwx__core_defaults(void *dv, const hwx_opts *o) {
@@ -107,16 +113,65 @@ void hwx_core_regs(hwx_session *s, const hwp_core_ops *ops, const char *from) {
     s->timing.regs_from = from;
 }
 
-size_t hwx__core_done(hwx_session *s, hwp_core_rec *out, size_t cap) {
+/* The session's core adapter, NULL when the core is off. */
+static hwx__core *hwx__core_of(const hwx_session *s) {
     uint32_t i;
-    size_t n;
     for (i = 0; i < hwx__nadapters; i++)
-        if (hwx__registry[i] == &hwx__adapter_core && s->st[i]) {
-            /* hwp_core_done returns how many were waiting, not copied */
-            n = hwp_core_done(((hwx__core *)s->st[i])->core, out, cap);
-            return n < cap ? n : cap;
-        }
-    return 0;
+        if (hwx__registry[i] == &hwx__adapter_core) return (hwx__core *)s->st[i];
+    return NULL;
+}
+
+size_t hwx__core_done(hwx_session *s, hwp_core_rec *out, size_t cap) {
+    hwx__core *m = hwx__core_of(s);
+    size_t n;
+    if (!m) return 0;
+    /* hwp_core_done returns how many were waiting, not copied */
+    n = hwp_core_done(m->core, out, cap);
+    return n < cap ? n : cap;
+}
+
+hwp_core_block *hwx_core_block_init(const hwx_session *s, void *mem, size_t bytes,
+                                    uint64_t pc, const uint8_t *cls,
+                                    const hwp_core_ops *ops, uint32_t n) {
+    const hwx__core *m = s ? hwx__core_of(s) : NULL;
+    return m ? hwp_core_block_init(m->core, mem, bytes, pc, cls, ops, n) : NULL;
+}
+
+void hwx_core_block(hwx_session *s, const hwp_core_block *blk, const hwp_core_ops *ops) {
+    s->timing.blk = blk;
+    s->timing.blk_ops = ops;
+}
+
+/* The session's block through the core in one hwp_core_run (its data
+ * addresses in order: the other memory records', then the last one's if
+ * it is a load or store). false, with nothing run, when the block must
+ * go one instruction at a time: no translation named, or a ProfileMe
+ * window that would
+ * open inside the block (hwx__core_insn opens it lead instructions
+ * before the selection; the pipeline then times instructions whose
+ * stage cycles ProfileMe reads one by one). */
+bool hwx__core_block(hwx_session *s, const hwx_block *b) {
+    hwx__core *m = hwx__core_of(s);
+    hwx_timing *t = &s->timing;
+    const hwp_core_block *blk = t->blk;
+    hwp_core_exec x;
+    uint32_t j, k = b->nmem;
+    t->blk = NULL; /* one block each naming */
+    if (!blk || (t->want && t->want < (uint64_t)m->lead + b->n) ||
+        k >= HWX__CORE_ADDRS)
+        return false;
+    for (j = 0; j < k; j++) m->addr[j] = b->mem[j].addr;
+    if (b->last->cls == HWP_CLS_LOAD || b->last->cls == HWP_CLS_STORE)
+        m->addr[k] = b->last->addr;
+    x.addr = m->addr;
+    x.next_pc = b->last->next_pc;
+    x.events = b->last->events & (HWP_EV_TAKEN | HWP_EV_TRAP | HWP_EV_INDIRECT);
+    x.win_at = 0;
+    x.win_n = 0;
+    t->events = hwp_core_run(m->core, blk, &x, NULL);
+    t->cycle = hwp_core_cycle(m->core);
+    t->timed = 0;
+    return true;
 }
 
 /* Every instruction must come whole (the caches see each one): a VM host

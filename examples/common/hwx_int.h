@@ -291,6 +291,9 @@ void hwx_blocks_json(hwx_blocks *m, const hwp_path *p, const hwp_path_row *rows,
 /* Finished timed records of the session's core, oldest first (consumes
  * them: hwp_core_done); 0 when the core is off. */
 size_t hwx__core_done(hwx_session *s, hwp_core_rec *out, size_t cap);
+/* Block mode with the core: runs the block named by hwx_core_block, or
+ * returns false for the session to feed it one instruction at a time. */
+bool hwx__core_block(hwx_session *s, const hwx_block *b);
 
 /* ---- ProfileMe's scores with the core's timing (hwx_pm.c) ---------------- */
 

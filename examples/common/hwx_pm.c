@@ -81,6 +81,9 @@ static hwp_status hwx__pm_init(void *sv, void *dv, unsigned char **cur, hwx_sess
         return hwp_fail(&s->head, HWP_EINVAL, hwp_why(m->pm));
     m->tm = &s->timing;
     m->paired = d->p.paired;
+    /* The core (registered first, so on already) opens its window for
+     * the first selection as for the others. */
+    if (m->tm->on) m->tm->want = hwp_pm_countdown(m->pm);
     return HWP_OK;
 }
 
@@ -125,9 +128,12 @@ static void hwx__pm_insn(void *sv, const hwp_insn *in, uint64_t cycle) {
 }
 
 /* The fetch counter passes the block at once (sec. 4.1.1); a selected
- * instruction gets its own record, as hwp_pm_insn would give it. */
+ * instruction gets its own record, as hwp_pm_insn would give it. With the
+ * core on, a block reaches here only without a selection in it
+ * (hwx__core_block), and the core learns the new countdown. */
 static void hwx__pm_block(void *sv, const hwx_block *b) {
-    hwp_pm *pm = ((hwx__pm *)sv)->pm;
+    hwx__pm *m = (hwx__pm *)sv;
+    hwp_pm *pm = m->pm;
     uint32_t rem = b->n, k, j;
     while (rem && (k = hwp_pm_fetch_block(pm, rem)) != 0) {
         uint32_t idx = b->n - rem + k - 1;
@@ -146,6 +152,7 @@ static void hwx__pm_block(void *sv, const hwx_block *b) {
     }
     if (b->last->cls == HWP_CLS_BR_COND)
         hwp_pm_branch(pm, (b->last->events & HWP_EV_TAKEN) != 0);
+    if (m->tm->on) m->tm->want = hwp_pm_countdown(pm);
 }
 
 static void hwx__pm_flush(void *sv) { hwp_pm_flush(((hwx__pm *)sv)->pm); }

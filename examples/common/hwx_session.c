@@ -504,6 +504,19 @@ bool hwx_session_block_ok(const hwx_session *s) {
     return true;
 }
 
+/* The core takes the block through hwx__core_block; ProfileMe's block
+ * reads no figure of the core's but its clock (a selection inside a
+ * block sends the block one instruction at a time). */
+bool hwx_session_core_blocks_ok(const hwx_session *s) {
+    uint32_t i;
+    if (!s || s->head.magic != HWX__MAGIC || s->exact || !s->timing.on) return false;
+    for (i = 0; i < hwx__nadapters; i++)
+        if (s->st[i] && hwx__registry[i] != &hwx__adapter_core &&
+            hwx__registry[i]->model != HWP_MODEL_PROFILEME)
+            return false;
+    return true;
+}
+
 bool hwx_session_tally_ok(const hwx_session *s) {
     uint32_t i;
     /* nothing may need each instruction */
@@ -527,12 +540,47 @@ void hwx_session_retire(hwx_session *s, uint64_t lo, uint64_t hi) {
         if (s->st[i] && hwx__registry[i]->retire) hwx__registry[i]->retire(s->st[i], lo, hi);
 }
 
+/* A block the core could not take whole: its instructions' records, as
+ * a host feeding one at a time makes them, each with its ops. */
+static void hwx__block_each(hwx_session *s, const hwx_block *b) {
+    const hwp_core_ops *ops = s->timing.blk_ops;
+    uint32_t i, j = 0;
+    for (i = 0; i < b->n; i++) {
+        hwp_insn in;
+        const hwp_insn *r = &in;
+        if (i + 1 == b->n) {
+            r = b->last;
+        } else if (j < b->nmem && b->mem[j].pc == b->pcs[i]) {
+            r = &b->mem[j++];
+        } else {
+            hwp_zero(&in, sizeof in);
+            in.pc = b->pcs[i];
+            in.next_pc = b->pcs[i + 1];
+        }
+        if (ops) s->timing.ops = &ops[i];
+        hwx_session_insn(s, r);
+    }
+}
+
 void hwx_session_block(hwx_session *s, const uint64_t *pcs, uint32_t n,
                        const hwp_insn *last, const hwp_insn *mem,
                        uint32_t nmem) {
     uint32_t cls = last->cls < HWP_CLS_COUNT ? last->cls : HWP_CLS_OTHER, j;
-    bool fed = hwx__gate(s, n);
+    uint64_t clock = s->timing.cycle; /* the core's, before the block */
+    bool fed;
     hwx_block b;
+    b.pcs = pcs;
+    b.n = n;
+    b.last = last;
+    b.mem = mem;
+    b.nmem = nmem;
+    /* With the core on it runs the block first; where it cannot, every
+     * model gets the block one instruction at a time. */
+    if (s->timing.on && !hwx__core_block(s, &b)) {
+        hwx__block_each(s, &b);
+        return;
+    }
+    fed = hwx__gate(s, n);
     s->insns += n;
     s->cls[HWP_CLS_OTHER] += n - 1 - nmem;
     s->cls[cls]++;
@@ -545,14 +593,10 @@ void hwx_session_block(hwx_session *s, const uint64_t *pcs, uint32_t n,
         s->taken += (last->events & HWP_EV_TAKEN) != 0;
     }
     hwp_cost_tick(&s->cost, n);
-    b.pcs = pcs;
-    b.n = n;
-    b.last = last;
-    b.mem = mem;
-    b.nmem = nmem;
-    b.cycle = s->insns - n;
+    b.cycle = s->timing.on ? clock : s->insns - n;
     for (j = 0; j < hwx__nadapters; j++)
-        if (HWX__SEES(s, j, fed)) hwx__registry[j]->block(s->st[j], &b);
+        if (HWX__SEES(s, j, fed) && hwx__registry[j]->block)
+            hwx__registry[j]->block(s->st[j], &b);
     if (s->bbv) hwx_bbv_run(s->bbv, pcs[0], n, hwp_cls_is_branch(cls));
     if (s->insns >= s->tl_next) hwx__tl_point(s, false);
 }

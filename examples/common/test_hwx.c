@@ -1557,6 +1557,101 @@ static void test_block_mode(void) {
     block_equiv("pm=on,path=on,strat=on,pm_interval=97,path_interval=5000");
 }
 
+/* Core blocks (hwx_session_core_blocks_ok): the core alone or beside
+ * ProfileMe takes a block through the host's translation of it and gives
+ * the reports that every instruction through hwx_session_insn gives.
+ * CB_BLOCKS static blocks of 2..9 instructions of 1..7 bytes (loads,
+ * stores, others; the last a conditional branch, a load or an other),
+ * run in a random order; every 5th execution comes unnamed (the host's
+ * records did not match its translation) and goes one at a time. */
+#define CB_BLOCKS 40u
+static void core_blocks_equiv(const char *opts) {
+    enum { RUNS = 12000 };
+    static uint64_t pc[CB_BLOCKS][10];
+    static uint8_t cls[CB_BLOCKS][9];
+    static hwp_core_ops ops[CB_BLOCKS][9];
+    static unsigned char tmem[CB_BLOCKS][HWP_CORE_BLOCK_BYTES(9)];
+    static const hwp_core_block *tb[CB_BLOCKS];
+    static uint32_t len[CB_BLOCKS];
+    hwp_insn rec[9], mem[9];
+    hwx_opts o;
+    void *m1, *m2;
+    hwx_session *a, *b;
+    const char *why;
+    hwp_rng r;
+    uint32_t k, i, run, cur = 0, named = 0;
+    hwx_opts_default(&o);
+    CHECK_EQ(hwx_opts_parse(&o, opts, &why), HWP_OK);
+    a = new_session(&o, &m1);
+    b = new_session(&o, &m2);
+    if (!CHECK(a && b)) return;
+    CHECK(!hwx_session_block_ok(b) && hwx_session_core_blocks_ok(b));
+    hwp_rng_seed(&r, 77);
+    for (k = 0; k < CB_BLOCKS; k++) {
+        len[k] = 2 + hwp_rng_below(&r, 8);
+        pc[k][0] = 0x400000u + k * 0x1000u + hwp_rng_below(&r, 4000);
+        for (i = 0; i < len[k]; i++) {
+            uint32_t c = hwp_rng_below(&r, 4);
+            memset(&ops[k][i], 0, sizeof ops[k][i]);
+            ops[k][i].len = (uint8_t)(1 + hwp_rng_below(&r, 7));
+            ops[k][i].size = 8;
+            pc[k][i + 1] = pc[k][i] + ops[k][i].len;
+            cls[k][i] = c == 0 ? HWP_CLS_LOAD : c == 1 ? HWP_CLS_STORE : HWP_CLS_OTHER;
+        }
+        if (k % 3 == 0) cls[k][len[k] - 1] = HWP_CLS_BR_COND;
+        tb[k] = hwx_core_block_init(b, tmem[k], sizeof tmem[k], pc[k][0], cls[k], ops[k], len[k]);
+        CHECK(tb[k] != NULL);
+    }
+    for (run = 0; run < RUNS; run++) {
+        uint32_t nx = hwp_rng_below(&r, CB_BLOCKS), nm = 0, n = len[cur];
+        for (i = 0; i < n; i++) {
+            hwp_insn *in = &rec[i];
+            memset(in, 0, sizeof *in);
+            in->pc = pc[cur][i];
+            in->next_pc = i + 1 < n ? pc[cur][i + 1] : pc[nx][0];
+            in->cls = cls[cur][i];
+            if (in->cls == HWP_CLS_LOAD || in->cls == HWP_CLS_STORE)
+                in->addr = 0x10000000u + 64u * hwp_rng_below(&r, 1u << 14);
+            if (in->cls == HWP_CLS_BR_COND) {
+                in->addr = pc[nx][0];
+                if (in->next_pc != pc[cur][n]) in->events = HWP_EV_TAKEN;
+            }
+            hwx_core_regs(a, &ops[cur][i], "the test");
+            hwx_session_insn(a, in);
+            if (i + 1 < n && (in->cls == HWP_CLS_LOAD || in->cls == HWP_CLS_STORE))
+                mem[nm++] = *in;
+        }
+        named += run % 5 != 0;
+        hwx_core_block(b, run % 5 ? tb[cur] : NULL, ops[cur]);
+        hwx_session_block(b, pc[cur], n, &rec[n - 1], mem, nm);
+        cur = nx;
+    }
+    CHECK(named > RUNS / 2);
+    same_reports(a, m1, b, m2, NULL);
+}
+
+static void test_core_blocks(void) {
+    static const char *const no[] = {"models=pm+core+rap", "models=core,exact=on",
+                                     "models=pm", "models=core+coproc"};
+    hwx_opts o;
+    void *m;
+    hwx_session *s;
+    const char *why;
+    size_t i;
+    core_blocks_equiv("models=core,core_mode=caches");
+    core_blocks_equiv("models=pm+core,core_mode=sampled,pm_interval=37");
+    core_blocks_equiv("models=pm+core,core_mode=sampled,core_rob=8,pm_interval=300,pm_paired=1");
+    core_blocks_equiv("models=pm+core,pm_interval=61");
+    for (i = 0; i < sizeof no / sizeof no[0]; i++) {
+        hwx_opts_default(&o);
+        CHECK_EQ(hwx_opts_parse(&o, no[i], &why), HWP_OK);
+        s = new_session(&o, &m);
+        if (CHECK(s != NULL)) CHECK(!hwx_session_core_blocks_ok(s));
+        free(s);
+        free(m);
+    }
+}
+
 /* The co-processor counts time in instructions: a load in the middle of a
  * block must meet the clock where it is in the block, not where it is
  * among the block's memory records (its simple samplers' periods, the
@@ -1727,12 +1822,15 @@ static void test_core_feeds_pm(void) {
     core_stream(v, CORE_N);
 
     /* core=on, full timing and sampled timing (pipeline timing only in
-     * windows before ProfileMe's selections): the load's samples carry
+     * windows before ProfileMe's selections; a ROB of 8, so a window
+     * opens 8 instructions before a selection, every 16 on average, and
+     * leaves about half of them untimed): the load's samples carry
      * D-cache misses and latencies. */
     for (mode = 0; mode < 2; mode++) {
         const char *timed;
         hwx_opts_default(&o);
-        if (!CHECK_EQ(hwx_opts_parse(&o, mode ? "models=pm+core,pm_interval=16,core_mode=sampled"
+        if (!CHECK_EQ(hwx_opts_parse(&o, mode ? "models=pm+core,pm_interval=16,core_mode=sampled,"
+                                                "core_rob=8"
                                               : "models=pm+core,pm_interval=16",
                                      &why),
                       HWP_OK))
@@ -2356,6 +2454,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_bursts);
     HWT_RUN(test_quiet);
     HWT_RUN(test_core_feeds_pm);
+    HWT_RUN(test_core_blocks);
     HWT_RUN(test_core_feeds_cp);
     HWT_RUN(test_core_feeds_rap);
     HWT_RUN(test_cp_programs_scored);

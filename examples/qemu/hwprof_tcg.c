@@ -62,6 +62,16 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_version = HWQ_PLUGIN_API_VERSION;
 #define HWQ_TALLY_CHUNKS 64u  /* chunks: 262144 TBs, then one call per TB   */
 #define HWQ_NO_SLOT UINT32_MAX
 
+/* The core's translation of a TB (hwq_core_tb_make), with what it was
+ * made from: which instructions load or store. */
+typedef struct hwq_core_tb {
+    hwp_core_block *blk;
+    uint32_t nmem;        /* memory records of the first n - 1 insns    */
+    uint32_t last_cls;    /* the last instruction's record's class      */
+    uint32_t *midx;       /* their instructions' indices, nmem of them  */
+    uint8_t *cls;         /* every instruction's class, n of them       */
+} hwq_core_tb;
+
 /* What translation learnt about one TB. Kept for the life of the process
  * (a retranslated TB gets a new one): QEMU has no TB-free callback. */
 typedef struct hwq_tb {
@@ -73,9 +83,12 @@ typedef struct hwq_tb {
     uint16_t cut;         /* the last instruction may be a cut copy (see
                              hwq_tb_trans)                                */
     uint32_t slot;        /* tally mode: its counter (HWQ_NO_SLOT: none)  */
-    const hwp_core_ops *ops; /* core=on, regs=on: each instruction's
-                             registers from the x86 decoder, decoded at
-                             translation (stored after pc[]); else NULL */
+    const hwp_core_ops *ops; /* core=on: each instruction's length and,
+                             with regs=on, its registers from the x86
+                             decoder, decoded at translation (stored
+                             after pc[]); else NULL                     */
+    hwq_core_tb *core;    /* core blocks (hwq_emit_core): made at the
+                             first execution, then shared (atomic)    */
     uint64_t pc[];        /* pc of every instruction, then the address
                              after the last one (n + 1 entries): a memory
                              callback's userdata is &pc[i], so pc[i + 1] is
@@ -129,6 +142,9 @@ static struct {
     hwx_opts opts;
     int need_mem, need_values;
     int block;                      /* sessions take whole blocks        */
+    int core_blocks;                /* and the core takes them through its
+                                       translations (hwq_emit_core)      */
+    int no_core_blocks;             /* blocks=off                        */
     int countdown;                  /* only ProfileMe: hwq_cd_*          */
     int tally;                      /* only RAP on code: hwq_tally_*
                                        (hwx_session_tally_ok)            */
@@ -457,6 +473,71 @@ HWP_INLINE void hwq_emit_insns_in(hwq_vcpu *v, const hwq_tb *tb, uint64_t next,
 HWP_INLINE void hwq_emit_block(hwq_vcpu *v, const hwq_tb *tb, uint64_t next) {
     hwq_emit_block_in(v, tb, next, 0);
 }
+
+/* The core's translation of a TB whose n instructions all retired, from
+ * this execution's records: which of them load or store is known only
+ * from the memory callbacks. Published for every vCPU; NULL when out of
+ * memory or refused (the TB then goes one instruction at a time). */
+static hwq_core_tb *hwq_core_tb_make(hwq_vcpu *v, const hwq_tb *tb, const hwp_insn *last,
+                                     uint32_t nmem) {
+    uint32_t n = tb->n, i, j = 0;
+    size_t bytes = hwp_core_block_bytes(n);
+    hwq_core_tb *c = (hwq_core_tb *)calloc(1, sizeof *c + nmem * sizeof(uint32_t) + n + bytes);
+    hwq_core_tb *was = NULL;
+    if (!c) return NULL;
+    c->midx = (uint32_t *)(void *)(c + 1);
+    c->cls = (uint8_t *)(c->midx + nmem);
+    for (i = 0; i + 1 < n; i++) {
+        c->cls[i] = HWP_CLS_OTHER;
+        if (j < nmem && v->memrec[j].pc == tb->pc[i]) {
+            c->cls[i] = (uint8_t)v->memrec[j].cls;
+            c->midx[j++] = i;
+        }
+    }
+    c->cls[n - 1] = (uint8_t)last->cls;
+    c->nmem = nmem;
+    c->last_cls = last->cls;
+    c->blk = j == nmem ? hwx_core_block_init(&v->s, c->cls + n, bytes, tb->pc[0], c->cls,
+                                             tb->ops, n)
+                       : NULL;
+    if (!c->blk) {
+        free(c);
+        return NULL;
+    }
+    if (!__atomic_compare_exchange_n(&((hwq_tb *)(uintptr_t)tb)->core, &was, c, false,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        free(c); /* another vCPU's made it first */
+        return was;
+    }
+    return c;
+}
+
+/* Does this execution's records match the translation's? */
+HWP_INLINE int hwq_core_tb_match(const hwq_core_tb *c, const hwq_vcpu *v, const hwq_tb *tb,
+                                 const hwp_insn *last, uint32_t nmem) {
+    uint32_t j;
+    if (nmem != c->nmem || last->cls != c->last_cls) return 0;
+    for (j = 0; j < nmem; j++)
+        if (v->memrec[j].pc != tb->pc[c->midx[j]] || v->memrec[j].cls != c->cls[c->midx[j]])
+            return 0;
+    return 1;
+}
+
+/* Block mode with the core (hwx_session_core_blocks_ok): the core runs
+ * the TB through its translation. An execution whose accesses differ
+ * from the first one's (a rep op that ran no iteration, a cut copy that
+ * did not retire) goes one instruction at a time, as does one in which
+ * ProfileMe selects (the session decides that). */
+static void hwq_emit_core(hwq_vcpu *v, const hwq_tb *tb, uint64_t next) {
+    hwp_insn last;
+    uint32_t nmem, n = hwq_finish_tb(v, tb, next, &last, &nmem);
+    hwq_core_tb *c = __atomic_load_n(&((hwq_tb *)(uintptr_t)tb)->core, __ATOMIC_ACQUIRE);
+    if (!c && n == tb->n) c = hwq_core_tb_make(v, tb, &last, nmem);
+    hwx_core_block(&v->s, c && n == tb->n && hwq_core_tb_match(c, v, tb, &last, nmem) ? c->blk
+                                                                                    : NULL,
+                   tb->ops);
+    hwx_session_block(&v->s, tb->pc, n, &last, v->memrec, nmem);
+}
 static void hwq_emit_insns(hwq_vcpu *v, const hwq_tb *tb, uint64_t next) {
     hwq_emit_insns_in(v, tb, next, 0);
 }
@@ -729,6 +810,7 @@ static void hwq_emit(hwq_vcpu *v, uint64_t next) {
     if (!v->pend) return;
     v->next_tag = v->tag; /* no successor: the address space stays */
     if (hwq.system) (hwq.block ? hwq_emit_block_sys : hwq_emit_insns_sys)(v, v->pend, next);
+    else if (hwq.core_blocks) hwq_emit_core(v, v->pend, next);
     else if (hwq.block) hwq_emit_block(v, v->pend, next);
     else hwq_emit_insns(v, v->pend, next);
     v->pend = NULL;
@@ -818,6 +900,10 @@ HWP_INLINE void hwq_tb_start(unsigned int vcpu_index, void *udata,
  * without exact= or record= pays per executed TB. */
 static void hwq_tb_exec_block(unsigned int vcpu_index, void *udata) {
     hwq_tb_start(vcpu_index, udata, hwq_emit_block, 0);
+}
+
+static void hwq_tb_exec_core(unsigned int vcpu_index, void *udata) {
+    hwq_tb_start(vcpu_index, udata, hwq_emit_core, 0);
 }
 
 static void hwq_tb_exec_insns(unsigned int vcpu_index, void *udata) {
@@ -960,6 +1046,7 @@ static void hwq_tb_counted(size_t bytes) {
 
 static void hwq_tb_trans(struct qemu_plugin_tb *tb) {
     size_t n = qemu_plugin_tb_n_insns(tb), i, bytes;
+    int core;
     hwq_tb *t;
     struct qemu_plugin_insn *last;
     hwx_x86_info info;
@@ -994,14 +1081,19 @@ static void hwq_tb_trans(struct qemu_plugin_tb *tb) {
         hwq_tb_counted(hwq_tally_trans(tb, n));
         return;
     }
-    bytes = sizeof *t + (n + 1) * sizeof t->pc[0] + (hwq.regs ? n * sizeof(hwp_core_ops) : 0);
+    core = (hwq.opts.models & HWX_M_CORE) != 0;
+    bytes = sizeof *t + (n + 1) * sizeof t->pc[0] + (core ? n * sizeof(hwp_core_ops) : 0);
     t = (hwq_tb *)calloc(1, bytes);
     if (!t) return;
     t->n = (uint32_t)n;
     t->slot = hwq.quiet_tally ? hwq_tally_slot(qemu_plugin_tb_vaddr(tb)) : HWQ_NO_SLOT;
-    if (hwq.regs) {
+    if (core) { /* the lengths lay out the core's fetches */
         hwp_core_ops *ops = (hwp_core_ops *)(void *)&t->pc[n + 1];
-        hwq_tb_regs(tb, n, ops);
+        if (hwq.regs) hwq_tb_regs(tb, n, ops);
+        for (i = 0; i < n; i++) {
+            size_t len = qemu_plugin_insn_size(qemu_plugin_tb_get_insn(tb, i));
+            ops[i].len = (uint8_t)(len < 15 ? len : 15);
+        }
         t->ops = ops;
     }
     for (i = 0; i < n; i++) {
@@ -1046,7 +1138,9 @@ static void hwq_tb_trans(struct qemu_plugin_tb *tb) {
             tb, hwq.block ? hwq_tb_exec_block_sys : hwq_tb_exec_insns_sys,
             QEMU_PLUGIN_CB_R_REGS, t); /* hwq_as_now reads CR3 */
     } else {
-        qemu_plugin_register_vcpu_tb_exec_cb(tb, hwq.block ? hwq_tb_exec_block : hwq_tb_exec_insns,
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, hwq.core_blocks ? hwq_tb_exec_core
+                                                 : hwq.block      ? hwq_tb_exec_block
+                                                                  : hwq_tb_exec_insns,
                                              QEMU_PLUGIN_CB_NO_REGS, t);
     }
     hwq_tb_counted(bytes);
@@ -1155,6 +1249,8 @@ static void hwq_vcpu_init(unsigned int idx) {
         if (v->tw) hwx_trace_writer_init(v->tw, &w, idx);
     }
     hwq_bbv_open(v, idx);
+    /* core blocks: the instructions fed one at a time carry their ops */
+    if (hwq.regs) hwx_core_regs(&v->s, NULL, "the x86 decoder");
     if (hwq.system) hwq_as_vcpu(v);
     pthread_mutex_lock(&hwq.lock);
     v->idx = idx;
@@ -1610,6 +1706,15 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
             hwq.no_regs = !strcmp(f, "off");
             continue;
         }
+        if (!strcmp(key, "blocks")) { /* off: the core takes each instruction */
+            const char *f = eq + 1;
+            if (strcmp(f, "on") && strcmp(f, "off")) {
+                fprintf(stderr, "hwprof: blocks= expects on or off\n");
+                return -1;
+            }
+            hwq.no_core_blocks = !strcmp(f, "off");
+            continue;
+        }
         if (!strcmp(key, "floor")) {
             const char *f = eq + 1;
             hwq.floor = !strcmp(f, "tb") ? HWQ_FLOOR_TB : !strcmp(f, "mem") ? HWQ_FLOOR_MEM
@@ -1634,10 +1739,17 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
     hwq.need_mem = hwx_opts_need_memory(&hwq.opts);
     hwq.need_values = hwx_opts_need_values(&hwq.opts);
     /* Whole blocks unless something needs every instruction: the exact
-     * profile counts each one (hwx_session_block_ok), the core times each
-     * one, a recording stores each one. */
-    hwq.block = !hwq.opts.exact && !(hwq.opts.models & HWX_M_CORE) &&
-                !hwq.opts.record[0];
+     * profile counts each one (hwx_session_block_ok), a recording stores
+     * each one, and the core times each one unless it runs alone or with
+     * ProfileMe only (hwx_session_core_blocks_ok): then it takes the TBs
+     * through its translations of them (user mode; blocks=off feeds it
+     * one instruction at a time, as the tests compare). */
+    hwq.core_blocks = (hwq.opts.models & HWX_M_CORE) &&
+                      !(hwq.opts.models & ~(HWX_M_CORE | HWX_M_PM)) && !hwq.no_core_blocks &&
+                      !hwq.system;
+    hwq.block = !hwq.opts.exact && !hwq.opts.record[0] &&
+                (!(hwq.opts.models & HWX_M_CORE) || hwq.core_blocks);
+    hwq.core_blocks = hwq.core_blocks && hwq.block;
     /* The core's registers, from the instructions' bytes at translation. */
     hwq.regs = (hwq.opts.models & HWX_M_CORE) && !hwq.no_regs;
     /* ProfileMe alone: only its selections reach the session (hwq_cd_*);
