@@ -23,7 +23,8 @@
 # exact-counting peer plugin (peer: libexact-tcg.so / -v4.so / -v7.so,
 # values=on: every TB, path and (load pc, value) pair counted exactly),
 # which "all" is also compared with. profileme-per-tb (ProfileMe fed
-# every TB, cd=off) and rap-per-tb (RAP fed every TB, drain=0) run only
+# every TB, cd=off), profileme-core (ProfileMe with its latencies: the
+# core in sampled mode, through its translated blocks) and rap-per-tb (RAP fed every TB, drain=0) run only
 # when CONFIGS names them, and so do stratified and pathprof alone, and
 # NAME-bursts for stratified, pathprof, coproc and all: that model set
 # with burst_period=32768 (burst_len 1024: the compressors, the path
@@ -107,6 +108,7 @@ bench_api() { # api qemu plugin peer qemu-version
         stratified-bursts | pathprof-bursts | coproc-bursts | all-bursts)
           opt="$p,models=${c%-bursts},burst_period=32768,report=/dev/null" ;;
         profileme-per-tb) opt="$p,models=profileme,cd=off,report=/dev/null" ;;
+        profileme-core) opt="$p,models=profileme,core=on,core_mode=sampled,report=/dev/null" ;;
         rap-per-tb) opt="$p,models=rap,drain=0,report=/dev/null" ;;
         floor-cond) opt="$p,floor=cond,report=/dev/null" ;;
         contrib-hotblocks) opt="$cdir/libhotblocks.so,inline=on" ;;

@@ -119,6 +119,8 @@ typedef struct hwq_vcpu {
     uint64_t hush;        /* burst_period=: TBs' instructions between
                              bursts not yet handed to the session        */
     uint64_t quiet;       /* hwx_session_quiet when hush was last 0       */
+    const hwq_tb *hush_cut; /* the last TB counted in hush, when its last
+                             instruction may be a cut copy (hwq_hush_cut) */
     /* Tally mode (hwq_tally_*): API 1's counter chunks, allocated as the
      * slots are met; the instructions handed on since the full drain. */
     uint64_t *tally[HWQ_TALLY_CHUNKS];
@@ -792,8 +794,23 @@ static size_t hwq_tally_trans(struct qemu_plugin_tb *tb, size_t n) {
     return bytes;
 }
 
+/* The TB last counted between bursts left its possible cut copy out of
+ * hush (hwq_tb_start): it did retire there unless the successor `next`
+ * (0: unknown) starts with it. QEMU 7.2 runs such a copy again at the
+ * head of the next TB; QEMU 10 translates most page-crossing
+ * instructions whole. */
+static void hwq_hush_cut(hwq_vcpu *v, uint64_t next) {
+    const hwq_tb *t = v->hush_cut;
+    if (!t) return;
+    v->hush_cut = NULL;
+    if (next == t->pc[t->n - 1]) return;
+    v->hush++;
+    if (hwq.quiet_tally) hwq_tally_count(v, t, 1);
+}
+
 /* The pending TB, if any, with successor `next` (0 at a thread's end). */
 static void hwq_emit(hwq_vcpu *v, uint64_t next) {
+    hwq_hush_cut(v, next);
     if (v->hush) { /* the TBs counted since the last burst (hwq_tb_start) */
         hwx_session_skip(&v->s, v->hush);
         v->hush = 0;
@@ -880,10 +897,12 @@ HWP_INLINE void hwq_tb_start(unsigned int vcpu_index, void *udata,
      * pending TB, return at once. A recording (record=) takes every TB. */
     if (!sys && !v->tw) {
         uint64_t n = tb->n - tb->cut;
+        hwq_hush_cut(v, tb->pc[0]);
         if (!v->hush) v->quiet = hwx_session_quiet(&v->s); /* 0 in a burst */
         if (v->hush + n < v->quiet) {
             v->pend = NULL;
             v->hush += n;
+            if (tb->cut) v->hush_cut = tb;
             if (hwq.quiet_tally) hwq_tally_count(v, tb, n);
             return;
         }
@@ -1227,6 +1246,7 @@ static void hwq_vcpu_init(unsigned int idx) {
     if (v) { /* index reused by a new thread: keep accumulating */
         v->pend = NULL;
         v->cd_pend = NULL;
+        v->hush_cut = NULL;
         v->nmem = 0;
         pthread_mutex_unlock(&hwq.lock);
         return;

@@ -21,6 +21,7 @@ usage: check_bursts.py QEMU PLUGIN WORKDIR NAME -- PROGRAM ARGS..."""
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -37,9 +38,19 @@ GATED = "models=strat+path+coproc"
 BURSTS = f"burst_period={PERIOD},burst_len={LEN}"
 
 
+# The runs compared go without address randomisation. Under QEMU 10
+# two runs still do not take the same paths everywhere (the same
+# instruction count and bursts, a few hot path table evictions apart;
+# qemu/counts sees the same), so there the tables are compared and
+# reported, and asserted only under 7.2.
+norand = ["setarch", "x86_64", "-R"] if shutil.which("setarch") else []
+strict = hwtrace.qemu_major(qemu) < 10
+LOOSE = ("path profiler: its report", "ProfileMe: its table")
+
+
 def run(tag, opts):
     base = os.path.join(work, f"{name}-bursts-{tag}")
-    r = subprocess.run([qemu, "-plugin", f"{plugin},{opts},report={base}.txt,json={base}.json"]
+    r = subprocess.run(norand + [qemu, "-plugin", f"{plugin},{opts},report={base}.txt,json={base}.json"]
                        + prog, env=hwx_thresholds.guest_env(), stdin=subprocess.DEVNULL,
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=600)
     if r.returncode != 0:
@@ -68,7 +79,12 @@ for models, same in ((GATED, GATED_SAME), ("models=all", ALL_SAME)):
     check(f"{tag}: share in bursts near {LEN}/{PERIOD}", abs(share * PERIOD / LEN - 1) < 0.2,
           f"{share:.4f}")
     for what, get in same:
-        check(f"{tag}: {what}, the same either way", get(quiet) == get(full), str(get(quiet))[:200])
+        if strict or what not in LOOSE:
+            check(f"{tag}: {what}, the same either way", get(quiet) == get(full),
+                  str(get(quiet))[:200])
+        else:
+            print(f"note {tag}: {what}: {'the same' if get(quiet) == get(full) else 'differs'} "
+                  f"either way (not asserted: two runs under QEMU 10 differ)")
 # Accuracy with and without bursts (exact=on: every TB's records built).
 lines = {}
 for tag, opts in (("exact", f"{GATED},exact=on"), ("exact-bursts", f"{GATED},exact=on,{BURSTS}")):
