@@ -1513,6 +1513,23 @@ static void same_reports(hwx_session *a, void *m1, hwx_session *b, void *m2, con
     free(m2);
 }
 
+/* Sessions of each of the n option lists say no to a mode (ok). */
+static void refused(const char *const *opts, size_t n, bool (*ok)(const hwx_session *)) {
+    hwx_opts o;
+    void *m;
+    hwx_session *s;
+    const char *why;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        hwx_opts_default(&o);
+        CHECK_EQ(hwx_opts_parse(&o, opts[i], &why), HWP_OK);
+        s = new_session(&o, &m);
+        if (CHECK(s != NULL)) CHECK(!ok(s));
+        free(s);
+        free(m);
+    }
+}
+
 /* Block mode gives the models of `opts` exactly what per-instruction
  * feeding gives them: same reports. */
 static void block_equiv(const char *opts) {
@@ -1633,23 +1650,11 @@ static void core_blocks_equiv(const char *opts) {
 static void test_core_blocks(void) {
     static const char *const no[] = {"models=pm+core+rap", "models=core,exact=on",
                                      "models=pm", "models=core+coproc"};
-    hwx_opts o;
-    void *m;
-    hwx_session *s;
-    const char *why;
-    size_t i;
     core_blocks_equiv("models=core,core_mode=caches");
     core_blocks_equiv("models=pm+core,core_mode=sampled,pm_interval=37");
     core_blocks_equiv("models=pm+core,core_mode=sampled,core_rob=8,pm_interval=300,pm_paired=1");
     core_blocks_equiv("models=pm+core,pm_interval=61");
-    for (i = 0; i < sizeof no / sizeof no[0]; i++) {
-        hwx_opts_default(&o);
-        CHECK_EQ(hwx_opts_parse(&o, no[i], &why), HWP_OK);
-        s = new_session(&o, &m);
-        if (CHECK(s != NULL)) CHECK(!hwx_session_core_blocks_ok(s));
-        free(s);
-        free(m);
-    }
+    refused(no, sizeof no / sizeof no[0], hwx_session_core_blocks_ok);
 }
 
 /* The co-processor counts time in instructions: a load in the middle of a
@@ -1675,14 +1680,7 @@ static void test_tally_mode(void) {
     uint64_t pcs[16];
     uint32_t i, j, n, seed = 5;
     const char *why;
-    for (i = 0; i < sizeof no / sizeof no[0]; i++) {
-        hwx_opts_default(&o);
-        CHECK_EQ(hwx_opts_parse(&o, no[i], &why), HWP_OK);
-        a = new_session(&o, &m1);
-        if (CHECK(a != NULL)) CHECK(!hwx_session_tally_ok(a));
-        free(a);
-        free(m1);
-    }
+    refused(no, sizeof no / sizeof no[0], hwx_session_tally_ok);
     hwx_opts_default(&o);
     CHECK_EQ(hwx_opts_parse(&o, "models=rap", &why), HWP_OK);
     a = new_session(&o, &m1);

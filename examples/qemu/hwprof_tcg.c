@@ -1583,6 +1583,17 @@ static void hwq_syscall(unsigned int idx, int64_t num, uint64_t a1, uint64_t a2,
 
 /* report=/json= at start: the file must be creatable (its directory
  * writable) or, for a device or pipe, openable for writing now. */
+/* key=on|off, the plugin's own switches: *off is 1 for off; -1, said
+ * why, for anything else. */
+static int hwq_off(const char *key, const char *v, int *off) {
+    if (strcmp(v, "on") && strcmp(v, "off")) {
+        fprintf(stderr, "hwprof: %s= expects on or off\n", key);
+        return -1;
+    }
+    *off = !strcmp(v, "off");
+    return 0;
+}
+
 static int hwq_check_out(const char *opt, const char *name) {
     char tmp[HWX_PATH_MAX + 24];
     int fd;
@@ -1702,12 +1713,7 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
         memcpy(key, a, k);
         key[k] = 0;
         if (!strcmp(key, "cd")) {
-            const char *f = eq + 1;
-            if (strcmp(f, "on") && strcmp(f, "off")) {
-                fprintf(stderr, "hwprof: cd= expects on or off\n");
-                return -1;
-            }
-            hwq.no_countdown = !strcmp(f, "off");
+            if (hwq_off(key, eq + 1, &hwq.no_countdown)) return -1;
             continue;
         }
         if (!strcmp(key, "drain")) {
@@ -1718,21 +1724,11 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
             continue;
         }
         if (!strcmp(key, "regs")) { /* the Valgrind tool's --hwprof-regs */
-            const char *f = eq + 1;
-            if (strcmp(f, "on") && strcmp(f, "off")) {
-                fprintf(stderr, "hwprof: regs= expects on or off\n");
-                return -1;
-            }
-            hwq.no_regs = !strcmp(f, "off");
+            if (hwq_off(key, eq + 1, &hwq.no_regs)) return -1;
             continue;
         }
         if (!strcmp(key, "blocks")) { /* off: the core takes each instruction */
-            const char *f = eq + 1;
-            if (strcmp(f, "on") && strcmp(f, "off")) {
-                fprintf(stderr, "hwprof: blocks= expects on or off\n");
-                return -1;
-            }
-            hwq.no_core_blocks = !strcmp(f, "off");
+            if (hwq_off(key, eq + 1, &hwq.no_core_blocks)) return -1;
             continue;
         }
         if (!strcmp(key, "floor")) {
