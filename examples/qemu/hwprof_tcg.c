@@ -121,8 +121,10 @@ typedef struct hwq_vcpu {
     uint64_t quiet;       /* hwx_session_quiet when hush was last 0       */
     const hwq_tb *hush_cut; /* the last TB counted in hush, when its last
                              instruction may be a cut copy (hwq_hush_cut) */
-    /* Tally mode (hwq_tally_*): API 1's counter chunks, allocated as the
-     * slots are met; the instructions handed on since the full drain. */
+    /* Tally mode and TBs counted between bursts (hwq_tally_*): the
+     * counter chunks a callback counts in (not hwq_tally_inline),
+     * allocated as the slots are met; the instructions handed on since
+     * the full drain. */
     uint64_t *tally[HWQ_TALLY_CHUNKS];
     uint64_t tally_since;
     /* System mode (hwq_as.h): the pending TB's address-space tag, its
@@ -665,7 +667,7 @@ static void hwq_cd_end(hwq_vcpu *v, uint64_t next) {
 static struct {
     uint32_t used;                                   /* slots given out   */
     uint64_t overflow;                               /* TBs without one   */
-    struct qemu_plugin_scoreboard *sb[HWQ_TALLY_CHUNKS]; /* API 4 and 7    */
+    struct qemu_plugin_scoreboard *sb[HWQ_TALLY_CHUNKS]; /* hwq_tally_inline */
     uint64_t pc[HWQ_TALLY_CHUNKS * HWQ_TALLY_CHUNK]; /* each slot's TB pc */
 } hwq_tally;
 
@@ -676,10 +678,16 @@ static uint64_t hwq_tally_interval(void) {
     return per > hwq.drain ? per : hwq.drain;
 }
 
-/* Chunk c of vCPU v's counters; NULL if it has none (API 1: none yet, and
- * `make` allocates it). */
+/* The slots live in scoreboards, counted by inline adds: tally mode on
+ * API 4 and 7. Otherwise (API 1; TBs counted between bursts, in a
+ * callback anyway) in the vCPU's own chunks, where a count costs no
+ * scoreboard lookup. */
+static int hwq_tally_inline(void) { return HWQ_SCOREBOARD && hwq.tally; }
+
+/* Chunk c of vCPU v's counters; NULL if it has none (own chunks: none
+ * yet, and `make` allocates it). */
 static uint64_t *hwq_tally_chunk(hwq_vcpu *v, uint32_t c, int make) {
-    if (HWQ_SCOREBOARD)
+    if (hwq_tally_inline())
         return hwq_tally.sb[c] ? (uint64_t *)qemu_plugin_scoreboard_find(hwq_tally.sb[c], v->idx)
                                : NULL;
     if (!v->tally[c] && make) v->tally[c] = (uint64_t *)calloc(HWQ_TALLY_CHUNK, 8);
@@ -758,7 +766,7 @@ static uint32_t hwq_tally_slot(uint64_t pc) {
     pthread_mutex_lock(&hwq.lock);
     s = hwq_tally.used;
     if (s == HWQ_TALLY_CHUNKS * HWQ_TALLY_CHUNK ||
-        (HWQ_SCOREBOARD && s % HWQ_TALLY_CHUNK == 0 &&
+        (hwq_tally_inline() && s % HWQ_TALLY_CHUNK == 0 &&
          !(hwq_tally.sb[s / HWQ_TALLY_CHUNK] =
                qemu_plugin_scoreboard_new(HWQ_TALLY_CHUNK * sizeof(uint64_t))))) {
         hwq_tally.overflow++;
