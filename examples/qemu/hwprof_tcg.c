@@ -907,7 +907,10 @@ HWP_INLINE void hwq_tb_start(unsigned int vcpu_index, void *udata,
         uint64_t n = tb->n - tb->cut;
         hwq_hush_cut(v, tb->pc[0]);
         if (!v->hush) v->quiet = hwx_session_quiet(&v->s); /* 0 in a burst */
-        if (v->hush + n < v->quiet) {
+        /* tb->n, not n: a copy that did retire joins hush at the next TB
+         * (hwq_hush_cut), and hush must stay below quiet, or its skip
+         * would pass over ProfileMe's selection */
+        if (v->hush + tb->n < v->quiet) {
             v->pend = NULL;
             v->hush += n;
             if (tb->cut) v->hush_cut = tb;
