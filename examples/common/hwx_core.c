@@ -146,10 +146,9 @@ void hwx_core_block(hwx_session *s, const hwp_core_block *blk, const hwp_core_op
  * addresses in order: the other memory records', then the last one's if
  * it is a load or store). false, with nothing run, when the block must
  * go one instruction at a time: no translation named, or a ProfileMe
- * window that would
- * open inside the block (hwx__core_insn opens it lead instructions
- * before the selection; the pipeline then times instructions whose
- * stage cycles ProfileMe reads one by one). */
+ * window that would open inside the block (hwx__core_insn opens it lead
+ * instructions before the selection; the pipeline then times
+ * instructions whose stage cycles ProfileMe reads one by one). */
 bool hwx__core_block(hwx_session *s, const hwx_block *b) {
     hwx__core *m = hwx__core_of(s);
     hwx_timing *t = &s->timing;

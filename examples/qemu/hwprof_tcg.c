@@ -478,10 +478,16 @@ HWP_INLINE void hwq_emit_block(hwq_vcpu *v, const hwq_tb *tb, uint64_t next) {
     hwq_emit_block_in(v, tb, next, 0);
 }
 
+/* What a TB the core cannot take through a translation publishes, so
+ * that it is not tried again: its executions go one instruction at a
+ * time. */
+static hwq_core_tb hwq_core_none;
+
 /* The core's translation of a TB whose n instructions all retired, from
  * this execution's records: which of them load or store is known only
- * from the memory callbacks. Published for every vCPU; NULL when out of
- * memory or refused (the TB then goes one instruction at a time). */
+ * from the memory callbacks. Published for every vCPU; hwq_core_none
+ * when the records do not follow the TB's instructions or the core
+ * refuses the block; NULL when out of memory (tried again). */
 static hwq_core_tb *hwq_core_tb_make(hwq_vcpu *v, const hwq_tb *tb, const hwp_insn *last,
                                      uint32_t nmem) {
     uint32_t n = tb->n, i, j = 0;
@@ -506,11 +512,11 @@ static hwq_core_tb *hwq_core_tb_make(hwq_vcpu *v, const hwq_tb *tb, const hwp_in
                        : NULL;
     if (!c->blk) {
         free(c);
-        return NULL;
+        c = &hwq_core_none;
     }
     if (!__atomic_compare_exchange_n(&((hwq_tb *)(uintptr_t)tb)->core, &was, c, false,
                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-        free(c); /* another vCPU's made it first */
+        if (c != &hwq_core_none) free(c); /* another vCPU's made it first */
         return was;
     }
     return c;
@@ -537,8 +543,9 @@ static void hwq_emit_core(hwq_vcpu *v, const hwq_tb *tb, uint64_t next) {
     uint32_t nmem, n = hwq_finish_tb(v, tb, next, &last, &nmem);
     hwq_core_tb *c = __atomic_load_n(&((hwq_tb *)(uintptr_t)tb)->core, __ATOMIC_ACQUIRE);
     if (!c && n == tb->n) c = hwq_core_tb_make(v, tb, &last, nmem);
-    hwx_core_block(&v->s, c && n == tb->n && hwq_core_tb_match(c, v, tb, &last, nmem) ? c->blk
-                                                                                    : NULL,
+    hwx_core_block(&v->s,
+                   c && c->blk && n == tb->n && hwq_core_tb_match(c, v, tb, &last, nmem) ? c->blk
+                                                                                         : NULL,
                    tb->ops);
     hwx_session_block(&v->s, tb->pc, n, &last, v->memrec, nmem);
 }
