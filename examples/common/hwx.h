@@ -69,6 +69,10 @@
  *   hwx_session_insn(s, in)                   every retired instruction
  *   hwx_session_block_ok(s) / hwx_session_block(s, pcs, n, last, mem, k)
  *                                             a basic block at once
+ *   hwx_session_core_blocks_ok(s), hwx_core_block_init(s, mem, bytes, pc,
+ *   cls, ops, n) / hwx_core_block(s, blk, ops)
+ *                                             the same with the core on: a
+ *                                             block translated for it once
  *   hwx_session_tally_ok(s) / hwx_session_tally(s, pc, n)
  *                                             blocks' counts in bulk
  *   hwx_session_retire(s, lo, hi)             code there is gone
