@@ -301,6 +301,9 @@ bool hwx_session_block_ok(const hwx_session *s);
  * one instruction at a time, with the same result, where its pipeline
  * must time one (a ProfileMe window) or a block comes unnamed. */
 bool hwx_session_core_blocks_ok(const hwx_session *s);
+/* The same from the options, before any session exists (a host choosing
+ * its translation-time callbacks). */
+bool hwx_opts_core_blocks(const hwx_opts *o);
 /* VM mode, for hosts that count their instructions (bytecodes) in a
  * register: hwx_session_until() says how many instructions may retire
  * before one must come whole through hwx_session_insn (1 with exact=on,

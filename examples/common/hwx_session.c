@@ -507,14 +507,12 @@ bool hwx_session_block_ok(const hwx_session *s) {
 /* The core takes the block through hwx__core_block; ProfileMe's block
  * reads no figure of the core's but its clock (a selection inside a
  * block sends the block one instruction at a time). */
+bool hwx_opts_core_blocks(const hwx_opts *o) {
+    return o && (o->models & HWX_M_CORE) && !(o->models & ~(HWX_M_CORE | HWX_M_PM)) && !o->exact;
+}
+
 bool hwx_session_core_blocks_ok(const hwx_session *s) {
-    uint32_t i;
-    if (!s || s->head.magic != HWX__MAGIC || s->exact || !s->timing.on) return false;
-    for (i = 0; i < hwx__nadapters; i++)
-        if (s->st[i] && hwx__registry[i] != &hwx__adapter_core &&
-            hwx__registry[i]->model != HWP_MODEL_PROFILEME)
-            return false;
-    return true;
+    return s && s->head.magic == HWX__MAGIC && hwx_opts_core_blocks(&s->opts);
 }
 
 bool hwx_session_tally_ok(const hwx_session *s) {

@@ -541,12 +541,13 @@ HWP_INLINE int hwq_core_tb_match(const hwq_core_tb *c, const hwq_vcpu *v, const 
 static void hwq_emit_core(hwq_vcpu *v, const hwq_tb *tb, uint64_t next) {
     hwp_insn last;
     uint32_t nmem, n = hwq_finish_tb(v, tb, next, &last, &nmem);
-    hwq_core_tb *c = __atomic_load_n(&((hwq_tb *)(uintptr_t)tb)->core, __ATOMIC_ACQUIRE);
-    if (!c && n == tb->n) c = hwq_core_tb_make(v, tb, &last, nmem);
-    hwx_core_block(&v->s,
-                   c && c->blk && n == tb->n && hwq_core_tb_match(c, v, tb, &last, nmem) ? c->blk
-                                                                                         : NULL,
-                   tb->ops);
+    const hwp_core_block *blk = NULL;
+    if (n == tb->n) { /* a cut copy that did not retire: one at a time */
+        hwq_core_tb *c = __atomic_load_n(&((hwq_tb *)(uintptr_t)tb)->core, __ATOMIC_ACQUIRE);
+        if (!c) c = hwq_core_tb_make(v, tb, &last, nmem);
+        if (c && c->blk && hwq_core_tb_match(c, v, tb, &last, nmem)) blk = c->blk;
+    }
+    hwx_core_block(&v->s, blk, tb->ops);
     hwx_session_block(&v->s, tb->pc, n, &last, v->memrec, nmem);
 }
 static void hwq_emit_insns(hwq_vcpu *v, const hwq_tb *tb, uint64_t next) {
@@ -1778,9 +1779,7 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
      * ProfileMe only (hwx_session_core_blocks_ok): then it takes the TBs
      * through its translations of them (user mode; blocks=off feeds it
      * one instruction at a time, as the tests compare). */
-    hwq.core_blocks = (hwq.opts.models & HWX_M_CORE) &&
-                      !(hwq.opts.models & ~(HWX_M_CORE | HWX_M_PM)) && !hwq.no_core_blocks &&
-                      !hwq.system;
+    hwq.core_blocks = hwx_opts_core_blocks(&hwq.opts) && !hwq.no_core_blocks && !hwq.system;
     hwq.block = !hwq.opts.exact && !hwq.opts.record[0] &&
                 (!(hwq.opts.models & HWX_M_CORE) || hwq.core_blocks);
     hwq.core_blocks = hwq.core_blocks && hwq.block;
