@@ -29,7 +29,9 @@
 # NAME-bursts for stratified, pathprof, coproc and all: that model set
 # with burst_period=32768 (burst_len 1024: the compressors, the path
 # profiler and the co-processor fed 1 instruction in 32, in bursts;
-# docs/qemu.md, "Burst sampling"). QEMU's own contrib plugins, built by
+# docs/qemu.md, "Burst sampling"), and NAME-bursts-cb, the same with
+# inline=off (API 4 and 7: a callback, not an inline count, per TB
+# between bursts). QEMU's own contrib plugins, built by
 # bench/qemu/build-contrib.sh from the source of the QEMU they run under
 # (7.2 for API 1, 10.0 for API 4, 11.1 for API 7), are peers in every
 # default run: contrib-hotblocks (inline=on), contrib-cache (its default

@@ -26,7 +26,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(here), "corpus"))
 import corpus  # noqa: E402  the members' order
 
 COLS = ["none", "profileme", "profileme-per-tb", "profileme-core", "coproc", "coproc-bursts",
-        "stratified", "stratified-bursts", "pathprof", "pathprof-bursts", "rap", "rap-per-tb", "all-bursts",
+        "coproc-bursts-cb", "stratified", "stratified-bursts", "stratified-bursts-cb", "pathprof",
+        "pathprof-bursts", "pathprof-bursts-cb", "rap", "rap-per-tb", "all-bursts", "all-bursts-cb",
         "all", "peer", "contrib-hotblocks", "contrib-cache", "contrib-bbv", "contrib-uftrace",
         "floor-tb", "floor-mem", "floor-cond"]
 # column, numerator, denominator, what it is: each right after its numerator
@@ -58,7 +59,7 @@ GOALS = [("none", "plugin loaded, no model", "<= 1.10x", 1.10, floors()),
           floors("floor-mem")),
          ("pathprof", "path profiler alone", "<= 2.5x", 2.5, floors("floor-tb")),
          ("pathprof-bursts", "path profiler alone, in bursts", "<= 2.5x", 2.5,
-          floors("floor-tb")),
+          floors("floor-tb", "floor-cond")),
          ("rap", "RAP on code ranges alone", "<= 1.5x", 1.5, floors("floor-tb")),
          ("all", "all models", "<= 4x", 4.0, floors("floor-mem")),
          ("all-bursts", "all models, the sampled ones in bursts", "<= 4x", 4.0,

@@ -83,6 +83,8 @@ typedef struct hwq_tb {
     uint16_t cut;         /* the last instruction may be a cut copy (see
                              hwq_tb_trans)                                */
     uint32_t slot;        /* tally mode: its counter (HWQ_NO_SLOT: none)  */
+    uint32_t inl;         /* counted between bursts with no callback, in
+                             q_left and its slot (hwq_quiet_*)            */
     const hwp_core_ops *ops; /* core=on: each instruction's length and,
                              with regs=on, its registers from the x86
                              decoder, decoded at translation (stored
@@ -119,6 +121,8 @@ typedef struct hwq_vcpu {
     uint64_t hush;        /* burst_period=: TBs' instructions between
                              bursts not yet handed to the session        */
     uint64_t quiet;       /* hwx_session_quiet when hush was last 0       */
+    uint64_t q_mark;      /* q_left as the last callback left it, after its
+                             own TB (hwq_quiet_*)                         */
     const hwq_tb *hush_cut; /* the last TB counted in hush, when its last
                              instruction may be a cut copy (hwq_hush_cut) */
     /* Tally mode and TBs counted between bursts (hwq_tally_*): the
@@ -158,10 +162,13 @@ static struct {
     int quiet_tally;                /* and have RAP on code:
                                        TBs between bursts counted in
                                        hwq_tally_* slots (hwq_tb_start)  */
+    int quiet_inline;               /* or not, on API 4 and 7: TBs between
+                                       bursts counted inline (hwq_quiet_*) */
     uint64_t drain;                 /* drain=: a TB's counter is handed
                                        on at this many instructions (0:
                                        RAP fed every TB)                 */
     int no_countdown;               /* cd=off                            */
+    int no_inline;                  /* inline=off                        */
     int no_regs;                    /* regs=off                          */
     int regs;                       /* the core takes registers from the
                                        x86 decoder (core=on, not regs=off) */
@@ -199,6 +206,8 @@ typedef struct hwq_slot {
     uint64_t user, kernel; /* instructions executed, by privilege      */
     uint64_t countdown;    /* floor=cond: decremented inline per TB     */
     uint64_t pm_left;      /* ProfileMe's countdown (hwq_cd_*)          */
+    uint64_t q_left;       /* burst_period=: instructions the TBs may
+                              still pass without a callback (hwq_quiet_*) */
 } hwq_slot;
 #define HWQ_U64(member) \
     ((qemu_plugin_u64){hwq.sb, offsetof(hwq_slot, member)})
@@ -690,7 +699,9 @@ static uint64_t hwq_tally_interval(void) {
  * API 4 and 7. Otherwise (API 1; TBs counted between bursts, in a
  * callback anyway) in the vCPU's own chunks, where a count costs no
  * scoreboard lookup. */
-static int hwq_tally_inline(void) { return HWQ_SCOREBOARD && hwq.tally; }
+static int hwq_tally_inline(void) {
+    return HWQ_SCOREBOARD && (hwq.tally || (hwq.quiet_inline && hwq.quiet_tally));
+}
 
 /* Chunk c of vCPU v's counters; NULL if it has none (own chunks: none
  * yet, and `make` allocates it). */
@@ -787,26 +798,31 @@ static uint32_t hwq_tally_slot(uint64_t pc) {
     return s;
 }
 
+/* With scoreboards: TB t's length added to its slot inline, and the slot
+ * handed on when it holds drain= instructions. */
+static void hwq_tally_ops(struct qemu_plugin_tb *tb, hwq_tb *t) {
+    qemu_plugin_u64 k;
+    k.score = hwq_tally.sb[t->slot / HWQ_TALLY_CHUNK];
+    k.offset = (t->slot % HWQ_TALLY_CHUNK) * sizeof(uint64_t);
+    /* Registered in this order, QEMU adds first: the test sees this TB. */
+    hwq_inline_add(tb, k, NULL, t->n);
+    qemu_plugin_register_vcpu_tb_exec_cond_cb(tb, hwq_tb_tally_full, QEMU_PLUGIN_CB_NO_REGS,
+                                              QEMU_PLUGIN_COND_GE, k, hwq.drain, t);
+}
+
 /* Tally mode's TB: its first pc, length and slot are all it needs. The
  * bytes of TB info kept (0: none). */
 static size_t hwq_tally_trans(struct qemu_plugin_tb *tb, size_t n) {
     size_t bytes = sizeof(hwq_tb) + sizeof(uint64_t);
     hwq_tb *t = (hwq_tb *)calloc(1, bytes);
-    qemu_plugin_u64 k;
     if (!t) return 0;
     t->n = (uint32_t)n;
     t->pc[0] = qemu_plugin_tb_vaddr(tb);
     t->slot = hwq_tally_slot(t->pc[0]);
-    if (!HWQ_SCOREBOARD || t->slot == HWQ_NO_SLOT) {
+    if (!HWQ_SCOREBOARD || t->slot == HWQ_NO_SLOT)
         qemu_plugin_register_vcpu_tb_exec_cb(tb, hwq_tb_exec_tally, QEMU_PLUGIN_CB_NO_REGS, t);
-        return bytes;
-    }
-    k.score = hwq_tally.sb[t->slot / HWQ_TALLY_CHUNK];
-    k.offset = (t->slot % HWQ_TALLY_CHUNK) * sizeof(uint64_t);
-    /* Registered in this order, QEMU adds first: the test sees this TB. */
-    hwq_inline_add(tb, k, NULL, n);
-    qemu_plugin_register_vcpu_tb_exec_cond_cb(tb, hwq_tb_tally_full, QEMU_PLUGIN_CB_NO_REGS,
-                                              QEMU_PLUGIN_COND_GE, k, hwq.drain, t);
+    else
+        hwq_tally_ops(tb, t);
     return bytes;
 }
 
@@ -824,8 +840,40 @@ static void hwq_hush_cut(hwq_vcpu *v, uint64_t next) {
     if (hwq.quiet_tally) hwq_tally_count(v, t, 1);
 }
 
+/* burst_period= on API 4 and 7 (hwq.quiet_inline): a TB between bursts
+ * costs an inline subtraction of its length from the vCPU's q_left (and
+ * with RAP, an inline add into its slot) and no callback. Its conditional
+ * callback runs when q_left no longer covers it: the gap ends there, or
+ * ProfileMe's selection comes (hwx_session_quiet), and then hwq_tb_start
+ * takes it as the callback path would. q_left is 0, so every TB calls
+ * back, in a burst and after a TB that may end with a cut copy. Such a TB
+ * (the next TB settles the copy, hwq_hush_cut) and one without a slot
+ * always call back and count in their callback. The memory callbacks of
+ * the TBs counted find no pending TB and return. */
+static uint64_t *hwq_quiet_left(const hwq_vcpu *v) {
+    return &((hwq_slot *)qemu_plugin_scoreboard_find(hwq.sb, v->idx))->q_left;
+}
+
+/* The instructions subtracted since the last callback, into hush. */
+static void hwq_quiet_sync(hwq_vcpu *v) {
+    uint64_t *left;
+    if (!hwq.quiet_inline) return;
+    left = hwq_quiet_left(v);
+    v->hush += v->q_mark - *left;
+    v->q_mark = *left;
+}
+
+/* At the end of TB tb's callback (NULL: outside one): the next TBs pass
+ * `until` instructions without a callback. */
+static void hwq_quiet_arm(hwq_vcpu *v, const hwq_tb *tb, uint64_t until) {
+    v->q_mark = until;
+    /* tb's own subtraction comes after its callback */
+    *hwq_quiet_left(v) = until + (tb && !tb->cut ? tb->n : 0);
+}
+
 /* The pending TB, if any, with successor `next` (0 at a thread's end). */
 static void hwq_emit(hwq_vcpu *v, uint64_t next) {
+    hwq_quiet_sync(v);
     hwq_hush_cut(v, next);
     if (v->hush) { /* the TBs counted since the last burst (hwq_tb_start) */
         hwx_session_skip(&v->s, v->hush);
@@ -840,6 +888,7 @@ static void hwq_emit(hwq_vcpu *v, uint64_t next) {
         return;
     }
     if (hwq.quiet_tally) hwq_tally_drain(v);
+    if (hwq.quiet_inline) hwq_quiet_arm(v, NULL, 0);
     if (!v->pend) return;
     v->next_tag = v->tag; /* no successor: the address space stays */
     if (hwq.system) (hwq.block ? hwq_emit_block_sys : hwq_emit_insns_sys)(v, v->pend, next);
@@ -913,6 +962,7 @@ HWP_INLINE void hwq_tb_start(unsigned int vcpu_index, void *udata,
      * pending TB, return at once. A recording (record=) takes every TB. */
     if (!sys && !v->tw) {
         uint64_t n = tb->n - tb->cut;
+        hwq_quiet_sync(v);
         hwq_hush_cut(v, tb->pc[0]);
         if (!v->hush) v->quiet = hwx_session_quiet(&v->s); /* 0 in a burst */
         /* tb->n, not n: a copy that did retire joins hush at the next TB
@@ -922,13 +972,17 @@ HWP_INLINE void hwq_tb_start(unsigned int vcpu_index, void *udata,
             v->pend = NULL;
             v->hush += n;
             if (tb->cut) v->hush_cut = tb;
-            if (hwq.quiet_tally) hwq_tally_count(v, tb, n);
+            if (hwq.quiet_tally && !tb->inl) hwq_tally_count(v, tb, n);
+            if (hwq.quiet_inline) hwq_quiet_arm(v, tb, tb->cut ? 0 : v->quiet - v->hush);
             return;
         }
         if (v->hush) {
             hwx_session_skip(&v->s, v->hush);
             v->hush = 0;
         }
+        if (hwq.quiet_inline) hwq_quiet_arm(v, tb, 0);
+        if (hwq.quiet_tally && tb->inl) /* RAP sees it whole: its add follows */
+            hwq_tally_chunk(v, tb->slot / HWQ_TALLY_CHUNK, 0)[tb->slot % HWQ_TALLY_CHUNK] -= tb->n;
     }
     v->pend = tb;
 }
@@ -1176,10 +1230,20 @@ static void hwq_tb_trans(struct qemu_plugin_tb *tb) {
             tb, hwq.block ? hwq_tb_exec_block_sys : hwq_tb_exec_insns_sys,
             QEMU_PLUGIN_CB_R_REGS, t); /* hwq_as_now reads CR3 */
     } else {
-        qemu_plugin_register_vcpu_tb_exec_cb(tb, hwq.core_blocks ? hwq_tb_exec_core
-                                                 : hwq.block      ? hwq_tb_exec_block
-                                                                  : hwq_tb_exec_insns,
-                                             QEMU_PLUGIN_CB_NO_REGS, t);
+        void (*cb)(unsigned int, void *) = hwq.core_blocks ? hwq_tb_exec_core
+                                           : hwq.block     ? hwq_tb_exec_block
+                                                           : hwq_tb_exec_insns;
+        t->inl = hwq.quiet_inline && !t->cut && (!hwq.quiet_tally || t->slot != HWQ_NO_SLOT);
+        if (t->inl) {
+            /* In this order: the test sees the count the TB starts with,
+             * and the callback can take back the slot's add. */
+            qemu_plugin_register_vcpu_tb_exec_cond_cb(tb, cb, QEMU_PLUGIN_CB_NO_REGS,
+                                                      QEMU_PLUGIN_COND_LE, HWQ_U64(q_left),
+                                                      n, t);
+            hwq_inline_add(tb, HWQ_U64(q_left), NULL, -(uint64_t)n);
+            if (hwq.quiet_tally) hwq_tally_ops(tb, t);
+        } else
+            qemu_plugin_register_vcpu_tb_exec_cb(tb, cb, QEMU_PLUGIN_CB_NO_REGS, t);
     }
     hwq_tb_counted(bytes);
 }
@@ -1452,7 +1516,8 @@ static int hwq_report(hwx_session *s, const char *suffix, int merged) {
         if (hwq.quiet && !hwq.system)
             fprintf(f, "plugin: between bursts the TBs were counted, not recorded: the "
                        "models fed in bursts did not see them, ProfileMe saw only its "
-                       "selections whole%s\n",
+                       "selections whole%s%s\n",
+                    hwq.quiet_inline ? ", counted inline with no callback" : "",
                     hwq.quiet_tally ? ", RAP took each TB's count from a counter of its own "
                                       "(handed on as in tally mode)" : "");
         if (hwq.regs)
@@ -1746,6 +1811,10 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
             if (hwq_off(key, eq + 1, &hwq.no_regs)) return -1;
             continue;
         }
+        if (!strcmp(key, "inline")) { /* off: a callback counts each quiet TB */
+            if (hwq_off(key, eq + 1, &hwq.no_inline)) return -1;
+            continue;
+        }
         if (!strcmp(key, "blocks")) { /* off: the core takes each instruction */
             if (hwq_off(key, eq + 1, &hwq.no_core_blocks)) return -1;
             continue;
@@ -1799,6 +1868,12 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
     hwq.quiet_tally = hwq.quiet && (hwq.opts.models & HWX_M_RAP) &&
                       hwq.opts.rap_key == HWX_KEY_PC && !hwq.tally && !hwq.system &&
                       !hwq.opts.record[0];
+    /* With scoreboards, counted inline (hwq_quiet_*); RAP's slots then
+     * hand on at drain=, so drain=0 keeps the callbacks; so does inline=off
+     * (the tests compare the two). */
+    hwq.quiet_inline = HWQ_SCOREBOARD && hwq.quiet && !hwq.no_inline && !hwq.countdown &&
+                       !hwq.tally &&
+                       !hwq.system && !hwq.opts.record[0] && (!hwq.quiet_tally || hwq.drain);
     hwq.guest_base = hwq.opts.guest_base_set ? hwq.opts.guest_base
                                              : hwq_find_guest_base();
     if (hwq.opts.record[0]) {

@@ -11,7 +11,9 @@
 #   HWPROF_SYSTEM_CACHE  kernel and initramfs cache (default
 #                        $HOME/.cache/hwprof/system)
 #   HWPROF_SMP           vCPUs (default 2)
-#   HWPROF_PLUGIN        the plugin (default: build/examples/qemu/libhwprof-tcg-v4.so)
+#   HWPROF_PLUGIN        the plugin (default: build/examples/qemu/libhwprof-tcg-v4.so);
+#                        none: the same boot without a plugin (what
+#                        bench/qemu/system.sh times the plugin against)
 #
 # Installs what it needs (bookworm-backports QEMU beside qemu-user 7.2,
 # cpio) through apt; needs root for that. Takes one to a few minutes.
@@ -26,7 +28,7 @@ plugin=${HWPROF_PLUGIN:-$root/build/examples/qemu/libhwprof-tcg-v4.so}
 
 bash "$here/install-qemu10.sh" >/dev/null
 command -v cpio >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cpio >/dev/null
-[ -f "$plugin" ] || { echo "system.sh: no plugin at $plugin (ninja -C build examples/qemu/libhwprof-tcg-v4.so)" >&2; exit 1; }
+[ "$plugin" = none ] || [ -f "$plugin" ] || { echo "system.sh: no plugin at $plugin (ninja -C build examples/qemu/libhwprof-tcg-v4.so)" >&2; exit 1; }
 mkdir -p "$cache" "$out"
 
 # The kernel: the package linux-image-amd64 depends on, unpacked.
@@ -79,12 +81,14 @@ qemu=$(command -v qemu-system-x86_64)
 echo "system.sh: $qemu: $("$qemu" --version | head -1)"
 echo "system.sh: kernel $(cat "$cache/kernel-package" 2>/dev/null), $smp vCPU(s), plugin $plugin"
 rm -f "$out"/report.txt* "$out"/report.json*
+args=(-plugin "$plugin,$opts,report=$out/report.txt,json=$out/report.json")
+[ "$plugin" != none ] || args=()
 "$qemu" -machine q35 -cpu max -smp "$smp" -m 512M -accel tcg -nographic -no-reboot \
     -kernel "$kernel" -initrd "$initrd" \
     -append "console=ttyS0 quiet panic=-1 norandmaps rdinit=/init" \
-    -plugin "$plugin,$opts,report=$out/report.txt,json=$out/report.json" \
-    > "$out/console.log" 2>&1 || { tail -20 "$out/console.log" >&2; exit 1; }
+    "${args[@]}" > "$out/console.log" 2>&1 || { tail -20 "$out/console.log" >&2; exit 1; }
 grep 'hwprof-system' "$out/console.log" || true
+[ "$plugin" != none ] || exit 0
 ls "$out"/report.txt* >/dev/null
 echo "system.sh: reports in $out:" $(cd "$out" && ls report.*)
 sed -n '1,6p' "$out/report.txt"

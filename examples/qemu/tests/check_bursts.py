@@ -66,11 +66,22 @@ GATED_SAME = (("path profiler: its report", lambda r: r["models"]["pathprof"]),
 ALL_SAME = GATED_SAME + (("ProfileMe: its table", lambda r: r["models"]["profileme"]["table"]),
                          ("RAP: the instructions it counted",
                           lambda r: r["models"]["rap"]["stats"]["events"]))
-for models, same in ((GATED, GATED_SAME), ("models=all", ALL_SAME)):
+PM_SAME = GATED_SAME + ALL_SAME[3:4]  # ProfileMe beside them, no RAP
+for models, same in ((GATED, GATED_SAME), ("models=all", ALL_SAME),
+                     ("models=profileme+strat+path+coproc", PM_SAME)):
     tag = models.split("=")[1].replace("+", "-")
     quiet, qtxt = run(f"{tag}-quiet", f"{models},{BURSTS}")
     full, _ = run(f"{tag}-full", f"{models},{BURSTS},bbv={work}/{name}-{tag}.bbv")
     check(f"{tag}: the quiet path ran", "between bursts the TBs were counted" in qtxt)
+    if re.search(r"-v[0-9]+\.so$", plugin):
+        # API 4 and 7: no callback for a TB between bursts (hwq_quiet_*),
+        # the same instructions fed as counting them in a callback
+        check(f"{tag}: counted inline", "counted inline with no callback" in qtxt)
+        cb, cbtxt = run(f"{tag}-cb", f"{models},{BURSTS},inline=off")
+        check(f"{tag}: inline=off: counted in a callback", "counted inline" not in cbtxt)
+        check(f"{tag}: inline=off: the bursts fed the same instructions",
+              (cb["instructions"], cb["bursts"]) == (quiet["instructions"], quiet["bursts"]),
+              f"{cb['bursts']} {quiet['bursts']}")
     check(f"{tag}: instructions agree", quiet["instructions"] == full["instructions"],
           f"{quiet['instructions']} {full['instructions']}")
     check(f"{tag}: the bursts fed the same instructions", quiet["bursts"] == full["bursts"],
