@@ -58,6 +58,9 @@ run_tests() { # name, meson test args...
 }
 
 # --- plain pass -----------------------------------------------------------
+# qemu/system boots a kernel under TCG with the plugin (a few minutes):
+# every full run takes it.
+[ $quick -eq 1 ] || export HWPROF_SYSTEM=1
 if step "configure (plain)" configure build/test-plain -Dwerror=true; then
   if step "build (plain)" ninja -C build/test-plain; then
     run_tests "tests (plain: all suites)" -C build/test-plain --no-rebuild

@@ -89,7 +89,7 @@ api_configs() { # api qemu-version
         if [ ! -f "$cdir/lib${c#contrib-}.so" ]; then
           echo "API $1: $c skipped, QEMU $2 has no ${c#contrib-} plugin" >&2; continue
         fi ;;
-      floor-cond) [ "$1" != 1 ] || continue ;;  # API 1 has no conditional callback
+      floor-cond | *-bursts-cb) [ "$1" != 1 ] || continue ;;  # API 1 has no conditional callback
     esac
     cfgs+=" $c"
   done
@@ -109,6 +109,8 @@ bench_api() { # api qemu plugin peer qemu-version
         profileme | coproc | rap | all | stratified | pathprof) opt="$p,models=$c,report=/dev/null" ;;
         stratified-bursts | pathprof-bursts | coproc-bursts | all-bursts)
           opt="$p,models=${c%-bursts},burst_period=32768,report=/dev/null" ;;
+        stratified-bursts-cb | pathprof-bursts-cb | coproc-bursts-cb | all-bursts-cb)
+          opt="$p,models=${c%-bursts-cb},burst_period=32768,inline=off,report=/dev/null" ;;
         profileme-per-tb) opt="$p,models=profileme,cd=off,report=/dev/null" ;;
         profileme-core) opt="$p,models=profileme,core=on,core_mode=sampled,report=/dev/null" ;;
         rap-per-tb) opt="$p,models=rap,drain=0,report=/dev/null" ;;

@@ -83,8 +83,10 @@ typedef struct hwq_tb {
     uint16_t cut;         /* the last instruction may be a cut copy (see
                              hwq_tb_trans)                                */
     uint32_t slot;        /* tally mode: its counter (HWQ_NO_SLOT: none)  */
-    uint32_t inl;         /* counted between bursts with no callback, in
+    uint16_t inl;         /* counted between bursts with no callback, in
                              q_left and its slot (hwq_quiet_*)            */
+    uint16_t flat;        /* system mode: translated in protected or long
+                             mode, where its pc is rip (hwq_tb_start)     */
     const hwp_core_ops *ops; /* core=on: each instruction's length and,
                              with regs=on, its registers from the x86
                              decoder, decoded at translation (stored
@@ -137,9 +139,13 @@ typedef struct hwq_vcpu {
      * privilege of the code translated on this vCPU's thread; NULL: not
      * readable, the address decides) and the tagged pcs handed on. */
     uint64_t tag, next_tag, cr3, cr3_tag;
-    struct qemu_plugin_register *cr3_reg, *cs_reg, *cr0_reg;
+    uint64_t brk[HWQ_BRK_KINDS]; /* TBs ended by each kind of break      */
+    uint64_t delta;       /* the pending TB's distance from its translated
+                             pcs (hwq_as_rebase)                          */
+    uint64_t aliased;     /* TBs run at a distance from them             */
+    struct qemu_plugin_register *cr3_reg, *cs_reg, *cr0_reg, *rip_reg;
     hwq_gbytes *regs;     /* read buffer (API 4 and 7)                    */
-    uint64_t tpc[HWQ_MAX_TB_INSNS];
+    uint64_t tpc[HWQ_MAX_TB_INSNS + 1];
     /* The running TB's memory instructions, one record each, in program
      * order, appended by the memory callback (7.2 calls it after each
      * access, in order) and consumed when the TB's successor is known. */
@@ -435,7 +441,8 @@ HWP_INLINE uint32_t hwq_finish_tb(const hwq_vcpu *v, const hwq_tb *tb, uint64_t 
 HWP_INLINE const uint64_t *hwq_as_fix(hwq_vcpu *v, const hwq_tb *tb, uint32_t n,
                                       hwp_insn *last, uint32_t nmem, const int sys) {
     if (!sys) return tb->pc;
-    hwq_as_block(v->tpc, tb->pc, n, last, v->memrec, nmem, v->tag, v->next_tag);
+    hwq_as_rebase(v->tpc, tb->pc, n, last, v->memrec, nmem, v->delta);
+    v->brk[hwq_as_block(v->tpc, v->tpc, n, last, v->memrec, nmem, v->tag, v->next_tag)]++;
     return v->tpc;
 }
 
@@ -562,11 +569,13 @@ static void hwq_emit_core(hwq_vcpu *v, const hwq_tb *tb, uint64_t next) {
 static void hwq_emit_insns(hwq_vcpu *v, const hwq_tb *tb, uint64_t next) {
     hwq_emit_insns_in(v, tb, next, 0);
 }
+/* System mode: the successor as seen from where tb was translated (its
+ * pcs are moved to where it ran afterwards: hwq_as_fix). */
 static void hwq_emit_block_sys(hwq_vcpu *v, const hwq_tb *tb, uint64_t next) {
-    hwq_emit_block_in(v, tb, next, 1);
+    hwq_emit_block_in(v, tb, next ? next - v->delta : 0, 1);
 }
 static void hwq_emit_insns_sys(hwq_vcpu *v, const hwq_tb *tb, uint64_t next) {
-    hwq_emit_insns_in(v, tb, next, 1);
+    hwq_emit_insns_in(v, tb, next ? next - v->delta : 0, 1);
 }
 
 /* ---- ProfileMe alone: the fetch countdown outside the session ------------ */
@@ -918,6 +927,16 @@ static int hwq_tb_kernel(uint64_t pc) {
     return hwq_as_kernel(pc, regs, cr0, cs);
 }
 
+/* System mode, at translation: 1 when the vCPU runs protected or long
+ * mode code (CR0.PE, which QEMU's TB key holds), whose linear pc is rip,
+ * so that hwq_tb_start can read where the TB runs; 0 in real mode
+ * (CS base + IP) or where CR0 cannot be read. */
+static int hwq_tb_flat(void) {
+    hwq_vcpu *v = hwq_self;
+    uint64_t cr0 = 0;
+    return v && v->cr0_reg && hwq_reg_read(v->cr0_reg, v->regs, &cr0) && (cr0 & 1);
+}
+
 /* System mode: the tag of the address space that code at `pc` runs in
  * now (hwq_as.h). Kernel code is shared: tag 0, no read. User code: CR3,
  * which only the kernel changes (a mov to CR3 ends QEMU's TB, and user
@@ -948,10 +967,20 @@ HWP_INLINE void hwq_tb_start(unsigned int vcpu_index, void *udata,
                              const int sys) {
     hwq_vcpu *v = hwq_get(vcpu_index);
     const hwq_tb *tb = (const hwq_tb *)udata;
+    uint64_t pc = tb->pc[0], rip;
     if (!v) return;
-    if (sys) v->next_tag = hwq_as_now(v, tb->pc[0]);
-    if (v->pend) emit(v, v->pend, tb->pc[0]);
-    if (sys) v->tag = v->next_tag;
+    /* System mode: where the TB runs (hwq_as_rebase), read as its tag is
+     * (with QEMU_PLUGIN_CB_R_REGS, at a TB's start). */
+    if (sys && tb->flat && v->rip_reg && hwq_reg_read(v->rip_reg, v->regs, &rip) &&
+        rip != pc && ((rip - pc) & 4095) == 0)
+        pc = rip;
+    if (sys) v->next_tag = hwq_as_now(v, pc);
+    if (v->pend) emit(v, v->pend, pc);
+    if (sys) {
+        v->tag = v->next_tag;
+        v->delta = pc - tb->pc[0];
+        v->aliased += v->delta != 0;
+    }
     v->nmem = 0;
     /* burst_period=: a TB between bursts that needs no record is only
      * counted (without a possible cut copy: when it is one, the next TB
@@ -1178,6 +1207,7 @@ static void hwq_tb_trans(struct qemu_plugin_tb *tb) {
     t = (hwq_tb *)calloc(1, bytes);
     if (!t) return;
     t->n = (uint32_t)n;
+    t->flat = (uint16_t)(hwq.system && hwq_tb_flat());
     t->slot = hwq.quiet_tally ? hwq_tally_slot(qemu_plugin_tb_vaddr(tb)) : HWQ_NO_SLOT;
     if (core) { /* the lengths lay out the core's fetches */
         hwp_core_ops *ops = (hwp_core_ops *)(void *)&t->pc[n + 1];
@@ -1309,9 +1339,11 @@ static void hwq_as_vcpu(hwq_vcpu *v) {
         if (!strcmp(d->name, "cr3")) v->cr3_reg = d->handle;
         if (!strcmp(d->name, "cs")) v->cs_reg = d->handle;
         if (!strcmp(d->name, "cr0")) v->cr0_reg = d->handle;
+        if (!strcmp(d->name, "rip")) v->rip_reg = d->handle;
     }
     g_array_free(r, 1);
-    if (!(v->regs = g_byte_array_new())) v->cr3_reg = v->cs_reg = v->cr0_reg = NULL;
+    if (!(v->regs = g_byte_array_new()))
+        v->cr3_reg = v->cs_reg = v->cr0_reg = v->rip_reg = NULL;
     hwq_self = v;
 }
 
@@ -1486,6 +1518,36 @@ static void hwq_retire_take(hwq_vcpu *v) {
 
 /* The text report (report=, else stderr) and the JSON one (json=) of
  * session `s`; `suffix` names a per-vCPU file. 0, or -1 if a write failed. */
+/* System mode: the breaks in the flow (hwq_as_block) of every vCPU, or of
+ * the one whose report this is. QEMU before 10.2 has no discontinuity
+ * callbacks, so each is inferred from where the next TB starts. */
+static void hwq_breaks(FILE *f, const char *suffix, int merged) {
+    uint64_t b[HWQ_BRK_KINDS] = {0}, aliased = 0;
+    unsigned i, k;
+    for (i = 0; i < hwq.nvcpu; i++) {
+        char want[24];
+        snprintf(want, sizeof want, ".vcpu%u", i);
+        if (!hwq.vcpu[i] || (!merged && strcmp(suffix, want))) continue;
+        for (k = 0; k < HWQ_BRK_KINDS; k++) b[k] += hwq.vcpu[i]->brk[k];
+        aliased += hwq.vcpu[i]->aliased;
+    }
+    fprintf(f, "plugin: %llu TB executions at another virtual address than the one they "
+               "were translated at (QEMU shares a translated block among the virtual "
+               "addresses of its physical code): their pcs moved to where they ran (rip, "
+               "read at each TB's start)\n",
+            (unsigned long long)aliased);
+    fprintf(f, "plugin: %llu breaks in the flow, each ending a path (inferred: the next TB "
+               "started neither where the last instruction leads nor in the same address "
+               "space): %llu from user code into the kernel (interrupts, exceptions, system "
+               "calls), %llu from the kernel back to user code, %llu between address spaces, "
+               "%llu with no change of privilege (interrupts or exceptions; after an indirect "
+               "branch they go unseen)\n",
+            (unsigned long long)(b[HWQ_BRK_ENTER] + b[HWQ_BRK_LEAVE] + b[HWQ_BRK_SPACE] +
+                                 b[HWQ_BRK_SAME]),
+            (unsigned long long)b[HWQ_BRK_ENTER], (unsigned long long)b[HWQ_BRK_LEAVE],
+            (unsigned long long)b[HWQ_BRK_SPACE], (unsigned long long)b[HWQ_BRK_SAME]);
+}
+
 static int hwq_report(hwx_session *s, const char *suffix, int merged) {
     hwq_out o;
     hwp_writer w;
@@ -1561,7 +1623,10 @@ static int hwq_report(hwx_session *s, const char *suffix, int merged) {
                        "translated blocks by pc >= 0x%llx: CS or CR0 not readable)\n",
                     (unsigned long long)hwq.priv_by_addr, (unsigned long long)HWQ_KERNEL_BASE);
     }
-    if (hwq.system) hwq_as_legend(f);
+    if (hwq.system) {
+        hwq_as_legend(f);
+        hwq_breaks(f, suffix, merged);
+    }
     if (f != stderr && hwq_close(&o) != 0) rc = -1;
     if (hwq.opts.json[0]) {
         if (!hwq_create(&o, hwq.opts.json, suffix)) return -1;

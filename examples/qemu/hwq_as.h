@@ -40,6 +40,19 @@
 #define HWQ_AS_MAX 0x7fffu           /* the shared tag of the overflow   */
 #define HWQ_AS_SLOTS 65536u          /* hash slots: at most half full    */
 
+/* What broke the flow at a block's end (hwq_as_block): told apart by the
+ * halves the two sides' addresses are in and by their address spaces. */
+enum {
+    HWQ_BRK_NONE,  /* no break: the flow went where the block leads      */
+    HWQ_BRK_ENTER, /* user code into the kernel's: an interrupt, an
+                      exception or a system call                          */
+    HWQ_BRK_LEAVE, /* kernel code back to user code                      */
+    HWQ_BRK_SPACE, /* user code into another address space's             */
+    HWQ_BRK_SAME,  /* within one half and address space: an interrupt or
+                      exception that changed no privilege                 */
+    HWQ_BRK_KINDS
+};
+
 /* The page-table base of a CR3 value (bits 12..51). */
 HWP_INLINE uint64_t hwq_as_key(uint64_t cr3) { return cr3 & 0x000ffffffffff000ull; }
 
@@ -94,6 +107,29 @@ HWP_INLINE uint32_t hwq_as_id(hwq_as_table *t, uint64_t key) {
     return t->n;
 }
 
+/* QEMU's x86 system mode translates position-independent blocks
+ * (CF_PCREL) and finds them by physical address, so one translated block
+ * runs at every virtual address its code is mapped at: the kernel's text
+ * through the boot's identity map and later through its own mapping, one
+ * library page in two processes. The pcs taken at translation are the
+ * first mapping's. A block that runs `delta` bytes from there (its first
+ * pc read at run time minus the translated one, a whole number of pages)
+ * has out[0..n] = pcs[0..n] + delta, and its records' pcs, next pcs and
+ * direct branch target moved as far; data addresses are run-time values
+ * and stay. */
+HWP_INLINE void hwq_as_rebase(uint64_t *out, const uint64_t *pcs, uint32_t n, hwp_insn *last,
+                              hwp_insn *mem, uint32_t nmem, uint64_t delta) {
+    uint32_t i;
+    for (i = 0; i <= n; i++) out[i] = pcs[i] + delta;
+    for (i = 0; i < nmem; i++) {
+        mem[i].pc += delta;
+        mem[i].next_pc += delta;
+    }
+    last->pc += delta;
+    last->next_pc += delta;
+    if (hwp_cls_is_branch(last->cls)) last->addr += delta;
+}
+
 /* One finished block of system-mode code, before the models see it.
  * pcs[0..n) ran in address space `tag` (pcs[n]: the address after the
  * last one) and the vCPU went on at `last->next_pc` (untagged) in
@@ -112,7 +148,8 @@ HWP_INLINE uint32_t hwq_as_id(hwq_as_table *t, uint64_t key) {
  * Vaswani et al.'s paths end); the instruction's own memory record, if
  * it had one, is dropped. Then every address is tagged: out[0..n) the
  * pcs, last's pc and target, the memory records' pcs and data addresses
- * (user data is per address space too). Returns 1 at a break. */
+ * (user data is per address space too). Returns the break's kind,
+ * HWQ_BRK_NONE (0) where there is none. */
 HWP_INLINE int hwq_as_block(uint64_t *out, const uint64_t *pcs, uint32_t n, hwp_insn *last,
                             hwp_insn *mem, uint32_t nmem, uint64_t tag,
                             uint64_t next_tag) {
@@ -126,6 +163,13 @@ HWP_INLINE int hwq_as_block(uint64_t *out, const uint64_t *pcs, uint32_t n, hwp_
         mem[i].pc = hwq_as_addr(mem[i].pc, tag);
         mem[i].next_pc = hwq_as_addr(mem[i].next_pc, tag);
         mem[i].addr = hwq_as_addr(mem[i].addr, tag);
+    }
+    if (brk) {
+        int from_kernel = last->pc >= HWQ_KERNEL_BASE, to_kernel = next >= HWQ_KERNEL_BASE;
+        brk = !from_kernel && to_kernel   ? HWQ_BRK_ENTER
+              : from_kernel && !to_kernel ? HWQ_BRK_LEAVE
+              : next_tag != tag           ? HWQ_BRK_SPACE
+                                          : HWQ_BRK_SAME;
     }
     last->pc = hwq_as_addr(last->pc, tag);
     last->next_pc = hwq_as_addr(next, next_tag);

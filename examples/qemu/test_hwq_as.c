@@ -117,7 +117,7 @@ static void test_block(void) {
 
     /* syscall: user code of as 1 goes on in the kernel (tag 0) */
     last = rec(0x401008, 0xffffffff81000000ull, HWP_CLS_OTHER, 0);
-    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t1, 0), 1);
+    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t1, 0), HWQ_BRK_ENTER);
     CHECK_EQ(last.cls, HWP_CLS_INDIRECT);
     CHECK(last.events & HWP_EV_TAKEN);
     CHECK_EQ(last.pc, 0x401008 | t1);
@@ -127,7 +127,7 @@ static void test_block(void) {
     /* iret into another process (as 2): a return becomes a break, so the
      * path stack does not pop back into as 1's paths */
     last = rec(0xffffffff81000006ull, 0x401000, HWP_CLS_RET, 0x401000);
-    CHECK_EQ(hwq_as_block(out, kpcs, 3, &last, NULL, 0, 0, t2), 1);
+    CHECK_EQ(hwq_as_block(out, kpcs, 3, &last, NULL, 0, 0, t2), HWQ_BRK_LEAVE);
     CHECK_EQ(out[0], kpcs[0]); /* kernel pcs untagged */
     CHECK_EQ(last.pc, 0xffffffff81000006ull);
     CHECK_EQ(last.next_pc, 0x401000 | t2);
@@ -136,12 +136,17 @@ static void test_block(void) {
 
     /* an interrupt after a plain instruction, in the kernel (both tag 0) */
     last = rec(0xffffffff81000004ull, 0xffffffff81200000ull, HWP_CLS_OTHER, 0);
-    CHECK_EQ(hwq_as_block(out, kpcs, 2, &last, NULL, 0, 0, 0), 1);
+    CHECK_EQ(hwq_as_block(out, kpcs, 2, &last, NULL, 0, 0, 0), HWQ_BRK_SAME);
     /* ... and after a direct jump, which went neither to its target nor on */
     last = rec(0x401008, 0xffffffff81200000ull, HWP_CLS_JUMP, 0x401000);
-    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t1, 0), 1);
+    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t1, 0), HWQ_BRK_ENTER);
     last = rec(0x401008, 0x409000, HWP_CLS_BR_COND, 0x401000);
-    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t1, t1), 1);
+    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t1, t1), HWQ_BRK_SAME);
+    /* user code of as 1 goes on in as 2's (no kernel code between: a
+     * vCPU whose CR3 changed under it) */
+    last = rec(0x401008, 0x40100a, HWP_CLS_OTHER, 0);
+    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t1, t2), HWQ_BRK_SPACE);
+    CHECK_EQ(last.next_pc, 0x40100a | t2);
     /* a load that is the last instruction keeps its data address tagged */
     last = rec(0x401008, 0x40100a, HWP_CLS_LOAD, 0x601000);
     CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t1, t1), 0);
@@ -162,6 +167,49 @@ static void put(void *ctx, const char *s, size_t n) {
 /* Two processes run the same loop at the same addresses, each entering
  * the kernel's same code between turns: the exact profile (one entry per
  * pc) keeps the two loops apart and the kernel's code as one. */
+/* A block translated through the boot's identity map of the kernel's
+ * text, run later through the kernel's own mapping (QEMU shares it: one
+ * physical page): moved there, its ret to a kernel caller is no break. */
+static void test_rebase(void) {
+    const uint64_t at = 0x15401d30, delta = 0xffffffff8f601d30ull - at,
+                   caller = 0xffffffff9087924dull, data = 0xffff888000001000ull;
+    const uint64_t pcs[] = {at, at + 4, at + 5};
+    uint64_t out[3];
+    hwp_insn last, mem[1], keep;
+    /* a load, then a ret: the successor (the caller) as seen from the
+     * translated pcs, as hwq_finish_tb gets it */
+    mem[0] = rec(at, at + 4, HWP_CLS_LOAD, data);
+    last = rec(at + 4, caller - delta, HWP_CLS_RET, caller - delta);
+    keep = last;
+    hwq_as_rebase(out, pcs, 2, &last, mem, 1, delta);
+    CHECK_EQ(out[0], at + delta);
+    CHECK_EQ(out[2], at + 5 + delta);
+    CHECK_EQ(mem[0].pc, at + delta);
+    CHECK_EQ(mem[0].next_pc, at + 4 + delta);
+    CHECK_EQ(mem[0].addr, data); /* a run-time value: not moved */
+    CHECK_EQ(last.pc, at + 4 + delta);
+    CHECK_EQ(last.next_pc, caller);
+    CHECK_EQ(last.addr, caller);
+    CHECK_EQ(hwq_as_block(out, out, 2, &last, mem, 1, 0, 0), HWQ_BRK_NONE);
+    CHECK_EQ(last.cls, HWP_CLS_RET);
+    /* left where it was translated, the same block seems to be user code
+     * (tagged with the running process's address space) that leaves for
+     * the kernel: a break, and the path it ends is cut short */
+    last = keep;
+    last.next_pc = last.addr = caller;
+    CHECK_EQ(hwq_as_block(out, pcs, 2, &last, NULL, 0, (uint64_t)5 << HWQ_AS_SHIFT, 0),
+             HWQ_BRK_ENTER);
+    /* a direct jump's decoded target moves with it; a load's data address
+     * does not */
+    last = rec(at + 4, at + 0x40, HWP_CLS_JUMP, at + 0x40);
+    hwq_as_rebase(out, pcs, 2, &last, NULL, 0, delta);
+    CHECK_EQ(last.addr, at + 0x40 + delta);
+    last = rec(at + 4, at + 5, HWP_CLS_LOAD, data);
+    hwq_as_rebase(out, pcs, 2, &last, NULL, 0, delta);
+    CHECK_EQ(last.addr, data);
+    CHECK_EQ(hwq_as_block(out, out, 2, &last, NULL, 0, 0, 0), HWQ_BRK_NONE);
+}
+
 static void test_session(void) {
     const uint64_t loop[] = {0x401000, 0x401004, 0x401008, 0x40100c, 0x401010};
     const uint64_t kern[] = {0xffffffff81000000ull, 0xffffffff81000004ull,
@@ -226,6 +274,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_table);
     HWT_RUN(test_privilege);
     HWT_RUN(test_block);
+    HWT_RUN(test_rebase);
     HWT_RUN(test_session);
     return hwt_end();
 }
