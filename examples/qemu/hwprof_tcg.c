@@ -970,9 +970,13 @@ HWP_INLINE void hwq_tb_start(unsigned int vcpu_index, void *udata,
     uint64_t pc = tb->pc[0], rip;
     if (!v) return;
     /* System mode: where the TB runs (hwq_as_rebase), read as its tag is
-     * (with QEMU_PLUGIN_CB_R_REGS, at a TB's start). */
-    if (sys && tb->flat && v->rip_reg && hwq_reg_read(v->rip_reg, v->regs, &rip) &&
-        rip != pc && ((rip - pc) & 4095) == 0)
+     * (with QEMU_PLUGIN_CB_R_REGS, at a TB's start). Code translated in
+     * the kernel's half runs nowhere else (its text and modules are
+     * mapped once, there), so only the user half's is read: a library in
+     * several processes, or the kernel's text run first through the
+     * boot's identity map. */
+    if (sys && tb->flat && pc < HWQ_KERNEL_BASE && v->rip_reg &&
+        hwq_reg_read(v->rip_reg, v->regs, &rip) && rip != pc && ((rip - pc) & 4095) == 0)
         pc = rip;
     if (sys) v->next_tag = hwq_as_now(v, pc);
     if (v->pend) emit(v, v->pend, pc);
