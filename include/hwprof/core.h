@@ -317,19 +317,40 @@ typedef struct hwp_core_block {
     uint32_t last_cls;
 } hwp_core_block;
 
-/* One cache or TLB at run time. */
+/* One cache at run time. */
 typedef struct hwp__core_cache {
     uint64_t *tag;     /* sets x ways block numbers, MRU first          */
     uint64_t set_mask;
     uint32_t ways, shift, latency, pad_;
 } hwp__core_cache;
 
+/* One TLB at run time: the caches' true LRU without their walk. A TLB is
+ * looked up at every page change, and a 128-way set walked to the page
+ * (hwp__core_ref) costs as much as the rest of a load; here an index
+ * finds the page's entry, and each set's entries form a ring from its
+ * MRU entry on (the LRU is the MRU's prev), so a hit relinks one entry
+ * and a miss refills the LRU entry and turns the ring by one. The hits,
+ * misses and victims are the walk's: empty entries (HWP__CORE_NONE) stay
+ * behind the valid ones, since a hit moves only a valid entry to the
+ * front and a miss takes the LRU end, so a set fills its empty entries
+ * before it evicts. Entries never change sets. */
+typedef struct hwp__core_tlb {
+    uint64_t *tag;          /* sets x ways pages, set by set            */
+    uint32_t *prev, *next;  /* per entry: its neighbours in its set's ring */
+    uint32_t *index;        /* 2 x sets x ways buckets, linear probing:
+                               an entry + 1 (0: empty)                  */
+    uint32_t *mru;          /* per set: its MRU entry                   */
+    uint64_t set_mask;
+    uint32_t ways, shift, buckets, pad_;
+} hwp__core_tlb;
+
 typedef struct hwp_core {
     hwp_head head;
     hwp_core_desc desc; /* defaults filled in                          */
     hwp_cost *cost;
     hwp_core_stats st;
-    hwp__core_cache l1i, l1d, l2, llc, itlb, dtlb;
+    hwp__core_cache l1i, l1d, l2, llc;
+    hwp__core_tlb itlb, dtlb;
     uint32_t has_llc, has_tlb, ras_on, timing_all;
     uint64_t last_iline, last_ipage, last_dpage;
     uint64_t ibase, ifast;  /* fetches in [ibase, ibase + ifast) hit the
@@ -369,14 +390,19 @@ typedef struct hwp_core {
 
 /* Storage, at compile time, from the desc's table sizes:
  *   tags     cache lines + TLB entries over all levels (sets x ways)
+ *   tlb, tlb_sets  ITLB + DTLB entries, and their sets: each entry's two
+ *            ring links and two index buckets, each set's MRU (uint32)
  *   counters predictor counters: bp_global (+ bp_global chooser and
  *            bp_local 3-bit counters for the tournament)
  *   local    bp_local for the tournament, else 0
  *   btb, ras, rob, window, horizon as in the desc (ras 0 with NO_RAS)
  * hwp_core_bytes(d) equals HWP_CORE_BYTES of the same figures. */
 #define HWP__CORE_A(n) ((((size_t)(n)) + 15u) & ~(size_t)15u)
-#define HWP_CORE_BYTES(tags, counters, local, btb, ras, rob, window, horizon) \
-    (HWP__CORE_A((size_t)(tags) * 8u) + HWP__CORE_A(counters) +            \
+#define HWP_CORE_BYTES(tags, tlb, tlb_sets, counters, local, btb, ras, rob, \
+                       window, horizon)                                      \
+    (HWP__CORE_A((size_t)(tags) * 8u) +                                    \
+     HWP__CORE_A(((size_t)(tlb) * 4u + (size_t)(tlb_sets)) * 4u) +         \
+     HWP__CORE_A(counters) +                                               \
      HWP__CORE_A((size_t)(local) * 2u) + HWP__CORE_A((size_t)(btb) * 8u) + \
      HWP__CORE_A((size_t)(ras) * 9u) + HWP__CORE_A((size_t)(rob) * 8u) +   \
      HWP__CORE_A((size_t)(window) * 8u) + HWP__CORE_A(horizon) +           \
@@ -386,8 +412,8 @@ typedef struct hwp_core {
 /* The default desc: L1s 2 x 1024 lines, L2 32768, TLBs 2 x 128; 4096
  * global + 4096 chooser + 1024 local counters; horizon 32768. */
 #define HWP_CORE_BYTES_DEFAULT \
-    HWP_CORE_BYTES(1024u + 1024u + 32768u + 128u + 128u, 4096u + 4096u + 1024u, \
-                   1024u, 512u, 32u, 80u, 20u, 32768u)
+    HWP_CORE_BYTES(1024u + 1024u + 32768u + 128u + 128u, 128u + 128u, 2u,    \
+                   4096u + 4096u + 1024u, 1024u, 512u, 32u, 80u, 20u, 32768u)
 
 /* A block of n instructions (1..HWP_CORE_BLOCK_MAX, so its issue share,
  * n x 256 / issue_width, fits 32 bits): the handle, at most two steps an
@@ -495,13 +521,92 @@ HWP_INLINE uint32_t hwp__core_access(hwp_core *c, hwp__core_cache *l1,
     return lat;
 }
 
-HWP_INLINE uint32_t hwp__core_tlb(hwp_core *c, hwp__core_cache *t,
-                                  uint64_t *last, uint64_t addr,
-                                  uint64_t *misses) {
+/* The page's first bucket: the high bits of a Fibonacci hash scaled to
+ * the bucket count (2 x entries, not a power of two, so that
+ * HWP_CORE_BYTES stays a sum of the desc's figures). */
+HWP_INLINE uint32_t hwp__core_tlb_home(const hwp__core_tlb *t, uint64_t page) {
+    uint64_t h = (page * 0x9E3779B97F4A7C15ull) >> 32;
+    return (uint32_t)((h * t->buckets) >> 32);
+}
+
+HWP_INLINE uint32_t hwp__core_tlb_next(const hwp__core_tlb *t, uint32_t b) {
+    return b + 1u == t->buckets ? 0u : b + 1u;
+}
+
+/* Probe steps from bucket a on to bucket b. */
+HWP_INLINE uint32_t hwp__core_tlb_dist(const hwp__core_tlb *t, uint32_t a, uint32_t b) {
+    return b >= a ? b - a : b + t->buckets - a;
+}
+
+/* The first empty bucket from page's home on: where it goes in. */
+HWP_INLINE uint32_t hwp__core_tlb_free(const hwp__core_tlb *t, uint64_t page) {
+    uint32_t b = hwp__core_tlb_home(t, page);
+    while (t->index[b]) b = hwp__core_tlb_next(t, b);
+    return b;
+}
+
+/* Take page (indexed) out of the index. The buckets after it move back
+ * into the hole when their home allows (no tombstones, so a lookup's
+ * probe stays as short as the load makes it). */
+HWP_INLINE void hwp__core_tlb_unindex(hwp__core_tlb *t, uint64_t page) {
+    uint32_t hole = hwp__core_tlb_home(t, page), b;
+    while (t->tag[t->index[hole] - 1u] != page) hole = hwp__core_tlb_next(t, hole);
+    for (b = hwp__core_tlb_next(t, hole); t->index[b]; b = hwp__core_tlb_next(t, b)) {
+        uint32_t home = hwp__core_tlb_home(t, t->tag[t->index[b] - 1u]);
+        /* b's page may sit in the hole unless its home is past the hole */
+        if (hwp__core_tlb_dist(t, home, b) >= hwp__core_tlb_dist(t, hole, b)) {
+            t->index[hole] = t->index[b];
+            hole = b;
+        }
+    }
+    t->index[hole] = 0;
+}
+
+/* One reference to one page, hwp__core_ref's result in O(1): true on a
+ * hit, which makes its entry the set's MRU; a miss fills the set's LRU
+ * entry, counting a valid victim. */
+HWP_INLINE bool hwp__core_tlb_ref(hwp__core_tlb *t, uint64_t page, uint64_t *evicted) {
+    uint32_t *mru = &t->mru[page & t->set_mask];
+    uint32_t b, e;
+    for (b = hwp__core_tlb_home(t, page); (e = t->index[b]) != 0;
+         b = hwp__core_tlb_next(t, b)) {
+        uint32_t m, p, n;
+        if (t->tag[--e] != page) continue;
+        m = *mru;
+        if (e == m) return true;
+        /* out of its place, then in before the MRU (after the LRU) */
+        p = t->prev[e];
+        n = t->next[e];
+        t->next[p] = n;
+        t->prev[n] = p;
+        p = t->prev[m];
+        t->next[p] = e;
+        t->prev[e] = p;
+        t->next[e] = m;
+        t->prev[m] = e;
+        *mru = e;
+        return true;
+    }
+    e = t->prev[*mru]; /* the LRU entry, or an empty one */
+    if (t->tag[e] != HWP__CORE_NONE) {
+        (*evicted)++;
+        hwp__core_tlb_unindex(t, t->tag[e]);
+        b = hwp__core_tlb_free(t, page); /* the unindex may have opened one earlier */
+    }
+    t->index[b] = e + 1u;
+    t->tag[e] = page;
+    *mru = e; /* the ring turns by one: the LRU entry is the MRU */
+    return false;
+}
+
+/* A TLB lookup past the last-page filter: the walk's latency on a miss. */
+HWP_INLINE uint32_t hwp__core_page(hwp_core *c, hwp__core_tlb *t,
+                                   uint64_t *last, uint64_t addr,
+                                   uint64_t *misses) {
     uint64_t page = addr >> t->shift;
     if (HWP_LIKELY(page == *last)) return 0;
     *last = page;
-    if (hwp__core_ref(t, page, &c->st.evicted)) return 0;
+    if (hwp__core_tlb_ref(t, page, &c->st.evicted)) return 0;
     (*misses)++;
     return c->desc.walk;
 }
@@ -568,7 +673,7 @@ HWP_INLINE bool hwp__core_mru(const hwp__core_cache *k, uint64_t block) {
 
 /* The ITLB check of a fetch at pc: the walk's latency when its page missed. */
 HWP__CORE_HOT uint32_t hwp__core_itlb(hwp_core *c, uint64_t pc, uint32_t *ilat) {
-    uint32_t w = hwp__core_tlb(c, &c->itlb, &c->last_ipage, pc, &c->st.itlb_misses);
+    uint32_t w = hwp__core_page(c, &c->itlb, &c->last_ipage, pc, &c->st.itlb_misses);
     if (!w) return 0;
     *ilat += w;
     return HWP_EV_ITLBMISS;
@@ -613,8 +718,8 @@ HWP__CORE_HOT uint32_t hwp__core_data(hwp_core *c, uint64_t a, uint32_t size,
                                       uint32_t *dlat) {
     uint32_t ev = 0, l = c->l1d.latency;
     if (c->has_tlb && (a >> c->dtlb.shift) != c->last_dpage) {
-        uint32_t w = hwp__core_tlb(c, &c->dtlb, &c->last_dpage, a,
-                                   &c->st.dtlb_misses);
+        uint32_t w = hwp__core_page(c, &c->dtlb, &c->last_dpage, a,
+                                    &c->st.dtlb_misses);
         if (w) { ev |= HWP_EV_DTLBMISS; *dlat += w; }
     }
     if (size > c->dline) size = c->dline;
@@ -1011,14 +1116,21 @@ static const char *hwp__core_fill(hwp_core_desc *o, const hwp_core_desc *d) {
     return NULL;
 }
 
+static uint64_t hwp__core_tlb_entries(const hwp_core_desc *o) {
+    return (uint64_t)o->itlb.sets * o->itlb.ways + (uint64_t)o->dtlb.sets * o->dtlb.ways;
+}
+
 static uint64_t hwp__core_tags(const hwp_core_desc *o) {
     uint64_t t = (uint64_t)o->l1i.sets * o->l1i.ways +
                  (uint64_t)o->l1d.sets * o->l1d.ways +
-                 (uint64_t)o->l2.sets * o->l2.ways +
-                 (uint64_t)o->itlb.sets * o->itlb.ways +
-                 (uint64_t)o->dtlb.sets * o->dtlb.ways;
+                 (uint64_t)o->l2.sets * o->l2.ways + hwp__core_tlb_entries(o);
     if (o->llc.sets) t += (uint64_t)o->llc.sets * o->llc.ways;
     return t;
+}
+
+/* The TLBs' uint32 words (HWP_CORE_BYTES's tlb and tlb_sets). */
+static uint64_t hwp__core_tlb_words(const hwp_core_desc *o) {
+    return 4u * hwp__core_tlb_entries(o) + o->itlb.sets + o->dtlb.sets;
 }
 
 static uint64_t hwp__core_counters(const hwp_core_desc *o) {
@@ -1030,7 +1142,8 @@ static uint64_t hwp__core_counters(const hwp_core_desc *o) {
 HWP_API size_t hwp_core_bytes(const hwp_core_desc *d) {
     hwp_core_desc o;
     if (hwp__core_fill(&o, d)) return 0;
-    return HWP_CORE_BYTES(hwp__core_tags(&o), hwp__core_counters(&o),
+    return HWP_CORE_BYTES(hwp__core_tags(&o), hwp__core_tlb_entries(&o),
+                          o.itlb.sets + o.dtlb.sets, hwp__core_counters(&o),
                           o.bp == HWP_CORE_TOURNAMENT ? o.bp_local : 0u,
                           o.btb, o.ras, o.rob, o.window, o.horizon);
 }
@@ -1044,11 +1157,44 @@ static void hwp__core_cache_set(hwp__core_cache *k, const hwp_core_cache_desc *d
     k->latency = d->latency;
 }
 
+/* A TLB's tables from the core's words (hwp__core_tlb_words): tags are
+ * the caller's to clear. */
+static void hwp__core_tlb_set(hwp__core_tlb *t, const hwp_core_cache_desc *d,
+                              uint64_t *tag, uint32_t **words) {
+    uint32_t n = d->sets * d->ways;
+    t->tag = tag;
+    t->prev = *words;
+    t->next = t->prev + n;
+    t->index = t->next + n;
+    t->mru = t->index + 2u * n;
+    *words = t->mru + d->sets;
+    t->set_mask = d->sets - 1u;
+    t->ways = d->ways;
+    t->shift = hwp_log2(d->line);
+    t->buckets = 2u * n;
+}
+
+/* Empty: each set's ring in entry order, no page indexed. */
+static void hwp__core_tlb_clear(hwp__core_tlb *t) {
+    uint32_t s, e, sets = (uint32_t)t->set_mask + 1u;
+    for (s = 0; s < sets; s++) {
+        uint32_t first = s * t->ways, last = first + t->ways - 1u;
+        t->mru[s] = first;
+        for (e = first; e <= last; e++) {
+            t->next[e] = e == last ? first : e + 1u;
+            t->prev[e] = e == first ? last : e - 1u;
+        }
+    }
+    hwp__zero(t->index, (size_t)t->buckets * 4u);
+}
+
 /* Everything a reset clears: the machine's state and the counters. */
 static void hwp__core_clear(hwp_core *c) {
     const hwp_core_desc *o = &c->desc;
     uint64_t i, n = hwp__core_tags(o);
     for (i = 0; i < n; i++) c->l1i.tag[i] = HWP__CORE_NONE;
+    hwp__core_tlb_clear(&c->itlb);
+    hwp__core_tlb_clear(&c->dtlb);
     /* Every counter starts at 0: strongly not taken, and the chooser
      * strongly local (cachegrind's zeroed tables; the 21264's reset state
      * is not documented). */
@@ -1083,6 +1229,7 @@ HWP_API hwp_status hwp_core_init(hwp_core *c, void *mem, size_t n,
     const char *why;
     unsigned char *cur;
     uint64_t *tags;
+    uint32_t *words;
     size_t need;
     if (!c) return HWP_EINVAL;
     hwp__zero(c, sizeof *c);
@@ -1101,9 +1248,10 @@ HWP_API hwp_status hwp_core_init(hwp_core *c, void *mem, size_t n,
     tags += (size_t)o.l1d.sets * o.l1d.ways;
     hwp__core_cache_set(&c->l2, &o.l2, tags);
     tags += (size_t)o.l2.sets * o.l2.ways;
-    hwp__core_cache_set(&c->itlb, &o.itlb, tags);
+    words = (uint32_t *)hwp__carve(&cur, (size_t)hwp__core_tlb_words(&o) * 4u);
+    hwp__core_tlb_set(&c->itlb, &o.itlb, tags, &words);
     tags += (size_t)o.itlb.sets * o.itlb.ways;
-    hwp__core_cache_set(&c->dtlb, &o.dtlb, tags);
+    hwp__core_tlb_set(&c->dtlb, &o.dtlb, tags, &words);
     tags += (size_t)o.dtlb.sets * o.dtlb.ways;
     c->has_llc = o.llc.sets != 0;
     if (c->has_llc) hwp__core_cache_set(&c->llc, &o.llc, tags);
