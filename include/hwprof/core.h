@@ -23,8 +23,10 @@
  *            Valgrind's cachegrind documents); only the missing line goes
  *            on to the next level. Instruction fetch is one reference per
  *            instruction, of its length.
- *   TLBs     set-associative LRU over pages; a miss adds the page-walk
- *            latency (no page-table accesses through the caches).
+ *   TLBs     set-associative LRU over pages, the caches' true LRU found
+ *            through an index rather than a walk (hwp__core_tlb); a miss
+ *            adds the page-walk latency (no page-table accesses through
+ *            the caches).
  *   branches conditional direction: the 21264's tournament predictor
  *            (local history -> 3-bit counters, global history -> 2-bit
  *            counters, a chooser indexed by global history), gshare, or
@@ -325,9 +327,9 @@ typedef struct hwp__core_cache {
 } hwp__core_cache;
 
 /* One TLB at run time: the caches' true LRU without their walk. A TLB is
- * looked up at every page change, and a 128-way set walked to the page
- * (hwp__core_ref) costs as much as the rest of a load; here an index
- * finds the page's entry, and each set's entries form a ring from its
+ * looked up at every page change, and hwp__core_ref would walk the
+ * default's one 128-way set to the page each time; here an index finds
+ * the page's entry, and each set's entries form a ring from its
  * MRU entry on (the LRU is the MRU's prev), so a hit relinks one entry
  * and a miss refills the LRU entry and turns the ring by one. The hits,
  * misses and victims are the walk's: empty entries (HWP__CORE_NONE) stay
