@@ -876,8 +876,9 @@ static void hwq_quiet_sync(hwq_vcpu *v) {
  * `until` instructions without a callback. */
 static void hwq_quiet_arm(hwq_vcpu *v, const hwq_tb *tb, uint64_t until) {
     v->q_mark = until;
-    /* tb's own subtraction comes after its callback */
-    *hwq_quiet_left(v) = until + (tb && !tb->cut ? tb->n : 0);
+    /* an inline TB's own subtraction comes after its callback; the others
+     * (a possible cut copy, no slot) subtract nothing */
+    *hwq_quiet_left(v) = until + (tb && tb->inl ? tb->n : 0);
 }
 
 /* The pending TB, if any, with successor `next` (0 at a thread's end). */
@@ -1520,8 +1521,6 @@ static void hwq_retire_take(hwq_vcpu *v) {
     }
 }
 
-/* The text report (report=, else stderr) and the JSON one (json=) of
- * session `s`; `suffix` names a per-vCPU file. 0, or -1 if a write failed. */
 /* System mode: the breaks in the flow (hwq_as_block) of every vCPU, or of
  * the one whose report this is. QEMU before 10.2 has no discontinuity
  * callbacks, so each is inferred from where the next TB starts. */
@@ -1552,6 +1551,8 @@ static void hwq_breaks(FILE *f, const char *suffix, int merged) {
             (unsigned long long)b[HWQ_BRK_SPACE], (unsigned long long)b[HWQ_BRK_SAME]);
 }
 
+/* The text report (report=, else stderr) and the JSON one (json=) of
+ * session `s`; `suffix` names a per-vCPU file. 0, or -1 if a write failed. */
 static int hwq_report(hwx_session *s, const char *suffix, int merged) {
     hwq_out o;
     hwp_writer w;
@@ -1734,8 +1735,6 @@ static void hwq_syscall(unsigned int idx, int64_t num, uint64_t a1, uint64_t a2,
     hwq_atexit();
 }
 
-/* report=/json= at start: the file must be creatable (its directory
- * writable) or, for a device or pipe, openable for writing now. */
 /* key=on|off, the plugin's own switches: *off is 1 for off; -1, said
  * why, for anything else. */
 static int hwq_off(const char *key, const char *v, int *off) {
@@ -1747,6 +1746,8 @@ static int hwq_off(const char *key, const char *v, int *off) {
     return 0;
 }
 
+/* report=/json= at start: the file must be creatable (its directory
+ * writable) or, for a device or pipe, openable for writing now. */
 static int hwq_check_out(const char *opt, const char *name) {
     char tmp[HWX_PATH_MAX + 24];
     int fd;
