@@ -323,7 +323,7 @@ static void at_exit(void) {
 
 HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
                                           int argc, char **argv) {
-    static const hwq_hooks hooks = {vcpu_init, NULL, tb_trans, NULL, at_exit};
+    static const hwq_hooks hooks = {vcpu_init, NULL, tb_trans, NULL, at_exit, NULL};
     int i;
     if (hwq_api_check(info)) return -1;
     for (i = 0; i < argc; i++) {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # System mode's cost: examples/qemu/system.sh's boot (Debian 12's kernel,
 # busybox, one gzip -6 per vCPU, power off) under qemu-system-x86_64 10
-# with the API 4 plugin, once per configuration and round, against the
-# same boot without a plugin in the same round. Prints a markdown table
+# with the API 4 plugin (QEMU=11.1: QEMU 11.1 from install-qemu11.sh with
+# the API 7 one), once per configuration and round, against the same boot
+# without a plugin in the same round. Prints a markdown table
 # of the median user+system CPU seconds and the ratio to the plain boot.
 #
 #   bash bench/qemu/system.sh [BUILD_DIR [ROUNDS]]      (default: build 3)
@@ -16,6 +17,13 @@ build=$(cd "${1:-$root/build}" && pwd)
 rounds=${2:-3}
 configs=(${CONFIGS:-models=none models=rap models=all models=all,burst_period=32768})
 plugin=$build/examples/qemu/libhwprof-tcg-v4.so
+if [ "${QEMU:-10.0}" = 11.1 ]; then
+  plugin=$build/examples/qemu/libhwprof-tcg-v7.so
+  export HWPROF_QEMU_SYSTEM=$(bash "$root/examples/qemu/install-qemu11.sh")
+else
+  bash "$root/examples/qemu/install-qemu10.sh" >/dev/null
+  export HWPROF_QEMU_SYSTEM=$(command -v qemu-system-x86_64)
+fi
 [ -f "$plugin" ] || { echo "build first: ninja -C $build" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -35,7 +43,7 @@ for ((r = 1; r <= rounds; r++)); do
     echo "round $r: $c: $(tail -1 "$tmp/all" | cut -d' ' -f2) s" >&2
   done
 done
-python3 - "$tmp/all" "$("$(command -v qemu-system-x86_64)" --version | head -1)" <<'PY'
+python3 - "$tmp/all" "$("$HWPROF_QEMU_SYSTEM" --version | head -1)" <<'PY'
 import statistics, sys
 runs = {}
 for line in open(sys.argv[1]):

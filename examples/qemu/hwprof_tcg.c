@@ -87,6 +87,9 @@ typedef struct hwq_tb {
                              q_left and its slot (hwq_quiet_*)            */
     uint16_t flat;        /* system mode: translated in protected or long
                              mode, where its pc is rip (hwq_tb_start)     */
+    uint16_t kern;        /* counted as kernel code (hwq_tb_kernel)       */
+    uint16_t unpaged;     /* system mode: translated without paging (16-
+                             or 32-bit code: hwq_tb_cr0)                  */
     const hwp_core_ops *ops; /* core=on: each instruction's length and,
                              with regs=on, its registers from the x86
                              decoder, decoded at translation (stored
@@ -143,6 +146,14 @@ typedef struct hwq_vcpu {
     uint64_t delta;       /* the pending TB's distance from its translated
                              pcs (hwq_as_rebase)                          */
     uint64_t aliased;     /* TBs run at a distance from them             */
+    uint64_t told[3];     /* discontinuity callbacks (API 7): interrupts,
+                             exceptions, host calls (hwq_discon)          */
+    int brk_told;         /* one came since the pending TB started        */
+    int pad2_;
+    uint64_t told_brk;    /* TBs ended by a break so told                 */
+    uint64_t early;       /* TBs left early (hwq_finish_tb)               */
+    uint64_t unretired;   /* their instructions that did not run, and cut
+                             copies: out of the counts by privilege too   */
     struct qemu_plugin_register *cr3_reg, *cs_reg, *cr0_reg, *rip_reg;
     hwq_gbytes *regs;     /* read buffer (API 4 and 7)                    */
     uint64_t tpc[HWQ_MAX_TB_INSNS + 1];
@@ -394,15 +405,42 @@ static hwq_vcpu *hwq_get(unsigned idx) {
     return idx < HWQ_MAX_VCPUS ? hwq.vcpu[idx] : NULL;
 }
 
+/* `next` lies strictly between tb's first and last instructions and is
+ * not where its last one leads: the index of that instruction (0: none).
+ * A TB whose last instruction goes to a run-time address (ret, indirect)
+ * may go back into itself, so it is never taken for one left early. */
+static uint32_t hwq_left_at(const hwq_tb *tb, uint64_t next) {
+    uint32_t lo = 1, hi = tb->n - 1;
+    if (next <= tb->pc[0] || next >= tb->pc[hi] || tb->to_next ||
+        (tb->last.cls != HWP_CLS_OTHER && next == tb->last.addr))
+        return 0;
+    while (lo < hi) { /* a TB's pcs ascend */
+        uint32_t mid = (lo + hi) / 2;
+        if (tb->pc[mid] < next) lo = mid + 1;
+        else hi = mid;
+    }
+    return tb->pc[lo] == next ? lo : 0;
+}
+
 /* TB `tb` has finished and `next` (0: unknown, at exit) is its successor:
  * how many of its instructions retired (returned), and the last one's
  * record in *last. The memory records of the TB are v->memrec[0..*nmem);
  * the last instruction's own record, if it accessed memory, is taken out
  * of them (*nmem shrinks). */
-HWP_INLINE uint32_t hwq_finish_tb(const hwq_vcpu *v, const hwq_tb *tb, uint64_t next,
+HWP_INLINE uint32_t hwq_finish_tb(hwq_vcpu *v, const hwq_tb *tb, uint64_t next,
                                   hwp_insn *last, uint32_t *nmem) {
-    uint32_t n = tb->n, k = v->nmem;
+    uint32_t n = tb->n, k = v->nmem, at;
     if (!next) next = tb->pc[n];
+    /* Left early: QEMU ends a TB before its end without an exception the
+     * guest sees (a store into the page of the code running, which
+     * retranslates it; I/O under icount) and starts the next TB at the
+     * first instruction that did not run. Those did not retire, and the
+     * memory records are of the ones before them. */
+    if (HWP_UNLIKELY(n > 2 && (at = hwq_left_at(tb, next)) != 0)) {
+        while (k && v->memrec[k - 1].pc >= next) k--;
+        n = at;
+        v->early++;
+    }
     /* A TB can end with a cut copy of a page-crossing instruction that
      * then runs again at the head of the next TB: if the successor is the
      * last instruction's own pc, it did not retire here. A rep string op
@@ -431,6 +469,16 @@ HWP_INLINE uint32_t hwq_finish_tb(const hwq_vcpu *v, const hwq_tb *tb, uint64_t 
     }
     last->next_pc = next;
     *nmem = k;
+    if (HWP_UNLIKELY(n < tb->n)) {
+        /* The inline count by privilege took the whole TB. */
+        v->unretired += tb->n - n;
+        if (HWQ_SCOREBOARD) {
+            uint64_t *c = (uint64_t *)((char *)qemu_plugin_scoreboard_find(hwq.sb, v->idx) +
+                                       (tb->kern ? offsetof(hwq_slot, kernel)
+                                                 : offsetof(hwq_slot, user)));
+            *c -= tb->n - n;
+        }
+    }
     return n;
 }
 
@@ -442,7 +490,10 @@ HWP_INLINE const uint64_t *hwq_as_fix(hwq_vcpu *v, const hwq_tb *tb, uint32_t n,
                                       hwp_insn *last, uint32_t nmem, const int sys) {
     if (!sys) return tb->pc;
     hwq_as_rebase(v->tpc, tb->pc, n, last, v->memrec, nmem, v->delta);
-    v->brk[hwq_as_block(v->tpc, v->tpc, n, last, v->memrec, nmem, v->tag, v->next_tag)]++;
+    v->told_brk += v->brk_told != 0;
+    v->brk[hwq_as_block(v->tpc, v->tpc, n, last, v->memrec, nmem, v->tag, v->next_tag,
+                        (v->brk_told ? HWQ_AS_TOLD : 0u) |
+                            (tb->unpaged ? HWQ_AS_NO_INFER : 0u))]++;
     return v->tpc;
 }
 
@@ -928,14 +979,16 @@ static int hwq_tb_kernel(uint64_t pc) {
     return hwq_as_kernel(pc, regs, cr0, cs);
 }
 
-/* System mode, at translation: 1 when the vCPU runs protected or long
- * mode code (CR0.PE, which QEMU's TB key holds), whose linear pc is rip,
- * so that hwq_tb_start can read where the TB runs; 0 in real mode
- * (CS base + IP) or where CR0 cannot be read. */
-static int hwq_tb_flat(void) {
+/* System mode, at translation: CR0 of the vCPU translating (0 where it
+ * cannot be read). QEMU's TB key holds its PE and PG bits (hflags), so
+ * the TB runs in that mode every time. PE: protected or long mode, whose
+ * linear pc is rip, so that hwq_tb_start can read where the TB runs (in
+ * real mode the pc is CS base + IP). PG clear: 16- or 32-bit code (long
+ * mode needs paging), where the x86-64 decoder's targets do not hold. */
+static uint64_t hwq_tb_cr0(void) {
     hwq_vcpu *v = hwq_self;
     uint64_t cr0 = 0;
-    return v && v->cr0_reg && hwq_reg_read(v->cr0_reg, v->regs, &cr0) && (cr0 & 1);
+    return v && v->cr0_reg && hwq_reg_read(v->cr0_reg, v->regs, &cr0) ? cr0 : 0;
 }
 
 /* System mode: the tag of the address space that code at `pc` runs in
@@ -982,6 +1035,7 @@ HWP_INLINE void hwq_tb_start(unsigned int vcpu_index, void *udata,
     if (sys) v->next_tag = hwq_as_now(v, pc);
     if (v->pend) emit(v, v->pend, pc);
     if (sys) {
+        v->brk_told = 0;
         v->tag = v->next_tag;
         v->delta = pc - tb->pc[0];
         v->aliased += v->delta != 0;
@@ -1042,6 +1096,23 @@ static void hwq_tb_exec_block_sys(unsigned int vcpu_index, void *udata) {
 
 static void hwq_tb_exec_insns_sys(unsigned int vcpu_index, void *udata) {
     hwq_tb_start(vcpu_index, udata, hwq_emit_insns_sys, 1);
+}
+
+/* System mode, QEMU 10.2 and later (HWQ_DISCON): an interrupt, exception
+ * or host call, told after the vCPU's pc moved to the handler. The
+ * pending TB's successor is then a break in the flow (hwq_as_block), also
+ * where the inference alone would miss it (after an indirect branch).
+ * QEMU 11.1's x86 calls back twice for an exception: "exception" when it
+ * is raised, then "interrupt" when it is delivered, as for an interrupt;
+ * and its from_pc is where the TB started more often than the faulting
+ * instruction, so the TB is not cut there: its instructions after the
+ * fault count as retired. */
+static void hwq_discon(unsigned int vcpu_index, int kind, uint64_t from_pc, uint64_t to_pc) {
+    hwq_vcpu *v = hwq_get(vcpu_index);
+    (void)from_pc, (void)to_pc;
+    if (!v) return;
+    v->told[kind]++;
+    v->brk_told = 1;
 }
 
 /* Countdown mode. API 1: one callback per TB that only subtracts until
@@ -1172,7 +1243,8 @@ static void hwq_tb_counted(size_t bytes) {
 
 static void hwq_tb_trans(struct qemu_plugin_tb *tb) {
     size_t n = qemu_plugin_tb_n_insns(tb), i, bytes;
-    int core;
+    int core, kern = 0;
+    uint64_t cr0;
     hwq_tb *t;
     struct qemu_plugin_insn *last;
     hwx_x86_info info;
@@ -1192,10 +1264,8 @@ static void hwq_tb_trans(struct qemu_plugin_tb *tb) {
     }
     /* Instruction counts by privilege: one inline add per TB, no call.
      * Tally mode counts user code in its slots (hwq_report). */
-    if (HWQ_SCOREBOARD && n && (!hwq.tally || hwq_tb_kernel(qemu_plugin_tb_vaddr(tb))))
-        hwq_inline_add(tb,
-                       hwq_tb_kernel(qemu_plugin_tb_vaddr(tb)) ? HWQ_U64(kernel) : HWQ_U64(user),
-                       NULL, n);
+    if (HWQ_SCOREBOARD && n && ((kern = hwq_tb_kernel(qemu_plugin_tb_vaddr(tb))) || !hwq.tally))
+        hwq_inline_add(tb, kern ? HWQ_U64(kernel) : HWQ_U64(user), NULL, n);
     if (hwq.floor) {
         hwq_floor_trans(tb, n);
         return;
@@ -1212,7 +1282,10 @@ static void hwq_tb_trans(struct qemu_plugin_tb *tb) {
     t = (hwq_tb *)calloc(1, bytes);
     if (!t) return;
     t->n = (uint32_t)n;
-    t->flat = (uint16_t)(hwq.system && hwq_tb_flat());
+    cr0 = hwq.system ? hwq_tb_cr0() : 0;
+    t->flat = (uint16_t)(cr0 & 1);
+    t->unpaged = (uint16_t)(hwq.system && !(cr0 >> 31 & 1));
+    t->kern = (uint16_t)kern;
     t->slot = hwq.quiet_tally ? hwq_tally_slot(qemu_plugin_tb_vaddr(tb)) : HWQ_NO_SLOT;
     if (core) { /* the lengths lay out the core's fetches */
         hwp_core_ops *ops = (hwp_core_ops *)(void *)&t->pc[n + 1];
@@ -1237,9 +1310,10 @@ static void hwq_tb_trans(struct qemu_plugin_tb *tb) {
     t->last.pc = t->pc[n - 1];
     t->last.cls = info.cls;
     /* Branch target: the decoded one for direct branches, else the
-     * successor (known at execution). */
-    t->to_next = !info.has_target;
-    t->last.addr = info.has_target ? info.target : 0;
+     * successor (known at execution), as in code run without paging
+     * (hwq_tb_cr0). */
+    t->to_next = !info.has_target || t->unpaged;
+    t->last.addr = t->to_next ? 0 : info.target;
     if (info.cls == HWP_CLS_CALL && info.indirect) t->last.events = HWP_EV_INDIRECT;
     /* QEMU 7.2's x86 translator (advance_pc) cuts an instruction other
      * than a TB's first whose bytes reach past the TB's first page, and
@@ -1521,34 +1595,56 @@ static void hwq_retire_take(hwq_vcpu *v) {
     }
 }
 
-/* System mode: the breaks in the flow (hwq_as_block) of every vCPU, or of
- * the one whose report this is. QEMU before 10.2 has no discontinuity
- * callbacks, so each is inferred from where the next TB starts. */
+/* The TBs left early (hwq_finish_tb) and, in system mode, the breaks in
+ * the flow (hwq_as_block) of every vCPU, or of the one whose report this
+ * is. Before QEMU 10.2 (and in the API 1 and 4 builds) there are no
+ * discontinuity callbacks, and each break is inferred from where the next
+ * TB starts. */
 static void hwq_breaks(FILE *f, const char *suffix, int merged) {
-    uint64_t b[HWQ_BRK_KINDS] = {0}, aliased = 0;
+    uint64_t b[HWQ_BRK_KINDS] = {0}, aliased = 0, told[3] = {0}, early = 0, unretired = 0,
+             told_brk = 0;
     unsigned i, k;
     for (i = 0; i < hwq.nvcpu; i++) {
         char want[24];
         snprintf(want, sizeof want, ".vcpu%u", i);
         if (!hwq.vcpu[i] || (!merged && strcmp(suffix, want))) continue;
         for (k = 0; k < HWQ_BRK_KINDS; k++) b[k] += hwq.vcpu[i]->brk[k];
+        for (k = 0; k < 3; k++) told[k] += hwq.vcpu[i]->told[k];
+        told_brk += hwq.vcpu[i]->told_brk;
         aliased += hwq.vcpu[i]->aliased;
+        early += hwq.vcpu[i]->early;
+        unretired += hwq.vcpu[i]->unretired;
     }
+    if (hwq.system || unretired)
+        fprintf(f, "plugin: %llu TBs left early (QEMU ended them without an exception and went "
+                   "on at an instruction of theirs: a store into the page of the code running "
+                   "retranslates it); with the copies of page-crossing instructions cut at a "
+                   "TB's end, %llu instructions that did not retire, out of every count\n",
+                (unsigned long long)early, (unsigned long long)unretired);
+    if (!hwq.system) return;
+    if (HWQ_DISCON)
+        fprintf(f, "plugin: QEMU's discontinuity callbacks: %llu interrupts (on x86, each "
+                   "exception's delivery too), %llu exceptions, %llu host calls; %llu TBs "
+                   "ended by a break they told\n",
+                (unsigned long long)told[0], (unsigned long long)told[1],
+                (unsigned long long)told[2], (unsigned long long)told_brk);
     fprintf(f, "plugin: %llu TB executions at another virtual address than the one they "
                "were translated at (QEMU shares a translated block among the virtual "
                "addresses of its physical code): their pcs moved to where they ran (rip, "
                "read at each TB's start)\n",
             (unsigned long long)aliased);
-    fprintf(f, "plugin: %llu breaks in the flow, each ending a path (inferred: the next TB "
+    fprintf(f, "plugin: %llu breaks in the flow, each ending a path (%s the next TB "
                "started neither where the last instruction leads nor in the same address "
                "space): %llu from user code into the kernel (interrupts, exceptions, system "
                "calls), %llu from the kernel back to user code, %llu between address spaces, "
-               "%llu with no change of privilege (interrupts or exceptions; after an indirect "
-               "branch they go unseen)\n",
+               "%llu with no change of privilege (interrupts or exceptions%s)\n",
             (unsigned long long)(b[HWQ_BRK_ENTER] + b[HWQ_BRK_LEAVE] + b[HWQ_BRK_SPACE] +
                                  b[HWQ_BRK_SAME]),
+            HWQ_DISCON ? "after each interrupt or exception QEMU told, and where"
+                       : "inferred: where",
             (unsigned long long)b[HWQ_BRK_ENTER], (unsigned long long)b[HWQ_BRK_LEAVE],
-            (unsigned long long)b[HWQ_BRK_SPACE], (unsigned long long)b[HWQ_BRK_SAME]);
+            (unsigned long long)b[HWQ_BRK_SPACE], (unsigned long long)b[HWQ_BRK_SAME],
+            HWQ_DISCON ? "" : "; after an indirect branch they go unseen");
 }
 
 /* The text report (report=, else stderr) and the JSON one (json=) of
@@ -1628,10 +1724,8 @@ static int hwq_report(hwx_session *s, const char *suffix, int merged) {
                        "translated blocks by pc >= 0x%llx: CS or CR0 not readable)\n",
                     (unsigned long long)hwq.priv_by_addr, (unsigned long long)HWQ_KERNEL_BASE);
     }
-    if (hwq.system) {
-        hwq_as_legend(f);
-        hwq_breaks(f, suffix, merged);
-    }
+    if (hwq.system) hwq_as_legend(f);
+    hwq_breaks(f, suffix, merged);
     if (f != stderr && hwq_close(&o) != 0) rc = -1;
     if (hwq.opts.json[0]) {
         if (!hwq_create(&o, hwq.opts.json, suffix)) return -1;
@@ -1840,7 +1934,8 @@ static uint64_t hwq_find_guest_base(void) {
 HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
                                           const qemu_info_t *info, int argc,
                                           char **argv) {
-    static hwq_hooks hooks = {hwq_vcpu_init, hwq_vcpu_exit, hwq_tb_trans, hwq_syscall, hwq_atexit};
+    static hwq_hooks hooks = {hwq_vcpu_init, hwq_vcpu_exit, hwq_tb_trans, hwq_syscall, hwq_atexit,
+                              NULL};
     int i;
     const char *why = "";
     if (hwq_api_check(info)) return -1;
@@ -1964,6 +2059,7 @@ HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
         return -1;
     }
     if (hwq.system) hooks.syscall = NULL; /* user mode's guest SIGKILL */
+    if (hwq.system) hooks.discon = hwq_discon;
     hwq_api_register(id, &hooks);
     return 0;
 }

@@ -8,7 +8,11 @@
  *
  *   hwq_api_register  the lifetime callbacks (vCPU init and exit, TB
  *                     translation, syscall, exit), whose shapes API 7
- *                     changed, from one hwq_hooks table
+ *                     changed, and from API 7 the discontinuities, from
+ *                     one hwq_hooks table
+ *   HWQ_DISCON        1 where the discontinuity callbacks are registered
+ *                     (API 7; QEMU 10.2's API 5 has them too, but the
+ *                     API 4 build does not ask)
  *   hwq_insn_bytes    an instruction's bytes (API 1 lends QEMU's copy,
  *                     later APIs copy into ours)
  *   hwq_load_value    the value a load moved (API 1: read back from guest
@@ -35,17 +39,21 @@
 #error "define HWQ_PLUGIN_NAME before including hwq_api.h"
 #endif
 
-/* The plugin's lifetime callbacks, the same for every API. vcpu_exit and
- * syscall may be NULL; syscall gets the first three arguments. */
+/* The plugin's lifetime callbacks, the same for every API. vcpu_exit,
+ * syscall and discon may be NULL; syscall gets the first three arguments;
+ * discon (HWQ_DISCON only) gets the kind as an index: 0 interrupt, 1
+ * exception, 2 host call. */
 typedef struct hwq_hooks {
     void (*vcpu_init)(unsigned int vcpu);
     void (*vcpu_exit)(unsigned int vcpu);
     void (*tb_trans)(struct qemu_plugin_tb *tb);
     void (*syscall)(unsigned int vcpu, int64_t num, uint64_t a1, uint64_t a2, uint64_t a3);
     void (*at_exit)(void);
+    void (*discon)(unsigned int vcpu, int kind, uint64_t from_pc, uint64_t to_pc);
 } hwq_hooks;
 
 #define HWQ_SCOREBOARD (HWQ_API >= 2)
+#define HWQ_DISCON (HWQ_API >= 7)
 #define HWQ_TAKE_SIGNALS (HWQ_API >= 2)
 
 /* ---- which module fits which QEMU ------------------------------------------ */
@@ -171,12 +179,20 @@ static void hwq_api_at_exit(void *h) {
     ((const hwq_hooks *)h)->at_exit();
 }
 
+static void hwq_api_discon(unsigned int vcpu, enum qemu_plugin_discon_type type,
+                           uint64_t from_pc, uint64_t to_pc, void *h) {
+    int kind = type == QEMU_PLUGIN_DISCON_EXCEPTION ? 1 : type == QEMU_PLUGIN_DISCON_HOSTCALL ? 2 : 0;
+    ((const hwq_hooks *)h)->discon(vcpu, kind, from_pc, to_pc);
+}
+
 static void hwq_api_register(qemu_plugin_id_t id, const hwq_hooks *h) {
     void *u = (void *)(uintptr_t)h; /* QEMU's userdata is not const */
     qemu_plugin_register_vcpu_init_cb(id, hwq_api_vcpu_init, u);
     if (h->vcpu_exit) qemu_plugin_register_vcpu_exit_cb(id, hwq_api_vcpu_exit, u);
     qemu_plugin_register_vcpu_tb_trans_cb(id, hwq_api_tb_trans, u);
     if (h->syscall) qemu_plugin_register_vcpu_syscall_cb(id, hwq_api_syscall, u);
+    if (h->discon && qemu_plugin_register_vcpu_discon_cb)
+        qemu_plugin_register_vcpu_discon_cb(id, QEMU_PLUGIN_DISCON_ALL, hwq_api_discon, u);
     qemu_plugin_register_atexit_cb(id, hwq_api_at_exit, u);
 }
 #endif

@@ -141,7 +141,12 @@ HWP_INLINE void hwq_as_rebase(uint64_t *out, const uint64_t *pcs, uint32_t n, hw
  * exception, a syscall (neither the fall-through pcs[n], nor a branch's
  * target, nor the instruction itself, which a rep string op jumps back
  * to; after an indirect branch, which may go anywhere, an interrupt in
- * the same address space goes unseen). A break reaches the models as a taken indirect jump to
+ * the same address space goes unseen), or when QEMU told of an interrupt
+ * or exception since the block started (how & HWQ_AS_TOLD: QEMU 10.2 and
+ * later, which sees them all). In 16- and 32-bit code (how &
+ * HWQ_AS_NO_INFER: run without paging) the x86-64 decoder's reading of
+ * the last instruction does not hold, so only a change of address space or
+ * privilege, or a told one, is a break there. A break reaches the models as a taken indirect jump to
  * where the vCPU went, so the path profiler ends the path there and
  * starts the next at that address instead of letting one path run from
  * one process through the kernel into another (an indirect jump is where
@@ -150,13 +155,14 @@ HWP_INLINE void hwq_as_rebase(uint64_t *out, const uint64_t *pcs, uint32_t n, hw
  * pcs, last's pc and target, the memory records' pcs and data addresses
  * (user data is per address space too). Returns the break's kind,
  * HWQ_BRK_NONE (0) where there is none. */
+enum { HWQ_AS_TOLD = 1, HWQ_AS_NO_INFER = 2 };
 HWP_INLINE int hwq_as_block(uint64_t *out, const uint64_t *pcs, uint32_t n, hwp_insn *last,
                             hwp_insn *mem, uint32_t nmem, uint64_t tag,
-                            uint64_t next_tag) {
+                            uint64_t next_tag, unsigned how) {
     uint64_t next = last->next_pc;
     uint32_t i;
-    int brk = next_tag != tag ||
-              (next != pcs[n] &&
+    int brk = (how & HWQ_AS_TOLD) || next_tag != tag ||
+              (!(how & HWQ_AS_NO_INFER) && next != pcs[n] &&
                next != (hwp_cls_is_branch(last->cls) ? last->addr : last->pc));
     for (i = 0; i < n; i++) out[i] = hwq_as_addr(pcs[i], tag);
     for (i = 0; i < nmem; i++) {

@@ -185,6 +185,26 @@ void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id,
                                     qemu_plugin_udata_cb_t cb,
                                     void *userdata);
 
+#if HWQ_API >= 7
+/* Discontinuities (QEMU 10.2 and later; the API 7 shapes): called on the
+ * vCPU after its pc moved to `to_pc`. Weak: QEMU 10.0 has none, and the
+ * build must load far enough there to say which one to use. */
+enum qemu_plugin_discon_type {
+    QEMU_PLUGIN_DISCON_INTERRUPT = 1,
+    QEMU_PLUGIN_DISCON_EXCEPTION = 2,
+    QEMU_PLUGIN_DISCON_HOSTCALL = 4,
+    QEMU_PLUGIN_DISCON_ALL = -1
+};
+typedef void (*qemu_plugin_vcpu_discon_cb_t)(unsigned int vcpu_index,
+                                             enum qemu_plugin_discon_type type,
+                                             uint64_t from_pc, uint64_t to_pc,
+                                             void *userdata);
+HWQ_WEAK void qemu_plugin_register_vcpu_discon_cb(qemu_plugin_id_t id,
+                                                  enum qemu_plugin_discon_type type,
+                                                  qemu_plugin_vcpu_discon_cb_t cb,
+                                                  void *userdata);
+#endif
+
 /* The plugin defines these two. */
 extern HWQ_PLUGIN_EXPORT int qemu_plugin_version;
 HWQ_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,

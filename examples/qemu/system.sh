@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Profiles a whole machine: boots Debian 12's kernel (linux-image-amd64,
 # extracted from the package) with a small initramfs (busybox, a workload
-# and the libraries it loads) under qemu-system-x86_64 10 (TCG) with the
-# API 4 plugin, runs the workload, powers off. Leaves one report per vCPU
+# and the libraries it loads) under qemu-system-x86_64 (TCG: QEMU 10 with
+# the API 4 plugin, or QEMU 11.1 with the API 7 one), runs the workload,
+# powers off. Leaves one report per vCPU
 # (report.txt.vcpuN) and the merged one (report.txt, report.json) in OUT.
 #
 #   bash examples/qemu/system.sh [OUT [PLUGIN_OPTIONS]]
@@ -14,6 +15,9 @@
 #   HWPROF_PLUGIN        the plugin (default: build/examples/qemu/libhwprof-tcg-v4.so);
 #                        none: the same boot without a plugin (what
 #                        bench/qemu/system.sh times the plugin against)
+#   HWPROF_QEMU_SYSTEM   the emulator (default: bookworm-backports' QEMU
+#                        10, installed); QEMU 11.1's is what
+#                        install-qemu11.sh prints, with libhwprof-tcg-v7.so
 #
 # Installs what it needs (bookworm-backports QEMU beside qemu-user 7.2,
 # cpio) through apt; needs root for that. Takes one to a few minutes.
@@ -26,7 +30,11 @@ cache=${HWPROF_SYSTEM_CACHE:-$HOME/.cache/hwprof/system}
 smp=${HWPROF_SMP:-2}
 plugin=${HWPROF_PLUGIN:-$root/build/examples/qemu/libhwprof-tcg-v4.so}
 
-bash "$here/install-qemu10.sh" >/dev/null
+qemu=${HWPROF_QEMU_SYSTEM:-}
+if [ -z "$qemu" ]; then
+    bash "$here/install-qemu10.sh" >/dev/null
+    qemu=$(command -v qemu-system-x86_64)
+fi
 command -v cpio >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cpio >/dev/null
 [ "$plugin" = none ] || [ -f "$plugin" ] || { echo "system.sh: no plugin at $plugin (ninja -C build examples/qemu/libhwprof-tcg-v4.so)" >&2; exit 1; }
 mkdir -p "$cache" "$out"
@@ -77,7 +85,6 @@ INIT
     rm -rf "$tmp"
 fi
 
-qemu=$(command -v qemu-system-x86_64)
 echo "system.sh: $qemu: $("$qemu" --version | head -1)"
 echo "system.sh: kernel $(cat "$cache/kernel-package" 2>/dev/null), $smp vCPU(s), plugin $plugin"
 rm -f "$out"/report.txt* "$out"/report.json*

@@ -91,7 +91,7 @@ static void test_block(void) {
     /* a loop's back-edge in one address space: no break, all tagged */
     last = rec(0x401008, 0x401000, HWP_CLS_BR_COND, 0x401000);
     mem[0] = rec(0x401000, 0x401004, HWP_CLS_LOAD, 0x7ffff000);
-    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, mem, 1, t1, t1), 0);
+    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, mem, 1, t1, t1, 0), 0);
     CHECK_EQ(out[0], 0x401000 | t1);
     CHECK_EQ(out[2], 0x401008 | t1);
     CHECK_EQ(last.cls, HWP_CLS_BR_COND);
@@ -102,22 +102,42 @@ static void test_block(void) {
 
     /* a conditional branch not taken falls through: no break */
     last = rec(0x401008, 0x40100a, HWP_CLS_BR_COND, 0x401000);
-    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t2, t2), 0);
+    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t2, t2, 0), 0);
     CHECK_EQ(last.addr, 0x401000 | t2);
 
     /* an instruction that jumps back to itself (rep movs): no break */
     last = rec(0x401008, 0x401008, HWP_CLS_OTHER, 0);
-    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t1, t1), 0);
+    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t1, t1, 0), 0);
     CHECK_EQ(last.cls, HWP_CLS_OTHER);
     CHECK_EQ(last.addr, 0); /* no address to tag */
 
     /* an indirect jump may go anywhere in its address space: no break */
     last = rec(0x401008, 0x405000, HWP_CLS_INDIRECT, 0x405000);
-    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t1, t1), 0);
+    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t1, t1, 0), 0);
+    /* ... unless QEMU told of an interrupt on the way (told): the handler
+     * starts a new path, and the jump's target is where the vCPU went */
+    last = rec(0x401008, 0x405000, HWP_CLS_INDIRECT, 0x405000);
+    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t1, t1, HWQ_AS_TOLD), HWQ_BRK_SAME);
+    CHECK_EQ(last.cls, HWP_CLS_INDIRECT);
+    CHECK(last.events & HWP_EV_TAKEN);
+    CHECK_EQ(last.next_pc, 0x405000 | t1);
+    /* told, from user code into the kernel's handler: into the kernel */
+    last = rec(0x401008, 0x40100a, HWP_CLS_OTHER, 0);
+    last.next_pc = 0xffffffff81200000ull;
+    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t1, 0, HWQ_AS_TOLD), HWQ_BRK_ENTER);
+    /* 16-bit code (no paging): a successor the decoder cannot explain is
+     * no break, unless told or the address space changes */
+    last = rec(0x401008, 0x409000, HWP_CLS_OTHER, 0);
+    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t1, t1, HWQ_AS_NO_INFER), 0);
+    last = rec(0x401008, 0x409000, HWP_CLS_OTHER, 0);
+    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t1, t1, HWQ_AS_NO_INFER | HWQ_AS_TOLD),
+             HWQ_BRK_SAME);
+    last = rec(0x401008, 0x409000, HWP_CLS_OTHER, 0);
+    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t1, t2, HWQ_AS_NO_INFER), HWQ_BRK_SPACE);
 
     /* syscall: user code of as 1 goes on in the kernel (tag 0) */
     last = rec(0x401008, 0xffffffff81000000ull, HWP_CLS_OTHER, 0);
-    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t1, 0), HWQ_BRK_ENTER);
+    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t1, 0, 0), HWQ_BRK_ENTER);
     CHECK_EQ(last.cls, HWP_CLS_INDIRECT);
     CHECK(last.events & HWP_EV_TAKEN);
     CHECK_EQ(last.pc, 0x401008 | t1);
@@ -127,7 +147,7 @@ static void test_block(void) {
     /* iret into another process (as 2): a return becomes a break, so the
      * path stack does not pop back into as 1's paths */
     last = rec(0xffffffff81000006ull, 0x401000, HWP_CLS_RET, 0x401000);
-    CHECK_EQ(hwq_as_block(out, kpcs, 3, &last, NULL, 0, 0, t2), HWQ_BRK_LEAVE);
+    CHECK_EQ(hwq_as_block(out, kpcs, 3, &last, NULL, 0, 0, t2, 0), HWQ_BRK_LEAVE);
     CHECK_EQ(out[0], kpcs[0]); /* kernel pcs untagged */
     CHECK_EQ(last.pc, 0xffffffff81000006ull);
     CHECK_EQ(last.next_pc, 0x401000 | t2);
@@ -136,20 +156,20 @@ static void test_block(void) {
 
     /* an interrupt after a plain instruction, in the kernel (both tag 0) */
     last = rec(0xffffffff81000004ull, 0xffffffff81200000ull, HWP_CLS_OTHER, 0);
-    CHECK_EQ(hwq_as_block(out, kpcs, 2, &last, NULL, 0, 0, 0), HWQ_BRK_SAME);
+    CHECK_EQ(hwq_as_block(out, kpcs, 2, &last, NULL, 0, 0, 0, 0), HWQ_BRK_SAME);
     /* ... and after a direct jump, which went neither to its target nor on */
     last = rec(0x401008, 0xffffffff81200000ull, HWP_CLS_JUMP, 0x401000);
-    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t1, 0), HWQ_BRK_ENTER);
+    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t1, 0, 0), HWQ_BRK_ENTER);
     last = rec(0x401008, 0x409000, HWP_CLS_BR_COND, 0x401000);
-    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t1, t1), HWQ_BRK_SAME);
+    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t1, t1, 0), HWQ_BRK_SAME);
     /* user code of as 1 goes on in as 2's (no kernel code between: a
      * vCPU whose CR3 changed under it) */
     last = rec(0x401008, 0x40100a, HWP_CLS_OTHER, 0);
-    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t1, t2), HWQ_BRK_SPACE);
+    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t1, t2, 0), HWQ_BRK_SPACE);
     CHECK_EQ(last.next_pc, 0x40100a | t2);
     /* a load that is the last instruction keeps its data address tagged */
     last = rec(0x401008, 0x40100a, HWP_CLS_LOAD, 0x601000);
-    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t1, t1), 0);
+    CHECK_EQ(hwq_as_block(out, pcs, 3, &last, NULL, 0, t1, t1, 0), 0);
     CHECK_EQ(last.addr, 0x601000 | t1);
 }
 
@@ -190,14 +210,14 @@ static void test_rebase(void) {
     CHECK_EQ(last.pc, at + 4 + delta);
     CHECK_EQ(last.next_pc, caller);
     CHECK_EQ(last.addr, caller);
-    CHECK_EQ(hwq_as_block(out, out, 2, &last, mem, 1, 0, 0), HWQ_BRK_NONE);
+    CHECK_EQ(hwq_as_block(out, out, 2, &last, mem, 1, 0, 0, 0), HWQ_BRK_NONE);
     CHECK_EQ(last.cls, HWP_CLS_RET);
     /* left where it was translated, the same block seems to be user code
      * (tagged with the running process's address space) that leaves for
      * the kernel: a break, and the path it ends is cut short */
     last = keep;
     last.next_pc = last.addr = caller;
-    CHECK_EQ(hwq_as_block(out, pcs, 2, &last, NULL, 0, (uint64_t)5 << HWQ_AS_SHIFT, 0),
+    CHECK_EQ(hwq_as_block(out, pcs, 2, &last, NULL, 0, (uint64_t)5 << HWQ_AS_SHIFT, 0, 0),
              HWQ_BRK_ENTER);
     /* a direct jump's decoded target moves with it; a load's data address
      * does not */
@@ -207,7 +227,7 @@ static void test_rebase(void) {
     last = rec(at + 4, at + 5, HWP_CLS_LOAD, data);
     hwq_as_rebase(out, pcs, 2, &last, NULL, 0, delta);
     CHECK_EQ(last.addr, data);
-    CHECK_EQ(hwq_as_block(out, out, 2, &last, NULL, 0, 0, 0), HWQ_BRK_NONE);
+    CHECK_EQ(hwq_as_block(out, out, 2, &last, NULL, 0, 0, 0, 0), HWQ_BRK_NONE);
 }
 
 static void test_session(void) {
@@ -234,7 +254,7 @@ static void test_session(void) {
         hwp_insn last;
         /* the kernel returns into process 1 + turn % 2 */
         last = rec(kern[2], loop[0], HWP_CLS_RET, loop[0]);
-        hwq_as_block(out, kern, 3, &last, NULL, 0, tag, t);
+        hwq_as_block(out, kern, 3, &last, NULL, 0, tag, t, 0);
         for (i = 0; i < 3; i++) {
             hwp_insn in = rec(out[i], i < 2 ? out[i + 1] : last.next_pc, HWP_CLS_OTHER, 0);
             hwx_session_insn(&s, i < 2 ? &in : &last);
@@ -244,7 +264,7 @@ static void test_session(void) {
             int j, end = i == 4;
             last = rec(loop[3], end ? kern[0] : loop[0], end ? HWP_CLS_OTHER : HWP_CLS_BR_COND,
                        loop[0]);
-            hwq_as_block(out, loop, 4, &last, NULL, 0, tag, end ? 0 : tag);
+            hwq_as_block(out, loop, 4, &last, NULL, 0, tag, end ? 0 : tag, 0);
             for (j = 0; j < 4; j++) {
                 hwp_insn in = rec(out[j], j < 3 ? out[j + 1] : last.next_pc, HWP_CLS_OTHER, 0);
                 hwx_session_insn(&s, j < 3 ? &in : &last);
