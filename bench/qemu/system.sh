@@ -19,11 +19,12 @@ configs=(${CONFIGS:-models=none models=rap models=all models=all,burst_period=32
 plugin=$build/examples/qemu/libhwprof-tcg-v4.so
 if [ "${QEMU:-10.0}" = 11.1 ]; then
   plugin=$build/examples/qemu/libhwprof-tcg-v7.so
-  export HWPROF_QEMU_SYSTEM=$(bash "$root/examples/qemu/install-qemu11.sh")
+  HWPROF_QEMU_SYSTEM=$(bash "$root/examples/qemu/install-qemu11.sh")
 else
   bash "$root/examples/qemu/install-qemu10.sh" >/dev/null
-  export HWPROF_QEMU_SYSTEM=$(command -v qemu-system-x86_64)
+  HWPROF_QEMU_SYSTEM=$(command -v qemu-system-x86_64)
 fi
+export HWPROF_QEMU_SYSTEM
 [ -f "$plugin" ] || { echo "build first: ninja -C $build" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -405,23 +405,6 @@ static hwq_vcpu *hwq_get(unsigned idx) {
     return idx < HWQ_MAX_VCPUS ? hwq.vcpu[idx] : NULL;
 }
 
-/* `next` lies strictly between tb's first and last instructions and is
- * not where its last one leads: the index of that instruction (0: none).
- * A TB whose last instruction goes to a run-time address (ret, indirect)
- * may go back into itself, so it is never taken for one left early. */
-static uint32_t hwq_left_at(const hwq_tb *tb, uint64_t next) {
-    uint32_t lo = 1, hi = tb->n - 1;
-    if (next <= tb->pc[0] || next >= tb->pc[hi] || tb->to_next ||
-        (tb->last.cls != HWP_CLS_OTHER && next == tb->last.addr))
-        return 0;
-    while (lo < hi) { /* a TB's pcs ascend */
-        uint32_t mid = (lo + hi) / 2;
-        if (tb->pc[mid] < next) lo = mid + 1;
-        else hi = mid;
-    }
-    return tb->pc[lo] == next ? lo : 0;
-}
-
 /* TB `tb` has finished and `next` (0: unknown, at exit) is its successor:
  * how many of its instructions retired (returned), and the last one's
  * record in *last. The memory records of the TB are v->memrec[0..*nmem);
@@ -435,8 +418,17 @@ HWP_INLINE uint32_t hwq_finish_tb(hwq_vcpu *v, const hwq_tb *tb, uint64_t next,
      * guest sees (a store into the page of the code running, which
      * retranslates it; I/O under icount) and starts the next TB at the
      * first instruction that did not run. Those did not retire, and the
-     * memory records are of the ones before them. */
-    if (HWP_UNLIKELY(n > 2 && (at = hwq_left_at(tb, next)) != 0)) {
+     * memory records are of the ones before them. The countdown has fed
+     * the session before the successor is known, so it takes TBs whole,
+     * as its TBs between selections are. */
+    /* A TB whose last instruction is a branch to a run-time address (ret,
+     * an indirect jump or call) may go back into itself, and one
+     * translated without paging has no decoded targets: neither has a
+     * successor known from its code. */
+    if (HWP_UNLIKELY(n > 2 && !hwq.countdown && !tb->unpaged &&
+                     (tb->last.cls == HWP_CLS_OTHER || !tb->to_next) &&
+                     (at = hwq_left_at(tb->pc, n, next,
+                                       tb->last.cls == HWP_CLS_OTHER ? 0 : tb->last.addr)) != 0)) {
         while (k && v->memrec[k - 1].pc >= next) k--;
         n = at;
         v->early++;
@@ -979,16 +971,18 @@ static int hwq_tb_kernel(uint64_t pc) {
     return hwq_as_kernel(pc, regs, cr0, cs);
 }
 
-/* System mode, at translation: CR0 of the vCPU translating (0 where it
- * cannot be read). QEMU's TB key holds its PE and PG bits (hflags), so
- * the TB runs in that mode every time. PE: protected or long mode, whose
- * linear pc is rip, so that hwq_tb_start can read where the TB runs (in
- * real mode the pc is CS base + IP). PG clear: 16- or 32-bit code (long
- * mode needs paging), where the x86-64 decoder's targets do not hold. */
+/* System mode, at translation: CR0 of the vCPU translating. QEMU's TB
+ * key holds its PE and PG bits (hflags), so the TB runs in that mode
+ * every time. PE: protected or long mode, whose linear pc is rip, so that
+ * hwq_tb_start can read where the TB runs (in real mode the pc is CS base
+ * + IP). PG clear: 16- or 32-bit code (long mode needs paging), where the
+ * x86-64 decoder's targets do not hold. Where CR0 cannot be read: PG
+ * alone, so the decoder is trusted and rip is not read, as before either
+ * was known. */
 static uint64_t hwq_tb_cr0(void) {
     hwq_vcpu *v = hwq_self;
     uint64_t cr0 = 0;
-    return v && v->cr0_reg && hwq_reg_read(v->cr0_reg, v->regs, &cr0) ? cr0 : 0;
+    return v && v->cr0_reg && hwq_reg_read(v->cr0_reg, v->regs, &cr0) ? cr0 : (uint64_t)1 << 31;
 }
 
 /* System mode: the tag of the address space that code at `pc` runs in
@@ -1098,8 +1092,9 @@ static void hwq_tb_exec_insns_sys(unsigned int vcpu_index, void *udata) {
     hwq_tb_start(vcpu_index, udata, hwq_emit_insns_sys, 1);
 }
 
-/* System mode, QEMU 10.2 and later (HWQ_DISCON): an interrupt, exception
- * or host call, told after the vCPU's pc moved to the handler. The
+/* System mode, the API 7 build (HWQ_DISCON; QEMU 10.2 has the callbacks
+ * too, but the API 4 build does not ask): an interrupt, exception or host
+ * call, told after the vCPU's pc moved to the handler. The
  * pending TB's successor is then a break in the flow (hwq_as_block), also
  * where the inference alone would miss it (after an indirect branch).
  * QEMU 11.1's x86 calls back twice for an exception: "exception" when it
@@ -1615,12 +1610,18 @@ static void hwq_breaks(FILE *f, const char *suffix, int merged) {
         early += hwq.vcpu[i]->early;
         unretired += hwq.vcpu[i]->unretired;
     }
-    if (hwq.system || unretired)
+    /* Only the paths that see each TB's successor can tell (hwq_finish_tb) */
+    if ((hwq.system || unretired) && !hwq.floor && !hwq.tally && !hwq.countdown &&
+        (hwq.opts.models || hwq.opts.exact || hwq.opts.record[0] || hwq.opts.bbv[0]))
         fprintf(f, "plugin: %llu TBs left early (QEMU ended them without an exception and went "
                    "on at an instruction of theirs: a store into the page of the code running "
-                   "retranslates it); with the copies of page-crossing instructions cut at a "
-                   "TB's end, %llu instructions that did not retire, out of every count\n",
-                (unsigned long long)early, (unsigned long long)unretired);
+                   "retranslates it)%s; with the copies of page-crossing instructions cut at a "
+                   "TB's end, %llu instructions that did not retire, out of the counts\n",
+                (unsigned long long)early,
+                hwq.quiet && !hwq.system ? " in and next to the bursts (the TBs between them "
+                                           "are counted whole)"
+                                         : "",
+                (unsigned long long)unretired);
     if (!hwq.system) return;
     if (HWQ_DISCON)
         fprintf(f, "plugin: QEMU's discontinuity callbacks: %llu interrupts (on x86, each "

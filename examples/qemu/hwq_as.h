@@ -1,5 +1,6 @@
-/* examples/qemu/hwq_as.h: address-space tags for system mode (the QEMU
- * plugin, hwprof_tcg.c; tested by test_hwq_as.c).
+/* examples/qemu/hwq_as.h: address-space tags for system mode, and where
+ * the flow of TBs breaks or a TB was left early (the QEMU plugin,
+ * hwprof_tcg.c; tested by test_hwq_as.c).
  *
  * Two processes run the same binary at the same virtual addresses, so a
  * profile keyed by virtual PC would merge them. The plugin reads CR3 (the
@@ -130,6 +131,26 @@ HWP_INLINE void hwq_as_rebase(uint64_t *out, const uint64_t *pcs, uint32_t n, hw
     if (hwp_cls_is_branch(last->cls)) last->addr += delta;
 }
 
+/* A block pcs[0..n) (ascending, n >= 3) whose last instruction leads
+ * only to pcs[n] or to `target` (its decoded direct target; 0: none) was
+ * followed by `next`. Where next is one of pcs[1..n-2] and not the
+ * target, QEMU left the block early and went on there (hwprof_tcg.c,
+ * hwq_finish_tb): returns that index, the instructions that retired;
+ * else 0. The last instruction itself is not taken (a rep string op
+ * jumps back to itself), nor the first (a block left there looks like
+ * one that ran to its end and branched back to its start). */
+HWP_INLINE uint32_t hwq_left_at(const uint64_t *pcs, uint32_t n, uint64_t next,
+                                uint64_t target) {
+    uint32_t lo = 1, hi = n - 1;
+    if (next <= pcs[0] || next >= pcs[hi] || next == target) return 0;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (pcs[mid] < next) lo = mid + 1;
+        else hi = mid;
+    }
+    return pcs[lo] == next ? lo : 0;
+}
+
 /* One finished block of system-mode code, before the models see it.
  * pcs[0..n) ran in address space `tag` (pcs[n]: the address after the
  * last one) and the vCPU went on at `last->next_pc` (untagged) in
@@ -142,8 +163,8 @@ HWP_INLINE void hwq_as_rebase(uint64_t *out, const uint64_t *pcs, uint32_t n, hw
  * target, nor the instruction itself, which a rep string op jumps back
  * to; after an indirect branch, which may go anywhere, an interrupt in
  * the same address space goes unseen), or when QEMU told of an interrupt
- * or exception since the block started (how & HWQ_AS_TOLD: QEMU 10.2 and
- * later, which sees them all). In 16- and 32-bit code (how &
+ * or exception since the block started (how & HWQ_AS_TOLD: QEMU's
+ * discontinuity callbacks, which see them all; the API 7 build). In 16- and 32-bit code (how &
  * HWQ_AS_NO_INFER: run without paging) the x86-64 decoder's reading of
  * the last instruction does not hold, so only a change of address space or
  * privilege, or a told one, is a break there. A break reaches the models as a taken indirect jump to

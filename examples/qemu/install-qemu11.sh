@@ -14,8 +14,8 @@
 # This is the QEMU 11 that loads the API 7 plugins here: Debian's
 # qemu-user of 11.1 is static and cannot load plugins, and a user-mode
 # build from source (build-qemu.sh 11.1) needs the source package, which
-# not every mirror serves. Needs root (debootstrap, chroot). About a
-# minute on a fast mirror.
+# not every mirror serves. Needs root (debootstrap, chroot). About half
+# a minute on a fast mirror.
 set -euo pipefail
 cache=${HWPROF_QEMU11_CACHE:-$HOME/.cache/hwprof/qemu-11.1}
 root=$cache/root
@@ -39,16 +39,17 @@ if [ ! -x "$root/usr/bin/qemu-system-x86_64" ]; then
     mv "$root.tmp" "$root"
 fi
 
-# The root's loader with the root's libraries (a plugin the wrapper loads
-# then links against them too: built on Debian 12, it needs no newer
-# symbol), the root's firmware (-L) and modules.
+# The root's loader with the root's libraries, not the host's cache of
+# them (a plugin the wrapper loads then links against them too: built on
+# Debian 12, it needs no newer symbol), the root's firmware (-L) and
+# modules.
 mkdir -p "$cache/bin"
 cat > "$bin.tmp" <<EOF
 #!/bin/sh
 # QEMU 11.1 (Debian 13 trixie-backports) in $root: written by install-qemu11.sh
-r='$root'
+r=$(printf %q "$root")
 QEMU_MODULE_DIR="\$r/usr/lib/x86_64-linux-gnu/qemu" exec "\$r/lib64/ld-linux-x86-64.so.2" \\
-    --library-path "\$r/lib/x86_64-linux-gnu:\$r/usr/lib/x86_64-linux-gnu" \\
+    --inhibit-cache --library-path "\$r/lib/x86_64-linux-gnu:\$r/usr/lib/x86_64-linux-gnu" \\
     "\$r/usr/bin/qemu-system-x86_64" -L "\$r/usr/share/qemu" -L "\$r/usr/share/seabios" "\$@"
 EOF
 chmod +x "$bin.tmp"

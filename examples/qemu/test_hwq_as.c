@@ -1,7 +1,8 @@
 /* examples/qemu/test_hwq_as.c: the system-mode address-space tags of the
  * QEMU plugin (hwq_as.h), without QEMU: numbering CR3 values, tagging
  * addresses, breaking the flow where the address space or the privilege
- * changes, telling privileged code by CS and CR0, and a session whose profile keeps two processes' identical
+ * changes, telling privileged code by CS and CR0, finding where QEMU left
+ * a TB early, and a session whose profile keeps two processes' identical
  * user PCs apart while the kernel's stay shared. */
 #define HWPROF_STDIO
 #include "harness.h"
@@ -230,6 +231,35 @@ static void test_rebase(void) {
     CHECK_EQ(hwq_as_block(out, out, 2, &last, NULL, 0, 0, 0, 0), HWQ_BRK_NONE);
 }
 
+/* TBs left early (hwq_left_at): the index where QEMU went on, against a
+ * linear search over blocks of every length up to 40 with gaps between
+ * the pcs (so that an address between two is no instruction's). */
+static void test_left_at(void) {
+    const uint64_t pcs[] = {0x1000, 0x1003, 0x1005, 0x100a, 0x100b};
+    uint64_t big[41];
+    uint32_t n, i, bad = 0;
+    CHECK_EQ(hwq_left_at(pcs, 4, 0x1003, 0), 1);      /* after the first     */
+    CHECK_EQ(hwq_left_at(pcs, 4, 0x1005, 0), 2);
+    CHECK_EQ(hwq_left_at(pcs, 4, 0x1005, 0x1005), 0); /* its branch's target */
+    CHECK_EQ(hwq_left_at(pcs, 4, 0x1000, 0), 0);      /* its start           */
+    CHECK_EQ(hwq_left_at(pcs, 4, 0x100a, 0), 0);      /* its last (rep op)   */
+    CHECK_EQ(hwq_left_at(pcs, 4, 0x100b, 0), 0);      /* fall-through        */
+    CHECK_EQ(hwq_left_at(pcs, 4, 0x1004, 0), 0);      /* no instruction      */
+    CHECK_EQ(hwq_left_at(pcs, 4, 0x2000, 0), 0);      /* elsewhere           */
+    CHECK_EQ(hwq_left_at(pcs, 3, 0x1003, 0), 1);
+    for (i = 0; i <= 40; i++) big[i] = 0x400000 + 3 * i * i + i;
+    for (n = 3; n <= 40; n++) {
+        uint64_t next;
+        for (next = big[0] - 1; next <= big[n]; next++) {
+            uint32_t want = 0, j;
+            for (j = 1; j + 1 < n; j++)
+                if (big[j] == next) want = j;
+            bad += hwq_left_at(big, n, next, 0) != want;
+        }
+    }
+    CHECK_EQ(bad, 0);
+}
+
 static void test_session(void) {
     const uint64_t loop[] = {0x401000, 0x401004, 0x401008, 0x40100c, 0x401010};
     const uint64_t kern[] = {0xffffffff81000000ull, 0xffffffff81000004ull,
@@ -295,6 +325,7 @@ int main(int argc, char **argv) {
     HWT_RUN(test_privilege);
     HWT_RUN(test_block);
     HWT_RUN(test_rebase);
+    HWT_RUN(test_left_at);
     HWT_RUN(test_session);
     return hwt_end();
 }
