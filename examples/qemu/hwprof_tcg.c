@@ -420,11 +420,10 @@ HWP_INLINE uint32_t hwq_finish_tb(hwq_vcpu *v, const hwq_tb *tb, uint64_t next,
      * first instruction that did not run. Those did not retire, and the
      * memory records are of the ones before them. The countdown has fed
      * the session before the successor is known, so it takes TBs whole,
-     * as its TBs between selections are. */
-    /* A TB whose last instruction is a branch to a run-time address (ret,
-     * an indirect jump or call) may go back into itself, and one
-     * translated without paging has no decoded targets: neither has a
-     * successor known from its code. */
+     * as its TBs between selections are. A TB whose last instruction is a
+     * branch to a run-time address (ret, an indirect jump or call) may go
+     * back into itself, and one translated without paging has no decoded
+     * targets: neither has a successor known from its code. */
     if (HWP_UNLIKELY(n > 2 && !hwq.countdown && !tb->unpaged &&
                      (tb->last.cls == HWP_CLS_OTHER || !tb->to_next) &&
                      (at = hwq_left_at(tb->pc, n, next,
@@ -1236,6 +1235,12 @@ static void hwq_tb_counted(size_t bytes) {
     __atomic_add_fetch(&hwq.tb_bytes, bytes, __ATOMIC_RELAXED);
 }
 
+/* Anything that takes TBs' records: a model, the exact profile, a
+ * recording or basic-block vectors. */
+static int hwq_wants_tbs(void) {
+    return hwq.opts.models || hwq.opts.exact || hwq.opts.record[0] || hwq.opts.bbv[0];
+}
+
 static void hwq_tb_trans(struct qemu_plugin_tb *tb) {
     size_t n = qemu_plugin_tb_n_insns(tb), i, bytes;
     int core, kern = 0;
@@ -1266,7 +1271,7 @@ static void hwq_tb_trans(struct qemu_plugin_tb *tb) {
         return;
     }
     /* No model and no exact profile (models=none): nothing per TB. */
-    if (!hwq.opts.models && !hwq.opts.exact && !hwq.opts.record[0] && !hwq.opts.bbv[0]) return;
+    if (!hwq_wants_tbs()) return;
     if (n == 0 || n > HWQ_MAX_TB_INSNS) return;
     if (hwq.tally) {
         hwq_tb_counted(hwq_tally_trans(tb, n));
@@ -1612,7 +1617,7 @@ static void hwq_breaks(FILE *f, const char *suffix, int merged) {
     }
     /* Only the paths that see each TB's successor can tell (hwq_finish_tb) */
     if ((hwq.system || unretired) && !hwq.floor && !hwq.tally && !hwq.countdown &&
-        (hwq.opts.models || hwq.opts.exact || hwq.opts.record[0] || hwq.opts.bbv[0]))
+        hwq_wants_tbs())
         fprintf(f, "plugin: %llu TBs left early (QEMU ended them without an exception and went "
                    "on at an instruction of theirs: a store into the page of the code running "
                    "retranslates it)%s; with the copies of page-crossing instructions cut at a "
